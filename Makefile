@@ -1,0 +1,38 @@
+# Two commands: `make demo` and `make test`. Each creates .venv if missing.
+PYTHON ?= python3
+VENV   := .venv
+PY     := $(VENV)/bin/python
+STAMP  := $(VENV)/.installed
+# torch is pinned: 2.13.0 is a local CPU wheel here; an open range pulls a multi-GB CUDA build.
+TORCH  := torch==2.13.0
+export CUDA_VISIBLE_DEVICES :=
+export PYTHONDONTWRITEBYTECODE := 1
+
+.PHONY: demo test lint setup clean bench
+
+$(PY):
+	$(PYTHON) -m venv $(VENV)
+
+$(STAMP): $(PY) pyproject.toml
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet "$(TORCH)"
+	$(PY) -m pip install --quiet -e ".[dev]" -e examples/tp_scheduler
+	touch $(STAMP)
+
+setup: $(STAMP)
+
+demo: $(STAMP)
+	$(VENV)/bin/deskcheck sweep
+
+test: $(STAMP)
+	$(VENV)/bin/ruff check .
+	$(PY) -m pytest -n 2 --dist loadgroup -q
+
+lint: $(STAMP)
+	$(VENV)/bin/ruff check .
+
+bench: $(STAMP)
+	$(PY) bench/run_all.py
+
+clean:
+	rm -rf $(VENV) .deskcheck build *.egg-info

@@ -1,0 +1,70 @@
+"""Plain records every part hands to the store and the renderers (no logic, no I/O).
+
+The verdict names are DESIGN.md's vocabulary; the code that *decides* a verdict lives in
+``deskcheck.mutants.verdicts``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+VERDICTS: tuple[str, ...] = (
+    "KILLED",
+    "OWNER_MISSED",
+    "SURVIVED",
+    "WRONG_FAILURE",
+    "STALE",
+    "TIMEOUT",
+    "BROKEN",
+    "BASELINE_RED",
+    "ACCEPTED_SURVIVOR",
+)
+HOLDING_VERDICTS: frozenset[str] = frozenset({"KILLED", "ACCEPTED_SURVIVOR"})
+
+
+@dataclass
+class MutantRecord:
+    """One mutant's outcome in one run. ``verdict`` is one of ``VERDICTS``."""
+
+    id: str
+    title: str
+    target: str
+    operator: str
+    verdict: str
+    owners: list[str] = field(default_factory=list)
+    killed_by: list[str] = field(default_factory=list)
+    failed_non_owners: list[str] = field(default_factory=list)
+    duration_s: float = 0.0
+    excerpt: str = ""
+    diff: str = ""
+    source_file: str = ""
+    source_line: int = 0
+    fingerprint: str = ""
+    reused: bool = False
+    detail: dict[str, Any] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass
+class RunRecord:
+    """One sweep, gate or suite run; ``kind`` is ``sweep``/``redfirst``/``regress``/``suite``/``auto``."""
+
+    kind: str
+    commit: str = ""
+    branch: str = ""
+    started_at: str = ""
+    finished_at: str = ""
+    machine: str = ""
+    tier: str = "DESK"
+    config_fingerprint: str = ""
+    deskcheck_version: str = ""
+    shard: str = ""
+    status: str = "running"
+    summary: dict[str, Any] = field(default_factory=dict)
+    id: int | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)

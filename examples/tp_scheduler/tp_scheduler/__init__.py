@@ -1,0 +1,1 @@
+"""Reference tensor-parallel scheduler (deskcheck example target)."""
