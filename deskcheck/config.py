@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -35,6 +36,15 @@ def find_pyproject(start: Path | None = None) -> Path | None:
     return None
 
 
+def toml_error_line(exc: tomllib.TOMLDecodeError) -> int | str:
+    """The line of a TOML syntax error (tomllib only puts it in the message before 3.14)."""
+    line = getattr(exc, "lineno", None)
+    if line is None:
+        found = re.search(r"at line (\d+)", str(exc))
+        line = int(found.group(1)) if found else "?"
+    return line
+
+
 def load_config(start: Path | None = None) -> ProjectConfig:
     """Load ``[tool.deskcheck]``; a missing section is an empty config rooted at ``start``."""
     pyproject = find_pyproject(start)
@@ -45,7 +55,7 @@ def load_config(start: Path | None = None) -> ProjectConfig:
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(
             f"pyproject.toml is not valid TOML: {exc}",
-            location=f"{pyproject}:{getattr(exc, 'lineno', '?')}",
+            location=f"{pyproject}:{toml_error_line(exc)}",
             fix="correct the TOML syntax at that line",
         ) from exc
     section = data.get("tool", {}).get("deskcheck", {})

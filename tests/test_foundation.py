@@ -1,0 +1,134 @@
+"""Foundation: the package imports without torch, the plugin and CLI dispatchers load every part."""
+
+from __future__ import annotations
+
+import pkgutil
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+import deskcheck
+from deskcheck import cli, pytest_plugin
+
+# A meta-path finder that makes ``import torch`` fail exactly as in a venv without torch.
+_BLOCK_TORCH = textwrap.dedent(
+    """
+    import importlib.abc, sys
+    class _NoTorch(importlib.abc.MetaPathFinder):
+        def find_spec(self, name, path=None, target=None):
+            if name == "torch" or name.startswith("torch."):
+                raise ModuleNotFoundError(f"No module named {name!r}", name=name)
+            return None
+    sys.meta_path.insert(0, _NoTorch())
+    for mod in [m for m in sys.modules if m == "torch" or m.startswith("torch.")]:
+        del sys.modules[mod]
+    """
+)
+
+
+def _all_deskcheck_modules() -> list[str]:
+    names = ["deskcheck"]
+    for info in pkgutil.walk_packages(deskcheck.__path__, prefix="deskcheck."):
+        names.append(info.name)
+    return sorted(names)
+
+
+def _run_without_torch(body: str) -> subprocess.CompletedProcess[str]:
+    code = _BLOCK_TORCH + textwrap.dedent(body)
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+
+
+def test_the_torch_blocker_really_blocks_torch() -> None:
+    """Can-fail arm of the next test: with the blocker, importing torch itself must fail."""
+    proc = _run_without_torch("import torch\n")
+    assert proc.returncode != 0
+    assert "No module named 'torch'" in proc.stderr
+
+
+def test_every_deskcheck_module_imports_without_torch() -> None:
+    modules = _all_deskcheck_modules()
+    assert "deskcheck.cli" in modules and "deskcheck.pytest_plugin" in modules
+    proc = _run_without_torch(
+        f"""
+        import importlib
+        failed = []
+        for name in {modules!r}:
+            try:
+                importlib.import_module(name)
+            except Exception as exc:
+                failed.append(f"{{name}}: {{type(exc).__name__}}: {{exc}}")
+        assert "torch" not in sys.modules, "a deskcheck module imported torch at import time"
+        print("\\n".join(failed))
+        sys.exit(1 if failed else 0)
+        """
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+def test_cli_help_lists_parts_without_torch() -> None:
+    proc = _run_without_torch(
+        """
+        from deskcheck.cli import main
+        try:
+            main(["--help"])
+        except SystemExit as exc:
+            sys.exit(exc.code)
+        """
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert "deskcheck" in proc.stdout
+
+
+def test_pytest11_entry_point_names_the_plugin() -> None:
+    from importlib.metadata import entry_points
+
+    plugins = {ep.name: ep.value for ep in entry_points(group="pytest11")}
+    assert plugins.get("deskcheck") == "deskcheck.pytest_plugin"
+    scripts = {ep.name: ep.value for ep in entry_points(group="console_scripts")}
+    assert scripts.get("deskcheck") == "deskcheck.cli:main"
+
+
+def test_plugin_dispatcher_registers_each_existing_part(pytestconfig: pytest.Config) -> None:
+    manager = pytestconfig.pluginmanager
+    assert manager.has_plugin("deskcheck"), "the pytest11 entry point did not load"
+    for name in pytest_plugin.PLUGIN_MODULES:
+        if pytest_plugin._load(name) is not None:
+            assert manager.has_plugin(name), f"{name} exists but was not registered"
+
+
+def test_cli_dispatcher_errors_are_rendered_with_exit_code(capsys, monkeypatch) -> None:
+    from deskcheck.errors import ConfigError
+
+    def boom(args):
+        raise ConfigError("bad entry", location="mutants.toml:3", fix="add an owner")
+
+    parser = cli.build_parser()
+    sub = next(a for a in parser._actions if a.dest == "command")
+    probe = sub.add_parser("probe-error")
+    probe.set_defaults(func=boom)
+    monkeypatch.setattr(cli, "build_parser", lambda: parser)
+    assert cli.main(["probe-error"]) == 2
+    err = capsys.readouterr().err
+    assert "mutants.toml:3: bad entry" in err and "fix: add an owner" in err
+
+
+def test_config_error_names_pyproject_line(tmp_path) -> None:
+    from deskcheck.config import load_config
+    from deskcheck.errors import ConfigError
+
+    (tmp_path / "pyproject.toml").write_text("[tool.deskcheck]\ncatalog = \n")
+    with pytest.raises(ConfigError) as info:
+        load_config(tmp_path)
+    assert "pyproject.toml:2" in info.value.render()
+
+
+def test_config_reads_tool_deskcheck(tmp_path) -> None:
+    from deskcheck.config import load_config
+
+    (tmp_path / "pyproject.toml").write_text('[tool.deskcheck]\ncatalog = "m.toml"\n')
+    (tmp_path / "sub").mkdir()
+    config = load_config(tmp_path / "sub")
+    assert config.root == tmp_path.resolve()
+    assert config.path("catalog") == tmp_path.resolve() / "m.toml"
