@@ -84,3 +84,35 @@ class BackendUnavailableError(DeskcheckError):
     """A backend cannot run here (no CUDA, fewer GPUs than ranks)."""
 
     exit_code = 2
+
+
+class StoreError(DeskcheckError):
+    """The results store (``.deskcheck/results.sqlite``) cannot be used: unreadable, wrong
+    schema, unknown run id, or shard stores that do not belong together."""
+
+    exit_code = 2
+
+
+class GateError(DeskcheckError):
+    """A red-first/regression gate could not judge: pytest did not run on a side, or the code
+    that ran was not the side's own (base code must be what ran on the base side)."""
+
+    exit_code = 2
+
+
+class RankAssertionError(RankError, AssertionError):
+    """Ranks failed an assertion (a test verdict, not a crash); names the ranks."""
+
+
+class RankTaskError(DeskcheckError):
+    """A task cannot be sent to ranks (e.g. a lambda or closure that does not pickle)."""
+
+    exit_code = 2
+
+
+class CongruenceError(DeskcheckError, AssertionError):
+    """A congruence arm failed: ranks diverged or a rank's safety predicate was violated."""
+
+
+class VacuousPremiseError(CongruenceError):
+    """A congruence arm is vacuous: with the enforcer off the inputs do not diverge."""

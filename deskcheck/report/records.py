@@ -6,7 +6,7 @@ The verdict names are DESIGN.md's vocabulary; the code that *decides* a verdict 
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 from typing import Any
 
 VERDICTS: tuple[str, ...] = (
@@ -21,6 +21,10 @@ VERDICTS: tuple[str, ...] = (
     "ACCEPTED_SURVIVOR",
 )
 HOLDING_VERDICTS: frozenset[str] = frozenset({"KILLED", "ACCEPTED_SURVIVOR"})
+# A survivor: the mutant's owners did not kill it (whether or not some other test did).
+SURVIVOR_VERDICTS: frozenset[str] = frozenset({"SURVIVED", "OWNER_MISSED"})
+RUN_KINDS: tuple[str, ...] = ("sweep", "redfirst", "regress", "suite", "auto")
+TIERS: tuple[str, ...] = ("DESK", "METAL")
 
 
 @dataclass
@@ -43,9 +47,18 @@ class MutantRecord:
     fingerprint: str = ""
     reused: bool = False
     detail: dict[str, Any] = field(default_factory=dict)
+    # Optional precise span of the mutated code (1-based; 0 = unknown, derived from ``diff``).
+    source_column: int = 0
+    source_end_line: int = 0
+    source_end_column: int = 0
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> MutantRecord:
+        """Inverse of ``to_json``; unknown keys are ignored (records from newer versions)."""
+        return cls(**{k: v for k, v in data.items() if k in _field_names(cls)})
 
 
 @dataclass
@@ -68,3 +81,12 @@ class RunRecord:
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> RunRecord:
+        """Inverse of ``to_json``; unknown keys are ignored."""
+        return cls(**{k: v for k, v in data.items() if k in _field_names(cls)})
+
+
+def _field_names(cls: type) -> frozenset[str]:
+    return frozenset(f.name for f in fields(cls))

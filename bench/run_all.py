@@ -1,0 +1,41 @@
+"""Run every benchmark in bench/ (one process each), then assemble docs/BENCHMARKS.md.
+
+Each ``bench/<part>_*.py`` writes its own ``bench/results/<part>.md``; this script only
+orchestrates and concatenates, so one slow or failing benchmark never hides the others.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+BENCH = Path(__file__).resolve().parent
+ROOT = BENCH.parent
+
+
+def benchmark_scripts() -> list[Path]:
+    return sorted(p for p in BENCH.glob("*_*.py") if p.name not in {"run_all.py", "build_benchmarks_md.py"})
+
+
+def main(argv: list[str]) -> int:
+    only = set(argv)
+    failures = []
+    for script in benchmark_scripts():
+        if only and script.stem not in only:
+            continue
+        started = time.perf_counter()
+        print(f"== {script.name}", flush=True)
+        proc = subprocess.run([sys.executable, str(script)], cwd=ROOT)
+        print(f"   {script.name}: exit {proc.returncode} in {time.perf_counter() - started:.1f}s")
+        if proc.returncode:
+            failures.append(script.name)
+    subprocess.run([sys.executable, str(BENCH / "build_benchmarks_md.py")], cwd=ROOT, check=True)
+    if failures:
+        print("failed:", ", ".join(failures), file=sys.stderr)
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

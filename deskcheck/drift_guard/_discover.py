@@ -1,0 +1,121 @@
+"""Find the registered guards: import the modules that declare harnesses and stubs.
+
+Where to look: ``[tool.deskcheck] harnesses`` (files, folders, globs or dotted module names,
+relative to the pyproject); without it, pytest's ``testpaths``; without those, ``tests``.
+Only ``.py`` files whose text mentions ``deskcheck.harness``/``deskcheck.stubs`` (or
+``Harness``/``StubSpec`` with ``deskcheck``) are imported, the way pytest would import them.
+"""
+
+from __future__ import annotations
+
+import importlib
+import re
+import tomllib
+from collections.abc import Sequence
+from pathlib import Path
+
+from deskcheck.config import ProjectConfig
+from deskcheck.errors import ConfigError
+
+_MENTIONS = re.compile(r"deskcheck\.(harness|stubs)\b|from deskcheck import .*\b(Harness|stub)")
+
+
+def search_paths(config: ProjectConfig, explicit: Sequence[str] = ()) -> list[str]:
+    """Where to look; entries from pytest's testpaths / the ``tests`` default may be absent."""
+    if explicit:
+        return list(explicit)
+    value = config.get("harnesses")
+    if value is not None:
+        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+            raise ConfigError("[tool.deskcheck] harnesses must be a list of strings",
+                              location=str(config.pyproject),
+                              fix='harnesses = ["tests", "examples/tp_scheduler/tests"]')
+        return value
+    if config.pyproject is not None:
+        data = tomllib.loads(config.pyproject.read_text(encoding="utf-8"))
+        testpaths = data.get("tool", {}).get("pytest", {}).get("ini_options", {}).get("testpaths")
+        if isinstance(testpaths, list) and testpaths:
+            return [str(t) for t in testpaths]
+    return ["tests"]
+
+
+def candidate_files(root: Path, entries: Sequence[str]) -> tuple[list[Path], list[str]]:
+    """(.py files mentioning deskcheck harnesses/stubs, dotted module names to import)."""
+    files: list[Path] = []
+    modules: list[str] = []
+    for entry in entries:
+        path = Path(entry) if Path(entry).is_absolute() else root / entry
+        if any(ch in entry for ch in "*?["):
+            matches = sorted(root.glob(entry))
+        elif path.exists():
+            matches = [path]
+        elif "/" not in entry and not entry.endswith(".py") and "." in entry:
+            modules.append(entry)
+            continue
+        else:
+            continue
+        for match in matches:
+            found = sorted(match.rglob("*.py")) if match.is_dir() else [match]
+            for file in found:
+                try:
+                    text = file.read_text(encoding="utf-8")
+                except (OSError, UnicodeDecodeError):
+                    continue
+                if _MENTIONS.search(text) and file not in files:
+                    files.append(file)
+    return files, modules
+
+
+def import_guard_modules(config: ProjectConfig, explicit: Sequence[str] = ()) -> list[str]:
+    """Import every module that may register a guard; returns what was imported."""
+    from _pytest.pathlib import ImportMode, import_path
+
+    entries = search_paths(config, explicit)
+    files, modules = candidate_files(config.root, entries)
+    imported: list[str] = []
+    done: set[Path] = set()
+
+    def load(file: Path) -> None:
+        if file in done:
+            return
+        done.add(file)
+        try:
+            import_path(file, mode=ImportMode.prepend, root=config.root,
+                        consider_namespace_packages=False)
+        except Exception as exc:
+            raise ConfigError(
+                f"cannot import {file} to collect its harnesses: {type(exc).__name__}: {exc}",
+                location=_error_location(exc, file),
+                fix="make it importable as pytest would (conftest.py, sys.path), or narrow "
+                    "[tool.deskcheck] harnesses to the files that declare harnesses") from exc
+        imported.append(str(file))
+
+    for file in files:
+        for conftest in _conftests(config.root, file):  # as pytest would, outermost first
+            load(conftest)
+        load(file)
+    for name in modules:
+        try:
+            importlib.import_module(name)
+        except ImportError as exc:
+            raise ConfigError(f"harnesses entry {name!r} is neither a path nor an importable "
+                              f"module: {exc}", location=str(config.pyproject or config.root),
+                              fix="list files, folders, globs or dotted module names") from exc
+        imported.append(name)
+    return imported
+
+
+def _conftests(root: Path, file: Path) -> list[Path]:
+    folders = [file.parent, *file.parent.parents]
+    inside = [f for f in folders if f == root or root in f.parents]
+    return [f / "conftest.py" for f in reversed(inside) if (f / "conftest.py").is_file()]
+
+
+def _error_location(exc: Exception, file: Path) -> str:
+    import traceback
+
+    frames = traceback.extract_tb(exc.__traceback__)
+    inner = next((f for f in reversed(frames) if not f.filename.startswith("<")), None)
+    if isinstance(exc, SyntaxError) and exc.filename:
+        return f"{exc.filename}:{exc.lineno}"
+    return f"{inner.filename}:{inner.lineno}" if inner else str(file)

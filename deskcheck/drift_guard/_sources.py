@@ -1,0 +1,127 @@
+"""Read and parse Python source once per content hash (stdlib ``ast``: structure only).
+
+``hollow=True`` parses with function bodies left out and parses each body when it is first
+asked for (:mod:`._hollow`); any doubt falls back to the full parse. An *overlay* maps a path
+to replacement text held in memory: the can-fail arm plants a read without writing a file.
+"""
+
+from __future__ import annotations
+
+import ast
+import hashlib
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from deskcheck.drift_guard._hollow import Body, hollow, parse_body
+from deskcheck.errors import SourceResolutionError
+
+FunctionNode = ast.FunctionDef | ast.AsyncFunctionDef
+
+_TREES: dict[tuple[str, bool], ParsedFile] = {}
+_BODIES: dict[tuple[str, int], FunctionNode] = {}
+
+
+@dataclass(frozen=True)
+class ParsedFile:
+    """One parsed file: path, content digest (the cache key), module tree, lazy bodies."""
+
+    path: str
+    digest: str
+    tree: ast.Module
+    data: bytes = b""
+    bodies: dict[int, Body] = field(default_factory=dict)
+
+    def full(self) -> ParsedFile:
+        """This file parsed in full (bodies included); ``self`` when it already is."""
+        return _parse_full(self.path, self.digest, self.data) if self.bodies else self
+
+    def function(self, node: FunctionNode) -> FunctionNode:
+        """The def with its real body (``node`` itself unless it was hollowed)."""
+        body = self.bodies.get(node.lineno)
+        if body is None or node.col_offset != body.indent:
+            return node
+        key = (self.digest, node.lineno)
+        found = _BODIES.get(key)
+        if found is None:
+            try:
+                lines = self.data.decode("utf-8").splitlines(keepends=True)
+                found = parse_body(lines, body, self.path)
+            except (SyntaxError, UnicodeDecodeError, ValueError):
+                full = _parse_full(self.path, self.digest, self.data).tree
+                found = next(n for n in ast.walk(full) if isinstance(n, FunctionNode)
+                             and n.lineno == node.lineno and n.col_offset == node.col_offset)
+            _BODIES[key] = found
+        return found
+
+
+def _parse_full(path: str, digest: str, data: bytes) -> ParsedFile:
+    cached = _TREES.get((digest, False))
+    if cached is not None and cached.path == path:
+        return cached
+    try:
+        tree = cached.tree if cached is not None else ast.parse(data, filename=path)
+    except SyntaxError as exc:
+        raise SourceResolutionError(
+            f"syntax error in production source: {exc.msg}",
+            location=f"{path}:{exc.lineno or 1}",
+            fix="fix the syntax error at that line (deskcheck parses, never imports)",
+        ) from exc
+    parsed = ParsedFile(path=path, digest=digest, tree=tree, data=data)
+    _TREES[(digest, False)] = parsed
+    return parsed
+
+
+def _parse_hollow(path: str, digest: str, data: bytes) -> ParsedFile:
+    cached = _TREES.get((digest, True))
+    if cached is not None and cached.path == path:
+        return cached
+    try:
+        split = hollow(data.decode("utf-8"))
+        if split is None:
+            return _parse_full(path, digest, data)
+        text, bodies = split
+        tree = cached.tree if cached is not None else ast.parse(text, filename=path)
+    except (SyntaxError, UnicodeDecodeError, ValueError):
+        return _parse_full(path, digest, data)  # reports a real syntax error with its line
+    parsed = ParsedFile(path=path, digest=digest, tree=tree, data=data, bodies=bodies)
+    _TREES[(digest, True)] = parsed
+    return parsed
+
+
+class Sources:
+    """Reads files (or their overlay text) and parses each distinct content once."""
+
+    def __init__(self, overlay: Mapping[str, str] | None = None, *, hollow: bool = True) -> None:
+        self.overlay = {str(Path(p).resolve()): text for p, text in (overlay or {}).items()}
+        self.hollow = hollow
+        self._by_path: dict[str, ParsedFile] = {}
+
+    def parse(self, path: str | Path) -> ParsedFile:
+        key = str(Path(path).resolve())
+        cached = self._by_path.get(key)
+        if cached is not None:
+            return cached
+        if key in self.overlay:
+            data = self.overlay[key].encode("utf-8")
+        else:
+            try:
+                data = Path(key).read_bytes()
+            except OSError as exc:
+                raise SourceResolutionError(
+                    f"cannot read production source: {exc.strerror}", location=key,
+                    fix="check the path and the --root folders") from exc
+        digest = hashlib.blake2b(data, digest_size=16).hexdigest()
+        parsed = (_parse_hollow if self.hollow else _parse_full)(key, digest, data)
+        self._by_path[key] = parsed
+        return parsed
+
+
+def clear_cache() -> None:
+    """Forget every parsed tree (benchmarks use this to measure a cold run)."""
+    _TREES.clear()
+    _BODIES.clear()
+    from deskcheck.drift_guard import _collect, _members  # local: avoid an import cycle
+
+    _collect.clear_cache()
+    _members.clear_cache()

@@ -1,0 +1,138 @@
+"""CLI: ``deskcheck drift``, ``deskcheck surface`` and ``deskcheck pointers``."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from deskcheck.config import load_config
+from deskcheck.errors import ConfigError
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    drift = subparsers.add_parser(
+        "drift", help="run every registered harness/stub drift guard and its can-fail arm",
+        description="Import the modules that declare harnesses/stubs ([tool.deskcheck] "
+                    "harnesses, else pytest testpaths), then guard each. Exit 1 on drift.")
+    drift.add_argument("paths", nargs="*", help="files/folders/modules to search instead")
+    drift.add_argument("--json", action="store_true", help="print the verdicts as JSON")
+    drift.add_argument("--no-can-fail", action="store_true", help="skip the can-fail arms")
+    drift.set_defaults(func=run_drift)
+
+    surface = subparsers.add_parser(
+        "surface", help="the production surface of MODULE:Class.method",
+        description="Every self.X the method reads/writes, followed through self.m(), "
+                    "properties and super() along the MRO. Static mode imports nothing.")
+    surface.add_argument("target", help="MODULE:Class.method (or MODULE:Class with --method)")
+    surface.add_argument("--method", action="append", default=[], help="more root methods")
+    surface.add_argument("--root", action="append", default=[],
+                         help="folder holding the top-level package (repeatable; default: .)")
+    mode = surface.add_mutually_exclusive_group()
+    mode.add_argument("--static", dest="mode", action="store_const", const="static")
+    mode.add_argument("--runtime", dest="mode", action="store_const", const="runtime")
+    surface.add_argument("--json", action="store_true", help="print the surface as JSON")
+    surface.set_defaults(func=run_surface, mode="static")
+
+    pointers = subparsers.add_parser(
+        "pointers", help="check that path.py:LINE citations resolve to the symbol they name")
+    pointers.add_argument("paths", nargs="+", help="docs/code files or folders to scan")
+    pointers.add_argument("--root", action="append", default=[],
+                          help="folders to resolve cited paths against (default: .)")
+    pointers.add_argument("--json", action="store_true")
+    pointers.set_defaults(func=run_pointers)
+
+
+def run_surface(args: argparse.Namespace) -> int:
+    from deskcheck.drift_guard._surface import surface
+
+    roots = args.root or [str(Path.cwd())]
+    if args.mode == "runtime":
+        for root in roots:
+            sys.path.insert(0, str(Path(root).resolve()))
+    result = surface(args.target, *args.method, roots=roots, mode=args.mode)
+    if not result.roots:
+        raise ConfigError(f"no method named in {args.target!r}", location=args.target,
+                          fix="write MODULE:Class.method, or add --method NAME")
+    data = result.to_json()
+    if args.json:
+        print(json.dumps(data, indent=2))
+        return 0
+    print(f"{data['class']} ({data['mode']}): {', '.join(data['roots'])}")
+    print(f"  MRO: {' -> '.join(data['mro'])}")
+    for note in data["notes"]:
+        print(f"  note: {note}")
+    from deskcheck.drift_guard.verdicts import display_path
+
+    print(f"  {len(data['methods'])} methods reached:")
+    for method in data["methods"]:
+        print(f"    {method['name']}  {display_path(method['file'])}:{method['line']}")
+    for title, table in (("reads", data["reads"]), ("writes", data["writes"])):
+        print(f"  {len(table)} {title}:")
+        for name, sites in table.items():
+            first = sites[0]
+            more = f" (+{len(sites) - 1} more)" if len(sites) > 1 else ""
+            where = f"{display_path(first['file'])}:{first['line']}"
+            print(f"    {name:40} {first['kind']:8} {where}{more}")
+    print(f"  elapsed {data['elapsed_s']:.3f}s")
+    return 0
+
+
+def run_drift(args: argparse.Namespace) -> int:
+    from deskcheck.drift_guard import registry
+    from deskcheck.drift_guard._discover import import_guard_modules, search_paths
+    from deskcheck.drift_guard.verdicts import can_fail, guard
+
+    start = time.perf_counter()
+    config = load_config()
+    sys.path.insert(0, str(config.root))
+    imported = import_guard_modules(config, args.paths)
+    subjects = registry.registered()
+    if not subjects:
+        raise ConfigError(
+            f"no registered harness or stub found in {search_paths(config, args.paths)}",
+            location=str(config.pyproject or config.root),
+            fix="declare Harness subclasses / StubSpec objects in those files, or point "
+                "[tool.deskcheck] harnesses at the files that do")
+    results: list[dict[str, Any]] = []
+    failed = False
+    for key, subject in subjects.items():
+        verdict = guard(subject)
+        entry = {"key": key, **verdict.to_json()}
+        if not args.no_can_fail:
+            arm = can_fail(subject)
+            entry["can_fail"] = {"ok": arm.ok, "canary": arm.canary, "added": arm.added,
+                                 "message": arm.message()}
+            failed |= not arm.ok
+        failed |= not verdict.ok
+        results.append(entry)
+    if args.json:
+        print(json.dumps({"ok": not failed, "guards": results, "imported": imported,
+                          "elapsed_s": round(time.perf_counter() - start, 4)}, indent=2))
+    else:
+        for entry in results:
+            status = "holds" if entry["ok"] else "DRIFTED"
+            print(f"{entry['key']}: {status}")
+            if not entry["ok"]:
+                print("  " + entry["message"].replace("\n", "\n  "))
+            arm = entry.get("can_fail")
+            if arm is not None and not arm["ok"]:
+                print("  " + arm["message"])
+        print(f"{len(results)} guard(s), {'all hold' if not failed else 'drift found'} "
+              f"({time.perf_counter() - start:.2f}s)")
+    return 1 if failed else 0
+
+
+def run_pointers(args: argparse.Namespace) -> int:
+    from deskcheck.drift_guard.pointers import check_pointers
+
+    report = check_pointers([Path(p) for p in args.paths],
+                            roots=[Path(r) for r in args.root] or [Path.cwd()])
+    if args.json:
+        print(json.dumps(report.to_json(), indent=2))
+    else:
+        print(report.render())
+    return 0 if report.ok else 1

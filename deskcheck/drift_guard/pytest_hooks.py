@@ -1,0 +1,110 @@
+"""pytest: every registered harness/stub gets two generated tests next to its declaration.
+
+``<Name>::drift_guard`` fails with the drift message (forward/reverse/signature/stale allow);
+``<Name>::can_fail`` plants a read of a nonexistent name into the first root (in memory) and
+fails unless the guard reports exactly that name. Items come from ``pytest_pycollect_makeitem``
+on the module that defines the ``Harness`` subclass or ``StubSpec`` (or, for one defined in a
+non-test module, the first collected module that imports it).
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import os
+import sys
+from typing import Any
+
+import pytest
+
+from deskcheck.drift_guard import registry
+
+_SEEN = pytest.StashKey[set[str]]()
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addini("deskcheck_drift_items", type="bool", default=True,
+                  help="deskcheck: generate drift_guard and can_fail tests for registered "
+                       "harnesses and stubs (default: true)")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers", "deskcheck_drift: a generated drift-guard or can-fail test of a registered "
+                   "deskcheck harness/stub (select with -m deskcheck_drift)")
+    config.stash[_SEEN] = set()
+
+
+def _key_of(obj: Any) -> str | None:
+    for key, subject in registry.registered().items():
+        if subject is obj:
+            return key
+    return None
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_pycollect_makeitem(collector: pytest.Collector, name: str, obj: Any) -> Any:
+    if not isinstance(collector, pytest.Module) or not hasattr(obj, "__deskcheck_provision__"):
+        return None
+    if not collector.config.getini("deskcheck_drift_items"):
+        return None
+    key = _key_of(obj)
+    seen = collector.config.stash[_SEEN]
+    if key is None or key in seen:
+        return None
+    defined_in = key.split(":", 1)[0]
+    if defined_in != collector.obj.__name__ and _is_test_module(collector, defined_in):
+        return None  # its own module is collected and gets the items
+    seen.add(key)
+    group = _GuardGroup.from_parent(collector, name=name, subject=obj)
+    group.add_marker(pytest.mark.deskcheck_drift)
+    return group
+
+
+def _is_test_module(collector: pytest.Collector, module_name: str) -> bool:
+    file = getattr(sys.modules.get(module_name), "__file__", None) or ""
+    patterns = collector.config.getini("python_files")
+    return any(fnmatch.fnmatch(os.path.basename(file), p) for p in patterns)
+
+
+class DriftGuardFailure(Exception):
+    """The guard (or its can-fail arm) failed; the message is the whole report."""
+
+
+class _GuardGroup(pytest.Collector):
+    def __init__(self, *, subject: Any, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.subject = subject
+
+    def collect(self) -> list[pytest.Item]:
+        return [_GuardItem.from_parent(self, name="drift_guard", subject=self.subject, arm="guard"),
+                _GuardItem.from_parent(self, name="can_fail", subject=self.subject, arm="can_fail")]
+
+
+class _GuardItem(pytest.Item):
+    def __init__(self, *, subject: Any, arm: str, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.subject = subject
+        self.arm = arm
+        self.add_marker(pytest.mark.deskcheck_drift)
+
+    def runtest(self) -> None:
+        from deskcheck.drift_guard.verdicts import can_fail, guard
+
+        if self.arm == "guard":
+            verdict = guard(self.subject)
+            if not verdict.ok:
+                raise DriftGuardFailure(verdict.message())
+        else:
+            result = can_fail(self.subject)
+            if not result.ok:
+                raise DriftGuardFailure(result.message())
+
+    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> Any:
+        if isinstance(excinfo.value, DriftGuardFailure):
+            return str(excinfo.value)
+        return super().repr_failure(excinfo)
+
+    def reportinfo(self) -> tuple[Any, int | None, str]:
+        provision = self.subject.__deskcheck_provision__()
+        file, _, line = provision.location.rpartition(":")
+        return file, (int(line) - 1 if line.isdigit() else None), f"{self.parent.name}::{self.name}"

@@ -1,0 +1,92 @@
+"""``deskcheck redfirst`` and ``deskcheck regress``."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from deskcheck.gate.redfirst import run_redfirst
+from deskcheck.gate.regress import run_regress
+from deskcheck.gate.render import (
+    redfirst_markdown,
+    redfirst_text,
+    regress_markdown,
+    regress_text,
+)
+
+
+def _common(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--base", required=True, metavar="REF",
+                        help="compare against merge-base(REF, HEAD), e.g. origin/main")
+    parser.add_argument("--json", type=Path, metavar="PATH", help="write the report as JSON")
+    parser.add_argument("--markdown", type=Path, metavar="PATH",
+                        help="write the report as Markdown (a PR comment)")
+    parser.add_argument("--require-clean", action="store_true",
+                        help="refuse a dirty working tree (default: gate it as is)")
+    parser.add_argument("--parallel", action="store_true",
+                        help="run the base and branch sides at the same time (only for suites "
+                             "that share no fixed ports or files between two runs)")
+
+
+def register(subparsers: Any) -> None:
+    red = subparsers.add_parser(
+        "redfirst", help="new/changed tests must fail on the base commit's code",
+        description="Run the tests the branch adds or changes against the base commit's "
+                    "production code (scratch worktree), then on the branch; every test must "
+                    "go RED->GREEN or be a declared @pytest.mark.pin(\"reason\").")
+    _common(red)
+    red.add_argument("paths", nargs="*", metavar="TEST_PATHS",
+                     help="only look for changed tests under these paths")
+    red.add_argument("--strict", action="store_true",
+                     help="also fail on WEAK_RED (collection/import error on base) and "
+                          "NO_EVIDENCE (skipped)")
+    red.set_defaults(func=_redfirst)
+
+    reg = subparsers.add_parser(
+        "regress", help="failing test ids on the branch minus those on the base",
+        description="Run the bounded suite on the base commit (scratch worktree) and on the "
+                    "branch; ids failing only on the branch are regressions.")
+    _common(reg)
+    reg.add_argument("paths", nargs="*", metavar="PATHS",
+                     help="the bounded suite (default: pytest's testpaths)")
+    reg.add_argument("-n", "--workers", type=int, default=0, metavar="N",
+                     help="pytest-xdist workers per side (default 0: in-process)")
+    reg.add_argument("--no-rerun", action="store_true",
+                     help="do not re-run candidate regressions to flag flaky tests")
+    reg.add_argument("--strict", action="store_true", help="also fail on flaky tests")
+    reg.set_defaults(func=_regress)
+
+
+def _progress(message: str) -> None:
+    print(f"deskcheck: {message}", file=sys.stderr, flush=True)
+
+
+def _write_outputs(args: argparse.Namespace, payload: dict[str, Any], markdown: str) -> None:
+    if args.json:
+        args.json.parent.mkdir(parents=True, exist_ok=True)
+        args.json.write_text(json.dumps(payload, indent=2, sort_keys=True) + "\n",
+                             encoding="utf-8")
+    if args.markdown:
+        args.markdown.parent.mkdir(parents=True, exist_ok=True)
+        args.markdown.write_text(markdown, encoding="utf-8")
+
+
+def _redfirst(args: argparse.Namespace) -> int:
+    report = run_redfirst(args.base, args.paths, strict=args.strict,
+                          require_clean=args.require_clean, parallel=args.parallel,
+                          progress=_progress)
+    print(redfirst_text(report))
+    _write_outputs(args, report.to_json(), redfirst_markdown(report))
+    return report.exit_code
+
+
+def _regress(args: argparse.Namespace) -> int:
+    report = run_regress(args.base, args.paths, workers=args.workers, strict=args.strict,
+                         require_clean=args.require_clean, rerun=not args.no_rerun,
+                         parallel=args.parallel, progress=_progress)
+    print(regress_text(report))
+    _write_outputs(args, report.to_json(), regress_markdown(report))
+    return report.exit_code

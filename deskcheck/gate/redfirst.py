@@ -1,0 +1,230 @@
+"""``redfirst``: the tests a branch adds or changes must fail on the base commit's code.
+
+Tests come from the branch (the working tree) on both sides; on the base side production code
+comes from a scratch worktree of ``merge-base(REF, HEAD)`` (redirected by the probe plugin,
+never copied in, and audited via ``__file__``). Per test:
+
+- ``RED_GREEN``: red on base, green on the branch: the evidence the gate wants.
+- ``WEAK_RED``: red on base only because the test module could not be collected or imported
+  there (collection error, conftest import error, ``ImportError`` in the test); reported as
+  the weak evidence it is (a failure only with ``--strict``).
+- ``PIN``: green on base and marked ``@pytest.mark.pin("reason")``: allowed.
+- ``GREEN_ON_BASE``: green on base and not a pin: a test that cannot fail on base proves
+  nothing. Fails the gate.
+- ``RED_ON_BRANCH``: failed, errored or did not collect on the branch. Fails the gate.
+- ``NO_EVIDENCE``: skipped/xfailed/not collected, so nothing can be judged (a failure only
+  with ``--strict``).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from deskcheck.gate.context import GateContext, prepare
+from deskcheck.gate.runner import SideResult, SideSpec, run_sides
+from deskcheck.gate.selection import SelectedTest, changed_tests
+from deskcheck.gate.worktree import scratch_folder, scratch_worktree, terminating_signals_raise
+
+RED_GREEN = "RED_GREEN"
+WEAK_RED = "WEAK_RED"
+PIN = "PIN"
+GREEN_ON_BASE = "GREEN_ON_BASE"
+RED_ON_BRANCH = "RED_ON_BRANCH"
+NO_EVIDENCE = "NO_EVIDENCE"
+REDFIRST_VERDICTS = (RED_GREEN, WEAK_RED, PIN, GREEN_ON_BASE, RED_ON_BRANCH, NO_EVIDENCE)
+FAILING_VERDICTS = frozenset({GREEN_ON_BASE, RED_ON_BRANCH})
+STRICT_FAILING_VERDICTS = FAILING_VERDICTS | {WEAK_RED, NO_EVIDENCE}
+
+COLLECTION_ERROR = "collection_error"
+NOT_COLLECTED = "not_collected"
+
+
+@dataclass(frozen=True)
+class TestVerdict:
+    """One test's red-first verdict with both sides' outcomes."""
+
+    __test__ = False
+
+    id: str
+    function: str
+    change: str
+    base: str
+    branch: str
+    verdict: str
+    pin: str | None
+    detail: str
+
+
+@dataclass
+class RedFirstReport:
+    """Everything ``redfirst`` found; ``to_json`` is the stable ``--json`` shape."""
+
+    context: dict[str, Any]
+    tests: list[TestVerdict]
+    selected: list[SelectedTest]
+    changed_test_files: list[str]
+    strict: bool
+    sides: dict[str, dict[str, Any]] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
+    timings_s: dict[str, float] = field(default_factory=dict)
+
+    def counts(self) -> dict[str, int]:
+        counts = {v: 0 for v in REDFIRST_VERDICTS}
+        for test in self.tests:
+            counts[test.verdict] += 1
+        return counts
+
+    @property
+    def failing(self) -> list[TestVerdict]:
+        bad = STRICT_FAILING_VERDICTS if self.strict else FAILING_VERDICTS
+        return [t for t in self.tests if t.verdict in bad]
+
+    @property
+    def exit_code(self) -> int:
+        return 1 if self.failing else 0
+
+    def to_json(self) -> dict[str, Any]:
+        return {"command": "redfirst", "schema": 1, "holds": self.exit_code == 0,
+                "exit_code": self.exit_code, "strict": self.strict, "context": self.context,
+                "counts": self.counts(), "tests": [asdict(t) for t in self.tests],
+                "selected": [asdict(s) for s in self.selected],
+                "changed_test_files": self.changed_test_files, "sides": self.sides,
+                "notes": self.notes, "timings_s": self.timings_s}
+
+
+def classify(base: str, branch: str, *, pin: str | None, base_import_error: bool) -> str:
+    """The verdict for one test from its outcome on each side (pure; see module doc)."""
+    if branch in ("failed", "error", COLLECTION_ERROR):
+        return RED_ON_BRANCH
+    if branch != "passed":
+        return NO_EVIDENCE
+    if base in (COLLECTION_ERROR, NOT_COLLECTED):
+        return WEAK_RED
+    if base in ("failed", "error", "xfailed"):
+        return WEAK_RED if base_import_error else RED_GREEN
+    if base in ("passed", "xpassed"):
+        return PIN if pin else GREEN_ON_BASE
+    return NO_EVIDENCE  # skipped on base
+
+
+def _side_outcome(result: SideResult, nodeid: str) -> tuple[str, dict[str, Any] | None]:
+    outcome = result.outcome(nodeid)
+    if outcome is not None:
+        return outcome, result.tests[nodeid]
+    if result.collection_error_for(nodeid) is not None:
+        return COLLECTION_ERROR, None
+    return NOT_COLLECTED, None
+
+
+def _detail(side: str, outcome: str, record: dict[str, Any] | None,
+            result: SideResult, nodeid: str) -> str:
+    if outcome == COLLECTION_ERROR:
+        error = result.collection_error_for(nodeid) or {"message": ""}
+        lines = [ln.strip() for ln in error["message"].splitlines() if ln.strip()]
+        last = lines[-1] if lines else ""
+        return f"{side}: collection error ({last[:160]})"
+    if record and record.get("exc_type") and outcome in ("failed", "error", "xfailed"):
+        return f"{side}: {outcome} in {record['when']} with {record['exc_type']}"
+    return f"{side}: {outcome}"
+
+
+def judge(selected: list[SelectedTest], base: SideResult, branch: SideResult,
+          id_of: dict[str, str]) -> list[TestVerdict]:
+    """Per-item verdicts for the selected functions (``id_of``: git id -> rootdir id)."""
+    verdicts: list[TestVerdict] = []
+    for chosen in selected:
+        function = id_of[chosen.id]
+        items = sorted(n for n in branch.tests
+                       if n == function or n.partition("[")[0] == function)
+        for nodeid in items or [function]:
+            branch_outcome, branch_record = _side_outcome(branch, nodeid)
+            base_outcome, base_record = _side_outcome(base, nodeid)
+            pin = (branch_record or {}).get("pin")
+            verdict = classify(base_outcome, branch_outcome, pin=pin,
+                               base_import_error=bool((base_record or {}).get("import_error")))
+            detail = "; ".join([_detail("base", base_outcome, base_record, base, nodeid),
+                                _detail("branch", branch_outcome, branch_record, branch, nodeid)])
+            if pin == "":
+                detail += "; pin() needs a reason: pin(\"why this holds on base\")"
+            verdicts.append(TestVerdict(id=nodeid, function=function, change=chosen.change,
+                                        base=base_outcome, branch=branch_outcome,
+                                        verdict=verdict, pin=pin or None, detail=detail))
+    return verdicts
+
+
+def run_redfirst(ref: str, paths: list[str] | None = None, *, cwd: Path | None = None,
+                 strict: bool = False, require_clean: bool = False, parallel: bool = False,
+                 progress: Any = None) -> RedFirstReport:
+    """Run the red-first gate of the working tree against ``merge-base(ref, HEAD)``."""
+    say = progress or (lambda _msg: None)
+    timings: dict[str, float] = {}
+    started = time.perf_counter()
+    ctx = prepare(ref, cwd=cwd, require_clean=require_clean)
+    limit = [_git_relative(ctx, p, cwd) for p in paths] if paths else None
+    changes = changed_tests(ctx.repo, ctx.base, ctx.layout, limit_to=limit)
+    notes: list[str] = []
+    id_of: dict[str, str] = {}
+    selected: list[SelectedTest] = []
+    for chosen in changes.selected:
+        rootdir_id = ctx.to_rootdir(chosen.id)
+        if rootdir_id is None:
+            notes.append(f"{chosen.id}: outside the pytest project {ctx.project_offset}; skipped")
+            continue
+        id_of[chosen.id] = rootdir_id
+        selected.append(chosen)
+    for path in changes.unparsable:
+        notes.append(f"{path}: does not parse on the branch; judged as a whole file")
+    report = RedFirstReport(context=_context(ctx), tests=[], selected=selected,
+                            changed_test_files=changes.changed_test_files, strict=strict,
+                            notes=notes, timings_s=timings)
+    timings["select"] = time.perf_counter() - started
+    if not selected:
+        notes.append(f"no test functions added or changed since {ctx.base[:12]}")
+        return report
+    files = sorted({id_of[s.id].partition("::")[0] for s in selected})
+    select = sorted(id_of.values())
+    branch_files = ctx.repo.working_files()
+    base_files = list(ctx.repo.tree_blobs(ctx.base))
+    branch_own, branch_notes = ctx.layout.production_modules(branch_files)
+    base_own, _ = ctx.layout.production_modules(base_files)
+    notes.extend(branch_notes)
+    with terminating_signals_raise(), scratch_folder() as scratch:
+        t0 = time.perf_counter()
+        with scratch_worktree(ctx.repo, ctx.base, scratch) as worktree:
+            timings["worktree"] = time.perf_counter() - t0
+            say(f"base {ctx.base[:12]}: {len(select)} tests from the branch on the base code; "
+                "branch: the same tests on the working tree"
+                + (" (at the same time)" if parallel else ""))
+            base, branch = run_sides([
+                SideSpec(side="base", label="base", code_root=worktree,
+                         tests_root=ctx.project_root,
+                         modules=ctx.side_modules(worktree, base_own, branch_own), paths=files,
+                         select=select),
+                SideSpec(side="branch", label="branch", code_root=ctx.repo.root,
+                         tests_root=ctx.project_root,
+                         modules=ctx.side_modules(ctx.repo.root, branch_own, base_own),
+                         paths=files, select=select),
+            ], scratch, parallel=parallel)
+        timings["base_run"] = base.duration_s
+        timings["branch_run"] = branch.duration_s
+    report.tests = judge(selected, base, branch, id_of)
+    report.sides = {side.side: {"counts": side.counts(), "exitstatus": side.exitstatus,
+                                "duration_s": round(side.duration_s, 3),
+                                "isolation": side.isolation()} for side in (base, branch)}
+    timings["total"] = time.perf_counter() - started
+    return report
+
+
+def _git_relative(ctx: GateContext, path: str, cwd: Path | None) -> str:
+    absolute = ((cwd or Path.cwd()) / path).resolve()
+    try:
+        return absolute.relative_to(ctx.repo.root).as_posix()
+    except ValueError:
+        return path
+
+
+def _context(ctx: GateContext) -> dict[str, Any]:
+    return {**ctx.describe(), "pytest_rootdir": str(ctx.project_root)}

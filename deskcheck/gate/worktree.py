@@ -1,0 +1,91 @@
+"""The scratch ``git worktree`` at the base commit, removed even on Ctrl-C or SIGTERM.
+
+The worktree is detached, lives in a fresh temporary folder, has its own index (git keeps it
+under ``.git/worktrees/<name>``), and is removed with ``git worktree remove --force`` followed
+by ``git worktree prune``. The user's working tree, index and HEAD are never touched.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import shutil
+import signal
+import tempfile
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+from types import FrameType
+
+from deskcheck.errors import GitError
+from deskcheck.gate.git import GitRepo
+
+_TERMINATING_SIGNALS = tuple(
+    s for s in (getattr(signal, "SIGTERM", None), getattr(signal, "SIGHUP", None)) if s
+)
+
+
+class GateInterrupted(KeyboardInterrupt):
+    """Raised in the main thread when SIGTERM/SIGHUP arrives, so ``finally`` blocks run."""
+
+
+def _raise_interrupt(signum: int, _frame: FrameType | None) -> None:
+    raise GateInterrupted(f"signal {signum}")
+
+
+@contextlib.contextmanager
+def terminating_signals_raise() -> Iterator[None]:
+    """Turn SIGTERM/SIGHUP into an exception (main thread only) for the duration."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = {s: signal.signal(s, _raise_interrupt) for s in _TERMINATING_SIGNALS}
+    try:
+        yield
+    finally:
+        for s, handler in previous.items():
+            signal.signal(s, handler)
+
+
+@contextlib.contextmanager
+def _signals_ignored() -> Iterator[None]:
+    """Cleanup must not itself be interrupted by a second Ctrl-C."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    names = (signal.SIGINT, *_TERMINATING_SIGNALS)
+    previous = {s: signal.signal(s, signal.SIG_IGN) for s in names}
+    try:
+        yield
+    finally:
+        for s, handler in previous.items():
+            signal.signal(s, handler)
+
+
+@contextlib.contextmanager
+def scratch_folder(prefix: str = "deskcheck-gate-") -> Iterator[Path]:
+    """A temporary folder for one gate run (plan files, results, the worktree)."""
+    folder = Path(tempfile.mkdtemp(prefix=prefix)).resolve()
+    try:
+        yield folder
+    finally:
+        with _signals_ignored():
+            shutil.rmtree(folder, ignore_errors=True)
+
+
+@contextlib.contextmanager
+def scratch_worktree(repo: GitRepo, commit: str, parent: Path) -> Iterator[Path]:
+    """A detached worktree of ``commit`` at ``parent/base``; always removed and pruned."""
+    path = parent / "base"
+    try:
+        added = repo.run(["worktree", "add", "--detach", "--quiet", str(path), commit],
+                         check=False)
+        if added.returncode != 0:
+            raise GitError(f"could not create a scratch worktree at {commit[:12]}: "
+                           f"{added.stderr.strip()}", location=str(repo.root),
+                           fix="run `git worktree prune` and check free disk space")
+        yield path
+    finally:
+        with _signals_ignored():
+            repo.run(["worktree", "remove", "--force", "--force", str(path)], check=False)
+            shutil.rmtree(path, ignore_errors=True)
+            repo.run(["worktree", "prune"], check=False)

@@ -1,0 +1,105 @@
+"""``deskcheck auto --changed-since REF`` and the pieces ``deskcheck sweep --auto`` reuses.
+
+``add_auto_arguments(parser)`` adds the auto options to any parser (skipping flags the parser
+already has, e.g. the sweep's ``--workers``/``--json``/``--no-store``); ``run_auto(args)`` runs the
+auto sweep and returns the exit code: 0 every mutant on a changed line was KILLED, 1 a mutant
+survived or a changed line has no covering test, 2 usage/config error (raised).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+from pathlib import Path
+
+from rich.console import Console
+
+from deskcheck.config import load_config
+from deskcheck.errors import ConfigError
+
+
+def add_auto_arguments(parser: argparse.ArgumentParser, *, standalone: bool = False) -> None:
+    """Add the auto-sweep options to ``parser`` (``--auto`` too unless ``standalone``)."""
+    existing = set(parser._option_string_actions)  # noqa: SLF001 - argparse has no public API
+
+    def add(flag: str, **kwargs) -> None:
+        if flag not in existing:
+            parser.add_argument(flag, **kwargs)
+
+    if not standalone:
+        add("--auto", action="store_true",
+            help="mutate the lines changed since --changed-since (mutmut operators) instead of "
+                 "sweeping the catalog")
+    add("--changed-since", metavar="REF", required=standalone,
+        help="base ref: mutate production lines changed since merge-base(REF, HEAD)")
+    add("--max-mutants", type=int, metavar="N",
+        help="cap per PR (default: [tool.deskcheck] auto_max_mutants or 50; -1: none)")
+    add("--max-per-line", type=int, metavar="N",
+        help="cap per changed line, most useful operator first (default 1)")
+    add("--operators", nargs="+", metavar="NAME",
+        help="only these mutmut operators or families (ROR, LCR, UOI, AOR, ...)")
+    add("--tests", nargs="+", metavar="ARG",
+        help="pytest arguments of the coverage pass that finds owners (default: auto_tests or "
+             "pytest's own testpaths)")
+    add("--workers", type=int, default=None, help="mutants run in parallel (default: cores)")
+    add("--json", metavar="PATH", help="write the results as JSON ('-': stdout)")
+    add("--markdown", metavar="PATH", help="write the PR summary (survivors by file)")
+    add("--no-store", action="store_true", help="do not record the run in .deskcheck/")
+    add("--no-run", action="store_true",
+        help="generate mutants and find their owners, but do not run them")
+    add("--root", metavar="DIR", help="project folder (default: the current folder)")
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "auto", help="diff-scoped automatic mutants: mutate the lines a branch changed, "
+                     "owners = the tests that cover them (also: sweep --auto)")
+    add_auto_arguments(parser, standalone=True)
+    parser.set_defaults(func=run_auto)
+
+
+def run_auto(args: argparse.Namespace) -> int:
+    """Run the auto sweep for parsed ``args``; the exit code (0 holds, 1 falls short)."""
+    from deskcheck.mutants.auto.pipeline import run_pipeline
+    from deskcheck.mutants.auto.render import markdown_summary, print_result, write_json
+    from deskcheck.mutants.auto.settings import settings_from
+
+    ref = getattr(args, "changed_since", None)
+    if not ref:
+        raise ConfigError("the auto sweep needs a base ref", fix="pass --changed-since REF "
+                          "(e.g. --changed-since origin/main)")
+    root = Path(getattr(args, "root", None) or Path.cwd()).resolve()
+    workers = getattr(args, "workers", None)
+    overrides = {
+        "max_mutants": getattr(args, "max_mutants", None),
+        "max_per_line": getattr(args, "max_per_line", None),
+        "operators": getattr(args, "operators", None),
+        "tests": tuple(args.tests) if getattr(args, "tests", None) else None,
+        "workers": workers if workers is not None else (os.cpu_count() or 1),
+        "run_mutants": not getattr(args, "no_run", False),
+    }
+    settings = settings_from(load_config(root), root, ref, overrides)
+    reporter = _reporter()
+    try:
+        result = run_pipeline(settings, reporter)
+    finally:
+        if reporter is not None:
+            reporter.stop()
+    print_result(result, Console(highlight=False))
+    if getattr(args, "json", None):
+        write_json(result, args.json)
+    if getattr(args, "markdown", None):
+        Path(args.markdown).write_text(markdown_summary(result), encoding="utf-8")
+    if settings.run_mutants and result.records and not getattr(args, "no_store", False):
+        from deskcheck.mutants.auto.store import save
+
+        save(result)
+    return 0 if result.holds else 1
+
+
+def _reporter():
+    try:
+        from deskcheck.mutants.render import ProgressReporter
+    except ImportError:  # pragma: no cover - the sweep engine ships with deskcheck
+        return None
+    return ProgressReporter(Console(stderr=True))

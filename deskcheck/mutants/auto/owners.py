@@ -1,0 +1,222 @@
+"""Owners of auto mutants: the tests that cover the mutated statement, rank processes included.
+
+One ``coverage run -m pytest`` pass in a subprocess, restricted (``include``) to the changed
+files, with per-test contexts recorded by ``coverage_plugin`` in the test process and in every
+process a test starts (fork: ``patch = fork, _exit``; multiprocessing: ``concurrency``; spawn and
+``subprocess`` pythons: ``COVERAGE_PROCESS_START``, with coverage's ``.pth`` and a
+``sitecustomize`` bootstrap for this run only). Code that runs only inside gloo rank processes
+is thereby owned by the test that started the ranks.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from deskcheck.errors import DeskcheckError
+from deskcheck.mutants.auto.coverage_plugin import CONTEXT_ENV, OUTCOMES_ENV
+
+PLUGIN = "deskcheck.mutants.auto.coverage_plugin"
+
+_RCFILE = """\
+[run]
+data_file = {data_file}
+parallel = true
+{children}context = ${{{context_env}-}}
+include =
+{include}
+disable_warnings = module-not-measured, no-data-collected, module-not-imported
+"""
+
+_SITECUSTOMIZE = """\
+# deskcheck auto owners pass: start coverage in every python this run starts, then hand over
+# to the sitecustomize this one shadows (if any).
+import importlib.machinery as _machinery
+import importlib.util as _util
+import os as _os
+import sys as _sys
+
+try:
+    import coverage as _coverage
+
+    _coverage.process_startup()
+except Exception:  # never break the user's interpreter start
+    pass
+
+_here = _os.path.dirname(_os.path.abspath(__file__))
+_spec = _machinery.PathFinder.find_spec(
+    "sitecustomize", [p for p in _sys.path if _os.path.abspath(p or ".") != _here])
+if _spec is not None and _spec.loader is not None:
+    _spec.loader.exec_module(_util.module_from_spec(_spec))
+"""
+
+
+class CoveragePassError(DeskcheckError):
+    """The owners coverage pass could not run (not: some tests failed)."""
+
+
+@dataclass
+class CoveragePass:
+    """Which tests ran which lines of the changed files, and how each test fared."""
+
+    root: Path
+    rootdir: Path | None = None  # pytest's rootdir: node ids are relative to it
+    lines: dict[str, dict[int, frozenset[str]]] = field(default_factory=dict)
+    outcomes: dict[str, str] = field(default_factory=dict)
+    durations: dict[str, float] = field(default_factory=dict)
+    returncode: int = 0
+    wall_s: float = 0.0
+    command: list[str] = field(default_factory=list)
+    output_tail: str = ""
+
+    def owners_for(self, path: str, lines: Iterable[int]) -> list[str]:
+        """Covering tests of any of ``lines`` of ``path``, fastest first."""
+        by_line = self.lines.get(path, {})
+        found: set[str] = set()
+        for line in lines:
+            found.update(by_line.get(line, ()))
+        return sorted(found, key=lambda t: (self.durations.get(t, 0.0), t))
+
+    def failing(self, tests: Iterable[str]) -> list[str]:
+        return [t for t in tests if self.outcomes.get(t) == "failed"]
+
+
+def _xdist_off() -> list[str]:
+    return ["-n", "0"] if importlib.util.find_spec("xdist") is not None else []
+
+
+def _import_roots(root: Path, paths: Sequence[str]) -> list[str]:
+    from deskcheck.mutants.auto.locate import module_name_for
+
+    roots: list[str] = []
+    for path in paths:
+        import_root = str(module_name_for(root, path)[1])
+        if import_root not in roots:
+            roots.append(import_root)
+    return roots
+
+
+_CHILDREN = "concurrency = multiprocessing, thread\npatch = fork, _exit\n"
+
+
+def _environment(work: Path, rcfile: Path, outcomes: Path, import_roots: list[str],
+                 measure_children: bool) -> dict[str, str]:
+    env = dict(os.environ)
+    for name in (CONTEXT_ENV, "COVERAGE_PROCESS_CONFIG", "COVERAGE_PROCESS_START",
+                 "COVERAGE_RCFILE"):
+        env.pop(name, None)
+    if measure_children:
+        env["COVERAGE_PROCESS_START"] = str(rcfile)
+        env["COVERAGE_RCFILE"] = str(rcfile)
+    env[OUTCOMES_ENV] = str(outcomes)
+    # the measured copy must be the imported one, in this process and in every child
+    python_path = [str(work / "boot"), *import_roots]
+    if env.get("PYTHONPATH"):
+        python_path.append(env["PYTHONPATH"])
+    env["PYTHONPATH"] = os.pathsep.join(python_path)
+    return env
+
+
+def _run(command: list[str], cwd: Path, env: dict[str, str], timeout_s: float) -> tuple[int, str]:
+    process = subprocess.Popen(command, cwd=cwd, env=env, stdout=subprocess.PIPE,
+                               stderr=subprocess.STDOUT, text=True, start_new_session=True)
+    try:
+        output, _ = process.communicate(timeout=timeout_s)
+    except subprocess.TimeoutExpired as exc:
+        os.killpg(process.pid, signal.SIGKILL)
+        output, _ = process.communicate()
+        raise CoveragePassError(
+            f"the owners coverage pass did not finish within {timeout_s:.0f} s",
+            location=" ".join(command),
+            fix="raise [tool.deskcheck] auto_coverage_timeout or narrow the tests with --tests",
+        ) from exc
+    finally:
+        _kill_leftovers(process.pid)
+    return process.returncode, output
+
+
+def _kill_leftovers(pgid: int) -> None:
+    try:
+        os.killpg(pgid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+def _read_contexts(rcfile: Path, data_dir: Path, root: Path,
+                   paths: Sequence[str]) -> dict[str, dict[int, frozenset[str]]]:
+    from coverage import Coverage, CoverageData
+
+    cov = Coverage(config_file=str(rcfile))
+    cov.combine(data_paths=[str(data_dir)], keep=False)
+    cov.save()
+    data = CoverageData(basename=str(data_dir / ".coverage"))
+    data.read()
+    wanted = {str((root / p).resolve()): p for p in paths}
+    result: dict[str, dict[int, frozenset[str]]] = {p: {} for p in paths}
+    for measured in data.measured_files():
+        relpath = wanted.get(str(Path(measured).resolve()))
+        if relpath is None:
+            continue
+        for line, contexts in (data.contexts_by_lineno(measured) or {}).items():
+            tests = frozenset(c for c in contexts if c)
+            if tests:
+                result[relpath][line] = result[relpath].get(line, frozenset()) | tests
+    return result
+
+
+def run_coverage_pass(root: Path, paths: Sequence[str], pytest_args: Sequence[str] = (), *,
+                      python: str | None = None, timeout_s: float = 1800.0,
+                      measure_children: bool = True) -> CoveragePass:
+    """Run the tests once under coverage and return who covers which line of ``paths``.
+
+    ``measure_children=False`` measures the test process only (what a single-process tool such
+    as mutmut sees): code that runs only in rank processes then has no covering test.
+    """
+    if importlib.util.find_spec("coverage") is None:
+        raise CoveragePassError("coverage.py is not installed",
+                                fix="pip install 'deskcheck[auto]' (coverage>=7.10)")
+    root = root.resolve()
+    work = Path(tempfile.mkdtemp(prefix="deskcheck-auto-cov-"))
+    try:
+        data_dir = work / "data"
+        data_dir.mkdir()
+        (work / "boot").mkdir()
+        (work / "boot" / "sitecustomize.py").write_text(_SITECUSTOMIZE, encoding="utf-8")
+        rcfile = work / "coveragerc"
+        include = "\n".join(f"    {(root / p).resolve()}" for p in paths)
+        rcfile.write_text(_RCFILE.format(data_file=data_dir / ".coverage", include=include,
+                                         context_env=CONTEXT_ENV,
+                                         children=_CHILDREN if measure_children else ""),
+                          encoding="utf-8")
+        outcomes_file = work / "outcomes.json"
+        command = [python or sys.executable, "-m", "coverage", "run", f"--rcfile={rcfile}",
+                   "-m", "pytest", "-p", PLUGIN, "-q", "-rN", *_xdist_off(), *pytest_args]
+        env = _environment(work, rcfile, outcomes_file, _import_roots(root, paths),
+                           measure_children)
+        started = time.perf_counter()
+        returncode, output = _run(command, root, env, timeout_s)
+        wall = time.perf_counter() - started
+        if not outcomes_file.is_file():
+            raise CoveragePassError(
+                f"the owners coverage pass collected no tests (exit {returncode})",
+                location=" ".join(command), fix="check that pytest runs here:\n"
+                + output[-2000:])
+        payload = json.loads(outcomes_file.read_text(encoding="utf-8"))
+        results = payload["tests"]
+        return CoveragePass(
+            root=root, rootdir=Path(payload["rootdir"]), lines=_read_contexts(rcfile, data_dir, root, paths),
+            outcomes={k: v["outcome"] for k, v in results.items()},
+            durations={k: float(v["duration_s"]) for k, v in results.items()},
+            returncode=returncode, wall_s=wall, command=command, output_tail=output[-4000:])
+    finally:
+        shutil.rmtree(work, ignore_errors=True)

@@ -1,0 +1,60 @@
+"""A mutant made concrete (the mutated ``def`` text) and the two ways that can fail.
+
+Light on purpose (no libcst): processes the tests start import this to apply a mutant.
+"""
+
+from __future__ import annotations
+
+import difflib
+import os
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+from deskcheck.mutants.source import read_file
+
+
+class StaleOperator(Exception):
+    """The operator no longer matches the target function (names the snippet and function)."""
+
+
+class BrokenMutant(Exception):
+    """The mutated function does not parse or compile."""
+
+
+@dataclass(frozen=True)
+class MutatedFunction:
+    """A mutant made concrete against today's source of its target."""
+
+    mutant_id: str
+    target: str
+    file: str
+    start_line: int
+    end_line: int
+    indent: str
+    original: str
+    mutated: str
+    file_sha: str
+
+    def payload(self) -> dict[str, Any]:
+        """What a process needs to apply this mutant (JSON-able; see ``injection``)."""
+        return asdict(self)
+
+    @classmethod
+    def from_payload(cls, data: dict[str, Any]) -> MutatedFunction:
+        return cls(**data)
+
+    def diff(self, relative_to: Path | None = None) -> str:
+        """Unified diff of the mutant against the file on disk."""
+        _, lines, _ = read_file(self.file)
+        new_lines = [self.indent + line if line.strip() else line
+                     for line in self.mutated.splitlines(keepends=True)]
+        mutated = lines[: self.start_line - 1] + new_lines + lines[self.end_line:]
+        name = self.file
+        if relative_to is not None:
+            try:
+                name = os.path.relpath(self.file, relative_to)
+            except ValueError:
+                pass
+        return "".join(difflib.unified_diff(lines, mutated, fromfile=f"a/{name}",
+                                            tofile=f"b/{name}"))

@@ -1,0 +1,259 @@
+"""The parent side: fork children for jobs, N at a time, with deadlines and no orphans.
+
+Each child runs in its own session; on a timeout every process of the run (ranks,
+spawned pythons, torchrun workers) is asked for its stacks (SIGUSR1 -> faulthandler), then
+killed, and whatever is left after a normal exit is killed as well.
+"""
+
+from __future__ import annotations
+
+import gc
+import json
+import os
+import selectors
+import shutil
+import signal
+import tempfile
+import time
+import uuid
+from collections import deque
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from deskcheck.mutants import procs
+from deskcheck.mutants.worker import ChildJob, child_main
+
+STACK_WAIT_S = 0.6
+
+
+@dataclass
+class Budget:
+    """Timeout = ``constant`` + ``factor`` x baseline seconds of each item the child starts
+    (an item without a baseline counts as ``constant``)."""
+
+    constant: float
+    factor: float
+    baseline: dict[str, float] = field(default_factory=dict)
+
+    def allowance(self, nodeid: str) -> float:
+        known = self.baseline.get(nodeid)
+        return self.factor * known if known is not None else self.constant
+
+
+@dataclass
+class AliveProcess:
+    pid: int
+    label: str
+    command: str
+    stack: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {"pid": self.pid, "label": self.label, "command": self.command,
+                "stack": self.stack}
+
+
+@dataclass
+class JobOutcome:
+    key: str
+    events: list[dict[str, Any]]
+    duration_s: float
+    exit_status: int | None
+    timed_out: bool = False
+    timeout_s: float = 0.0
+    running_item: str = ""
+    alive: list[AliveProcess] = field(default_factory=list)
+    leftovers: list[int] = field(default_factory=list)
+
+
+@dataclass
+class _Running:
+    job: ChildJob
+    budget: Budget
+    pid: int
+    fd: int
+    token: str
+    stacks_dir: str
+    started: float
+    deadline: float
+    buffer: bytes = b""
+    events: list[dict[str, Any]] = field(default_factory=list)
+    current: str = ""
+    eof: bool = False
+    finished_at: float | None = None
+    leftovers: list[int] = field(default_factory=list)
+
+
+class Runner:
+    """Runs ``ChildJob``s in forked children, ``workers`` at a time."""
+
+    def __init__(self, workers: int, scratch: str | None = None):
+        self.workers = max(1, workers)
+        self.scratch = scratch or tempfile.mkdtemp(prefix="deskcheck-sweep-")
+        self.exited: dict[int, int] = {}
+        self.leftovers: list[int] = []
+        self._running: dict[int, _Running] = {}
+        self._closing: dict[int, _Running] = {}
+        procs.become_subreaper()
+
+    def close(self) -> None:
+        shutil.rmtree(self.scratch, ignore_errors=True)
+
+    def _reap(self) -> None:
+        for pid, status in procs.reap_children():
+            self.exited[pid] = status
+
+    def _start(self, job: ChildJob, budget: Budget) -> _Running:
+        token = uuid.uuid4().hex[:12]
+        stacks_dir = os.path.join(self.scratch, token)
+        os.mkdir(stacks_dir)
+        read_fd, write_fd = os.pipe()
+        pid = os.fork()
+        if pid == 0:  # child
+            os.close(read_fd)
+            signal.signal(signal.SIGINT, signal.SIG_DFL)
+            child_main(job, write_fd, stacks_dir, token)
+        os.close(write_fd)
+        os.set_blocking(read_fd, False)
+        now = time.monotonic()
+        return _Running(job, budget, pid, read_fd, token, stacks_dir, now,
+                        now + budget.constant)
+
+    def run(self, jobs: Sequence[tuple[ChildJob, Budget]],
+            on_done: Callable[[JobOutcome], None] | None = None) -> dict[str, JobOutcome]:
+        gc.collect()
+        gc.freeze()  # children then share the heap instead of copying it page by page
+        pending = deque(jobs)
+        running: dict[int, _Running] = {}
+        self._closing: dict[int, _Running] = {}
+        self._running = running
+        outcomes: dict[str, JobOutcome] = {}
+        selector = selectors.DefaultSelector()
+
+        def done(run: _Running, outcome: JobOutcome) -> None:
+            selector.unregister(run.fd)
+            os.close(run.fd)
+            del running[run.fd]
+            outcomes[outcome.key] = outcome
+            if on_done is not None:
+                on_done(outcome)
+
+        try:
+            while pending or running:
+                while pending and len(running) < self.workers:
+                    job, budget = pending.popleft()
+                    run = self._start(job, budget)
+                    running[run.fd] = run
+                    selector.register(run.fd, selectors.EVENT_READ)
+                now = time.monotonic()
+                wait = min([r.deadline for r in running.values()], default=now + 0.05) - now
+                for key, _ in selector.select(timeout=min(max(wait, 0.0), 0.05)):
+                    self._read(running[key.fd])
+                self._reap()
+                for run in list(running.values()):
+                    if run.finished_at is not None:  # said done: tidy up once it has exited
+                        self._closing[run.pid] = run
+                        done(run, self._outcome(run, timed_out=False))
+                    elif run.pid in self.exited:  # died without saying done
+                        self._read(run, drain=True)
+                        self._cleanup(run)
+                        done(run, self._outcome(run, timed_out=False))
+                    elif time.monotonic() > run.deadline:
+                        done(run, self._timeout(run))
+                self._tidy()
+            end = time.monotonic() + 5.0
+            while self._closing and time.monotonic() < end:
+                time.sleep(0.005)
+                self._reap()
+                self._tidy()
+        finally:
+            for run in [*running.values(), *self._closing.values()]:  # leave nothing behind
+                procs.kill_run(run.pid, run.token, self._reap)
+                if run.fd in running:
+                    os.close(run.fd)
+            self._closing.clear()
+            selector.close()
+            gc.unfreeze()
+        return outcomes
+
+    def _roots(self, but: int) -> frozenset[int]:
+        return frozenset(r.pid for r in [*self._running.values(), *self._closing.values()]
+                         if r.pid != but)
+
+    def _tidy(self) -> None:
+        """Kill what finished runs left behind (leaked ranks) once their child has exited."""
+        for pid, run in list(self._closing.items()):
+            if pid in self.exited:
+                self._cleanup(run)
+                del self._closing[pid]
+
+    def _cleanup(self, run: _Running) -> None:
+        leftovers = procs.kill_run(run.pid, run.token, self._reap, skip=self._roots(run.pid))
+        run.leftovers = [p for p in leftovers if p != run.pid]
+        self.leftovers.extend(run.leftovers)
+        self.exited.pop(run.pid, None)
+        shutil.rmtree(run.stacks_dir, ignore_errors=True)
+
+    def _outcome(self, run: _Running, timed_out: bool,
+                 alive: list[AliveProcess] | None = None) -> JobOutcome:
+        end = run.finished_at if run.finished_at is not None else time.monotonic()
+        return JobOutcome(key=run.job.key, events=run.events, duration_s=end - run.started,
+                          exit_status=self.exited.get(run.pid), timed_out=timed_out,
+                          timeout_s=run.deadline - run.started, running_item=run.current,
+                          alive=alive or [], leftovers=run.leftovers)
+
+    def _read(self, run: _Running, drain: bool = False) -> None:
+        """Read what the child wrote; ``drain`` waits (briefly) for the end of the pipe."""
+        until = time.monotonic() + 1.0
+        while True:
+            try:
+                chunk = os.read(run.fd, 1 << 16)
+            except BlockingIOError:
+                if not drain or time.monotonic() > until:
+                    break
+                time.sleep(0.005)
+                continue
+            if not chunk:
+                run.eof = True
+                break
+            run.buffer += chunk
+            *lines, run.buffer = run.buffer.split(b"\n")
+            for line in lines:
+                if line.strip():
+                    self._event(run, json.loads(line))
+
+    def _event(self, run: _Running, event: dict[str, Any]) -> None:
+        run.events.append(event)
+        if event.get("event") == "start":
+            run.current = event["nodeid"]
+            run.deadline += run.budget.allowance(event["nodeid"])
+        elif event.get("event") == "item":
+            run.current = ""
+        elif event.get("event") in ("done", "broken", "error"):
+            run.finished_at = time.monotonic()
+
+    def _timeout(self, run: _Running) -> JobOutcome:
+        pids = procs.members(run.pid, run.token, self._roots(run.pid))
+        stacks = Path(run.stacks_dir)
+        for pid in pids:
+            (stacks / f"{pid}.txt").touch(exist_ok=True)
+        before = {pid: (stacks / f"{pid}.txt").stat().st_size for pid in pids}
+        procs.signal_all(pids, signal.SIGUSR1)
+        end = time.monotonic() + STACK_WAIT_S
+        while time.monotonic() < end:
+            if all((stacks / f"{p}.txt").stat().st_size > before[p] for p in pids):
+                break
+            time.sleep(0.02)
+        alive = []
+        for pid in pids:
+            label_file = stacks / f"{pid}.label"
+            label = label_file.read_text() if label_file.exists() else f"pid {pid}"
+            text = (stacks / f"{pid}.txt").read_text(errors="replace")[before[pid]:]
+            alive.append(AliveProcess(pid, label, procs.describe(pid), text.strip()))
+        self._read(run)
+        status_before = self.exited.get(run.pid)
+        self._cleanup(run)
+        outcome = self._outcome(run, timed_out=True, alive=alive)
+        outcome.exit_status = status_before
+        return outcome

@@ -1,0 +1,441 @@
+"""The sweep engine: catalog -> targets -> owners -> baseline -> a fork per mutant -> verdicts.
+
+One pytest session runs in this (warm) process and collects the test universe once; the
+``SweepPlugin`` then takes over pytest's run loop. Nothing runs tests in the warm process:
+the baseline and every mutant run in forked children (so pools of rank processes always
+belong to the child that made them, and see its in-memory mutant).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, Protocol
+
+import pytest
+
+from deskcheck import __version__
+from deskcheck.errors import CatalogError, DeskcheckError, SourceResolutionError, UnknownTargetError
+from deskcheck.mutants.catalog import Catalog, Mutant
+from deskcheck.mutants.injection import compile_mutated
+from deskcheck.mutants.mutated import BrokenMutant, MutatedFunction, StaleOperator
+from deskcheck.mutants.mutation import build_mutation
+from deskcheck.mutants.owners import resolve_owners
+from deskcheck.mutants.runner import Budget, JobOutcome, Runner
+from deskcheck.mutants.target import resolve
+from deskcheck.mutants.verdicts import PROCESS_CRASH, ItemResult, decide
+from deskcheck.mutants.worker import ChildJob
+from deskcheck.report.fingerprint import mutant_fingerprint
+from deskcheck.report.records import MutantRecord
+
+
+class Reporter(Protocol):
+    def phase(self, name: str, total: int) -> None: ...
+    def advance(self, label: str) -> None: ...
+
+
+class Recorder(Protocol):
+    """Where verdicts are recorded as they are decided (``deskcheck.report.RunRecorder``)."""
+
+    def is_done(self, mutant_id: str) -> bool: ...
+    def reuse(self, mutant_id: str, fingerprint: str) -> MutantRecord | None: ...
+    def record(self, mutant: MutantRecord) -> None: ...
+
+
+class _Silent:
+    def phase(self, name: str, total: int) -> None:
+        pass
+
+    def advance(self, label: str) -> None:
+        pass
+
+
+@dataclass
+class SweepOptions:
+    catalog: Catalog
+    only: Sequence[str] = ()
+    workers: int = field(default_factory=lambda: os.cpu_count() or 1)
+    full_matrix: bool = False
+    pytest_args: Sequence[str] = ()
+    recorder: Recorder | None = None
+    # keep only mutants this says are affected (``--changed-since``): (mutant, file, owners)
+    affected: Callable[[Mutant, Path, list[Path]], bool] | None = None
+
+
+@dataclass
+class SweepResult:
+    records: list[MutantRecord]
+    baseline: dict[str, ItemResult]
+    started_at: str
+    finished_at: str
+    duration_s: float
+    workers: int
+    timing: dict[str, float] = field(default_factory=dict)  # seconds per phase
+
+    @property
+    def holds(self) -> bool:
+        return all(r.verdict in ("KILLED", "ACCEPTED_SURVIVOR") for r in self.records)
+
+    def counts(self) -> dict[str, int]:
+        counts: dict[str, int] = {}
+        for record in self.records:
+            counts[record.verdict] = counts.get(record.verdict, 0) + 1
+        return counts
+
+
+def _record(mutant: Mutant, verdict: str, *, excerpt: str = "", diff: str = "",
+            owners: Sequence[str] = (), **extra: Any) -> MutantRecord:
+    return MutantRecord(id=mutant.id, title=mutant.title, target=mutant.target,
+                        operator=mutant.operator, verdict=verdict, owners=list(owners),
+                        excerpt=excerpt, diff=diff, source_file=mutant.catalog_file,
+                        source_line=mutant.line, **extra)
+
+
+def _chunks(items: Sequence[pytest.Item], count: int) -> list[list[pytest.Item]]:
+    """Split items into ``count`` groups, keeping each test module together."""
+    by_module: dict[str, list[pytest.Item]] = {}
+    for item in items:
+        by_module.setdefault(str(item.path), []).append(item)
+    groups: list[list[pytest.Item]] = [[] for _ in range(max(1, count))]
+    for module_items in sorted(by_module.values(), key=len, reverse=True):
+        min(groups, key=len).extend(module_items)
+    return [g for g in groups if g]
+
+
+class SweepPlugin:
+    """A per-sweep pytest plugin: collects once, then runs the sweep instead of the tests.
+
+    Subclass hooks: ``probe_non_owners`` (False: never look for a non-owner kill) and ``_job``.
+    """
+
+    probe_non_owners: bool = True
+
+    def __init__(self, options: SweepOptions, reporter: Reporter | None = None):
+        self.options = options
+        self.catalog = options.catalog
+        self.mutants = self.catalog.select(list(options.only))
+        self.reporter = reporter or _Silent()
+        self.collect_errors: dict[Path, str] = {}
+        self.result: SweepResult | None = None
+        self.error: DeskcheckError | None = None
+        self.timing: dict[str, float] = {}
+        self._clock = time.monotonic()
+
+    def _lap(self, phase: str) -> None:
+        now = time.monotonic()
+        self.timing[phase] = round(now - self._clock, 3)
+        self._clock = now
+
+    def pytest_configure(self, config: pytest.Config) -> None:
+        config.option.tbstyle = "line"  # the failure line + exception text: 10x cheaper than "short"
+
+    def pytest_collectreport(self, report: pytest.CollectReport) -> None:
+        if report.failed:
+            path = Path(str(report.fspath)).resolve() if report.fspath else Path(report.nodeid)
+            self.collect_errors[path] = report.longreprtext
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_runtestloop(self, session: pytest.Session) -> bool:
+        capman = session.config.pluginmanager.getplugin("capturemanager")
+        if capman is not None:
+            capman.suspend_global_capture(in_=True)
+        try:
+            self.result = self._sweep(session)
+        except DeskcheckError as exc:
+            self.error = exc
+        return True
+
+    # -- the steps -------------------------------------------------------------------------
+
+    def _mutations(self) -> tuple[dict[str, MutatedFunction], dict[str, MutantRecord],
+                                  list[CatalogError]]:
+        mutations: dict[str, MutatedFunction] = {}
+        decided: dict[str, MutantRecord] = {}
+        errors: list[CatalogError] = []
+        for mutant in self.mutants:
+            try:
+                live = resolve(mutant.target, location=mutant.location)
+                mutated = build_mutation(mutant, live)
+                compile_mutated(live.function, mutated)
+            except (UnknownTargetError, SourceResolutionError) as exc:
+                errors.append(CatalogError(exc.message, location=mutant.location, fix=exc.fix))
+            except StaleOperator as exc:
+                decided[mutant.id] = _record(mutant, "STALE", excerpt=str(exc),
+                                             owners=mutant.owners)
+            except BrokenMutant as exc:
+                decided[mutant.id] = _record(mutant, "BROKEN", excerpt=str(exc),
+                                             owners=mutant.owners)
+            else:
+                mutations[mutant.id] = mutated
+        return mutations, decided, errors
+
+    def _sweep(self, session: pytest.Session) -> SweepResult:
+        started, wall = datetime.now(UTC).isoformat(timespec="seconds"), time.monotonic()
+        self._lap("startup_and_collection_s")
+        items = list(session.items)
+        roots = [self.catalog.root, Path.cwd(), Path(str(session.config.rootpath))]
+        mutations, decided, errors = self._mutations()
+        owners, uncollectable, owner_errors = resolve_owners(
+            self.mutants, {m.id for m in self.catalog.mutants}, items, roots,
+            set(self.collect_errors))
+        errors += owner_errors
+        if errors:
+            raise CatalogError(f"{len(errors)} problem(s) in catalog {self.catalog.path}",
+                               location=str(self.catalog.path), errors=errors)
+        for mutant_id, selection in uncollectable.items():
+            if mutant_id not in decided:
+                mutant = self.catalog.get(mutant_id)
+                file_part = selection.partition("::")[0]
+                text = next((t for p, t in self.collect_errors.items()
+                             if any(p == (r / file_part).resolve() for r in roots)), "")
+                decided[mutant_id] = _record(mutant, "BASELINE_RED", excerpt=(
+                    f"owner {selection!r} is in a file that does not collect:\n{text[-1500:]}"))
+        self._select(owners, mutations, decided)
+        for record in decided.values():
+            self._record(record)
+        to_run = [m for m in self.mutants if m.id not in decided]
+        runner = Runner(self.options.workers)
+        try:
+            baseline_items = {i.nodeid: i for m in to_run for i in owners[m.id]}
+            if self.options.full_matrix:
+                baseline_items = {i.nodeid: i for i in items}
+            self._lap("mutation_s")
+            baseline = self._baseline(runner, list(baseline_items.values()))
+            self._lap("baseline_s")
+            jobs = []
+            for mutant in to_run:
+                red = [i.nodeid for i in owners[mutant.id]
+                       if baseline.get(i.nodeid, ItemResult(i.nodeid, "failed")).outcome
+                       != "passed"]
+                if red:
+                    first = baseline.get(red[0])
+                    decided[mutant.id] = _record(
+                        mutant, "BASELINE_RED", owners=[i.nodeid for i in owners[mutant.id]],
+                        excerpt=f"owner(s) not green on clean code: {', '.join(red)}\n"
+                        + (f"{first.message}\n{first.text[-1500:]}" if first else ""))
+                    self._record(decided[mutant.id])
+                    continue
+                jobs.append(self._job(mutant, mutations[mutant.id], owners[mutant.id], items,
+                                      baseline))
+            self.reporter.phase("mutants", len(jobs))
+            records: dict[str, MutantRecord] = {}
+            by_id = {m.id: m for m in to_run}
+
+            def judged(outcome: JobOutcome) -> None:
+                mutant = by_id[outcome.key]
+                record = self._judge(mutant, mutations[mutant.id], owners[mutant.id], outcome,
+                                     baseline)
+                records[mutant.id] = record
+                if not [n for n in record.failed_non_owners if n not in baseline]:
+                    self._record(record)  # final now; the others wait for the recheck
+                self.reporter.advance(outcome.key)
+
+            outcomes = runner.run(jobs, on_done=judged)
+            self._lap("mutants_s")
+            self._recheck_non_owners(runner, records, owners, mutations, outcomes, items,
+                                     baseline)
+        finally:
+            runner.close()
+        decided.update(records)
+        ordered = [decided[m.id] for m in self.mutants]
+        self._lap("recheck_s")
+        return SweepResult(records=ordered, baseline=baseline, started_at=started,
+                           finished_at=datetime.now(UTC).isoformat(timespec="seconds"),
+                           duration_s=time.monotonic() - wall, workers=runner.workers,
+                           timing=dict(self.timing))
+
+    def _select(self, owners: dict[str, list[pytest.Item]],
+                mutations: dict[str, MutatedFunction], decided: dict[str, MutantRecord]) -> None:
+        """Drop mutants a change cannot affect; take finished or reusable verdicts from the
+        store (a resumed run, or an unchanged mutant whose verdict holds)."""
+        recorder, affected = self.options.recorder, self.options.affected
+        keep = []
+        for mutant in self.mutants:
+            mutated = mutations.get(mutant.id)
+            owner_files = sorted({Path(str(i.path)) for i in owners.get(mutant.id, [])})
+            if affected is not None and mutated is not None and not affected(
+                    mutant, Path(mutated.file), owner_files):
+                decided.pop(mutant.id, None)
+                continue
+            keep.append(mutant)
+            if recorder is None or mutated is None or mutant.id in decided:
+                continue
+            if recorder.is_done(mutant.id):
+                previous = self._stored(mutant.id)
+                if previous is not None:
+                    decided[mutant.id] = previous
+                    continue
+            reused = recorder.reuse(mutant.id, _fingerprint(mutant, mutated,
+                                                            owners[mutant.id]))
+            if reused is not None:
+                decided[mutant.id] = reused
+        self.mutants = keep
+
+    def _stored(self, mutant_id: str) -> MutantRecord | None:
+        store, run_id = (getattr(self.options.recorder, "store", None),
+                         getattr(self.options.recorder, "run_id", None))
+        if store is None or run_id is None:
+            return None
+        return next((r for r in store.mutants(run_id) if r.id == mutant_id), None)
+
+    def _record(self, record: MutantRecord) -> None:
+        recorder = self.options.recorder
+        if recorder is not None and not record.reused and not recorder.is_done(record.id):
+            recorder.record(record)
+
+    def _baseline(self, runner: Runner, items: list[pytest.Item],
+                  label: str = "baseline") -> dict[str, ItemResult]:
+        if not items:
+            return {}
+        settings = self.catalog.settings
+        budget = Budget(constant=max(60.0, 6 * settings.timeout_s), factor=0.0)
+        chunks = _chunks(items, runner.workers)
+        jobs = [(ChildJob(key=f"{label}-{n}", mutated=None, owner_items=chunk), budget)
+                for n, chunk in enumerate(chunks)]
+        self.reporter.phase(label, len(jobs))
+        results: dict[str, ItemResult] = {}
+        for outcome in runner.run(jobs, on_done=lambda o: self.reporter.advance(o.key)
+                                  ).values():
+            for result in _item_results(outcome):
+                results[result.nodeid] = result
+        return results
+
+    def _job(self, mutant: Mutant, mutated: MutatedFunction, owner_items: list[pytest.Item],
+             items: list[pytest.Item], baseline: dict[str, ItemResult]
+             ) -> tuple[ChildJob, Budget]:
+        settings = self.catalog.settings
+        owner_ids = {i.nodeid for i in owner_items}
+        fastest = sorted(owner_items, key=lambda i: baseline[i.nodeid].duration)
+        others = [i for i in items if i.nodeid not in owner_ids]
+        if self.options.full_matrix:
+            others = [i for i in others if baseline.get(i.nodeid) is not None
+                      and baseline[i.nodeid].outcome == "passed"]
+        job = ChildJob(key=mutant.id, mutated=mutated, owner_items=fastest, other_items=others,
+                       expect=mutant.expect, wrong_failure_types=settings.wrong_failure_types,
+                       full_matrix=self.options.full_matrix,
+                       probe_non_owners=self.probe_non_owners,
+                       clean_passed=frozenset(n for n, r in baseline.items()
+                                              if r.outcome == "passed"),
+                       clean_red=frozenset(n for n, r in baseline.items()
+                                           if r.outcome != "passed"))
+        budget = Budget(constant=mutant.timeout_s or settings.timeout_s,
+                        factor=settings.timeout_factor,
+                        baseline={k: v.duration for k, v in baseline.items()})
+        return job, budget
+
+    def _judge(self, mutant: Mutant, mutated: MutatedFunction, owner_items: list[pytest.Item],
+               outcome: JobOutcome, baseline: dict[str, ItemResult],
+               clean_red: Sequence[str] = ()) -> MutantRecord:
+        owner_ids = [i.nodeid for i in owner_items]
+        diff = mutated.diff(relative_to=Path.cwd())
+        ran = [e for e in outcome.events if e.get("event") == "item"]
+        detail: dict[str, Any] = {"timeout_s": round(outcome.timeout_s, 3),
+                                  "items_run": [e["nodeid"] for e in ran],
+                                  "tests_s": round(sum(e.get("duration", 0.0) for e in ran), 4)}
+        if outcome.leftovers:
+            detail["leftover_pids"] = outcome.leftovers
+        common = {"owners": owner_ids, "diff": diff, "duration_s": round(outcome.duration_s, 4),
+                  "fingerprint": _fingerprint(mutant, mutated, owner_items), "detail": detail}
+        broken = [e for e in outcome.events if e.get("event") in ("broken", "error")]
+        if broken:
+            return _record(mutant, "BROKEN", excerpt=broken[0]["message"], **common)
+        if outcome.timed_out:
+            alive = ", ".join(f"{p.label} (pid {p.pid})" for p in outcome.alive) or "none"
+            detail["alive"] = [p.to_json() for p in outcome.alive]
+            stacks = "\n\n".join(f"--- {p.label} (pid {p.pid}) ---\n{p.stack[:1500]}"
+                                 for p in outcome.alive)
+            return _record(mutant, "TIMEOUT", excerpt=(
+                f"timed out after {outcome.timeout_s:.1f}s in {outcome.running_item or '?'}; "
+                f"alive: {alive}\n{stacks}"), **common)
+        results = _item_results(outcome)
+        red = {n for n, r in baseline.items() if r.outcome != "passed"} | set(clean_red)
+        verdict = decide(owner_ids, results, mutant.expect,
+                         self.catalog.settings.wrong_failure_types, mutant.accepted_survivor,
+                         sorted(red))
+        return _record(mutant, verdict.verdict, excerpt=verdict.excerpt,
+                       killed_by=verdict.killed_by, failed_non_owners=verdict.failed_non_owners,
+                       **common)
+
+    def _recheck_non_owners(self, runner: Runner, records: dict[str, MutantRecord],
+                            owners: dict[str, list[pytest.Item]],
+                            mutations: dict[str, MutatedFunction],
+                            outcomes: dict[str, JobOutcome], items: list[pytest.Item],
+                            baseline: dict[str, ItemResult]) -> None:
+        """A non-owner failure counts only if that test passes on clean code: run the ones
+        the baseline did not cover, clean, and judge again."""
+        suspects = {n for r in records.values() for n in r.failed_non_owners
+                    if n not in baseline}
+        if not suspects:
+            return
+        by_id = {i.nodeid: i for i in items}
+        waiting = [m for m in self.mutants if m.id in records
+                   and set(records[m.id].failed_non_owners) & suspects]
+        clean = self._baseline(runner, [by_id[n] for n in sorted(suspects)], "recheck")
+        baseline.update(clean)
+        red = [n for n, r in baseline.items() if r.outcome == "failed"]
+        for mutant in waiting:
+            records[mutant.id] = self._judge(mutant, mutations[mutant.id], owners[mutant.id],
+                                             outcomes[mutant.id], baseline, clean_red=red)
+            self._record(records[mutant.id])
+
+
+def _item_results(outcome: JobOutcome) -> list[ItemResult]:
+    results = [ItemResult.from_json({k: v for k, v in e.items() if k not in ("event", "phase", "t")})
+               for e in outcome.events if e.get("event") == "item"]
+    done = any(e.get("event") in ("done", "broken", "error") for e in outcome.events)
+    if not done and not outcome.timed_out:
+        status = outcome.exit_status
+        how = (f"signal {os.WTERMSIG(status)}" if status is not None and os.WIFSIGNALED(status)
+               else f"exit status {os.WEXITSTATUS(status) if status is not None else '?'}")
+        results.append(ItemResult(nodeid=outcome.running_item or "?", outcome="failed",
+                                  message=f"{PROCESS_CRASH}: the test process died ({how})"))
+    return results
+
+
+def _fingerprint(mutant: Mutant, mutated: MutatedFunction, owners: list[pytest.Item]) -> str:
+    """pitest's/Stryker's reuse rule: definition, target source, owners' files (with the
+    conftest.py files above them) and the deskcheck version."""
+    files: set[Path] = set()
+    for item in owners:
+        path = Path(str(item.path))
+        files.add(path)
+        root = Path(str(item.config.rootpath))
+        for folder in path.parents:
+            if (folder / "conftest.py").is_file():
+                files.add(folder / "conftest.py")
+            if folder == root or folder == folder.parent:
+                break
+    definition = {"id": mutant.id, "target": mutant.target, "operator": mutant.operator,
+                  "params": mutant.params, "owners": list(mutant.owners),
+                  "expect": mutant.expect, "accepted_survivor": mutant.accepted_survivor,
+                  "timeout_s": mutant.timeout_s}
+    return mutant_fingerprint(definition, mutated.original, sorted(files), __version__)
+
+
+def pytest_arguments(options: SweepOptions) -> list[str]:
+    catalog = options.catalog
+    tests = [str((catalog.root / t).resolve()) for t in catalog.settings.tests] or [
+        str(catalog.root)]
+    return [*tests, "-p", "no:cacheprovider", "-p", "no:terminal", "-n", "0",
+            "--continue-on-collection-errors", *options.pytest_args]
+
+
+def run_sweep(options: SweepOptions, reporter: Reporter | None = None,
+              plugin_class: type[SweepPlugin] = SweepPlugin) -> SweepResult:
+    """Run a sweep in this process (it becomes the warm parent). Never writes user files."""
+    sys.dont_write_bytecode = True
+    os.environ.setdefault("PYTHONDONTWRITEBYTECODE", "1")
+    plugin = plugin_class(options, reporter)
+    code = pytest.main(pytest_arguments(options), plugins=[plugin])
+    if plugin.error is not None:
+        raise plugin.error
+    if plugin.result is None:
+        raise CatalogError(f"pytest could not collect the test universe (exit code {code})",
+                           location=str(options.catalog.path),
+                           fix="run pytest on the [sweep] tests paths and fix what it reports")
+    return plugin.result

@@ -1,0 +1,86 @@
+"""Resolve ``package.module:Qualified.name`` to the live function whose code is swapped."""
+
+from __future__ import annotations
+
+import functools
+import importlib
+import inspect
+import types
+from dataclasses import dataclass
+
+from deskcheck.errors import UnknownTargetError
+
+
+@dataclass(frozen=True)
+class LiveTarget:
+    """The function object to patch, plus the names of nested defs inside it (if the target
+    is a def that only exists while its enclosing function runs)."""
+
+    spec: str
+    function: types.FunctionType
+    nested: tuple[str, ...] = ()
+
+
+def _unwrap(obj: object) -> object:
+    if isinstance(obj, property):
+        return obj.fget
+    if isinstance(obj, staticmethod | classmethod):
+        return obj.__func__
+    if isinstance(obj, functools.cached_property):
+        return obj.func
+    if isinstance(obj, types.MethodType):
+        return obj.__func__
+    if isinstance(obj, functools.partialmethod):
+        return obj.func
+    return obj
+
+
+def _unwrap_all(obj: object) -> object:
+    """Descriptors and ``functools.wraps``/``lru_cache`` chains lead to the real function."""
+    obj = _unwrap(obj)
+    for _ in range(32):
+        wrapped = getattr(obj, "__wrapped__", None)
+        if wrapped is None:
+            break
+        obj = _unwrap(wrapped)
+    return obj
+
+
+def _lookup(owner: object, name: str) -> object:
+    if inspect.isclass(owner):
+        for klass in owner.__mro__:
+            if name in vars(klass):
+                return vars(klass)[name]
+        raise AttributeError(name)
+    return getattr(owner, name)
+
+
+def resolve(spec: str, *, location: str | None = None) -> LiveTarget:
+    """Import the module and walk the qualified name (properties, static/class methods,
+    ``functools.wraps`` decorators and the MRO are followed)."""
+    module_name, _, qualname = spec.partition(":")
+    try:
+        obj: object = importlib.import_module(module_name)
+    except Exception as exc:  # any import failure makes the target unresolvable
+        raise UnknownTargetError(f"target {spec!r}: cannot import {module_name!r}: "
+                                 f"{type(exc).__name__}: {exc}", location=location,
+                                 fix="check the module path and that it imports") from exc
+    parts = qualname.split(".")
+    for index, part in enumerate(parts):
+        if not (inspect.isclass(obj) or inspect.ismodule(obj) or hasattr(obj, part)):
+            obj = _unwrap_all(obj)  # e.g. a staticmethod whose nested def is targeted
+        if isinstance(obj, types.FunctionType):
+            return LiveTarget(spec, obj, tuple(parts[index:]))
+        try:
+            obj = _lookup(obj, part)
+        except AttributeError:
+            walked = ".".join(parts[:index]) or module_name
+            raise UnknownTargetError(f"target {spec!r}: {walked} has no attribute {part!r}",
+                                     location=location,
+                                     fix="correct the qualified name") from None
+    obj = _unwrap_all(obj)
+    if not isinstance(obj, types.FunctionType):
+        raise UnknownTargetError(f"target {spec!r} is a {type(obj).__name__}, not a function",
+                                 location=location,
+                                 fix="target a function, method, property or nested def")
+    return LiveTarget(spec, obj)

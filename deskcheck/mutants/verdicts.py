@@ -1,0 +1,121 @@
+"""Decide a mutant's verdict from what its tests did (pure functions, no processes).
+
+A failure of an owner is a *kill* only for the right reason: the ``expect`` regex matches
+its text when one is given; otherwise it is an assertion-style failure and not a crash of
+the kinds in ``wrong_failure_types`` (ImportError, TypeError, ...), and not a timeout.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+TIMEOUT_TYPES = ("RankTimeoutError", "TimeoutError")
+PROCESS_CRASH = "ProcessCrash"  # the test process itself died (signal, os._exit)
+REASONS = ("kill", "wrong", "timeout")
+
+
+@dataclass
+class ItemResult:
+    """One test item's outcome in one process (parent or mutant child)."""
+
+    nodeid: str
+    outcome: str  # passed | failed | skipped
+    when: str = "call"  # the phase that failed: setup | call | teardown
+    message: str = ""  # the crash line, e.g. "TypeError: unsupported operand"
+    text: str = ""  # the failure's long text (trimmed)
+    duration: float = 0.0
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> ItemResult:
+        return cls(**data)
+
+
+def exception_name(message: str) -> str:
+    """``"deskcheck.errors.RankError: ..."`` -> ``"RankError"`` (``""`` if none)."""
+    head = message.split(":", 1)[0].strip() if ":" in message else ""
+    if not re.fullmatch(r"[A-Za-z_][\w.]*", head):
+        return ""
+    return head.rsplit(".", 1)[-1]
+
+
+def failure_reason(result: ItemResult, expect: str | None,
+                   wrong_failure_types: Sequence[str]) -> str | None:
+    """``None`` when it did not fail, else ``kill`` / ``wrong`` / ``timeout``."""
+    if result.outcome != "failed":
+        return None
+    if expect is not None:
+        haystack = f"{result.message}\n{result.text}"
+        return "kill" if re.search(expect, haystack) else "wrong"
+    name = exception_name(result.message)
+    if name in TIMEOUT_TYPES:
+        return "timeout"
+    if name == PROCESS_CRASH:
+        return "wrong"
+    if result.when == "setup" and "fixture" in wrong_failure_types and name not in (
+            "AssertionError", "Failed"):
+        return "wrong"
+    if name in wrong_failure_types:
+        return "wrong"
+    if name.endswith("RankError"):  # a rank's own exception is in the text
+        crash = re.search(r"\b(" + "|".join(map(re.escape, wrong_failure_types)) + r")\b:",
+                          result.text)
+        if crash and not re.search(r"\bAssertionError\b", result.text):
+            return "wrong"
+    return "kill"
+
+
+@dataclass
+class Verdict:
+    verdict: str
+    killed_by: list[str] = field(default_factory=list)
+    failed_non_owners: list[str] = field(default_factory=list)
+    excerpt: str = ""
+
+
+def _excerpt(result: ItemResult, limit: int = 1200) -> str:
+    text = f"{result.nodeid}: {result.message}".strip()
+    body = result.text.strip()
+    if body:
+        text += "\n" + (body[-limit:] if len(body) > limit else body)
+    return text
+
+
+def decide(owners: Iterable[str], results: Sequence[ItemResult], expect: str | None,
+           wrong_failure_types: Sequence[str], accepted_survivor: str | None = None,
+           clean_red: Iterable[str] = ()) -> Verdict:
+    """The verdict of one mutant from its item results.
+
+    ``clean_red``: non-owner tests that fail on clean code too (they say nothing)."""
+    owner_set, red = set(owners), set(clean_red)
+    reasons = {r.nodeid: failure_reason(r, expect, wrong_failure_types)
+               for r in results if r.nodeid in owner_set}
+    killed = [r for r in results if reasons.get(r.nodeid) == "kill"]
+    if killed:
+        return Verdict("KILLED", [r.nodeid for r in killed],
+                       _non_owner_failures(results, owner_set, red), _excerpt(killed[0]))
+    non_owner = _non_owner_failures(results, owner_set, red)
+    for reason, verdict in (("timeout", "TIMEOUT"), ("wrong", "WRONG_FAILURE")):
+        hit = [r for r in results if reasons.get(r.nodeid) == reason]
+        if hit:
+            return Verdict(verdict, [], non_owner, _excerpt(hit[0]))
+    if non_owner:
+        first = next(r for r in results if r.nodeid == non_owner[0])
+        return Verdict("OWNER_MISSED", [], non_owner,
+                       "killed only by non-owner(s): " + ", ".join(non_owner) + "\n"
+                       + _excerpt(first))
+    if accepted_survivor:
+        return Verdict("ACCEPTED_SURVIVOR", excerpt=f"accepted: {accepted_survivor}")
+    ran = [r.nodeid for r in results if r.nodeid in owner_set]
+    return Verdict("SURVIVED", excerpt="every owner passed under the mutant: " + ", ".join(ran))
+
+
+def _non_owner_failures(results: Sequence[ItemResult], owners: set[str],
+                        red: set[str]) -> list[str]:
+    return [r.nodeid for r in results
+            if r.outcome == "failed" and r.nodeid not in owners and r.nodeid not in red]

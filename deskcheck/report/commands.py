@@ -1,0 +1,193 @@
+"""CLI: ``deskcheck history``, ``diff``, ``merge``, ``report`` and ``init``."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from rich.console import Console
+from rich.table import Table
+
+from deskcheck.config import load_config
+from deskcheck.errors import StoreError
+from deskcheck.report.history import (
+    diff_stored_runs,
+    render_diff_markdown,
+    render_diff_text,
+    resolve_run,
+)
+from deskcheck.report.init_project import init_project
+from deskcheck.report.merge import merge_stores
+from deskcheck.report.records import RUN_KINDS
+from deskcheck.report.renderers import FORMATS, render
+from deskcheck.report.renderers.terminal import print_report
+from deskcheck.report.reportdata import load_report
+from deskcheck.report.store import Store
+from deskcheck.report.store import project_store_path as store_path_of
+
+
+def project_store_path(db: str | None = None) -> Path:
+    """``--db`` if given, else ``[tool.deskcheck] store``, else ``.deskcheck/results.sqlite``."""
+    if db:
+        return Path(db)
+    return store_path_of(load_config())
+
+
+def _existing_store(db: str | None) -> Store:
+    path = project_store_path(db)
+    if not path.is_file():
+        raise StoreError(f"no results store at {path}", location=str(path),
+                         fix="run `deskcheck sweep` first, or pass --db PATH")
+    return Store(path, root=load_config().root if not db else None)
+
+
+def _write(text: str, output: str | None) -> None:
+    if output and output != "-":
+        Path(output).parent.mkdir(parents=True, exist_ok=True)
+        Path(output).write_text(text, encoding="utf-8")
+    else:
+        sys.stdout.write(text)
+
+
+def _console() -> Console:
+    """Rich console; when piped (CI logs), wide enough that ids and commits never fold."""
+    return Console() if sys.stdout.isatty() else Console(width=160)
+
+
+def _add_db(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--db", metavar="PATH",
+                        help="results store (default: .deskcheck/results.sqlite of the project)")
+
+
+def cmd_history(args: argparse.Namespace) -> int:
+    with _existing_store(args.db) as store:
+        runs = store.runs(args.kind)
+    if args.count:
+        print(len(runs))
+        return 0
+    runs = runs[-args.limit:] if args.limit else runs
+    if args.json:
+        _write(json.dumps([r.to_json() for r in runs], indent=2, sort_keys=True) + "\n",
+               args.json)
+        return 0
+    table = Table(title="deskcheck runs", title_justify="left")
+    for header in ("run", "kind", "started", "commit", "branch", "tier", "shard", "status",
+                   "mutants", "held", "reused"):
+        table.add_column(header, no_wrap=header in ("run", "started", "commit", "status"))
+    for run in runs:
+        summary = run.summary
+        table.add_row(str(run.id), run.kind, run.started_at.replace("T", " ")[:16], run.commit[:12], run.branch,
+                      run.tier, run.shard, run.status, str(summary.get("total", "")),
+                      str(summary.get("held", "")), str(summary.get("reused", "")))
+    _console().print(table)
+    return 0
+
+
+def cmd_diff(args: argparse.Namespace) -> int:
+    with _existing_store(args.db) as store:
+        run_a = resolve_run(store, args.run_a, args.kind)
+        run_b = resolve_run(store, args.run_b, args.kind)
+        diff = diff_stored_runs(store, run_a, run_b)
+    if args.format == "json":
+        text = json.dumps(diff.to_json(), indent=2, sort_keys=True) + "\n"
+    elif args.format == "markdown":
+        text = render_diff_markdown(diff)
+    else:
+        text = render_diff_text(diff)
+    _write(text, args.output)
+    return 1 if diff.got_worse else 0
+
+
+def cmd_merge(args: argparse.Namespace) -> int:
+    into_path = project_store_path(args.into)
+    sources = [Path(p) for p in args.dbs]
+    if any(p.resolve() == into_path.resolve() for p in sources if p.exists()):
+        raise StoreError("--into is one of the stores being merged", location=str(into_path),
+                         fix="merge into another store (default: the project's own)")
+    with Store(into_path) as into:
+        run_id = merge_stores(sources, into, kind=args.kind)
+        run = into.run(run_id)
+    summary = run.summary
+    if args.json:
+        _write(json.dumps({"run": run.to_json(), "into": str(into_path)}, indent=2,
+                          sort_keys=True) + "\n", args.json)
+    print(f"merged {len(sources)} stores into run {run_id} of {into_path}: "
+          f"{summary['total']} mutants, {summary['held']} held, status {run.status}"
+          + (f", missing shards {', '.join(summary['missing_shards'])}"
+             if summary["missing_shards"] else ""), file=sys.stderr if args.json == "-" else None)
+    return 0 if run.status == "holds" else 1
+
+
+def cmd_report(args: argparse.Namespace) -> int:
+    with _existing_store(args.db) as store:
+        run_id = resolve_run(store, args.run, args.kind)
+        data = load_report(store, run_id)
+    if args.format == "terminal" and not args.output:
+        print_report(data, _console())
+    else:
+        _write(render(data, args.format), args.output)
+        if args.output and args.output != "-":
+            print(f"wrote {args.format} report of run {run_id} to {args.output}",
+                  file=sys.stderr)
+    return 0
+
+
+def cmd_init(args: argparse.Namespace) -> int:
+    root = Path(args.root) if args.root else Path.cwd()
+    actions = init_project(root)
+    if args.json:
+        _write(json.dumps([{"path": str(a.path), "action": a.action, "note": a.note}
+                           for a in actions], indent=2) + "\n", args.json)
+        return 0
+    for action in actions:
+        note = f" ({action.note})" if action.note else ""
+        print(f"{action.action:9} {action.path}{note}")
+    print("next: add `.deskcheck/` to .gitignore; list your mutants in the catalog")
+    return 0
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    history = subparsers.add_parser("history", help="list recorded runs")
+    _add_db(history)
+    history.add_argument("--kind", choices=RUN_KINDS, help="only runs of this kind")
+    history.add_argument("--limit", type=int, default=0, help="only the newest N runs")
+    history.add_argument("--count", action="store_true", help="print only the number of runs")
+    history.add_argument("--json", metavar="PATH", help="write the runs as JSON ('-': stdout)")
+    history.set_defaults(func=cmd_history)
+
+    diff = subparsers.add_parser(
+        "diff", help="new survivors, fixed survivors and verdict changes between two runs",
+        description="RUN is an id, `latest` or `latest~N`. Exit 1 when B got worse than A.")
+    diff.add_argument("run_a", metavar="RUN_A")
+    diff.add_argument("run_b", metavar="RUN_B")
+    _add_db(diff)
+    diff.add_argument("--kind", choices=RUN_KINDS, help="count latest~N among runs of this kind")
+    diff.add_argument("--format", choices=("text", "json", "markdown"), default="text")
+    diff.add_argument("--output", metavar="PATH", help="write to PATH instead of stdout")
+    diff.set_defaults(func=cmd_diff)
+
+    merge = subparsers.add_parser("merge", help="combine shard stores into one run")
+    merge.add_argument("dbs", nargs="+", metavar="DB", help="shard results.sqlite files")
+    merge.add_argument("--into", metavar="DB",
+                       help="store to add the merged run to (default: the project's)")
+    merge.add_argument("--kind", choices=RUN_KINDS, default="sweep")
+    merge.add_argument("--json", metavar="PATH", help="write the merged run as JSON ('-': stdout)")
+    merge.set_defaults(func=cmd_merge)
+
+    report = subparsers.add_parser("report", help="render a run: terminal, json, junit, "
+                                   "markdown, stryker or html")
+    report.add_argument("run", nargs="?", default="latest", metavar="RUN",
+                        help="an id, `latest` (default) or `latest~N`")
+    _add_db(report)
+    report.add_argument("--kind", choices=RUN_KINDS, help="count latest~N among this kind")
+    report.add_argument("--format", choices=FORMATS, default="terminal")
+    report.add_argument("--output", metavar="PATH", help="write to PATH instead of stdout")
+    report.set_defaults(func=cmd_report)
+
+    init = subparsers.add_parser(
+        "init", help="write a [tool.deskcheck] skeleton and the PR and nightly workflows")
+    init.add_argument("--root", metavar="DIR", help="project root (default: current folder)")
+    init.add_argument("--json", metavar="PATH", help="write what was done as JSON ('-': stdout)")
+    init.set_defaults(func=cmd_init)

@@ -1,0 +1,36 @@
+"""The summary a run carries: counts per verdict and whether the run holds."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from deskcheck.report.records import HOLDING_VERDICTS, VERDICTS, MutantRecord
+
+
+def summarize(mutants: Iterable[MutantRecord]) -> dict[str, Any]:
+    """Counts per verdict (every verdict key present), totals, reuse count and ``holds``.
+
+    ``holds`` is true iff every mutant is KILLED or an accepted survivor (the sweep's exit 0).
+    """
+    records = list(mutants)
+    counts = dict.fromkeys(VERDICTS, 0)
+    for record in records:
+        counts[record.verdict] = counts.get(record.verdict, 0) + 1
+    held = sum(1 for r in records if r.verdict in HOLDING_VERDICTS)
+    return {
+        "total": len(records),
+        "counts": counts,
+        "held": held,
+        "falling_short": len(records) - held,
+        "reused": sum(1 for r in records if r.reused),
+        "duration_s": round(sum(r.duration_s for r in records), 6),
+        "holds": held == len(records),
+    }
+
+
+def verdict_order(verdict: str) -> int:
+    """Sort key putting what needs attention first: survivors, then the rest, kills last."""
+    order = ("SURVIVED", "OWNER_MISSED", "WRONG_FAILURE", "TIMEOUT", "STALE", "BROKEN",
+             "BASELINE_RED", "ACCEPTED_SURVIVOR", "KILLED")
+    return order.index(verdict) if verdict in order else len(order)

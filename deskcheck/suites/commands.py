@@ -1,0 +1,90 @@
+"""``deskcheck suites doctor``: can this machine run congruence suites, on which tiers, how fast.
+
+Starts a group per (backend, world), runs one all_reduce through it, and reports the start
+time and round trip, or the precise reason the backend cannot run here. Exit 0 when every
+requested group ran, 1 when one could not (the reason says why), 2 on bad arguments.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from typing import Any
+
+from deskcheck.errors import ConfigError, DeskcheckError
+from deskcheck.suites.backends import BACKENDS, backend_unavailable_reason, tier_of
+
+
+def probe_all_reduce(value: int) -> int:
+    """The probe task: a SUM all_reduce of every rank's ``value``."""
+    import torch
+    import torch.distributed as dist
+
+    from deskcheck.suites._rank_main import rank_context
+
+    device = rank_context().device
+    t = torch.tensor([value], device=device)
+    dist.all_reduce(t)
+    return int(t.item())
+
+
+def _probe(backend: str, world: int, timeout_s: float | None) -> dict[str, Any]:
+    row: dict[str, Any] = {"backend": backend, "tier": tier_of(backend), "world": world}
+    reason = backend_unavailable_reason(backend, world)
+    if reason:
+        return {**row, "ok": False, "reason": reason}
+    from deskcheck.suites.pool import RankPool
+
+    pool = RankPool(world, backend, timeout_s=timeout_s)
+    try:
+        pool.start()
+        began = time.perf_counter()
+        values = pool.run(probe_all_reduce, per_rank=list(range(1, world + 1)))
+        round_trip = time.perf_counter() - began
+    except DeskcheckError as exc:
+        return {**row, "ok": False, "reason": exc.render()}
+    finally:
+        pool.close()
+    expected = world * (world + 1) // 2
+    if values != [expected] * world:
+        return {**row, "ok": False, "reason": f"all_reduce returned {values}, not {expected}"}
+    return {**row, "ok": True, "start_method": pool.start_method,
+            "start_seconds": round(pool.start_seconds, 4),
+            "round_trip_seconds": round(round_trip, 4), "pg_timeout_seconds": pool.timeout_s}
+
+
+def doctor(args: argparse.Namespace) -> int:
+    backends = args.backend or ["gloo"]
+    worlds = args.world or [2, 3]
+    if any(w < 1 for w in worlds):
+        raise ConfigError("world sizes must be >= 1", location="--world",
+                             fix="pass e.g. --world 2 --world 3")
+    rows = [_probe(b, w, args.pg_timeout) for b in backends for w in worlds]
+    if args.json:
+        print(json.dumps({"groups": rows, "ok": all(r["ok"] for r in rows)}, indent=2))
+    else:
+        for r in rows:
+            head = f"{r['tier']:5} {r['backend']:4} world={r['world']}: "
+            if r["ok"]:
+                print(head + f"ok ({r['start_method']}: group start {r['start_seconds']:.3f} s, "
+                      f"all_reduce round trip {r['round_trip_seconds'] * 1000:.1f} ms, "
+                      f"pg timeout {r['pg_timeout_seconds']:g} s)")
+            else:
+                print(head + f"cannot run: {r['reason']}")
+    return 0 if all(r["ok"] for r in rows) else 1
+
+
+def register(subparsers: Any) -> None:
+    suites = subparsers.add_parser("suites", help="multi-process gloo/NCCL congruence suites")
+    sub = suites.add_subparsers(dest="suites_command", metavar="SUBCOMMAND", required=True)
+    parser = sub.add_parser("doctor", help="start a rank group per backend and world; report "
+                                           "timings or why a backend cannot run here")
+    parser.add_argument("--backend", action="append", choices=BACKENDS,
+                        help="backend to probe (repeatable; default gloo)")
+    parser.add_argument("--world", action="append", type=int,
+                        help="world size to probe (repeatable; default 2 and 3)")
+    parser.add_argument("--pg-timeout", type=float, default=None, metavar="SECONDS",
+                        help="process-group timeout (default DESKCHECK_PG_TIMEOUT or 10)")
+    parser.add_argument("--json", action="store_true", help="machine-readable output")
+    parser.set_defaults(func=doctor)

@@ -1,0 +1,371 @@
+"""A warm pool of rank processes for one (world, backend): start once, run many tasks.
+
+Ranks are forked from this (warm) process, so a group starts in tens of milliseconds and
+inherits everything in memory, including a mutant swapped in by ``__code__``; they are
+spawned instead when this process has touched CUDA. A pool belongs to the pid that created
+it: a forked child never uses an inherited pool (its handles are dropped without touching
+the parent's ranks) and builds its own.
+
+A task is a picklable callable plus per-rank arguments; every rank runs it and sends back
+its value or traceback. A task that leaves the ranks out of step (different collective
+counts, a rank hung, died or failed inside a collective) closes the pool: its ranks are
+killed with their process group and reaped, and the next use starts a fresh group.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import pickle
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import weakref
+from collections.abc import Callable, Sequence
+from multiprocessing import Pipe
+from multiprocessing.connection import Connection, wait
+from typing import Any
+
+from deskcheck.errors import BackendUnavailableError, RankError, RankTaskError
+from deskcheck.suites._diagnose import failure_error
+from deskcheck.suites._rank_main import RankConfig, serve
+from deskcheck.suites._rank_process import RankProcess, dump_stacks
+from deskcheck.suites.backends import backend_unavailable_reason, parent_touched_cuda, tier_of
+from deskcheck.suites.outcomes import RankOutcome
+
+DEFAULT_PG_TIMEOUT_S = 10.0
+GRACE_S = 1.0  # the parent waits this much past the PG timeout before naming hung ranks
+START_METHODS = ("auto", "fork", "spawn")
+
+_live_pools: weakref.WeakSet[RankPool] = weakref.WeakSet()
+
+
+def default_pg_timeout() -> float:
+    """``DESKCHECK_PG_TIMEOUT`` seconds, else 10."""
+    raw = os.environ.get("DESKCHECK_PG_TIMEOUT", "")
+    try:
+        return float(raw) if raw else DEFAULT_PG_TIMEOUT_S
+    except ValueError:
+        raise BackendUnavailableError(
+            f"DESKCHECK_PG_TIMEOUT={raw!r} is not a number of seconds",
+            location="environment", fix="set DESKCHECK_PG_TIMEOUT to e.g. 10") from None
+
+
+class RankPool:
+    """``world`` rank processes joined in one ``backend`` process group, kept warm."""
+
+    def __init__(self, world: int, backend: str = "gloo", *, timeout_s: float | None = None,
+                 start_method: str = "auto"):
+        tier_of(backend)
+        if world < 1:
+            raise ValueError(f"world size must be >= 1, got {world}")
+        if start_method not in START_METHODS:
+            raise ValueError(f"start_method must be one of {START_METHODS}, got {start_method!r}")
+        self.world = world
+        self.backend = backend
+        self.timeout_s = default_pg_timeout() if timeout_s is None else float(timeout_s)
+        self.requested_start_method = start_method
+        self.start_method = ""
+        self.owner_pid = os.getpid()
+        self.start_seconds = 0.0
+        self.tasks_run = 0
+        self._ranks: list[RankProcess] = []
+        self._workdir = ""
+        self._task_id = 0
+        self._sent_sys_path: list[str] = []
+        _live_pools.add(self)
+
+    # -- lifecycle -----------------------------------------------------------------------
+    @property
+    def alive(self) -> bool:
+        return bool(self._ranks) and self.owner_pid == os.getpid()
+
+    @property
+    def pids(self) -> list[int]:
+        return [r.pid for r in self._ranks]
+
+    def describe(self) -> str:
+        return f"world={self.world} {self.backend} ({tier_of(self.backend)})"
+
+    def start(self) -> RankPool:
+        """Start the ranks and wait until every one has joined the group.
+
+        A pool one of whose ranks has gone (killed from outside) is closed and restarted.
+        """
+        self._check_owner()
+        if self._ranks and all(r.exit_status() is None for r in self._ranks):
+            return self
+        if self._ranks:
+            self.close()
+        reason = backend_unavailable_reason(self.backend, self.world)
+        if reason:
+            raise BackendUnavailableError(reason, location=f"world={self.world} {self.backend}",
+                                          fix="run this arm on a machine that has it, or select "
+                                              "the DESK tier (-m desk)")
+        import torch.distributed  # noqa: F401 - warm the parent once; forked ranks inherit it
+
+        self.start_method = self._resolve_start_method()
+        self._sent_sys_path = []
+        began = time.perf_counter()
+        self._workdir = tempfile.mkdtemp(prefix=f"deskcheck-w{self.world}-{self.backend}-")
+        death_signal = threading.current_thread() is threading.main_thread()
+        try:
+            pgid = 0
+            for rank in range(self.world):
+                config = RankConfig(rank, self.world, self.backend,
+                                    os.path.join(self._workdir, "store"), self.timeout_s,
+                                    self._workdir, os.getpid(), pgid, death_signal)
+                started = self._start_rank(config)
+                self._ranks.append(started)
+                if rank == 0:
+                    pgid = started.pid
+                self._place_in_group(started.pid, pgid)
+            self._await_ready()
+        except BaseException:
+            self.close()
+            raise
+        self.start_seconds = time.perf_counter() - began
+        return self
+
+    def _resolve_start_method(self) -> str:
+        if self.requested_start_method != "auto":
+            return self.requested_start_method
+        forced = os.environ.get("DESKCHECK_START_METHOD", "")
+        if forced in ("fork", "spawn"):
+            return forced
+        return "spawn" if parent_touched_cuda() else "fork"
+
+    @staticmethod
+    def _place_in_group(pid: int, pgid: int) -> None:
+        try:
+            os.setpgid(pid, pgid or pid)
+        except OSError:  # the rank placed itself already, or it died (seen at ready time)
+            pass
+
+    def _start_rank(self, config: RankConfig) -> RankProcess:
+        parent_conn, child_conn = Pipe(duplex=True)
+        if self.start_method == "spawn":
+            return self._spawn_rank(config, parent_conn, child_conn)
+        siblings = [r.conn for r in self._ranks] + [parent_conn]
+        pid = os.fork()
+        if pid == 0:  # the rank: never returns into the caller's stack
+            code = 0
+            try:
+                for conn in siblings:
+                    conn.close()
+                serve(child_conn, config)
+            except BaseException:  # noqa: B036
+                import traceback
+
+                traceback.print_exc()
+                code = 1
+            finally:
+                os._exit(code)
+        child_conn.close()
+        return RankProcess(config.rank, pid, parent_conn)
+
+    def _spawn_rank(self, config: RankConfig, parent_conn: Connection,
+                    child_conn: Connection) -> RankProcess:
+        env = dict(os.environ)  # the mutants' import hook travels in the environment
+        env["DESKCHECK_RANK_SYS_PATH"] = json.dumps(sys.path)
+        if self.backend == "gloo":
+            env["CUDA_VISIBLE_DEVICES"] = ""
+        fd = child_conn.fileno()
+        popen = subprocess.Popen(
+            [sys.executable, "-m", "deskcheck.suites._rank_main", config.to_json(), str(fd)],
+            pass_fds=(fd,), env=env, stdin=subprocess.DEVNULL,
+            process_group=config.pgid,
+        )
+        child_conn.close()
+        return RankProcess(config.rank, popen.pid, parent_conn, popen)
+
+    def _await_ready(self) -> None:
+        deadline = time.monotonic() + self.timeout_s + GRACE_S + (30.0 if self.start_method ==
+                                                                   "spawn" else 0.0)
+        waiting = {r.conn: r for r in self._ranks}
+        problems: list[str] = []
+        while waiting:
+            remaining = deadline - time.monotonic()
+            ready = wait(list(waiting), timeout=max(remaining, 0)) if remaining > 0 else []
+            if not ready:
+                problems += [f"rank {r.rank} did not join within {self.timeout_s:.1f} s"
+                             for r in waiting.values()]
+                break
+            for conn in ready:
+                rank = waiting.pop(conn)
+                try:
+                    message = conn.recv()
+                except (EOFError, OSError):
+                    problems.append(f"rank {rank.rank} died while joining "
+                                    f"({rank.exit_status() or 'no status'})")
+                    continue
+                if message[0] == "init_error":
+                    failure, output = message[2], message[3]
+                    problems.append(f"rank {rank.rank} could not join the {self.backend} group: "
+                                    f"{failure.traceback}{output}")
+        if problems:
+            raise RankError(f"{self.describe()} group did not start:\n" + "\n".join(problems),
+                            location=f"world={self.world} {self.backend}",
+                            fix="read the rank's traceback above; raise the timeout with "
+                                "DESKCHECK_PG_TIMEOUT if the machine is slow")
+
+    def close(self) -> None:
+        """Stop the ranks, kill their process group, reap every one; idempotent."""
+        if self.owner_pid != os.getpid():
+            self._abandon()
+            return
+        ranks, self._ranks = self._ranks, []
+        for r in ranks:
+            try:
+                r.conn.send(("stop",))
+            except OSError:
+                pass
+        deadline = time.monotonic() + 0.5
+        while time.monotonic() < deadline and any(r.exit_status() is None for r in ranks):
+            time.sleep(0.005)
+        if ranks:
+            try:  # the leader is not reaped yet, so its pid still names our group
+                os.killpg(ranks[0].pid, signal.SIGKILL)
+            except OSError:
+                pass
+        for r in ranks:
+            try:
+                os.kill(r.pid, signal.SIGKILL)
+            except OSError:
+                pass
+            r.reap()
+            r.conn.close()
+        if self._workdir:
+            shutil.rmtree(self._workdir, ignore_errors=True)
+            self._workdir = ""
+
+    def _abandon(self) -> None:
+        """In a forked child: drop inherited handles; the parent's ranks are not touched."""
+        for r in self._ranks:
+            try:
+                r.conn.close()
+            except OSError:
+                pass
+        self._ranks = []
+        self._workdir = ""
+
+    def _check_owner(self) -> None:
+        if self.owner_pid != os.getpid():
+            raise RankError(
+                f"this {self.describe()} pool belongs to pid {self.owner_pid}, not {os.getpid()}",
+                location="deskcheck.suites.RankPool",
+                fix="a forked child builds its own pool: call deskcheck.suites.rank_pool() there")
+
+    def __enter__(self) -> RankPool:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- tasks ---------------------------------------------------------------------------
+    def run(self, fn: Callable[..., Any], *args: Any, per_rank: Sequence[Any] | None = None,
+            **kwargs: Any) -> list[Any]:
+        """Run ``fn`` on every rank; return the values rank by rank or raise naming the ranks.
+
+        With ``per_rank``, rank r calls ``fn(per_rank[r], *args, **kwargs)``.
+        """
+        outcomes = self.run_outcomes(fn, *args, per_rank=per_rank, **kwargs)
+        if all(o.ok for o in outcomes):
+            return [o.value for o in outcomes]
+        raise failure_error(outcomes, fn, self.describe(), self.timeout_s)
+
+    def run_outcomes(self, fn: Callable[..., Any], *args: Any,
+                     per_rank: Sequence[Any] | None = None, **kwargs: Any) -> list[RankOutcome]:
+        """Run ``fn`` on every rank and return each rank's :class:`RankOutcome`."""
+        self._check_owner()
+        if per_rank is not None and len(per_rank) != self.world:
+            raise RankTaskError(f"per_rank has {len(per_rank)} entries for world={self.world}",
+                                location=_where(fn), fix="give exactly one entry per rank")
+        payloads = [_payload(fn, ((per_rank[r],) if per_rank is not None else ()) + args, kwargs)
+                    for r in range(self.world)]
+        self.start()
+        self._task_id += 1
+        path = list(sys.path)
+        changed, self._sent_sys_path = (path if path != self._sent_sys_path else None), path
+        try:
+            for r, payload in zip(self._ranks, payloads, strict=True):
+                r.conn.send(("run", self._task_id, payload, changed))
+            outcomes = self._collect(self._task_id)
+        except BaseException:  # interrupted mid-task: the ranks' state is unknown
+            self.close()
+            raise
+        self.tasks_run += 1
+        for o in outcomes:
+            if o.output:
+                sys.stdout.write("".join(f"[rank {o.rank}] {line}\n"
+                                         for line in o.output.rstrip("\n").split("\n")))
+        if not _in_step(outcomes):
+            self.close()
+        return outcomes
+
+    def _collect(self, task_id: int) -> list[RankOutcome]:
+        deadline = time.monotonic() + self.timeout_s + GRACE_S
+        results: dict[int, RankOutcome] = {}
+        waiting = {r.conn: r for r in self._ranks}
+        while waiting:
+            remaining = deadline - time.monotonic()
+            ready = wait(list(waiting), timeout=remaining) if remaining > 0 else []
+            if not ready:
+                break
+            for conn in ready:
+                rank = waiting.pop(conn)
+                try:
+                    kind, got_id, outcome = pickle.loads(conn.recv_bytes())
+                except (EOFError, OSError):
+                    results[rank.rank] = RankOutcome(rank.rank, rank.pid, died=rank.wait_for_death())
+                    continue
+                if got_id != task_id:  # a stale answer cannot happen on a healthy pool
+                    waiting[conn] = rank
+                    continue
+                results[rank.rank] = outcome
+        for rank, stack in dump_stacks(list(waiting.values()), self._workdir).items():
+            results[rank.rank] = RankOutcome(rank.rank, rank.pid, hung=True, stack=stack)
+        return [results[r] for r in range(self.world)]
+
+
+def _where(fn: Callable[..., Any]) -> str:
+    code = getattr(fn, "__code__", None)
+    return f"{code.co_filename}:{code.co_firstlineno}" if code else repr(fn)
+
+
+def _payload(fn: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any]) -> bytes:
+    try:
+        return pickle.dumps((fn, args, kwargs))
+    except Exception as exc:
+        raise RankTaskError(
+            f"cannot send {getattr(fn, '__qualname__', fn)!r} and its arguments to the ranks: {exc}",
+            location=_where(fn),
+            fix="define the task as a module-level function and pass plain data "
+                "(lambdas, closures and local functions do not pickle)") from exc
+
+
+def _in_step(outcomes: list[RankOutcome]) -> bool:
+    """True when every rank ended the task at the same collective, outside torch.distributed."""
+    if any(o.hung or o.died for o in outcomes):
+        return False
+    if any(o.failure is not None and o.failure.collective for o in outcomes):
+        return False
+    return len({o.collectives for o in outcomes}) == 1
+
+
+def close_all_pools() -> None:
+    """Close every pool this process owns (inherited ones are only dropped)."""
+    for pool in list(_live_pools):
+        pool.close()
+
+
+def _after_fork_in_child() -> None:
+    for pool in list(_live_pools):
+        pool._abandon()
+
+
+os.register_at_fork(after_in_child=_after_fork_in_child)

@@ -1,0 +1,177 @@
+"""pytest integration of the suites: world/backend parametrization, tiers, the pool fixture.
+
+- ``@pytest.mark.world(2, 3)`` runs a test that uses ``rank_pool`` (or ``world``) once per
+  world size; ``@pytest.mark.backend("gloo")`` narrows the backends (default: the
+  ``--deskcheck-backend`` option, else gloo and nccl).
+- Every case is marked with its evidence tier: ``desk`` (gloo on CPU, hermetic) or ``metal``
+  (NCCL on GPUs); select with ``-m desk`` / ``-m metal``. The summary shows what each tier
+  proved, and why METAL did not run where it did not.
+- NCCL cases skip with the precise reason (no CUDA, fewer GPUs than ranks).
+- Pools are closed at session end (and at exit); each (backend, world) is one xdist group so
+  a worker keeps one warm pool for it.
+
+Nothing here imports torch at import time.
+"""
+
+from __future__ import annotations
+
+import os
+from collections import Counter
+from typing import Any
+
+import pytest
+
+from deskcheck.suites import registry
+from deskcheck.suites.backends import BACKENDS, backend_unavailable_reason, tier_of
+from deskcheck.suites.env_group import env_world, under_torchrun
+
+DEFAULT_WORLDS = (2,)
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("deskcheck-suites", "deskcheck multi-process congruence suites")
+    group.addoption("--deskcheck-backend", action="append", choices=BACKENDS, default=None,
+                    help="backend the rank_pool fixture runs on (repeatable; default: gloo "
+                         "and nccl, nccl skipping with its reason where it cannot run)")
+    group.addoption("--deskcheck-pg-timeout", type=float, default=None, metavar="SECONDS",
+                    help="process-group timeout for rank pools (default: DESKCHECK_PG_TIMEOUT "
+                         "or 10); a diverged collective raises after this long")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    for line in (
+        "world(*sizes): run a rank_pool test once per world size, e.g. world(2, 3)",
+        "backend(*names): backends for a rank_pool test: gloo (DESK) and/or nccl (METAL)",
+        "desk: DESK evidence tier: gloo ranks on CPU, hermetic CUDA_VISIBLE_DEVICES='' "
+        "(select with -m desk)",
+        "metal: METAL evidence tier: NCCL ranks on GPUs, one GPU per rank (select with -m metal)",
+    ):
+        config.addinivalue_line("markers", line)
+    timeout = config.getoption("--deskcheck-pg-timeout", None)
+    if timeout is not None:
+        os.environ["DESKCHECK_PG_TIMEOUT"] = str(timeout)
+    config.pluginmanager.register(TierSummary(), "deskcheck-suites-tier-summary")
+
+
+def _marker_args(metafunc: pytest.Metafunc, name: str) -> tuple[Any, ...] | None:
+    marker = metafunc.definition.get_closest_marker(name)
+    if marker is None:
+        return None
+    if not marker.args:
+        raise pytest.UsageError(f"{metafunc.definition.nodeid}: @pytest.mark.{name}() needs "
+                                f"at least one value, e.g. @pytest.mark.{name}(2, 3)")
+    return marker.args
+
+
+def _explicitly_parametrized(metafunc: pytest.Metafunc) -> set[str]:
+    names: set[str] = set()
+    for marker in metafunc.definition.iter_markers("parametrize"):
+        argnames = marker.args[0] if marker.args else marker.kwargs.get("argnames", ())
+        if isinstance(argnames, str):
+            argnames = [n.strip() for n in argnames.split(",")]
+        names.update(argnames)
+    return names
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    if not {"rank_pool", "world", "backend"} & set(metafunc.fixturenames):
+        return
+    if {"world", "backend"} & _explicitly_parametrized(metafunc):
+        return
+    worlds = _marker_args(metafunc, "world") or DEFAULT_WORLDS
+    backends = (_marker_args(metafunc, "backend")
+                or metafunc.config.getoption("--deskcheck-backend", None) or BACKENDS)
+    for world in worlds:
+        if not isinstance(world, int) or world < 1:
+            raise pytest.UsageError(f"{metafunc.definition.nodeid}: world sizes must be "
+                                    f"positive integers, got {world!r}")
+    grouped = metafunc.definition.get_closest_marker("xdist_group") is not None
+    params = []
+    for backend in backends:
+        marks = [getattr(pytest.mark, tier_of(backend).lower())]
+        for world in worlds:
+            group = [] if grouped else [pytest.mark.xdist_group(f"deskcheck-{backend}-w{world}")]
+            params.append(pytest.param(backend, world, id=f"{backend}-w{world}",
+                                       marks=marks + group))
+    metafunc.parametrize(("backend", "world"), params)
+
+
+@pytest.fixture
+def world(request: pytest.FixtureRequest) -> int:
+    """The world size of this case (from ``@pytest.mark.world``; 2 by default)."""
+    return int(getattr(request, "param", DEFAULT_WORLDS[0]))
+
+
+@pytest.fixture
+def backend(request: pytest.FixtureRequest) -> str:
+    """The backend of this case: gloo (DESK) or nccl (METAL)."""
+    return str(getattr(request, "param", "gloo"))
+
+
+@pytest.fixture(name="rank_pool")
+def rank_pool_fixture(world: int, backend: str) -> Any:
+    """The warm rank pool for this case's (world, backend); skips with the reason it cannot run."""
+    if under_torchrun() and env_world() != world:
+        pytest.skip(f"torchrun started WORLD_SIZE={env_world()}; this case needs world={world}")
+    reason = backend_unavailable_reason(backend, world)
+    if reason:
+        pytest.skip(reason)
+    return registry.rank_pool(world, backend)
+
+
+def _tier_of_report(report: pytest.TestReport) -> str | None:
+    if "metal" in report.keywords:
+        return "METAL"
+    if "desk" in report.keywords:
+        return "DESK"
+    return None
+
+
+class TierSummary:
+    """Counts outcomes per evidence tier and says in the summary what the run proved."""
+
+    def __init__(self) -> None:
+        self.tally: Counter[tuple[str, str]] = Counter()
+        self.skips: dict[str, Counter[str]] = {}
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        tier = _tier_of_report(report)
+        if tier is None:
+            return
+        if report.when == "call" or (report.when == "setup" and not report.passed):
+            self.tally[(tier, report.outcome)] += 1
+            if report.skipped and isinstance(report.longrepr, tuple):
+                reason = str(report.longrepr[2]).removeprefix("Skipped: ")
+                self.skips.setdefault(tier, Counter())[reason] += 1
+
+    def lines(self) -> list[str]:
+        out: list[str] = []
+        proven = []
+        for tier, what in (("DESK", "gloo on CPU, CUDA_VISIBLE_DEVICES=''"),
+                           ("METAL", "NCCL on GPUs")):
+            counts = {o: self.tally[(tier, o)] for o in ("passed", "failed", "skipped")}
+            if not any(counts.values()):
+                continue
+            out.append(f"{tier:5} ({what}): "
+                       + ", ".join(f"{n} {o}" for o, n in counts.items() if n))
+            for reason, n in self.skips.get(tier, Counter()).most_common():
+                out.append(f"      {n} skipped: {reason}")
+            if counts["passed"] and not counts["failed"]:
+                proven.append(tier)
+        if out:
+            verdict = ("METAL-PROVEN" if "METAL" in proven else "DESK-PROVEN" if "DESK" in proven
+                       else "NOT PROVEN")
+            out.append(f"evidence tier of this run: {verdict}")
+        return out
+
+    def pytest_terminal_summary(self, terminalreporter: Any) -> None:
+        lines = self.lines()
+        if lines:
+            terminalreporter.write_sep("-", "deskcheck evidence tier")
+            for line in lines:
+                terminalreporter.write_line(line)
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    registry.shutdown_pools()

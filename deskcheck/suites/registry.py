@@ -1,0 +1,68 @@
+"""One warm pool per (world, backend, timeout, start method), owned by the pid that built it.
+
+``rank_pool()`` hands out the warm pool, starting it on first use and again after a task
+closed it. Under torchrun it hands out the env:// group instead when the world matches
+torchrun's (any other world still gets a local forked pool). A forked child (the mutant
+sweep forks one per mutant) never reuses an inherited pool: the at-fork hook drops the
+inherited handles without touching the parent's ranks, and the child's first call builds a
+pool whose ranks inherit the child's memory. Pools close at exit and at pytest session end;
+a child that leaves with ``os._exit`` takes its ranks along through their death signal.
+"""
+
+from __future__ import annotations
+
+import atexit
+import os
+
+from deskcheck.suites.env_group import EnvGroup, env_world, under_torchrun
+from deskcheck.suites.pool import RankPool, close_all_pools, default_pg_timeout
+
+_pools: dict[tuple[int, str, float, str], RankPool | EnvGroup] = {}
+_owner_pid = os.getpid()
+
+
+def rank_pool(world: int, backend: str = "gloo", *, timeout_s: float | None = None,
+              start_method: str = "auto") -> RankPool | EnvGroup:
+    """The warm, started pool for ``world`` ranks on ``backend`` (built on first use)."""
+    _forget_inherited()
+    timeout = default_pg_timeout() if timeout_s is None else float(timeout_s)
+    env_mode = under_torchrun() and env_world() == world
+    key = (world, backend, timeout, "env" if env_mode else start_method)
+    pool = _pools.get(key)
+    if pool is None or not pool.alive:
+        if pool is not None:
+            pool.close()
+        if env_mode:
+            pool = EnvGroup(world, backend, timeout_s=timeout)
+        else:
+            pool = RankPool(world, backend, timeout_s=timeout, start_method=start_method)
+        _pools[key] = pool
+        pool.start()
+    return pool
+
+
+def shutdown_pools() -> None:
+    """Close every pool this process owns; inherited pools are only forgotten."""
+    _forget_inherited()
+    pools = list(_pools.values())
+    _pools.clear()
+    for pool in pools:
+        pool.close()
+    close_all_pools()
+
+
+def owned_pools() -> list[RankPool | EnvGroup]:
+    """The pools this process holds now (for diagnostics and tests)."""
+    _forget_inherited()
+    return [p for p in _pools.values() if p.alive]
+
+
+def _forget_inherited() -> None:
+    global _owner_pid
+    if _owner_pid != os.getpid():
+        _pools.clear()
+        _owner_pid = os.getpid()
+
+
+os.register_at_fork(after_in_child=_forget_inherited)
+atexit.register(shutdown_pools)

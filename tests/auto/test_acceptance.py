@@ -1,0 +1,66 @@
+"""Acceptance: the auto sweep on a scratch branch of the reference target (tp_scheduler)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from deskcheck.mutants.auto.changes import changed_production_lines
+from deskcheck.report.records import VERDICTS
+from tests.auto.fixture_repo import git
+from tests.auto.tp_scratch import make_scratch_branch
+
+pytestmark = pytest.mark.xdist_group("auto-coverage")
+GLOO = "tests/test_gloo_batch_formation.py"
+RANK_ONLY = "tp_scheduler.scheduler_budget_mixin:SchedulerBudgetMixin._all_reduce_min"
+TESTS = ["tests/test_tp_head_congruence.py",
+         f"{GLOO}::test_every_rank_forms_the_same_batch_from_its_own_diverged_state"]
+
+
+@pytest.fixture(scope="module")
+def scratch(tmp_path_factory: pytest.TempPathFactory):
+    repo = make_scratch_branch(tmp_path_factory.mktemp("tp") / "tp_scheduler")
+    out = repo.parent / "auto.json"
+    done = subprocess.run(
+        [sys.executable, "-m", "deskcheck.mutants.auto", "--changed-since", "main",
+         "--json", str(out), "--no-store", "--workers", "2", "--tests", *TESTS],
+        cwd=repo, capture_output=True, text=True, timeout=900,
+        env={**os.environ, "CUDA_VISIBLE_DEVICES": "", "COLUMNS": "200"})
+    assert out.is_file(), done.stdout + done.stderr
+    return repo, done, json.loads(out.read_text())
+
+
+def test_only_the_changed_lines_are_mutated(scratch):
+    repo, _, report = scratch
+    changed = {f.path: f.lines for f in changed_production_lines(repo, "main").files}
+    assert set(changed) == {"tp_scheduler/tp_head_congruence.py",
+                            "tp_scheduler/scheduler_budget_mixin.py"}
+    assert report["mutants"], "the scratch change has mutable lines"
+    for mutant in report["mutants"]:
+        auto = mutant["detail"]["auto"]
+        assert auto["line"] in changed[auto["path"]], mutant["id"]
+    assert {m["target"] for m in report["mutants"]} == {
+        "tp_scheduler.tp_head_congruence:group_count", RANK_ONLY}
+
+
+def test_every_mutant_has_a_verdict_and_rank_only_code_is_owned(scratch):
+    _, done, report = scratch
+    assert done.returncode in (0, 1), done.stdout + done.stderr
+    for mutant in report["mutants"]:
+        assert mutant["verdict"] in VERDICTS, (mutant["id"], mutant["verdict"], done.stdout)
+        assert mutant["owners"], mutant["id"]  # no "no tests", rank-only code included
+    rank_only = [m for m in report["mutants"] if m["target"] == RANK_ONLY]
+    assert len(rank_only) == 2  # the new `if` and the re-indented collective
+    for mutant in rank_only:
+        assert all(o.startswith(f"{GLOO}::") for o in mutant["owners"]), mutant["owners"]
+    killed = [m for m in rank_only if m["verdict"] == "KILLED"]
+    assert killed and all(k["killed_by"][0].startswith(GLOO) for k in killed)
+
+
+def test_the_checkout_is_untouched(scratch):
+    repo, _, _ = scratch
+    assert git(repo, "status", "--porcelain") == ""

@@ -1,0 +1,99 @@
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from deskcheck.errors import GitError
+from deskcheck.mutants.auto.changes import (
+    DEFAULT_TEST_PATHS,
+    changed_production_lines,
+    is_test_path,
+    parse_unified_zero,
+)
+from tests.auto.fixture_repo import git, line_of
+
+DIFF = """\
+diff --git a/pkg/a.py b/pkg/a.py
+index 1..2 100644
+--- a/pkg/a.py
++++ b/pkg/a.py
+@@ -3 +3 @@ def f():
+-    return 1
++    return 2
+@@ -10,2 +10,0 @@ def g():
+-    x = 1
+-    y = 2
+@@ -20,0 +19,3 @@ def h():
++    a = 1
++    b = 2
++    c = 3
+diff --git a/pkg/gone.py b/pkg/gone.py
+deleted file mode 100644
+--- a/pkg/gone.py
++++ /dev/null
+@@ -1,2 +0,0 @@
+-x = 1
+-y = 2
+diff --git a/pkg/new.py b/pkg/new.py
+new file mode 100644
+--- /dev/null
++++ b/pkg/new.py
+@@ -0,0 +1,2 @@
++x = 1
++y = 2
+"""
+
+
+def test_hunk_headers_give_new_side_lines_and_skip_pure_deletions():
+    changed = parse_unified_zero(DIFF)
+    assert changed == {"pkg/a.py": {3, 19, 20, 21}, "pkg/new.py": {1, 2}}
+
+
+@pytest.mark.parametrize("path, is_test", [
+    ("tests/test_x.py", True),
+    ("pkg/tests/helpers.py", True),
+    ("pkg/test_x.py", True),
+    ("pkg/x_test.py", True),
+    ("conftest.py", True),
+    ("pkg/sub/conftest.py", True),
+    ("pkg/testing.py", False),
+    ("pkg/contest.py", False),
+    ("pkg/latest_tests.py", False),
+])
+def test_default_test_path_rules(path: str, is_test: bool):
+    assert is_test_path(path, DEFAULT_TEST_PATHS) is is_test
+
+
+def test_configured_test_paths_replace_the_defaults():
+    patterns = ("checks/", "pkg/*_spec.py")
+    assert is_test_path("checks/a.py", patterns)
+    assert is_test_path("pkg/a_spec.py", patterns)
+    assert not is_test_path("tests/test_a.py", patterns)
+
+
+def test_changed_production_lines_of_the_fixture_branch(fixture_repo: Path):
+    changes = changed_production_lines(fixture_repo, "main")
+    assert [f.path for f in changes.files] == ["fixpkg/decide.py"]
+    assert changes.skipped_tests == ["tests/test_decide.py", "tests/test_ranks.py"]
+    lines = changes.files[0].lines
+    decide = "fixpkg/decide.py"
+    assert line_of(fixture_repo, decide, "return free_tokens >= need and need > 0") in lines
+    assert line_of(fixture_repo, decide, "return min(values) * 2") in lines
+    # unchanged lines are not in the change set
+    assert line_of(fixture_repo, decide, "return all(v == self.votes[0]") not in lines
+    assert line_of(fixture_repo, decide, "def should_admit") not in lines
+    assert changes.base == git(fixture_repo, "merge-base", "main", "HEAD").strip()
+
+
+def test_unknown_ref_is_a_git_error_with_a_fix(fixture_repo: Path):
+    with pytest.raises(GitError) as caught:
+        changed_production_lines(fixture_repo, "no-such-branch")
+    assert "no-such-branch" in caught.value.render()
+    assert caught.value.fix
+
+
+def test_outside_a_repository_is_a_git_error(tmp_path: Path):
+    with pytest.raises(GitError) as caught:
+        changed_production_lines(tmp_path, "main")
+    assert "git" in caught.value.render().lower()

@@ -1,0 +1,109 @@
+"""``deskcheck auto`` end to end on the fixture repository, and the ``sweep --auto`` wiring."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from deskcheck.errors import ConfigError
+from deskcheck.mutants.auto.commands import add_auto_arguments, register, run_auto
+from tests.auto.fixture_repo import git
+
+pytestmark = pytest.mark.xdist_group("auto-coverage")
+
+
+def _processes_in(folder: Path) -> list[int]:
+    found = []
+    for cwd in Path("/proc").glob("[0-9]*/cwd"):
+        try:
+            if Path(cwd.readlink()) == folder:
+                found.append(int(cwd.parent.name))
+        except OSError:
+            continue
+    return found
+
+
+@pytest.fixture(scope="module")
+def auto_run(fixture_repo: Path, tmp_path_factory: pytest.TempPathFactory):
+    repo = tmp_path_factory.mktemp("cli") / "repo"
+    shutil.copytree(fixture_repo, repo)
+    out = repo.parent
+    done = subprocess.run(
+        [sys.executable, "-m", "deskcheck.mutants.auto", "--changed-since", "main",
+         "--json", str(out / "auto.json"), "--markdown", str(out / "auto.md"), "--workers", "2"],
+        cwd=repo, capture_output=True, text=True, timeout=600,
+        env={**__import__("os").environ, "CUDA_VISIBLE_DEVICES": "", "COLUMNS": "200"})
+    return repo, done, json.loads((out / "auto.json").read_text()), (out / "auto.md").read_text()
+
+
+def _by_target(report: dict) -> dict[str, dict]:
+    return {m["target"].split(":")[1]: m for m in report["mutants"]}
+
+
+def test_verdicts_for_every_changed_line_including_rank_only_code(auto_run):
+    _, done, report, _ = auto_run
+    assert done.returncode == 1, done.stdout + done.stderr  # a survivor and an uncovered line
+    mutants = _by_target(report)
+    assert set(mutants) == {"should_admit", "rank_pick", "clamp", "unused_helper", "scaled"}
+    assert mutants["should_admit"]["verdict"] == "KILLED"
+    assert mutants["rank_pick"]["verdict"] == "KILLED"
+    assert mutants["rank_pick"]["killed_by"] == ["tests/test_ranks.py::test_ranks_agree"]
+    assert mutants["rank_pick"]["owners"] == ["tests/test_ranks.py::test_ranks_agree"]
+    assert mutants["clamp"]["verdict"] == "SURVIVED"  # `<` -> `<=` is equivalent here
+    assert mutants["unused_helper"]["verdict"] == "NO_COVERAGE"
+    # `scaled` is rebound to a functools.partial: the engine cannot resolve the target, the
+    # mutant is BROKEN (named, with the engine's reason) and the others still ran
+    assert mutants["scaled"]["verdict"] == "BROKEN"
+    assert "not a function" in mutants["scaled"]["excerpt"]
+    assert report["counts"] == {"KILLED": 2, "SURVIVED": 1, "NO_COVERAGE": 1, "BROKEN": 1}
+    assert {s["reason"] for s in report["suppressed"]} >= {"logging call", "assert", "docstring"}
+
+
+def test_survivors_are_printed_with_their_diff_and_a_catalog_entry(auto_run):
+    _, done, _, markdown = auto_run
+    assert "-    return x if x < hi else hi\n+    return x if x <= hi else hi" in done.stdout
+    assert 'id = "decide.clamp.ror-lt-to-le"' in done.stdout
+    assert 'old = "return x if x < hi else hi"' in done.stdout
+    assert "### Survivors and uncovered lines, by file" in markdown
+    assert "#### `fixpkg/decide.py`" in markdown
+    assert markdown.index("**SURVIVED** line") < markdown.index("<summary>killed</summary>")
+
+
+def test_nothing_is_written_to_the_checkout_but_the_store_and_no_process_is_left(auto_run):
+    repo, _, _, _ = auto_run
+    assert git(repo, "status", "--porcelain").splitlines() == ["?? .deskcheck/"]
+    with sqlite3.connect(repo / ".deskcheck" / "results.sqlite") as db:
+        kinds = [row[0] for row in db.execute("SELECT kind FROM runs")]
+        verdicts = sorted(row[0] for row in db.execute("SELECT verdict FROM mutants"))
+    assert kinds == ["auto"]
+    assert len(verdicts) == 5
+    assert _processes_in(repo) == []
+
+
+def test_sweep_parser_takes_the_auto_options_without_clashing():
+    from deskcheck.mutants.commands import register as register_sweep
+
+    parser = argparse.ArgumentParser()
+    subparsers = parser.add_subparsers()
+    register_sweep(subparsers)
+    add_auto_arguments(subparsers.choices["sweep"])
+    args = parser.parse_args(["sweep", "--auto", "--changed-since", "main", "--workers", "2",
+                              "--max-mutants", "5", "--json", "out.json"])
+    assert (args.auto, args.changed_since, args.workers, args.max_mutants) == (
+        True, "main", 2, 5)
+    register(subparsers)
+    args = parser.parse_args(["auto", "--changed-since", "origin/main", "--no-run"])
+    assert args.func is run_auto and args.no_run
+
+
+def test_auto_without_a_base_ref_is_a_usage_error():
+    with pytest.raises(ConfigError) as caught:
+        run_auto(argparse.Namespace(auto=True, changed_since=None))
+    assert "--changed-since" in caught.value.render()

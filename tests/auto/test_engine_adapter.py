@@ -1,0 +1,84 @@
+"""The adapter that hands auto mutants to the sweep engine (no sweep is run here)."""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+import libcst as cst
+import pytest
+
+from deskcheck.mutants import OPERATORS, BrokenMutant, StaleOperator
+from deskcheck.mutants.auto.changes import ChangedFile, ChangeSet
+from deskcheck.mutants.auto.engine import AUTO_OPERATOR, AutoSource, build_catalog
+from deskcheck.mutants.auto.generate import generate_auto_mutants
+from deskcheck.mutants.auto.store import storable
+from deskcheck.report.records import VERDICTS, MutantRecord
+
+SOURCE = """
+class Gate:
+    def admit(self, free, need):
+        return free >= need and need > 0
+"""
+
+
+@pytest.fixture
+def mutant(tmp_path: Path):
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "__init__.py").write_text("")
+    (tmp_path / "pkg" / "gate.py").write_text(textwrap.dedent(SOURCE))
+    changes = ChangeSet(root=tmp_path, base="b", files=[ChangedFile("pkg/gate.py",
+                                                                    frozenset({4}))])
+    (only,) = generate_auto_mutants(changes).mutants
+    return only
+
+
+def _def(text: str) -> cst.FunctionDef:
+    node = cst.parse_statement(textwrap.dedent(text))
+    assert isinstance(node, cst.FunctionDef)
+    return node
+
+
+def test_auto_source_turns_todays_def_into_the_mutant(mutant):
+    operator = AutoSource({"original": mutant.function_source,
+                           "mutated": mutant.mutated_function_source})
+    out = operator.apply(_def(mutant.function_source), "Gate.admit")
+    assert cst.Module(body=[out]).code == mutant.mutated_function_source
+
+
+def test_reformatting_is_not_staleness_but_a_changed_def_is(mutant):
+    operator = AutoSource({"original": mutant.function_source,
+                           "mutated": mutant.mutated_function_source})
+    reformatted = "def admit(self, free, need):  # same code\n    return (free >= need and need > 0)\n"
+    operator.apply(_def(reformatted), "Gate.admit")  # same AST: no error
+    with pytest.raises(StaleOperator) as caught:
+        operator.apply(_def("def admit(self, free, need):\n    return free > need\n"),
+                       "Gate.admit")
+    assert "changed since the mutant was generated" in str(caught.value)
+    broken = AutoSource({"original": mutant.function_source, "mutated": "def admit(:\n"})
+    with pytest.raises(BrokenMutant):
+        broken.apply(_def(mutant.function_source), "Gate.admit")
+
+
+def test_the_catalog_owns_each_mutant_by_its_covering_tests(mutant, tmp_path: Path):
+    owners = {mutant.id: ["tests/test_gate.py::test_admit", "tests/test_b.py::test_x[2]"]}
+    catalog = build_catalog(tmp_path, [mutant], owners)
+    assert AUTO_OPERATOR in OPERATORS
+    (named,) = catalog.mutants
+    assert catalog.root == tmp_path
+    assert named.target == "pkg.gate:Gate.admit"
+    assert named.operator == AUTO_OPERATOR
+    assert named.owners == tuple(owners[mutant.id])
+    assert (named.catalog_file, named.line) == ("pkg/gate.py", 4)  # where the mutant is
+    assert catalog.settings.tests == tuple(sorted(owners[mutant.id]))
+
+
+def test_a_verdict_the_store_does_not_know_yet_is_kept_in_detail():
+    record = MutantRecord(id="a", title="", target="m:f", operator="", verdict="NO_COVERAGE")
+    stored = storable(record)
+    assert stored.verdict in VERDICTS
+    if "NO_COVERAGE" not in VERDICTS:  # until the store knows the verdict
+        assert stored.detail["auto_verdict"] == "NO_COVERAGE"
+        assert stored.excerpt.startswith("NO_COVERAGE")
+    killed = MutantRecord(id="b", title="", target="m:f", operator="", verdict="KILLED")
+    assert storable(killed) is killed

@@ -1,0 +1,84 @@
+"""The owners coverage pass: covering tests per line, rank processes included."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from deskcheck.mutants.auto.changes import changed_production_lines
+from deskcheck.mutants.auto.generate import generate_auto_mutants
+from deskcheck.mutants.auto.owners import CoveragePass, CoveragePassError, run_coverage_pass
+from tests.auto.fixture_repo import line_of
+
+pytestmark = pytest.mark.xdist_group("auto-coverage")
+DECIDE = "fixpkg/decide.py"
+RANKS = "tests/test_ranks.py::test_ranks_agree"
+
+
+def _processes_mentioning(text: str) -> list[int]:
+    found = []
+    for cmdline in Path("/proc").glob("[0-9]*/cmdline"):
+        try:
+            if text.encode() in cmdline.read_bytes():
+                found.append(int(cmdline.parent.name))
+        except OSError:
+            continue
+    return found
+
+
+@pytest.fixture(scope="module")
+def full_pass(fixture_repo: Path) -> CoveragePass:
+    return run_coverage_pass(fixture_repo, [DECIDE])
+
+
+def test_single_process_lines_are_owned_by_the_tests_that_run_them(fixture_repo, full_pass):
+    line = line_of(fixture_repo, DECIDE, "return free_tokens >= need and need > 0")
+    assert full_pass.owners_for(DECIDE, [line]) == sorted(
+        ["tests/test_decide.py::test_should_admit", "tests/test_decide.py::test_should_admit_zero"],
+        key=lambda t: (full_pass.durations[t], t))
+    line = line_of(fixture_repo, DECIDE, "return x if x < hi else hi")
+    assert full_pass.owners_for(DECIDE, [line]) == ["tests/test_decide.py::test_clamp"]
+
+
+def test_code_run_only_inside_gloo_ranks_is_owned_by_the_test_that_started_them(
+        fixture_repo, full_pass):
+    line = line_of(fixture_repo, DECIDE, "return min(values) * 2")
+    assert full_pass.owners_for(DECIDE, [line]) == [RANKS]
+
+
+def test_uncovered_lines_have_no_owner_and_outcomes_are_recorded(fixture_repo, full_pass):
+    line = line_of(fixture_repo, DECIDE, "return x + 7")
+    assert full_pass.owners_for(DECIDE, [line]) == []
+    assert full_pass.outcomes[RANKS] == "passed"
+    assert set(full_pass.outcomes.values()) == {"passed"}
+    assert full_pass.failing(full_pass.outcomes) == []
+
+
+def test_no_process_of_the_pass_is_left_behind(full_pass):
+    rcfile = next(arg for arg in full_pass.command if arg.startswith("--rcfile="))
+    assert _processes_mentioning(rcfile.removeprefix("--rcfile=")) == []
+
+
+def test_without_child_measurement_rank_only_code_looks_untested(fixture_repo):
+    """The can-fail arm: measuring the test process alone (mutmut's view) loses the ranks."""
+    narrow = run_coverage_pass(fixture_repo, [DECIDE], ["tests/test_ranks.py"],
+                               measure_children=False)
+    line = line_of(fixture_repo, DECIDE, "return min(values) * 2")
+    assert narrow.outcomes == {RANKS: "passed"}
+    assert narrow.owners_for(DECIDE, [line]) == []
+
+
+def test_every_generated_mutant_of_covered_code_gets_owners(fixture_repo, full_pass):
+    generation = generate_auto_mutants(changed_production_lines(fixture_repo, "main"))
+    owned = {m.function: full_pass.owners_for(m.path, m.coverage_lines)
+             for m in generation.mutants}
+    assert owned["rank_pick"] == [RANKS]
+    assert owned["unused_helper"] == []
+    assert all(owned[f] for f in ("should_admit", "clamp"))
+
+
+def test_a_broken_test_command_is_a_clear_error(fixture_repo):
+    with pytest.raises(CoveragePassError) as caught:
+        run_coverage_pass(fixture_repo, [DECIDE], ["--no-such-option"])
+    assert "no tests" in caught.value.render()

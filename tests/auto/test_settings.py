@@ -1,0 +1,43 @@
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from deskcheck.config import load_config
+from deskcheck.errors import ConfigError
+from deskcheck.mutants.auto.settings import settings_from
+
+
+def _project(tmp_path: Path, body: str) -> Path:
+    (tmp_path / "pyproject.toml").write_text(f"[project]\nname = 'x'\n\n[tool.deskcheck]\n{body}")
+    return tmp_path
+
+
+def test_config_keys_then_command_line_overrides(tmp_path: Path):
+    root = _project(tmp_path, 'auto_max_mutants = 7\nauto_max_per_line = 2\n'
+                              'test_paths = ["checks/"]\nauto_tests = ["checks"]\n'
+                              'auto_arid_calls = ["self.tracer.*"]\n')
+    settings = settings_from(load_config(root), root, "main",
+                             {"max_mutants": None, "max_per_line": 3, "workers": 1})
+    assert settings.max_mutants == 7
+    assert settings.max_per_line == 3  # the command line wins
+    assert settings.test_paths == ("checks/",)
+    assert settings.tests == ("checks",)
+    assert settings.arid_calls == ("self.tracer.*",)
+
+
+def test_a_wrongly_typed_key_names_the_file_line_and_fix(tmp_path: Path):
+    root = _project(tmp_path, 'catalog = "m.toml"\nauto_max_mutants = "many"\n')
+    with pytest.raises(ConfigError) as caught:
+        settings_from(load_config(root), root, "main", {})
+    rendered = caught.value.render()
+    assert f"{root / 'pyproject.toml'}:6" in rendered
+    assert "auto_max_mutants" in rendered and "fix:" in rendered
+    assert caught.value.exit_code == 2
+
+
+def test_a_per_line_cap_below_one_is_refused(tmp_path: Path):
+    root = _project(tmp_path, "auto_max_per_line = 0\n")
+    with pytest.raises(ConfigError):
+        settings_from(load_config(root), root, "main", {})

@@ -1,0 +1,121 @@
+"""``deskcheck surface`` / ``drift`` / ``pointers``: output, JSON keys and exit codes."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from deskcheck.cli import main
+
+SPEC = "dg_shop.scheduler:Scheduler.run_once"
+
+
+def test_surface_json(shop_root, capsys):
+    assert main(["surface", SPEC, "--root", str(shop_root), "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert {"class", "roots", "methods", "reads", "writes", "elapsed_s"} <= set(data)
+    assert data["mode"] == "static" and data["roots"] == ["run_once"]
+    assert data["reads"]["base_reserved"][0]["path"][-1] == "BaseMixin.admit"
+
+
+def test_surface_text_and_runtime_mode(shop_root, capsys):
+    assert main(["surface", "dg_shop.scheduler:Scheduler", "--method", "run_once",
+                 "--root", str(shop_root), "--runtime"]) == 0
+    out = capsys.readouterr().out
+    assert "(runtime): run_once" in out and "BaseMixin.admit" in out and "ps.tp_rank" in out
+
+
+def test_surface_finds_an_installed_package_without_a_root(capsys):
+    target = "tp_scheduler.scheduler:Scheduler._update_uniform_pool_budget"
+    assert main(["surface", target, "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert "tp_scheduler found installed at" in data["notes"][0]
+    assert [m.rsplit(":", 1)[-1] for m in data["mro"]] == [
+        "Scheduler", "SchedulerBudgetMixin", "SchedulerBatchMixin", "builtins.object"]
+    assert "Scheduler.get_num_allocatable_reqs" in [m["name"] for m in data["methods"]]
+
+
+@pytest.mark.parametrize("argv, code, message", [
+    (["surface", "dg_shop.scheduler:Scheduler.nope"], 2, "has no method or property 'nope'"),
+    (["surface", "dg_broken.nobase:Scheduler.run"], 2, "cannot resolve base 'GoneMixin'"),
+    (["surface", "dg_shop.scheduler:Scheduler"], 2, "no method named"),
+])
+def test_surface_errors_exit_2_with_the_reason(shop_root, broken_root, capsys, argv, code, message):
+    argv = [*argv, "--root", str(shop_root), "--root", str(broken_root)]
+    assert main(argv) == code
+    assert message in capsys.readouterr().err
+
+
+HARNESS_MODULE = '''
+from dg_shop.scheduler import Scheduler
+from deskcheck.harness import Harness, bind, state
+
+
+class PoolHarness(Harness, model=Scheduler, roots=["get_num_allocatable_reqs"],
+                  adopt=["pool_limit"]):
+    get_num_allocatable_reqs = bind(Scheduler.get_num_allocatable_reqs)
+'''
+
+
+def _project(tmp_path: Path, shop_root: Path, extra_read: bool = False) -> Path:
+    """A scratch project: a copy of dg_shop and a test module declaring a harness."""
+    import shutil
+
+    shutil.copytree(shop_root / "dg_shop", tmp_path / "dg_shop",
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    if extra_read:
+        sched = tmp_path / "dg_shop" / "scheduler.py"
+        sched.write_text(sched.read_text().replace(
+            "        return self.pool_limit - running_bs",
+            "        return self.pool_limit - running_bs - self._something"))
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "test_pool.py").write_text(HARNESS_MODULE)
+    (tmp_path / "pyproject.toml").write_text('[tool.deskcheck]\nharnesses = ["tests"]\n')
+    return tmp_path
+
+
+def _drift(project: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "PYTHONPATH": str(project), "CUDA_VISIBLE_DEVICES": ""}
+    code = "import sys; from deskcheck.cli import main; sys.exit(main())"
+    return subprocess.run([sys.executable, "-c", code, "drift", *args], cwd=project, env=env,
+                          capture_output=True, text=True, timeout=120)
+
+
+@pytest.mark.xdist_group("deskcheck_drift_subprocess")
+def test_drift_cli_holds_then_names_a_new_read_with_site_and_path(tmp_path, shop_root):
+    clean = _drift(_project(tmp_path / "a", shop_root), "--json")
+    assert clean.returncode == 0, clean.stderr
+    data = json.loads(clean.stdout)
+    assert data["ok"] and [g["key"] for g in data["guards"]] == ["test_pool:PoolHarness"]
+    assert data["guards"][0]["can_fail"]["ok"]
+
+    drifted = _drift(_project(tmp_path / "b", shop_root, extra_read=True))
+    assert drifted.returncode == 1
+    assert ("PoolHarness has drifted behind Scheduler.get_num_allocatable_reqs: ['_something']"
+            in drifted.stdout)
+    assert "dg_shop/scheduler.py:17 (path: Scheduler.get_num_allocatable_reqs)" in drifted.stdout
+
+
+@pytest.mark.xdist_group("deskcheck_drift_subprocess")
+def test_drift_cli_without_any_harness_is_a_config_error(tmp_path):
+    (tmp_path / "pyproject.toml").write_text('[tool.deskcheck]\nharnesses = ["tests"]\n')
+    result = _drift(tmp_path)
+    assert result.returncode == 2 and "no registered harness or stub found" in result.stderr
+
+
+def test_pointers_cli(tmp_path, shop_root, capsys):
+    doc = tmp_path / "notes.md"
+    doc.write_text(textwrap.dedent("""\
+        `update_budget` (mixins/budget.py:12) is fine; `_floors` at mixins/budget.py:12 is not.
+    """))
+    assert main(["pointers", str(doc), "--root", str(shop_root / "dg_shop"), "--json"]) == 1
+    data = json.loads(capsys.readouterr().out)
+    assert data["checked"] == 2 and len(data["findings"]) == 1
+    assert data["findings"][0]["symbol"] == "_floors"
+    assert "cite mixins/budget.py:26" in data["findings"][0]["fix"]

@@ -1,0 +1,165 @@
+"""Harness declarations: what binds, what stands in (with a reason), state, and bad input."""
+
+from __future__ import annotations
+
+import threading
+from types import SimpleNamespace
+
+import pytest
+from dg_shop.base import BaseMixin
+from dg_shop.mixins.budget import BudgetMixin
+from dg_shop.scheduler import Scheduler
+
+from deskcheck.drift_guard import guard, registered
+from deskcheck.drift_guard.registry import unregister
+from deskcheck.errors import HarnessError, RankError, RankTimeoutError
+from deskcheck.harness import Harness, InProcessGroup, bind, harness, ranks, stand_in, state
+
+
+class Admit(Harness, model=Scheduler, roots=["get_num_allocatable_reqs"], adopt=["pool_limit"],
+            register=False):
+    get_num_allocatable_reqs = bind(Scheduler.get_num_allocatable_reqs)
+
+
+def test_bound_functions_are_the_production_objects_and_run():
+    assert vars(Admit)["get_num_allocatable_reqs"] is vars(Scheduler)["get_num_allocatable_reqs"]
+    assert Admit().get_num_allocatable_reqs(3) == 8 - 3
+    assert guard(Admit).ok, guard(Admit).message()
+
+
+def test_binding_a_function_that_uses_zero_arg_super_is_refused():
+    with pytest.raises(HarnessError, match="uses zero-argument super()"):
+        type("Supers", (Harness,), {"admit": bind(Scheduler.admit)}, model=Scheduler,
+             roots=["admit"], register=False)
+
+
+def test_properties_bind_as_properties():
+    class Budget(Harness, model=Scheduler, roots=["budget"], register=False):
+        budget = bind(BudgetMixin.budget)
+        _budget_base = state(10)
+        reserved_tokens = state(4)
+
+    assert isinstance(vars(Budget)["budget"], property)
+    h = Budget()
+    assert h.budget == 6
+    h.budget = 1
+    assert h._budget_base == 5
+    assert guard(Budget).ok, guard(Budget).message()
+
+
+def test_state_defaults_are_per_instance_and_required_fields_must_be_given():
+    class Queue(Harness, model=Scheduler, roots=["get_new_batch"], register=False):
+        waiting_queue = state(factory=list)
+        ps = state()
+
+    a, b = Queue(ps=1), Queue(ps=2)
+    a.waiting_queue.append("x")
+    assert b.waiting_queue == []
+    with pytest.raises(HarnessError, match="needs a value for state field 'ps'"):
+        Queue()
+    with pytest.raises(HarnessError, match=r"has no state field\(s\) \['nope'\]"):
+        Queue(ps=1, nope=2)
+
+
+def test_the_decorator_form_declares_the_same_harness():
+    @harness(model=Scheduler, roots=["get_num_allocatable_reqs"], adopt=["pool_limit"],
+             register=False)
+    class Decorated:
+        get_num_allocatable_reqs = bind(Scheduler.get_num_allocatable_reqs)
+
+    assert issubclass(Decorated, Harness)
+    assert Decorated().get_num_allocatable_reqs(3) == 5
+    assert guard(Decorated).names() == guard(Admit).names()
+    assert Decorated.__deskcheck_spec__.location.endswith(".py:" + str(
+        test_the_decorator_form_declares_the_same_harness.__code__.co_firstlineno + 1))
+
+
+def test_registered_harnesses_are_listed_for_the_guard():
+    class Listed(Harness, model=Scheduler, roots=["get_num_allocatable_reqs"]):
+        get_num_allocatable_reqs = bind(Scheduler.get_num_allocatable_reqs)
+
+    key = f"{__name__}:{Listed.__qualname__}"
+    try:
+        assert registered()[key] is Listed
+    finally:
+        unregister(key)
+    assert key not in registered()
+
+
+@pytest.mark.parametrize("body, message", [
+    ({"admit": bind(42)}, "binds 42, which is not a function or property"),
+    ({"admit": bind(lambda self, n: n)}, "which is not Scheduler.admit"),
+    ({"admit": bind(BaseMixin.admit)}, "which is not Scheduler.admit"),
+    ({"admit": state(0)}, "is state, but Scheduler.admit is a method/property"),
+    ({"admit": lambda self, n: n}, "defines 'admit' directly, but Scheduler has it"),
+])
+def test_bad_declarations_are_clear_errors(body, message):
+    with pytest.raises(HarnessError) as info:
+        type("Bad", (Harness,), dict(body), model=Scheduler, roots=["admit"], register=False)
+    assert message in info.value.render() and "fix:" in info.value.render()
+    assert "test_harness.py" in info.value.render() or info.value.location
+
+
+def test_a_stand_in_needs_a_reason_and_adopt_needs_a_class_default():
+    with pytest.raises(HarnessError, match="needs a reason"):
+        stand_in(lambda self: 0, reason=" ")
+    with pytest.raises(HarnessError, match="adopts 'admit'"):
+        type("Bad", (Harness,), {}, model=Scheduler, roots=["admit"], adopt=["admit"],
+             register=False)
+
+
+def test_helpers_production_does_not_have_are_allowed():
+    class Helped(Admit, register=False):
+        def scenario(self):
+            return self.get_num_allocatable_reqs(5)
+
+    assert Helped().scenario() == 3
+
+
+class Voter(Harness, model=Scheduler, roots=["admit"], register=False):
+    admit = stand_in(lambda self, n: self.group.all_reduce(self.rank, [n, -n]),
+                     reason="the collective is in-process")
+    rank = state()
+    group = state()
+
+
+def test_ranks_build_divergent_instances_that_meet_in_the_collective():
+    rankset = ranks(Voter, 3, lambda r, g: {"rank": r, "group": g})
+    assert [h.rank for h in rankset] == [0, 1, 2]
+    results = rankset.run(lambda h: h.admit(10 + h.rank))
+    assert results == [[10, -12]] * 3 and rankset.group.calls == 1
+
+
+def test_a_failing_rank_is_named():
+    rankset = ranks(Voter, 2, lambda r, g: {"rank": r, "group": g}, timeout_s=2)
+
+    def body(h):
+        if h.rank == 1:
+            raise ValueError("rank one breaks")
+        return h.admit(1)
+
+    with pytest.raises(RankError) as info:
+        rankset.run(body)
+    assert "rank 1 first" in str(info.value) and "rank one breaks" in str(info.value)
+
+
+def test_a_rank_that_skips_the_collective_times_out_instead_of_hanging():
+    group = InProcessGroup(2, timeout_s=0.3)
+    box = SimpleNamespace(error=None)
+
+    def lonely():
+        try:
+            group.all_reduce(0, [1])
+        except RankTimeoutError as exc:
+            box.error = exc
+
+    thread = threading.Thread(target=lonely)
+    thread.start()
+    thread.join(5)
+    assert "collective #0 did not complete: ranks [0] arrived, [1] did not" in str(box.error)
+
+
+def test_mismatched_payload_widths_are_named():
+    rankset = ranks(Voter, 2, lambda r, g: {"rank": r, "group": g}, timeout_s=2)
+    with pytest.raises(RankError, match="payload widths differ"):
+        rankset.run(lambda h: h.group.all_reduce(h.rank, [0] * (h.rank + 1)))

@@ -1,0 +1,79 @@
+"""Citation drift: ``path.py:LINE`` pointers in docs and comments must hit their symbol."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from deskcheck.drift_guard.pointers import check_pointers, find_citations
+
+SOURCE = '''\
+class SchedulePolicy:
+    """Orders the queue."""
+
+    def calc_priority(self, queue):
+        queue.sort()
+        return True
+
+
+LIMIT = 3
+'''
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "schedule_policy.py").write_text(SOURCE)
+    return tmp_path
+
+
+def _check(project: Path, text: str):
+    doc = project / "doc.md"
+    doc.write_text(text)
+    return check_pointers([doc], roots=[project])
+
+
+@pytest.mark.parametrize("text", [
+    "SchedulePolicy.calc_priority (schedule_policy.py:4) sorts",
+    "`calc_priority` at pkg/schedule_policy.py:5",
+    "see pkg/schedule_policy.py:4-6 (`calc_priority`)",
+    "the LIMIT (schedule_policy.py:9) stays",
+    "no symbol here, only a place: schedule_policy.py:9",
+    "`SchedulePolicy` (schedule_policy.py:1); its sort (:5)",
+])
+def test_citations_that_still_hit_their_symbol_hold(project, text):
+    report = _check(project, text)
+    assert report.ok, report.render()
+    assert len(report.checked) >= 1
+
+
+def test_a_moved_def_is_stale_and_the_fix_names_the_new_line(project):
+    report = _check(project, "SchedulePolicy.calc_priority (schedule_policy.py:1)\n")
+    (finding,) = report.findings
+    assert "line 1 is not in `SchedulePolicy.calc_priority`" in finding.problem
+    assert finding.fix == "cite schedule_policy.py:4"
+    assert finding.citation.file.endswith("doc.md") and finding.citation.line == 1
+
+
+@pytest.mark.parametrize("text, problem", [
+    ("`calc_priority` (schedule_policy.py:40)", "has 9 lines"),
+    ("`gone_helper` (schedule_policy.py:5)", "`gone_helper` is not at"),
+    ("`x` in missing_module.py:3", "no file missing_module.py"),
+])
+def test_broken_citations(project, text, problem):
+    (finding,) = _check(project, text).findings
+    assert problem in finding.problem
+
+
+def test_times_and_plain_numbers_are_not_citations(tmp_path):
+    doc = tmp_path / "log.txt"
+    doc.write_text("05:55:19 the storm began; ratio 3:1; port :8080 on host\n")
+    assert find_citations(doc) == []
+
+
+def test_comments_in_python_files_are_checked(project):
+    code = project / "caller.py"
+    code.write_text("# the sort lives in calc_priority (schedule_policy.py:2)\nx = 1\n")
+    report = check_pointers([code], roots=[project])
+    assert [f.fix for f in report.findings] == ["cite schedule_policy.py:4"]

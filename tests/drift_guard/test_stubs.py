@@ -1,0 +1,72 @@
+"""Stubs: real methods/properties of the production class, supplied fields, loud misses."""
+
+from __future__ import annotations
+
+import pytest
+from dg_shop.mixins.budget import BudgetMixin
+from dg_shop.scheduler import Scheduler
+
+from deskcheck.drift_guard import can_fail, guard, registered
+from deskcheck.drift_guard.registry import unregister
+from deskcheck.errors import DriftError, HarnessError, UnmodelledFieldError
+from deskcheck.stubs import StubSpec, stub
+
+
+def test_a_stub_runs_the_real_property_on_supplied_fields():
+    s = stub(BudgetMixin, _budget_base=10, reserved_tokens=4)
+    assert s.budget == 6 and isinstance(s, BudgetMixin)
+    s.budget = 0
+    assert s._budget_base == 4
+
+
+def test_super_runs_on_a_stub_because_it_is_a_real_subclass():
+    s = stub(Scheduler, base_reserved=1, batch_reserved=2)
+    with pytest.raises(UnmodelledFieldError, match="'pool_limit'"):
+        s.admit(5)  # pool_limit is a class default the stub did not adopt
+    adopted = StubSpec(Scheduler, fields=["base_reserved", "batch_reserved"], adopt=["pool_limit"],
+                       register=False)(base_reserved=1, batch_reserved=2)
+    assert adopted.admit(5) == 5 - 1 - 2
+
+
+def test_reading_an_unmodelled_field_names_it_and_the_production_site():
+    s = stub(BudgetMixin, _budget_base=10)
+    with pytest.raises(UnmodelledFieldError) as info:
+        _ = s.budget
+    text = info.value.render()
+    assert "does not model field 'reserved_tokens'" in text
+    assert "read by BudgetMixin.budget at " in text and "dg_shop/mixins/budget.py:6" in text
+    assert "pass reserved_tokens=..." in text
+    assert isinstance(info.value, AttributeError)  # but never silently: it says where
+
+
+def test_stub_with_roots_is_drift_guarded_when_built():
+    with pytest.raises(DriftError) as info:
+        stub(BudgetMixin, roots=["budget"], _budget_base=10)
+    assert "BudgetMixinStub has drifted behind BudgetMixin.budget: ['reserved_tokens']" \
+        in info.value.render()
+    assert stub(BudgetMixin, roots=["budget"], _budget_base=1, reserved_tokens=1).budget == 0
+
+
+def test_a_field_cannot_replace_a_real_method_or_property():
+    with pytest.raises(HarnessError, match="BudgetMixin.budget is a method/property"):
+        stub(BudgetMixin, budget=3)
+
+
+def test_a_declared_stub_spec_registers_and_has_a_live_can_fail_arm():
+    spec = StubSpec(BudgetMixin, fields=["_budget_base", "reserved_tokens"], name="BudgetStub")
+    key = f"{__name__}:BudgetStub"
+    try:
+        assert registered()[key] is spec
+        assert spec.roots == ("budget",)  # default: every property
+        assert guard(spec).ok, guard(spec).message()
+        assert can_fail(spec).ok
+    finally:
+        unregister(key)
+    with pytest.raises(HarnessError, match=r"does not declare field\(s\) \['other'\]"):
+        spec(other=1)
+
+
+def test_a_stub_field_production_no_longer_reads_is_reverse_drift():
+    spec = StubSpec(BudgetMixin, fields=["_budget_base", "reserved_tokens", "retired"],
+                    register=False)
+    assert guard(spec).names("reverse") == ["retired"]

@@ -1,0 +1,65 @@
+"""The verdict tables of both gates, as pure functions."""
+
+from __future__ import annotations
+
+import pytest
+
+from deskcheck.gate import classify, compare
+from deskcheck.gate.render import side_counts
+from deskcheck.gate.runner import STARTUP_ERROR_ID, SideResult
+
+
+@pytest.mark.parametrize(("base", "branch", "pin", "import_error", "verdict"), [
+    ("failed", "passed", None, False, "RED_GREEN"),
+    ("error", "passed", None, False, "RED_GREEN"),
+    ("failed", "passed", "why", False, "RED_GREEN"),
+    ("failed", "passed", None, True, "WEAK_RED"),
+    ("collection_error", "passed", None, False, "WEAK_RED"),
+    ("not_collected", "passed", None, False, "WEAK_RED"),
+    ("passed", "passed", "unchanged behaviour", False, "PIN"),
+    ("passed", "passed", None, False, "GREEN_ON_BASE"),
+    ("passed", "passed", "", False, "GREEN_ON_BASE"),  # a pin needs a reason
+    ("passed", "failed", "why", False, "RED_ON_BRANCH"),
+    ("failed", "error", None, False, "RED_ON_BRANCH"),
+    ("collection_error", "collection_error", None, False, "RED_ON_BRANCH"),
+    ("failed", "skipped", None, False, "NO_EVIDENCE"),
+    ("skipped", "passed", None, False, "NO_EVIDENCE"),
+])
+def test_redfirst_classification(base, branch, pin, import_error, verdict) -> None:
+    assert classify(base, branch, pin=pin, base_import_error=import_error) == verdict
+
+
+def _side(name: str, outcomes: dict[str, str], collection_errors=()) -> SideResult:
+    return SideResult(name, 1, {k: {"outcome": v} for k, v in outcomes.items()},
+                      [{"nodeid": c, "message": ""} for c in collection_errors], None)
+
+
+def test_regress_comparison() -> None:
+    base = _side("base", {"a": "failed", "b": "passed", "c": "error", "d": "passed",
+                          "f": "passed"}, ["t/test_gone.py"])
+    branch = _side("branch", {"a": "failed", "b": "failed", "c": "passed", "d": "failed",
+                              "f": "failed", "new": "failed"}, ["t/test_broken.py"])
+    rerun = _side("branch", {"b": "failed", "d": "passed", "f": "failed", "new": "failed"},
+                  ["t/test_broken.py"])
+    regressions, flaky, repairs, pre_existing = compare(base, branch, rerun)
+    assert [(r.id, r.new_test) for r in regressions] == [
+        ("b", False), ("f", False), ("new", True), ("t/test_broken.py", True)]
+    assert [f.id for f in flaky] == ["d"]
+    assert [r.id for r in repairs] == ["c", "t/test_gone.py"]
+    assert [p.id for p in pre_existing] == ["a"]
+    no_rerun = compare(base, branch, None)
+    assert [r.id for r in no_rerun[0]] == ["b", "d", "f", "new", "t/test_broken.py"]
+
+
+def test_counts_read_like_the_manual_workflow() -> None:
+    assert side_counts({"failed": 246, "passed": 4648, "skipped": 18, "error": 8}) == (
+        "246 failed / 4648 passed / 18 skipped / 8 errors")
+    assert side_counts({}) == "no tests"
+
+
+def test_a_conftest_that_breaks_a_whole_side_is_a_failing_id() -> None:
+    broken = SideResult("branch", None, {}, [], {"kind": "conftest", "exc_type": "ImportError",
+                                                 "message": "boom"})
+    regressions, _, _, _ = compare(_side("base", {"a": "passed"}), broken, None)
+    assert [r.id for r in regressions] == [STARTUP_ERROR_ID]
+    assert broken.collection_error_for("tests/test_x.py::t")["message"] == "boom"

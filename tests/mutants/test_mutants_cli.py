@@ -1,0 +1,163 @@
+"""The commands: list, show, run, and sweep's exit codes (0 holds, 1 falls short, 2 config)."""
+
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+
+from .conftest import CATALOG, FIXTURE, deskcheck, sweep_json
+
+pytestmark = pytest.mark.xdist_group("mutants-cli")
+
+
+def test_list_shows_every_mutant():
+    proc = deskcheck("mutants", "list", "--catalog", str(CATALOG))
+    assert proc.returncode == 0, proc.stderr
+    assert "calc.admit_strict" in proc.stdout and "fixpkg.calc:admit" in proc.stdout
+
+
+def test_show_prints_the_unified_diff():
+    proc = deskcheck("mutants", "show", "calc.admit_strict", "--catalog", str(CATALOG))
+    assert proc.returncode == 0, proc.stderr
+    assert "-    return cost <= budget" in proc.stdout
+    assert "+    return cost < budget" in proc.stdout
+    assert "fixpkg/calc.py" in proc.stdout
+
+
+def test_show_reports_a_stale_mutant():
+    proc = deskcheck("mutants", "show", "calc.total_doubled_stale", "--catalog", str(CATALOG))
+    assert proc.returncode == 1
+    assert "STALE" in proc.stderr and "'acc += value * 2'" in proc.stderr
+
+
+def test_run_puts_pytest_under_the_mutant():
+    """`mutants run` starts pytest as a fresh python: the import hook applies the mutant."""
+    test = "checks/check_kinds.py::test_subprocess_python"
+    under = deskcheck("mutants", "run", "kinds.subprocess", "--catalog", str(CATALOG), "--",
+                      test, "-q", cwd=FIXTURE)
+    assert under.returncode == 1, under.stdout + under.stderr
+    assert "subprocess python saw mutated" in under.stdout
+    clean = deskcheck("mutants", "run", "calc.pick_max", "--catalog", str(CATALOG), "--",
+                      test, "-q", cwd=FIXTURE)
+    assert clean.returncode == 0, clean.stdout + clean.stderr
+
+
+def test_sweep_holds_when_every_mutant_is_killed(tmp_path):
+    proc, document = sweep_json(tmp_path, "--only", "calc.low_bound_skipped", "calc.pick_max",
+                                "--workers", "1")
+    assert proc.returncode == 0, proc.stderr
+    assert [m["verdict"] for m in document["mutants"]] == ["KILLED", "KILLED"]
+    assert "KILLED" in proc.stdout  # the verdict table
+
+
+def test_sweep_config_error_exits_2_with_location(tmp_path):
+    bad = tmp_path / "mutants.toml"
+    bad.write_text(textwrap.dedent('''
+        [[mutant]]
+        id = "x"
+        title = "t"
+        target = "fixpkg.calc:clamp"
+        operator = "swap"
+        owners = ["checks/check_calc.py"]
+        '''))
+    proc = deskcheck("sweep", "--catalog", str(bad), "--no-store")
+    assert proc.returncode == 2
+    assert f"{bad}:6: operator 'swap' needs key 'old'" in proc.stderr  # the operator line
+
+
+def test_sweep_unknown_only_id_exits_2():
+    proc = deskcheck("sweep", "--catalog", str(CATALOG), "--only", "nope", "--no-store")
+    assert proc.returncode == 2 and "nope" in proc.stderr
+
+
+def test_owner_matching_nothing_is_a_config_error(tmp_path):
+    catalog = tmp_path / "mutants.toml"
+    catalog.write_text(textwrap.dedent(f'''
+        [sweep]
+        tests = ["{FIXTURE / 'checks' / 'check_calc.py'}"]
+
+        [[mutant]]
+        id = "x"
+        title = "t"
+        target = "fixpkg.calc:clamp"
+        operator = "return"
+        value = "0"
+        owners = ["{FIXTURE / 'checks' / 'check_calc.py'}::test_does_not_exist"]
+        '''))
+    proc = deskcheck("sweep", "--catalog", str(catalog), "--no-store", cwd=FIXTURE)
+    assert proc.returncode == 2, proc.stderr
+    assert "matches no collected test" in proc.stderr and f"{catalog}:5" in proc.stderr
+
+
+def test_kills_marker_naming_an_unknown_mutant_is_a_config_error(tmp_path):
+    import shutil
+
+    project = tmp_path / "proj"
+    shutil.copytree(FIXTURE, project)
+    (project / "checks" / "check_marker.py").write_text(
+        "import pytest\n\n\n@pytest.mark.kills('no.such.mutant')\ndef test_x():\n    pass\n")
+    proc = deskcheck("sweep", "--catalog", str(project / "mutants.toml"), "--no-store",
+                     "--only", "calc.pick_max", cwd=project)
+    assert proc.returncode == 2, proc.stderr
+    assert "unknown mutant 'no.such.mutant'" in proc.stderr
+    assert "check_marker.py:4" in proc.stderr  # the decorator line
+
+
+def test_full_matrix_runs_every_test_under_every_mutant(tmp_path):
+    calc = FIXTURE / "checks" / "check_calc.py"
+    catalog = tmp_path / "mutants.toml"
+    catalog.write_text(textwrap.dedent(f'''
+        [sweep]
+        tests = ["{calc}"]
+
+        [[mutant]]
+        id = "low"
+        title = "lower bound never applied"
+        target = "fixpkg.calc:clamp"
+        operator = "force-branch"
+        condition = "value < low"
+        to = false
+        owners = ["{calc}::test_clamp_low", "{calc}::test_clamp_middle"]
+
+        [[mutant]]
+        id = "calc.pick_marker_owned"
+        title = "named by a kills marker in check_calc.py"
+        target = "fixpkg.calc:Ledger.pick"
+        operator = "return"
+        value = "b"
+        '''))
+    _, document = sweep_json(tmp_path, "--full-matrix", "--only", "low", catalog=catalog,
+                             cwd=FIXTURE)
+    (mutant,) = document["mutants"]
+    assert mutant["verdict"] == "KILLED"
+    assert mutant["killed_by"] == ["checks/check_calc.py::test_clamp_low"]
+    ran = set(mutant["detail"]["items_run"])
+    assert "checks/check_calc.py::test_clamp_middle" in ran  # no stop at the first kill
+    assert "checks/check_calc.py::test_pick_marked" in ran  # non-owners too
+    assert "checks/check_calc.py::test_always_red" not in ran  # red on clean code: skipped
+
+
+def test_owner_in_a_file_that_does_not_collect_is_baseline_red(tmp_path):
+    import shutil
+
+    project = tmp_path / "proj"
+    shutil.copytree(FIXTURE, project)
+    (project / "checks" / "check_broken.py").write_text(
+        "import no_such_module_anywhere\n\n\ndef test_x():\n    pass\n")
+    with (project / "mutants.toml").open("a") as catalog:
+        catalog.write(textwrap.dedent('''
+            [[mutant]]
+            id = "broken.owner"
+            title = "owned by a test file that cannot be imported"
+            target = "fixpkg.calc:clamp"
+            operator = "return"
+            value = "0"
+            owners = ["checks/check_broken.py::test_x"]
+            '''))
+    _, document = sweep_json(tmp_path, "--only", "broken.owner", "calc.pick_max",
+                             catalog=project / "mutants.toml", cwd=project)
+    verdicts = {m["id"]: m for m in document["mutants"]}
+    assert verdicts["broken.owner"]["verdict"] == "BASELINE_RED"
+    assert "no_such_module_anywhere" in verdicts["broken.owner"]["excerpt"]
+    assert verdicts["calc.pick_max"]["verdict"] == "KILLED"  # the rest is still judged

@@ -1,0 +1,121 @@
+"""Operators: located inside the target function, formatting kept, STALE when they no longer
+match (naming the snippet and the function)."""
+
+from __future__ import annotations
+
+import pytest
+
+from deskcheck.mutants.catalog import Mutant
+from deskcheck.mutants.mutated import BrokenMutant, StaleOperator
+from deskcheck.mutants.mutation import build_mutation
+
+from .conftest import FIXTURE
+
+
+@pytest.fixture(autouse=True)
+def fixture_on_path(monkeypatch):
+    monkeypatch.syspath_prepend(str(FIXTURE))
+
+
+def mutate(target: str, operator: str, **params):
+    mutant = Mutant(id="t", title="t", target=target, operator=operator, params=params)
+    return build_mutation(mutant)
+
+
+def changed_lines(mutated) -> tuple[list[str], list[str]]:
+    diff = mutated.diff().splitlines()
+    minus = [line[1:] for line in diff if line.startswith("-") and not line.startswith("---")]
+    plus = [line[1:] for line in diff if line.startswith("+") and not line.startswith("+++")]
+    return minus, plus
+
+
+def test_replace_exact_snippet_once():
+    minus, plus = changed_lines(mutate("fixpkg.calc:total", "replace", old="acc = 0",
+                                       new="acc = 1"))
+    assert minus == ["    acc = 0"] and plus == ["    acc = 1"]
+
+
+def test_replace_stale_names_snippet_and_function():
+    with pytest.raises(StaleOperator) as info:
+        mutate("fixpkg.calc:total", "replace", old="acc = 7", new="acc = 1")
+    assert "'acc = 7'" in str(info.value) and "fixpkg.calc:total" in str(info.value)
+
+
+def test_replace_must_match_exactly_once():
+    with pytest.raises(StaleOperator, match="found 3 times"):
+        mutate("fixpkg.calc:clamp", "replace", old="return", new="yield")
+
+
+def test_replace_only_looks_inside_the_target():
+    with pytest.raises(StaleOperator):  # "acc = 0" exists, but in total(), not in clamp()
+        mutate("fixpkg.calc:clamp", "replace", old="acc = 0", new="acc = 1")
+
+
+def test_swap_operator_keeps_spacing():
+    minus, plus = changed_lines(mutate("fixpkg.calc:admit", "swap", old="<=", new="<"))
+    assert minus == ["    return cost <= budget"] and plus == ["    return cost < budget"]
+
+
+def test_swap_expression_attribute():
+    minus, plus = changed_lines(mutate("fixpkg.dist:agreed_budget", "swap",
+                                       old="dist.ReduceOp.MIN", new="dist.ReduceOp.MAX"))
+    assert plus == ["    dist.all_reduce(tensor, op=dist.ReduceOp.MAX)"]
+
+
+def test_swap_ambiguous_needs_occurrence():
+    with pytest.raises(StaleOperator, match="matches 3 sites"):
+        mutate("fixpkg.shapes:Shape.outer", "swap", old="y", new="x")
+    _, plus = changed_lines(mutate("fixpkg.calc:clamp", "swap", old="low", new="high",
+                                   occurrence=2))
+    assert plus == ["        return high"]
+
+
+def test_drop_call_statement_becomes_pass():
+    minus, plus = changed_lines(mutate("fixpkg.calc:Ledger.add", "drop-call", call="self._audit"))
+    assert minus == ["        self._audit(entry)"] and plus == ["        pass"]
+
+
+def test_drop_call_inside_expression_uses_value():
+    _, plus = changed_lines(mutate("fixpkg.calc:Ledger.size", "drop-call", call="len",
+                                   value="0"))
+    assert plus == ["        return 0"]
+
+
+def test_force_branch_if_and_nested_def():
+    _, plus = changed_lines(mutate("fixpkg.shapes:Shape.outer.inner", "force-branch",
+                                   condition="y > 2", to=True))
+    assert plus == ["            if True:"]
+
+
+def test_force_branch_stale():
+    with pytest.raises(StaleOperator, match="'value < 0' not found in function fixpkg.calc:clamp"):
+        mutate("fixpkg.calc:clamp", "force-branch", condition="value < 0", to=True)
+
+
+def test_return_keeps_signature():
+    minus, plus = changed_lines(mutate("fixpkg.calc:admit", "return", value="True"))
+    assert plus == ["    return True"] and minus == ["    return cost <= budget"]
+
+
+def test_offset_wraps_expression():
+    _, plus = changed_lines(mutate("fixpkg.calc:Ledger.size", "offset",
+                                   expression="len(self.entries)", by=2))
+    assert plus == ["        return (len(self.entries) + 2)"]
+
+
+def test_offset_never_touches_assignment_targets():
+    # acc is assigned twice and read once: only the read is a site
+    with pytest.raises(StaleOperator, match=r"has 1 site\(s\)"):
+        mutate("fixpkg.calc:total", "offset", expression="acc", by=1, occurrence=2)
+    _, plus = changed_lines(mutate("fixpkg.calc:total", "offset", expression="acc", by=1))
+    assert plus == ["    return (acc + 1)"]
+
+
+def test_broken_mutant_reported():
+    with pytest.raises(BrokenMutant):
+        mutate("fixpkg.calc:total", "replace", old="acc = 0", new="acc = = 0")
+
+
+def test_property_setter_and_getter_are_told_apart():
+    mutated = mutate("fixpkg.shapes:Shape.area", "offset", expression="3 * 4", by=1)
+    assert "(3 * 4 + 1)" in mutated.mutated or "((3 * 4) + 1)" in mutated.mutated

@@ -1,0 +1,114 @@
+"""Each verdict arises when it should, from one real sweep of the fixture catalog."""
+
+from __future__ import annotations
+
+import pytest
+
+from .conftest import FIXTURE_SWEEP_TAG, by_id, tagged_processes
+
+pytestmark = pytest.mark.xdist_group("mutants-fixture-sweep")
+
+
+def test_json_has_the_contract_keys(fixture_sweep):
+    _, document = fixture_sweep
+    for mutant in document["mutants"]:
+        for key in ("id", "verdict", "owners", "killed_by", "duration_s"):
+            assert key in mutant, f"{mutant['id']} lacks {key}"
+    assert document["holds"] is False
+
+
+def test_exit_code_falls_short_when_any_mutant_is_not_killed(fixture_sweep):
+    proc, _ = fixture_sweep
+    assert proc.returncode == 1, proc.stderr
+
+
+@pytest.mark.parametrize("mutant_id", [
+    "calc.low_bound_skipped", "calc.admit_strict", "calc.pick_max", "calc.size_offset",
+    "calc.pick_marker_owned", "dist.max_not_min", "dist.max_not_min_spawn",
+])
+def test_owned_mutants_are_killed_by_their_owner(fixture_sweep, mutant_id):
+    mutant = by_id(fixture_sweep[1])[mutant_id]
+    assert mutant["verdict"] == "KILLED", mutant["excerpt"]
+    assert mutant["killed_by"] and set(mutant["killed_by"]) <= set(mutant["owners"])
+
+
+def test_marker_declared_owner_counts(fixture_sweep):
+    mutant = by_id(fixture_sweep[1])["calc.pick_marker_owned"]
+    assert mutant["owners"] == ["checks/check_calc.py::test_pick_marked"]
+
+
+def test_weak_owner_survives(fixture_sweep):
+    mutant = by_id(fixture_sweep[1])["calc.audit_dropped"]
+    assert mutant["verdict"] == "SURVIVED"
+    assert mutant["killed_by"] == [] and mutant["failed_non_owners"] == []
+
+
+def test_accepted_survivor_is_visible_and_holds(fixture_sweep):
+    mutant = by_id(fixture_sweep[1])["calc.audit_dropped_accepted"]
+    assert mutant["verdict"] == "ACCEPTED_SURVIVOR"
+    assert "no observable effect" in mutant["excerpt"]
+
+
+def test_killed_only_elsewhere_is_owner_missed(fixture_sweep):
+    mutant = by_id(fixture_sweep[1])["calc.high_bound_weak_owner"]
+    assert mutant["verdict"] == "OWNER_MISSED"
+    assert mutant["failed_non_owners"] == ["checks/check_calc.py::test_clamp_high"]
+    # test_always_red fails on clean code too: it must not count as a kill
+    assert "checks/check_calc.py::test_always_red" not in mutant["failed_non_owners"]
+
+
+def test_crash_of_the_owner_is_wrong_failure(fixture_sweep):
+    mutant = by_id(fixture_sweep[1])["calc.total_none"]
+    assert mutant["verdict"] == "WRONG_FAILURE"
+    assert "TypeError" in mutant["excerpt"]
+
+
+def test_failure_not_matching_expect_is_wrong_failure(fixture_sweep):
+    mutant = by_id(fixture_sweep[1])["calc.admit_strict_wrong_expect"]
+    assert mutant["verdict"] == "WRONG_FAILURE"
+    assert "told to admit 5" in mutant["excerpt"]
+
+
+def test_stale_replace_names_snippet_and_function(fixture_sweep):
+    mutant = by_id(fixture_sweep[1])["calc.total_doubled_stale"]
+    assert mutant["verdict"] == "STALE"
+    assert "'acc += value * 2'" in mutant["excerpt"]
+    assert "fixpkg.calc:total" in mutant["excerpt"]
+
+
+def test_uncompilable_mutant_is_broken(fixture_sweep):
+    mutant = by_id(fixture_sweep[1])["calc.total_broken"]
+    assert mutant["verdict"] == "BROKEN"
+
+
+def test_red_owner_on_clean_code_is_baseline_red(fixture_sweep):
+    mutant = by_id(fixture_sweep[1])["calc.red_owner"]
+    assert mutant["verdict"] == "BASELINE_RED"
+    assert "test_always_red" in mutant["excerpt"]
+
+
+def test_deadlock_is_timeout_naming_ranks_with_stacks(fixture_sweep):
+    mutant = by_id(fixture_sweep[1])["dist.ring_deadlock"]
+    assert mutant["verdict"] == "TIMEOUT"
+    alive = mutant["detail"]["alive"]
+    labels = sorted(p["label"] for p in alive)
+    assert "rank 0/2" in labels and "rank 1/2" in labels, labels
+    rank_stacks = [p["stack"] for p in alive if p["label"].startswith("rank")]
+    assert all("ring_pass" in s or "barrier" in s for s in rank_stacks), rank_stacks
+    assert "rank 1/2" in mutant["excerpt"]
+    # acceptance: reported within timeout + 2 s, and nothing of it is left running
+    assert mutant["duration_s"] <= mutant["detail"]["timeout_s"] + 2.0
+    assert tagged_processes(FIXTURE_SWEEP_TAG) == []  # the killed ranks included
+
+
+@pytest.mark.parametrize("kind", ["fork", "spawn", "subprocess", "torchrun"])
+def test_every_process_kind_sees_the_mutant(fixture_sweep, kind):
+    """The owner asserts its child saw clean code; under the mutant the failure message
+    (matched by ``expect``) proves that kind of process saw the mutated code."""
+    mutant = by_id(fixture_sweep[1])[f"kinds.{kind}"]
+    assert mutant["verdict"] == "KILLED", mutant["excerpt"]
+    assert "saw" in mutant["excerpt"] and "mutated" in mutant["excerpt"]
+
+
+def test_no_process_of_the_sweep_is_left(fixture_sweep):
+    assert tagged_processes(FIXTURE_SWEEP_TAG) == []

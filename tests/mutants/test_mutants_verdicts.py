@@ -1,0 +1,90 @@
+"""The verdict rules, one by one (pure functions: each rule can be seen to fail)."""
+
+from __future__ import annotations
+
+from deskcheck.mutants.catalog import DEFAULT_WRONG_FAILURE_TYPES as WRONG
+from deskcheck.mutants.verdicts import ItemResult, decide, exception_name, failure_reason
+
+OWNER, OTHER = "t.py::owner", "t.py::other"
+
+
+def failed(nodeid: str, message: str, text: str = "", when: str = "call") -> ItemResult:
+    return ItemResult(nodeid, "failed", when, message, text)
+
+
+def passed(nodeid: str) -> ItemResult:
+    return ItemResult(nodeid, "passed")
+
+
+def test_exception_name():
+    assert exception_name("deskcheck.errors.RankError: rank 1 failed") == "RankError"
+    assert exception_name("AssertionError: assert 1 == 2") == "AssertionError"
+    assert exception_name("assert 1 == 2") == ""
+
+
+def test_assertion_failure_of_an_owner_kills():
+    verdict = decide([OWNER], [failed(OWNER, "AssertionError: told to admit")], None, WRONG)
+    assert verdict.verdict == "KILLED" and verdict.killed_by == [OWNER]
+
+
+def test_crash_of_an_owner_is_wrong_failure():
+    for message in ("TypeError: bad operand", "ImportError: no module", "NameError: x"):
+        assert decide([OWNER], [failed(OWNER, message)], None, WRONG).verdict == "WRONG_FAILURE"
+
+
+def test_setup_error_is_wrong_failure():
+    result = failed(OWNER, "ValueError: fixture blew up", when="setup")
+    assert failure_reason(result, None, WRONG) == "wrong"
+
+
+def test_timeout_raised_by_owner_is_not_a_kill():
+    verdict = decide([OWNER], [failed(OWNER, "deskcheck.errors.RankTimeoutError: rank 1")],
+                     None, WRONG)
+    assert verdict.verdict == "TIMEOUT"
+
+
+def test_process_crash_is_not_a_kill():
+    verdict = decide([OWNER], [failed(OWNER, "ProcessCrash: the test process died")], None,
+                     WRONG)
+    assert verdict.verdict == "WRONG_FAILURE"
+
+
+def test_rank_error_carrying_a_crash_is_wrong_failure():
+    text = "rank 1 raised:\nTraceback...\nTypeError: 'NoneType' object is not iterable"
+    result = failed(OWNER, "deskcheck.errors.RankError: rank 1 failed", text)
+    assert failure_reason(result, None, WRONG) == "wrong"
+    text_assert = "rank 1 raised:\nAssertionError: ranks disagree"
+    result = failed(OWNER, "deskcheck.errors.RankError: rank 1 failed", text_assert)
+    assert failure_reason(result, None, WRONG) == "kill"
+
+
+def test_expect_decides_when_given():
+    result = failed(OWNER, "AssertionError: told to admit 5 with room for 3")
+    assert failure_reason(result, "told to admit .* with room for", WRONG) == "kill"
+    assert failure_reason(result, "budget exhausted", WRONG) == "wrong"
+    crash = failed(OWNER, "TypeError: expected by the catalog")
+    assert failure_reason(crash, "expected by the catalog", WRONG) == "kill"
+
+
+def test_non_owner_kill_is_owner_missed():
+    verdict = decide([OWNER], [passed(OWNER), failed(OTHER, "AssertionError: x")], None, WRONG)
+    assert verdict.verdict == "OWNER_MISSED" and verdict.failed_non_owners == [OTHER]
+
+
+def test_non_owner_red_on_clean_code_does_not_count():
+    verdict = decide([OWNER], [passed(OWNER), failed(OTHER, "AssertionError: x")], None, WRONG,
+                     clean_red=[OTHER])
+    assert verdict.verdict == "SURVIVED"
+
+
+def test_survivor_and_accepted_survivor():
+    assert decide([OWNER], [passed(OWNER)], None, WRONG).verdict == "SURVIVED"
+    verdict = decide([OWNER], [passed(OWNER)], None, WRONG, accepted_survivor="equivalent")
+    assert verdict.verdict == "ACCEPTED_SURVIVOR" and "equivalent" in verdict.excerpt
+
+
+def test_kill_beats_a_wrong_failure_of_another_owner():
+    second = "t.py::owner2"
+    verdict = decide([OWNER, second], [failed(OWNER, "TypeError: x"),
+                                       failed(second, "AssertionError: y")], None, WRONG)
+    assert verdict.verdict == "KILLED" and verdict.killed_by == [second]

@@ -1,0 +1,129 @@
+"""Incremental fingerprints and deterministic shards."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from deskcheck.errors import ConfigError
+from deskcheck.report.fingerprint import config_fingerprint, mutant_fingerprint
+from deskcheck.report.shard import parse_shard, select_shard, shard_of
+
+DEFINITION = {"id": "ballot.M2", "title": "recovery edge disabled",
+              "target": "tp_scheduler.prefetch_ballot:advance_mismatch_streak",
+              "operator": "replace", "find": 'return 0, total, "recovered"',
+              "with": "return 0, total, None", "owners": ["tests/test_ballot.py::test_edge"]}
+TARGET = "def advance_mismatch_streak(streak, total, mismatch):\n    return 0, total, None\n"
+
+
+@pytest.fixture
+def owner_files(tmp_path: Path) -> list[Path]:
+    first, second = tmp_path / "test_ballot.py", tmp_path / "conftest.py"
+    first.write_text("def test_edge():\n    assert True\n")
+    second.write_text("import pytest\n")
+    return [first, second]
+
+
+def test_fingerprint_is_stable_and_ignores_order_and_key_order(owner_files):
+    base = mutant_fingerprint(DEFINITION, TARGET, owner_files, "0.1.0")
+    assert len(base) == 64 and base == mutant_fingerprint(DEFINITION, TARGET, owner_files,
+                                                          "0.1.0")
+    shuffled = dict(reversed(list(DEFINITION.items())))
+    assert mutant_fingerprint(shuffled, TARGET, list(reversed(owner_files)), "0.1.0") == base
+
+
+def test_fingerprint_ignores_where_the_checkout_lives(owner_files, tmp_path: Path):
+    base = mutant_fingerprint(DEFINITION, TARGET, owner_files, "0.1.0")
+    moved = tmp_path / "elsewhere"
+    moved.mkdir()
+    copies = []
+    for path in owner_files:
+        copy = moved / path.name
+        copy.write_bytes(path.read_bytes())
+        copies.append(copy)
+    assert mutant_fingerprint(DEFINITION, TARGET, copies, "0.1.0") == base
+
+
+def test_each_input_changes_the_fingerprint(owner_files):
+    base = mutant_fingerprint(DEFINITION, TARGET, owner_files, "0.1.0")
+    changed_definition = {**DEFINITION, "with": "return 0, total, 'onset'"}
+    assert mutant_fingerprint(changed_definition, TARGET, owner_files, "0.1.0") != base
+    assert mutant_fingerprint(DEFINITION, TARGET + "    # note\n", owner_files, "0.1.0") != base
+    assert mutant_fingerprint(DEFINITION, TARGET, owner_files, "0.2.0") != base
+    assert mutant_fingerprint(DEFINITION, TARGET, owner_files[:1], "0.1.0") != base
+    owner_files[0].write_text("def test_edge():\n    assert False\n")
+    assert mutant_fingerprint(DEFINITION, TARGET, owner_files, "0.1.0") != base
+
+
+def test_a_missing_owner_file_is_part_of_the_fingerprint(owner_files, tmp_path: Path):
+    base = mutant_fingerprint(DEFINITION, TARGET, owner_files, "0.1.0")
+    missing = mutant_fingerprint(DEFINITION, TARGET, [*owner_files, tmp_path / "gone.py"],
+                                 "0.1.0")
+    assert missing != base
+
+
+def test_unencodable_definition_is_refused():
+    with pytest.raises(TypeError, match="cannot fingerprint a object"):
+        mutant_fingerprint({"id": object()}, TARGET, [], "0.1.0")
+
+
+def test_config_fingerprint_follows_config_and_files(owner_files):
+    base = config_fingerprint({"catalog": "mutants.toml"}, owner_files[0])
+    assert base == config_fingerprint({"catalog": "mutants.toml"}, owner_files[0])
+    assert base != config_fingerprint({"catalog": "other.toml"}, owner_files[0])
+    owner_files[0].write_text("# edited catalog\n")
+    assert base != config_fingerprint({"catalog": "mutants.toml"}, owner_files[0])
+
+
+# -- shards ---------------------------------------------------------------------------------
+
+IDS = [f"{family}.M{i}" for family in ("ballot", "congruence", "floor", "budget")
+       for i in range(1, 9)]
+
+
+def test_shard_of_is_a_pure_function_of_the_id():
+    assert [shard_of(i, 4) for i in IDS] == [shard_of(i, 4) for i in IDS]
+    assert all(1 <= shard_of(i, 4) <= 4 for i in IDS)
+    assert len({shard_of(i, 4) for i in IDS}) == 4  # 32 ids do spread over 4 shards
+    # pinned values: a change of the hash would silently reshuffle every CI matrix
+    pinned = ("ballot.M2", "congruence.M1", "floor.M7")
+    assert [shard_of(i, 4) for i in pinned] == [3, 4, 4]
+    assert [shard_of(i, 7) for i in pinned] == [4, 7, 7]
+
+
+@given(st.lists(st.text(min_size=1, max_size=20), unique=True, max_size=60),
+       st.integers(min_value=1, max_value=9))
+def test_shards_partition_the_ids(ids, count):
+    parts = [select_shard(ids, f"{i}/{count}") for i in range(1, count + 1)]
+    assert sorted(x for part in parts for x in part) == sorted(ids)
+    for part in parts:
+        assert part == [i for i in ids if i in set(part)]  # catalog order kept
+
+
+@given(st.lists(st.text(min_size=1, max_size=20), unique=True, min_size=1, max_size=40),
+       st.lists(st.text(min_size=1, max_size=20), max_size=40),
+       st.integers(min_value=1, max_value=8))
+def test_growing_the_catalog_never_moves_an_existing_mutant(ids, new_ids, count):
+    before = {i: shard_of(i, count) for i in ids}
+    grown = ids + [n for n in new_ids if n not in before]
+    for spec_index in range(1, count + 1):
+        for mutant_id in select_shard(grown, f"{spec_index}/{count}"):
+            if mutant_id in before:
+                assert before[mutant_id] == spec_index
+
+
+@pytest.mark.parametrize("spec", ["0/4", "5/4", "1/0", "a/4", "1-4", "", "2/", "-1/3", "1/4/2"])
+def test_bad_shard_specs_are_refused_with_the_fix(spec):
+    with pytest.raises(ConfigError) as caught:
+        select_shard(IDS, spec)
+    assert "--shard I/N" in caught.value.render() and caught.value.exit_code == 2
+
+
+def test_parse_shard_accepts_the_edges():
+    assert parse_shard("1/1") == (1, 1) and parse_shard(" 4/4 ") == (4, 4)
+    assert select_shard(IDS, "1/1") == IDS
+    with pytest.raises(ValueError):
+        shard_of("ballot.M1", 0)

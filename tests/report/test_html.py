@@ -1,0 +1,97 @@
+"""The HTML report is one offline file; headless Chromium renders every mutant."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+from html.parser import HTMLParser
+from pathlib import Path
+
+import pytest
+
+from deskcheck.report.renderers.html_report import render
+from deskcheck.report.reportdata import ReportData, load_report
+from deskcheck.report.store import Store
+
+pytestmark = pytest.mark.xdist_group("report-chromium")
+
+
+class _Dom(HTMLParser):
+    """Mutant articles (id, verdict, hidden) and the shown-count text of a rendered page."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.mutants: dict[str, dict[str, str | None]] = {}
+        self.count_text = ""
+        self.external: list[str] = []
+        self._in_count = False
+
+    def handle_starttag(self, tag, attrs):
+        attributes = dict(attrs)
+        if tag == "article" and attributes.get("data-mutant-id"):
+            self.mutants[attributes["data-mutant-id"]] = attributes
+        for name in ("src", "href"):
+            value = attributes.get(name) or ""
+            if re.match(r"(https?:)?//", value):
+                self.external.append(value)
+        self._in_count = attributes.get("id") == "shown-count"
+
+    def handle_data(self, data):
+        if self._in_count:
+            self.count_text += data
+
+    def handle_endtag(self, tag):
+        self._in_count = False
+
+
+def _dump_dom(chromium: str, page: Path, fragment: str, profile: Path) -> _Dom:
+    done = subprocess.run(
+        [chromium, "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+         "--disable-background-networking", "--disable-component-update", "--no-first-run",
+         "--no-default-browser-check", f"--user-data-dir={profile}", "--dump-dom",
+         page.as_uri() + fragment],
+        capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    dom = _Dom()
+    dom.feed(done.stdout)
+    return dom
+
+
+@pytest.fixture
+def data(store: Store, recorded_run: int) -> ReportData:
+    return load_report(store, recorded_run)
+
+
+def test_html_is_self_contained_and_escapes_what_it_shows(data: ReportData):
+    page = render(data)
+    assert "<script>alert(1)</script>" not in page  # a title is text, never markup
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in page
+    dom = _Dom()
+    dom.feed(page)
+    assert dom.external == [] and "<link" not in page and "@import" not in page
+    assert set(dom.mutants) == {m.id for m in data.mutants}
+    # the target's source is inline, with the mutated line marked
+    marked = re.findall(r'title="mutated by ([^"]+)"', page)
+    assert any("ballot.M2" in ids.split(", ") for ids in marked)
+    assert "def advance_mismatch_streak" in page
+
+
+def test_chromium_renders_every_mutant_offline(chromium: str, data: ReportData,
+                                               tmp_path: Path):
+    page = tmp_path / "report.html"
+    page.write_text(render(data), encoding="utf-8")
+    dom = _dump_dom(chromium, page, "", tmp_path / "profile")
+    assert set(dom.mutants) == {m.id for m in data.mutants}
+    assert all(attrs.get("hidden") is None for attrs in dom.mutants.values())
+    total = len(data.mutants)
+    assert dom.count_text == f"{total} of {total} mutants shown"  # the inline script ran
+
+
+def test_chromium_filters_by_verdict_from_the_address(chromium: str, data: ReportData,
+                                                      tmp_path: Path):
+    page = tmp_path / "report.html"
+    page.write_text(render(data), encoding="utf-8")
+    dom = _dump_dom(chromium, page, "#verdict=SURVIVED", tmp_path / "profile")
+    shown = {i for i, attrs in dom.mutants.items() if attrs.get("hidden") is None}
+    assert shown == {m.id for m in data.mutants if m.verdict == "SURVIVED"} == {"ballot.M2"}
+    assert dom.count_text == f"1 of {len(data.mutants)} mutants shown"

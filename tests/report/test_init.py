@@ -1,0 +1,155 @@
+"""`deskcheck init`: a [tool.deskcheck] skeleton and two workflows, never clobbering."""
+
+from __future__ import annotations
+
+import json
+import re
+import shlex
+import subprocess
+import tomllib
+from pathlib import Path
+
+import pytest
+import yaml
+
+from deskcheck.cli import main
+from deskcheck.errors import ConfigError
+from deskcheck.report.init_project import init_project
+
+PR = ".github/workflows/deskcheck-pr.yml"
+NIGHTLY = ".github/workflows/deskcheck-nightly.yml"
+
+
+def _actions(root: Path) -> dict[str, str]:
+    return {a.path.relative_to(root).as_posix(): a.action for a in init_project(root)}
+
+
+def test_init_in_an_empty_folder_creates_everything(tmp_path: Path):
+    assert _actions(tmp_path) == {"pyproject.toml": "created", PR: "created", NIGHTLY: "created"}
+    config = tomllib.loads((tmp_path / "pyproject.toml").read_text())
+    assert config["tool"]["deskcheck"]["catalog"] == "mutants.toml"
+    assert _actions(tmp_path) == {"pyproject.toml": "kept", PR: "unchanged",
+                                  NIGHTLY: "unchanged"}
+
+
+def test_init_appends_the_section_and_keeps_every_existing_byte(tmp_path: Path):
+    original = '[project]\nname = "sched"\n\n[tool.ruff]\nline-length = 100'  # no final newline
+    (tmp_path / "pyproject.toml").write_text(original)
+    assert _actions(tmp_path)["pyproject.toml"] == "appended"
+    text = (tmp_path / "pyproject.toml").read_text()
+    assert text.startswith(original + "\n")
+    data = tomllib.loads(text)
+    assert data["project"]["name"] == "sched" and data["tool"]["ruff"]["line-length"] == 100
+    assert data["tool"]["deskcheck"]["catalog"] == "mutants.toml"
+
+
+def test_init_never_touches_an_existing_section_or_workflow(tmp_path: Path):
+    pyproject = '[tool.deskcheck]\ncatalog = "ours.toml"\n'
+    (tmp_path / "pyproject.toml").write_text(pyproject)
+    (tmp_path / PR).parent.mkdir(parents=True)
+    (tmp_path / PR).write_text("name: our own\n")
+    actions = _actions(tmp_path)
+    assert actions == {"pyproject.toml": "kept", PR: "kept", NIGHTLY: "created"}
+    assert (tmp_path / "pyproject.toml").read_text() == pyproject
+    assert (tmp_path / PR).read_text() == "name: our own\n"
+
+
+def test_init_refuses_a_broken_pyproject_and_writes_nothing(tmp_path: Path):
+    (tmp_path / "pyproject.toml").write_text("[project\nname = 1\n")
+    with pytest.raises(ConfigError) as caught:
+        init_project(tmp_path)
+    assert "pyproject.toml:1" in caught.value.render() and "fix:" in caught.value.render()
+    assert (tmp_path / "pyproject.toml").read_text() == "[project\nname = 1\n"
+    assert not (tmp_path / ".github").exists()
+
+
+def _steps(job: dict) -> str:
+    return "\n".join(str(step.get("run", "")) + str(step.get("uses", "")) for step in job["steps"])
+
+
+def test_pr_workflow_runs_the_gates_and_an_incremental_sweep(tmp_path: Path):
+    init_project(tmp_path)
+    workflow = yaml.safe_load((tmp_path / PR).read_text())
+    assert "pull_request" in workflow[True]  # YAML 1.1 reads the key `on` as True
+    (job,) = workflow["jobs"].values()
+    steps = _steps(job)
+    for command in ("deskcheck drift", "deskcheck redfirst --base", "deskcheck regress --base",
+                    "deskcheck sweep --changed-since", "--format markdown",
+                    "GITHUB_STEP_SUMMARY", "actions/cache"):
+        assert command in steps, command
+    checkout = next(s for s in job["steps"] if s.get("uses", "").startswith("actions/checkout"))
+    assert checkout["with"]["fetch-depth"] == 0
+
+
+def test_nightly_workflow_shards_merges_diffs_and_keeps_the_store(tmp_path: Path):
+    init_project(tmp_path)
+    workflow = yaml.safe_load((tmp_path / NIGHTLY).read_text())
+    assert "schedule" in workflow[True]
+    jobs = workflow["jobs"]
+    assert "gpu" in jobs["nccl-suites"]["runs-on"]
+    shards = jobs["sweep"]["strategy"]["matrix"]["shard"]
+    assert f"--shard ${{{{ matrix.shard }}}}/{len(shards)}" in _steps(jobs["sweep"])
+    merge = _steps(jobs["merge"])
+    for command in ("deskcheck merge shards/*/results.sqlite", "deskcheck diff latest~1 latest",
+                    "--format stryker", "--format html", "upload-artifact"):
+        assert command in merge, command
+    kept = [s for s in jobs["merge"]["steps"] if s.get("with", {}).get("name") == "deskcheck-store"]
+    assert kept and kept[0]["with"]["path"].startswith(".deskcheck/")
+
+
+def test_init_command(tmp_path: Path, capsys):
+    assert main(["init", "--root", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    assert "created" in out and "deskcheck-nightly.yml" in out
+
+
+def test_init_command_json(tmp_path: Path, capsys):
+    assert main(["init", "--root", str(tmp_path), "--json", "-"]) == 0
+    actions = json.loads(capsys.readouterr().out)
+    assert [a["action"] for a in actions] == ["created"] * 3
+
+
+def test_workflows_validate_against_the_github_workflow_schema(action_validator: str,
+                                                              tmp_path: Path):
+    init_project(tmp_path)
+    for name in (PR, NIGHTLY):
+        done = subprocess.run([action_validator, str(tmp_path / name)], capture_output=True,
+                              text=True, timeout=60)
+        assert done.returncode == 0, done.stdout + done.stderr
+    broken = tmp_path / "broken.yml"
+    broken.write_text((tmp_path / PR).read_text().replace("runs-on:", "runs-onn:"))
+    done = subprocess.run([action_validator, str(broken)], capture_output=True, text=True,
+                          timeout=60)
+    assert done.returncode != 0 and "runs-on" in done.stdout + done.stderr  # it can fail
+
+
+def _workflow_commands() -> list[tuple[str, str]]:
+    """Every `deskcheck ...` command line the two workflow templates run."""
+    from deskcheck.report.init_project import WORKFLOWS, template
+
+    found = []
+    for name in WORKFLOWS.values():
+        for job in yaml.safe_load(template(name))["jobs"].values():
+            for step in job["steps"]:
+                for line in str(step.get("run", "")).splitlines():
+                    for match in re.finditer(r"(?:^|[\s($])(deskcheck [^)|;&\n]*)", line):
+                        found.append((name, match.group(1).strip()))
+    return found
+
+
+@pytest.mark.parametrize(("workflow", "command"), _workflow_commands())
+def test_every_workflow_command_parses_with_the_real_cli(workflow: str, command: str):
+    from deskcheck.cli import build_parser
+
+    concrete = (command.replace('"$BASE"', "origin/main").replace("${{ matrix.shard }}", "1")
+                .replace("shards/*/results.sqlite", "a.sqlite b.sqlite"))
+    args = build_parser().parse_args(shlex.split(concrete)[1:])
+    assert callable(args.func), (workflow, command)
+
+
+def test_the_workflows_run_every_part():
+    commands = " ".join(c for _, c in _workflow_commands())
+    for part in ("deskcheck drift", "deskcheck redfirst", "deskcheck regress",
+                 "deskcheck sweep", "deskcheck merge", "deskcheck diff", "deskcheck report",
+                 "deskcheck history"):
+        assert part in commands, part

@@ -1,0 +1,115 @@
+"""The Stryker JSON validates against the published schema (taken from npm at session start)."""
+
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+
+import jsonschema
+import pytest
+
+from deskcheck.report.records import VERDICTS, RunRecord
+from deskcheck.report.renderers.stryker import STRYKER_STATUS, build, render
+from deskcheck.report.reportdata import load_report
+from deskcheck.report.store import Store
+
+from .sample_records import BALLOT_FILE, BALLOT_SOURCE, CONGRUENCE_FILE
+
+
+def _validator(schema: dict) -> jsonschema.Draft7Validator:
+    jsonschema.Draft7Validator.check_schema(schema)
+    return jsonschema.Draft7Validator(schema, format_checker=jsonschema.FormatChecker())
+
+
+def test_report_of_every_verdict_validates_against_the_published_schema(
+        stryker_schema, store: Store, recorded_run: int):
+    report = json.loads(render(load_report(store, recorded_run)))
+    errors = sorted(_validator(stryker_schema).iter_errors(report), key=str)
+    assert not errors, "\n".join(f"{list(e.path)}: {e.message}" for e in errors)
+
+
+def test_the_validator_can_fail(stryker_schema, store: Store, recorded_run: int):
+    report = build(load_report(store, recorded_run))
+    broken = copy.deepcopy(report)
+    broken["files"][BALLOT_FILE]["mutants"][0]["status"] = "OWNER_MISSED"
+    assert list(_validator(stryker_schema).iter_errors(broken))
+    broken = copy.deepcopy(report)
+    broken["files"][BALLOT_FILE]["mutants"][0]["location"]["start"]["line"] = 0
+    assert list(_validator(stryker_schema).iter_errors(broken))
+
+
+def test_every_status_is_one_the_schema_allows(stryker_schema):
+    allowed = set(stryker_schema["properties"]["files"]["additionalProperties"]["properties"]
+                  ["mutants"]["items"]["properties"]["status"]["enum"])
+    assert set(STRYKER_STATUS) == set(VERDICTS)
+    assert set(STRYKER_STATUS.values()) <= allowed
+
+
+def test_files_are_keyed_by_path_with_source_and_located_mutants(store: Store, recorded_run):
+    report = build(load_report(store, recorded_run))
+    assert set(report["files"]) == {BALLOT_FILE, CONGRUENCE_FILE}
+    ballot = report["files"][BALLOT_FILE]
+    assert ballot["source"] == BALLOT_SOURCE and ballot["language"] == "python"
+    by_id = {m["id"]: m for m in ballot["mutants"]}
+    lines = BALLOT_SOURCE.splitlines()
+    m2 = by_id["ballot.M2"]  # recovery edge: the `return 0, total, "recovered"` line
+    start, end = m2["location"]["start"], m2["location"]["end"]
+    assert lines[start["line"] - 1].strip() == 'return 0, total, "recovered"'
+    assert lines[start["line"] - 1][start["column"] - 1:].startswith("return 0")
+    assert end["line"] == start["line"] and end["column"] == len(lines[start["line"] - 1]) + 1
+    assert m2["status"] == "Survived" and m2["replacement"] == "return 0, total, None"
+    assert by_id["ballot.M3"]["status"] == "Survived"
+    assert by_id["ballot.M3"]["statusReason"].startswith("OWNER_MISSED: owner missed it")
+    assert by_id["ballot.M1"]["killedBy"] == ["tests/test_ballot.py::test_recovery_edge_reported"]
+    assert by_id["ballot.M1"]["duration"] == 31.0
+    assert by_id["ballot.M5"]["status"] == "RuntimeError"  # STALE
+    gate = {m["id"]: m for m in report["files"][CONGRUENCE_FILE]["mutants"]}
+    assert gate["congruence.M1"]["status"] == "Timeout"
+    assert "not count a timeout as a kill" in gate["congruence.M1"]["statusReason"]
+    assert gate["congruence.M2"]["status"] == "CompileError"
+    assert gate["congruence.M4"]["status"] == "Ignored"
+    assert gate["congruence.M4"]["statusReason"] == ("ACCEPTED_SURVIVOR: equivalent: + 0 "
+                                                     "changes nothing")
+    test_ids = {t["id"] for f in report["testFiles"].values() for t in f["tests"]}
+    assert "tests/test_scheduler.py::test_admission_end_to_end" in test_ids
+
+
+def test_a_mutant_without_source_still_validates(stryker_schema, store: Store, mutants):
+    run_id = store.begin_run(RunRecord(kind="sweep"))
+    lost = mutants[1]
+    lost.source_file, lost.diff, lost.target = "", "", "removed.module:gone"
+    store.record_mutant(run_id, lost)
+    report = json.loads(render(load_report(store, run_id)))
+    assert not list(_validator(stryker_schema).iter_errors(report))
+    assert report["files"]["(unknown source)"]["mutants"][0]["location"]["start"] == {
+        "line": 1, "column": 1}
+
+
+@pytest.mark.parametrize("verdict", VERDICTS)
+def test_status_reason_keeps_the_deskcheck_verdict(store: Store, mutants, verdict):
+    run_id = store.begin_run(RunRecord(kind="sweep"))
+    record = mutants[0]
+    record.verdict = verdict
+    store.record_mutant(run_id, record)
+    (entry,) = build(load_report(store, run_id))["files"][BALLOT_FILE]["mutants"]
+    assert entry["statusReason"].startswith(verdict + ":")
+
+
+def test_a_sweep_record_pointing_at_its_catalog_entry_is_placed_in_the_target_file(
+        stryker_schema, project: Path, store: Store, mutants):
+    """The sweep sets ``source_file`` to the catalog (mutants.toml:line); the diff and the
+    target name still place the mutant in the module it mutates."""
+    run_id = store.begin_run(RunRecord(kind="sweep"))
+    survivor, stale = mutants[1], mutants[4]  # ballot.M2 (has a diff), ballot.M5 (STALE, none)
+    for record in (survivor, stale):
+        record.source_file, record.source_line = "mutants.toml", 12
+        store.record_mutant(run_id, record)
+    assert set(store.sources(run_id)) == {BALLOT_FILE}  # the module, not the catalog
+    report = json.loads(render(load_report(store, run_id)))
+    assert not list(_validator(stryker_schema).iter_errors(report))
+    assert set(report["files"]) == {BALLOT_FILE}
+    by_id = {m["id"]: m for m in report["files"][BALLOT_FILE]["mutants"]}
+    line = BALLOT_SOURCE.splitlines()[by_id["ballot.M2"]["location"]["start"]["line"] - 1]
+    assert line.strip() == 'return 0, total, "recovered"'
+    assert by_id["ballot.M5"]["status"] == "RuntimeError"

@@ -1,0 +1,275 @@
+"""The launcher: warm pools on real gloo ranks, failures that name the rank, no orphans."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+import time
+
+import pytest
+
+from deskcheck.errors import (
+    BackendUnavailableError,
+    RankAssertionError,
+    RankError,
+    RankTaskError,
+    RankTimeoutError,
+)
+from deskcheck.suites import RankPool, backend_unavailable_reason, owned_pools, rank_pool
+from tests.suites import _decisions as D
+from tests.suites._procs import child_pids, running, wait_gone
+
+pytestmark = pytest.mark.xdist_group("deskcheck-suites")
+SHORT_TIMEOUT = 2.0
+
+
+@pytest.fixture
+def short_pool():
+    """A private world=3 pool with a 2 s process-group timeout, closed after the test."""
+    before = child_pids()
+    pool = RankPool(3, "gloo", timeout_s=SHORT_TIMEOUT).start()
+    yield pool
+    pool.close()
+    assert child_pids() == before, "the pool left processes behind"
+
+
+@pytest.mark.world(2, 3)
+@pytest.mark.backend("gloo")
+def test_every_rank_runs_the_task_with_its_own_argument(rank_pool, world):
+    assert rank_pool.run(D.all_reduce_sum, per_rank=list(range(1, world + 1))) == \
+        [sum(range(1, world + 1))] * world
+    assert rank_pool.run(D.whoami) == [(r, world, "gloo", world) for r in range(world)]
+
+
+@pytest.mark.world(2)
+@pytest.mark.backend("gloo")
+def test_the_pool_stays_warm_across_tasks_and_fixture_uses(rank_pool):
+    pids = rank_pool.pids
+    for value in range(5):
+        assert rank_pool.run(D.all_reduce_sum, per_rank=[value, value]) == [2 * value] * 2
+    assert rank_pool_again(2).pids == pids
+
+
+def rank_pool_again(world):
+    return rank_pool(world, "gloo")
+
+
+@pytest.mark.backend("gloo")
+def test_gloo_ranks_are_hermetic(rank_pool):
+    assert rank_pool.run(D.env_value, "CUDA_VISIBLE_DEVICES") == ["", ""]
+
+
+def test_an_assertion_in_one_rank_names_that_rank_and_keeps_the_pool(short_pool):
+    pids = short_pool.pids
+    with pytest.raises(RankAssertionError) as info:
+        short_pool.run(D.assert_below, 2, per_rank=[0, 1, 2])
+    message = str(info.value)
+    assert "rank 2 raised AssertionError: value 2 is not below 2" in message
+    assert "rank 0 (pid" in message and "returned after" in message
+    assert isinstance(info.value, AssertionError)
+    assert short_pool.pids == pids, "ranks in step after a plain assertion are reused"
+    assert short_pool.run(D.all_reduce_sum, per_rank=[1, 1, 1]) == [3, 3, 3]
+
+
+def test_a_crash_is_a_rank_error_not_an_assertion(short_pool):
+    with pytest.raises(RankError) as info:
+        short_pool.run(D.crash_with_type_error, per_rank=[0, 1, 2])
+    assert not isinstance(info.value, AssertionError)
+    assert "rank 1 raised TypeError: rank-local crash" in str(info.value)
+
+
+def test_a_rank_that_skips_the_collective_is_named_within_the_timeout(short_pool):
+    before = child_pids() - set(short_pool.pids)
+    started = time.monotonic()
+    with pytest.raises(RankTimeoutError) as info:
+        short_pool.run(D.skip_collective_on, per_rank=[1, 1, 1])
+    elapsed = time.monotonic() - started
+    message = str(info.value)
+    assert message.splitlines()[0].endswith(
+        "rank 1 skipped all_reduce #1: returned after 0 collectives while ranks 0 and 2 waited "
+        "in it until the 2 s process-group timeout"), message
+    assert elapsed < SHORT_TIMEOUT + 2.0, f"took {elapsed:.1f} s"
+    assert not short_pool.alive, "a pool whose ranks fell out of step is closed"
+    assert child_pids() == before, "zero rank processes are left"
+
+
+def test_a_rank_stuck_outside_the_collective_is_named_with_its_stack(short_pool):
+    with pytest.raises(RankTimeoutError) as info:
+        short_pool.run(D.sleep_before_collective, per_rank=[2, 2, 2])
+    message = str(info.value)
+    head = message.splitlines()[0]
+    assert "rank 2 never reached all_reduce: still running at" in head, head
+    assert "in sleep_before_collective" in head
+    assert "ranks 0 and 1 waited in all_reduce" in head
+    assert "Current thread" in message, "the hung rank's faulthandler stacks are shown"
+    assert not short_pool.alive
+
+
+def test_a_rank_that_dies_is_named_with_its_exit_status(short_pool):
+    with pytest.raises(RankError) as info:
+        short_pool.run(D.exit_on, per_rank=[0, 0, 0])
+    assert not isinstance(info.value, RankTimeoutError)
+    assert str(info.value).splitlines()[0].endswith("exit_on on world=3 gloo (DESK): "
+                                                    "rank 0 died (exit code 3)")
+    assert not short_pool.alive
+
+
+def test_a_lambda_task_is_refused_before_anything_runs(short_pool):
+    with pytest.raises(RankTaskError) as info:
+        short_pool.run(lambda: 1)
+    assert "module-level function" in str(info.value)
+    assert short_pool.alive
+
+
+def test_a_result_that_cannot_travel_back_is_reported(short_pool):
+    with pytest.raises(RankError, match="cannot be sent back"):
+        short_pool.run(D.unpicklable_result)
+
+
+def test_rank_output_comes_back_prefixed(short_pool, capsys):
+    short_pool.run(D.print_and_return, per_rank=[0, 1, 2])
+    out = capsys.readouterr().out
+    assert "[rank 2] hello from rank 2" in out
+
+
+def test_per_rank_must_match_the_world(short_pool):
+    with pytest.raises(RankTaskError, match="per_rank has 2 entries for world=3"):
+        short_pool.run(D.all_reduce_sum, per_rank=[1, 2])
+
+
+def test_nccl_without_gpus_is_refused_with_the_precise_reason(monkeypatch):
+    monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "")
+    reason = backend_unavailable_reason("nccl", 2)
+    assert reason == "nccl needs CUDA and this machine shows no GPU (CUDA_VISIBLE_DEVICES='')"
+    with pytest.raises(BackendUnavailableError, match="nccl needs CUDA"):
+        RankPool(2, "nccl").start()
+    assert backend_unavailable_reason("gloo", 2) is None
+
+
+def test_nccl_with_fewer_gpus_than_ranks_names_both_numbers(monkeypatch):
+    import torch
+
+    monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "0")
+    monkeypatch.setattr(torch.version, "cuda", "12.4")
+    monkeypatch.setattr(torch.cuda, "_device_count_nvml", lambda: 1)
+    monkeypatch.setattr(torch.distributed, "is_nccl_available", lambda: True)
+    reason = backend_unavailable_reason("nccl", 2)
+    assert reason == ("nccl needs one GPU per rank (NCCL refuses two ranks on one GPU): world=2 "
+                      "but 1 GPU(s) visible (counted through NVML)")
+    assert backend_unavailable_reason("nccl", 1) is None
+
+
+def test_a_forked_child_builds_its_own_pool_with_its_memory():
+    """The mutant sweep's rule: the child never reuses the pool it inherited."""
+    parent_pool = rank_pool(2, "gloo")
+    parent_pids = parent_pool.pids
+    read_fd, write_fd = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: swap a module global in memory, as a mutant swaps __code__
+        code = 1
+        try:
+            D.MUTANT_MARK = "mutant-7"
+            child_pool = rank_pool(2, "gloo")
+            seen = child_pool.run(D.pid_and_mark)
+            os.write(write_fd, repr((child_pool.pids, seen)).encode())
+            code = 0
+        finally:
+            os._exit(code)  # no atexit, no cleanup: the ranks must die with the child
+    os.close(write_fd)
+    with os.fdopen(read_fd) as reader:
+        child_pids_seen, seen = eval(reader.read())  # noqa: S307 - our own repr
+    _, status = os.waitpid(pid, 0)
+    assert os.waitstatus_to_exitcode(status) == 0
+    assert set(child_pids_seen).isdisjoint(parent_pids), "the child built a fresh pool"
+    assert [mark for _pid, mark in seen] == ["mutant-7", "mutant-7"], "its ranks see the mutant"
+    assert wait_gone(set(child_pids_seen)) == set(), "the child's ranks died with it"
+    assert parent_pool.pids == parent_pids and all(running(p) for p in parent_pids)
+    assert parent_pool.run(D.mutant_mark) == ["clean", "clean"], "the parent's ranks untouched"
+
+
+def test_a_pool_refuses_to_run_in_a_forked_child():
+    pool = rank_pool(2, "gloo")
+    pid = os.fork()
+    if pid == 0:
+        code = 1
+        try:
+            pool.run(D.mutant_mark)
+        except RankError as exc:
+            code = 0 if "belongs to pid" in str(exc) and not pool.alive else 2
+        finally:
+            os._exit(code)
+    _, status = os.waitpid(pid, 0)
+    assert os.waitstatus_to_exitcode(status) == 0
+    assert pool.run(D.mutant_mark) == ["clean", "clean"]
+
+
+def test_spawn_mode_ranks_inherit_the_environment(monkeypatch):
+    monkeypatch.setenv("DESKCHECK_TEST_HOOK", "import-hook-on")
+    before = child_pids()
+    with RankPool(2, "gloo", start_method="spawn", timeout_s=SHORT_TIMEOUT) as pool:
+        assert pool.start_method == "spawn"
+        assert pool.run(D.env_value, "DESKCHECK_TEST_HOOK") == ["import-hook-on"] * 2
+        assert pool.run(D.all_reduce_sum, per_rank=[2, 3]) == [5, 5]
+        assert pool.run(D.whoami) == [(0, 2, "gloo", 2), (1, 2, "gloo", 2)]
+    assert child_pids() == before
+
+
+def test_pools_close_at_interpreter_exit(tmp_path):
+    """A script that never closes its pool leaves no rank behind once it exits."""
+    script = tmp_path / "leave_pool_open.py"
+    script.write_text(textwrap.dedent("""
+        import sys
+        sys.path.insert(0, sys.argv[1])
+        from deskcheck.suites import rank_pool
+        from tests.suites import _decisions as D
+        pool = rank_pool(2, "gloo")
+        assert pool.run(D.all_reduce_sum, per_rank=[1, 2]) == [3, 3]
+        print(" ".join(map(str, pool.pids)), flush=True)
+    """))
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    done = subprocess.run([sys.executable, str(script), root], capture_output=True, text=True,
+                          timeout=120, env={**os.environ, "CUDA_VISIBLE_DEVICES": ""})
+    assert done.returncode == 0, done.stderr
+    pids = {int(p) for p in done.stdout.split()}
+    assert len(pids) == 2
+    assert wait_gone(pids) == set()
+
+
+def test_session_teardown_closes_owned_pools():
+    from deskcheck.suites import shutdown_pools
+
+    pool = rank_pool(2, "gloo")
+    pids = set(pool.pids)
+    shutdown_pools()
+    assert owned_pools() == []
+    assert not (pids & child_pids()), "closed pools' ranks are reaped"
+
+
+def test_a_rank_killed_between_tasks_makes_the_pool_restart(short_pool):
+    import signal
+
+    old = short_pool.pids
+    os.kill(old[1], signal.SIGKILL)
+    deadline = time.monotonic() + 10
+    while short_pool._ranks[1].exit_status() is None and time.monotonic() < deadline:
+        time.sleep(0.01)  # the kernel tears the process down before it can be waited for
+    assert short_pool.run(D.all_reduce_sum, per_rank=[1, 1, 1]) == [3, 3, 3]
+    assert set(short_pool.pids).isdisjoint(old), "a fresh group replaced the broken one"
+    assert not ({old[0], old[2]} & child_pids()), "the rest of the old group was reaped"
+
+
+def test_a_parent_that_touched_cuda_spawns_its_ranks(monkeypatch):
+    import torch
+
+    from deskcheck.suites import backends
+
+    pool = RankPool(2, "gloo")
+    monkeypatch.delenv("DESKCHECK_START_METHOD", raising=False)
+    assert pool._resolve_start_method() == "fork"
+    monkeypatch.setattr(torch.cuda, "is_initialized", lambda: True)
+    assert backends.parent_touched_cuda()
+    assert pool._resolve_start_method() == "spawn"
+    monkeypatch.setenv("DESKCHECK_START_METHOD", "fork")
+    assert pool._resolve_start_method() == "fork", "an explicit choice wins"

@@ -1,0 +1,138 @@
+"""The pytest face of the suites: markers, world/backend parametrization, tiers, teardown."""
+
+from __future__ import annotations
+
+import pytest
+
+# Imported here, before pytester snapshots sys.modules: the in-process inner runs must reuse
+# it, because pytester drops modules a run imported and torch cannot be imported twice.
+import torch.distributed  # noqa: F401
+
+from deskcheck.suites import owned_pools
+from tests.suites._procs import child_pids
+
+pytest_plugins = ["pytester"]
+pytestmark = pytest.mark.xdist_group("deskcheck-suites")
+
+INNER_TESTS = """
+import pytest
+import torch
+import torch.distributed as dist
+
+
+def add_all(value):
+    t = torch.tensor([value])
+    dist.all_reduce(t)
+    return int(t.item())
+
+
+@pytest.mark.world(2, 3)
+def test_sum(rank_pool, world):
+    assert rank_pool.run(add_all, per_rank=list(range(world))) == [sum(range(world))] * world
+
+
+@pytest.mark.world(2)
+@pytest.mark.backend("gloo")
+def test_gloo_only(rank_pool, backend):
+    assert backend == "gloo"
+    assert rank_pool.run(add_all, per_rank=[1, 1]) == [2, 2]
+
+
+@pytest.mark.world(2)
+@pytest.mark.backend("gloo")
+def test_diverged(rank_pool):
+    assert rank_pool.run(add_all, per_rank=[1, 1]) == [3, 3]
+
+
+def test_plain():
+    pass
+"""
+
+
+@pytest.fixture
+def inner(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> pytest.Pytester:
+    monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "")
+    pytester.makepyfile(test_inner=INNER_TESTS)
+    return pytester
+
+
+def test_markers_are_registered_with_help(pytester: pytest.Pytester):
+    result = pytester.runpytest_inprocess("--markers")
+    result.stdout.fnmatch_lines([
+        "@pytest.mark.world(*sizes): run a rank_pool test once per world size*",
+        "@pytest.mark.backend(*names): backends for a rank_pool test*",
+        "@pytest.mark.desk: DESK evidence tier*",
+        "@pytest.mark.metal: METAL evidence tier*",
+    ])
+
+
+def test_worlds_and_backends_parametrize_with_tier_marks(inner: pytest.Pytester):
+    result = inner.runpytest_inprocess("--collect-only", "-q")
+    result.stdout.fnmatch_lines([
+        "test_inner.py::test_sum[gloo-w2]",
+        "test_inner.py::test_sum[gloo-w3]",
+        "test_inner.py::test_sum[nccl-w2]",
+        "test_inner.py::test_sum[nccl-w3]",
+        "test_inner.py::test_gloo_only[gloo-w2]",
+        "test_inner.py::test_diverged[gloo-w2]",
+        "test_inner.py::test_plain",
+    ])
+    desk = inner.runpytest_inprocess("--collect-only", "-q", "-m", "desk")
+    assert "nccl" not in desk.stdout.str() and "test_plain" not in desk.stdout.str()
+    metal = inner.runpytest_inprocess("--collect-only", "-q", "-m", "metal")
+    assert "gloo" not in metal.stdout.str() and "test_sum[nccl-w3]" in metal.stdout.str()
+
+
+def test_nccl_skips_with_its_reason_and_the_summary_names_the_tier(inner: pytest.Pytester):
+    before = child_pids()
+    result = inner.runpytest_inprocess("-rs")
+    result.assert_outcomes(passed=4, failed=1, skipped=2)
+    result.stdout.fnmatch_lines([
+        "SKIPPED *nccl needs CUDA and this machine shows no GPU (CUDA_VISIBLE_DEVICES='')"])
+    result.stdout.fnmatch_lines([
+        "*deskcheck evidence tier*",
+        "DESK  (gloo on CPU, CUDA_VISIBLE_DEVICES=''): 3 passed, 1 failed",
+        "METAL (NCCL on GPUs): 2 skipped",
+        "      2 skipped: nccl needs CUDA and this machine shows no GPU (CUDA_VISIBLE_DEVICES='')",
+        "evidence tier of this run: NOT PROVEN",
+    ])
+    assert owned_pools() == [], "session end closed the pools"
+    assert child_pids() == before, "and reaped their ranks"
+
+
+def test_a_green_desk_run_is_desk_proven(inner: pytest.Pytester):
+    result = inner.runpytest_inprocess("-m", "desk", "-k", "not diverged")
+    result.assert_outcomes(passed=3)
+    result.stdout.fnmatch_lines(["evidence tier of this run: DESK-PROVEN"])
+
+
+def test_backend_option_narrows_the_default(inner: pytest.Pytester):
+    result = inner.runpytest_inprocess("--collect-only", "-q", "--deskcheck-backend", "gloo")
+    assert "nccl" not in result.stdout.str()
+
+
+def test_an_empty_world_marker_is_a_usage_error(pytester: pytest.Pytester):
+    pytester.makepyfile(test_bad="""
+        import pytest
+
+        @pytest.mark.world()
+        def test_x(rank_pool):
+            pass
+    """)
+    result = pytester.runpytest_inprocess("--collect-only")
+    assert result.ret != 0
+    result.stdout.fnmatch_lines(["*test_bad.py::test_x: @pytest.mark.world() needs at least one value*"])
+
+
+def test_pg_timeout_option_reaches_the_pools(pytester: pytest.Pytester,
+                                             monkeypatch: pytest.MonkeyPatch):
+    monkeypatch.delenv("DESKCHECK_PG_TIMEOUT", raising=False)
+    pytester.makepyfile(test_timeout="""
+        import os
+
+        def test_x():
+            from deskcheck.suites import default_pg_timeout
+            assert default_pg_timeout() == 3.5
+    """)
+    result = pytester.runpytest_inprocess("--deskcheck-pg-timeout", "3.5")
+    result.assert_outcomes(passed=1)
