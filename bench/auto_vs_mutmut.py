@@ -6,7 +6,7 @@ Scenarios, each a fresh temporary git repository:
   ``rank_pick``, which runs only inside two gloo ranks started by fork;
 * ``tp``: a scratch branch of examples/tp_scheduler (tests/auto/tp_scratch.py) — one decision
   function (``group_count``) and the rank-only collective ``_all_reduce_min``;
-  tests: tp_head_congruence unit tests + one gloo congruence arm (worlds 2 and 3);
+  tests: the tp_head_congruence unit tests + the target's test modules that start gloo ranks;
 * ``tp-full`` (mutmut only, the crash probe): the same files under the target's whole suite.
 
 Per scenario: ``deskcheck auto`` as a PR would run it (1 mutant per line, PR cap 50), then
@@ -41,9 +41,10 @@ MUTMUT = str(Path(sys.executable).with_name("mutmut"))
 ENV = {**os.environ, "CUDA_VISIBLE_DEVICES": "", "COLUMNS": "200", "PYTHONDONTWRITEBYTECODE": "1"}
 STATUS_TO_VERDICT = {"killed": "KILLED", "survived": "SURVIVED", "no tests": "NO_COVERAGE",
                      "timeout": "TIMEOUT", "suspicious": "SUSPICIOUS"}
+TP_EXAMPLE = ROOT / "examples" / "tp_scheduler" / "tests"
 TP_TESTS = ["tests/test_tp_head_congruence.py",
-            "tests/test_gloo_batch_formation.py::"
-            "test_every_rank_forms_the_same_batch_from_its_own_diverged_state"]
+            *sorted(f"tests/{p.name}" for p in TP_EXAMPLE.glob("test_*.py")
+                    if "gloo" in p.read_text(encoding="utf-8"))]
 SCENARIOS = {
     "fixture": {"build": make_fixture_repo, "tests": ["tests"], "package": "fixpkg",
                 "files": ["fixpkg/decide.py"], "timeout": 600},

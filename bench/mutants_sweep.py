@@ -80,7 +80,8 @@ def deskcheck_sweep(work: Path, only: list[str] | None = None) -> dict:
             "median_mutant_s": statistics.median(m["duration_s"] for m in mutants),
             "median_pure_s": statistics.median(m["duration_s"] for m in pure) if pure else 0,
             "median_gloo_s": statistics.median(m["duration_s"] for m in gloo) if gloo else 0,
-            "median_overhead_ms": 1000 * statistics.median(overhead) if overhead else 0}
+            "median_overhead_ms": 1000 * statistics.median(overhead) if overhead else 0,
+            "n_gloo": len(gloo)}
 
 
 def naive_loop(work: Path) -> dict:
@@ -163,7 +164,7 @@ def main() -> int:
         f"`python bench/mutants_sweep.py` — one run on {platform.node()} "
         f"({os.cpu_count()} cores shared with other jobs: load average {load_before:.1f} "
         f"before, {os.getloadavg()[0]:.1f} after), reference catalog of {sweep['n']} mutants "
-        f"(12 of them owned by world-2/3 gloo tests).",
+        f"({sweep['n_gloo']} of them killed inside world-2/3 gloo rank processes).",
         "",
         "| run | mutants | wall | per mutant | naive loop is |",
         "|---|---|---|---|---|",

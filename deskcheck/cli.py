@@ -18,6 +18,7 @@ from deskcheck.errors import DeskcheckError
 COMMAND_MODULES: tuple[str, ...] = (
     "deskcheck.drift_guard.commands",
     "deskcheck.mutants.commands",
+    "deskcheck.mutants.auto.commands",
     "deskcheck.suites.commands",
     "deskcheck.gate.commands",
     "deskcheck.report.commands",

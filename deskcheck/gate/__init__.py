@@ -1,27 +1,16 @@
 """deskcheck.gate: red-first and regression gates over git worktrees."""
 
-from deskcheck.gate.layout import TestLayout, load_layout
-from deskcheck.gate.redfirst import (
-    FAILING_VERDICTS,
-    REDFIRST_VERDICTS,
-    RedFirstReport,
-    TestVerdict,
-    classify,
-    run_redfirst,
-)
-from deskcheck.gate.regress import FailingId, RegressReport, compare, run_regress
+from __future__ import annotations
 
-__all__ = [
-    "FAILING_VERDICTS",
-    "REDFIRST_VERDICTS",
-    "FailingId",
-    "RedFirstReport",
-    "RegressReport",
-    "TestLayout",
-    "TestVerdict",
-    "classify",
-    "compare",
-    "load_layout",
-    "run_redfirst",
-    "run_regress",
-]
+from deskcheck._lazy import lazy_exports
+
+# Public name -> defining module, resolved on first use (the CLI imports this package).
+_EXPORTS: dict[str, str] = {
+    "TestLayout": "layout", "load_layout": "layout",
+    "FAILING_VERDICTS": "redfirst", "REDFIRST_VERDICTS": "redfirst", "RedFirstReport": "redfirst",
+    "TestVerdict": "redfirst", "classify": "redfirst", "run_redfirst": "redfirst",
+    "FailingId": "regress", "RegressReport": "regress", "compare": "regress",
+    "run_regress": "regress",
+}
+
+__getattr__, __dir__, __all__ = lazy_exports(__name__, _EXPORTS, globals())

@@ -8,15 +8,6 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from deskcheck.gate.redfirst import run_redfirst
-from deskcheck.gate.regress import run_regress
-from deskcheck.gate.render import (
-    redfirst_markdown,
-    redfirst_text,
-    regress_markdown,
-    regress_text,
-)
-
 
 def _common(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--base", required=True, metavar="REF",
@@ -75,6 +66,9 @@ def _write_outputs(args: argparse.Namespace, payload: dict[str, Any], markdown: 
 
 
 def _redfirst(args: argparse.Namespace) -> int:
+    from deskcheck.gate.redfirst import run_redfirst  # lazy: keeps CLI start-up light
+    from deskcheck.gate.render import redfirst_markdown, redfirst_text
+
     report = run_redfirst(args.base, args.paths, strict=args.strict,
                           require_clean=args.require_clean, parallel=args.parallel,
                           progress=_progress)
@@ -84,6 +78,9 @@ def _redfirst(args: argparse.Namespace) -> int:
 
 
 def _regress(args: argparse.Namespace) -> int:
+    from deskcheck.gate.regress import run_regress  # lazy: keeps CLI start-up light
+    from deskcheck.gate.render import regress_markdown, regress_text
+
     report = run_regress(args.base, args.paths, workers=args.workers, strict=args.strict,
                          require_clean=args.require_clean, rerun=not args.no_rerun,
                          parallel=args.parallel, progress=_progress)

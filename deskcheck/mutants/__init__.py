@@ -7,8 +7,7 @@ Public names are loaded lazily, so processes the tests start (which import
 
 from __future__ import annotations
 
-import importlib
-from typing import Any
+from deskcheck._lazy import lazy_exports
 
 _EXPORTS = {
     "Catalog": "catalog", "Mutant": "catalog", "SweepSettings": "catalog",
@@ -24,11 +23,5 @@ _EXPORTS = {
     "SweepOptions": "sweep", "SweepResult": "sweep", "run_sweep": "sweep",
 }
 
-__all__ = sorted(_EXPORTS)
+__getattr__, __dir__, __all__ = lazy_exports(__name__, _EXPORTS, globals())
 
-
-def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module 'deskcheck.mutants' has no attribute {name!r}")
-    return getattr(importlib.import_module(f"deskcheck.mutants.{module}"), name)

@@ -98,12 +98,13 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     if args.changed_since:
         from deskcheck.report.changed import ChangesSince
 
-        changes = ChangesSince(load_config(catalog.root).root, args.changed_since)
+        changes = ChangesSince(load_config().root, args.changed_since)
         options.affected = lambda mutant, file, owners: changes.mutant_affected(
             file, mutant.target, owners)
     console = Console(stderr=True)
     reporter = ProgressReporter(console)
-    recorder = None if args.no_store else _recorder(catalog, incremental=not args.no_incremental)
+    recorder = None if args.no_store else _recorder(catalog, incremental=not args.no_incremental,
+                                                    shard=args.shard or "")
     try:
         options.recorder = recorder
         result = run_sweep(options, reporter)
@@ -115,6 +116,12 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         reporter.stop()
     if recorder is not None:
         recorder.finish()
+    if not result.session:
+        console.print(f"deskcheck: all {result.reused_before_session} verdict(s) reused from "
+                      "the store; no test session, no baseline", highlight=False)
+    elif result.reused_before_session:
+        console.print(f"deskcheck: {result.reused_before_session} verdict(s) reused before "
+                      "collecting", highlight=False)
     out = Console()
     out.print(verdict_table(result.records))
     out.print(summary_line(result))
@@ -123,8 +130,10 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     return 0 if result.holds else 1
 
 
-def _recorder(catalog: Catalog, incremental: bool):
-    """The report part's run recorder over the project's SQLite store under .deskcheck/."""
+def _recorder(catalog: Catalog, incremental: bool, shard: str = ""):
+    """The report part's run recorder over the SQLite store of the project the command runs
+    in (the folder of the nearest pyproject.toml above the current folder, not the
+    catalog's), so ``deskcheck history`` there sees the run. ``shard``: ``I/N`` or ``""``."""
     import platform
     import subprocess as sp
 
@@ -133,7 +142,7 @@ def _recorder(catalog: Catalog, incremental: bool):
     from deskcheck.report.records import RunRecord
     from deskcheck.report.store import now_iso
 
-    config = load_config(catalog.root)
+    config = load_config()  # the project the command runs in (its store, its commit)
 
     def git(*argv: str) -> str:
         done = sp.run(["git", *argv], cwd=config.root, capture_output=True, text=True)
@@ -142,7 +151,8 @@ def _recorder(catalog: Catalog, incremental: bool):
     run = RunRecord(kind="sweep", commit=git("rev-parse", "HEAD"),
                     branch=git("rev-parse", "--abbrev-ref", "HEAD"), started_at=now_iso(),
                     machine=platform.node(), deskcheck_version=__version__,
-                    config_fingerprint=config_fingerprint(config.values, catalog.path))
+                    config_fingerprint=config_fingerprint(config.values, catalog.path),
+                    shard=shard)
     return RunRecorder(Store.for_project(config.root), run, incremental=incremental)
 
 

@@ -4,6 +4,9 @@ One pytest session runs in this (warm) process and collects the test universe on
 ``SweepPlugin`` then takes over pytest's run loop. Nothing runs tests in the warm process:
 the baseline and every mutant run in forked children (so pools of rank processes always
 belong to the child that made them, and see its in-memory mutant).
+
+Before that session, ``run_sweep`` takes from the store every verdict it can vouch for
+without collecting (``deskcheck.mutants.reuse``); when nothing is left, no session starts.
 """
 
 from __future__ import annotations
@@ -12,25 +15,24 @@ import os
 import sys
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Protocol
 
 import pytest
 
-from deskcheck import __version__
 from deskcheck.errors import CatalogError, DeskcheckError, SourceResolutionError, UnknownTargetError
 from deskcheck.mutants.catalog import Catalog, Mutant
 from deskcheck.mutants.injection import compile_mutated
 from deskcheck.mutants.mutated import BrokenMutant, MutatedFunction, StaleOperator
 from deskcheck.mutants.mutation import build_mutation
 from deskcheck.mutants.owners import resolve_owners
+from deskcheck.mutants.reuse import TestUniverse, fingerprint, reuse_before_collection
 from deskcheck.mutants.runner import Budget, JobOutcome, Runner
 from deskcheck.mutants.target import resolve
 from deskcheck.mutants.verdicts import PROCESS_CRASH, ItemResult, decide
 from deskcheck.mutants.worker import ChildJob
-from deskcheck.report.fingerprint import mutant_fingerprint
 from deskcheck.report.records import MutantRecord
 
 
@@ -76,6 +78,8 @@ class SweepResult:
     duration_s: float
     workers: int
     timing: dict[str, float] = field(default_factory=dict)  # seconds per phase
+    session: bool = True  # a pytest session ran (False: every verdict came from the store)
+    reused_before_session: int = 0  # verdicts the store gave back before any collection
 
     @property
     def holds(self) -> bool:
@@ -124,6 +128,8 @@ class SweepPlugin:
         self.result: SweepResult | None = None
         self.error: DeskcheckError | None = None
         self.timing: dict[str, float] = {}
+        self.fingerprints: dict[str, str] = {}
+        self.owner_files: dict[str, list[Path]] = {}
         self._clock = time.monotonic()
 
     def _lap(self, phase: str) -> None:
@@ -184,6 +190,7 @@ class SweepPlugin:
             self.mutants, {m.id for m in self.catalog.mutants}, items, roots,
             set(self.collect_errors))
         errors += owner_errors
+        self._fingerprint_all(mutations, owners, roots)
         if errors:
             raise CatalogError(f"{len(errors)} problem(s) in catalog {self.catalog.path}",
                                location=str(self.catalog.path), errors=errors)
@@ -257,7 +264,7 @@ class SweepPlugin:
         keep = []
         for mutant in self.mutants:
             mutated = mutations.get(mutant.id)
-            owner_files = sorted({Path(str(i.path)) for i in owners.get(mutant.id, [])})
+            owner_files = self.owner_files.get(mutant.id, [])
             if affected is not None and mutated is not None and not affected(
                     mutant, Path(mutated.file), owner_files):
                 decided.pop(mutant.id, None)
@@ -270,18 +277,33 @@ class SweepPlugin:
                 if previous is not None:
                     decided[mutant.id] = previous
                     continue
-            reused = recorder.reuse(mutant.id, _fingerprint(mutant, mutated,
-                                                            owners[mutant.id]))
+            reused = recorder.reuse(mutant.id, self.fingerprints[mutant.id])
             if reused is not None:
                 decided[mutant.id] = reused
         self.mutants = keep
 
+    def _fingerprint_all(self, mutations: dict[str, MutatedFunction],
+                         owners: dict[str, list[pytest.Item]], roots: list[Path]) -> None:
+        """Each mutant's fingerprint over the owner files found on disk (``reuse``), the
+        same one computed before a session; widened to the whole test universe when a
+        collected owner lies outside those files (a dynamic ``kills`` marker), so such a
+        mutant is only ever reused after collecting."""
+        universe = TestUniverse(self.catalog, roots=roots)
+        for mutant in self.mutants:
+            mutated = mutations.get(mutant.id)
+            if mutated is None:
+                continue
+            found = universe.owner_files(mutant)
+            collected = {Path(str(i.path)).resolve() for i in owners.get(mutant.id, [])}
+            files = set(found or ())
+            if found is None or not collected <= files:
+                files |= set(universe.files) | collected
+            self.owner_files[mutant.id] = sorted(files)
+            self.fingerprints[mutant.id] = fingerprint(mutant, mutated.original, files)
+
     def _stored(self, mutant_id: str) -> MutantRecord | None:
-        store, run_id = (getattr(self.options.recorder, "store", None),
-                         getattr(self.options.recorder, "run_id", None))
-        if store is None or run_id is None:
-            return None
-        return next((r for r in store.mutants(run_id) if r.id == mutant_id), None)
+        return None if self.options.recorder is None else _stored(self.options.recorder,
+                                                                  mutant_id)
 
     def _record(self, record: MutantRecord) -> None:
         recorder = self.options.recorder
@@ -340,7 +362,7 @@ class SweepPlugin:
         if outcome.leftovers:
             detail["leftover_pids"] = outcome.leftovers
         common = {"owners": owner_ids, "diff": diff, "duration_s": round(outcome.duration_s, 4),
-                  "fingerprint": _fingerprint(mutant, mutated, owner_items), "detail": detail}
+                  "fingerprint": self.fingerprints.get(mutant.id, ""), "detail": detail}
         broken = [e for e in outcome.events if e.get("event") in ("broken", "error")]
         if broken:
             return _record(mutant, "BROKEN", excerpt=broken[0]["message"], **common)
@@ -397,26 +419,6 @@ def _item_results(outcome: JobOutcome) -> list[ItemResult]:
     return results
 
 
-def _fingerprint(mutant: Mutant, mutated: MutatedFunction, owners: list[pytest.Item]) -> str:
-    """pitest's/Stryker's reuse rule: definition, target source, owners' files (with the
-    conftest.py files above them) and the deskcheck version."""
-    files: set[Path] = set()
-    for item in owners:
-        path = Path(str(item.path))
-        files.add(path)
-        root = Path(str(item.config.rootpath))
-        for folder in path.parents:
-            if (folder / "conftest.py").is_file():
-                files.add(folder / "conftest.py")
-            if folder == root or folder == folder.parent:
-                break
-    definition = {"id": mutant.id, "target": mutant.target, "operator": mutant.operator,
-                  "params": mutant.params, "owners": list(mutant.owners),
-                  "expect": mutant.expect, "accepted_survivor": mutant.accepted_survivor,
-                  "timeout_s": mutant.timeout_s}
-    return mutant_fingerprint(definition, mutated.original, sorted(files), __version__)
-
-
 def pytest_arguments(options: SweepOptions) -> list[str]:
     catalog = options.catalog
     tests = [str((catalog.root / t).resolve()) for t in catalog.settings.tests] or [
@@ -430,6 +432,55 @@ def run_sweep(options: SweepOptions, reporter: Reporter | None = None,
     """Run a sweep in this process (it becomes the warm parent). Never writes user files."""
     sys.dont_write_bytecode = True
     os.environ.setdefault("PYTHONDONTWRITEBYTECODE", "1")
+    started, wall = datetime.now(UTC).isoformat(timespec="seconds"), time.monotonic()
+    selected = options.catalog.select(list(options.only))
+    recorder = options.recorder
+    nothing_to_take = not (getattr(recorder, "incremental", True)
+                           or getattr(recorder, "resumed", True))
+    if recorder is None or not selected or nothing_to_take:
+        return _run_session(options, reporter, plugin_class)
+    resumed: dict[str, MutantRecord] | None = None
+
+    def stored(mutant_id: str) -> MutantRecord | None:
+        nonlocal resumed
+        if resumed is None:  # read the resumed run once, only when it has verdicts
+            resumed = {r.id: r for r in _stored_all(recorder)}
+        return resumed.get(mutant_id)
+
+    early = reuse_before_collection(options.catalog, selected, recorder, options.affected,
+                                    stored)
+    reuse_s = round(time.monotonic() - wall, 3)
+    if not early.remaining:  # nothing to run: no session, no collection, no baseline
+        records = [early.records[m.id] for m in selected if m.id in early.records]
+        return SweepResult(records=records, baseline={}, started_at=started,
+                           finished_at=datetime.now(UTC).isoformat(timespec="seconds"),
+                           duration_s=time.monotonic() - wall, workers=max(1, options.workers),
+                           timing={"reuse_s": reuse_s}, session=False,
+                           reused_before_session=len(early.records))
+    rest = replace(options, only=[m.id for m in early.remaining])
+    result = _run_session(rest, reporter, plugin_class)
+    by_id = {r.id: r for r in result.records} | early.records
+    result.records = [by_id[m.id] for m in selected if m.id in by_id]
+    result.timing = {"reuse_s": reuse_s, **result.timing}
+    result.reused_before_session = len(early.records)
+    result.started_at, result.duration_s = started, time.monotonic() - wall
+    return result
+
+
+def _stored_all(recorder: Recorder) -> list[MutantRecord]:
+    """The verdicts already recorded in the run being resumed."""
+    store, run_id = getattr(recorder, "store", None), getattr(recorder, "run_id", None)
+    return [] if store is None or run_id is None else list(store.mutants(run_id))
+
+
+def _stored(recorder: Recorder, mutant_id: str) -> MutantRecord | None:
+    """The verdict ``mutant_id`` already has in the run being resumed."""
+    return next((r for r in _stored_all(recorder) if r.id == mutant_id), None)
+
+
+def _run_session(options: SweepOptions, reporter: Reporter | None,
+                 plugin_class: type[SweepPlugin]) -> SweepResult:
+    """One pytest session in this process: collect, baseline, a fork per mutant."""
     plugin = plugin_class(options, reporter)
     code = pytest.main(pytest_arguments(options), plugins=[plugin])
     if plugin.error is not None:

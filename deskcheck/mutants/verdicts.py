@@ -62,7 +62,7 @@ def failure_reason(result: ItemResult, expect: str | None,
         return "wrong"
     if name in wrong_failure_types:
         return "wrong"
-    if name.endswith("RankError"):  # a rank's own exception is in the text
+    if name.endswith("RankError") and wrong_failure_types:  # a rank's own exception is in the text
         crash = re.search(r"\b(" + "|".join(map(re.escape, wrong_failure_types)) + r")\b:",
                           result.text)
         if crash and not re.search(r"\bAssertionError\b", result.text):

@@ -98,6 +98,17 @@ def find_source(root: Path, path: str) -> Path | None:
     return None
 
 
+def read_source(root: Path, path: str) -> str | None:
+    """The text of the file a record names (see :func:`find_source`), or None if unreadable."""
+    found = find_source(root, path)
+    if found is None:
+        return None
+    try:
+        return found.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return None
+
+
 def replacement_text(diff: str) -> str:
     """The code the mutant puts in (the added lines, dedented); empty for a deletion."""
     change = first_change(diff)

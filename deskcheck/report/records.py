@@ -19,6 +19,7 @@ VERDICTS: tuple[str, ...] = (
     "BROKEN",
     "BASELINE_RED",
     "ACCEPTED_SURVIVOR",
+    "NO_COVERAGE",  # auto mutants: a changed line no test covers (nothing could kill it)
 )
 HOLDING_VERDICTS: frozenset[str] = frozenset({"KILLED", "ACCEPTED_SURVIVOR"})
 # A survivor: the mutant's owners did not kill it (whether or not some other test did).

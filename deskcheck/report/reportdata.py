@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from deskcheck.report.locations import find_source, mutated_file
+from deskcheck.report.locations import mutated_file, read_source
 from deskcheck.report.records import MutantRecord, RunRecord
 from deskcheck.report.store import Store
 from deskcheck.report.summary import summarize
@@ -52,13 +52,7 @@ class ReportData:
             return None
         if source_file in self.sources:
             return self.sources[source_file]
-        path = find_source(self.root, source_file)
-        if path is None:
-            return None
-        try:
-            return path.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError):
-            return None
+        return read_source(self.root, source_file)
 
 
 def _find_module_file(root: Path, module: str) -> str:

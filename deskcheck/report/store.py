@@ -23,7 +23,7 @@ from typing import Any
 from deskcheck import __version__
 from deskcheck.config import ProjectConfig, load_config
 from deskcheck.errors import ConfigError, StoreError
-from deskcheck.report.locations import find_source, mutated_file
+from deskcheck.report.locations import mutated_file, read_source
 from deskcheck.report.records import (
     HOLDING_VERDICTS,
     RUN_KINDS,
@@ -348,13 +348,7 @@ class Store:
                             (run_id, source_file)).fetchone():
             self._snapshotted.add((run_id, source_file))
             return None
-        path = find_source(self.root, source_file)
-        if path is None:
-            return None
-        try:
-            return path.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError):
-            return None
+        return read_source(self.root, source_file)
 
 
 def _run_values(run: RunRecord) -> dict[str, Any]:

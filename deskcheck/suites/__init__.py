@@ -10,49 +10,39 @@ import torch; starting a pool does.
 - :mod:`deskcheck.suites.strategies`: hypothesis strategies for per-rank inputs.
 """
 
-from deskcheck.suites._rank_main import RankContext, rank_context
-from deskcheck.suites.arm_property import PropertyTally, check_arm_property
-from deskcheck.suites.backends import backend_unavailable_reason, tier_of
-from deskcheck.suites.congruence import (
-    ArmResult,
-    CongruenceArm,
-    KillSwitch,
-    check_arm,
-    check_decisions,
-    decide_in_rank,
-    diverging_ranks,
-)
-from deskcheck.suites.env_group import EnvGroup, under_torchrun
-from deskcheck.suites.outcomes import RankFailure, RankOutcome
-from deskcheck.suites.pool import DEFAULT_PG_TIMEOUT_S, RankPool, default_pg_timeout
-from deskcheck.suites.registry import owned_pools, rank_pool, shutdown_pools
-from deskcheck.suites.strategies import RankInputs, RankQueue, rank_queues
+from __future__ import annotations
 
-__all__ = [
-    "DEFAULT_PG_TIMEOUT_S",
-    "ArmResult",
-    "CongruenceArm",
-    "EnvGroup",
-    "KillSwitch",
-    "PropertyTally",
-    "RankContext",
-    "RankFailure",
-    "RankInputs",
-    "RankOutcome",
-    "RankPool",
-    "RankQueue",
-    "backend_unavailable_reason",
-    "check_arm",
-    "check_arm_property",
-    "check_decisions",
-    "decide_in_rank",
-    "default_pg_timeout",
-    "diverging_ranks",
-    "owned_pools",
-    "rank_context",
-    "rank_pool",
-    "rank_queues",
-    "shutdown_pools",
-    "tier_of",
-    "under_torchrun",
-]
+from deskcheck._lazy import lazy_exports
+
+# Public name -> defining module. Resolved lazily (PEP 562) so that importing the package, the
+# pytest plugin or the CLI pays for neither torch nor hypothesis until a name is used.
+_EXPORTS: dict[str, str] = {
+    'ArmResult': 'deskcheck.suites.congruence',
+    'CongruenceArm': 'deskcheck.suites.congruence',
+    'DEFAULT_PG_TIMEOUT_S': 'deskcheck.suites.pool',
+    'EnvGroup': 'deskcheck.suites.env_group',
+    'KillSwitch': 'deskcheck.suites.congruence',
+    'PropertyTally': 'deskcheck.suites.arm_property',
+    'RankContext': 'deskcheck.suites._rank_main',
+    'RankFailure': 'deskcheck.suites.outcomes',
+    'RankInputs': 'deskcheck.suites.strategies',
+    'RankOutcome': 'deskcheck.suites.outcomes',
+    'RankPool': 'deskcheck.suites.pool',
+    'RankQueue': 'deskcheck.suites.strategies',
+    'backend_unavailable_reason': 'deskcheck.suites.backends',
+    'check_arm': 'deskcheck.suites.congruence',
+    'check_arm_property': 'deskcheck.suites.arm_property',
+    'check_decisions': 'deskcheck.suites.congruence',
+    'decide_in_rank': 'deskcheck.suites.congruence',
+    'default_pg_timeout': 'deskcheck.suites.pool',
+    'diverging_ranks': 'deskcheck.suites.congruence',
+    'owned_pools': 'deskcheck.suites.registry',
+    'rank_context': 'deskcheck.suites._rank_main',
+    'rank_pool': 'deskcheck.suites.registry',
+    'rank_queues': 'deskcheck.suites.strategies',
+    'shutdown_pools': 'deskcheck.suites.registry',
+    'tier_of': 'deskcheck.suites.backends',
+    'under_torchrun': 'deskcheck.suites.env_group',
+}
+
+__getattr__, __dir__, __all__ = lazy_exports(__name__, _EXPORTS, globals())

@@ -74,8 +74,8 @@ def failure_error(outcomes: list[RankOutcome], fn: Callable[..., Any], label: st
     raised = [o for o in outcomes if o.failure is not None and not o.failure.collective]
     waiting, collective = _waited_in(outcomes)
     reached = max((o.collectives for o in waiting if o.collectives is not None), default=None)
-    left = [o for o in outcomes if o.ok and reached is not None and o.collectives is not None
-            and o.collectives < reached]
+    left = [o for o in outcomes if o.ok and (reached is None or (
+        o.collectives is not None and o.collectives < reached))] if waiting else []
     if waiting and not left and not raised and not any(o.hung or o.died for o in outcomes):
         raised, waiting = raised + waiting, []  # every rank got an error from the collective
     details = "\n".join(_rank_line(o) for o in outcomes)
@@ -111,7 +111,8 @@ def failure_error(outcomes: list[RankOutcome], fn: Callable[..., Any], label: st
     if waiting:
         stuck = _ranks([o.rank for o in waiting])
         if left:
-            head = (f"{_ranks([o.rank for o in left])} skipped {collective} #{reached}: returned "
+            number = f" #{reached}" if reached is not None else ""
+            head = (f"{_ranks([o.rank for o in left])} skipped {collective}{number}: returned "
                     f"after {min(o.collectives or 0 for o in left)} collectives while {stuck} "
                     f"waited in it until the {timeout_s:g} s process-group timeout")
         else:

@@ -65,7 +65,7 @@ def dump_stacks(hung: list[RankProcess], workdir: str) -> dict[RankProcess, str]
         except OSError:
             pass
     stacks: dict[RankProcess, str] = {}
-    deadline = time.monotonic() + 1.0
+    deadline = time.monotonic() + 0.5
     while time.monotonic() < deadline and len(stacks) < len(hung):
         time.sleep(0.02)
         for r in hung:

@@ -98,7 +98,8 @@ class CongruenceArm:
 
 @dataclass(frozen=True)
 class ArmResult:
-    """What the arm saw, rank by rank; ``premise`` is None when it was not checked."""
+    """What the arm saw, rank by rank: each rank's shared part (``arm.uniform``) with the
+    enforcer on, and with it off (``premise``; None when the premise was not checked)."""
 
     arm: str
     decisions: tuple[Any, ...]
@@ -106,7 +107,20 @@ class ArmResult:
 
     @property
     def premise_diverged(self) -> bool:
-        return self.premise is not None and len(set(map(repr, self.premise))) > 1
+        return self.premise is not None and len(_agreeing_groups(self.premise)) > 1
+
+
+def _agreeing_groups(decisions: Sequence[Any]) -> list[list[int]]:
+    """Ranks grouped by equal decisions (``==``, so dict order or float repr cannot split)."""
+    groups: list[tuple[Any, list[int]]] = []
+    for rank, decision in enumerate(decisions):
+        for value, ranks in groups:
+            if value == decision:
+                ranks.append(rank)
+                break
+        else:
+            groups.append((decision, [rank]))
+    return [ranks for _value, ranks in groups]
 
 
 def _shared(arm: CongruenceArm, decisions: Sequence[Any]) -> list[Any]:
@@ -135,10 +149,8 @@ def _ranks(numbers: Sequence[int]) -> str:
 def diverging_ranks(decisions: Sequence[Any]) -> tuple[list[int], list[int]]:
     """(reference ranks, diverging ranks): the largest agreeing group is the reference,
     ties going to the group that holds the lowest rank."""
-    groups: dict[str, list[int]] = {}
-    for rank, decision in enumerate(decisions):
-        groups.setdefault(repr(decision), []).append(rank)
-    reference = max(groups.values(), key=lambda ranks: (len(ranks), -ranks[0]))
+    groups = _agreeing_groups(decisions)
+    reference = max(groups, key=lambda ranks: (len(ranks), -ranks[0]))
     return reference, [r for r in range(len(decisions)) if r not in reference]
 
 

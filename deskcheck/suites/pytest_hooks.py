@@ -1,7 +1,7 @@
 """pytest integration of the suites: world/backend parametrization, tiers, the pool fixture.
 
-- ``@pytest.mark.world(2, 3)`` runs a test that uses ``rank_pool`` (or ``world``) once per
-  world size; ``@pytest.mark.backend("gloo")`` narrows the backends (default: the
+- ``@pytest.mark.world(2, 3)`` runs a test that uses ``rank_pool`` (or a marked test that
+  uses ``world``/``backend``) once per world size; ``@pytest.mark.backend("gloo")`` narrows the backends (default: the
   ``--deskcheck-backend`` option, else gloo and nccl).
 - Every case is marked with its evidence tier: ``desk`` (gloo on CPU, hermetic) or ``metal``
   (NCCL on GPUs); select with ``-m desk`` / ``-m metal``. The summary shows what each tier
@@ -74,6 +74,9 @@ def _explicitly_parametrized(metafunc: pytest.Metafunc) -> set[str]:
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    marked = any(metafunc.definition.get_closest_marker(m) for m in ("world", "backend"))
+    if "rank_pool" not in metafunc.fixturenames and not marked:
+        return  # a test's own ``world``/``backend`` fixtures are none of our business
     if not {"rank_pool", "world", "backend"} & set(metafunc.fixturenames):
         return
     if {"world", "backend"} & _explicitly_parametrized(metafunc):

@@ -107,3 +107,14 @@ def test_auto_without_a_base_ref_is_a_usage_error():
     with pytest.raises(ConfigError) as caught:
         run_auto(argparse.Namespace(auto=True, changed_since=None))
     assert "--changed-since" in caught.value.render()
+
+
+def test_a_branch_without_production_changes_holds_without_running_anything(
+        fixture_repo: Path, capsys: pytest.CaptureFixture[str]):
+    parser = argparse.ArgumentParser()
+    register(parser.add_subparsers())
+    args = parser.parse_args(["auto", "--changed-since", "HEAD", "--root", str(fixture_repo),
+                              "--no-store"])
+    assert run_auto(args) == 0
+    out = capsys.readouterr().out
+    assert "0 changed production line(s)" in out and "0 mutant(s)" in out

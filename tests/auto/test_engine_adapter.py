@@ -10,10 +10,14 @@ import pytest
 
 from deskcheck.mutants import OPERATORS, BrokenMutant, StaleOperator
 from deskcheck.mutants.auto.changes import ChangedFile, ChangeSet
-from deskcheck.mutants.auto.engine import AUTO_OPERATOR, AutoSource, build_catalog
+from deskcheck.mutants.auto.engine import (
+    AUTO_OPERATOR,
+    NO_WRONG_FAILURE_TYPES,
+    AutoSource,
+    build_catalog,
+)
 from deskcheck.mutants.auto.generate import generate_auto_mutants
-from deskcheck.mutants.auto.store import storable
-from deskcheck.report.records import VERDICTS, MutantRecord
+from deskcheck.report.records import VERDICTS, MutantRecord, RunRecord
 
 SOURCE = """
 class Gate:
@@ -71,14 +75,33 @@ def test_the_catalog_owns_each_mutant_by_its_covering_tests(mutant, tmp_path: Pa
     assert named.owners == tuple(owners[mutant.id])
     assert (named.catalog_file, named.line) == ("pkg/gate.py", 4)  # where the mutant is
     assert catalog.settings.tests == tuple(sorted(owners[mutant.id]))
+    # any owner failure is the mutant detected (the baseline proved the owners green) ...
+    assert catalog.settings.wrong_failure_types == NO_WRONG_FAILURE_TYPES
+    # ... unless the project asks for the named-mutant strictness
+    strict = build_catalog(tmp_path, [mutant], owners, wrong_failure_types=["TypeError"])
+    assert strict.settings.wrong_failure_types == ("TypeError",)
 
 
-def test_a_verdict_the_store_does_not_know_yet_is_kept_in_detail():
+def test_a_rank_crash_under_an_auto_mutant_is_a_kill_not_a_wrong_failure():
+    """Owners green on clean code, red under the mutant: detected, whatever the exception."""
+    from deskcheck.mutants.verdicts import ItemResult, decide
+
+    crash = ItemResult(nodeid="t::gloo", outcome="failed",
+                       message="deskcheck.errors.RankError: rank 0 raised TypeError",
+                       text="rank 0 (pid 1): raised TypeError: expected Tensor, got None")
+    assert decide(["t::gloo"], [crash], None, NO_WRONG_FAILURE_TYPES).verdict == "KILLED"
+    strict = decide(["t::gloo"], [crash], None, ("TypeError",))
+    assert strict.verdict == "WRONG_FAILURE"  # the named-mutant rule, when asked for
+
+
+def test_the_store_keeps_no_coverage_as_its_own_verdict(tmp_path):
+    """An uncovered changed line is recorded as NO_COVERAGE, never folded into SURVIVED."""
+    from deskcheck.report.store import Store
+
     record = MutantRecord(id="a", title="", target="m:f", operator="", verdict="NO_COVERAGE")
-    stored = storable(record)
-    assert stored.verdict in VERDICTS
-    if "NO_COVERAGE" not in VERDICTS:  # until the store knows the verdict
-        assert stored.detail["auto_verdict"] == "NO_COVERAGE"
-        assert stored.excerpt.startswith("NO_COVERAGE")
-    killed = MutantRecord(id="b", title="", target="m:f", operator="", verdict="KILLED")
-    assert storable(killed) is killed
+    assert "NO_COVERAGE" in VERDICTS
+    with Store(tmp_path / "results.sqlite") as store:
+        run_id = store.begin_run(RunRecord(kind="auto"))
+        store.record_mutant(run_id, record)
+        (stored,) = store.mutants(run_id)
+    assert stored.verdict == "NO_COVERAGE"

@@ -78,7 +78,15 @@ def test_every_generated_mutant_of_covered_code_gets_owners(fixture_repo, full_p
     assert all(owned[f] for f in ("should_admit", "clamp"))
 
 
-def test_a_broken_test_command_is_a_clear_error(fixture_repo):
+@pytest.mark.parametrize("selection, exit_code", [
+    (["--no-such-option"], 4),
+    (["tests/test_decide.py::test_renamed_away"], 4),
+    (["tests/test_decide.py", "-k", "no_test_matches_this"], 5),
+])
+def test_a_selection_that_runs_no_test_is_an_error_not_a_pass_without_owners(
+        fixture_repo, selection, exit_code):
     with pytest.raises(CoveragePassError) as caught:
-        run_coverage_pass(fixture_repo, [DECIDE], ["--no-such-option"])
-    assert "no tests" in caught.value.render()
+        run_coverage_pass(fixture_repo, [DECIDE], selection)
+    rendered = caught.value.render()
+    assert f"ran no tests (pytest exit code {exit_code})" in rendered
+    assert "--tests" in rendered

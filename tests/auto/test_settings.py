@@ -17,7 +17,8 @@ def _project(tmp_path: Path, body: str) -> Path:
 def test_config_keys_then_command_line_overrides(tmp_path: Path):
     root = _project(tmp_path, 'auto_max_mutants = 7\nauto_max_per_line = 2\n'
                               'test_paths = ["checks/"]\nauto_tests = ["checks"]\n'
-                              'auto_arid_calls = ["self.tracer.*"]\n')
+                              'auto_arid_calls = ["self.tracer.*"]\n'
+                              'auto_wrong_failure_types = ["TypeError"]\n')
     settings = settings_from(load_config(root), root, "main",
                              {"max_mutants": None, "max_per_line": 3, "workers": 1})
     assert settings.max_mutants == 7
@@ -25,6 +26,7 @@ def test_config_keys_then_command_line_overrides(tmp_path: Path):
     assert settings.test_paths == ("checks/",)
     assert settings.tests == ("checks",)
     assert settings.arid_calls == ("self.tracer.*",)
+    assert settings.wrong_failure_types == ("TypeError",)
 
 
 def test_a_wrongly_typed_key_names_the_file_line_and_fix(tmp_path: Path):

@@ -161,3 +161,22 @@ def test_owner_in_a_file_that_does_not_collect_is_baseline_red(tmp_path):
     assert verdicts["broken.owner"]["verdict"] == "BASELINE_RED"
     assert "no_such_module_anywhere" in verdicts["broken.owner"]["excerpt"]
     assert verdicts["calc.pick_max"]["verdict"] == "KILLED"  # the rest is still judged
+
+
+def test_runs_are_recorded_and_a_holding_verdict_is_reused(tmp_path):
+    import json
+    import shutil
+
+    project = tmp_path / "proj"
+    shutil.copytree(FIXTURE, project)
+    (project / "pyproject.toml").write_text('[tool.deskcheck]\ncatalog = "mutants.toml"\n')
+    out = tmp_path / "out.json"
+    for _ in range(2):
+        proc = deskcheck("sweep", "--only", "calc.pick_max", "--json", str(out), cwd=project)
+        assert proc.returncode == 0, proc.stderr
+    (mutant,) = json.loads(out.read_text())["mutants"]
+    assert mutant["verdict"] == "KILLED" and mutant["reused"] is True
+    assert (project / ".deskcheck").is_dir()
+    fresh = deskcheck("sweep", "--only", "calc.pick_max", "--json", str(out),
+                      "--no-incremental", cwd=project)
+    assert fresh.returncode == 0 and json.loads(out.read_text())["mutants"][0]["reused"] is False

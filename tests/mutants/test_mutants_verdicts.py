@@ -88,3 +88,17 @@ def test_kill_beats_a_wrong_failure_of_another_owner():
     verdict = decide([OWNER, second], [failed(OWNER, "TypeError: x"),
                                        failed(second, "AssertionError: y")], None, WRONG)
     assert verdict.verdict == "KILLED" and verdict.killed_by == [second]
+
+
+def test_a_rank_error_is_a_kill_when_no_failure_type_is_declared_wrong() -> None:
+    """Regression: an empty ``wrong_failure_types`` built the regex ``\\b()\\b:``, which matches
+    any colon, so every rank failure became WRONG_FAILURE."""
+    from deskcheck.mutants.verdicts import ItemResult, failure_reason
+
+    rank_failure = ItemResult(
+        nodeid="tests/test_x.py::test_arm", outcome="failed",
+        message="deskcheck.errors.RankError: rank 1 raised ValueError: told to admit 3",
+        text="rank 1 raised ValueError: told to admit 3 with room for 1\n  at x.py:3",
+    )
+    assert failure_reason(rank_failure, None, []) == "kill"
+    assert failure_reason(rank_failure, None, ["ValueError"]) == "wrong"

@@ -126,6 +126,10 @@ def every_verdict_mutants() -> list[MutantRecord]:
         _mutant("ballot.M6", "digest depth off by one", digest_target, "KILLED", BALLOT_FILE,
                 b, "head = rids[:depth]", "head = rids[:depth + 1]", operator="offset",
                 owners=[OWNER_DIGEST], killed_by=[OWNER_DIGEST], duration_s=0.012, reused=True),
+        _mutant("auto.digest.1", "digest depth: < -> <=", digest_target, "NO_COVERAGE",
+                BALLOT_FILE, b, "head = rids[:depth]", "head = rids[:depth - 1]",
+                operator="auto-source", owners=[],
+                excerpt="no test covers this changed line"),
     ]
     assert {m.verdict for m in mutants} == set(VERDICTS)
     return mutants

@@ -36,3 +36,16 @@ def test_doctor_falls_short_with_the_reason_nccl_cannot_run(capsys, monkeypatch)
 def test_doctor_rejects_a_world_of_zero(capsys):
     assert main(["suites", "doctor", "--world", "0"]) == 2
     assert "--world: world sizes must be >= 1" in capsys.readouterr().err
+
+
+def test_importing_the_suites_part_does_not_import_torch():
+    import subprocess
+    import sys
+
+    code = ("import sys, deskcheck.suites, deskcheck.suites.pytest_hooks, "
+            "deskcheck.suites.commands, deskcheck.suites.strategies; "
+            "print('torch' in sys.modules)")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "False"

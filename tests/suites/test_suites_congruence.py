@@ -171,3 +171,8 @@ def test_rank_inputs_print_rank_by_rank():
     inputs = RankInputs((queue("a b", {"a": 1, "b": 2}), queue("b", {"b": 0}, None)))
     assert repr(inputs) == ("RankInputs(\n  rank 0: queue=[a, b] prefix={a:1, b:2} free=4,\n"
                             "  rank 1: queue=[b] prefix={b:0} unpriced,\n)")
+
+
+def test_equal_decisions_agree_whatever_their_repr():
+    assert diverging_ranks([{"a": 1, "b": 2}, {"b": 2, "a": 1}]) == ([0, 1], [])
+    assert diverging_ranks([{"a": 1}, {"a": 2}]) == ([0], [1])

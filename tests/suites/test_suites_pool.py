@@ -43,6 +43,17 @@ def test_every_rank_runs_the_task_with_its_own_argument(rank_pool, world):
     assert rank_pool.run(D.whoami) == [(r, world, "gloo", world) for r in range(world)]
 
 
+@pytest.mark.world(1, 2, 3)
+def test_an_all_reduce_on_each_tier(rank_pool, world, backend):
+    """gloo runs here; nccl runs where one GPU per rank is visible (world 1 on one GPU) and
+    skips elsewhere with the reason."""
+    from deskcheck.suites.commands import probe_all_reduce
+
+    values = rank_pool.run(probe_all_reduce, per_rank=list(range(1, world + 1)))
+    assert values == [world * (world + 1) // 2] * world
+    assert rank_pool.run(D.whoami) == [(r, world, backend, world) for r in range(world)]
+
+
 @pytest.mark.world(2)
 @pytest.mark.backend("gloo")
 def test_the_pool_stays_warm_across_tasks_and_fixture_uses(rank_pool):

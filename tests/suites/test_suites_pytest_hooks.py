@@ -136,3 +136,20 @@ def test_pg_timeout_option_reaches_the_pools(pytester: pytest.Pytester,
     """)
     result = pytester.runpytest_inprocess("--deskcheck-pg-timeout", "3.5")
     result.assert_outcomes(passed=1)
+
+
+def test_a_tests_own_world_fixture_is_left_alone(pytester: pytest.Pytester):
+    pytester.makeconftest("""
+        import pytest
+
+        @pytest.fixture
+        def world():
+            return "earth"
+    """)
+    pytester.makepyfile(test_own="""
+        def test_x(world):
+            assert world == "earth"
+    """)
+    result = pytester.runpytest_inprocess("-q")
+    result.assert_outcomes(passed=1)
+    assert "[gloo-w" not in result.stdout.str()

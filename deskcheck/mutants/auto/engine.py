@@ -38,6 +38,9 @@ from deskcheck.mutants.operators.base import code_of
 from deskcheck.mutants.sweep import Reporter, SweepPlugin
 
 AUTO_OPERATOR = "auto-source"
+# An auto mutant's owners are the covering tests the baseline proved green: any failure under the
+# mutant is a detection (mutmut's rule), so no exception type counts as a wrong failure.
+NO_WRONG_FAILURE_TYPES: tuple[str, ...] = ()
 VIRTUAL_CATALOG = "deskcheck-auto.toml"  # in-memory only: its folder is the catalog root
 
 
@@ -91,19 +94,25 @@ def engine_mutant(mutant: AutoMutant, owners: Sequence[str]) -> Mutant:
 
 def build_catalog(rootdir: Path, mutants: Sequence[AutoMutant],
                   owners: dict[str, list[str]], *, timeout_s: float = 10.0,
-                  timeout_factor: float = 3.0) -> Catalog:
+                  timeout_factor: float = 3.0,
+                  wrong_failure_types: Sequence[str] = ()) -> Catalog:
     """An in-memory catalog rooted at pytest's ``rootdir`` (owner node ids are relative to it).
 
     The test universe is exactly the covering tests: every test that runs a mutated line owns
     its mutant, so there is no non-owner worth running (a test that does not run the line
-    cannot see the defect).
+    cannot see the defect). ``wrong_failure_types`` is empty by default: an auto mutant has no
+    intended failure reason, and the baseline proved the owners green on clean code, so any
+    owner failure under the mutant (a TypeError from an argument turned into ``None``
+    included) is the mutant detected, as mutmut counts it. A test process that dies is still
+    WRONG_FAILURE and a hang still TIMEOUT (the engine's rules).
     """
     ensure_registered()
     universe = sorted({n for m in mutants for n in owners[m.id]})
     return Catalog(path=rootdir / VIRTUAL_CATALOG,
                    mutants=tuple(engine_mutant(m, owners[m.id]) for m in mutants),
                    settings=SweepSettings(tests=tuple(universe), timeout_s=timeout_s,
-                                          timeout_factor=timeout_factor))
+                                          timeout_factor=timeout_factor,
+                                          wrong_failure_types=tuple(wrong_failure_types)))
 
 
 @contextmanager
@@ -162,10 +171,12 @@ def _run_sweep(options: SweepOptions, reporter: Reporter | None) -> SweepResult:
 def run_through_engine(rootdir: Path, mutants: Sequence[AutoMutant], owners: dict[str, list[str]],
                        *, workers: int, pytest_args: Sequence[str] = (),
                        reporter: Reporter | None = None, timeout_s: float = 10.0,
-                       timeout_factor: float = 3.0) -> SweepResult:
+                       timeout_factor: float = 3.0,
+                       wrong_failure_types: Sequence[str] = ()) -> SweepResult:
     """Sweep ``mutants`` (all of which have owners) with the engine, from ``rootdir``."""
     catalog = build_catalog(rootdir, mutants, owners, timeout_s=timeout_s,
-                            timeout_factor=timeout_factor)
+                            timeout_factor=timeout_factor,
+                            wrong_failure_types=wrong_failure_types)
     roots = list(dict.fromkeys(m.import_root for m in mutants))
     cwd = Path.cwd()
     os.chdir(rootdir)

@@ -62,7 +62,9 @@ if _spec is not None and _spec.loader is not None:
 
 
 class CoveragePassError(DeskcheckError):
-    """The owners coverage pass could not run (not: some tests failed)."""
+    """The owners coverage pass could not run (not: some tests failed): a usage error."""
+
+    exit_code = 2
 
 
 @dataclass
@@ -206,15 +208,20 @@ def run_coverage_pass(root: Path, paths: Sequence[str], pytest_args: Sequence[st
         started = time.perf_counter()
         returncode, output = _run(command, root, env, timeout_s)
         wall = time.perf_counter() - started
-        if not outcomes_file.is_file():
+        payload = (json.loads(outcomes_file.read_text(encoding="utf-8"))
+                   if outcomes_file.is_file() else {"tests": {}})
+        if returncode not in (0, 1) or not payload["tests"]:
+            # 0/1: tests ran (some may fail: the engine's baseline judges that); anything else
+            # (usage error, nothing collected, interrupted) would make every line look uncovered
             raise CoveragePassError(
-                f"the owners coverage pass collected no tests (exit {returncode})",
-                location=" ".join(command), fix="check that pytest runs here:\n"
-                + output[-2000:])
-        payload = json.loads(outcomes_file.read_text(encoding="utf-8"))
+                f"the owners coverage pass ran no tests (pytest exit code {returncode})",
+                location=f"{root}: {' '.join(command[command.index('pytest'):])}",
+                fix="check the test selection (--tests / [tool.deskcheck] auto_tests); pytest "
+                    "said:\n" + output[-2000:].strip())
         results = payload["tests"]
         return CoveragePass(
-            root=root, rootdir=Path(payload["rootdir"]), lines=_read_contexts(rcfile, data_dir, root, paths),
+            root=root, rootdir=Path(payload["rootdir"]),
+            lines=_read_contexts(rcfile, data_dir, root, paths),
             outcomes={k: v["outcome"] for k, v in results.items()},
             durations={k: float(v["duration_s"]) for k, v in results.items()},
             returncode=returncode, wall_s=wall, command=command, output_tail=output[-4000:])

@@ -22,6 +22,8 @@ CONFIG_KEYS: dict[str, tuple[tuple[type, ...], str]] = {
     "auto_coverage_timeout": ((int, float), "seconds, e.g. 1800"),
     "auto_timeout_s": ((int, float), "seconds added to each mutant's timeout, e.g. 10"),
     "auto_timeout_factor": ((int, float), "a factor of the owners' baseline time, e.g. 3"),
+    "auto_wrong_failure_types": ((list,), 'exception names that do not count as a kill, '
+                                          'e.g. ["TypeError"] (default: none)'),
 }
 
 
@@ -40,6 +42,7 @@ class AutoSettings:
     coverage_timeout_s: float = 1800.0
     timeout_s: float = 10.0
     timeout_factor: float = 3.0
+    wrong_failure_types: tuple[str, ...] = ()
     workers: int = field(default_factory=lambda: os.cpu_count() or 1)
     run_mutants: bool = True
 
@@ -76,10 +79,12 @@ def settings_from(config: ProjectConfig, root: Path, changed_since: str,
                       ("auto_max_per_line", "max_per_line"), ("auto_operators", "operators"),
                       ("auto_arid_calls", "arid_calls"), ("auto_tests", "tests"),
                       ("auto_coverage_timeout", "coverage_timeout_s"),
-                      ("auto_timeout_s", "timeout_s"), ("auto_timeout_factor", "timeout_factor")):
+                      ("auto_timeout_s", "timeout_s"), ("auto_timeout_factor", "timeout_factor"),
+                      ("auto_wrong_failure_types", "wrong_failure_types")):
         value = _checked(config, key)
         if value is not None:
-            values[name] = tuple(value) if name in ("test_paths", "arid_calls", "tests") else value
+            values[name] = tuple(value) if isinstance(value, list) and name != "operators" \
+                else value
     values.update({k: v for k, v in overrides.items() if v is not None})
     settings = AutoSettings(root=root, changed_since=changed_since, **values)
     if settings.max_per_line < 1:

@@ -4,21 +4,10 @@ from __future__ import annotations
 
 import platform
 import subprocess
-from dataclasses import replace
 
 from deskcheck import __version__
 from deskcheck.mutants.auto.pipeline import AutoResult
-from deskcheck.report.records import VERDICTS, MutantRecord, RunRecord
-
-
-def storable(record: MutantRecord) -> MutantRecord:
-    """A record the store accepts. A verdict it does not know yet (``NO_COVERAGE``) is kept
-    under ``detail["auto_verdict"]`` and stored as SURVIVED: nothing killed it either way."""
-    if record.verdict in VERDICTS:
-        return record
-    return replace(record, verdict="SURVIVED",
-                   excerpt=f"{record.verdict}: {record.excerpt}",
-                   detail={**record.detail, "auto_verdict": record.verdict})
+from deskcheck.report.records import RunRecord
 
 
 def _git(root, *args: str) -> str:
@@ -40,7 +29,7 @@ def save(result: AutoResult) -> int | None:
     with Store.for_project(root) as store:
         run_id = store.begin_run(run)
         for record in result.records:
-            store.record_mutant(run_id, storable(record))
+            store.record_mutant(run_id, record)
         summary = {"counts": result.counts(), "holds": result.holds,
                    "total": len(result.records), "changed_since": result.settings.changed_since,
                    "base": result.changes.base}

@@ -40,6 +40,7 @@ STRYKER_STATUS = {
     "STALE": "RuntimeError",
     "BASELINE_RED": "RuntimeError",
     "ACCEPTED_SURVIVOR": "Ignored",
+    "NO_COVERAGE": "NoCoverage",
 }
 THRESHOLDS = {"high": 80, "low": 60}
 UNKNOWN_FILE = "(unknown source)"

@@ -1,0 +1,247 @@
+"""Incremental sweeps without collecting: which files a mutant's verdict depends on, its
+fingerprint, and the verdicts the store can give back before any pytest session starts.
+
+The owner files are found from the catalog text and the test files on disk, never by
+collecting, so the same fingerprint is computed before a session (the fast path: everything
+reusable, no session, no baseline) and inside one (the engine, which records it):
+
+* a node-id owner (``tests/test_x.py::T::t``) -> its file; a folder -> every ``.py`` under it;
+* a ``-k``/``-m`` owner, or a ``@pytest.mark.kills`` declaration naming the mutant -> every
+  ``.py`` file of the test universe (``[sweep] tests``): what such a selection matches can
+  only change through one of them;
+* each of those files' ``conftest.py`` chain up to the project root (the first folder with a
+  pyproject.toml, pytest.ini, tox.ini or setup.cfg).
+
+A ``kills`` marker applied dynamically (a non-literal id, ``"kills"`` as a string, a marker
+object passed around) is not tied to one mutant: any such file makes every mutant's
+fingerprint cover the universe. Inside a session the engine also checks that every collected
+owner lies in the set and widens the set to the universe if not, so that mutant is always
+judged after collection (never wrongly reused).
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import os
+import re
+import sys
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from functools import cached_property
+from pathlib import Path
+
+from deskcheck import __version__
+from deskcheck.mutants.catalog import Catalog, Mutant
+from deskcheck.report.fingerprint import mutant_fingerprint
+from deskcheck.report.records import MutantRecord
+
+ROOT_MARKERS = ("pyproject.toml", "pytest.ini", "tox.ini", "setup.cfg")
+_KILLS = re.compile(r"\bkills\b")
+DYNAMIC = "*"  # a file whose kills markers name mutants we cannot read statically
+
+
+def _python_files(path: Path) -> list[Path]:
+    if path.is_file():
+        return [path] if path.suffix == ".py" else []
+    if not path.is_dir():
+        return []
+    return sorted(p for p in path.rglob("*.py")
+                  if not any(part == "__pycache__" or part.startswith(".")
+                             for part in p.relative_to(path).parts))
+
+
+def _conftests(file: Path) -> list[Path]:
+    """``conftest.py`` files pytest would load for ``file``: its folder up to the root."""
+    found = []
+    for folder in file.resolve().parents:
+        if (folder / "conftest.py").is_file():
+            found.append(folder / "conftest.py")
+        if any((folder / name).is_file() for name in ROOT_MARKERS):
+            break
+    return found
+
+
+def declared_kills(text: str) -> set[str]:
+    """Mutant ids a test file declares with ``kills`` markers; ``DYNAMIC`` among them when
+    one cannot be read statically (then it may declare any id)."""
+    if not _KILLS.search(text):
+        return set()
+    try:
+        tree = ast.parse(text)
+    except SyntaxError:
+        return {DYNAMIC}
+    ids: set[str] = set()
+    calls: set[int] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call):
+            func = node.func
+            name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+            if name == "kills":
+                calls.add(id(func))
+                for arg in [*node.args, *(k.value for k in node.keywords)]:
+                    if isinstance(arg, ast.Constant) and isinstance(arg.value, str):
+                        ids.add(arg.value)
+                    else:
+                        ids.add(DYNAMIC)
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute) and node.attr == "kills" and id(node) not in calls:
+            ids.add(DYNAMIC)  # the marker used other than by a direct call
+        elif isinstance(node, ast.Name) and node.id == "kills" and id(node) not in calls:
+            ids.add(DYNAMIC)
+        elif isinstance(node, ast.Constant) and node.value == "kills":
+            ids.add(DYNAMIC)  # getattr(pytest.mark, "kills"), add_marker("kills")
+    return ids
+
+
+@dataclass
+class TestUniverse:
+    """The catalog's test files on disk, read once per sweep."""
+
+    catalog: Catalog
+    roots: Sequence[Path] = ()
+    _texts: dict[Path, str] = field(default_factory=dict)
+
+    @cached_property
+    def files(self) -> list[Path]:
+        paths = [self.catalog.root / t for t in self.catalog.settings.tests] or [
+            self.catalog.root]
+        files = {p.resolve() for path in paths for p in _python_files(path)}
+        return sorted(files | {c for f in files for c in _conftests(f)})
+
+    def _text(self, path: Path) -> str:
+        if path not in self._texts:
+            try:
+                self._texts[path] = path.read_text(encoding="utf-8", errors="replace")
+            except OSError:
+                self._texts[path] = ""
+        return self._texts[path]
+
+    @cached_property
+    def declarations(self) -> dict[str, set[Path]]:
+        """Mutant id (or ``DYNAMIC``) -> the universe files that declare it a kills owner."""
+        found: dict[str, set[Path]] = {}
+        for path in self.files:
+            for mutant_id in declared_kills(self._text(path)):
+                found.setdefault(mutant_id, set()).add(path)
+        return found
+
+    def owner_files(self, mutant: Mutant) -> list[Path] | None:
+        """The files the mutant's verdict depends on, or None when an owner names no file
+        or folder on disk (the engine reports that, after collecting)."""
+        wide = (DYNAMIC in self.declarations or mutant.id in self.declarations
+                or any(o.startswith(("-k", "-m")) for o in mutant.owners))
+        files: set[Path] = set(self.files) if wide else set()
+        roots = list(self.roots) or [self.catalog.root, Path.cwd()]
+        for owner in mutant.owners:
+            if owner.startswith(("-k", "-m")):
+                continue
+            part = owner.partition("::")[0]
+            hit = next((p for r in roots if (p := (r / part).resolve()).exists()), None)
+            if hit is None:
+                return None
+            files.update(_python_files(hit) if hit.is_dir() else [hit])
+        return sorted(files | {c for f in files for c in _conftests(f)})
+
+
+def definition_of(mutant: Mutant) -> dict:
+    """The catalog entry, as fingerprinted."""
+    return {"id": mutant.id, "target": mutant.target, "operator": mutant.operator,
+            "params": mutant.params, "owners": list(mutant.owners), "expect": mutant.expect,
+            "accepted_survivor": mutant.accepted_survivor, "timeout_s": mutant.timeout_s}
+
+
+def fingerprint(mutant: Mutant, target_source: str, owner_files: Iterable[Path]) -> str:
+    return mutant_fingerprint(definition_of(mutant), target_source, sorted(owner_files),
+                              __version__)
+
+
+def target_source(mutant: Mutant) -> tuple[str, str] | None:
+    """Today's source of the target function and its file (importing its module, not the
+    tests), or None when it cannot be resolved here (the engine then reports why)."""
+    from deskcheck.errors import DeskcheckError
+    from deskcheck.mutants.source import locate, scope_path_of
+    from deskcheck.mutants.target import resolve
+
+    try:
+        code = resolve(mutant.target, location=mutant.location).function.__code__
+        return (locate(code.co_filename, scope_path_of(code.co_qualname),
+                       code.co_firstlineno).text, code.co_filename)
+    except DeskcheckError:
+        return None
+
+
+def target_sources(mutants: Sequence[Mutant]) -> dict[str, tuple[str, str] | None]:
+    """``target_source`` of each mutant, computed in a forked child: the target modules are
+    imported there, so a sweep that goes on to collect imports them afresh, after the
+    test configuration (conftest.py) has run, exactly as without this look-ahead."""
+    if not mutants:
+        return {}
+    read_fd, write_fd = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # child: never returns
+        code = 1
+        try:
+            os.close(read_fd)
+            sys.dont_write_bytecode = True
+            data = json.dumps({m.id: target_source(m) for m in mutants}).encode()
+            with os.fdopen(write_fd, "wb") as out:
+                out.write(data)
+            code = 0
+        finally:
+            os._exit(code)
+    os.close(write_fd)
+    with os.fdopen(read_fd, "rb") as pipe:
+        data = pipe.read()
+    _, status = os.waitpid(pid, 0)
+    if not os.WIFEXITED(status) or os.WEXITSTATUS(status) != 0:
+        return {m.id: None for m in mutants}  # the session will say what is wrong
+    found = json.loads(data)
+    return {m.id: tuple(found[m.id]) if found.get(m.id) else None for m in mutants}
+
+
+@dataclass
+class Reused:
+    """What the store gave back before any session: verdicts by id, and the mutants that
+    still need a session (in catalog order)."""
+
+    records: dict[str, MutantRecord]
+    remaining: list[Mutant]
+    dropped: set[str]
+
+
+def reuse_before_collection(catalog: Catalog, mutants: Sequence[Mutant], recorder,
+                            affected: Callable[[Mutant, Path, list[Path]], bool] | None,
+                            stored: Callable[[str], MutantRecord | None]) -> Reused:
+    """Take every verdict the store can vouch for without collecting: finished in the run
+    being resumed, or a holding verdict under an unchanged fingerprint. A mutant that
+    cannot be fingerprinted here (target does not import, owner file missing) needs a
+    session; so does everything when a kills marker names an id not in the catalog (the
+    engine reports it)."""
+    universe = TestUniverse(catalog)
+    known = {m.id for m in catalog.mutants} | {DYNAMIC}
+    if set(universe.declarations) - known:
+        return Reused({}, list(mutants), set())
+    records: dict[str, MutantRecord] = {}
+    remaining: list[Mutant] = []
+    dropped: set[str] = set()
+    owner_files_of = {m.id: universe.owner_files(m) for m in mutants}
+    sources = target_sources([m for m in mutants if owner_files_of[m.id] is not None])
+    for mutant in mutants:
+        owner_files, found = owner_files_of[mutant.id], sources.get(mutant.id)
+        if found is None or owner_files is None:
+            remaining.append(mutant)
+            continue
+        source, file = found
+        if affected is not None and not affected(mutant, Path(file), owner_files):
+            dropped.add(mutant.id)
+            continue
+        if recorder.is_done(mutant.id) and (previous := stored(mutant.id)) is not None:
+            records[mutant.id] = previous
+            continue
+        reused = recorder.reuse(mutant.id, fingerprint(mutant, source, owner_files))
+        if reused is not None:
+            records[mutant.id] = reused
+        else:
+            remaining.append(mutant)
+    return Reused(records, remaining, dropped)
