@@ -27,6 +27,8 @@ demo: $(STAMP)
 test: $(STAMP)
 	$(VENV)/bin/ruff check .
 	$(PY) -m pytest -n 2 --dist loadgroup -q
+	# Self-proof: deskcheck sweeps its own catalog; every self-mutant must be KILLED by its owner.
+	$(VENV)/bin/deskcheck sweep --catalog tests/mutants.toml --no-store
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check .

@@ -6,9 +6,7 @@ one ``reusable`` lookup and one ``mutant_fingerprint``. And what a report of a l
 
 from __future__ import annotations
 
-import os
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -35,38 +33,6 @@ def _ms(samples: list[float]) -> str:
     ordered = sorted(samples)
     p95 = ordered[int(len(ordered) * 0.95) - 1]
     return f"{statistics.median(samples) * 1000:.2f} ms median, {p95 * 1000:.2f} ms p95"
-
-
-def _timed_sweep(cwd: Path, *args: str, env: dict[str, str] | None = None) -> float:
-    started = time.perf_counter()
-    subprocess.run([sys.executable, "-m", "deskcheck.cli", "sweep", *args], cwd=cwd,
-                   env={**os.environ, "CUDA_VISIBLE_DEVICES": "", **(env or {})},
-                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
-    return time.perf_counter() - started
-
-
-def incremental_sweep() -> list[str]:
-    """`make demo` twice: a full sweep, then one with nothing changed (every verdict reused).
-    Uses the reference catalog when it exists, else a generated 8-mutant project."""
-    catalog = ROOT / "examples" / "tp_scheduler" / "mutants.toml"
-    with tempfile.TemporaryDirectory() as folder:
-        if catalog.exists():
-            where, env, what = ROOT, None, "the reference catalog (`deskcheck sweep` at the root)"
-            store_env = {}
-        else:
-            from tests.report.sample_project import write_sweep_project
-
-            where = Path(folder)
-            write_sweep_project(where, pause=0.3)
-            env = {"PYTHONPATH": str(where)}
-            what = "a generated project: 8 mutants, owners of 0.3 s each (no catalog yet)"
-            store_env = env
-        full = _timed_sweep(where, "--no-incremental", env=store_env)
-        reused = _timed_sweep(where, env=store_env)
-    return [f"Incremental sweep on {what}:", "",
-            "| sweep | wall s |", "| --- | ---: |", f"| full (`--no-incremental`) | {full:.2f} |",
-            f"| again, nothing changed (every verdict reused) | {reused:.2f} |",
-            f"| ratio | {reused / full:.0%} (goal: under 15%) |"]
 
 
 def main() -> int:
@@ -113,7 +79,6 @@ def main() -> int:
                 text = render(data, fmt)
                 lines.append(f"| {fmt} | {time.perf_counter() - started:.3f} | "
                              f"{len(text.encode()) / 1024:.0f} KiB |")
-    lines += ["", *incremental_sweep()]
     out = ROOT / "bench" / "results" / "report.md"
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text("\n".join(lines) + "\n")

@@ -199,7 +199,7 @@ def _functions(module: str) -> dict[str, str]:
     text = path.read_text(encoding="utf-8")
     lines = text.splitlines()
     out: dict[str, str] = {}
-    for node in ast.parse(text).body:  # mutmut writes every variant at module level
+    for node in ast.walk(ast.parse(text)):
         if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and "__mutmut_" in node.name:
             out[node.name] = "\n".join(lines[node.lineno - 1:node.end_lineno])
     return out
@@ -222,17 +222,25 @@ def show(name: str, cache: dict[str, dict[str, str]]) -> tuple[str, bool]:
 
 
 def _only_text(before: list[str], after: list[str]) -> bool:
-    """True when the two bodies differ only inside string literals (message wording)."""
-    def skeleton(lines: list[str]) -> str:
+    """True when the bodies differ only in the wording of sentence-like strings (messages,
+    hints: they hold a space); a changed short token ("get", ".", "write") is logic."""
+    def strings(lines: list[str]) -> tuple[str, list[str]]:
         try:
             tree = ast.parse(textwrap.dedent("\n".join(lines)))
         except SyntaxError:
-            return "\n".join(lines)
+            return "\n".join(lines), []
+        found = []
         for node in ast.walk(tree):
             if isinstance(node, ast.Constant) and isinstance(node.value, str):
+                found.append(node.value)
                 node.value = ""
-        return ast.dump(tree)
-    return skeleton(before) == skeleton(after)
+        return ast.dump(tree), found
+
+    (shape_a, texts_a), (shape_b, texts_b) = strings(before), strings(after)
+    if shape_a != shape_b or not before or len(texts_a) != len(texts_b):
+        return False
+    changed = [old for old, new in zip(texts_a, texts_b, strict=True) if old != new]
+    return bool(changed) and all(" " in old.strip() for old in changed)
 
 
 def report(wall: float, done: subprocess.CompletedProcess, statuses: dict[str, str],
@@ -263,7 +271,9 @@ def report(wall: float, done: subprocess.CompletedProcess, statuses: dict[str, s
         "so cached results of the clean code would otherwise hide the collector's mutants",
         f"- mutants: {len(statuses)}; {', '.join(f'{k} {v}' for k, v in sorted(counts.items()))}",
         f"- **score: {score:.1f}%** (killed + timeout over every judged mutant, "
-        f"survivors and 'no tests' included); wall {wall:.0f} s, exit {done.returncode}",
+        f"survivors and 'no tests' included); "
+        + (f"wall {wall:.0f} s, exit {done.returncode}" if wall else
+           "re-read from the last run's .meta files (--report-only)"),
         f"- survivors: {len(survivors)}, of which {len(justified)} justified as equivalent "
         "below",
         "",
@@ -284,7 +294,7 @@ def report(wall: float, done: subprocess.CompletedProcess, statuses: dict[str, s
             "| survivor | mutation | reason |", "|---|---|---|"]
         for name in logic + wording:
             reason = reasons.get(name) or (
-                "wording only: message text not pinned by a test" if name in wording
+                "wording only: a message text no test pins word for word" if name in wording
                 else "**not justified: a test gap**")
             lines.append(f"| `{name}` | `{shown[name][0]}` | {reason} |")
         lines.append("")
@@ -298,6 +308,7 @@ def main() -> int:
     parser.add_argument("--max-children", type=int, default=os.cpu_count() or 2)
     parser.add_argument("--report-only", action="store_true",
                         help="re-read the last run's results (no new mutmut run)")
+    parser.add_argument("--note", default="", help="a line added to the report")
     args = parser.parse_args()
     if not args.report_only:
         prepare()
@@ -309,6 +320,8 @@ def main() -> int:
         print((done.stdout + done.stderr)[-3000:], file=sys.stderr)
         return 1
     text = report(wall, done, statuses, args.max_children)
+    if args.note:
+        text = text.replace("\n\n| survivor", f"\n- {args.note}\n\n| survivor", 1)
     RESULTS.parent.mkdir(parents=True, exist_ok=True)
     RESULTS.write_text(text + "\n", encoding="utf-8")
     print(text)

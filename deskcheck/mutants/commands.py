@@ -53,6 +53,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                        help="run only this deterministic shard of the mutants (CI matrix)")
     sweep.add_argument("--changed-since", metavar="REF",
                        help="only mutants whose target function or owners changed since REF")
+    from deskcheck.mutants.auto.commands import add_auto_arguments  # light: argparse only
+
+    add_auto_arguments(sweep)  # --auto: mutmut operators on the changed lines instead
     sweep.set_defaults(func=cmd_sweep)
 
     mutants = subparsers.add_parser("mutants", help="list, show or debug catalog mutants")
@@ -72,6 +75,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def cmd_sweep(args: argparse.Namespace) -> int:
+    if getattr(args, "auto", False):
+        from deskcheck.mutants.auto.commands import run_auto
+
+        return run_auto(args)
     from rich.console import Console
 
     from deskcheck.mutants.render import (

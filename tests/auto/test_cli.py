@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from deskcheck.errors import ConfigError
-from deskcheck.mutants.auto.commands import add_auto_arguments, register, run_auto
+from deskcheck.mutants.auto.commands import register, run_auto
 from tests.auto.fixture_repo import git
 
 pytestmark = pytest.mark.xdist_group("auto-coverage")
@@ -92,8 +92,7 @@ def test_sweep_parser_takes_the_auto_options_without_clashing():
 
     parser = argparse.ArgumentParser()
     subparsers = parser.add_subparsers()
-    register_sweep(subparsers)
-    add_auto_arguments(subparsers.choices["sweep"])
+    register_sweep(subparsers)  # the sweep command itself carries the auto options
     args = parser.parse_args(["sweep", "--auto", "--changed-since", "main", "--workers", "2",
                               "--max-mutants", "5", "--json", "out.json"])
     assert (args.auto, args.changed_since, args.workers, args.max_mutants) == (
@@ -101,6 +100,17 @@ def test_sweep_parser_takes_the_auto_options_without_clashing():
     register(subparsers)
     args = parser.parse_args(["auto", "--changed-since", "origin/main", "--no-run"])
     assert args.func is run_auto and args.no_run
+
+
+def test_sweep_auto_dispatches_to_the_auto_sweep(monkeypatch):
+    import deskcheck.mutants.auto.commands as auto_commands
+    from deskcheck.cli import main
+
+    seen = []
+    monkeypatch.setattr(auto_commands, "run_auto", lambda args: seen.append(args) or 7)
+    assert main(["sweep", "--auto", "--changed-since", "origin/main", "--no-run"]) == 7
+    (args,) = seen
+    assert (args.auto, args.changed_since, args.no_run) == (True, "origin/main", True)
 
 
 def test_auto_without_a_base_ref_is_a_usage_error():

@@ -190,3 +190,28 @@ def test_the_canary_is_planted_after_the_docstring_into_a_non_self_method(shop):
     assert lines[index + 2].strip() == f"this.{canary}", (
         "the can-fail canary is not the first statement after the docstring of "
         f"plant_target, read through its own first parameter: {lines[index:index + 4]}")
+
+
+def test_the_json_of_a_surface_keeps_its_documented_keys_and_values(shop):
+    result, _ = shop
+    data = result.to_json()
+    assert set(data) == {"class", "mode", "roots", "mro", "methods", "reads", "writes",
+                         "guarded", "dynamic", "notes", "counts", "elapsed_s"}, sorted(data)
+    assert (data["class"], data["mode"], data["roots"]) == (
+        "sp_detail.shop:Shop", "static", ["run"]), "the surface JSON names the wrong target"
+    assert data["mro"] == ["sp_detail.shop:Shop", "sp_detail.shop:Base", "builtins.object"]
+    run = next(m for m in data["methods"] if m["name"] == "Shop.run")
+    assert run == {"name": "Shop.run", "role": "call", "file": run["file"], "line": 9,
+                   "path": ["Shop.run"]} and run["file"].endswith("shop.py"), run
+    (count,) = data["reads"]["step_size"]
+    assert count == {"file": count["file"], "line": 10, "kind": "read", "method": "Shop.run",
+                     "path": ["Shop.run"], "after_write": False, "swallowed": False}, count
+    assert data["writes"]["count"][0]["kind"] == "rmw" and "ro_prop" in data["writes"]
+    assert "step_size" not in data["writes"] and "cache.entry" not in data["reads"]
+    assert data["guarded"] == ["opt_field", "probe_field"], data["guarded"]
+    assert data["dynamic"][0]["kind"] == "dynamic" and data["dynamic"][0]["line"] == 42
+    assert data["counts"] == {"methods": len(result.methods), "names": len(result.names),
+                              "reads": len(result.reads), "writes": len(result.writes),
+                              "classes": len(result.model.sources)}, data["counts"]
+    assert isinstance(data["elapsed_s"], float) and data["elapsed_s"] == round(
+        result.elapsed_s, 4), "elapsed_s is not the timing rounded to 0.1 ms"

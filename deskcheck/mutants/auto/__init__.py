@@ -4,29 +4,22 @@ the tests that cover them (rank processes included), run by the sweep engine.
 ``deskcheck sweep --auto --changed-since REF`` / ``deskcheck auto --changed-since REF``.
 """
 
-from deskcheck.mutants.auto.changes import (
-    DEFAULT_TEST_PATHS,
-    ChangedFile,
-    ChangeSet,
-    changed_production_lines,
-    is_test_path,
-    parse_unified_zero,
-)
-from deskcheck.mutants.auto.commands import add_auto_arguments, register, run_auto
-from deskcheck.mutants.auto.entry import catalog_entry, replace_snippet, suggested_id
-from deskcheck.mutants.auto.generate import (
-    AutoMutant,
-    Generation,
-    Suppressed,
-    generate_auto_mutants,
-)
-from deskcheck.mutants.auto.operators import FAMILY_RANK, OPERATORS, operator_filter
-from deskcheck.mutants.auto.owners import CoveragePass, CoveragePassError, run_coverage_pass
+from __future__ import annotations
 
-__all__ = [
-    "DEFAULT_TEST_PATHS", "FAMILY_RANK", "OPERATORS", "AutoMutant", "ChangeSet", "ChangedFile",
-    "CoveragePass", "CoveragePassError", "Generation", "Suppressed", "add_auto_arguments",
-    "catalog_entry", "changed_production_lines", "generate_auto_mutants", "is_test_path",
-    "operator_filter", "parse_unified_zero", "register", "replace_snippet", "run_auto",
-    "run_coverage_pass", "suggested_id",
-]
+from deskcheck._lazy import lazy_exports
+
+# Public name -> defining module, resolved on first use: every ``deskcheck`` command imports
+# this package for its CLI, and mutmut/libcst load only when an auto sweep runs.
+_EXPORTS: dict[str, str] = {
+    "DEFAULT_TEST_PATHS": "changes", "ChangedFile": "changes", "ChangeSet": "changes",
+    "changed_production_lines": "changes", "is_test_path": "changes",
+    "parse_unified_zero": "changes",
+    "add_auto_arguments": "commands", "register": "commands", "run_auto": "commands",
+    "catalog_entry": "entry", "replace_snippet": "entry", "suggested_id": "entry",
+    "AutoMutant": "generate", "Generation": "generate", "Suppressed": "generate",
+    "generate_auto_mutants": "generate",
+    "FAMILY_RANK": "operators", "OPERATORS": "operators", "operator_filter": "operators",
+    "CoveragePass": "owners", "CoveragePassError": "owners", "run_coverage_pass": "owners",
+}
+
+__getattr__, __dir__, __all__ = lazy_exports(__name__, _EXPORTS, globals())
