@@ -147,27 +147,6 @@ class AutoSweepPlugin(SweepPlugin):
         return job, budget
 
 
-def _run_sweep(options: SweepOptions, reporter: Reporter | None) -> SweepResult:
-    """``sweep.run_sweep`` with ``AutoSweepPlugin`` (same steps, same errors)."""
-    import sys
-
-    import pytest
-
-    from deskcheck.errors import CatalogError
-
-    sys.dont_write_bytecode = True
-    os.environ.setdefault("PYTHONDONTWRITEBYTECODE", "1")
-    plugin = AutoSweepPlugin(options, reporter)
-    code = pytest.main(_sweep.pytest_arguments(options), plugins=[plugin])
-    if plugin.error is not None:
-        raise plugin.error
-    if plugin.result is None:
-        raise CatalogError(f"pytest could not collect the covering tests (exit code {code})",
-                           location=str(options.catalog.path),
-                           fix="run the coverage pass's tests with pytest and fix what it reports")
-    return plugin.result
-
-
 def run_through_engine(rootdir: Path, mutants: Sequence[AutoMutant], owners: dict[str, list[str]],
                        *, workers: int, pytest_args: Sequence[str] = (),
                        reporter: Reporter | None = None, timeout_s: float = 10.0,
@@ -182,7 +161,8 @@ def run_through_engine(rootdir: Path, mutants: Sequence[AutoMutant], owners: dic
     os.chdir(rootdir)
     try:
         with _imports_from(roots):
-            return _run_sweep(SweepOptions(catalog=catalog, workers=workers,
-                                           pytest_args=pytest_args), reporter)
+            # No recorder: the auto path never reuses stored verdicts, so this is one session.
+            options = SweepOptions(catalog=catalog, workers=workers, pytest_args=pytest_args)
+            return _sweep.run_sweep(options, reporter, plugin_class=AutoSweepPlugin)
     finally:
         os.chdir(cwd)
