@@ -83,6 +83,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
 
     from deskcheck.mutants.render import (
         ProgressReporter,
+        shortfall_report,
         summary_line,
         verdict_table,
         write_json,
@@ -131,6 +132,9 @@ def cmd_sweep(args: argparse.Namespace) -> int:
                       "collecting", highlight=False)
     out = Console()
     out.print(verdict_table(result.records))
+    shortfall = shortfall_report(result.records)
+    if shortfall:
+        out.print(shortfall, markup=False, highlight=False, soft_wrap=True)
     out.print(summary_line(result))
     if args.json:
         write_json(result, catalog.path, args.json)

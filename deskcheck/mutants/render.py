@@ -64,6 +64,31 @@ def verdict_table(records: list[MutantRecord]) -> Table:
     return table
 
 
+def shortfall_report(records: list[MutantRecord], excerpt_lines: int = 12) -> str:
+    """Plain text, one block per mutant that does not hold: why, its owners, where the
+    mutant sits and the head of the failure. Printed after the table so that the tail of a CI
+    log (all most CI pages show) names what fell short and why."""
+    from deskcheck.report.records import HOLDING_VERDICTS
+    from deskcheck.report.renderers.junit import verdict_message
+
+    blocks = []
+    for record in records:
+        if record.verdict in HOLDING_VERDICTS:
+            continue
+        where = (f" (catalog entry {record.source_file}:{record.source_line})"
+                 if record.source_file else "")
+        lines = [f"{record.verdict} {record.id}{where}: {verdict_message(record)}"]
+        if record.failed_non_owners and record.verdict != "OWNER_MISSED":
+            lines.append(f"  failed instead (not owners): {', '.join(record.failed_non_owners)}")
+        excerpt = record.excerpt.strip().splitlines()
+        lines += [f"  | {line}" for line in excerpt[:excerpt_lines]]
+        if len(excerpt) > excerpt_lines:
+            lines.append(f"  | ... ({len(excerpt) - excerpt_lines} more lines: --json or "
+                         "deskcheck report)")
+        blocks.append("\n".join(lines))
+    return "\n\n".join(blocks)
+
+
 def summary_line(result: SweepResult) -> str:
     counts = ", ".join(f"{n} {v}" for v, n in sorted(result.counts().items()))
     state = "holds" if result.holds else "falls short"

@@ -423,8 +423,11 @@ def pytest_arguments(options: SweepOptions) -> list[str]:
     catalog = options.catalog
     tests = [str((catalog.root / t).resolve()) for t in catalog.settings.tests] or [
         str(catalog.root)]
+    # verbosity_assertions=2: assertion values are never shortened with "...", so an
+    # ``expect`` sees the whole failure, whatever the length of the checkout's path.
     return [*tests, "-p", "no:cacheprovider", "-p", "no:terminal", "-n", "0",
-            "--continue-on-collection-errors", *options.pytest_args]
+            "-o", "verbosity_assertions=2", "--continue-on-collection-errors",
+            *options.pytest_args]
 
 
 def run_sweep(options: SweepOptions, reporter: Reporter | None = None,

@@ -17,7 +17,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import pytest
-from _pytest.runner import runtestprotocol
 
 from deskcheck.mutants.mutated import MutatedFunction
 from deskcheck.mutants.process_hook import (
@@ -50,20 +49,61 @@ class ChildJob:
     notes: dict[str, Any] = field(default_factory=dict)
 
 
-def summarize(nodeid: str, reports: Sequence[pytest.TestReport]) -> ItemResult:
+def relative_to_root(text: str, root: str | None) -> str:
+    """``text`` with the project folder ``root`` (as given and as resolved) written relative,
+    so what a failure says, and what an ``expect`` matches, is the same on every checkout."""
+    if not root:
+        return text
+    for folder in dict.fromkeys((root, os.path.realpath(root))):
+        text = text.replace(folder.rstrip(os.sep) + os.sep, "")
+    return text
+
+
+def summarize(nodeid: str, reports: Sequence[pytest.TestReport],
+              root: str | None = None) -> ItemResult:
+    """One item's outcome from its reports; paths under ``root`` are written relative."""
     result = ItemResult(nodeid=nodeid, outcome="passed",
                         duration=sum(r.duration for r in reports))
     for report in reports:
         if report.failed:
             crash = getattr(report.longrepr, "reprcrash", None)
-            text = report.longreprtext
+            text = relative_to_root(report.longreprtext, root)
             result.outcome, result.when = "failed", report.when
-            result.message = crash.message if crash is not None else text.strip()[-300:]
+            result.message = (relative_to_root(crash.message, root) if crash is not None
+                              else text.strip()[-300:])
             result.text = text[-TEXT_LIMIT:]
             return result
         if report.skipped and report.when in ("setup", "call"):
             result.outcome, result.when = "skipped", report.when
     return result
+
+
+class ReportCollector:
+    """Catches the reports of the item running now. Items run through the whole
+    ``pytest_runtest_protocol`` hook, as in a plain pytest run, so the wrappers other plugins
+    put around a test hold in a mutant child too: assertion explanations (and their
+    verbosity), ``filterwarnings`` marks and ``-W error``, timeouts."""
+
+    def __init__(self) -> None:
+        self.reports: list[pytest.TestReport] = []
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        self.reports.append(report)
+
+    def run(self, item: pytest.Item, nextitem: pytest.Item | None) -> list[pytest.TestReport]:
+        self.reports = []
+        item.ihook.pytest_runtest_protocol(item=item, nextitem=nextitem)
+        return self.reports
+
+
+def _collector(config: pytest.Config) -> ReportCollector:
+    """This process's collector, registered once (a forked child starts without one)."""
+    name = f"deskcheck-mutant-reports-{os.getpid()}"
+    collector = config.pluginmanager.get_plugin(name)
+    if collector is None:
+        collector = ReportCollector()
+        config.pluginmanager.register(collector, name)
+    return collector
 
 
 def _writer(fd: int) -> Callable[[dict[str, Any]], None]:
@@ -90,7 +130,8 @@ def _run_items(job: ChildJob, write: Callable[[dict[str, Any]], None]) -> None:
         for index, item in enumerate(items):
             nextitem = items[index + 1] if index + 1 < len(items) else None
             write({"event": "start", "nodeid": item.nodeid, "phase": phase})
-            result = summarize(item.nodeid, runtestprotocol(item, log=False, nextitem=nextitem))
+            reports = _collector(item.config).run(item, nextitem)
+            result = summarize(item.nodeid, reports, root=str(item.config.rootpath))
             write({"event": "item", "phase": phase, **result.to_json()})
             if job.mutated is None or job.full_matrix or result.outcome != "failed":
                 continue

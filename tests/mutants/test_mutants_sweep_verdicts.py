@@ -112,3 +112,16 @@ def test_every_process_kind_sees_the_mutant(fixture_sweep, kind):
 
 def test_no_process_of_the_sweep_is_left(fixture_sweep):
     assert tagged_processes(FIXTURE_SWEEP_TAG) == []
+
+
+def test_what_falls_short_is_explained_after_the_table(fixture_sweep):
+    """CI pages show a log's tail: after the table, each mutant that does not hold gets its
+    verdict, catalog line, why, and the head of its failure; holding mutants get none."""
+    proc, _ = fixture_sweep
+    after_table = proc.stdout[proc.stdout.rindex("└"):]
+    tail = after_table[:after_table.rindex(" mutants in ")]  # up to the summary line
+    assert "WRONG_FAILURE calc.total_none (catalog entry " in tail
+    assert "owner failed for another reason than expected" in tail
+    assert "  | " in tail and "TypeError" in tail
+    assert "SURVIVED calc.audit_dropped (" in tail
+    assert "calc.pick_max " not in tail and "ACCEPTED_SURVIVOR" not in tail
