@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 from types import SimpleNamespace
 
 import pytest
@@ -83,7 +84,10 @@ def test_guarded_reads_are_drift_too_and_say_so():
 
     NoAllow.__deskcheck_spec__.allow = {}
     verdict = guard(NoAllow)
-    assert verdict.names("forward") == ["trace_enabled"]
+    forward = verdict.names("forward")
+    assert forward == ["trace_enabled"], (
+        f"the drift guard did not report the guarded read trace_enabled, no longer allowed, as "
+        f"forward drift (it reported {forward})")
     assert "guarded read" in verdict.message()
 
 
@@ -93,13 +97,19 @@ def test_reverse_drift_names_a_stand_in_production_no_longer_has():
         old_field = state(1)
 
     verdict = guard(Stale)
-    assert verdict.names("reverse") == ["_retired_helper", "old_field"]
+    reverse = verdict.names("reverse")
+    assert reverse == ["_retired_helper", "old_field"], (
+        f"the drift guard did not report the stand-in _retired_helper and the state old_field, "
+        f"names Scheduler no longer has, as reverse drift (it reported {reverse})")
     assert "stands in for names Scheduler no longer has" in verdict.message()
 
 
 def test_a_stale_allowlist_entry_fails():
     verdict = guard(Complete, allow={"nothing_reads_this": "left over"})
-    assert verdict.names("stale_allow") == ["nothing_reads_this"]
+    stale = verdict.names("stale_allow")
+    assert stale == ["nothing_reads_this"], (
+        f"the drift guard did not report the allowlist entry nothing_reads_this, which matches "
+        f"no read, as stale (it reported {stale})")
 
 
 def test_signature_drift_of_a_stand_in():
@@ -111,7 +121,12 @@ def test_signature_drift_of_a_stand_in():
 
     assert guard(Fits).names("signature") == []
     verdict = guard(Misfit)
-    assert verdict.names("signature") == ["get_num_allocatable_reqs"]
+    misfits = verdict.names("signature")
+    production = inspect.signature(Scheduler.get_num_allocatable_reqs)
+    assert misfits == ["get_num_allocatable_reqs"], (
+        f"the drift guard accepted the stand-in get_num_allocatable_reqs(self), which no longer "
+        f"fits production's get_num_allocatable_reqs{production} (signature drift reported: "
+        f"{misfits})")
     assert "running_bs" in verdict.message()
 
 

@@ -96,7 +96,10 @@ def test_registered_harnesses_are_listed_for_the_guard():
 def test_bad_declarations_are_clear_errors(body, message):
     with pytest.raises(HarnessError) as info:
         type("Bad", (Harness,), dict(body), model=Scheduler, roots=["admit"], register=False)
-    assert message in info.value.render() and "fix:" in info.value.render()
+    text = info.value.render()
+    assert message in text and "fix:" in text, (
+        f"a bad declaration of admit was refused without saying {message!r} (and a fix); "
+        f"the error says: {text}")
     assert "test_harness.py" in info.value.render() or info.value.location
 
 
@@ -140,7 +143,12 @@ def test_a_failing_rank_is_named():
 
     with pytest.raises(RankError) as info:
         rankset.run(body)
-    assert "rank 1 first" in str(info.value) and "rank one breaks" in str(info.value)
+    message = str(info.value)
+    headline = message.partition("\n")[0]
+    assert "rank 1 first" in message, (
+        f"rank 1 raised and broke the barrier, but the rank error does not blame it first: "
+        f"{headline!r}")
+    assert "rank one breaks" in message, f"the rank error lost rank 1's own error: {message}"
 
 
 def test_a_rank_that_skips_the_collective_times_out_instead_of_hanging():

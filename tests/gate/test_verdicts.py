@@ -26,7 +26,10 @@ from deskcheck.gate.runner import STARTUP_ERROR_ID, SideResult
     ("skipped", "passed", None, False, "NO_EVIDENCE"),
 ])
 def test_redfirst_classification(base, branch, pin, import_error, verdict) -> None:
-    assert classify(base, branch, pin=pin, base_import_error=import_error) == verdict
+    got = classify(base, branch, pin=pin, base_import_error=import_error)
+    assert got == verdict, (
+        f"red-first classified a test {base} on base and {branch} on the branch (pin reason "
+        f"{pin!r}, ImportError on base: {import_error}) as {got}, not {verdict}")
 
 
 def _side(name: str, outcomes: dict[str, str], collection_errors=()) -> SideResult:
@@ -42,8 +45,11 @@ def test_regress_comparison() -> None:
     rerun = _side("branch", {"b": "failed", "d": "passed", "f": "failed", "new": "failed"},
                   ["t/test_broken.py"])
     regressions, flaky, repairs, pre_existing = compare(base, branch, rerun)
-    assert [(r.id, r.new_test) for r in regressions] == [
-        ("b", False), ("f", False), ("new", True), ("t/test_broken.py", True)]
+    got = [(r.id, r.new_test) for r in regressions]
+    want = [("b", False), ("f", False), ("new", True), ("t/test_broken.py", True)]
+    assert got == want, (
+        f"regress named {got} as the regressions (id, new test), not the ids that fail on the "
+        f"branch but not on base: {want}")
     assert [f.id for f in flaky] == ["d"]
     assert [r.id for r in repairs] == ["c", "t/test_gone.py"]
     assert [p.id for p in pre_existing] == ["a"]

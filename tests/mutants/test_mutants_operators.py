@@ -42,8 +42,16 @@ def test_replace_stale_names_snippet_and_function():
 
 
 def test_replace_must_match_exactly_once():
-    with pytest.raises(StaleOperator, match="found 3 times"):
-        mutate("fixpkg.calc:clamp", "replace", old="return", new="yield")
+    try:
+        mutated = mutate("fixpkg.calc:clamp", "replace", old="return", new="yield")
+    except StaleOperator as exc:
+        assert "found 3 times" in str(exc), (
+            f"a replace of 'return' in fixpkg.calc:clamp was STALE, but does not say it was "
+            f"found 3 times: {exc}")
+    else:
+        minus, plus = changed_lines(mutated)
+        pytest.fail(f"a replace of 'return', which occurs more than once in fixpkg.calc:clamp, "
+                    f"was applied instead of being STALE: {minus} became {plus}")
 
 
 def test_replace_only_looks_inside_the_target():

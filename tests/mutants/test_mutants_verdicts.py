@@ -29,7 +29,9 @@ def test_assertion_failure_of_an_owner_kills():
 
 def test_crash_of_an_owner_is_wrong_failure():
     for message in ("TypeError: bad operand", "ImportError: no module", "NameError: x"):
-        assert decide([OWNER], [failed(OWNER, message)], None, WRONG).verdict == "WRONG_FAILURE"
+        verdict = decide([OWNER], [failed(OWNER, message)], None, WRONG).verdict
+        assert verdict == "WRONG_FAILURE", (
+            f"an owner that crashed with {message!r} was judged {verdict}, not WRONG_FAILURE")
 
 
 def test_setup_error_is_wrong_failure():
@@ -40,7 +42,8 @@ def test_setup_error_is_wrong_failure():
 def test_timeout_raised_by_owner_is_not_a_kill():
     verdict = decide([OWNER], [failed(OWNER, "deskcheck.errors.RankTimeoutError: rank 1")],
                      None, WRONG)
-    assert verdict.verdict == "TIMEOUT"
+    assert verdict.verdict == "TIMEOUT", (
+        f"an owner that raised RankTimeoutError was judged {verdict.verdict}, not TIMEOUT")
 
 
 def test_process_crash_is_not_a_kill():
@@ -61,20 +64,29 @@ def test_rank_error_carrying_a_crash_is_wrong_failure():
 def test_expect_decides_when_given():
     result = failed(OWNER, "AssertionError: told to admit 5 with room for 3")
     assert failure_reason(result, "told to admit .* with room for", WRONG) == "kill"
-    assert failure_reason(result, "budget exhausted", WRONG) == "wrong"
+    reason = failure_reason(result, "budget exhausted", WRONG)
+    assert reason == "wrong", (
+        f"an owner failure whose text does not match its expect 'budget exhausted' was judged "
+        f"{reason!r}, not 'wrong'")
     crash = failed(OWNER, "TypeError: expected by the catalog")
     assert failure_reason(crash, "expected by the catalog", WRONG) == "kill"
 
 
 def test_non_owner_kill_is_owner_missed():
     verdict = decide([OWNER], [passed(OWNER), failed(OTHER, "AssertionError: x")], None, WRONG)
-    assert verdict.verdict == "OWNER_MISSED" and verdict.failed_non_owners == [OTHER]
+    assert verdict.verdict == "OWNER_MISSED", (
+        f"only a non-owner test failed (the owner passed), yet the mutant was judged "
+        f"{verdict.verdict}, not OWNER_MISSED")
+    assert verdict.failed_non_owners == [OTHER], (
+        f"the failing non-owner {OTHER} is not named: {verdict.failed_non_owners}")
 
 
 def test_non_owner_red_on_clean_code_does_not_count():
     verdict = decide([OWNER], [passed(OWNER), failed(OTHER, "AssertionError: x")], None, WRONG,
                      clean_red=[OTHER])
-    assert verdict.verdict == "SURVIVED"
+    assert verdict.verdict == "SURVIVED", (
+        f"a non-owner that is red on clean code too counted against the mutant: it was judged "
+        f"{verdict.verdict}, not SURVIVED")
 
 
 def test_survivor_and_accepted_survivor():

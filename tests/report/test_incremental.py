@@ -128,7 +128,10 @@ def test_changing_a_definition_or_the_version_or_no_incremental(repo: Path):
 
 def test_survivors_are_never_reused(repo: Path):
     sweep(repo, FakeRunner(survivors=frozenset({"ballot.M2"})))
-    assert sweep(repo, FakeRunner(survivors=frozenset({"ballot.M2"}))) == ["ballot.M2"]
+    rerun = sweep(repo, FakeRunner(survivors=frozenset({"ballot.M2"})))
+    assert rerun == ["ballot.M2"], (
+        f"the second sweep re-ran {rerun}; it must re-run exactly the recorded survivor "
+        f"ballot.M2 (a SURVIVED verdict is never reused) and reuse every kill")
 
 
 def test_recorder_closes_runs_and_resumes_after_an_error(repo: Path):

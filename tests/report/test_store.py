@@ -71,7 +71,11 @@ def test_an_older_kill_is_not_revived_after_a_newer_non_kill(store: Store, mutan
     store.record_mutant(first, killed)
     second = store.begin_run(RunRecord(kind="sweep"))
     store.record_mutant(second, _with(killed, "TIMEOUT"))
-    assert store.reusable(killed.fingerprint) is None
+    revived = store.reusable(killed.fingerprint)
+    assert revived is None, (
+        f"the store revived the {revived.verdict} verdict of run "
+        f"{revived.detail.get('reused_from_run')} although the newer run {second} recorded "
+        f"TIMEOUT for the same fingerprint")
     third = store.begin_run(RunRecord(kind="sweep"))
     store.record_mutant(third, killed)
     assert store.reusable(killed.fingerprint).detail["reused_from_run"] == third

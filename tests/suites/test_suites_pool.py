@@ -77,7 +77,10 @@ def test_an_assertion_in_one_rank_names_that_rank_and_keeps_the_pool(short_pool)
     with pytest.raises(RankAssertionError) as info:
         short_pool.run(D.assert_below, 2, per_rank=[0, 1, 2])
     message = str(info.value)
-    assert "rank 2 raised AssertionError: value 2 is not below 2" in message
+    headline = message.partition("\n")[0]
+    assert "rank 2 raised AssertionError: value 2 is not below 2" in message, (
+        f"only rank 2 failed its assertion (value 2 is not below 2), but the pool's error does "
+        f"not name rank 2 as the one that raised: {headline!r}")
     assert "rank 0 (pid" in message and "returned after" in message
     assert isinstance(info.value, AssertionError)
     assert short_pool.pids == pids, "ranks in step after a plain assertion are reused"
