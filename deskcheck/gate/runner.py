@@ -10,12 +10,13 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
 import threading
 import time
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import FIRST_EXCEPTION, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from importlib import metadata
 from pathlib import Path
@@ -34,6 +35,7 @@ _CHILD_ENV_DROP = ("PYTEST_XDIST_WORKER", "PYTEST_XDIST_WORKER_COUNT", "PYTEST_X
 _OK_EXIT = (0, 1, 5)  # all passed, some failed, none collected
 _LIVE: set[subprocess.Popen[bytes]] = set()
 _LIVE_LOCK = threading.Lock()
+_PROBE_LOCK = threading.Lock()
 
 
 @dataclass(frozen=True)
@@ -119,20 +121,29 @@ def _has_xdist() -> bool:
 
 def _probe_folder(scratch: Path) -> Path:
     """The folder put first on the children's ``PYTHONPATH``: the probe plugin and the redirect
-    under names no project uses, and the ``sitecustomize`` that activates the redirect."""
+    under names no project uses, and the ``sitecustomize`` that activates the redirect.
+
+    Both sides of a ``--parallel`` gate ask for it at the same moment: it is built whole in a
+    private folder and renamed into place, so no side ever sees it half made."""
     folder = scratch / "probe"
-    if folder.is_dir():
-        return folder
-    folder.mkdir(parents=True)
-    here = Path(__file__).parent
-    for source, name in (("probe_plugin.py", PROBE_MODULE_NAME),
-                         ("redirect.py", "_deskcheck_gate_redirect")):
-        target = folder / f"{name}.py"
+    with _PROBE_LOCK:
+        if folder.is_dir():
+            return folder
+        building = scratch / f".probe-{os.getpid()}-{threading.get_ident()}"
+        building.mkdir(parents=True)
+        here = Path(__file__).parent
+        for source, name in (("probe_plugin.py", PROBE_MODULE_NAME),
+                             ("redirect.py", "_deskcheck_gate_redirect")):
+            target = building / f"{name}.py"
+            try:
+                target.symlink_to(here / source)
+            except OSError:
+                target.write_text((here / source).read_text(encoding="utf-8"), encoding="utf-8")
+        (building / "sitecustomize.py").write_text(SITECUSTOMIZE, encoding="utf-8")
         try:
-            target.symlink_to(here / source)
-        except OSError:
-            target.write_text((here / source).read_text(encoding="utf-8"), encoding="utf-8")
-    (folder / "sitecustomize.py").write_text(SITECUSTOMIZE, encoding="utf-8")
+            building.rename(folder)
+        except OSError:  # another process put a whole one there first
+            shutil.rmtree(building, ignore_errors=True)
     return folder
 
 
@@ -145,8 +156,9 @@ def pytest_command(spec: SideSpec) -> list[str]:
     return command + list(spec.paths)
 
 
-def run_side(spec: SideSpec, scratch: Path) -> SideResult:
-    """Run pytest for ``spec``; :class:`GateError` when it could not run or ran the wrong code."""
+def run_side(spec: SideSpec, scratch: Path, stop: threading.Event | None = None) -> SideResult:
+    """Run pytest for ``spec``; :class:`GateError` when it could not run or ran the wrong code.
+    ``stop``: set by a parallel run when the other side failed; no child starts after it."""
     out_dir = scratch / f"run-{spec.label}"
     out_dir.mkdir(parents=True, exist_ok=True)
     plan = {"side": spec.side, "side_root": str(spec.code_root), "modules": spec.modules,
@@ -161,21 +173,28 @@ def run_side(spec: SideSpec, scratch: Path) -> SideResult:
     env["PYTHONDONTWRITEBYTECODE"] = "1"
     log_path = out_dir / "pytest.log"
     started = time.perf_counter()
-    _run_child(pytest_command(spec), cwd=spec.tests_root, env=env, log_path=log_path)
+    _run_child(pytest_command(spec), cwd=spec.tests_root, env=env, log_path=log_path, stop=stop)
     duration = time.perf_counter() - started
     return _read_results(spec, out_dir, log_path, duration)
 
 
 def run_sides(specs: list[SideSpec], scratch: Path, *, parallel: bool) -> list[SideResult]:
     """Run the sides one after the other, or at the same time (``parallel``: only for suites
-    that share no fixed ports or files between two concurrent runs)."""
+    that share no fixed ports or files between two concurrent runs). In parallel, the first
+    side that cannot run stops the other at once: its error is raised, no child is left."""
     if not parallel:
         return [run_side(spec, scratch) for spec in specs]
+    stop = threading.Event()
     with ThreadPoolExecutor(max_workers=len(specs), thread_name_prefix="gate-side") as pool:
-        futures = [pool.submit(run_side, spec, scratch) for spec in specs]
+        futures = [pool.submit(run_side, spec, scratch, stop) for spec in specs]
         try:
+            done, _ = wait(futures, return_when=FIRST_EXCEPTION)
+            for future in done:
+                if future.exception() is not None:
+                    raise future.exception()  # type: ignore[misc]
             return [future.result() for future in futures]
         except BaseException:
+            stop.set()
             kill_live_children()
             raise
 
@@ -188,11 +207,16 @@ def kill_live_children() -> None:
         _kill_group(child)
 
 
-def _run_child(command: list[str], *, cwd: Path, env: dict[str, str], log_path: Path) -> int:
+def _run_child(command: list[str], *, cwd: Path, env: dict[str, str], log_path: Path,
+               stop: threading.Event | None = None) -> int:
     with log_path.open("wb") as log:
-        child = subprocess.Popen(command, cwd=cwd, env=env, stdout=log, stderr=subprocess.STDOUT,
-                                 stdin=subprocess.DEVNULL, start_new_session=True)
-        with _LIVE_LOCK:
+        with _LIVE_LOCK:  # started and registered at once: a kill never misses a child
+            if stop is not None and stop.is_set():
+                raise GateError("the other side of the parallel gate failed; this side was not "
+                                "started", fix="see the other side's error")
+            child = subprocess.Popen(command, cwd=cwd, env=env, stdout=log,
+                                     stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                                     start_new_session=True)
             _LIVE.add(child)
         try:
             return child.wait()

@@ -3,11 +3,16 @@
 The worktree is detached, lives in a fresh temporary folder, has its own index (git keeps it
 under ``.git/worktrees/<name>``), and is removed with ``git worktree remove --force`` followed
 by ``git worktree prune``. The user's working tree, index and HEAD are never touched.
+
+A gate killed with SIGKILL cannot clean up: its scratch folder carries an owner marker (pid
+and start time), and the next gate in any repository removes what a dead owner left.
 """
 
 from __future__ import annotations
 
 import contextlib
+import json
+import os
 import shutil
 import signal
 import tempfile
@@ -18,6 +23,10 @@ from types import FrameType
 
 from deskcheck.errors import GitError
 from deskcheck.gate.git import GitRepo
+from deskcheck.liveness import process_alive, process_token
+
+SCRATCH_PREFIX = "deskcheck-gate-"
+OWNER_FILE = "owner.json"
 
 _TERMINATING_SIGNALS = tuple(
     s for s in (getattr(signal, "SIGTERM", None), getattr(signal, "SIGHUP", None)) if s
@@ -62,10 +71,13 @@ def _signals_ignored() -> Iterator[None]:
 
 
 @contextlib.contextmanager
-def scratch_folder(prefix: str = "deskcheck-gate-") -> Iterator[Path]:
-    """A temporary folder for one gate run (plan files, results, the worktree)."""
+def scratch_folder(prefix: str = SCRATCH_PREFIX) -> Iterator[Path]:
+    """A temporary folder for one gate run (plan files, results, the worktree), marked with
+    this process as its owner."""
     folder = Path(tempfile.mkdtemp(prefix=prefix)).resolve()
     try:
+        (folder / OWNER_FILE).write_text(json.dumps(
+            {"pid": os.getpid(), "token": process_token(os.getpid())}), encoding="utf-8")
         yield folder
     finally:
         with _signals_ignored():
@@ -89,3 +101,33 @@ def scratch_worktree(repo: GitRepo, commit: str, parent: Path) -> Iterator[Path]
             repo.run(["worktree", "remove", "--force", "--force", str(path)], check=False)
             shutil.rmtree(path, ignore_errors=True)
             repo.run(["worktree", "prune"], check=False)
+
+
+def _owner_dead(folder: Path) -> bool:
+    """True only for a folder with our owner marker whose process is gone."""
+    try:
+        owner = json.loads((folder / OWNER_FILE).read_text(encoding="utf-8"))
+        pid, token = int(owner["pid"]), str(owner.get("token", ""))
+    except (OSError, ValueError, KeyError, TypeError):
+        return False  # not ours, or being written right now: never touched
+    return not process_alive(pid, token)
+
+
+def reap_stale_scratch(repo: GitRepo, prefix: str = SCRATCH_PREFIX) -> list[Path]:
+    """Remove what gates killed with SIGKILL left: their scratch worktrees registered in
+    ``repo`` and their scratch folders. Only folders marked by a dead owner are touched."""
+    removed: list[Path] = []
+    listed = repo.run(["worktree", "list", "--porcelain"], check=False).stdout
+    for line in listed.splitlines():
+        path = Path(line.removeprefix("worktree ")) if line.startswith("worktree ") else None
+        if path is not None and path.parent.name.startswith(prefix) and _owner_dead(path.parent):
+            repo.run(["worktree", "remove", "--force", "--force", str(path)], check=False)
+            shutil.rmtree(path.parent, ignore_errors=True)
+            removed.append(path.parent)
+    for folder in sorted(Path(tempfile.gettempdir()).glob(prefix + "*")):
+        if folder not in removed and folder.is_dir() and _owner_dead(folder):
+            shutil.rmtree(folder, ignore_errors=True)
+            removed.append(folder)
+    if removed:
+        repo.run(["worktree", "prune"], check=False)
+    return removed

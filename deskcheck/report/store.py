@@ -23,6 +23,7 @@ from typing import Any
 from deskcheck import __version__
 from deskcheck.config import ProjectConfig, load_config
 from deskcheck.errors import ConfigError, StoreError
+from deskcheck.liveness import process_alive, process_token
 from deskcheck.report.locations import mutated_file, read_source
 from deskcheck.report.records import (
     HOLDING_VERDICTS,
@@ -95,27 +96,6 @@ def default_store_path(root: Path) -> Path:
 def project_store_path(config: ProjectConfig) -> Path:
     """``[tool.deskcheck] store`` if set, else ``.deskcheck/results.sqlite`` of the root."""
     return config.path("store") or default_store_path(config.root)
-
-
-def _process_token(pid: int) -> str:
-    """The start time of ``pid`` (Linux ``/proc``), so a reused pid is not mistaken for ours."""
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return ""
-    return stat.rsplit(")", 1)[-1].split()[19]
-
-
-def _process_alive(pid: int, token: str) -> bool:
-    if pid <= 0:
-        return False
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return not token or _process_token(pid) == token
 
 
 class Store:
@@ -212,7 +192,7 @@ class Store:
             cursor = db.execute(
                 f"INSERT INTO runs ({', '.join(_RUN_COLUMNS)}, owner_pid, owner_token) "
                 f"VALUES ({', '.join('?' * len(_RUN_COLUMNS))}, ?, ?)",
-                (*(values[c] for c in _RUN_COLUMNS), pid, _process_token(pid)))
+                (*(values[c] for c in _RUN_COLUMNS), pid, process_token(pid)))
         run.id = int(cursor.lastrowid or 0)
         return run.id
 
@@ -252,10 +232,10 @@ class Store:
                 "ORDER BY id DESC",
                 (kind, commit, config_fingerprint, shard, *RESUMABLE_STATUSES)).fetchall()
             for run_id, pid, token in rows:
-                if pid != me and _process_alive(pid, token):
+                if pid != me and process_alive(pid, token):
                     continue
                 db.execute("UPDATE runs SET owner_pid = ?, owner_token = ?, status = 'running' "
-                           "WHERE id = ?", (me, _process_token(me), run_id))
+                           "WHERE id = ?", (me, process_token(me), run_id))
                 return int(run_id)
         return None
 
