@@ -26,12 +26,7 @@ from typing import Any
 from deskcheck.gate.context import GateContext, prepare
 from deskcheck.gate.runner import SideResult, SideSpec, run_sides
 from deskcheck.gate.selection import SelectedTest, changed_tests
-from deskcheck.gate.worktree import (
-    reap_stale_scratch,
-    scratch_folder,
-    scratch_worktree,
-    terminating_signals_raise,
-)
+from deskcheck.gate.worktree import gate_scratch, scratch_worktree
 
 RED_GREEN = "RED_GREEN"
 WEAK_RED = "WEAK_RED"
@@ -196,9 +191,7 @@ def run_redfirst(ref: str, paths: list[str] | None = None, *, cwd: Path | None =
     branch_own, branch_notes = ctx.layout.production_modules(branch_files)
     base_own, _ = ctx.layout.production_modules(base_files)
     notes.extend(branch_notes)
-    notes.extend(f"removed {folder}, left by a gate that was killed (SIGKILL)"
-                 for folder in reap_stale_scratch(ctx.repo))
-    with terminating_signals_raise(), scratch_folder() as scratch:
+    with gate_scratch(ctx.repo, notes) as scratch:
         t0 = time.perf_counter()
         with scratch_worktree(ctx.repo, ctx.base, scratch) as worktree:
             timings["worktree"] = time.perf_counter() - t0

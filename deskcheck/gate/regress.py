@@ -16,12 +16,7 @@ from typing import Any
 
 from deskcheck.gate.context import GateContext, prepare
 from deskcheck.gate.runner import SideResult, SideSpec, run_side, run_sides
-from deskcheck.gate.worktree import (
-    reap_stale_scratch,
-    scratch_folder,
-    scratch_worktree,
-    terminating_signals_raise,
-)
+from deskcheck.gate.worktree import gate_scratch, scratch_worktree
 
 SMALL_RERUN = 8  # fewer candidates than this re-run without xdist (worker start-up dominates)
 
@@ -111,9 +106,7 @@ def run_regress(ref: str, paths: list[str] | None = None, *, workers: int = 0,
     branch_spec = SideSpec(side="branch", label="branch", code_root=ctx.repo.root,
                            tests_root=ctx.project_root, modules=branch_modules, paths=rel_paths,
                            workers=workers)
-    notes.extend(f"removed {folder}, left by a gate that was killed (SIGKILL)"
-                 for folder in reap_stale_scratch(ctx.repo))
-    with terminating_signals_raise(), scratch_folder() as scratch:
+    with gate_scratch(ctx.repo, notes) as scratch:
         t0 = time.perf_counter()
         with scratch_worktree(ctx.repo, ctx.base, scratch) as worktree:
             timings["worktree"] = time.perf_counter() - t0

@@ -20,6 +20,7 @@ import threading
 from collections.abc import Iterator
 from pathlib import Path
 from types import FrameType
+from typing import Any
 
 from deskcheck.errors import GitError
 from deskcheck.gate.git import GitRepo
@@ -42,32 +43,27 @@ def _raise_interrupt(signum: int, _frame: FrameType | None) -> None:
 
 
 @contextlib.contextmanager
-def terminating_signals_raise() -> Iterator[None]:
+def _handlers(signals: tuple[int, ...], handler: Any) -> Iterator[None]:
+    """``handler`` for ``signals`` for the duration (main thread only: elsewhere a no-op)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = {s: signal.signal(s, handler) for s in signals}
+    try:
+        yield
+    finally:
+        for s, previous_handler in previous.items():
+            signal.signal(s, previous_handler)
+
+
+def terminating_signals_raise() -> contextlib.AbstractContextManager[None]:
     """Turn SIGTERM/SIGHUP into an exception (main thread only) for the duration."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    previous = {s: signal.signal(s, _raise_interrupt) for s in _TERMINATING_SIGNALS}
-    try:
-        yield
-    finally:
-        for s, handler in previous.items():
-            signal.signal(s, handler)
+    return _handlers(_TERMINATING_SIGNALS, _raise_interrupt)
 
 
-@contextlib.contextmanager
-def _signals_ignored() -> Iterator[None]:
+def _signals_ignored() -> contextlib.AbstractContextManager[None]:
     """Cleanup must not itself be interrupted by a second Ctrl-C."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    names = (signal.SIGINT, *_TERMINATING_SIGNALS)
-    previous = {s: signal.signal(s, signal.SIG_IGN) for s in names}
-    try:
-        yield
-    finally:
-        for s, handler in previous.items():
-            signal.signal(s, handler)
+    return _handlers((signal.SIGINT, *_TERMINATING_SIGNALS), signal.SIG_IGN)
 
 
 @contextlib.contextmanager
@@ -82,6 +78,16 @@ def scratch_folder(prefix: str = SCRATCH_PREFIX) -> Iterator[Path]:
     finally:
         with _signals_ignored():
             shutil.rmtree(folder, ignore_errors=True)
+
+
+@contextlib.contextmanager
+def gate_scratch(repo: GitRepo, notes: list[str]) -> Iterator[Path]:
+    """The scratch folder of one gate run, with SIGTERM/SIGHUP raising while it lives; what
+    gates killed with SIGKILL left is removed first, and said in ``notes``."""
+    notes.extend(f"removed {folder}, left by a gate that was killed (SIGKILL)"
+                 for folder in reap_stale_scratch(repo))
+    with terminating_signals_raise(), scratch_folder() as scratch:
+        yield scratch
 
 
 @contextlib.contextmanager

@@ -65,6 +65,14 @@ def _rank_line(o: RankOutcome) -> str:
             f"collectives:\n" + _indent(_tail(o.failure.traceback)))
 
 
+def values_or_raise(outcomes: list[RankOutcome], fn: Callable[..., Any], where: str,
+                    timeout_s: float) -> list[Any]:
+    """Each rank's return value, rank by rank, or the error that names the failing ranks."""
+    if all(o.ok for o in outcomes):
+        return [o.value for o in outcomes]
+    raise failure_error(outcomes, fn, where, timeout_s)
+
+
 def failure_error(outcomes: list[RankOutcome], fn: Callable[..., Any], label: str,
                   timeout_s: float) -> RankError:
     """The error for a task in which at least one rank did not succeed."""

@@ -17,7 +17,7 @@ from typing import Any
 
 from deskcheck.errors import BackendUnavailableError, RankTaskError
 from deskcheck.suites import _rank_main
-from deskcheck.suites._diagnose import failure_error
+from deskcheck.suites._diagnose import values_or_raise
 from deskcheck.suites._rank_main import RankContext, collective_count
 from deskcheck.suites.backends import tier_of
 from deskcheck.suites.outcomes import RankOutcome
@@ -98,10 +98,8 @@ class EnvGroup:
 
     def run(self, fn: Callable[..., Any], *args: Any, per_rank: Sequence[Any] | None = None,
             **kwargs: Any) -> list[Any]:
-        outcomes = self.run_outcomes(fn, *args, per_rank=per_rank, **kwargs)
-        if all(o.ok for o in outcomes):
-            return [o.value for o in outcomes]
-        raise failure_error(outcomes, fn, self.describe(), self.timeout_s)
+        return values_or_raise(self.run_outcomes(fn, *args, per_rank=per_rank, **kwargs), fn,
+                               self.describe(), self.timeout_s)
 
     def run_outcomes(self, fn: Callable[..., Any], *args: Any,
                      per_rank: Sequence[Any] | None = None, **kwargs: Any) -> list[RankOutcome]:

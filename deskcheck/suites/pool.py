@@ -31,7 +31,7 @@ from multiprocessing.connection import Connection, wait
 from typing import Any
 
 from deskcheck.errors import BackendUnavailableError, RankError, RankTaskError
-from deskcheck.suites._diagnose import failure_error
+from deskcheck.suites._diagnose import values_or_raise
 from deskcheck.suites._rank_main import RankConfig, serve
 from deskcheck.suites._rank_process import RankProcess, dump_stacks
 from deskcheck.suites.backends import backend_unavailable_reason, parent_touched_cuda, tier_of
@@ -273,10 +273,8 @@ class RankPool:
 
         With ``per_rank``, rank r calls ``fn(per_rank[r], *args, **kwargs)``.
         """
-        outcomes = self.run_outcomes(fn, *args, per_rank=per_rank, **kwargs)
-        if all(o.ok for o in outcomes):
-            return [o.value for o in outcomes]
-        raise failure_error(outcomes, fn, self.describe(), self.timeout_s)
+        return values_or_raise(self.run_outcomes(fn, *args, per_rank=per_rank, **kwargs), fn,
+                               self.describe(), self.timeout_s)
 
     def run_outcomes(self, fn: Callable[..., Any], *args: Any,
                      per_rank: Sequence[Any] | None = None, **kwargs: Any) -> list[RankOutcome]:
