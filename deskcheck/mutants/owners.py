@@ -1,5 +1,5 @@
 """Resolve owner selections (node ids, ``-k EXPR``, ``-m EXPR``, ``@pytest.mark.kills``)
-against the items pytest collected."""
+against the items pytest collected, through one ``OwnerIndex`` of the universe."""
 
 from __future__ import annotations
 
@@ -7,70 +7,24 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
-from _pytest.mark import KeywordMatcher, MarkMatcher
-from _pytest.mark.expression import Expression
 
 from deskcheck.errors import CatalogError
 from deskcheck.mutants.catalog import Mutant
+from deskcheck.mutants.owner_index import KILLS_MARKER, OwnerIndex
 
-KILLS_MARKER = "kills"
-
-
-def _node_matcher(selection: str, roots: Sequence[Path]):
-    path_part, sep, rest = selection.partition("::")
-    candidates = []
-    for root in roots:
-        candidate = (root / path_part).resolve()
-        if candidate.exists():
-            candidates.append(candidate)
-    if not candidates:
-        return None, path_part
-    target = candidates[0]
-
-    def matches(item: pytest.Item) -> bool:
-        item_path = Path(item.path).resolve()
-        if target.is_dir():
-            if not item_path.is_relative_to(target):
-                return False
-            return not sep
-        if item_path != target:
-            return False
-        if not sep:
-            return True
-        item_rest = item.nodeid.partition("::")[2]
-        return (item_rest == rest or item_rest.startswith(rest + "::")
-                or item_rest.startswith(rest + "["))
-
-    return matches, path_part
+__all__ = ["KILLS_MARKER", "item_location", "marked_owners", "resolve_owners", "select"]
 
 
 def select(selection: str, items: Sequence[pytest.Item], roots: Sequence[Path]
            ) -> list[pytest.Item]:
-    """Items a single owner selection names (raises ``ValueError`` on a bad expression)."""
-    if selection.startswith("-k") or selection.startswith("-m"):
-        text = selection[2:].strip()
-        try:
-            expression = Expression.compile(text)
-        except SyntaxError as exc:
-            raise ValueError(f"bad {selection[:2]} expression {text!r}: {exc}") from exc
-        if selection.startswith("-k"):
-            return [i for i in items if expression.evaluate(KeywordMatcher.from_item(i))]
-        return [i for i in items if expression.evaluate(MarkMatcher.from_markers(
-            i.iter_markers()))]
-    matches, path_part = _node_matcher(selection, roots)
-    if matches is None:
-        raise ValueError(f"owner {selection!r}: no file or folder {path_part!r}")
-    return [i for i in items if matches(i)]
+    """Items a single owner selection names (raises ``ValueError`` on a bad expression).
+    Builds an index for one look-up: resolve many selections with one ``OwnerIndex``."""
+    return OwnerIndex(items, roots).select(selection)
 
 
 def marked_owners(items: Sequence[pytest.Item]) -> dict[str, list[pytest.Item]]:
     """``@pytest.mark.kills("id", ...)`` declarations: mutant id -> items."""
-    found: dict[str, list[pytest.Item]] = {}
-    for item in items:
-        for mark in item.iter_markers(KILLS_MARKER):
-            for mutant_id in mark.args:
-                found.setdefault(str(mutant_id), []).append(item)
-    return found
+    return OwnerIndex(items, ()).marked()
 
 
 def item_location(item: pytest.Item) -> str:
@@ -79,34 +33,37 @@ def item_location(item: pytest.Item) -> str:
 
 
 def resolve_owners(mutants: Sequence[Mutant], all_ids: set[str], items: Sequence[pytest.Item],
-                   roots: Sequence[Path], broken_files: set[Path]
+                   roots: Sequence[Path], broken_files: set[Path],
+                   index: OwnerIndex | None = None
                    ) -> tuple[dict[str, list[pytest.Item]], dict[str, str], list[CatalogError]]:
     """Owner items per mutant (catalog selections union markers, collection order).
 
     Returns (owners, uncollectable, errors): ``uncollectable`` maps a mutant to the owner
-    selection that points into a file that failed to collect (BASELINE_RED, not an error)."""
+    selection that points into a file that failed to collect (BASELINE_RED, not an error).
+    Costs one pass over ``items`` (the index) plus dict look-ups per selection."""
+    index = index or OwnerIndex(items, roots)
     errors: list[CatalogError] = []
-    marked = marked_owners(items)
+    marked = index.marked()
     for mutant_id, marked_items in marked.items():
         if mutant_id not in all_ids:
             errors.append(CatalogError(
                 f"@pytest.mark.kills names unknown mutant {mutant_id!r}",
                 location=item_location(marked_items[0]),
                 fix="use an id from the catalog (`deskcheck mutants list`)"))
+    order = {item.nodeid: n for n, item in enumerate(items)}
     owners: dict[str, list[pytest.Item]] = {}
     uncollectable: dict[str, str] = {}
     for mutant in mutants:
         chosen: dict[str, pytest.Item] = {}
         for selection in mutant.owners:
             try:
-                hits = select(selection, items, roots)
+                hits = index.select(selection)
             except ValueError as exc:
                 errors.append(CatalogError(str(exc), location=mutant.location,
                                            fix="name an existing test, or '-k EXPR'/'-m EXPR'"))
                 continue
             if not hits:
-                file_part = selection.partition("::")[0]
-                if any((root / file_part).resolve() in broken_files for root in roots):
+                if index.in_broken_file(selection, broken_files):
                     uncollectable[mutant.id] = selection
                     continue
                 errors.append(CatalogError(
@@ -121,6 +78,5 @@ def resolve_owners(mutants: Sequence[Mutant], all_ids: set[str], items: Sequence
             errors.append(CatalogError(
                 f"mutant {mutant.id!r} has no owner", location=mutant.location,
                 fix=f"add owners = [...] or mark a test @pytest.mark.kills({mutant.id!r})"))
-        order = {item.nodeid: n for n, item in enumerate(items)}
         owners[mutant.id] = sorted(chosen.values(), key=lambda i: order.get(i.nodeid, 0))
     return owners, uncollectable, errors

@@ -33,7 +33,7 @@ from pathlib import Path
 
 from deskcheck import __version__
 from deskcheck.mutants.catalog import Catalog, Mutant
-from deskcheck.report.fingerprint import mutant_fingerprint
+from deskcheck.report.fingerprint import file_digest, mutant_fingerprint
 from deskcheck.report.records import MutantRecord
 
 ROOT_MARKERS = ("pyproject.toml", "pytest.ini", "tox.ini", "setup.cfg")
@@ -51,15 +51,22 @@ def _python_files(path: Path) -> list[Path]:
                              for part in p.relative_to(path).parts))
 
 
-def _conftests(file: Path) -> list[Path]:
-    """``conftest.py`` files pytest would load for ``file``: its folder up to the root."""
-    found = []
-    for folder in file.resolve().parents:
-        if (folder / "conftest.py").is_file():
-            found.append(folder / "conftest.py")
-        if any((folder / name).is_file() for name in ROOT_MARKERS):
-            break
-    return found
+def _conftests(file: Path, cache: dict[Path, tuple[Path, ...]] | None = None) -> list[Path]:
+    """``conftest.py`` files pytest would load for ``file``: its folder up to the root.
+    ``cache`` (folder -> its chain) makes a universe's files cost one look per folder."""
+    cache = {} if cache is None else cache
+    return list(_folder_conftests(file.resolve().parent, cache))
+
+
+def _folder_conftests(folder: Path, cache: dict[Path, tuple[Path, ...]]) -> tuple[Path, ...]:
+    chain = cache.get(folder)
+    if chain is None:
+        here = (folder / "conftest.py",) if (folder / "conftest.py").is_file() else ()
+        at_root = any((folder / name).is_file() for name in ROOT_MARKERS)
+        parent = folder.parent
+        chain = here if at_root or parent == folder else here + _folder_conftests(parent, cache)
+        cache[folder] = chain
+    return chain
 
 
 def declared_kills(text: str) -> set[str]:
@@ -101,13 +108,28 @@ class TestUniverse:
     catalog: Catalog
     roots: Sequence[Path] = ()
     _texts: dict[Path, str] = field(default_factory=dict)
+    _digests: dict[Path, str] = field(default_factory=dict)
+    _chains: dict[Path, tuple[Path, ...]] = field(default_factory=dict)
+    _found: dict[str, Path | None] = field(default_factory=dict)
+    _under: dict[Path, list[Path]] = field(default_factory=dict)
 
     @cached_property
     def files(self) -> list[Path]:
         paths = [self.catalog.root / t for t in self.catalog.settings.tests] or [
             self.catalog.root]
         files = {p.resolve() for path in paths for p in _python_files(path)}
-        return sorted(files | {c for f in files for c in _conftests(f)})
+        return sorted(files | {c for f in files for c in _conftests(f, self._chains)})
+
+    @cached_property
+    def _file_set(self) -> frozenset[Path]:
+        return frozenset(self.files)
+
+    def digest(self, path: Path) -> str:
+        """``file_digest`` read once per file for this universe (a sweep's lifetime)."""
+        found = self._digests.get(path)
+        if found is None:
+            found = self._digests[path] = file_digest(path)
+        return found
 
     def _text(self, path: Path) -> str:
         if path not in self._texts:
@@ -131,17 +153,30 @@ class TestUniverse:
         or folder on disk (the engine reports that, after collecting)."""
         wide = (DYNAMIC in self.declarations or mutant.id in self.declarations
                 or any(o.startswith(("-k", "-m")) for o in mutant.owners))
-        files: set[Path] = set(self.files) if wide else set()
-        roots = list(self.roots) or [self.catalog.root, Path.cwd()]
+        files: set[Path] = set(self._file_set) if wide else set()
         for owner in mutant.owners:
             if owner.startswith(("-k", "-m")):
                 continue
-            part = owner.partition("::")[0]
-            hit = next((p for r in roots if (p := (r / part).resolve()).exists()), None)
+            hit = self._on_disk(owner.partition("::")[0])
             if hit is None:
                 return None
-            files.update(_python_files(hit) if hit.is_dir() else [hit])
-        return sorted(files | {c for f in files for c in _conftests(f)})
+            if hit.is_dir():
+                if hit not in self._under:
+                    self._under[hit] = _python_files(hit)
+                files.update(self._under[hit])
+            else:
+                files.add(hit)
+        if wide and files <= self._file_set:
+            return list(self.files)  # already closed under conftest chains, and sorted
+        return sorted(files | {c for f in files for c in _conftests(f, self._chains)})
+
+    def _on_disk(self, part: str) -> Path | None:
+        """The file or folder an owner's path names, under the first root that has it."""
+        if part not in self._found:
+            roots = list(self.roots) or [self.catalog.root, Path.cwd()]
+            self._found[part] = next(
+                (p for r in roots if (p := (r / part).resolve()).exists()), None)
+        return self._found[part]
 
 
 def definition_of(mutant: Mutant) -> dict:
@@ -151,9 +186,10 @@ def definition_of(mutant: Mutant) -> dict:
             "accepted_survivor": mutant.accepted_survivor, "timeout_s": mutant.timeout_s}
 
 
-def fingerprint(mutant: Mutant, target_source: str, owner_files: Iterable[Path]) -> str:
+def fingerprint(mutant: Mutant, target_source: str, owner_files: Iterable[Path],
+                digest: Callable[[Path], str] = file_digest) -> str:
     return mutant_fingerprint(definition_of(mutant), target_source, sorted(owner_files),
-                              __version__)
+                              __version__, digest=digest)
 
 
 def target_source(mutant: Mutant) -> tuple[str, str] | None:
@@ -239,7 +275,8 @@ def reuse_before_collection(catalog: Catalog, mutants: Sequence[Mutant], recorde
         if recorder.is_done(mutant.id) and (previous := stored(mutant.id)) is not None:
             records[mutant.id] = previous
             continue
-        reused = recorder.reuse(mutant.id, fingerprint(mutant, source, owner_files))
+        reused = recorder.reuse(mutant.id, fingerprint(mutant, source, owner_files,
+                                                       digest=universe.digest))
         if reused is not None:
             records[mutant.id] = reused
         else:

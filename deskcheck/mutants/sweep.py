@@ -27,6 +27,7 @@ from deskcheck.mutants.catalog import Catalog, Mutant
 from deskcheck.mutants.injection import compile_mutated
 from deskcheck.mutants.mutated import BrokenMutant, MutatedFunction, StaleOperator
 from deskcheck.mutants.mutation import build_mutation
+from deskcheck.mutants.owner_index import OtherItems, OwnerIndex
 from deskcheck.mutants.owners import resolve_owners
 from deskcheck.mutants.reuse import TestUniverse, fingerprint, reuse_before_collection
 from deskcheck.mutants.runner import Budget, JobOutcome, Runner
@@ -130,6 +131,8 @@ class SweepPlugin:
         self.timing: dict[str, float] = {}
         self.fingerprints: dict[str, str] = {}
         self.owner_files: dict[str, list[Path]] = {}
+        self.index: OwnerIndex | None = None
+        self._views: list[Any] = []
         self._clock = time.monotonic()
 
     def _lap(self, phase: str) -> None:
@@ -186,9 +189,10 @@ class SweepPlugin:
         items = list(session.items)
         roots = [self.catalog.root, Path.cwd(), Path(str(session.config.rootpath))]
         mutations, decided, errors = self._mutations()
+        self.index = OwnerIndex(items, roots)  # one pass over the universe (issue 13)
         owners, uncollectable, owner_errors = resolve_owners(
             self.mutants, {m.id for m in self.catalog.mutants}, items, roots,
-            set(self.collect_errors))
+            set(self.collect_errors), index=self.index)
         errors += owner_errors
         self._fingerprint_all(mutations, owners, roots)
         if errors:
@@ -294,12 +298,15 @@ class SweepPlugin:
             if mutated is None:
                 continue
             found = universe.owner_files(mutant)
-            collected = {Path(str(i.path)).resolve() for i in owners.get(mutant.id, [])}
+            index = self.index
+            collected = {index.resolved(i) if index is not None else Path(str(i.path)).resolve()
+                         for i in owners.get(mutant.id, [])}
             files = set(found or ())
             if found is None or not collected <= files:
                 files |= set(universe.files) | collected
             self.owner_files[mutant.id] = sorted(files)
-            self.fingerprints[mutant.id] = fingerprint(mutant, mutated.original, files)
+            self.fingerprints[mutant.id] = fingerprint(mutant, mutated.original, files,
+                                                       digest=universe.digest)
 
     def _stored(self, mutant_id: str) -> MutantRecord | None:
         return None if self.options.recorder is None else _stored(self.options.recorder,
@@ -333,21 +340,19 @@ class SweepPlugin:
         settings = self.catalog.settings
         owner_ids = {i.nodeid for i in owner_items}
         fastest = sorted(owner_items, key=lambda i: baseline[i.nodeid].duration)
-        others = [i for i in items if i.nodeid not in owner_ids]
+        # the universe is not copied per mutant: per-mutant cost stays independent of its size
+        others: Sequence[pytest.Item] = OtherItems(items, owner_ids)
         if self.options.full_matrix:
             others = [i for i in others if baseline.get(i.nodeid) is not None
                       and baseline[i.nodeid].outcome == "passed"]
+        clean_passed, clean_red, durations = _baseline_views(baseline, self._views)
         job = ChildJob(key=mutant.id, mutated=mutated, owner_items=fastest, other_items=others,
                        expect=mutant.expect, wrong_failure_types=settings.wrong_failure_types,
                        full_matrix=self.options.full_matrix,
                        probe_non_owners=self.probe_non_owners,
-                       clean_passed=frozenset(n for n, r in baseline.items()
-                                              if r.outcome == "passed"),
-                       clean_red=frozenset(n for n, r in baseline.items()
-                                           if r.outcome != "passed"))
+                       clean_passed=clean_passed, clean_red=clean_red)
         budget = Budget(constant=mutant.timeout_s or settings.timeout_s,
-                        factor=settings.timeout_factor,
-                        baseline={k: v.duration for k, v in baseline.items()})
+                        factor=settings.timeout_factor, baseline=durations)
         return job, budget
 
     def _judge(self, mutant: Mutant, mutated: MutatedFunction, owner_items: list[pytest.Item],
@@ -404,6 +409,20 @@ class SweepPlugin:
             records[mutant.id] = self._judge(mutant, mutations[mutant.id], owners[mutant.id],
                                              outcomes[mutant.id], baseline, clean_red=red)
             self._record(records[mutant.id])
+
+
+def _baseline_views(baseline: dict[str, ItemResult], cache: list[Any]
+                    ) -> tuple[frozenset[str], frozenset[str], dict[str, float]]:
+    """(green ids, red ids, durations) of a baseline, built once per baseline (and size) and
+    shared by every mutant's job: O(baseline) once, not once per mutant. ``cache`` holds
+    the baseline it was built from (so its identity cannot be reused) and the views."""
+    if cache and cache[0] is baseline and cache[1] == len(baseline):
+        return cache[2]
+    views = (frozenset(n for n, r in baseline.items() if r.outcome == "passed"),
+             frozenset(n for n, r in baseline.items() if r.outcome != "passed"),
+             {k: v.duration for k, v in baseline.items()})
+    cache[:] = [baseline, len(baseline), views]
+    return views
 
 
 def _item_results(outcome: JobOutcome) -> list[ItemResult]:

@@ -43,6 +43,8 @@ class ChangesSince:
                            location=str(self.root), fix=fix)
         self.base = base.stdout.decode().strip()
         self._at_base: dict[str, bytes | None] = {}
+        self._changed: dict[Path, bool] = {}  # one read per file, however many mutants ask
+        self._functions: dict[tuple[Path, str], bool] = {}
 
     def _relative(self, path: Path) -> str:
         full = path if path.is_absolute() else self.root / path  # relative: to the repo root
@@ -57,6 +59,12 @@ class ChangesSince:
         return self._at_base[relative]
 
     def file_changed(self, path: Path) -> bool:
+        """Whether the file differs from the merge base's (asked once per file)."""
+        if path not in self._changed:
+            self._changed[path] = self._file_changed(path)
+        return self._changed[path]
+
+    def _file_changed(self, path: Path) -> bool:
         try:
             now = (path if path.is_absolute() else self.root / path).read_bytes()
         except FileNotFoundError:
@@ -65,6 +73,12 @@ class ChangesSince:
 
     def function_changed(self, path: Path, target: str) -> bool:
         """Whether ``module:Qualified.name``'s source in ``path`` differs from the base's."""
+        key = (path, target)
+        if key not in self._functions:
+            self._functions[key] = self._function_changed(path, target)
+        return self._functions[key]
+
+    def _function_changed(self, path: Path, target: str) -> bool:
         before = self.base_bytes(path)
         if before is None:
             return True
