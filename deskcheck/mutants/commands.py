@@ -50,7 +50,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     sweep.add_argument("--no-incremental", action="store_true",
                        help="re-run every mutant even when a recorded verdict could be reused")
     sweep.add_argument("--shard", metavar="I/N",
-                       help="run only this deterministic shard of the mutants (CI matrix)")
+                       help="run only this deterministic shard of the mutants (CI matrix); "
+                            "balanced by the durations recorded in the store when it has them")
+    sweep.add_argument("--shard-by", choices=("durations", "count"), default="durations",
+                       help="durations (default): balance recorded seconds, unknown mutants "
+                            "as the median; count: a hash of the id (a mutant never moves)")
+    sweep.add_argument("--durations-from", metavar="DB",
+                       help="the store whose recorded durations plan the shards (default: "
+                            "the project's store); every shard job must use the same one")
     sweep.add_argument("--changed-since", metavar="REF",
                        help="only mutants whose target function or owners changed since REF")
     from deskcheck.mutants.auto.commands import add_auto_arguments  # light: argparse only
@@ -94,10 +101,9 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     if args.workers < 1:
         raise ConfigError("--workers must be at least 1", fix="pass --workers N with N >= 1")
     only = [m.id for m in catalog.select(args.only)]  # unknown ids: usage error, nothing run
+    shard_label = ""
     if args.shard:
-        from deskcheck.report.shard import select_shard
-
-        only = select_shard(only, args.shard)
+        only, shard_label = _shard(only, args)
         if not only:
             print(f"no mutant falls in shard {args.shard}", file=sys.stderr)
             return 0
@@ -112,7 +118,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     console = Console(stderr=True)
     reporter = ProgressReporter(console)
     recorder = None if args.no_store else _recorder(catalog, incremental=not args.no_incremental,
-                                                    shard=args.shard or "")
+                                                    shard=shard_label)
     try:
         options.recorder = recorder
         result = run_sweep(options, reporter)
@@ -139,6 +145,31 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     if args.json:
         write_json(result, catalog.path, args.json)
     return 0 if result.holds else 1
+
+
+def _shard(ids: list[str], args: argparse.Namespace) -> tuple[list[str], str]:
+    """The ids of ``--shard I/N`` and the label the run records (``I/N~plan`` when the plan
+    balanced recorded durations; see ``deskcheck.report.shard``)."""
+    from deskcheck.report.shard import parse_shard, select_balanced, select_shard
+
+    parse_shard(args.shard)  # a bad spec is a usage error before any store is opened
+    if args.shard_by == "count":
+        return select_shard(ids, args.shard), args.shard.strip()
+    durations: dict[str, float] = {}
+    path = Path(args.durations_from) if args.durations_from else None
+    if path is None:
+        from deskcheck.report.store import project_store_path
+
+        path = project_store_path(load_config())
+    elif not path.is_file():
+        raise ConfigError(f"--durations-from {path}: no such store", location="--durations-from",
+                          fix="pass a results.sqlite a sweep wrote, or drop the option")
+    if path.is_file():
+        from deskcheck.report.store import Store
+
+        with Store(path) as store:
+            durations = store.mutant_durations("sweep")
+    return select_balanced(ids, args.shard, durations)
 
 
 def _recorder(catalog: Catalog, incremental: bool, shard: str = ""):

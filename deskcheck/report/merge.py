@@ -7,7 +7,7 @@ from pathlib import Path
 
 from deskcheck.errors import StoreError
 from deskcheck.report.records import MutantRecord, RunRecord
-from deskcheck.report.shard import parse_shard
+from deskcheck.report.shard import parse_shard, split_label
 from deskcheck.report.store import Store
 from deskcheck.report.summary import summarize
 
@@ -53,7 +53,13 @@ def _check_compatible(parts: list[ShardRun]) -> tuple[list[str], int]:
     if len(specs) != len(parts):
         raise StoreError("some stores are shards and some are not", location=str(parts[0].db),
                          fix="merge either shard stores of one sweep, or unsharded stores")
-    parsed = [parse_shard(s) for s in specs]
+    plans = {split_label(s)[1] for s in specs}
+    if len(plans) != 1:
+        raise StoreError(
+            f"shards planned differently: {', '.join(specs)} (a shard's plan is by count, or "
+            "by the durations in the store it started with)", location=str(parts[0].db),
+            fix="give every shard job the same store (or none), or pass --shard-by count")
+    parsed = [parse_shard(split_label(s)[0]) for s in specs]
     counts = {n for _, n in parsed}
     if len(counts) != 1:
         raise StoreError(f"shards of different sizes: {', '.join(specs)}",

@@ -289,6 +289,15 @@ class Store:
             (run_id,))
         return [_mutant_from_row(row) for row in rows]
 
+    def mutant_durations(self, kind: str = "sweep") -> dict[str, float]:
+        """Each mutant's seconds in the newest ``kind`` run that ran it (reused verdicts and
+        zero durations skipped): what ``--shard`` balances by."""
+        rows = self._db.execute(
+            "SELECT m.mutant_id, m.duration_s FROM mutants m JOIN runs r ON r.id = m.run_id "
+            "WHERE r.kind = ? AND m.reused = 0 AND m.duration_s > 0 ORDER BY m.run_id, m.seq",
+            (kind,))
+        return {mutant_id: float(duration) for mutant_id, duration in rows}
+
     def reusable(self, fingerprint: str,
                  verdicts: frozenset[str] = HOLDING_VERDICTS) -> MutantRecord | None:
         """The newest verdict recorded for an identical fingerprint, marked ``reused``, when it is
