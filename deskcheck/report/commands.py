@@ -62,8 +62,11 @@ def _add_db(parser: argparse.ArgumentParser) -> None:
 
 
 def cmd_history(args: argparse.Namespace) -> int:
+    from deskcheck.report.coverage_map import CoverageMap
+
     with _existing_store(args.db) as store:
         runs = store.runs(args.kind)
+        coverage_map = CoverageMap(store).info()
     if args.count:
         print(len(runs))
         return 0
@@ -82,6 +85,11 @@ def cmd_history(args: argparse.Namespace) -> int:
                       run.tier, run.shard, run.status, str(summary.get("total", "")),
                       str(summary.get("held", "")), str(summary.get("reused", "")))
     _console().print(table)
+    if coverage_map is not None:
+        _console().print(
+            f"coverage map: {coverage_map.tests} tests over {coverage_map.production_files} "
+            f"production files; built {coverage_map.built_at.replace('T', ' ')[:16]}, last "
+            f"refreshed {coverage_map.age()} ago", highlight=False)
     return 0
 
 

@@ -14,7 +14,7 @@ import socket
 import sqlite3
 import weakref
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from dataclasses import fields
 from datetime import UTC, datetime
 from pathlib import Path
@@ -142,6 +142,15 @@ class Store:
         if self._pid != os.getpid():
             self._connect()
         return self._conn
+
+    @property
+    def connection(self) -> sqlite3.Connection:
+        """This process's connection, for reads by parts with their own tables."""
+        return self._db
+
+    def transaction(self) -> AbstractContextManager[sqlite3.Connection]:
+        """One ``BEGIN IMMEDIATE`` transaction, committed on exit (parts with own tables)."""
+        return self._write()
 
     @classmethod
     def for_project(cls, root: Path) -> Store:

@@ -30,7 +30,7 @@ def add_auto_arguments(parser: argparse.ArgumentParser, *, standalone: bool = Fa
         add("--auto", action="store_true",
             help="mutate the lines changed since --changed-since (mutmut operators) instead of "
                  "sweeping the catalog")
-    add("--changed-since", metavar="REF", required=standalone,
+    add("--changed-since", metavar="REF",
         help="base ref: mutate production lines changed since merge-base(REF, HEAD)")
     add("--max-mutants", type=int, metavar="N",
         help="cap per PR (default: [tool.deskcheck] auto_max_mutants or 50; -1: none)")
@@ -48,6 +48,11 @@ def add_auto_arguments(parser: argparse.ArgumentParser, *, standalone: bool = Fa
     add("--no-run", action="store_true",
         help="generate mutants and find their owners, but do not run them")
     add("--root", metavar="DIR", help="project folder (default: the current folder)")
+    add("--build-coverage-map", action="store_true",
+        help="measure the whole suite once and store the per-test coverage map in the store "
+             "(the nightly; a PR then re-measures only the tests its change made stale)")
+    add("--no-coverage-map", action="store_true",
+        help="ignore the stored coverage map: run the whole suite under coverage")
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -64,6 +69,8 @@ def run_auto(args: argparse.Namespace) -> int:
     from deskcheck.mutants.auto.render import markdown_summary, print_result, write_json
     from deskcheck.mutants.auto.settings import settings_from
 
+    if getattr(args, "build_coverage_map", False):
+        return build_coverage_map(args)
     ref = getattr(args, "changed_since", None)
     if not ref:
         raise ConfigError("the auto sweep needs a base ref", fix="pass --changed-since REF "
@@ -77,6 +84,8 @@ def run_auto(args: argparse.Namespace) -> int:
         "tests": tuple(args.tests) if getattr(args, "tests", None) else None,
         "workers": workers if workers is not None else (os.cpu_count() or 1),
         "run_mutants": not getattr(args, "no_run", False),
+        "use_coverage_map": not (getattr(args, "no_store", False)
+                                 or getattr(args, "no_coverage_map", False)),
     }
     settings = settings_from(load_config(root), root, ref, overrides)
     reporter = _reporter()
@@ -95,6 +104,28 @@ def run_auto(args: argparse.Namespace) -> int:
 
         save(result)
     return 0 if result.holds else 1
+
+
+def build_coverage_map(args: argparse.Namespace) -> int:
+    """``--build-coverage-map``: the whole suite under coverage, stored as the map."""
+    from deskcheck.mutants.auto.coverage_map import build_map
+    from deskcheck.mutants.auto.settings import settings_from
+    from deskcheck.report.coverage_map import CoverageMap
+    from deskcheck.report.store import Store
+
+    root = Path(getattr(args, "root", None) or Path.cwd()).resolve()
+    overrides = {"tests": tuple(args.tests) if getattr(args, "tests", None) else None}
+    settings = settings_from(load_config(root), root, "", overrides)
+    with Store.for_project(root) as store:
+        cmap = CoverageMap(store)
+        measured = build_map(cmap, root, settings.tests, settings.test_paths,
+                             settings.coverage_timeout_s)
+        info = cmap.info()
+    assert info is not None
+    Console(highlight=False).print(
+        f"coverage map built: {info.tests} tests over {info.production_files} production "
+        f"files in {measured.wall_s:.1f} s, stored in {store.path}")
+    return 0
 
 
 def _reporter():

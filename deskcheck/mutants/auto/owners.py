@@ -35,7 +35,7 @@ parallel = true
 {children}context = ${{{context_env}-}}
 include =
 {include}
-disable_warnings = module-not-measured, no-data-collected, module-not-imported
+{omit}disable_warnings = module-not-measured, no-data-collected, module-not-imported
 """
 
 _SITECUSTOMIZE = """\
@@ -155,7 +155,9 @@ def _kill_leftovers(pgid: int) -> None:
 
 
 def _read_contexts(rcfile: Path, data_dir: Path, root: Path,
-                   paths: Sequence[str]) -> dict[str, dict[int, frozenset[str]]]:
+                   paths: Sequence[str] | None) -> dict[str, dict[int, frozenset[str]]]:
+    """path -> line -> covering tests, for ``paths`` (``None``: every file measured under
+    ``root``, by its root-relative POSIX path)."""
     from coverage import Coverage, CoverageData
 
     cov = Coverage(config_file=str(rcfile))
@@ -163,10 +165,14 @@ def _read_contexts(rcfile: Path, data_dir: Path, root: Path,
     cov.save()
     data = CoverageData(basename=str(data_dir / ".coverage"))
     data.read()
-    wanted = {str((root / p).resolve()): p for p in paths}
-    result: dict[str, dict[int, frozenset[str]]] = {p: {} for p in paths}
+    wanted = {str((root / p).resolve()): p for p in paths or ()}
+    result: dict[str, dict[int, frozenset[str]]] = {p: {} for p in paths or ()}
     for measured in data.measured_files():
-        relpath = wanted.get(str(Path(measured).resolve()))
+        resolved = Path(measured).resolve()
+        relpath = wanted.get(str(resolved))
+        if relpath is None and paths is None and resolved.is_relative_to(root):
+            relpath = resolved.relative_to(root).as_posix()
+            result.setdefault(relpath, {})
         if relpath is None:
             continue
         for line, contexts in (data.contexts_by_lineno(measured) or {}).items():
@@ -178,11 +184,14 @@ def _read_contexts(rcfile: Path, data_dir: Path, root: Path,
 
 def run_coverage_pass(root: Path, paths: Sequence[str], pytest_args: Sequence[str] = (), *,
                       python: str | None = None, timeout_s: float = 1800.0,
-                      measure_children: bool = True) -> CoveragePass:
+                      measure_children: bool = True, measure_all: bool = False
+                      ) -> CoveragePass:
     """Run the tests once under coverage and return who covers which line of ``paths``.
 
     ``measure_children=False`` measures the test process only (what a single-process tool such
     as mutmut sees): code that runs only in rank processes then has no covering test.
+    ``measure_all``: every Python file under ``root`` (hidden folders and installed packages
+    left out) instead of ``paths``: what the persistent coverage map records.
     """
     if importlib.util.find_spec("coverage") is None:
         raise CoveragePassError("coverage.py is not installed",
@@ -195,8 +204,12 @@ def run_coverage_pass(root: Path, paths: Sequence[str], pytest_args: Sequence[st
         (work / "boot").mkdir()
         (work / "boot" / "sitecustomize.py").write_text(_SITECUSTOMIZE, encoding="utf-8")
         rcfile = work / "coveragerc"
-        include = "\n".join(f"    {(root / p).resolve()}" for p in paths)
+        include = ("\n".join(f"    {(root / p).resolve()}" for p in paths) if not measure_all
+                   else f"    {root}/*")
+        omit = ("omit =\n    */.*/*\n    */site-packages/*\n    */dist-packages/*\n"
+                if measure_all else "")
         rcfile.write_text(_RCFILE.format(data_file=data_dir / ".coverage", include=include,
+                                         omit=omit,
                                          context_env=CONTEXT_ENV,
                                          children=_CHILDREN if measure_children else ""),
                           encoding="utf-8")
@@ -221,7 +234,7 @@ def run_coverage_pass(root: Path, paths: Sequence[str], pytest_args: Sequence[st
         results = payload["tests"]
         return CoveragePass(
             root=root, rootdir=Path(payload["rootdir"]),
-            lines=_read_contexts(rcfile, data_dir, root, paths),
+            lines=_read_contexts(rcfile, data_dir, root, None if measure_all else paths),
             outcomes={k: v["outcome"] for k, v in results.items()},
             durations={k: float(v["duration_s"]) for k, v in results.items()},
             returncode=returncode, wall_s=wall, command=command, output_tail=output[-4000:])

@@ -8,10 +8,11 @@ from datetime import UTC, datetime
 from typing import Any
 
 from deskcheck.mutants.auto.changes import ChangeSet, changed_production_lines
+from deskcheck.mutants.auto.coverage_map import Refresh, owners_coverage
 from deskcheck.mutants.auto.entry import catalog_entry, suggested_id
 from deskcheck.mutants.auto.generate import AutoMutant, Generation, generate_auto_mutants
 from deskcheck.mutants.auto.operators import operator_filter
-from deskcheck.mutants.auto.owners import CoveragePass, run_coverage_pass
+from deskcheck.mutants.auto.owners import CoveragePass
 from deskcheck.mutants.auto.settings import AutoSettings
 from deskcheck.report.records import HOLDING_VERDICTS, MutantRecord
 
@@ -33,6 +34,7 @@ class AutoResult:
     owners: dict[str, list[str]]
     started_at: str
     timings: dict[str, float] = field(default_factory=dict)
+    coverage_refresh: Refresh | None = None  # the coverage map's refresh (None: no map used)
 
     @property
     def holds(self) -> bool:
@@ -128,8 +130,9 @@ def run_pipeline(settings: AutoSettings, reporter: Any = None) -> AutoResult:
     paths = sorted({m.path for m in generation.mutants})
     if reporter is not None:
         reporter.phase("owners (coverage pass)", 1)
-    coverage = run_coverage_pass(changes.root, paths, settings.tests,
-                                 timeout_s=settings.coverage_timeout_s)
+    coverage, result.coverage_refresh = owners_coverage(
+        changes.root, paths, settings.tests, settings.test_paths,
+        settings.coverage_timeout_s, settings.use_coverage_map)
     if reporter is not None:
         reporter.advance(f"{len(coverage.outcomes)} tests")
     timings["coverage_s"] = time.perf_counter() - clock

@@ -10,6 +10,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from deskcheck.mutants.auto.coverage_map import describe
 from deskcheck.mutants.auto.pipeline import NO_COVERAGE, AutoResult
 from deskcheck.report.records import MutantRecord
 
@@ -83,6 +84,8 @@ def print_result(result: AutoResult, console: Console) -> None:
     if result.generation.suppressed:
         console.print(f"suppressed changed lines: {suppressed_summary(result)}", markup=False,
                       soft_wrap=True)
+    for line in describe(result.coverage_refresh):
+        console.print(line, markup=False, soft_wrap=True)
     console.print(headline(result), markup=False, soft_wrap=True)
 
 
@@ -92,6 +95,8 @@ def markdown_summary(result: AutoResult) -> str:
     killed = sum(1 for r in result.records if r.verdict == "KILLED")
     lines = [f"## deskcheck auto: {state} — {killed} of {len(result.records)} mutants on "
              f"changed lines killed", "", headline(result), ""]
+    if result.coverage_refresh is not None:
+        lines += [*describe(result.coverage_refresh), ""]
     if result.generation.suppressed:
         lines += [f"Suppressed changed lines: {suppressed_summary(result)}.", ""]
     by_file: dict[str, list[MutantRecord]] = defaultdict(list)

@@ -45,6 +45,7 @@ class AutoSettings:
     wrong_failure_types: tuple[str, ...] = ()
     workers: int = field(default_factory=lambda: os.cpu_count() or 1)
     run_mutants: bool = True
+    use_coverage_map: bool = True  # owners from the store's coverage map when it has one
 
 
 def _checked(config: ProjectConfig, key: str) -> Any:
