@@ -66,10 +66,12 @@ def test_the_plan_is_a_deterministic_partition() -> None:
 
 
 def test_unknown_mutants_count_as_the_median_and_none_known_splits_by_count() -> None:
-    durations = {"slow": 10.0, "a": 1.0, "b": 1.0}
-    placed = balanced_shards(["slow", "a", "b", "new1", "new2"], 2, durations)
-    assert placed["slow"] != placed["new1"] or placed["slow"] != placed["new2"], (
-        "two new mutants (median 1 s each) must not both join the 10 s one")
+    durations = {"x": 4.0, "y": 4.0, "z": 4.0}
+    placed = balanced_shards(["x", "y", "z", "new1", "new2", "new3"], 2, durations)
+    sizes = sorted(list(placed.values()).count(n) for n in (1, 2))
+    assert sizes == [3, 3], (
+        f"three new mutants must be spread as if each took the median 4 s (3 and 3), not "
+        f"piled on the lighter shard as if free or as if 1 s: {placed}")
     ids = [f"m{n}" for n in range(10)]
     chosen, label = select_balanced(ids, "2/3", {})
     assert chosen == select_shard(ids, "2/3") and label == "2/3", (

@@ -127,7 +127,8 @@ def markdown_summary(result: AutoResult) -> str:
 
 def to_json(result: AutoResult) -> dict[str, Any]:
     """Stable keys: ``changed_since``, ``base``, ``files``, ``suppressed``, ``mutants``,
-    ``counts``, ``holds``, ``timings_s``."""
+    ``counts``, ``holds``, ``timings_s``, ``coverage_map`` (what the owners pass did with the
+    stored coverage map, in the terminal's words; empty when no map was looked for)."""
     gen = result.generation
     return {
         "changed_since": result.settings.changed_since,
@@ -143,6 +144,7 @@ def to_json(result: AutoResult) -> dict[str, Any]:
         "counts": result.counts(),
         "holds": result.holds,
         "timings_s": {k: round(v, 3) for k, v in result.timings.items()},
+        "coverage_map": describe(result.coverage_refresh),
     }
 
 
