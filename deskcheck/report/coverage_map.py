@@ -9,7 +9,10 @@ measured. A pull request then re-measures only the tests whose inputs changed
 Tables (created on first use; older deskchecks ignore them): ``covmap_meta`` (key/value:
 ``built_at``, ``refreshed_at``, ``scope`` — the pytest arguments, python and deskcheck
 versions the map is valid for — and ``rootdir``), ``covmap_tests``, ``covmap_files`` and
-``covmap_lines``. Paths are relative to the project root, POSIX.
+``covmap_lines`` (with the lines run at import time under the pseudo-test ``<import>``).
+Production files keep the text they had when measured: a change is diffed line by line, so
+only the tests that ran a changed line are re-measured and the others' lines are moved.
+Paths are relative to the project root, POSIX.
 """
 
 from __future__ import annotations
@@ -27,11 +30,11 @@ CREATE TABLE IF NOT EXISTS covmap_tests (
     nodeid TEXT PRIMARY KEY, file TEXT NOT NULL, outcome TEXT NOT NULL DEFAULT '',
     duration_s REAL NOT NULL DEFAULT 0);
 CREATE TABLE IF NOT EXISTS covmap_files (
-    path TEXT PRIMARY KEY, kind TEXT NOT NULL, sha TEXT NOT NULL);
+    path TEXT PRIMARY KEY, kind TEXT NOT NULL, sha TEXT NOT NULL, text TEXT NOT NULL DEFAULT '');
 CREATE TABLE IF NOT EXISTS covmap_lines (
-    path TEXT NOT NULL, line INTEGER NOT NULL, nodeid TEXT NOT NULL);
+    path TEXT NOT NULL, line INTEGER NOT NULL, nodeid TEXT NOT NULL,
+    PRIMARY KEY (path, line, nodeid));
 CREATE INDEX IF NOT EXISTS covmap_lines_by_test ON covmap_lines(nodeid);
-CREATE INDEX IF NOT EXISTS covmap_lines_by_path ON covmap_lines(path, line);
 """
 TEST, PRODUCTION = "test", "production"
 
@@ -102,8 +105,24 @@ class CoverageMap:
                 "SELECT DISTINCT nodeid FROM covmap_lines WHERE path = ?", (path,)))
         return found
 
+    def text(self, path: str) -> str:
+        """A production file's text as measured (``""`` if unknown)."""
+        row = self.store.connection.execute("SELECT text FROM covmap_files WHERE path = ?",
+                                            (path,)).fetchone()
+        return row[0] if row else ""
+
+    def move_lines(self, path: str, moved: Mapping[int, int]) -> None:
+        """Renumber ``path``'s lines (old -> new); lines not in ``moved`` are dropped."""
+        with self.store.transaction() as db:
+            rows = db.execute("SELECT line, nodeid FROM covmap_lines WHERE path = ?",
+                              (path,)).fetchall()
+            db.execute("DELETE FROM covmap_lines WHERE path = ?", (path,))
+            db.executemany("INSERT OR IGNORE INTO covmap_lines VALUES (?, ?, ?)",
+                           [(path, moved[line], nodeid) for line, nodeid in rows
+                            if line in moved])
+
     def lines(self, path: str) -> dict[int, frozenset[str]]:
-        """line -> covering tests, for one production file."""
+        """line -> covering tests (and ``<import>`` for lines run at import time)."""
         by_line: dict[int, set[str]] = {}
         for line, nodeid in self.store.connection.execute(
                 "SELECT line, nodeid FROM covmap_lines WHERE path = ?", (path,)):
@@ -113,10 +132,11 @@ class CoverageMap:
     def replace(self, *, scope: Mapping, rootdir: str, dropped: Iterable[str],
                 tests: Mapping[str, tuple[str, str, float]],
                 lines: Mapping[str, Mapping[int, Iterable[str]]],
-                files: Mapping[str, tuple[str, str]], cold: bool) -> None:
+                files: Mapping[str, tuple[str, str]], texts: Mapping[str, str],
+                cold: bool) -> None:
         """Drop the ``dropped`` tests, add the measured ``tests`` and their ``lines``
-        (path -> line -> tests) and set the file hashes (path -> (kind, sha)). ``cold``:
-        start from an empty map (a build)."""
+        (path -> line -> tests) and set the file hashes (path -> (kind, sha)) and the
+        production files' ``texts``. ``cold``: start from an empty map (a build)."""
         now = now_iso()
         with self.store.transaction() as db:
             if cold:
@@ -127,11 +147,12 @@ class CoverageMap:
                 db.execute("DELETE FROM covmap_lines WHERE nodeid = ?", (nodeid,))
             db.executemany("INSERT INTO covmap_tests VALUES (?, ?, ?, ?)",
                            [(n, f, o, d) for n, (f, o, d) in tests.items()])
-            db.executemany("INSERT INTO covmap_lines VALUES (?, ?, ?)",
+            db.executemany("INSERT OR IGNORE INTO covmap_lines VALUES (?, ?, ?)",
                            [(path, line, nodeid) for path, by_line in lines.items()
                             for line, nodeids in by_line.items() for nodeid in nodeids])
-            db.executemany("INSERT OR REPLACE INTO covmap_files VALUES (?, ?, ?)",
-                           [(path, kind, sha) for path, (kind, sha) in files.items()])
+            db.executemany("INSERT OR REPLACE INTO covmap_files VALUES (?, ?, ?, ?)",
+                           [(path, kind, sha, texts.get(path, ""))
+                            for path, (kind, sha) in files.items()])
             meta = {"scope": json.dumps(dict(scope), sort_keys=True), "rootdir": rootdir,
                     "refreshed_at": now}
             if cold:

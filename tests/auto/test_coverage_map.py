@@ -69,23 +69,51 @@ def test_an_untouched_project_re_measures_nothing(built) -> None:
     assert describe(refresh) == ["coverage map: up to date, no test re-measured"]
 
 
-def test_a_production_change_re_measures_only_its_covering_tests(built) -> None:
+def test_a_production_change_re_measures_only_the_tests_that_ran_the_changed_lines(
+        built) -> None:
     root, cmap = built
     (root / "pkg/b.py").write_text(
         "def dec(x):\n    return x - 1\n\n\ndef twice(x):\n    y = x\n    return 2 * y\n",
         encoding="utf-8")
     refresh = refresh_map(cmap, root, TESTS, TEST_PATHS, timeout_s=300)
-    assert refresh.remeasured == 2, (
-        f"only test_dec and test_twice cover pkg/b.py; test_inc must not run again: {refresh}")
-    assert any("production file pkg/b.py changed: 2 covering test(s)" in r
+    assert refresh.remeasured == 1, (
+        f"only test_twice ran the changed line of pkg/b.py; test_dec (same file, other "
+        f"function) and test_inc must not run again: {refresh}")
+    assert any(r.startswith("production file pkg/b.py changed") and "1 covering test(s)" in r
                for r in refresh.reasons), f"the refresh must say why: {refresh.reasons}"
     owners = owners_from_map(cmap, root, ["pkg/b.py"])
     assert owners.owners_for("pkg/b.py", [7]) == ["tests/test_b.py::test_twice"], (
         f"the new line 7 (return 2 * y) is owned by test_twice after the refresh: "
         f"{owners.lines['pkg/b.py']}")
+    assert owners.owners_for("pkg/b.py", [2]) == ["tests/test_b.py::test_dec"], (
+        f"test_dec's line, not re-measured, is still known: {owners.lines['pkg/b.py']}")
     again = refresh_map(cmap, root, TESTS, TEST_PATHS, timeout_s=300)
     assert again.remeasured == 0 and not again.reasons, (
         f"a refreshed map is up to date: a second refresh re-measures nothing: {again}")
+
+
+def test_lines_of_tests_not_re_measured_move_with_an_insertion_above_them(built) -> None:
+    root, cmap = built
+    (root / "pkg/b.py").write_text(
+        "def dec(x):\n    x = x + 0\n    return x - 1\n\n\ndef twice(x):\n    return 2 * x\n",
+        encoding="utf-8")
+    refresh = refresh_map(cmap, root, TESTS, TEST_PATHS, timeout_s=300)
+    owners = owners_from_map(cmap, root, ["pkg/b.py"])
+    assert refresh.remeasured == 1 and owners.owners_for("pkg/b.py", [7]) == [
+        "tests/test_b.py::test_twice"], (
+        f"test_dec is re-measured (a line was inserted in dec); test_twice is not, and its "
+        f"line moved from 6 to 7: {refresh} {owners.lines['pkg/b.py']}")
+
+
+def test_a_module_level_change_re_measures_every_test_of_the_file(built) -> None:
+    root, cmap = built
+    (root / "pkg/b.py").write_text(
+        "def dec(x, step=1):\n    return x - step\n\n\ndef twice(x):\n    return 2 * x\n",
+        encoding="utf-8")
+    refresh = refresh_map(cmap, root, TESTS, TEST_PATHS, timeout_s=300)
+    assert refresh.remeasured == 2 and any("changed at module level" in r
+                                           for r in refresh.reasons), (
+        f"a changed def line runs at import: both tests of pkg/b.py are stale: {refresh}")
 
 
 def test_a_changed_and_a_new_test_file_are_measured_and_a_deleted_one_dropped(built) -> None:

@@ -1,15 +1,23 @@
 """Owners of auto mutants from the persistent coverage map: build it cold, refresh what a
 change made stale, answer "who covers this line" without running the whole suite.
 
-A test is re-measured when its file (or a ``conftest.py`` above it) changed, or when a
-production file it covered changed; a new test file is measured whole; a deleted one is
-dropped. Nothing stale is used silently: ``Refresh.reasons`` says what was re-measured and
+A test is re-measured when its file (or a ``conftest.py`` above it) changed, or when it ran a
+line of a production file that changed (a replaced or deleted line, or a line next to an
+insertion: the file is diffed against the text the map measured; every other test's lines
+are renumbered). A changed line that ran at import time (module level: a constant, a
+``def`` line, a decorator) makes every test that ran the file stale. A new test file is
+measured whole; a deleted one is dropped.
+
+Known limit: a test that uses a module-level name of a changed file without running any of
+its lines, or code newly inserted at module level, is not re-measured until the nightly
+rebuild; the nightly's cold build is the reference. Nothing stale is used silently: ``Refresh.reasons`` says what was re-measured and
 why, and a map measured for other pytest arguments, another python or another deskcheck is
 not used at all (``Refresh.unusable``: the caller runs the full pass and says so).
 """
 
 from __future__ import annotations
 
+import difflib
 import hashlib
 import sys
 from collections.abc import Sequence
@@ -18,7 +26,7 @@ from pathlib import Path, PurePosixPath
 
 from deskcheck import __version__
 from deskcheck.mutants.auto.changes import is_test_path
-from deskcheck.mutants.auto.owners import CoveragePass, run_coverage_pass
+from deskcheck.mutants.auto.owners import IMPORT_TIME, CoveragePass, run_coverage_pass
 from deskcheck.report.coverage_map import PRODUCTION, TEST, CoverageMap
 
 SKIP_FOLDERS = frozenset({"__pycache__", "node_modules", "build", "dist", "mutants"})
@@ -80,14 +88,23 @@ def describe(refresh: Refresh | None) -> list[str]:
             f"{refresh.wall_s:.1f} s, because:", *(f"  - {r}" for r in refresh.reasons)]
 
 
-def _store_pass(cmap: CoverageMap, measured: CoveragePass, files: dict[str, tuple[str, str]],
-                scope: dict, dropped: set[str], cold: bool) -> None:
+def _texts(root: Path, files: dict[str, tuple[str, str]]) -> dict[str, str]:
+    return {p: (root / p).read_text(encoding="utf-8", errors="replace")
+            for p, (kind, _) in files.items() if kind == PRODUCTION}
+
+
+def _store_pass(cmap: CoverageMap, measured: CoveragePass, root: Path,
+                files: dict[str, tuple[str, str]], known: set[str], scope: dict,
+                dropped: set[str], cold: bool) -> None:
+    """Store a pass: its tests and their lines of production files, and the hashes (and
+    production texts) of the files in ``files`` (all of them when cold)."""
     tests = {n: (_test_file(n), measured.outcomes.get(n, ""), measured.durations.get(n, 0.0))
              for n in measured.outcomes}
-    lines = {path: by_line for path, by_line in measured.lines.items()
-             if files.get(path, (TEST, ""))[0] == PRODUCTION}
+    production = {p for p, (kind, _) in files.items() if kind == PRODUCTION} | {
+        p for p in known if p not in files}
+    lines = {path: by_line for path, by_line in measured.lines.items() if path in production}
     cmap.replace(scope=scope, rootdir=str(measured.rootdir or measured.root), dropped=dropped,
-                 tests=tests, lines=lines, files=files, cold=cold)
+                 tests=tests, lines=lines, files=files, texts=_texts(root, files), cold=cold)
 
 
 def build_map(cmap: CoverageMap, root: Path, pytest_args: Sequence[str],
@@ -95,7 +112,7 @@ def build_map(cmap: CoverageMap, root: Path, pytest_args: Sequence[str],
     """Measure the whole suite and store the map from scratch."""
     files = project_files(root, test_paths)
     measured = run_coverage_pass(root, [], pytest_args, timeout_s=timeout_s, measure_all=True)
-    _store_pass(cmap, measured, files, scope_of(pytest_args), set(), cold=True)
+    _store_pass(cmap, measured, root, files, set(), scope_of(pytest_args), set(), cold=True)
     return measured
 
 
@@ -143,29 +160,60 @@ def refresh_map(cmap: CoverageMap, root: Path, pytest_args: Sequence[str],
                                    + (f"{len(hit)} test(s) dropped" if what == "deleted"
                                       else "measured again"))
     for path in sorted(changed_prod):
-        hit = cmap.covering([path]) - stale
+        hit, why = _stale_by_production(cmap, root, path, path in now)
+        hit -= stale
         stale |= hit
-        state = "deleted" if path not in now else "changed"
-        refresh.reasons.append(f"production file {path} {state}: {len(hit)} covering test(s) "
+        refresh.reasons.append(f"production file {path} {why}: {len(hit)} covering test(s) "
                                "re-measured")
     rerun_files = {f for f in rerun_files if f in now}
     nodeids = sorted(n for n in stale if tests[n][0] not in rerun_files
                      and tests[n][0] in now)
     args = [*sorted(rerun_files), *nodeids]
+    differs = {p: v for p, v in now.items()
+               if (known_tests if v[0] == TEST else known_prod).get(p) != v[1]}
     if args:
         measured = run_coverage_pass(root, [], [*_options(pytest_args), *args],
                                      timeout_s=timeout_s, measure_all=True)
         refresh.remeasured, refresh.wall_s = len(measured.outcomes), measured.wall_s
-        _store_pass(cmap, measured, now, scope, stale, cold=False)
-    elif stale or changed_prod or changed_tests or gone_tests:
+        _store_pass(cmap, measured, root, differs, set(known_prod), scope, stale, cold=False)
+    elif stale or differs:
         cmap.replace(scope=scope, rootdir=cmap.rootdir(), dropped=stale, tests={}, lines={},
-                     files=now, cold=False)
+                     files=differs, texts=_texts(root, differs), cold=False)
     cmap.forget_files((set(known_tests) | set(known_prod)) - set(now))
     return refresh
 
 
 _VALUED = frozenset({"-k", "-m", "-p", "-o", "-c", "-W", "--rootdir", "--confcutdir",
                      "--override-ini", "--import-mode", "--deselect", "--ignore"})
+
+
+def _stale_by_production(cmap: CoverageMap, root: Path, path: str, exists: bool
+                         ) -> tuple[set[str], str]:
+    """Tests a change of production file ``path`` makes stale, and why (in words); the
+    other tests' lines of it are renumbered to the new text."""
+    by_line = cmap.lines(path)
+    everyone = {n for tests in by_line.values() for n in tests} - {IMPORT_TIME}
+    if not exists:
+        return everyone, "deleted"
+    old = cmap.text(path).splitlines()
+    new = (root / path).read_text(encoding="utf-8", errors="replace").splitlines()
+    moved: dict[int, int] = {}
+    changed: set[int] = set()  # old line numbers replaced or deleted
+    near: set[int] = set()  # old lines next to an insertion
+    for tag, i1, i2, j1, _j2 in difflib.SequenceMatcher(None, old, new,
+                                                         autojunk=False).get_opcodes():
+        if tag == "equal":
+            moved.update({i1 + k + 1: j1 + k + 1 for k in range(i2 - i1)})
+        elif tag == "insert":
+            near.update({i1, i1 + 1})
+        else:
+            changed.update(range(i1 + 1, i2 + 1))
+    cmap.move_lines(path, moved)
+    if any(IMPORT_TIME in by_line.get(line, ()) for line in changed):
+        return everyone, "changed at module level"
+    hit = {n for line in changed | near for n in by_line.get(line, ())} - {IMPORT_TIME}
+    lines = len(changed) + len(near)
+    return hit, f"changed ({lines} line(s) around the change)"
 
 
 def _options(pytest_args: Sequence[str]) -> list[str]:
@@ -186,8 +234,9 @@ def owners_from_map(cmap: CoverageMap, root: Path, paths: Sequence[str]) -> Cove
     """The owners answer for ``paths`` from an up-to-date map (shape of a coverage pass)."""
     tests = cmap.tests()
     rootdir = cmap.rootdir()
-    return CoveragePass(root=root, rootdir=Path(rootdir) if rootdir else root,
-                        lines={p: cmap.lines(p) for p in paths},
+    lines = {p: {line: tests - {IMPORT_TIME} for line, tests in cmap.lines(p).items()
+                 if tests - {IMPORT_TIME}} for p in paths}
+    return CoveragePass(root=root, rootdir=Path(rootdir) if rootdir else root, lines=lines,
                         outcomes={n: o for n, (_, o, _) in tests.items()},
                         durations={n: d for n, (_, _, d) in tests.items()})
 

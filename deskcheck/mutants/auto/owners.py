@@ -27,6 +27,7 @@ from deskcheck.errors import DeskcheckError
 from deskcheck.mutants.auto.coverage_plugin import CONTEXT_ENV, OUTCOMES_ENV
 
 PLUGIN = "deskcheck.mutants.auto.coverage_plugin"
+IMPORT_TIME = "<import>"  # the context of lines run outside any test (module level)
 
 _RCFILE = """\
 [run]
@@ -157,7 +158,8 @@ def _kill_leftovers(pgid: int) -> None:
 def _read_contexts(rcfile: Path, data_dir: Path, root: Path,
                    paths: Sequence[str] | None) -> dict[str, dict[int, frozenset[str]]]:
     """path -> line -> covering tests, for ``paths`` (``None``: every file measured under
-    ``root``, by its root-relative POSIX path)."""
+    ``root``, by its root-relative POSIX path, and ``IMPORT_TIME`` among the tests of a line
+    run outside any test: at import, during collection)."""
     from coverage import Coverage, CoverageData
 
     cov = Coverage(config_file=str(rcfile))
@@ -176,7 +178,7 @@ def _read_contexts(rcfile: Path, data_dir: Path, root: Path,
         if relpath is None:
             continue
         for line, contexts in (data.contexts_by_lineno(measured) or {}).items():
-            tests = frozenset(c for c in contexts if c)
+            tests = frozenset(c or IMPORT_TIME for c in contexts if c or paths is None)
             if tests:
                 result[relpath][line] = result[relpath].get(line, frozenset()) | tests
     return result
