@@ -264,7 +264,8 @@ def report(rows: dict[tuple[int, int], dict], before, after, auto: dict | None =
             "",
             f"- Warm map vs the covering tests' own run: {ratio:.2f}x (goal <= 3x: "
             f"{'met' if ratio <= 3 else 'not met'}); verdicts {counts}.",
-            *(f"- {line.strip()}" for line in warm["report"].get("coverage_map", [])),
+            *(f"- {line.strip().removeprefix('- ')}"
+              for line in warm["report"].get("coverage_map", [])),
             "",
         ]
     return lines
