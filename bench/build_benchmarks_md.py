@@ -5,7 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-ORDER = ["drift", "suites", "mutants", "gate", "report", "report_incremental", "auto", "selfproof"]
+ORDER = ["drift", "suites", "mutants", "gate", "report", "report_incremental", "auto", "selfproof",
+         "scale", "scale_shards"]
 
 HEADER = """# Benchmarks
 

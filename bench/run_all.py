@@ -16,7 +16,8 @@ ROOT = BENCH.parent
 
 
 def benchmark_scripts() -> list[Path]:
-    return sorted(p for p in BENCH.glob("*_*.py") if p.name not in {"run_all.py", "build_benchmarks_md.py"})
+    return sorted(p for p in BENCH.glob("*.py") if ("_" in p.stem or p.stem == "scale")
+                  and p.name not in {"run_all.py", "build_benchmarks_md.py"})
 
 
 def main(argv: list[str]) -> int:

@@ -159,3 +159,23 @@ def test_history_shows_the_maps_age(built, capsys) -> None:
     out = capsys.readouterr().out
     assert "coverage map: 3 tests" in out and "last refreshed" in out and "ago" in out, (
         f"history must show the map and its age: {out}")
+
+
+def test_a_refresh_that_cannot_run_falls_back_to_the_whole_suite_and_says_so(
+        tmp_path: Path) -> None:
+    root = _project(tmp_path / "p")
+    (root / "pkg/a.py").write_text("SIZES = [1, 2]\n\n\ndef inc(x):\n    return x + 1\n",
+                                   encoding="utf-8")
+    (root / "tests/test_p.py").write_text(
+        "import pytest\n\nfrom pkg.a import SIZES, inc\n\n\n@pytest.mark.parametrize('n', SIZES)"
+        "\ndef test_n(n):\n    assert inc(n) == n + 1\n", encoding="utf-8")
+    with Store(root / ".deskcheck" / "results.sqlite", root=root) as store:
+        build_map(CoverageMap(store), root, TESTS, TEST_PATHS, timeout_s=300)
+    (root / "pkg/a.py").write_text("SIZES = [1, 3]\n\n\ndef inc(x):\n    return x + 1\n",
+                                   encoding="utf-8")  # test_n[2] is no more
+    coverage, refresh = owners_coverage(root, ["pkg/a.py"], TESTS, TEST_PATHS, 300,
+                                        use_map=True)
+    assert refresh is not None and "could not run" in refresh.unusable, (
+        f"a refresh naming a test that no longer exists must say it could not run: {refresh}")
+    assert "tests/test_p.py::test_n[3]" in coverage.outcomes, (
+        f"the whole suite ran instead, new ids included: {sorted(coverage.outcomes)}")

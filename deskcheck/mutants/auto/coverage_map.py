@@ -26,7 +26,12 @@ from pathlib import Path, PurePosixPath
 
 from deskcheck import __version__
 from deskcheck.mutants.auto.changes import is_test_path
-from deskcheck.mutants.auto.owners import IMPORT_TIME, CoveragePass, run_coverage_pass
+from deskcheck.mutants.auto.owners import (
+    IMPORT_TIME,
+    CoveragePass,
+    CoveragePassError,
+    run_coverage_pass,
+)
 from deskcheck.report.coverage_map import PRODUCTION, TEST, CoverageMap
 
 SKIP_FOLDERS = frozenset({"__pycache__", "node_modules", "build", "dist", "mutants"})
@@ -264,7 +269,10 @@ def owners_coverage(root: Path, paths: Sequence[str], pytest_args: Sequence[str]
     if path is not None:
         with Store(path, root=root) as store:
             cmap = CoverageMap(store)
-            refresh = refresh_map(cmap, root, pytest_args, test_paths, timeout_s)
+            try:
+                refresh = refresh_map(cmap, root, pytest_args, test_paths, timeout_s)
+            except CoveragePassError as exc:  # e.g. a stale node id pytest no longer knows
+                refresh = Refresh(unusable=f"its refresh could not run ({exc.message})")
             if not refresh.unusable:
                 return owners_from_map(cmap, root, paths), refresh
     return run_coverage_pass(root, paths, pytest_args, timeout_s=timeout_s), refresh
