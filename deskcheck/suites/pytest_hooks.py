@@ -130,12 +130,24 @@ def rank_pool_fixture(world: int, backend: str) -> Any:
     return registry.rank_pool(world, backend)
 
 
-def _tier_of_report(report: pytest.TestReport) -> str | None:
-    if "metal" in report.keywords:
+def _tier_of_item(item: pytest.Item) -> str | None:
+    """The tier from the marks (``report.keywords`` also holds folder names: ``tests/metal``)."""
+    if item.get_closest_marker("metal") is not None:
         return "METAL"
-    if "desk" in report.keywords:
+    if item.get_closest_marker("desk") is not None:
         return "DESK"
     return None
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Any:
+    report = yield
+    report.deskcheck_tier = _tier_of_item(item)  # travels with the report under xdist
+    return report
+
+
+def _tier_of_report(report: pytest.TestReport) -> str | None:
+    return getattr(report, "deskcheck_tier", None)
 
 
 class TierSummary:

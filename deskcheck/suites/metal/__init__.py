@@ -23,6 +23,7 @@ import json
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -87,7 +88,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def cmd_metal(args: argparse.Namespace, needs: list[str] | None = None,
-              command: str = "deskcheck suites metal") -> int:
+              command: str = "deskcheck suites metal",
+              on_results: Callable[[dict[str, Any]], Any] | None = None) -> int:
+    """The command; ``needs``: modules the facts probe checks; ``on_results`` gets the
+    results (a driver script that writes them somewhere of its own)."""
     facts = json.loads(Path(args.facts).read_text(encoding="utf-8")) if args.facts else None
     options = MetalOptions(python=sys.executable, tests=args.tests, catalog=args.catalog,
                            cpu_suite=args.cpu_suite, cpu_workers=args.cpu_workers,
@@ -99,4 +103,6 @@ def cmd_metal(args: argparse.Namespace, needs: list[str] | None = None,
         write_json(results, Path(args.json))
     if args.markdown:
         Path(args.markdown).write_text(markdown(results), encoding="utf-8")
+    if on_results is not None:
+        on_results(results)
     return 0 if results["verdict"] in ("DRY RUN", "METAL-PROVEN") else 1
