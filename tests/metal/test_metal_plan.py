@@ -202,3 +202,50 @@ def bench_metal():
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
+
+
+@pytest.fixture
+def benchmarks_builder():
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("build_benchmarks_md",
+                                                  ROOT / "bench" / "build_benchmarks_md.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _as_if_run_on_the_h200() -> dict:
+    results = run_metal(_options(), facts=H200)
+    results.update(dry_run=False, seconds=212.0, verdict="METAL-PROVEN", command="make metal")
+    for step in results["steps"]:
+        if step["status"] == "planned":
+            step.update(status="passed", seconds=4.5, timeout_s=60)
+    group = next(s for s in results["steps"] if s["name"] == "group gloo-cuda w3")
+    group["detail"] = {"start_method": "fork", "start_seconds": 2.1, "round_trip_seconds": 0.004,
+                       "hang": {"ok": True, "seconds": 4.2, "message": "x.py:1: f on world=3 "
+                                "gloo-cuda (METAL): rank 2 skipped all_reduce #1: returned"}}
+    suites = next(s for s in results["steps"] if s["name"] == "suites")
+    suites["detail"] = {"counts": {"passed": 1}, "skip_reasons": [], "cases": [
+        {"id": "tests/metal/test_x.py::test_y[gloo-cuda-w3]", "outcome": "passed",
+         "seconds": 1.25, "message": ""}]}
+    return results
+
+
+def test_a_gpu_run_becomes_the_metal_section_of_benchmarks(tmp_path, benchmarks_builder):
+    (tmp_path / "metal.json").write_text(json.dumps(_as_if_run_on_the_h200()))
+    section = benchmarks_builder.metal_section(tmp_path)
+    for shown in ("## METAL", "GPU NVIDIA H200", "driver 580.159.03", "Python 3.12.3",
+                  "torch 2.11.0+cu130 (CUDA 13.0)", "**METAL-PROVEN**",
+                  "| group gloo-cuda w3 | passed | 4.5 s |", "hang arm: named in 4.2 s",
+                  "rank 2 skipped all_reduce", "`tests/metal/test_x.py::test_y[gloo-cuda-w3]` | "
+                  "passed | 1.25 s", "| group nccl w2 | skipped | - | nccl needs one GPU per rank"):
+        assert shown in section, f"the METAL section does not show {shown!r}:\n{section}"
+
+
+def test_the_metal_section_is_empty_until_a_gpu_run(tmp_path, benchmarks_builder):
+    assert "Empty until a GPU run happened" in benchmarks_builder.metal_section(tmp_path)
+    dry = run_metal(_options(), facts={**H200, "gpu_count": 0})
+    (tmp_path / "metal.json").write_text(json.dumps(dry))
+    assert benchmarks_builder.metal_section(tmp_path) == benchmarks_builder.METAL_EMPTY, (
+        "a dry run must never fill the METAL section")

@@ -94,13 +94,14 @@ def terminal(results: dict[str, Any]) -> str:
 def markdown(results: dict[str, Any]) -> str:
     """A level-2 Markdown section (docs/BENCHMARKS.md's METAL section, a CI job summary)."""
     facts = results["machine"]
+    cvd = facts.get("cuda_visible_devices")
     out = ["## METAL: the GPU tier on a real GPU", "",
            f"`{results.get('command', 'deskcheck suites metal')}` on {results['started']} "
            f"({results['seconds']:.0f} s in all, budget {results['budget_s']:.0f} s): "
            f"**{results['verdict']}**.", "",
            f"- machine: {machine_line(facts)}",
-           f"- {facts.get('cpus')} CPUs, {facts.get('machine')}, "
-           f"CUDA_VISIBLE_DEVICES={facts.get('cuda_visible_devices')!r}", "",
+           f"- {facts.get('cpus')} CPUs, {facts.get('machine')}, CUDA_VISIBLE_DEVICES "
+           + ("unset" if cvd is None else repr(cvd)), "",
            "| step | status | time | what it showed |", "|---|---|---|---|"]
     for step in results["steps"]:
         shown = "; ".join(_step_detail(step)[:6]) or (step["reason"] or "")
@@ -119,6 +120,14 @@ def markdown(results: dict[str, Any]) -> str:
     if mutants:
         out += ["", "CUDA mutants:", "", "| mutant | verdict | time |", "|---|---|---|"]
         out += [f"| `{m['id']}` | {m['verdict']} | {m['seconds']:.2f} s |" for m in mutants]
+    differs = next((s["detail"].get("not_passed") for s in results["steps"]
+                    if s["kind"] == "cpu-suite" and s.get("detail")), None)
+    if differs:
+        out += ["", "The CPU suite on this machine (Python and torch differ from the project's "
+                    "standard machine): what did not pass", "",
+                "| test | outcome | message |", "|---|---|---|"]
+        out += [f"| `{c['id']}` | {c['outcome']} | {c['message'].replace('|', '/')} |"
+                for c in differs]
     return "\n".join(out) + "\n"
 
 
