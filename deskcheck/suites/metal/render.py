@@ -49,6 +49,8 @@ def _step_detail(step: dict[str, Any]) -> list[str]:
         elif hang:
             lines.append(("hang arm skipped: " if hang.get("skipped") else "hang arm FAILED: ")
                          + hang["reason"])
+    elif step["kind"] == "group" and detail.get("reason"):
+        lines.append("cannot run: " + detail["reason"])
     counts = detail.get("counts")
     if counts:
         lines.append(", ".join(f"{n} {o}" for o, n in sorted(counts.items())))
@@ -85,8 +87,10 @@ def terminal(results: dict[str, Any]) -> str:
                                      initial_indent="         ", subsequent_indent="           "))
         else:
             out.append(f"         {step['seconds']:.1f} s (limit {step['timeout_s']:.0f} s)")
+        reason = step["reason"] or ""
         out += [textwrap.fill(line, 80, initial_indent="         ",
-                              subsequent_indent="           ") for line in _step_detail(step)]
+                              subsequent_indent="           ") for line in _step_detail(step)
+                if line not in reason and line.removeprefix("cannot run: ") not in reason]
     out.append(f"verdict: {results['verdict']} ({results['seconds']:.1f} s)")
     return "\n".join(out) + "\n"
 
@@ -104,9 +108,10 @@ def markdown(results: dict[str, Any]) -> str:
            + ("unset" if cvd is None else repr(cvd)), "",
            "| step | status | time | what it showed |", "|---|---|---|---|"]
     for step in results["steps"]:
-        shown = "; ".join(_step_detail(step)[:6]) or (step["reason"] or "")
-        if step["reason"] and step["status"] != "passed" and step["reason"] not in shown:
-            shown = step["reason"] + ("; " + shown if shown else "")
+        reason = step["reason"] or ""
+        lines = [line for line in _step_detail(step) if line not in reason
+                 and line.removeprefix("cannot run: ") not in reason]
+        shown = "; ".join(([reason] if reason else []) + lines[:6])
         shown = shown.replace("|", "\\|").replace("\n", " ")
         time_text = f"{step['seconds']:.1f} s" if step["seconds"] else "-"
         out.append(f"| {step['name']} | {step['status']} | {time_text} | {shown} |")

@@ -13,6 +13,7 @@ import os
 import signal
 import subprocess
 import tempfile
+import textwrap
 import time
 import xml.etree.ElementTree as ET
 from collections import Counter
@@ -76,8 +77,7 @@ def junit_cases(path: Path) -> list[dict[str, Any]]:
                 message = (child.get("message") or child.text or "").strip().splitlines()
                 message = message[0][:300] if message else ""
                 break
-        module = (case.get("classname") or "").replace(".", "/")
-        cases.append({"id": f"{module}::{case.get('name')}", "outcome": outcome,
+        cases.append({"id": f"{case.get('classname')}::{case.get('name')}", "outcome": outcome,
                       "seconds": round(float(case.get("time") or 0), 3), "message": message})
     return cases
 
@@ -137,9 +137,20 @@ def _execute(step: Step, timeout_s: float, work: Path) -> None:
     except (ValueError, KeyError, ET.ParseError, OSError) as exc:
         step.detail = {"unreadable": f"{type(exc).__name__}: {exc}"}
     if code != 0:
-        step.skip_reason = f"exit code {code}"
+        step.skip_reason = step.detail.get("reason") or f"exit code {code}"
+        if step.kind == "sweep" and step.detail.get("summary"):
+            step.skip_reason += ": " + ", ".join(
+                f"{n} {v}" for v, n in sorted(step.detail["summary"].items()))
+        hang = step.detail.get("hang") or {}
+        if step.kind == "group" and not hang.get("ok", True) and not hang.get("skipped"):
+            step.skip_reason = "hang arm: " + hang.get("reason", "failed")
         if step.kind == "suites" and code == 5:
             step.skip_reason = "exit code 5: no METAL test was collected"
+    elif step.kind == "suites" and not step.detail.get("counts", {}).get("passed"):
+        step.status = "failed"  # all skipped proves nothing
+        step.skip_reason = "no METAL case passed: " + ("; ".join(
+            f"{s['count']} skipped: {s['reason']}" for s in step.detail.get("skip_reasons", []))
+            or "none ran")
 
 
 def run_steps(steps: list[Step], budget_s: float) -> None:
@@ -156,7 +167,9 @@ def run_steps(steps: list[Step], budget_s: float) -> None:
                 step.skip_reason = (f"the run's {budget_s:.0f} s budget is spent: {remaining:.0f} "
                                     f"s left, this step needs at least {FLOORS[step.kind]:.0f} s")
                 continue
-            print(f"-> {step.name}: {step.title} (limit {timeout_s:.0f} s)", flush=True)
+            print(textwrap.fill(f"-> {step.name}: {step.title} (limit {timeout_s:.0f} s)", 80,
+                                subsequent_indent="     "), flush=True)
             _execute(step, timeout_s, Path(tmp))
-            print(f"   {step.status} in {step.seconds:.1f} s"
-                  + (f": {step.skip_reason}" if step.skip_reason else ""), flush=True)
+            print(textwrap.fill(f"   {step.status} in {step.seconds:.1f} s"
+                                + (f": {step.skip_reason}" if step.skip_reason else ""), 80,
+                                subsequent_indent="     "), flush=True)
