@@ -249,3 +249,26 @@ def test_the_metal_section_is_empty_until_a_gpu_run(tmp_path, benchmarks_builder
     (tmp_path / "metal.json").write_text(json.dumps(dry))
     assert benchmarks_builder.metal_section(tmp_path) == benchmarks_builder.METAL_EMPTY, (
         "a dry run must never fill the METAL section")
+
+
+def test_the_terminal_says_why_each_step_skips():
+    results = run_metal(_options(), facts={**H200, "gpu_count": 0, "unavailable": {}})
+    text = " ".join(terminal(results).split())
+    for step in results["steps"]:
+        assert f"why: {step['reason']}" in text, (
+            f"the plan does not say why {step['name']} skips ({step['reason']!r}):\n{text}")
+
+
+JUNIT_ALL_SKIPPED = ('<testsuite><testcase classname="t" name="c[nccl-w2]"><skipped message='
+                     '"nccl needs one GPU per rank"/></testcase></testsuite>')
+
+
+def test_a_suites_step_where_every_case_skipped_proves_nothing(tmp_path):
+    writes_junit = ("import sys; open(sys.argv[-1].split('=', 1)[1], 'w').write("
+                    f"{JUNIT_ALL_SKIPPED!r})")
+    step = Step("suites", "suites", "all skip", [sys.executable, "-c", writes_junit])
+    run_steps([step], budget_s=300)
+    assert step.status == "failed", (
+        f"a METAL suites run in which every case skipped was judged {step.status}: it proves "
+        f"nothing about the GPU tier")
+    assert step.skip_reason == "no METAL case passed: 1 skipped: nccl needs one GPU per rank"
