@@ -60,6 +60,31 @@ def download_wheels() -> int:
     return subprocess.run(download_command(WHEELS), cwd=ROOT).returncode
 
 
+def write_dist_info(site: Path) -> Path | None:
+    """Make deskcheck, run from this tree through PYTHONPATH, look installed to
+    importlib.metadata (as an editable install does): its ``pytest11`` entry point then loads
+    the plugin in every pytest the run starts (the sweep's, the tests' own). None when a
+    deskcheck distribution is importable already."""
+    import importlib.metadata
+
+    try:
+        importlib.metadata.distribution("deskcheck")
+        return None
+    except importlib.metadata.PackageNotFoundError:
+        pass
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    info = site / f"deskcheck-{project['version']}.dist-info"
+    info.mkdir(parents=True, exist_ok=True)
+    (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: deskcheck\n"
+                                   f"Version: {project['version']}\n", encoding="utf-8")
+    groups = {"console_scripts": project.get("scripts", {}), **project.get("entry-points", {})}
+    (info / "entry_points.txt").write_text("".join(
+        f"[{group}]\n" + "".join(f"{name} = {target}\n" for name, target in entries.items())
+        + "\n" for group, entries in groups.items()), encoding="utf-8")
+    (info / "INSTALLER").write_text("make metal (source tree on PYTHONPATH)\n", encoding="utf-8")
+    return info
+
+
 def results_path(found_gpu: bool) -> Path:
     if os.environ.get("OUT"):
         return Path(os.environ["OUT"]) / "metal.json"
@@ -81,6 +106,11 @@ def main(argv: list[str]) -> int:
     if args.download_wheels:
         return download_wheels()
     os.chdir(ROOT)
+    site = os.environ.get("DESKCHECK_METAL_SITE")
+    if site and not args.dry_run and not args.facts:
+        written = write_dist_info(Path(site))
+        if written:
+            print(f"deskcheck runs from {ROOT} (entry points: {written})")
     from deskcheck.suites.metal import add_arguments, cmd_metal
     from deskcheck.suites.metal.render import write_json
 

@@ -272,3 +272,20 @@ def test_a_suites_step_where_every_case_skipped_proves_nothing(tmp_path):
         f"a METAL suites run in which every case skipped was judged {step.status}: it proves "
         f"nothing about the GPU tier")
     assert step.skip_reason == "no METAL case passed: 1 skipped: nccl needs one GPU per rank"
+
+
+def test_a_source_tree_deskcheck_gets_its_entry_points(tmp_path, bench_metal, monkeypatch):
+    """On the GPU machine deskcheck is not installed: every pytest the run starts (the sweep's
+    own session included) must still load its plugin through the pytest11 entry point."""
+    import importlib.metadata
+
+    def not_installed(name):
+        raise importlib.metadata.PackageNotFoundError(name)
+
+    monkeypatch.setattr(importlib.metadata, "distribution", not_installed)
+    info = bench_metal.write_dist_info(tmp_path)
+    (dist,) = [d for d in importlib.metadata.distributions(path=[str(tmp_path)])]
+    assert dist.metadata["Name"] == "deskcheck" and info.parent == tmp_path
+    entry = {(ep.group, ep.name): ep.value for ep in dist.entry_points}
+    assert entry[("pytest11", "deskcheck")] == "deskcheck.pytest_plugin", entry
+    assert entry[("console_scripts", "deskcheck")] == "deskcheck.cli:main", entry
