@@ -11,6 +11,7 @@ from __future__ import annotations
 import ast
 import json
 import os
+import shutil
 import subprocess
 import sys
 import time
@@ -40,9 +41,10 @@ def _options(**kw) -> MetalOptions:
 
 def test_the_cpu_dry_run_says_what_it_would_run_and_why_each_part_skips(tmp_path):
     out = tmp_path / "metal.json"
-    env = {**os.environ, "CUDA_VISIBLE_DEVICES": "", "OUT": ""}
-    done = subprocess.run([sys.executable, "bench/metal.py", "--dry-run", "--json", str(out)],
-                          cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
+    env = {**os.environ, "CUDA_VISIBLE_DEVICES": "", "OUT": "", "PYTHON": sys.executable,
+           "DESKCHECK_METAL_SITE": str(tmp_path / "site")}
+    done = subprocess.run([str(ROOT / ".ci" / "metal"), "--dry-run", "--json", str(out)],
+                          cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, f"the dry run must exit 0:\n{done.stdout}{done.stderr}"
     results = json.loads(out.read_text())
     assert results["dry_run"] and results["verdict"] == "DRY RUN"
@@ -67,6 +69,16 @@ def test_the_cpu_dry_run_says_what_it_would_run_and_why_each_part_skips(tmp_path
     wide = [line for line in done.stdout.splitlines()
             if len(line) > 80 and not line.startswith("results: ")]  # a path is not wrapped
     assert not wide, f"the plan must read at 80 columns: {wide}"
+
+
+@pytest.mark.skipif(not shutil.which("make"), reason="make is not installed here")
+def test_make_metal_is_the_shell_entry_with_the_callers_gpus():
+    env = {**os.environ, "CUDA_VISIBLE_DEVICES": "1"}
+    done = subprocess.run(["make", "-n", "metal", "METAL_ARGS=--dry-run"], cwd=ROOT, env=env,
+                          capture_output=True, text=True, timeout=60)
+    assert done.stdout.strip() == "CUDA_VISIBLE_DEVICES='1' .ci/metal --dry-run", (
+        f"make metal must run .ci/metal with the GPUs the caller sees (every other target "
+        f"hides them): {done.stdout!r}")
 
 
 def test_the_plan_for_the_lent_h200_runs_what_one_gpu_allows():

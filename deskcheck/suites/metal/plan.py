@@ -109,7 +109,8 @@ def build_plan(facts: dict[str, Any], options: MetalOptions) -> list[Step]:
     steps.append(Step(
         "suites", "suites", "METAL-tier suites (-m metal) on nccl and gloo-cuda, every world",
         [py, "-m", "pytest", *plugin_args(), "-m", "metal", "--deskcheck-backend", "nccl",
-         "--deskcheck-backend", "gloo-cuda", "-p", "no:randomly", "-q", "-rs", *tests],
+         "--deskcheck-backend", "gloo-cuda", "-p", "no:randomly", "-q", "-rs",
+         "--continue-on-collection-errors", *tests],
         _no_gpu(facts) or _missing("suites", facts)))
     if options.catalog:
         sweep_reason = _no_gpu(facts) or _missing("sweep", facts)
@@ -132,7 +133,8 @@ def build_plan(facts: dict[str, Any], options: MetalOptions) -> list[Step]:
         "cpu-suite", "cpu-suite",
         f"the rest of the suite once (-m 'not metal', -n {options.cpu_workers})",
         [py, "-m", "pytest", *plugin_args(), "-m", "not metal", "-n", str(options.cpu_workers),
-         "--dist", "loadgroup", "-p", "no:randomly", "-q", *tests], cpu_reason))
+         "--dist", "loadgroup", "-p", "no:randomly", "-q", "--continue-on-collection-errors",
+         *tests], cpu_reason))
     for step in steps:
         if step.skip_reason:
             step.status = "skipped"
