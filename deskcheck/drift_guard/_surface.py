@@ -184,17 +184,17 @@ def trace(model: ClassModel, roots: Sequence[str], stop_at: Iterable[str] = ()) 
         enqueue(klass, member, ["call"] if member.is_function else ["get", "set", "delete"], ())
     while queue:
         klass, member, role, path = queue.popleft()
-        node = dict(member.functions()).get(role)
-        if node is None:
+        declared = dict(member.functions()).get(role)
+        if declared is None:
             continue
-        node = klass.function(node)
+        node = klass.function(declared)
         label = path[-1] + {"set": " (setter)", "delete": " (deleter)"}.get(role, "")
         result.methods.setdefault(label, ReachedMethod(label, role, klass.file, node.lineno, path))
         self_name = None if member.kind == "staticmethod" else first_param(node)
         bodies = [(klass.file, node, self_name, path)]
         if role == "call":  # decorator wrappers run around the body with the same self
             bodies += [(wfile, wnode, first_param(wnode), (*path, label))
-                       for wfile, wnode, label in wrapper_functions(klass, node, indexes)]
+                       for wfile, wnode, label in wrapper_functions(klass, declared, indexes)]
         for file, fnode, fself, fpath in bodies:
             _trace_body(model, result, klass, file, function_facts(fnode, fself), fpath, stop,
                         enqueue)

@@ -31,7 +31,8 @@ def source_root(klass: ClassSource) -> Path:
 def wrapper_functions(klass: ClassSource, node: FunctionNode,
                       cache: dict[str, StaticIndex] | None = None
                       ) -> list[tuple[str, FunctionNode, str]]:
-    """(file, wrapper def, label) for each decorator of ``node`` whose source is found."""
+    """(file, wrapper def, label) for each decorator of ``node`` whose source is found
+    (``node`` as the class body declares it: a body parsed alone has no decorators)."""
     out: list[tuple[str, FunctionNode, str]] = []
     for deco in node.decorator_list:
         target = deco.func if isinstance(deco, ast.Call) else deco

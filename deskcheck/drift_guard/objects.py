@@ -166,8 +166,12 @@ def _classify(name: str, value: Any, cmodel: ClassModel, binds: dict[str, Any],
     func = _unwrap(value)
     wanted = _production_function(name, cmodel)
     if wanted is not None and inspect.isfunction(func):
-        code = inspect.unwrap(func)
-        if (code.__module__, code.__qualname__) == wanted:
+        code = func if isinstance(getattr(func, "__wrapped__", None), mock.NonCallableMock) \
+            else inspect.unwrap(func)  # an autospec function wraps a mock: not production
+        if code is not func and not inspect.isfunction(code):
+            code = func
+        if (getattr(code, "__module__", None), getattr(code, "__qualname__", None)) == wanted \
+                and not isinstance(getattr(func, "__wrapped__", None), mock.NonCallableMock):
             binds[name] = value
             return
     if isinstance(value, property | staticmethod | classmethod | mock.NonCallableMock) \
@@ -189,7 +193,8 @@ _MISS = object()
 def _mock_names(obj: mock.NonCallableMock) -> tuple[dict[str, Any], set[str]]:
     """(explicitly configured names -> values, names an auto-created child would serve)."""
     own = {n: v for n, v in vars(obj).items()
-           if n not in _MOCK_INTERNALS and not n.startswith(("_mock_", "_spec_"))}
+           if n not in _MOCK_INTERNALS and not n.startswith(("_mock_", "_spec_"))
+           and not _autospec_child(obj, v)}
     for name, child in obj._mock_children.items():
         if name not in own and isinstance(child, mock.NonCallableMock) and _configured(child):
             own[name] = child
@@ -201,8 +206,20 @@ def _mock_names(obj: mock.NonCallableMock) -> tuple[dict[str, Any], set[str]]:
     return own, {n for n in allowed if n not in own and not n.startswith("__")}
 
 
+def _autospec_child(parent: mock.NonCallableMock, value: Any) -> bool:
+    """A child ``create_autospec`` set itself (spec'd, parented, never configured)."""
+    if inspect.isfunction(value) and isinstance(getattr(value, "mock", None), mock.NonCallableMock):
+        value = value.mock
+    return (isinstance(value, mock.NonCallableMock) and value._mock_new_parent is parent
+            and getattr(value, "_spec_class", None) is not None and not _configured(value))
+
+
 def _configured(child: mock.NonCallableMock) -> bool:
-    if child._mock_return_value is not mock.DEFAULT or child._mock_side_effect is not None:
+    returned = child._mock_return_value
+    if returned is not mock.DEFAULT and (not isinstance(returned, mock.NonCallableMock)
+                                         or _configured(returned)):
+        return True  # create_autospec sets a bare mock as return_value: not configured
+    if child._mock_side_effect is not None:
         return True
     if child._mock_wraps is not None:
         return True

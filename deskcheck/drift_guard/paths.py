@@ -143,8 +143,8 @@ class PathVerdict:
                 if rec.detail:
                     lines.append(f"      {rec.detail}")
         if not self.holds:
-            lines.append("  fix: give the stand-in the name (a value, or types.MethodType of the "
-                         "real function), or drive a path that does not need it")
+            lines.append("  fix: give the stand-in the name (a value, or types.MethodType of")
+            lines.append("       the real function), or drive a path that does not need it")
         return "\n".join(lines)
 
     def raise_if_drifted(self) -> None:
@@ -238,14 +238,14 @@ def walk(model: ClassModel, methods: Sequence[str], *, constants: Mapping[str, A
         enqueue(klass, member, roles, (), LIVE, ())
     while queue:
         klass, member, role, path, incoming, inherited = queue.popleft()
-        node = dict(member.functions()).get(role)
-        if node is None:
+        declared = dict(member.functions()).get(role)
+        if declared is None:
             continue
-        node = klass.function(node)
+        node = klass.function(declared)
         self_name = None if member.kind == "staticmethod" else first_param(node)
         bodies = [(klass.file, node, self_name, path, klass)]
         if role == "call":
-            for wfile, wnode, label in wrapper_functions(klass, node, indexes):
+            for wfile, wnode, label in wrapper_functions(klass, declared, indexes):
                 bodies.append((wfile, wnode, first_param(wnode), (*path, label), klass))
         for file, fnode, selfname, fpath, owner in bodies:
             facts = function_facts(fnode, selfname)
@@ -373,18 +373,16 @@ def judge_paths(model: type | str | ClassModel, methods: Sequence[str], *, provi
             u = live[0]
             verdict.silent_skips.append(PathRecord(
                 name, u.site, u.call_path, "",
-                "served by an auto-created MagicMock child: production reads a Mock, nothing "
-                "raises"))
+                "served by an auto-created MagicMock child: nothing raises"))
         elif loud:
             u = loud[0]
             verdict.drift.append(PathRecord(name, u.site, u.call_path))
         elif live:
             u = live[0]
-            how = "getattr/hasattr default" if u.kind == GUARDED else \
-                "a try whose handler catches AttributeError"
+            how = "a getattr/hasattr default" if u.kind == GUARDED else \
+                "a try that catches AttributeError"
             verdict.silent_skips.append(PathRecord(
-                name, u.site, u.call_path, "",
-                f"masked read ({how}): the stand-in lacks it and the code silently skips"))
+                name, u.site, u.call_path, "", f"masked by {how}: missing, silently skipped"))
         elif any(u.status == UNKNOWN for u in needing):
             u = next(u for u in needing if u.status == UNKNOWN)
             verdict.unknown.append(PathRecord(name, u.site, u.call_path,
