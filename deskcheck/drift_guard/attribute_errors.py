@@ -1,0 +1,101 @@
+"""Turn an ``AttributeError`` raised on a stand-in into the drift message.
+
+In a normal pytest run, production code reading ``self.X`` on a ``SimpleNamespace``, a spec'd
+``MagicMock``, a plain object, or an instance built with ``Cls.__new__`` (one whose class sets
+``X`` somewhere, so the real object would have it) raises an ``AttributeError`` deep inside an
+unrelated assertion. :func:`drift_note` explains it: the missing name, the production site and
+call path (the frames whose ``self`` is the stand-in), and where the stand-in was built. The
+pytest hook adds it as an exception note: the traceback is never shortened, only annotated.
+"""
+
+from __future__ import annotations
+
+import sys
+import types
+from pathlib import Path
+from typing import Any
+
+from deskcheck.drift_guard.objects import construction_site, kind_of
+
+
+def _self_of(frame: types.FrameType) -> Any:
+    code = frame.f_code
+    if code.co_argcount + code.co_posonlyargcount == 0 or not code.co_varnames:
+        return None
+    return frame.f_locals.get(code.co_varnames[0])
+
+
+def _owner_class(frame: types.FrameType) -> type | None:
+    qualname = getattr(frame.f_code, "co_qualname", frame.f_code.co_name)
+    obj: Any = sys.modules.get(frame.f_globals.get("__name__", ""))
+    for part in qualname.split(".")[:-1]:
+        obj = getattr(obj, part, None)
+    return obj if isinstance(obj, type) else None
+
+
+def _show(path: str, line: int) -> str:
+    try:
+        return f"{Path(path).resolve().relative_to(Path.cwd())}:{line}"
+    except ValueError:
+        return f"{path}:{line}"
+
+
+def _production_sets(cls: type, name: str) -> str:
+    """Where ``cls``'s own code sets ``name`` (``file:line``), or ""."""
+    from deskcheck.drift_guard._surface import build_model
+
+    try:
+        model = build_model(cls, mode="runtime")
+        return model.instance_attributes().get(name, "")
+    except Exception:  # noqa: BLE001 - an explanation must never raise over the real error
+        return ""
+
+
+def drift_note(exc: BaseException, tb: types.TracebackType | None = None) -> str | None:
+    """The drift explanation for ``exc``, or None when it is not a stand-in's missing name."""
+    if not isinstance(exc, AttributeError):
+        return None
+    obj, name = getattr(exc, "obj", None), getattr(exc, "name", None)
+    if obj is None or not name:
+        return None
+    frames: list[tuple[types.FrameType, int]] = []
+    tb = tb or exc.__traceback__
+    while tb is not None:
+        frames.append((tb.tb_frame, tb.tb_lineno))
+        tb = tb.tb_next
+    chain = [(f, line) for f, line in frames if _self_of(f) is obj]
+    if not chain:
+        return None
+    site_frame, site_line = chain[-1]
+    owner = _owner_class(site_frame)
+    kind = kind_of(obj)
+    sets_at = ""
+    if kind == "instance":
+        if owner is None or not isinstance(obj, owner):
+            return None
+        sets_at = _production_sets(type(obj), name)
+        if not sets_at:
+            return None  # the class never sets it: a real bug in production, not drift
+    elif owner is not None:
+        sets_at = _production_sets(owner, name)
+    label = {"namespace": "SimpleNamespace", "mock": "spec'd MagicMock",
+             "object": type(obj).__name__}.get(kind, f"{type(obj).__qualname__} (built without "
+                                                    f"__init__?)")
+    built = construction_site(obj, frames[-1][0])
+    path = " -> ".join(getattr(f.f_code, "co_qualname", f.f_code.co_name) for f, _ in chain)
+    lines = [
+        f"deskcheck: stand-in drift: the {label} standing in for "
+        f"{owner.__qualname__ if owner else 'self'} lacks `{name}`",
+        f"  needed at {_show(site_frame.f_code.co_filename, site_line)} "
+        f"({getattr(site_frame.f_code, 'co_qualname', site_frame.f_code.co_name)})",
+        f"  call path: {path}",
+    ]
+    if built:
+        file, _, line = built.rpartition(":")
+        lines.append(f"  stand-in built at {_show(file, int(line))}")
+    if sets_at:
+        file, _, line = sets_at.rpartition(":")
+        lines.append(f"  production sets it at {_show(file, int(line))}")
+    lines.append(f"  fix: give the stand-in `{name}` (check it with "
+                 f"deskcheck.drift_guard.assert_faithful)")
+    return "\n".join(lines)
