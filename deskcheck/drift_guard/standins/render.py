@@ -133,6 +133,9 @@ def render(discovery: Discovery, *, width: int = 80, color: bool = False) -> str
         run = discovery.run
         console.print(f"--run: {run['tests']} driving test(s) under coverage in "
                       f"{run['wall_s']:.2f}s (exit {run['returncode']})", markup=False)
+        if run.get("not_run"):
+            console.print("  did not run (their verdicts see no executed line): "
+                          + ", ".join(run["not_run"]), markup=False, soft_wrap=True)
     console.print(summary(discovery), markup=False,
                   style="green" if discovery.holds else "red")
     return buffer.getvalue()

@@ -8,11 +8,15 @@ processes and subprocess pythons are measured too, and nothing is left behind.
 from __future__ import annotations
 
 import os
+import tempfile
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
+from deskcheck.drift_guard.standins.select_plugin import SELECT_ENV
 from deskcheck.mutants.auto.owners import CoveragePass, run_coverage_pass
+
+PLUGIN = "deskcheck.drift_guard.standins.select_plugin"
 
 MAX_FILES = 4000
 
@@ -38,21 +42,25 @@ def measured_files(model_files: Iterable[str]) -> list[Path]:
 def executed_by_test(coverage: CoveragePass, root: Path, rootdir: Path,
                      relpaths: Sequence[str]) -> dict[str, dict[str, set[int]]]:
     """``{node id (relative to rootdir): {absolute file: lines}}``."""
-    pytest_root = (coverage.rootdir or root).resolve()
     out: dict[str, dict[str, set[int]]] = {}
     for relpath in relpaths:
         absolute = str((root / relpath).resolve())
         for line, tests in coverage.lines.get(relpath, {}).items():
             for test in tests:
-                file_part, sep, rest = test.partition("::")
-                try:
-                    file_part = (pytest_root / file_part).resolve().relative_to(rootdir)\
-                        .as_posix()
-                except ValueError:
-                    pass
-                node = f"{file_part}{sep}{rest}"
+                node = _relative(test, coverage, rootdir)
                 out.setdefault(node, {}).setdefault(absolute, set()).add(line)
     return out
+
+
+def _relative(node_id: str, coverage: CoveragePass, rootdir: Path) -> str:
+    """A pytest node id (relative to pytest's rootdir) relative to ``rootdir`` instead."""
+    file_part, sep, rest = node_id.partition("::")
+    try:
+        file_part = ((coverage.rootdir or rootdir) / file_part).resolve()\
+            .relative_to(rootdir.resolve()).as_posix()
+    except ValueError:
+        pass
+    return f"{file_part}{sep}{rest}"
 
 
 def run_driving(tests: Sequence[str], model_files: Iterable[str], rootdir: Path, *,
@@ -63,11 +71,27 @@ def run_driving(tests: Sequence[str], model_files: Iterable[str], rootdir: Path,
     rootdir = rootdir.resolve()
     files = measured_files(model_files)
     relpaths = [os.path.relpath(f, rootdir) for f in files]
-    coverage = run_coverage_pass(rootdir, relpaths, ["-p", "no:cacheprovider", *tests],
-                                 timeout_s=timeout_s)
+    # files, not node ids: a driving file that cannot be imported must not stop the others
+    files_to_run = sorted({t.split("::", 1)[0] for t in tests})
+    args = ["-p", "no:cacheprovider", "-p", PLUGIN, "--continue-on-collection-errors",
+            *files_to_run]
+    with tempfile.TemporaryDirectory(prefix="deskcheck-standins-") as work:
+        listing = Path(work) / "select.txt"
+        listing.write_text("\n".join(tests), encoding="utf-8")
+        previous = os.environ.get(SELECT_ENV)
+        os.environ[SELECT_ENV] = str(listing)
+        try:
+            coverage = run_coverage_pass(rootdir, relpaths, args, timeout_s=timeout_s)
+        finally:
+            if previous is None:
+                os.environ.pop(SELECT_ENV, None)
+            else:
+                os.environ[SELECT_ENV] = previous
     executed = executed_by_test(coverage, rootdir, rootdir, relpaths)
+    ran = {_relative(t, coverage, rootdir) for t in coverage.outcomes}
     info = {"tests": len(tests), "wall_s": round(coverage.wall_s, 4),
             "returncode": coverage.returncode,
-            "failed": sorted(t for t, o in coverage.outcomes.items() if o == "failed"),
-            "measured_files": len(files)}
+            "failed": sorted(_relative(t, coverage, rootdir)
+                             for t, o in coverage.outcomes.items() if o == "failed"),
+            "not_run": sorted(set(tests) - ran), "measured_files": len(files)}
     return executed, info
