@@ -2,7 +2,7 @@
 
 In a normal pytest run, production code reading ``self.X`` on a ``SimpleNamespace``, a spec'd
 ``MagicMock``, a plain object, or an instance built with ``Cls.__new__`` (one whose class sets
-``X`` somewhere, so the real object would have it) raises an ``AttributeError`` deep inside an
+``X`` in ``__init__``, so the real object would have it) raises an ``AttributeError`` deep inside an
 unrelated assertion. :func:`drift_note` explains it: the missing name, the production site and
 call path (the frames whose ``self`` is the stand-in), and where the stand-in was built. The
 pytest hook adds it as an exception note: the traceback is never shortened, only annotated.
@@ -40,15 +40,26 @@ def _show(path: str, line: int) -> str:
         return f"{path}:{line}"
 
 
-def _production_sets(cls: type, name: str) -> str:
-    """Where ``cls``'s own code sets ``name`` (``file:line``), or ""."""
+def _production_sets(cls: type, name: str, *, init_only: bool = False) -> str:
+    """Where ``cls``'s own code (its ``__init__`` only, with ``init_only``) assigns
+    ``self.<name>`` (``file:line``), or ""."""
+    from deskcheck.drift_guard._collect import WRITE, first_param, function_facts
     from deskcheck.drift_guard._surface import build_model
 
     try:
         model = build_model(cls, mode="runtime")
-        return model.instance_attributes().get(name, "")
+        for klass in model.sources:
+            for member in klass.members.values():
+                if init_only and member.name != "__init__":
+                    continue
+                for _role, declared in member.functions():
+                    node = klass.function(declared)
+                    for acc in function_facts(node, first_param(node)).accesses:
+                        if acc.name == name and acc.kind == WRITE:
+                            return f"{klass.file}:{acc.line}"
     except Exception:  # noqa: BLE001 - an explanation must never raise over the real error
         return ""
+    return ""
 
 
 def drift_note(exc: BaseException, tb: types.TracebackType | None = None) -> str | None:
@@ -73,9 +84,9 @@ def drift_note(exc: BaseException, tb: types.TracebackType | None = None) -> str
     if kind == "instance":
         if owner is None or not isinstance(obj, owner):
             return None
-        sets_at = _production_sets(type(obj), name)
+        sets_at = _production_sets(type(obj), name, init_only=True)
         if not sets_at:
-            return None  # the class never sets it: a real bug in production, not drift
+            return None  # __init__ never sets it: a real bug in production, not drift
     elif owner is not None:
         sets_at = _production_sets(owner, name)
     label = {"namespace": "SimpleNamespace", "mock": "spec'd MagicMock",
