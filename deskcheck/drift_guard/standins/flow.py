@@ -340,6 +340,14 @@ class Flow:
                 else:
                     obj.cons.dynamic.append(f"setattr(…, {_short(attr)}) at {self.rel}:{node.lineno}")
             return
+        if isinstance(func, ast.Attribute) and func.attr in ("fget", "__get__") \
+                and isinstance(func.value, ast.Attribute) and node.args:
+            model = dotted(func.value.value)  # Cls.prop.fget(obj) / Cls.method.__get__(obj)
+            for obj in self._eval(node.args[0], scope):
+                if model:
+                    how = "property" if func.attr == "fget" else "MethodType"
+                    self._drive(scope, obj, func.value.attr, model, how, node)
+            return
         if isinstance(func, ast.Attribute):
             held = self._held(func.value, scope)
             if func.attr == "configure_mock":

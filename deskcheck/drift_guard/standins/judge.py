@@ -147,7 +147,7 @@ class Judge:
             return None
         usable: list[tuple[Drive, Resolved]] = []
         for drive in drives:
-            model = own if drive.how in ("obj.method()", "property") else \
+            model = own if drive.model_expr == cons.model_expr and own is not None else \
                 self.model_of(drive.file, drive.model_expr, drive.line, report=False)
             if model is None:
                 continue
@@ -155,7 +155,7 @@ class Judge:
             if found is None or found[1].kind in ("attribute", "annotation"):
                 if drive.how in ("Cls.method(obj)", "MethodType"):
                     self.problems.append(Problem(
-                        "unresolved-model", drive.file, drive.line,
+                        "missing-method", drive.file, drive.line,
                         f"{model.spec} has no method {drive.method!r} (driven here)",
                         "the production method was renamed or removed: update the test"))
                 continue

@@ -93,7 +93,7 @@ class Drive:
 class Problem:
     """Something discovery could not judge, with where it is, why, and the fix."""
 
-    kind: str    # syntax-error | unresolved-model | too-dynamic
+    kind: str    # syntax-error | unresolved-model | missing-method | too-dynamic
     file: str
     line: int
     message: str

@@ -23,15 +23,21 @@ TITLES = {
 }
 
 
+_BASES: list[Path] = []
+
+
 def show(site: str) -> str:
-    """``file:line`` relative to the working directory where possible."""
+    """``file:line`` relative to the working directory, else to a source root."""
     path, sep, line = site.rpartition(":")
     if not sep:
         return site
-    try:
-        return f"{Path(path).resolve().relative_to(Path.cwd())}:{line}"
-    except ValueError:
-        return site
+    resolved = Path(path).resolve()
+    for base in (Path.cwd(), *_BASES):
+        try:
+            return f"{resolved.relative_to(base.resolve())}:{line}"
+        except ValueError:
+            continue
+    return site
 
 
 def _verdict_cell(report: StandInReport, strict: bool) -> str:
@@ -58,7 +64,8 @@ def build_table(discovery: Discovery) -> Table:
         through = f"\nvia {', '.join(cons.through)}" if cons.through else ""
         driven = "\n".join(f"{d.method} ({len(d.tests)} test{'s' * (len(d.tests) != 1)})"
                            for d in report.driven) or "-"
-        table.add_row(f"{cons.where}\n{cons.kind}{through}", report.model.rpartition(":")[2],
+        table.add_row(f"{Path(cons.file).name}:{cons.line}\n{cons.kind}{through}",
+                      report.model.rpartition(":")[2],
                       driven, str(len(report.sets)), _verdict_cell(report, discovery.strict))
     return table
 
@@ -117,6 +124,7 @@ def summary(discovery: Discovery) -> str:
 
 
 def render(discovery: Discovery, *, width: int = 80, color: bool = False) -> str:
+    _BASES[:] = discovery.roots
     buffer = io.StringIO()
     console = Console(file=buffer, width=width, force_terminal=color,
                       color_system="standard" if color else None, highlight=False)

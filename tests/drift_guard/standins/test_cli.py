@@ -42,7 +42,8 @@ def test_problems_exit_1_and_are_listed_in_json(proj, monkeypatch, capsys):
     code, out = _run(proj, monkeypatch, capsys, "--json")
     data = json.loads(out)
     assert code == 1, "bad inputs in tests/test_bad_inputs.py make the run fall short"
-    assert {p["kind"] for p in data["problems"]} == {"too-dynamic", "unresolved-model"}
+    assert {p["kind"] for p in data["problems"]} == {"too-dynamic", "unresolved-model"}, (
+        f"problem kinds: {[p['kind'] for p in data['problems']]}")
     assert all(set(p) == {"kind", "file", "line", "message", "fix"} for p in data["problems"])
 
 

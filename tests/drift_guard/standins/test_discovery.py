@@ -116,3 +116,26 @@ def test_every_driving_test_is_named_by_its_pytest_node_id(proj):
     assert "tests/test_factory_form.py::TestEngineCase::test_drain_empty" in found.driving_tests, (
         f"node ids are relative to the project root, class included: {found.driving_tests}")
     assert all(Path(proj, t.split("::")[0]).is_file() for t in found.driving_tests)
+
+
+def test_a_property_getter_called_through_the_class_drives_the_property(proj):
+    report = standin(discover_in(proj), "tests/test_namespace_form.py:31")
+    assert _driven(report) == {"depth": {"test_depth_through_the_property_getter"}}, (
+        f"Engine.depth.fget(ns) runs the real property on ns: {_driven(report)}")
+    assert report.driven[0].how == "property"
+
+
+def test_the_reference_targets_adhoc_tests_are_all_found_without_edits():
+    root = Path(__file__).resolve().parents[3]
+    found = discover_in(root, "examples/tp_scheduler/tests")
+    adhoc = {r.built_at: r for r in found.reports
+             if r.built_at.startswith("examples/tp_scheduler/tests/test_adhoc_standins.py")}
+    kinds = sorted(r.construction.kind for r in adhoc.values())
+    assert kinds == ["mock", "namespace", "new", "new", "new"], (
+        f"Scheduler.__new__ + fields, SimpleNamespace + MethodType, MagicMock(spec=PrefillAdder), "
+        f"a factory and a fixture: found {sorted(adhoc)} kinds {kinds}")
+    assert all(r.judgments for r in adhoc.values()), (
+        f"every one is driven: {[(s, r.status) for s, r in adhoc.items()]}")
+    through = sorted(t for r in adhoc.values() for t in r.construction.through)
+    assert through == ["fixture queued_scheduler", "make_scheduler"], through
+    assert not found.problems, f"no problems on the reference tests: {found.problems}"
