@@ -30,6 +30,7 @@ class Cond:
     negated: bool = False
     selves: frozenset[str] = frozenset()
     label: str = ""
+    aliases: tuple[tuple[str, str], ...] = ()  # local = self.a.b bound before the branch
 
     @property
     def text(self) -> str:
@@ -111,10 +112,15 @@ class _Collector:
         self.context: list[ContextRead] = []
         self.super_conds: list[tuple[Cond, ...]] = []
         self.globals: set[str] = set()
+        self.aliases: dict[str, str] = {}
+        self.locals: set[str] = set()
 
     def facts(self) -> FunctionFacts:
         for stmt in self.node.body:
             self._top_level_writes(stmt)
+        self.locals = _bound_names(self.node.args) | {
+            n.id for n in ast.walk(self.node) if isinstance(n, ast.Name)
+            and isinstance(n.ctx, ast.Store)}
         self.visit_block(self.node.body, set(self.self_names))
         out = []
         for acc in self.accesses:
@@ -181,7 +187,8 @@ class _Collector:
 
     def _cond(self, kind: str, line: int, test: ast.expr | None = None, negated: bool = False,
               selves: set[str] | None = None, label: str = "") -> Cond:
-        return Cond(kind, line, test, negated, frozenset(selves or ()), label)
+        return Cond(kind, line, test, negated, frozenset(selves or ()), label,
+                    tuple(self.aliases.items()))
 
     def visit_block(self, body: list[ast.stmt], selves: set[str]) -> None:
         """Statements of one block; code after ``if c: return`` runs under ``not c``."""
@@ -256,6 +263,14 @@ class _Collector:
         if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
             self._visit_function(node, selves)
             return
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 \
+                and isinstance(node.targets[0], ast.Name):
+            chain = self._chain(node.value, selves) if isinstance(node.value, ast.Attribute) \
+                else None
+            if chain is not None:
+                self.aliases[node.targets[0].id] = ".".join(chain)
+            else:
+                self.aliases.pop(node.targets[0].id, None)
         if isinstance(node, ast.Assign) and isinstance(node.value, ast.Name) and node.value.id in selves:
             for target in node.targets:  # alias = self
                 if isinstance(target, ast.Name):
@@ -341,6 +356,16 @@ class _Collector:
         for child in ast.iter_child_nodes(node):
             self.visit(child, selves)
 
+    def _module_function(self, func: ast.expr) -> str:
+        """``get_x`` of ``get_x()`` / ``mod.get_x()``: a module-level function, not a method
+        of a local or of ``self`` ("" otherwise)."""
+        if isinstance(func, ast.Name) and func.id not in self.locals:
+            return func.id
+        if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) \
+                and func.value.id not in self.locals and func.value.id not in self.self_names:
+            return func.attr
+        return ""
+
     def _add_context(self, name: str, line: int) -> None:
         self.context.append(ContextRead(name, line, self.stmt_line, tuple(self.conds)))
 
@@ -353,8 +378,7 @@ class _Collector:
             base = base.value
         attrs.reverse()
         if isinstance(base, ast.Call) and not base.args and not base.keywords:
-            func = base.func
-            fname = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+            fname = self._module_function(base.func)
             if fname.startswith("get_"):
                 self._add_context(".".join([f"{fname}()", *attrs]), node.lineno)
                 return True
@@ -385,7 +409,7 @@ class _Collector:
                 self.visit(arg, selves)
             return True
         else:
-            fname = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+            fname = self._module_function(func)
             if fname.startswith("get_") and not node.args and not node.keywords:
                 self._add_context(f"{fname}()", node.lineno)
                 return True

@@ -1,7 +1,8 @@
 """Decide a branch condition from a stand-in's own constant state, or say it cannot.
 
 Three answers: ``LIVE`` (the branch is entered), ``DEAD`` (it is not), ``UNKNOWN``. Decided
-forms: ``self.x is None`` / ``is not None``, ``==`` / ``!=`` against a literal or an enum
+forms: ``self.x is None`` / ``is not None`` / ``is`` another known value (locals bound to a
+``self`` chain count: ``req = self.pending; if req is None``), ``==`` / ``!=`` against a literal or an enum
 member (``Mode.NULL``, compared by class and member name, so nothing is imported),
 ``in`` / ``not in`` a literal tuple/list/set, a bare field (truthiness of a bool/int/str/
 container/None value), ``not``, ``and`` / ``or``; a ``for`` body over a known container is
@@ -36,6 +37,8 @@ def decide(cond: Cond, constants: Mapping[str, Any]) -> int:
     if cond.test is None:
         return UNKNOWN
     if cond.kind == "for":
+        if cond.aliases:
+            constants = _Aliased(constants, dict(cond.aliases))
         value = _value(cond.test, cond.selves, constants)
         if value is _NOTHING or not isinstance(value, _SIMPLE):
             return UNKNOWN
@@ -46,6 +49,8 @@ def decide(cond: Cond, constants: Mapping[str, Any]) -> int:
         return LIVE if entered else DEAD
     if cond.kind != "if":
         return UNKNOWN
+    if cond.aliases:
+        constants = _Aliased(constants, dict(cond.aliases))
     truth = _truth(cond.test, cond.selves, constants)
     if truth is None:
         return UNKNOWN
@@ -76,10 +81,10 @@ def _truth(expr: ast.expr, selves: frozenset[str], constants: Mapping[str, Any])
 
 def _compare(op: ast.cmpop, left: Any, right: Any) -> bool | None:
     if isinstance(op, ast.Is | ast.IsNot):
-        if left is None or right is None or isinstance(left, bool) or isinstance(right, bool):
-            same = left is right
-            return same if isinstance(op, ast.Is) else not same
-        return None
+        if isinstance(left, _Member) or isinstance(right, _Member):
+            return None
+        same = left is right  # both are the stand-in's own values: identity is exact
+        return same if isinstance(op, ast.Is) else not same
     if isinstance(op, ast.Eq | ast.NotEq):
         same = _equal(left, right)
         if same is None:
@@ -133,10 +138,20 @@ def _value(expr: ast.expr, selves: frozenset[str], constants: Mapping[str, Any])
         return _NOTHING
     if base.id in selves:
         return _lookup(attrs, constants) if attrs else _NOTHING
+    if isinstance(constants, _Aliased) and base.id in constants.aliases:
+        return _lookup(constants.aliases[base.id].split(".") + attrs, constants)
     if len(attrs) >= 1 and attrs[-1].isupper() and (base.id[:1].isupper() or len(attrs) > 1):
         owner = attrs[-2] if len(attrs) > 1 else base.id
         return _Member(owner, attrs[-1])
     return _NOTHING
+
+
+class _Aliased(dict):
+    """The constants, plus the locals that alias a ``self`` chain where the branch stands."""
+
+    def __init__(self, constants: Mapping[str, Any], aliases: dict[str, str]) -> None:
+        super().__init__(constants)
+        self.aliases = aliases
 
 
 def _lookup(attrs: list[str], constants: Mapping[str, Any]) -> Any:
