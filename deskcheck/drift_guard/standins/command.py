@@ -74,7 +74,8 @@ def run_standins(args: argparse.Namespace) -> int:
             raise ConfigError(f"--root {root} is not a folder", location=root,
                               fix="pass the folder that holds the production package")
     found = find(paths, config.root.resolve())
-    result = discover(paths, config, roots=args.root, strict=args.strict, finder_result=found)
+    result = discover(paths, config, roots=args.root, strict=args.strict, finder_result=found,
+                      verdicts=not args.run)
     if args.run and result.driving_tests:
         from deskcheck.drift_guard.standins.run import run_driving
 
@@ -82,6 +83,9 @@ def run_standins(args: argparse.Namespace) -> int:
         result = discover(paths, config, roots=args.root, strict=args.strict,
                           executed=executed, finder_result=found)
         result.run = info
+    elif args.run:  # nothing to run: judge statically
+        result = discover(paths, config, roots=args.root, strict=args.strict,
+                          finder_result=found)
     if args.json:
         print(json.dumps(result.to_json(), indent=2, default=str))
     else:

@@ -82,13 +82,16 @@ def find(paths: Sequence[Path], rootdir: Path) -> tuple[Finder, list[FileFinding
 
 def discover(paths: Sequence[Path], config: ProjectConfig, *, roots: Sequence[str | Path] = (),
              strict: bool = False, executed: Executed | None = None,
-             finder_result: tuple[Finder, list[FileFindings]] | None = None) -> Discovery:
+             finder_result: tuple[Finder, list[FileFindings]] | None = None,
+             verdicts: bool = True) -> Discovery:
+    """Find, resolve and judge (``verdicts=False``: find and resolve only, e.g. to learn
+    which tests to run for ``--run``)."""
     started = time.perf_counter()
     rootdir = config.root.resolve()
     finder, findings = finder_result or find(paths, rootdir)
     resolver = Resolver(source_roots(config, roots))
     judge = Judge(resolver, lambda file, expr: qualify_in(finder, file, expr), str(rootdir),
-                  strict=strict, executed=executed)
+                  strict=strict, executed=executed, verdicts=verdicts)
     result = Discovery(rootdir, resolver.roots, [f.file for f in findings],
                        sum(len(f.tests) for f in findings), strict=strict,
                        mode="executed" if executed is not None else "static")
