@@ -12,7 +12,11 @@ from pathlib import Path
 
 import pytest
 
+from deskcheck.drift_guard.attribute_errors import drift_note
+
 PATHSRC = Path(__file__).parent / "fixtures" / "pathsrc"
+if str(PATHSRC) not in sys.path:
+    sys.path.insert(0, str(PATHSRC))
 
 TESTS = '''
 from types import SimpleNamespace
@@ -87,3 +91,26 @@ def test_the_failure_of_a_drifted_stand_in_names_the_drift_and_keeps_the_traceba
 def test_the_note_can_be_switched_off(tmp_path):
     out = _run(tmp_path, "-o", "deskcheck_standin_notes=false")
     assert "has no attribute 'aborted'" in out and "stand-in drift" not in out, out[-2000:]
+
+
+def _raised(fn) -> AttributeError:
+    try:
+        fn()
+    except AttributeError as exc:
+        return exc
+    raise AssertionError("the call was expected to raise AttributeError")
+
+
+def test_drift_note_explains_a_namespace_and_leaves_a_real_bug_alone():
+    from types import SimpleNamespace
+
+    from dg_paths.engine import Engine
+
+    standin = SimpleNamespace(chunked=SimpleNamespace(rid="r1"))
+    note = drift_note(_raised(lambda: Engine.abort_chunked(standin, "r1")))
+    assert note is not None and "lacks `aborted`" in note, \
+        f"a SimpleNamespace standing in for Engine lacks aborted: {note}"
+    assert "call path: Engine.abort_chunked" in note and "stand-in built at" in note, note
+    real = drift_note(_raised(lambda: Engine().describe()))
+    assert real is None, f"Engine.__init__ never sets label: a real bug, not a drifted stand-in, " \
+                         f"yet the note says: {real}"

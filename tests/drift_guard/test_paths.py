@@ -75,7 +75,8 @@ def test_an_enum_branch_the_stand_in_cannot_enter_is_unexercised_with_its_condit
                          aborted=[], depth=0)
     verdict = guard(ns, model=Engine, methods=["abort"])
     assert verdict.holds, verdict.render()
-    assert verdict.names("unexercised") == ["_notify_prefill", "disagg_queue"], verdict.render()
+    assert verdict.names("unexercised") == ["_notify_prefill", "disagg_queue"], \
+        f"mode=Mode.NORMAL rules out the DISAGG branch: {verdict.render()}"
     assert all("if self.mode == Mode.DISAGG" in r.condition for r in verdict.unexercised), \
         verdict.render()
     disagg = guard(SimpleNamespace(**{**vars(ns), "mode": Mode.DISAGG}), model=Engine,
@@ -87,7 +88,8 @@ def test_an_enum_branch_the_stand_in_cannot_enter_is_unexercised_with_its_condit
 def test_a_decorator_wrapper_read_is_followed_into_its_own_module():
     ns = SimpleNamespace(queue=[], mode=Mode.NORMAL, pp_sink=[], aborted=[], depth=0)
     verdict = guard(ns, model=Engine, methods=["abort"])
-    assert verdict.names("drift") == ["stage_metrics"], verdict.render()
+    assert verdict.names("drift") == ["stage_metrics"], \
+        f"the decorator wrapper's read of self.stage_metrics is drift: {verdict.render()}"
     record = verdict.drift[0]
     assert record.site.endswith("metrics.py:10"), f"the wrapper's read site: {record}"
     assert record.call_path == ("Engine.abort", "@stage_method wrapper"), record
@@ -105,7 +107,9 @@ def test_context_reads_are_their_own_category():
 def test_masked_reads_the_stand_in_lacks_are_silent_skips_that_fail():
     verdict = guard(SimpleNamespace(queue=[]), model=Engine, methods=["drain"])
     assert not verdict.holds, "a getattr default and a swallowing except hide the drift"
-    assert verdict.names("silent_skips") == ["on_drain", "tracer"], verdict.render()
+    assert verdict.names("silent_skips") == ["on_drain", "tracer"], \
+        f"masked reads of missing names are silent skips, not {verdict.names('drift')} " \
+        f"drift: {verdict.render()}"
     details = {r.name: r.detail for r in verdict.silent_skips}
     assert "getattr/hasattr default" in details["on_drain"], details
     assert "catches AttributeError" in details["tracer"], details
