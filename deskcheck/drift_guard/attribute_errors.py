@@ -14,8 +14,11 @@ import sys
 import types
 from pathlib import Path
 from typing import Any
+from unittest import mock
 
 from deskcheck.drift_guard.objects import construction_site, kind_of
+
+_MOCK_FILE = mock.__file__
 
 
 def _self_of(frame: types.FrameType) -> Any:
@@ -74,7 +77,8 @@ def drift_note(exc: BaseException, tb: types.TracebackType | None = None) -> str
     while tb is not None:
         frames.append((tb.tb_frame, tb.tb_lineno))
         tb = tb.tb_next
-    chain = [(f, line) for f, line in frames if _self_of(f) is obj]
+    chain = [(f, line) for f, line in frames
+             if _self_of(f) is obj and f.f_code.co_filename != _MOCK_FILE]  # not Mock.__getattr__
     if not chain:
         return None
     site_frame, site_line = chain[-1]

@@ -83,6 +83,10 @@ def run_surface(args: argparse.Namespace) -> int:
             more = f" (+{len(sites) - 1} more)" if len(sites) > 1 else ""
             where = f"{display_path(first['file'])}:{first['line']}"
             print(f"    {name:40} {first['kind']:8} {where}{more}")
+    if data["context"]:
+        print(f"  {len(data['context'])} context reads (module-level state every test sets up):")
+        for name, sites in data["context"].items():
+            print(f"    {name:40} {display_path(sites[0]['file'])}:{sites[0]['line']}")
     print(f"  elapsed {data['elapsed_s']:.3f}s")
     return 0
 

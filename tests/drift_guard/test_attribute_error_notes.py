@@ -103,6 +103,7 @@ def _raised(fn) -> AttributeError:
 
 def test_drift_note_explains_a_namespace_and_leaves_a_real_bug_alone():
     from types import SimpleNamespace
+    from unittest.mock import MagicMock
 
     from dg_paths.engine import Engine
 
@@ -111,6 +112,10 @@ def test_drift_note_explains_a_namespace_and_leaves_a_real_bug_alone():
     assert note is not None and "lacks `aborted`" in note, \
         f"a SimpleNamespace standing in for Engine lacks aborted: {note}"
     assert "call path: Engine.abort_chunked" in note and "stand-in built at" in note, note
+    spec = MagicMock(spec=Engine)
+    mocked = drift_note(_raised(lambda: Engine.abort_chunked(spec, "r1")))
+    assert mocked is not None and "the spec'd MagicMock standing in for Engine lacks " \
+        "`chunked`" in mocked, f"an instance attribute is not in a class spec: {mocked}"
     real = drift_note(_raised(lambda: Engine().describe()))
     assert real is None, f"Engine.__init__ never sets label: a real bug, not a drifted stand-in, " \
                          f"yet the note says: {real}"
