@@ -106,8 +106,7 @@ def drift_note(exc: BaseException, tb: types.TracebackType | None = None) -> str
         f"  call path: {path}",
     ]
     if built:
-        file, _, line = built.rpartition(":")
-        lines.append(f"  stand-in built at {_show(file, int(line))}")
+        lines.append(f"  stand-in built at {built}")
     if sets_at:
         file, _, line = sets_at.rpartition(":")
         lines.append(f"  production sets it at {_show(file, int(line))}")

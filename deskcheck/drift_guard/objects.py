@@ -30,6 +30,7 @@ import ast
 import inspect
 import linecache
 import sys
+import textwrap
 import types
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
@@ -313,39 +314,79 @@ def _owner_class(standin: Any, func: Any, name: str) -> type:
 
 
 def construction_site(obj: Any, frame: types.FrameType | None) -> str:
-    """``file:line`` where ``obj`` was built, found from the frames that hold it: the
-    assignment to the local that names it (or the factory call that returned it)."""
+    """Where ``obj`` was built, found from the frames that hold it: the assignment to the
+    local that names it; when that is a call of a factory function, the line in the factory
+    that built it, with the call: ``tests/t.py:13 (in make_engine(), called at
+    tests/t.py:20)``. "" when unknown (a fixture argument, a dynamic container)."""
     while frame is not None:
         local = next((n for n, v in frame.f_locals.items() if v is obj), None)
         if local is not None:
-            line = _assignment_line(frame, local)
-            if line:
-                return f"{frame.f_code.co_filename}:{line}"
+            found = _assignment(frame, local)
+            if found is not None:
+                line, value = found
+                here = _display(frame.f_code.co_filename, line)
+                factory = _factory(frame, value)
+                if factory is not None:
+                    file, fline, name = factory
+                    return f"{_display(file, fline)} (in {name}(), called at {here})"
+                return here
         frame = frame.f_back
     return ""
 
 
-def _assignment_line(frame: types.FrameType, name: str) -> int:
-    code = frame.f_code
+def _display(file: str, line: int) -> str:
+    try:
+        return f"{Path(file).resolve().relative_to(Path.cwd())}:{line}"
+    except ValueError:
+        return f"{file}:{line}"
+
+
+def _parse_function(code: types.CodeType) -> tuple[ast.AST, int] | None:
     lines = linecache.getlines(code.co_filename)
     if not lines:
-        return 0
+        return None
     try:
         block = inspect.getblock(lines[code.co_firstlineno - 1:])
-        import textwrap
-
-        tree = ast.parse(textwrap.dedent("".join(block)))
+        return ast.parse(textwrap.dedent("".join(block))), code.co_firstlineno - 1
     except (SyntaxError, IndexError, ValueError):
-        return 0
-    offset = code.co_firstlineno - 1
+        return None
+
+
+def _assignment(frame: types.FrameType, name: str) -> tuple[int, ast.expr] | None:
+    parsed = _parse_function(frame.f_code)
+    if parsed is None:
+        return None
+    tree, offset = parsed
     for node in ast.walk(tree):
         if isinstance(node, ast.Assign) and any(
                 isinstance(t, ast.Name) and t.id == name for t in node.targets):
-            return node.lineno + offset
+            return node.lineno + offset, node.value
         if isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name) \
-                and node.target.id == name:
-            return node.lineno + offset
-    return 0
+                and node.target.id == name and node.value is not None:
+            return node.lineno + offset, node.value
+    return None
+
+
+def _factory(frame: types.FrameType, value: ast.expr) -> tuple[str, int, str] | None:
+    """``(file, line, name)`` of the construction inside a factory function ``value`` calls."""
+    if not (isinstance(value, ast.Call) and isinstance(value.func, ast.Name)):
+        return None
+    func = frame.f_locals.get(value.func.id, frame.f_globals.get(value.func.id))
+    if not inspect.isfunction(func):
+        return None
+    parsed = _parse_function(func.__code__)
+    if parsed is None:
+        return None
+    tree, offset = parsed
+    returns = [n for n in ast.walk(tree) if isinstance(n, ast.Return) and n.value is not None]
+    for ret in returns:
+        if isinstance(ret.value, ast.Name):
+            for node in ast.walk(tree):
+                if isinstance(node, ast.Assign) and any(
+                        isinstance(t, ast.Name) and t.id == ret.value.id for t in node.targets):
+                    return func.__code__.co_filename, node.lineno + offset, func.__name__
+        return func.__code__.co_filename, ret.lineno + offset, func.__name__
+    return None
 
 
 def assert_faithful(standin: Any, *methods: Callable[..., Any] | str,

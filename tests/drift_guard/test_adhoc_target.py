@@ -95,12 +95,14 @@ def test_a_new_read_on_a_driven_path_is_named_with_site_path_and_construction(ru
     section = _section(run, "test_running_reservation_of_a_factory_scheduler")
     mixin = scratch / "tp_scheduler" / "scheduler_batch_mixin.py"
     site = _line_of(mixin, "self._reservation_pad")
-    built = _line_of(scratch / TEST_FILE, "sched = make_scheduler(")
+    called = _line_of(scratch / TEST_FILE, "sched = make_scheduler(")
+    made = _line_of(scratch / TEST_FILE, "def make_scheduler(") + 2  # after its docstring
     assert "has no attribute '_reservation_pad'" in section, f"the real error stays: {section}"
     assert "lacks `_reservation_pad`" in section, section
     assert f"needed at tp_scheduler/scheduler_batch_mixin.py:{site}" in section, section
     assert "call path: SchedulerBatchMixin._running_reservation" in section, section
-    assert f"stand-in built at {TEST_FILE}:{built}" in section, section
+    assert f"stand-in built at {TEST_FILE}:{made} (in make_scheduler(), called at " \
+           f"{TEST_FILE}:{called})" in section, f"the factory built it, the test called it: {section}"
 
 
 @pytest.mark.xdist_group("deskcheck_drift_subprocess")

@@ -80,8 +80,8 @@ def test_the_failure_of_a_drifted_stand_in_names_the_drift_and_keeps_the_traceba
     new = _section(out, "test_new_instance_lacks_a_name_its_class_sets")
     assert "lacks `pool`" in new and "call path: Engine.abort_chunked -> Engine._release" in new, \
         f"the call path runs through the real _release: {new}"
-    assert "stand-in built at test_standins.py:20" in new, \
-        f"the factory call is where the test got it: {new}"
+    assert "stand-in built at test_standins.py:13 (in make_engine(), called at " \
+           "test_standins.py:20)" in new, f"the factory built it, the test called it: {new}"
     real = _section(out, "test_a_real_object_with_a_real_bug_is_left_alone")
     assert "has no attribute 'label'" in real and "deskcheck" not in real, \
         f"a class that never sets the name has a real bug, not a drifted stand-in: {real}"
