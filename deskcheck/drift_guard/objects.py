@@ -117,9 +117,8 @@ def provision_of(obj: Any, model: type | str | ClassModel | None = None, *,
                     fields.add(name)
                 _classify(name, value, cmodel, binds, stand_ins, constants,
                           f"defined on {klass.__qualname__}", class_level=True)
-    model_label = model if isinstance(model, str) else getattr(model, "qualname", None) or model
     return Provision(
-        subject=_subject(obj, kind), model=model_label, roots=tuple(methods), binds=binds,
+        subject=_subject(obj, kind), model=model, roots=tuple(methods), binds=binds,
         stand_ins=stand_ins, state=constants, location=built_at, kind=kind,
         provided_names=frozenset(provided), auto_children=frozenset(auto),
         fields=frozenset(fields), constants=constants,

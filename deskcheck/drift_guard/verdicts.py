@@ -173,6 +173,8 @@ def guard(harness: Any, model: Any = None, roots: Iterable[Any] | None = None, *
 
         return judge_object(harness, methods or (), model=model, roots=tuple(roots or ()),
                             strict=strict, executed=executed, allow=allow)
+    if isinstance(harness, Provision) and harness.provided_names is not None:
+        return _judge_provision(harness, model, roots, methods, strict, executed)
     prov = provision_of(harness)
     model = model or prov.model
     if methods is not None:
@@ -218,6 +220,20 @@ def guard(harness: Any, model: Any = None, roots: Iterable[Any] | None = None, *
             findings.append(Finding("stale_allow", name, f"{why} (reason given: {reason})"))
     findings += _signature_findings(prov, model)
     return DriftVerdict(prov.subject, class_model.name, roots, findings, surf, prov.location)
+
+
+def _judge_provision(prov: Provision, model: Any, roots: Iterable[Any] | None,
+                     methods: Iterable[Any] | None, strict: bool,
+                     executed: Mapping[str, set[int]] | None) -> Any:
+    """A Provision of any object (``objects.provision_of``): the path-precise verdict."""
+    from deskcheck.drift_guard.paths import judge_paths
+
+    names = [m if isinstance(m, str) else m.__name__ for m in (methods or prov.roots)]
+    return judge_paths(model or prov.model, names, provided=set(prov.provided_names or ()),
+                       roots=tuple(roots or prov.source_roots), executed=executed,
+                       constants=prov.constants, strict=strict, stand_ins=set(prov.stand_ins),
+                       auto_children=prov.auto_children, fields=prov.fields,
+                       subject=prov.subject, built_at=prov.location)
 
 
 def _chain_missing(prov: Provision, top: str, rest: str) -> bool:

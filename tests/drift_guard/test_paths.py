@@ -234,3 +234,12 @@ def test_the_verdict_serialises_with_the_same_words():
         ["on_drain", "tracer"], data
     assert data["message"] == verdict.render()
     assert all(len(line) <= 100 for line in verdict.render().splitlines()), verdict.render()
+
+
+def test_guard_of_a_provision_of_any_object_is_the_same_path_verdict():
+    prov = provision_of(SimpleNamespace(queue=[]), Engine, methods=["drain"],
+                        built_at="tests/x.py:3")
+    verdict = guard(prov)
+    assert verdict.names("silent_skips") == ["on_drain", "tracer"], \
+        f"a Provision from provision_of is judged path-precisely: {verdict.render()}"
+    assert verdict.built_at == "tests/x.py:3"
