@@ -4,6 +4,7 @@ lines they executed."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 from deskcheck.cli import main
 
@@ -37,3 +38,19 @@ def test_run_finds_the_same_standins_and_judges_on_executed_lines(proj, monkeypa
     assert ran["run"]["not_run"] == ["tests/test_bad_inputs.py::test_still_judged"], (
         f"a driving test whose file cannot be imported is named as not run: {ran['run']}")
     assert not list(proj.rglob(".coverage*")), "the coverage pass leaves no data files behind"
+
+
+def test_run_on_the_reference_targets_adhoc_tests(monkeypatch, capsys):
+    root = Path(__file__).resolve().parents[3]
+    monkeypatch.chdir(root)
+    target = "examples/tp_scheduler/tests/test_adhoc_standins.py"
+    assert main(["standins", "--json", target]) == 0
+    static = json.loads(capsys.readouterr().out)
+    code = main(["standins", "--json", "--run", target])
+    ran = json.loads(capsys.readouterr().out)
+    assert code == 0, f"the reference target's ad-hoc stand-ins hold with --run: {ran['standins']}"
+    assert [s["built_at"] for s in ran["standins"]] == [s["built_at"] for s in static["standins"]]
+    assert len(ran["standins"]) == 5, f"all five found with --run: {[s['built_at'] for s in ran['standins']]}"
+    assert ran["run"]["not_run"] == [] and ran["run"]["failed"] == [], ran["run"]
+    modes = {v["mode"] for s in ran["standins"] for v in s["verdicts"]}
+    assert modes == {"executed"}, f"every verdict is judged on executed lines: {modes}"
