@@ -66,3 +66,18 @@ def test_a_spec_mock_missing_a_method_it_needs_is_a_silent_skip(proj):
     report = standin(discover_in(proj, "tests/test_refill.py"), "tests/test_refill.py:7")
     assert "drain" in names(report, "silent_skips"), (
         f"drain is served by an auto-created MagicMock child: {names(report, 'silent_skips')}")
+
+
+def test_a_specless_mock_passed_as_self_serves_every_name_silently(proj):
+    (proj / "tests" / "test_specless.py").write_text(
+        "from unittest.mock import MagicMock\n\nfrom shopcore.engine import Engine\n\n\n"
+        "def test_abort_on_a_bare_mock():\n    engine = MagicMock()\n    engine.pending = 'a'\n"
+        "    Engine.abort(engine, 'x')\n")
+    report = standin(discover_in(proj, "tests/test_specless.py"), "tests/test_specless.py:7")
+    assert (report.construction.kind, report.model) == ("mock", "shopcore.engine:Engine"), (
+        f"a bare MagicMock passed as self to Engine.abort stands in for Engine: "
+        f"{report.construction.kind} {report.model}")
+    assert {"mode", "queue"} <= names(report, "silent_skips"), (
+        f"every name it was not given is an auto-created child: silent skips "
+        f"{names(report, 'silent_skips')}, drift {names(report, 'drift')}")
+    assert not report.holds
