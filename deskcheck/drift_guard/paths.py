@@ -330,6 +330,13 @@ def judge_paths(model: type | str | ClassModel, methods: Sequence[str], *, provi
                 fields: Iterable[str] = frozenset(), subject: str = "",
                 built_at: str = "", overlay: Mapping[str, str] | None = None) -> PathVerdict:
     """Classify every name ``methods`` need on ``model`` (see the module docstring)."""
+    if isinstance(model, str) and not roots:
+        from deskcheck.errors import UnknownTargetError
+
+        raise UnknownTargetError(
+            f"a static model {model!r} needs its source roots (the working directory is "
+            f"never assumed)", location=model,
+            fix="pass roots=[the folder holding the top-level package]")
     class_model = model if isinstance(model, ClassModel) else build_model(
         model, roots=list(roots) or None, mode="static" if isinstance(model, str) else "runtime",
         overlay=overlay)

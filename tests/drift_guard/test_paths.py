@@ -206,6 +206,8 @@ def test_static_model_string_needs_explicit_roots_and_reads_nothing_from_cwd(tmp
     with pytest.raises(UnknownTargetError) as raised:
         guard(SimpleNamespace(), model="dg_paths.engine:Engine", methods=["drain"])
     assert "roots" in str(raised.value), raised.value
+    with pytest.raises(UnknownTargetError, match="needs its source roots"):
+        judge_paths("dg_paths.engine:Engine", ["drain"], provided=set())
     verdict = judge_paths("dg_paths.engine:Engine", ["abort_chunked"], provided={"chunked"},
                           roots=[PATHSRC], constants={"chunked": None})
     assert verdict.holds and verdict.names("unexercised") == ["_release", "aborted"], \
