@@ -195,8 +195,10 @@ class Use:
 
 
 def walk(model: ClassModel, methods: Sequence[str], *, constants: Mapping[str, Any],
-         executed: Mapping[str, set[int]] | None, stand_ins: Iterable[str] = ()) -> list[Use]:
-    """Every touch reachable from ``methods``, each with its driven-path status."""
+         executed: Mapping[str, set[int]] | None, stand_ins: Iterable[str] = (),
+         provided: set[str] | None = None) -> list[Use]:
+    """Every touch reachable from ``methods``, each with its driven-path status. A method the
+    stand-in does not provide (``provided`` given) is not entered: calling it raises first."""
     stop = set(stand_ins)
     lines = {os.path.realpath(k): set(v) for k, v in executed.items()} if executed is not None \
         else None
@@ -257,7 +259,7 @@ def walk(model: ClassModel, methods: Sequence[str], *, constants: Mapping[str, A
                         masked, acc.after_write))
                 top = acc.name.split(".", 1)[0]
                 if top in stop or ("." in acc.name and acc.kind == WRITE) or status == DEAD \
-                        and lines is None:
+                        and lines is None or provided is not None and top not in provided:
                     continue
                 kind = READ if "." in acc.name else acc.kind
                 found = model.lookup(top)
@@ -268,7 +270,8 @@ def walk(model: ClassModel, methods: Sequence[str], *, constants: Mapping[str, A
                                                   strict=False):
                 status = status_of(file, _line, _line, sconds, incoming)
                 found = model.lookup(name, after=owner)
-                if found is not None and (status != DEAD or lines is not None):
+                if found is not None and (status != DEAD or lines is not None) \
+                        and (provided is None or name in provided):
                     enqueue(found[0], found[1], _roles(kind, found[1]), fpath,
                             LIVE if lines is not None else status,
                             inherited + tuple((file, c) for c in sconds))
@@ -343,7 +346,8 @@ def judge_paths(model: type | str | ClassModel, methods: Sequence[str], *, provi
     consts = dict(constants or {})
     provided = set(provided)
     auto = set(auto_children)
-    uses = walk(class_model, methods, constants=consts, executed=executed, stand_ins=stand_ins)
+    uses = walk(class_model, methods, constants=consts, executed=executed, stand_ins=stand_ins,
+                provided=provided)
     lines = {os.path.realpath(k): set(v) for k, v in executed.items()} if executed is not None \
         else None
     verdict = PathVerdict(subject or "stand-in", class_model.name, tuple(methods),
