@@ -77,9 +77,14 @@ def run_standins(args: argparse.Namespace) -> int:
     result = discover(paths, config, roots=args.root, strict=args.strict, finder_result=found,
                       verdicts=not args.run)
     if args.run and result.driving_tests:
+        from rich.console import Console
+
         from deskcheck.drift_guard.standins.run import run_driving
 
-        executed, info = run_driving(result.driving_tests, result.model_files, config.root)
+        with Console(stderr=True).status(f"running {len(result.driving_tests)} driving "
+                                         "test(s) once under coverage"):
+            executed, info = run_driving(result.driving_tests, result.model_files,
+                                         config.root)
         result = discover(paths, config, roots=args.root, strict=args.strict,
                           executed=executed, finder_result=found)
         result.run = info

@@ -148,11 +148,12 @@ class Finder:
         return findings
 
     def _setup(self, flow: Flow, klass: TestClass | None) -> dict[str, list[Obj]]:
-        """``self.x`` stand-ins a unittest ``setUp`` (or ``setup_method``) leaves behind."""
+        """``self.x`` / ``cls.x`` stand-ins ``setUpClass``/``setUp`` (pytest: ``setup_class``/
+        ``setup_method``) leave behind."""
         if klass is None:
             return {}
         bound: dict[str, list[Obj]] = {}
-        for name in ("setUp", "setup_method"):
+        for name in ("setUpClass", "setup_class", "setUp", "setup_method"):
             method = klass.methods.get(name)
             if method is None:
                 continue

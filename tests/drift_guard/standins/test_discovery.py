@@ -139,3 +139,10 @@ def test_the_reference_targets_adhoc_tests_are_all_found_without_edits():
     through = sorted(t for r in adhoc.values() for t in r.construction.through)
     assert through == ["fixture queued_scheduler", "make_scheduler"], through
     assert not found.problems, f"no problems on the reference tests: {found.problems}"
+
+
+def test_a_standin_built_in_setupclass_reaches_the_tests_of_its_class(proj):
+    report = standin(discover_in(proj), "tests/test_factory_form.py:40")
+    assert _driven(report) == {"budget": {"test_budget_of_the_shared_engine"}}, (
+        f"cls.shared from setUpClass drives Engine.budget in the class's test: {_driven(report)}")
+    assert set(report.sets) == {"limit", "used"} and report.holds
