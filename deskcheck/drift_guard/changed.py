@@ -5,7 +5,9 @@ in the test files), the names the branch's production code newly needs on that s
 driven methods, compared with ``REF``, that the stand-in does not provide. Both surfaces are
 static: the branch side is read from the files as they are, the ``REF`` side from git objects
 (``git archive REF -- <source roots>`` unpacked into a temporary folder: no worktree, the
-index and the working tree are never touched). Exit 1 names every stand-in a change reaches.
+index and the working tree are never touched). Exit 1 names every stand-in a change reaches;
+a new name only behind branches the stand-in's own literal state rules out is listed as
+unexercised and does not fail.
 """
 
 from __future__ import annotations
@@ -35,6 +37,7 @@ class Subject:
     provided: frozenset[str] = frozenset()
     stop_at: frozenset[str] = frozenset()  # stand-ins: not followed
     has_class: bool = False  # Cls.__new__ instances: the class's members are provided
+    constants: tuple[tuple[str, Any], ...] = ()  # its literal state, for branch pruning
 
 
 @dataclass
@@ -42,6 +45,7 @@ class NewNeed:
     name: str
     site: str
     subjects: list[Subject] = field(default_factory=list)
+    unexercised: list[tuple[Subject, str]] = field(default_factory=list)  # (subject, branch)
 
 
 @dataclass
@@ -53,7 +57,7 @@ class ChangedReport:
 
     @property
     def ok(self) -> bool:
-        return not self.needs
+        return not any(n.subjects for n in self.needs)
 
     def render(self) -> str:
         if self.ok:
@@ -62,10 +66,15 @@ class ChangedReport:
         lines = []
         for need in self.needs:
             n = len(need.subjects)
-            lines.append(f"this change makes {n} stand-in{'s' if n != 1 else ''} need "
-                         f"`{need.name}` (read at {need.site}):")
-            lines += [f"  {s.built_at} {s.label} (drives {', '.join(s.methods)})"
-                      for s in need.subjects]
+            if n:
+                lines.append(f"this change makes {n} stand-in{'s' if n != 1 else ''} need "
+                             f"`{need.name}` (read at {need.site}):")
+                lines += [f"  {s.built_at} {s.label} (drives {', '.join(s.methods)})"
+                          for s in need.subjects]
+            if need.unexercised:
+                lines.append(f"`{need.name}` (read at {need.site}) is new behind branches "
+                             f"these stand-ins do not enter (unexercised, not a failure):")
+                lines += [f"  {s.built_at} {s.label}: {branch}" for s, branch in need.unexercised]
         lines += [f"note: {p}" for p in self.problems]
         return "\n".join(lines)
 
@@ -74,9 +83,14 @@ class ChangedReport:
             return f"**deskcheck drift**: {self.render()}\n"
         lines = [f"### deskcheck drift since `{self.ref}`", ""]
         for need in self.needs:
-            lines.append(f"- this change makes {len(need.subjects)} stand-in(s) need "
-                         f"`{need.name}` (read at `{need.site}`):")
-            lines += [f"  - `{s.built_at}` {s.label}" for s in need.subjects]
+            if need.subjects:
+                lines.append(f"- this change makes {len(need.subjects)} stand-in(s) need "
+                             f"`{need.name}` (read at `{need.site}`):")
+                lines += [f"  - `{s.built_at}` {s.label}" for s in need.subjects]
+            if need.unexercised:
+                lines.append(f"- `{need.name}` is new behind branches these stand-ins do not "
+                             f"enter (unexercised):")
+                lines += [f"  - `{s.built_at}` {s.label}: {b}" for s, b in need.unexercised]
         return "\n".join(lines) + "\n"
 
     def to_json(self) -> dict[str, Any]:
@@ -84,9 +98,15 @@ class ChangedReport:
                 "needs": [{"name": n.name, "site": n.site,
                            "standins": [{"built_at": s.built_at, "label": s.label,
                                          "model": s.model, "methods": list(s.methods)}
-                                        for s in n.subjects]} for n in self.needs],
+                                        for s in n.subjects],
+                           "unexercised": [{"built_at": s.built_at, "label": s.label,
+                                            "branch": b} for s, b in n.unexercised]}
+                          for n in self.needs],
                 "checked": len(self.subjects), "problems": self.problems,
                 "message": self.render()}
+
+
+_LITERALS = (bool, int, float, str, bytes, type(None), tuple, frozenset)
 
 
 def _git(repo: Path, *args: str) -> bytes:
@@ -122,6 +142,24 @@ def _needed(subject: Subject, root: Path) -> dict[str, str] | None:
     return out
 
 
+def _unexercised(subject: Subject, root: Path) -> dict[str, str]:
+    """Names the stand-in's own state rules out on the branch side (name -> branch)."""
+    from deskcheck.drift_guard._surface import build_model
+    from deskcheck.drift_guard.paths import judge_paths
+
+    try:
+        cmodel = build_model(subject.model, roots=[root], mode="static")
+        provided = set(subject.provided)
+        if subject.has_class:
+            provided |= {n for k in cmodel.sources for n, m in k.members.items()
+                         if m.kind != "annotation"}
+        verdict = judge_paths(cmodel, subject.methods, provided=provided,
+                              constants=dict(subject.constants), stand_ins=subject.stop_at)
+    except DeskcheckError:
+        return {}
+    return {r.name: r.condition for r in verdict.unexercised}
+
+
 def changed_since(repo: Path, ref: str, subjects: Sequence[Subject]) -> ChangedReport:
     repo = Path(_git(repo, "rev-parse", "--show-toplevel").decode().strip())
     _git(repo, "rev-parse", "--verify", f"{ref}^{{commit}}")
@@ -138,12 +176,16 @@ def changed_since(repo: Path, ref: str, subjects: Sequence[Subject]) -> ChangedR
             before = _needed(subject, Path(tmp) / subject.root)
             if before is None:
                 before = {}  # the model (or a driven method) is new since REF: all is new
-            for name in sorted(set(now) - set(before)):
-                top = name.split(".", 1)[0]
-                if name in subject.provided or ("." in name and top not in subject.provided):
-                    continue
+            # a chain (self.a.b) is the value's business: its top name is reported when new
+            new = [n for n in sorted(set(now) - set(before)) if n not in subject.provided
+                   and "." not in n]
+            branches = _unexercised(subject, repo / subject.root) if new else {}
+            for name in new:
                 need = by_name.setdefault(name, NewNeed(name, _relative(now[name], repo)))
-                need.subjects.append(subject)
+                if name in branches:
+                    need.unexercised.append((subject, branches[name]))
+                else:
+                    need.subjects.append(subject)
     report.needs = [by_name[n] for n in sorted(by_name)]
     return report
 
@@ -173,10 +215,11 @@ def registered_subjects(repo: Path) -> list[Subject]:
         provided = set(prov.binds) | set(prov.stand_ins) | set(prov.state) | set(prov.adopted)
         if prov.binds_everything:
             provided |= {n for k in model.__mro__ for n in vars(k)}
+        constants = tuple((n, v) for n, v in prov.state.items() if isinstance(v, _LITERALS))
         out.append(Subject(key.rsplit(":", 1)[-1], _relative(prov.location, repo) or key,
                            f"{model.__module__}:{model.__qualname__}", tuple(prov.roots),
                            _relative_root(root, repo), frozenset(provided),
-                           frozenset(prov.stand_ins)))
+                           frozenset(prov.stand_ins), constants=constants))
     return out
 
 
@@ -205,7 +248,9 @@ def discovered_subjects(repo: Path, config: Any) -> tuple[list[Subject], list[st
                     found.roots[0] if found.roots else repo)
         cons = report.construction
         provided = frozenset(report.sets) | frozenset(cons.class_names)
+        constants = tuple((n, s.value) for n, s in report.sets.items()
+                          if s.constant and isinstance(s.value, _LITERALS))
         out.append(Subject(cons.form, _relative(str(found.rootdir / report.built_at), repo),
                            report.model, methods, _relative_root(Path(root), repo), provided,
-                           has_class=cons.kind == "new"))
+                           has_class=cons.kind == "new", constants=constants))
     return out, [f"{p.file}:{p.line}: {p.message}" for p in found.problems]
