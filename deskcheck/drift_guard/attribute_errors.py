@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 from unittest import mock
 
-from deskcheck.drift_guard.objects import construction_site, kind_of
+from deskcheck.drift_guard.objects import construction_site, fixture_site, kind_of
 
 _MOCK_FILE = mock.__file__
 
@@ -65,8 +65,11 @@ def _production_sets(cls: type, name: str, *, init_only: bool = False) -> str:
     return ""
 
 
-def drift_note(exc: BaseException, tb: types.TracebackType | None = None) -> str | None:
-    """The drift explanation for ``exc``, or None when it is not a stand-in's missing name."""
+def drift_note(exc: BaseException, tb: types.TracebackType | None = None,
+               fixtures: dict[str, tuple[Any, Any]] | None = None) -> str | None:
+    """The drift explanation for ``exc``, or None when it is not a stand-in's missing name.
+    ``fixtures``: argname -> (value, fixture function) of the failing test, to name where a
+    fixture built the stand-in."""
     if not isinstance(exc, AttributeError):
         return None
     obj, name = getattr(exc, "obj", None), getattr(exc, "name", None)
@@ -97,6 +100,10 @@ def drift_note(exc: BaseException, tb: types.TracebackType | None = None) -> str
              "object": type(obj).__name__}.get(kind, f"{type(obj).__qualname__} (built without "
                                                     f"__init__?)")
     built = construction_site(obj, frames[-1][0])
+    if not built:
+        func = next((f for v, f in (fixtures or {}).values() if v is obj), None)
+        site = fixture_site(func) if func is not None else ""
+        built = f"{site} (fixture {func.__name__})" if site else ""
     path = " -> ".join(getattr(f.f_code, "co_qualname", f.f_code.co_name) for f, _ in chain)
     lines = [
         f"deskcheck: stand-in drift: the {label} standing in for "

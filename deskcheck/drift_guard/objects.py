@@ -316,7 +316,8 @@ def construction_site(obj: Any, frame: types.FrameType | None) -> str:
     """Where ``obj`` was built, found from the frames that hold it: the assignment to the
     local that names it; when that is a call of a factory function, the line in the factory
     that built it, with the call: ``tests/t.py:13 (in make_engine(), called at
-    tests/t.py:20)``. "" when unknown (a fixture argument, a dynamic container)."""
+    tests/t.py:20)``; an attribute of ``self`` (``self.sched`` set in ``setUp``): the
+    assignment in the test class. "" when unknown (a dynamic container)."""
     while frame is not None:
         local = next((n for n, v in frame.f_locals.items() if v is obj), None)
         if local is not None:
@@ -329,7 +330,64 @@ def construction_site(obj: Any, frame: types.FrameType | None) -> str:
                     file, fline, name = factory
                     return f"{_display(file, fline)} (in {name}(), called at {here})"
                 return here
+        held = _held_by_self(frame, obj)
+        if held:
+            return held
         frame = frame.f_back
+    return ""
+
+
+def fixture_site(func: Any) -> str:
+    """Where a fixture function builds what it returns or yields (``file:line``), or ""."""
+    code = getattr(inspect.unwrap(func), "__code__", None)
+    parsed = _parse_function(code) if code is not None else None
+    if parsed is None:
+        return ""
+    tree, offset = parsed
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Return | ast.Yield) and node.value is not None:
+            if isinstance(node.value, ast.Name):
+                line = _assigned_in(tree, node.value.id)
+                if line:
+                    return _display(code.co_filename, line + offset)
+            return _display(code.co_filename, node.lineno + offset)
+    return ""
+
+
+def _assigned_in(tree: ast.AST, name: str) -> int:
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Assign) and any(
+                isinstance(t, ast.Name) and t.id == name for t in node.targets):
+            return node.lineno
+    return 0
+
+
+def _held_by_self(frame: types.FrameType, obj: Any) -> str:
+    """``self.<attr>`` of the frame's first argument is ``obj``: the ``self.<attr> = ...``
+    assignment in that object's class (``setUp`` of a ``unittest.TestCase``)."""
+    code = frame.f_code
+    if not code.co_argcount or not code.co_varnames:
+        return ""
+    owner = frame.f_locals.get(code.co_varnames[0])
+    attrs = getattr(owner, "__dict__", None)
+    if not isinstance(attrs, dict) or owner is obj:
+        return ""
+    attr = next((k for k, v in attrs.items() if v is obj), None)
+    if attr is None:
+        return ""
+    for klass in type(owner).__mro__:
+        for func in vars(klass).values():
+            fcode = getattr(func, "__code__", None)
+            parsed = _parse_function(fcode) if fcode is not None else None
+            if parsed is None:
+                continue
+            tree, offset = parsed
+            for node in ast.walk(tree):
+                if isinstance(node, ast.Assign) and any(
+                        isinstance(t, ast.Attribute) and t.attr == attr
+                        and isinstance(t.value, ast.Name) for t in node.targets):
+                    return (f"{_display(fcode.co_filename, node.lineno + offset)} "
+                            f"(self.{attr} in {klass.__name__}.{func.__name__})")
     return ""
 
 

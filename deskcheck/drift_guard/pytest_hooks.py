@@ -45,16 +45,42 @@ def pytest_runtest_call(item: pytest.Item) -> Any:
     try:
         return (yield)
     except AttributeError as exc:
-        if item.config.getini("deskcheck_standin_notes"):
-            try:
-                from deskcheck.drift_guard.attribute_errors import drift_note
-
-                note = drift_note(exc)
-            except Exception:  # noqa: BLE001 - never replace the real error with ours
-                note = None
-            if note and note not in getattr(exc, "__notes__", ()):
-                exc.add_note(note)
+        _annotate(item, exc)
         raise
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Any:
+    """unittest.TestCase items keep their errors on the item, not raised through the call."""
+    for info in getattr(item, "_excinfo", None) or ():
+        _annotate(item, info.value)
+    return (yield)
+
+
+def _annotate(item: pytest.Item, exc: BaseException) -> None:
+    if not isinstance(exc, AttributeError) or not item.config.getini("deskcheck_standin_notes"):
+        return
+    try:
+        from deskcheck.drift_guard.attribute_errors import drift_note
+
+        note = drift_note(exc, fixtures=_fixtures_of(item))
+    except Exception:  # noqa: BLE001 - never replace the real error with ours
+        note = None
+    if note and note not in getattr(exc, "__notes__", ()):
+        exc.add_note(note)
+
+
+def _fixtures_of(item: pytest.Item) -> dict[str, tuple[Any, Any]]:
+    """argname -> (value, fixture function) for the test's fixtures (best effort)."""
+    out: dict[str, tuple[Any, Any]] = {}
+    values = getattr(item, "funcargs", None) or {}
+    info = getattr(item, "_fixtureinfo", None)
+    defs = getattr(info, "name2fixturedefs", {}) if info is not None else {}
+    for name, value in values.items():
+        chain = defs.get(name)
+        if chain:
+            out[name] = (value, chain[-1].func)
+    return out
 
 
 def _key_of(obj: Any) -> str | None:

@@ -19,7 +19,10 @@ if str(PATHSRC) not in sys.path:
     sys.path.insert(0, str(PATHSRC))
 
 TESTS = '''
+import unittest
 from types import SimpleNamespace
+
+import pytest
 
 from dg_paths.engine import Engine
 
@@ -43,6 +46,24 @@ def test_new_instance_lacks_a_name_its_class_sets():
 
 def test_a_real_object_with_a_real_bug_is_left_alone():
     assert Engine().describe()
+
+
+class TestAbort(unittest.TestCase):
+    def setUp(self):
+        self.engine = SimpleNamespace(chunked=SimpleNamespace(rid="r1"))
+
+    def test_set_up_stand_in(self):
+        assert Engine.abort_chunked(self.engine, "r1")
+
+
+@pytest.fixture
+def engine():
+    standin = SimpleNamespace(chunked=SimpleNamespace(rid="r1"))
+    return standin
+
+
+def test_fixture_stand_in(engine):
+    assert Engine.abort_chunked(engine, "r1")
 '''
 
 
@@ -55,7 +76,7 @@ def _run(tmp_path: Path, *extra: str) -> str:
         [sys.executable, "-m", "pytest", "-p", "no:randomly", "-p", "no:cacheprovider",
          "-q", "test_standins.py", *extra],
         cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120)
-    assert proc.returncode == 1, f"three tests fail on their own: {proc.stdout[-3000:]}"
+    assert proc.returncode == 1, f"the tests fail on their own: {proc.stdout[-3000:]}"
     return proc.stdout
 
 
@@ -75,13 +96,27 @@ def test_the_failure_of_a_drifted_stand_in_names_the_drift_and_keeps_the_traceba
     assert "deskcheck: stand-in drift: the SimpleNamespace standing in for Engine lacks " \
            "`aborted`" in ns, ns
     assert "needed at dg_paths/engine.py:33 (Engine.abort_chunked)" in ns, ns
-    assert "stand-in built at test_standins.py:8" in ns, f"the construction site: {ns}"
+    lines = TESTS.splitlines()
+
+    def at(text: str) -> int:
+        return next(i for i, line in enumerate(lines, 1) if text in line)
+
+    built = at('ns = SimpleNamespace(chunked=SimpleNamespace(rid="r1"))')
+    assert f"stand-in built at test_standins.py:{built}" in ns, f"the construction site: {ns}"
     assert "production sets it at dg_paths/engine.py:16" in ns, ns
     new = _section(out, "test_new_instance_lacks_a_name_its_class_sets")
     assert "lacks `pool`" in new and "call path: Engine.abort_chunked -> Engine._release" in new, \
         f"the call path runs through the real _release: {new}"
-    assert "stand-in built at test_standins.py:13 (in make_engine(), called at " \
-           "test_standins.py:20)" in new, f"the factory built it, the test called it: {new}"
+    made, called = at("engine = Engine.__new__(Engine)"), at("engine = make_engine()")
+    assert f"stand-in built at test_standins.py:{made} (in make_engine(), called at " \
+           f"test_standins.py:{called})" in new, f"the factory built it, the test called it: {new}"
+    set_up, fixture = at("self.engine = SimpleNamespace"), at("standin = SimpleNamespace")
+    unit = _section(out, "TestAbort.test_set_up_stand_in")
+    assert f"stand-in built at test_standins.py:{set_up} (self.engine in TestAbort.setUp)" \
+        in unit, f"a stand-in kept on the TestCase is traced to setUp: {unit}"
+    fixed = _section(out, "test_fixture_stand_in")
+    assert f"stand-in built at test_standins.py:{fixture} (fixture engine)" in fixed, \
+        f"a fixture's stand-in is traced into the fixture: {fixed}"
     real = _section(out, "test_a_real_object_with_a_real_bug_is_left_alone")
     assert "has no attribute 'label'" in real and "deskcheck" not in real, \
         f"a class that never sets the name has a real bug, not a drifted stand-in: {real}"
