@@ -5,10 +5,13 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 # torch is pinned: 2.13.0 is a local CPU wheel here; an open range pulls a multi-GB CUDA build.
 TORCH  := torch==2.13.0
+# `make metal` needs the GPUs the caller sees; every other target is hermetic (no GPU).
+CVD_ORIGIN := $(origin CUDA_VISIBLE_DEVICES)
+CVD_CALLER := $(CUDA_VISIBLE_DEVICES)
 export CUDA_VISIBLE_DEVICES :=
 export PYTHONDONTWRITEBYTECODE := 1
 
-.PHONY: demo test lint setup clean bench
+.PHONY: demo test lint setup clean bench metal metal-wheels
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -35,6 +38,15 @@ lint: $(STAMP)
 
 bench: $(STAMP)
 	$(PY) bench/run_all.py
+
+# The METAL tier on a lent GPU machine (docs/suites.md, METAL): no venv, no network; the
+# machine's python3 with .whl/ carried. METAL_ARGS=--dry-run says what would run and why not.
+metal:
+	$(if $(filter environment command line,$(CVD_ORIGIN)),CUDA_VISIBLE_DEVICES='$(CVD_CALLER)',env -u CUDA_VISIBLE_DEVICES) .ci/metal $(METAL_ARGS)
+
+# The pinned wheels (.ci/metal-wheels.toml) the GPU machine lacks, for Python 3.12, into .whl/.
+metal-wheels:
+	$(PYTHON) bench/metal.py --download-wheels
 
 clean:
 	rm -rf $(VENV) .deskcheck build *.egg-info

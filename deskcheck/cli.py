@@ -17,6 +17,7 @@ from deskcheck.errors import DeskcheckError
 
 COMMAND_MODULES: tuple[str, ...] = (
     "deskcheck.drift_guard.commands",
+    "deskcheck.drift_guard.standins.command",
     "deskcheck.mutants.commands",
     "deskcheck.mutants.auto.commands",
     "deskcheck.suites.commands",

@@ -1,5 +1,9 @@
 """Every ``self.X`` one function touches, including inside its closures, lambdas and
-comprehensions. Results are cached per parsed function node."""
+comprehensions, with the chain of branch conditions each touch sits under (``if``/``elif``/
+``else``, early ``return``s, loops, ``except`` handlers, ``and``/``or``, ternaries) and the
+line of its statement (what coverage.py records). Also the *context reads*: module-level
+runtime state the function reads besides ``self`` (``get_parallel().pp_size``,
+``envs.SGLANG_X``, ``global`` names). Results are cached per parsed function node."""
 
 from __future__ import annotations
 
@@ -13,6 +17,34 @@ _FACTS: dict[int, FunctionFacts] = {}
 _SWALLOWING = {"AttributeError", "Exception", "BaseException", "LookupError"}
 
 
+@dataclass(frozen=True, eq=False)
+class Cond:
+    """One branch a touch sits under. ``kind``: if (also elif/while/ternary/and-or operand),
+    for (loop body: entered when the iterable is non-empty), except, case, nested (inside a
+    nested def/lambda), for-else. ``negated``: the else side (or the code after an early
+    ``if ...: return``). ``selves``: the names bound to ``self`` where it stands."""
+
+    kind: str
+    line: int
+    test: ast.expr | None = None
+    negated: bool = False
+    selves: frozenset[str] = frozenset()
+    label: str = ""
+    aliases: tuple[tuple[str, str], ...] = ()  # local = self.a.b bound before the branch
+
+    @property
+    def text(self) -> str:
+        """The condition as written, e.g. ``if self.x is None`` / ``else of if self.x``."""
+        if self.kind == "if" and self.test is not None:
+            shown = f"if {ast.unparse(self.test)}"
+            if self.negated:
+                return self.label.format(shown) if self.label else f"else of `{shown}`"
+            return shown
+        if self.kind == "for" and self.test is not None:
+            return f"for ... in {ast.unparse(self.test)}"
+        return self.label or self.kind
+
+
 @dataclass(frozen=True)
 class Access:
     """One touch of ``self.<name>`` (``name`` may be a chain such as ``ps.tp_rank``)."""
@@ -22,6 +54,19 @@ class Access:
     line: int
     after_write: bool = False
     swallowed: bool = False  # inside a try whose handler would catch an AttributeError
+    stmt_line: int = 0  # first line of the enclosing statement (coverage.py's line)
+    conds: tuple[Cond, ...] = ()
+
+
+@dataclass(frozen=True)
+class ContextRead:
+    """Module-level runtime state read besides ``self``: ``get_parallel().pp_size``,
+    ``envs.SGLANG_X``, a ``global`` name."""
+
+    name: str
+    line: int
+    stmt_line: int = 0
+    conds: tuple[Cond, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -29,6 +74,8 @@ class FunctionFacts:
     accesses: tuple[Access, ...]
     super_uses: tuple[tuple[str, str, int], ...]  # (name, kind, line) of super().name
     dynamic_lines: tuple[int, ...]  # getattr(self, <not a literal>)
+    super_conds: tuple[tuple[Cond, ...], ...] = ()  # parallel to super_uses
+    context: tuple[ContextRead, ...] = ()
 
 
 def function_facts(node: FunctionNode, self_name: str | None) -> FunctionFacts:
@@ -60,19 +107,30 @@ class _Collector:
         self.top_writes: dict[str, int] = {}
         self.self_names = {self_name} if self_name else set()
         self.swallowing = 0  # depth of enclosing try bodies that catch AttributeError
+        self.conds: list[Cond] = []
+        self.stmt_line = getattr(node, "lineno", 0)
+        self.context: list[ContextRead] = []
+        self.super_conds: list[tuple[Cond, ...]] = []
+        self.globals: set[str] = set()
+        self.aliases: dict[str, str] = {}
+        self.locals: set[str] = set()
 
     def facts(self) -> FunctionFacts:
-        if self.self_names:
-            for stmt in self.node.body:
-                self._top_level_writes(stmt)
-                self.visit(stmt, self.self_names)
+        for stmt in self.node.body:
+            self._top_level_writes(stmt)
+        self.locals = _bound_names(self.node.args) | {
+            n.id for n in ast.walk(self.node) if isinstance(n, ast.Name)
+            and isinstance(n.ctx, ast.Store)}
+        self.visit_block(self.node.body, set(self.self_names))
         out = []
         for acc in self.accesses:
             parts = acc.name.split(".")
             writes = [self.top_writes.get(".".join(parts[:i])) for i in range(1, len(parts) + 1)]
             late = acc.kind in (READ, CALL) and any(w is not None and acc.line > w for w in writes)
-            out.append(Access(acc.name, acc.kind, acc.line, late, acc.swallowed))
-        return FunctionFacts(tuple(out), tuple(self.super_uses), tuple(self.dynamic))
+            out.append(Access(acc.name, acc.kind, acc.line, late, acc.swallowed, acc.stmt_line,
+                              acc.conds))
+        return FunctionFacts(tuple(out), tuple(self.super_uses), tuple(self.dynamic),
+                             tuple(self.super_conds), tuple(self.context))
 
     def _top_level_writes(self, stmt: ast.stmt) -> None:
         targets = stmt.targets if isinstance(stmt, ast.Assign) else (
@@ -108,7 +166,8 @@ class _Collector:
         for i in range(1, len(chain) + 1):
             kind = last_kind if i == len(chain) else READ
             self.accesses.append(Access(".".join(chain[:i]), kind, line,
-                                        swallowed=self.swallowing > 0))
+                                        swallowed=self.swallowing > 0,
+                                        stmt_line=self.stmt_line, conds=tuple(self.conds)))
 
     def _super_name(self, node: ast.expr) -> str | None:
         if (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Call)
@@ -117,27 +176,101 @@ class _Collector:
         return None
 
     # -- traversal -----------------------------------------------------------------------
+    def _under(self, cond: Cond, nodes: list, selves: set[str], block: bool = False) -> None:
+        self.conds.append(cond)
+        if block:
+            self.visit_block(nodes, selves)
+        else:
+            for node in nodes:
+                self.visit(node, selves)
+        self.conds.pop()
+
+    def _cond(self, kind: str, line: int, test: ast.expr | None = None, negated: bool = False,
+              selves: set[str] | None = None, label: str = "") -> Cond:
+        return Cond(kind, line, test, negated, frozenset(selves or ()), label,
+                    tuple(self.aliases.items()))
+
+    def visit_block(self, body: list[ast.stmt], selves: set[str]) -> None:
+        """Statements of one block; code after ``if c: return`` runs under ``not c``."""
+        pushed = 0
+        for stmt in body:
+            self.visit(stmt, selves)
+            if (isinstance(stmt, ast.If) and not stmt.orelse and stmt.body
+                    and isinstance(stmt.body[-1], ast.Return | ast.Raise | ast.Continue | ast.Break)):
+                exit_ = type(stmt.body[-1]).__name__.lower()
+                self.conds.append(self._cond("if", stmt.lineno, stmt.test, True, selves,
+                                             label=f"past `{{}}: {exit_}`"))
+                pushed += 1
+        for _ in range(pushed):
+            self.conds.pop()
+
     def visit(self, node: ast.AST, selves: set[str]) -> None:
-        if isinstance(node, ast.Try | ast.TryStar) and any(_swallows(h) for h in node.handlers):
-            self.swallowing += 1
-            for stmt in node.body:
-                self.visit(stmt, selves)
-            self.swallowing -= 1
-            for stmt in [*node.handlers, *node.orelse, *node.finalbody]:
-                self.visit(stmt, selves)
+        if isinstance(node, ast.stmt):
+            saved, self.stmt_line = self.stmt_line, node.lineno
+            try:
+                self._visit_stmt(node, selves)
+            finally:
+                self.stmt_line = saved
             return
-        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda):
-            inner = selves - _bound_names(node.args)
-            for default in node.args.defaults + [d for d in node.args.kw_defaults if d]:
-                self.visit(default, selves)
-            if isinstance(node, ast.Lambda):
-                self.visit(node.body, inner)
+        self._visit_expr(node, selves)
+
+    def _visit_stmt(self, node: ast.stmt, selves: set[str]) -> None:
+        if isinstance(node, ast.Global):
+            self.globals.update(node.names)
+            return
+        if isinstance(node, ast.If | ast.While):
+            self.visit(node.test, selves)
+            self._under(self._cond("if", node.lineno, node.test, False, selves), node.body,
+                        selves, block=True)
+            if node.orelse:
+                self._under(self._cond("if", node.lineno, node.test, True, selves), node.orelse,
+                            selves, block=True)
+            return
+        if isinstance(node, ast.For | ast.AsyncFor):
+            self.visit(node.iter, selves)
+            loop = self._cond("for", node.lineno, node.iter, False, selves)
+            self._under(loop, [node.target], selves)
+            self._under(loop, node.body, selves, block=True)
+            if node.orelse:
+                self._under(self._cond("for-else", node.lineno, label="for ... else"),
+                            node.orelse, selves, block=True)
+            return
+        if isinstance(node, ast.Try | ast.TryStar):
+            swallows = any(_swallows(h) for h in node.handlers)
+            self.swallowing += int(swallows)
+            self.visit_block(node.body, selves)
+            self.swallowing -= int(swallows)
+            for handler in node.handlers:
+                caught = ast.unparse(handler.type) if handler.type is not None else ""
+                label = f"except {caught}".strip()
+                self._under(self._cond("except", handler.lineno, label=label), handler.body,
+                            selves, block=True)
+            self.visit_block(node.orelse, selves)
+            self.visit_block(node.finalbody, selves)
+            return
+        if isinstance(node, ast.Match):
+            self.visit(node.subject, selves)
+            for case in node.cases:
+                label = f"case {ast.unparse(case.pattern)}"
+                self._under(self._cond("case", case.pattern.lineno, label=label),
+                            [*([case.guard] if case.guard else []), *case.body], selves)
+            return
+        if isinstance(node, ast.With | ast.AsyncWith):
+            for item in node.items:
+                self.visit(item, selves)
+            self.visit_block(node.body, selves)
+            return
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            self._visit_function(node, selves)
+            return
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 \
+                and isinstance(node.targets[0], ast.Name):
+            chain = self._chain(node.value, selves) if isinstance(node.value, ast.Attribute) \
+                else None
+            if chain is not None:
+                self.aliases[node.targets[0].id] = ".".join(chain)
             else:
-                for deco in node.decorator_list:
-                    self.visit(deco, selves)
-                for stmt in node.body:
-                    self.visit(stmt, inner)
-            return
+                self.aliases.pop(node.targets[0].id, None)
         if isinstance(node, ast.Assign) and isinstance(node.value, ast.Name) and node.value.id in selves:
             for target in node.targets:  # alias = self
                 if isinstance(target, ast.Name):
@@ -148,6 +281,60 @@ class _Collector:
                 self._record(chain, RMW, node.lineno)
                 self.visit(node.value, selves)
                 return
+        for child in ast.iter_child_nodes(node):
+            self.visit(child, selves)
+
+    def _visit_function(self, node: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda,
+                        selves: set[str]) -> None:
+        inner = selves - _bound_names(node.args)
+        for default in node.args.defaults + [d for d in node.args.kw_defaults if d]:
+            self.visit(default, selves)
+        name = "lambda" if isinstance(node, ast.Lambda) else f"def {node.name}"
+        nested = self._cond("nested", node.lineno, label=f"inside nested {name}")
+        if isinstance(node, ast.Lambda):
+            self._under(nested, [node.body], inner)
+            return
+        for deco in node.decorator_list:
+            self.visit(deco, selves)
+        self._under(nested, node.body, inner, block=True)
+
+    def _visit_expr(self, node: ast.AST, selves: set[str]) -> None:
+        if isinstance(node, ast.Lambda):
+            self._visit_function(node, selves)
+            return
+        if isinstance(node, ast.IfExp):
+            self.visit(node.test, selves)
+            self._under(self._cond("if", node.lineno, node.test, False, selves), [node.body], selves)
+            self._under(self._cond("if", node.lineno, node.test, True, selves), [node.orelse],
+                        selves)
+            return
+        if isinstance(node, ast.BoolOp):
+            pushed = 0
+            for value in node.values:
+                self.visit(value, selves)
+                self.conds.append(self._cond("if", value.lineno, value,
+                                             isinstance(node.op, ast.Or), selves))
+                pushed += 1
+            for _ in range(pushed):
+                self.conds.pop()
+            return
+        if isinstance(node, ast.ListComp | ast.SetComp | ast.GeneratorExp | ast.DictComp):
+            pushed = 0
+            for i, gen in enumerate(node.generators):
+                self.visit(gen.iter, selves)
+                if i == 0:
+                    self.conds.append(self._cond("for", node.lineno, gen.iter, False, selves))
+                    pushed += 1
+                for test in gen.ifs:
+                    self.visit(test, selves)
+                    self.conds.append(self._cond("if", test.lineno, test, False, selves))
+                    pushed += 1
+            parts = [node.key, node.value] if isinstance(node, ast.DictComp) else [node.elt]
+            for part in parts:
+                self.visit(part, selves)
+            for _ in range(pushed):
+                self.conds.pop()
+            return
         if isinstance(node, ast.Call) and self._visit_call(node, selves):
             return
         if isinstance(node, ast.Attribute):
@@ -160,9 +347,45 @@ class _Collector:
             if name is not None:
                 kind = {ast.Store: WRITE, ast.Del: DELETE}.get(type(node.ctx), READ)
                 self.super_uses.append((name, kind, node.lineno))
+                self.super_conds.append(tuple(self.conds))
                 return
+            if self._context(node):
+                return
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and node.id in self.globals:
+            self._add_context(f"global {node.id}", node.lineno)
         for child in ast.iter_child_nodes(node):
             self.visit(child, selves)
+
+    def _module_function(self, func: ast.expr) -> str:
+        """``get_x`` of ``get_x()`` / ``mod.get_x()``: a module-level function, not a method
+        of a local or of ``self`` ("" otherwise)."""
+        if isinstance(func, ast.Name) and func.id not in self.locals:
+            return func.id
+        if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) \
+                and func.value.id not in self.locals and func.value.id not in self.self_names:
+            return func.attr
+        return ""
+
+    def _add_context(self, name: str, line: int) -> None:
+        self.context.append(ContextRead(name, line, self.stmt_line, tuple(self.conds)))
+
+    def _context(self, node: ast.Attribute) -> bool:
+        """``get_x().a.b`` / ``mod.get_x().a`` / ``envs.UPPER_NAME``: recorded whole."""
+        attrs: list[str] = []
+        base: ast.expr = node
+        while isinstance(base, ast.Attribute):
+            attrs.append(base.attr)
+            base = base.value
+        attrs.reverse()
+        if isinstance(base, ast.Call) and not base.args and not base.keywords:
+            fname = self._module_function(base.func)
+            if fname.startswith("get_"):
+                self._add_context(".".join([f"{fname}()", *attrs]), node.lineno)
+                return True
+        if isinstance(base, ast.Name) and attrs and _is_env_name(base.id, attrs[0]):
+            self._add_context(f"{base.id}.{attrs[0]}", node.lineno)
+            return True
+        return False
 
     def _visit_call(self, node: ast.Call, selves: set[str]) -> bool:
         func = node.func
@@ -171,6 +394,7 @@ class _Collector:
             self._record(chain, CALL, node.lineno)
         elif (name := self._super_name(func)) is not None:
             self.super_uses.append((name, CALL, node.lineno))
+            self.super_conds.append(tuple(self.conds))
         elif (isinstance(func, ast.Name) and func.id in {"getattr", "hasattr", "setattr", "delattr"}
               and len(node.args) >= 2 and self._is_self(node.args[0], selves)):
             key = node.args[1]
@@ -185,10 +409,20 @@ class _Collector:
                 self.visit(arg, selves)
             return True
         else:
+            fname = self._module_function(func)
+            if fname.startswith("get_") and not node.args and not node.keywords:
+                self._add_context(f"{fname}()", node.lineno)
+                return True
             return False
         for arg in [*node.args, *(k.value for k in node.keywords)]:
             self.visit(arg, selves)
         return True
+
+
+def _is_env_name(base: str, attr: str) -> bool:
+    """``envs.SGLANG_X`` / ``env.FOO`` / ``environ``-style config objects with an UPPER name."""
+    return (base.lower() in {"envs", "env", "environ", "environment"} or base.endswith("_envs")) \
+        and attr.isupper()
 
 
 def _swallows(handler: ast.ExceptHandler) -> bool:

@@ -31,6 +31,7 @@ from deskcheck.drift_guard._model import (
 )
 from deskcheck.drift_guard._sources import Sources
 from deskcheck.drift_guard._static import class_key
+from deskcheck.drift_guard._wrappers import wrapper_functions
 
 NEEDING_KINDS = (READ, CALL, RMW, GUARDED)
 WRITING_KINDS = (WRITE, RMW, DELETE)
@@ -107,6 +108,7 @@ class Surface:
     methods: dict[str, ReachedMethod] = field(default_factory=dict)
     names: dict[str, NameUse] = field(default_factory=dict)
     dynamic: list[Site] = field(default_factory=list)
+    context: dict[str, list[Site]] = field(default_factory=dict)
     stopped_at: tuple[str, ...] = ()
     elapsed_s: float = 0.0
 
@@ -144,6 +146,7 @@ class Surface:
             "writes": table(self.writes),
             "guarded": sorted(n for n, u in self.names.items() if u.guarded),
             "dynamic": [s.to_json() for s in self.dynamic],
+            "context": {n: [s.to_json() for s in sites] for n, sites in sorted(self.context.items())},
             "notes": list(self.model.notes),
             "counts": {"methods": len(self.methods), "names": len(self.names),
                        "reads": len(self.reads), "writes": len(self.writes),
@@ -167,6 +170,7 @@ def trace(model: ClassModel, roots: Sequence[str], stop_at: Iterable[str] = ()) 
     result = Surface(model=model, roots=tuple(roots), stopped_at=tuple(sorted(stop)))
     queue: deque[tuple[ClassSource, Member, str, tuple[str, ...]]] = deque()
     seen: set[tuple[str, str, str]] = set()
+    indexes: dict = {}
 
     def enqueue(klass: ClassSource, member: Member, roles: list[str], path: tuple[str, ...]) -> None:
         for role in roles:
@@ -180,32 +184,46 @@ def trace(model: ClassModel, roots: Sequence[str], stop_at: Iterable[str] = ()) 
         enqueue(klass, member, ["call"] if member.is_function else ["get", "set", "delete"], ())
     while queue:
         klass, member, role, path = queue.popleft()
-        node = dict(member.functions()).get(role)
-        if node is None:
+        declared = dict(member.functions()).get(role)
+        if declared is None:
             continue
-        node = klass.function(node)
+        node = klass.function(declared)
         label = path[-1] + {"set": " (setter)", "delete": " (deleter)"}.get(role, "")
         result.methods.setdefault(label, ReachedMethod(label, role, klass.file, node.lineno, path))
         self_name = None if member.kind == "staticmethod" else first_param(node)
-        facts = function_facts(node, self_name)
-        for acc in facts.accesses:
-            site = Site(klass.file, acc.line, acc.kind, path[-1], path, acc.after_write,
-                        acc.swallowed)
-            result.names.setdefault(acc.name, NameUse(acc.name)).sites.append(site)
-            top = acc.name.split(".", 1)[0]
-            if top in stop or ("." in acc.name and acc.kind == WRITE):
-                continue
-            kind = READ if "." in acc.name else acc.kind
-            found = model.lookup(top)
-            if found is not None:
-                enqueue(found[0], found[1], _roles_for(kind, found[1]), path)
-        for name, kind, _line in facts.super_uses:
-            found = model.lookup(name, after=klass)
-            if found is not None:
-                enqueue(found[0], found[1], _roles_for(kind, found[1]), path)
-        for line in facts.dynamic_lines:
-            result.dynamic.append(Site(klass.file, line, "dynamic", path[-1], path))
+        bodies = [(klass.file, node, self_name, path)]
+        if role == "call":  # decorator wrappers run around the body with the same self
+            bodies += [(wfile, wnode, first_param(wnode), (*path, label))
+                       for wfile, wnode, label in wrapper_functions(klass, declared, indexes)]
+        for file, fnode, fself, fpath in bodies:
+            _trace_body(model, result, klass, file, function_facts(fnode, fself), fpath, stop,
+                        enqueue)
     return result
+
+
+def _trace_body(model: ClassModel, result: Surface, klass: ClassSource, file: str, facts: Any,
+                path: tuple[str, ...], stop: set[str], enqueue: Any) -> None:
+    """Record one body's touches and context reads; enqueue what it reaches."""
+    for ctx in facts.context:
+        result.context.setdefault(ctx.name, []).append(
+            Site(file, ctx.line, "context", path[-1], path))
+    for acc in facts.accesses:
+        site = Site(file, acc.line, acc.kind, path[-1], path, acc.after_write,
+                    acc.swallowed)
+        result.names.setdefault(acc.name, NameUse(acc.name)).sites.append(site)
+        top = acc.name.split(".", 1)[0]
+        if top in stop or ("." in acc.name and acc.kind == WRITE):
+            continue
+        kind = READ if "." in acc.name else acc.kind
+        found = model.lookup(top)
+        if found is not None:
+            enqueue(found[0], found[1], _roles_for(kind, found[1]), path)
+    for name, kind, _line in facts.super_uses:
+        found = model.lookup(name, after=klass)
+        if found is not None:
+            enqueue(found[0], found[1], _roles_for(kind, found[1]), path)
+    for line in facts.dynamic_lines:
+        result.dynamic.append(Site(file, line, "dynamic", path[-1], path))
 
 
 def build_model(target: type | str, *, roots: Sequence[str | Path] | None = None,

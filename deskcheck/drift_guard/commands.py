@@ -21,6 +21,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     drift.add_argument("paths", nargs="*", help="files/folders/modules to search instead")
     drift.add_argument("--json", action="store_true", help="print the verdicts as JSON")
     drift.add_argument("--no-can-fail", action="store_true", help="skip the can-fail arms")
+    drift.add_argument("--changed-since", metavar="REF",
+                       help="the PR view: names the branch's production code newly needs, "
+                            "compared with REF, on the methods each stand-in drives "
+                            "(registered and discovered stand-ins); exit 1 lists them")
+    drift.add_argument("--markdown", metavar="FILE",
+                       help="with --changed-since: also write the list as Markdown (PR comment)")
     drift.set_defaults(func=run_drift)
 
     surface = subparsers.add_parser(
@@ -77,6 +83,10 @@ def run_surface(args: argparse.Namespace) -> int:
             more = f" (+{len(sites) - 1} more)" if len(sites) > 1 else ""
             where = f"{display_path(first['file'])}:{first['line']}"
             print(f"    {name:40} {first['kind']:8} {where}{more}")
+    if data["context"]:
+        print(f"  {len(data['context'])} context reads (module-level state every test sets up):")
+        for name, sites in data["context"].items():
+            print(f"    {name:40} {display_path(sites[0]['file'])}:{sites[0]['line']}")
     print(f"  elapsed {data['elapsed_s']:.3f}s")
     return 0
 
@@ -90,6 +100,8 @@ def run_drift(args: argparse.Namespace) -> int:
     config = load_config()
     sys.path.insert(0, str(config.root))
     imported = import_guard_modules(config, args.paths)
+    if args.changed_since:
+        return _run_changed_since(args, config)
     subjects = registry.registered()
     if not subjects:
         raise ConfigError(
@@ -124,6 +136,28 @@ def run_drift(args: argparse.Namespace) -> int:
         print(f"{len(results)} guard(s), {'all hold' if not failed else 'drift found'} "
               f"({time.perf_counter() - start:.2f}s)")
     return 1 if failed else 0
+
+
+def _run_changed_since(args: argparse.Namespace, config: Any) -> int:
+    from deskcheck.drift_guard.changed import (
+        changed_since,
+        discovered_subjects,
+        registered_subjects,
+    )
+
+    repo = Path(config.root)
+    subjects = registered_subjects(repo)
+    found, problems = discovered_subjects(repo, config)
+    subjects += found
+    report = changed_since(repo, args.changed_since, subjects)
+    report.problems += problems
+    if args.markdown:
+        Path(args.markdown).write_text(report.markdown(), encoding="utf-8")
+    if args.json:
+        print(json.dumps(report.to_json(), indent=2))
+    else:
+        print(report.render())
+    return 0 if report.ok else 1
 
 
 def run_pointers(args: argparse.Namespace) -> int:

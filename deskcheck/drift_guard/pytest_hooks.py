@@ -1,4 +1,5 @@
-"""pytest: every registered harness/stub gets two generated tests next to its declaration.
+"""pytest: every registered harness/stub gets two generated tests next to its declaration,
+and an AttributeError raised on any stand-in is explained as drift (an exception note).
 
 ``<Name>::drift_guard`` fails with the drift message (forward/reverse/signature/stale allow);
 ``<Name>::can_fail`` plants a read of a nonexistent name into the first root (in memory) and
@@ -25,6 +26,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addini("deskcheck_drift_items", type="bool", default=True,
                   help="deskcheck: generate drift_guard and can_fail tests for registered "
                        "harnesses and stubs (default: true)")
+    parser.addini("deskcheck_standin_notes", type="bool", default=True,
+                  help="deskcheck: explain an AttributeError raised on a stand-in (missing "
+                       "name, production site, call path, construction site) (default: true)")
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -32,6 +36,51 @@ def pytest_configure(config: pytest.Config) -> None:
         "markers", "deskcheck_drift: a generated drift-guard or can-fail test of a registered "
                    "deskcheck harness/stub (select with -m deskcheck_drift)")
     config.stash[_SEEN] = set()
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_call(item: pytest.Item) -> Any:
+    """An AttributeError raised on a stand-in gets the drift message as a note (added words:
+    the traceback and the original message stay as they are)."""
+    try:
+        return (yield)
+    except AttributeError as exc:
+        _annotate(item, exc)
+        raise
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Any:
+    """unittest.TestCase items keep their errors on the item, not raised through the call."""
+    for info in getattr(item, "_excinfo", None) or ():
+        _annotate(item, info.value)
+    return (yield)
+
+
+def _annotate(item: pytest.Item, exc: BaseException) -> None:
+    if not isinstance(exc, AttributeError) or not item.config.getini("deskcheck_standin_notes"):
+        return
+    try:
+        from deskcheck.drift_guard.attribute_errors import drift_note
+
+        note = drift_note(exc, fixtures=_fixtures_of(item))
+    except Exception:  # noqa: BLE001 - never replace the real error with ours
+        note = None
+    if note and note not in getattr(exc, "__notes__", ()):
+        exc.add_note(note)
+
+
+def _fixtures_of(item: pytest.Item) -> dict[str, tuple[Any, Any]]:
+    """argname -> (value, fixture function) for the test's fixtures (best effort)."""
+    out: dict[str, tuple[Any, Any]] = {}
+    values = getattr(item, "funcargs", None) or {}
+    info = getattr(item, "_fixtureinfo", None)
+    defs = getattr(info, "name2fixturedefs", {}) if info is not None else {}
+    for name, value in values.items():
+        chain = defs.get(name)
+        if chain:
+            out[name] = (value, chain[-1].func)
+    return out
 
 
 def _key_of(obj: Any) -> str | None:

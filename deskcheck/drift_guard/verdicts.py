@@ -34,8 +34,8 @@ class Provision:
     """Everything a harness or stub declares, in the form the guard reads."""
 
     subject: str
-    model: type
-    roots: tuple[str, ...]
+    model: type | str
+    roots: tuple[str, ...]  # the driven methods
     binds: Mapping[str, Any] = field(default_factory=dict)
     stand_ins: Mapping[str, StandIn] = field(default_factory=dict)
     state: Mapping[str, Any] = field(default_factory=dict)  # name -> sample value or MISSING
@@ -44,6 +44,13 @@ class Provision:
     location: str = ""
     binds_everything: bool = False  # stubs: every production function/property is real
     undeclared: frozenset[str] = frozenset()  # set on the harness without bind/stand_in/state
+    # -- any object (deskcheck.drift_guard.objects.provision_of) ---------------------------
+    kind: str = "harness"  # harness | stub | namespace | instance | mock | object
+    provided_names: frozenset[str] | None = None  # every name it provides, chains included
+    auto_children: frozenset[str] = frozenset()  # served by auto-created Mock children ("*": all)
+    fields: frozenset[str] = frozenset()  # names the stand-in itself sets (reverse drift)
+    constants: Mapping[str, Any] = field(default_factory=dict)  # its constant state
+    source_roots: tuple[str, ...] = ()  # where a static "pkg.mod:Class" model is read from
 
 
 class Guarded(Protocol):
@@ -148,12 +155,30 @@ def provision_of(subject: Any) -> Provision:
     return get()
 
 
-def guard(harness: Guarded | Provision, model: type | None = None,
-          roots: Iterable[str] | None = None, *, allow: Mapping[str, str] | None = None,
-          mode: str = "runtime", overlay: Mapping[str, str] | None = None) -> DriftVerdict:
-    """The drift verdict of ``harness`` against ``model``'s production surface of ``roots``."""
+def guard(harness: Any, model: Any = None, roots: Iterable[Any] | None = None, *,
+          methods: Iterable[Any] | None = None, allow: Mapping[str, str] | None = None,
+          mode: str = "runtime", overlay: Mapping[str, str] | None = None,
+          strict: bool = False, executed: Mapping[str, set[int]] | None = None) -> Any:
+    """The drift verdict of a stand-in.
+
+    A registered ``Harness``/stub (or a :class:`Provision`): a :class:`DriftVerdict` against
+    ``model``'s surface of its roots (``roots`` here are method names, as before; ``methods=``
+    says the same). ANY other object (``SimpleNamespace``, ``Cls.__new__(Cls)``, a spec'd
+    ``MagicMock``, a plain object): the path-precise :class:`~deskcheck.drift_guard.paths.
+    PathVerdict` of ``methods`` (functions, names or ``"pkg.mod:Class.method"``), with
+    ``model`` a class or ``"pkg.mod:Class"`` read from source under ``roots`` (folders).
+    """
+    if not isinstance(harness, Provision) and not hasattr(harness, "__deskcheck_provision__"):
+        from deskcheck.drift_guard.objects import judge_object
+
+        return judge_object(harness, methods or (), model=model, roots=tuple(roots or ()),
+                            strict=strict, executed=executed, allow=allow)
+    if isinstance(harness, Provision) and harness.provided_names is not None:
+        return _judge_provision(harness, model, roots, methods, strict, executed)
     prov = provision_of(harness)
     model = model or prov.model
+    if methods is not None:
+        roots = tuple(m if isinstance(m, str) else m.__name__ for m in methods)
     roots = tuple(roots) if roots is not None else prov.roots
     allowed = {**prov.allow, **(allow or {})}
     class_model = build_model(model, mode=mode, overlay=overlay)
@@ -195,6 +220,20 @@ def guard(harness: Guarded | Provision, model: type | None = None,
             findings.append(Finding("stale_allow", name, f"{why} (reason given: {reason})"))
     findings += _signature_findings(prov, model)
     return DriftVerdict(prov.subject, class_model.name, roots, findings, surf, prov.location)
+
+
+def _judge_provision(prov: Provision, model: Any, roots: Iterable[Any] | None,
+                     methods: Iterable[Any] | None, strict: bool,
+                     executed: Mapping[str, set[int]] | None) -> Any:
+    """A Provision of any object (``objects.provision_of``): the path-precise verdict."""
+    from deskcheck.drift_guard.paths import judge_paths
+
+    names = [m if isinstance(m, str) else m.__name__ for m in (methods or prov.roots)]
+    return judge_paths(model or prov.model, names, provided=set(prov.provided_names or ()),
+                       roots=tuple(roots or prov.source_roots), executed=executed,
+                       constants=prov.constants, strict=strict, stand_ins=set(prov.stand_ins),
+                       auto_children=prov.auto_children, fields=prov.fields,
+                       subject=prov.subject, built_at=prov.location)
 
 
 def _chain_missing(prov: Provision, top: str, rest: str) -> bool:

@@ -26,6 +26,7 @@ from multiprocessing.connection import Connection
 from typing import Any
 
 from deskcheck.suites._stacks import collective_in_traceback
+from deskcheck.suites.backends import TORCH_BACKEND, rank_device
 from deskcheck.suites.outcomes import RankFailure, RankOutcome
 
 STACK_SIGNAL = signal.SIGUSR2  # SIGUSR1 belongs to the mutant sweep's own stack dumps
@@ -70,7 +71,7 @@ class RankContext:
     rank: int
     world: int
     backend: str
-    device: str  # "cpu" for gloo, "cuda:<rank>" for nccl
+    device: str  # "cpu" for gloo, "cuda:<rank>" for nccl, "cuda:<rank mod GPUs>" for gloo-cuda
 
 
 _context: RankContext | None = None
@@ -136,9 +137,13 @@ def _init_group(config: RankConfig) -> RankContext:
     device = "cpu"
     if config.backend == "gloo":
         os.environ["CUDA_VISIBLE_DEVICES"] = ""  # hermetic: a DESK rank never sees a GPU
+    if TORCH_BACKEND[config.backend] == "gloo":
         if "GLOO_SOCKET_IFNAME" not in os.environ and os.path.exists("/sys/class/net/lo"):
             os.environ["GLOO_SOCKET_IFNAME"] = "lo"  # the pool is single-host by construction
-    else:
+    if config.backend == "gloo-cuda":  # ranks share the GPUs round-robin; gloo moves the data
+        device = rank_device(config.backend, config.rank, torch.cuda.device_count())
+        torch.cuda.set_device(torch.device(device))
+    elif config.backend == "nccl":
         # A timed-out NCCL collective must raise in the rank (like gloo) rather than have the
         # watchdog abort the process: then the parent can tell who waited from who skipped.
         os.environ.setdefault("TORCH_NCCL_BLOCKING_WAIT", "1")
@@ -150,7 +155,7 @@ def _init_group(config: RankConfig) -> RankContext:
         dist.distributed_c10d._world.default_pg = None
     store = dist.FileStore(config.store_path, config.world)
     dist.init_process_group(
-        backend=config.backend, store=store, rank=config.rank, world_size=config.world,
+        backend=TORCH_BACKEND[config.backend], store=store, rank=config.rank, world_size=config.world,
         timeout=datetime.timedelta(seconds=config.timeout_s), **options,
     )
     return RankContext(config.rank, config.world, config.backend, device)

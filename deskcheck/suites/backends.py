@@ -1,7 +1,9 @@
 """Which backends can run here, and why not: decided without touching CUDA in this process.
 
 ``gloo`` needs only torch. ``nccl`` needs a CUDA build of torch, NCCL, and one GPU per rank
-(NCCL refuses two ranks on one GPU). The GPU count is read through NVML where torch offers
+(NCCL refuses two ranks on one GPU). ``gloo-cuda`` is gloo over CUDA tensors: any number of
+ranks share the visible GPUs round-robin (world 2-3 on one GPU), so a machine with fewer GPUs
+than ranks still runs device code in every rank. The GPU count is read through NVML where torch offers
 it, so a fork-mode pool can still start afterwards; only when NVML is unavailable does the
 count initialise the CUDA driver, and then :func:`parent_touched_cuda` makes pools spawn.
 """
@@ -11,8 +13,10 @@ from __future__ import annotations
 import os
 import sys
 
-BACKENDS: tuple[str, ...] = ("gloo", "nccl")
-TIERS: dict[str, str] = {"gloo": "DESK", "nccl": "METAL"}
+BACKENDS: tuple[str, ...] = ("gloo", "nccl", "gloo-cuda")
+DEFAULT_BACKENDS: tuple[str, ...] = ("gloo", "nccl")  # gloo-cuda is asked for by name
+TIERS: dict[str, str] = {"gloo": "DESK", "nccl": "METAL", "gloo-cuda": "METAL"}
+TORCH_BACKEND: dict[str, str] = {"gloo": "gloo", "nccl": "nccl", "gloo-cuda": "gloo"}
 
 _driver_touched = False
 
@@ -23,6 +27,18 @@ def tier_of(backend: str) -> str:
         return TIERS[backend]
     except KeyError:
         raise ValueError(f"unknown backend {backend!r}; choose one of {', '.join(BACKENDS)}") from None
+
+
+def uses_cuda(backend: str) -> bool:
+    """True when the backend's ranks hold CUDA tensors (every METAL backend)."""
+    return tier_of(backend) == "METAL"
+
+
+def rank_device(backend: str, rank: int, gpus: int) -> str:
+    """The device a rank computes on: ``cpu`` for gloo, else ``cuda:<rank mod gpus>``."""
+    if not uses_cuda(backend):
+        return "cpu"
+    return f"cuda:{rank % max(gpus, 1)}"
 
 
 def torch_unavailable_reason() -> str | None:
@@ -63,11 +79,15 @@ def backend_unavailable_reason(backend: str, world: int) -> str | None:
         return reason
     import torch.distributed as dist
 
+    if TORCH_BACKEND[backend] == "gloo" and not dist.is_gloo_available():
+        return "this torch build has no gloo backend"
     if backend == "gloo":
-        return None if dist.is_gloo_available() else "this torch build has no gloo backend"
+        return None
     count, how = cuda_device_count()
     if count == 0:
-        return f"nccl needs CUDA and this machine shows no GPU ({how})"
+        return f"{backend} needs CUDA and this machine shows no GPU ({how})"
+    if backend == "gloo-cuda":
+        return None  # ranks share the GPUs round-robin
     if not dist.is_nccl_available():
         return "this torch build has no NCCL backend"
     if count < world:

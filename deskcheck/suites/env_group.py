@@ -19,7 +19,7 @@ from deskcheck.errors import BackendUnavailableError, RankTaskError
 from deskcheck.suites import _rank_main
 from deskcheck.suites._diagnose import values_or_raise
 from deskcheck.suites._rank_main import RankContext, collective_count
-from deskcheck.suites.backends import tier_of
+from deskcheck.suites.backends import TORCH_BACKEND, rank_device, tier_of, uses_cuda
 from deskcheck.suites.outcomes import RankOutcome
 from deskcheck.suites.pool import GRACE_S, default_pg_timeout
 
@@ -80,18 +80,26 @@ class EnvGroup:
                 local = int(os.environ.get("LOCAL_RANK", self.rank))
                 torch.cuda.set_device(local)
                 options["device_id"] = torch.device("cuda", local)
-            dist.init_process_group(self.backend, init_method="env://",
+            elif self.backend == "gloo-cuda":
+                torch.cuda.set_device(torch.device(self._device()))
+            dist.init_process_group(TORCH_BACKEND[self.backend], init_method="env://",
                                     timeout=datetime.timedelta(seconds=self.timeout_s), **options)
-        elif dist.get_backend() != self.backend:
+        elif dist.get_backend() != TORCH_BACKEND[self.backend]:
             raise BackendUnavailableError(
                 f"this torchrun process already joined a {dist.get_backend()} group",
                 location="environment", fix=f"run the {self.backend} cases in their own torchrun")
-        device = f"cuda:{torch.cuda.current_device()}" if self.backend == "nccl" else "cpu"
+        device = f"cuda:{torch.cuda.current_device()}" if uses_cuda(self.backend) else "cpu"
         _rank_main._context = RankContext(self.rank, self.world, self.backend, device)
         store = dist.distributed_c10d._get_default_store()
         self._store = dist.PrefixStore(f"deskcheck/{os.environ.get('TORCHELASTIC_RUN_ID', '')}/",
                                        store)
         return self
+
+    def _device(self) -> str:
+        import torch
+
+        local = int(os.environ.get("LOCAL_RANK", self.rank))
+        return rank_device(self.backend, local, torch.cuda.device_count())
 
     def close(self) -> None:
         self._store = None  # the group belongs to torchrun; it ends with the process

@@ -4,7 +4,7 @@
   uses ``world``/``backend``) once per world size; ``@pytest.mark.backend("gloo")`` narrows the backends (default: the
   ``--deskcheck-backend`` option, else gloo and nccl).
 - Every case is marked with its evidence tier: ``desk`` (gloo on CPU, hermetic) or ``metal``
-  (NCCL on GPUs); select with ``-m desk`` / ``-m metal``. The summary shows what each tier
+  (NCCL, or gloo over CUDA tensors, on GPUs); select with ``-m desk`` / ``-m metal``. The summary shows what each tier
   proved, and why METAL did not run where it did not.
 - NCCL cases skip with the precise reason (no CUDA, fewer GPUs than ranks).
 - Pools are closed at session end (and at exit); each (backend, world) is one xdist group so
@@ -22,7 +22,12 @@ from typing import Any
 import pytest
 
 from deskcheck.suites import registry
-from deskcheck.suites.backends import BACKENDS, backend_unavailable_reason, tier_of
+from deskcheck.suites.backends import (
+    BACKENDS,
+    DEFAULT_BACKENDS,
+    backend_unavailable_reason,
+    tier_of,
+)
 from deskcheck.suites.env_group import env_world, under_torchrun
 
 DEFAULT_WORLDS = (2,)
@@ -32,7 +37,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("deskcheck-suites", "deskcheck multi-process congruence suites")
     group.addoption("--deskcheck-backend", action="append", choices=BACKENDS, default=None,
                     help="backend the rank_pool fixture runs on (repeatable; default: gloo "
-                         "and nccl, nccl skipping with its reason where it cannot run)")
+                         "and nccl, nccl skipping with its reason where it cannot run; "
+                         "gloo-cuda: gloo over CUDA tensors, ranks sharing the GPUs)")
     group.addoption("--deskcheck-pg-timeout", type=float, default=None, metavar="SECONDS",
                     help="process-group timeout for rank pools (default: DESKCHECK_PG_TIMEOUT "
                          "or 10); a diverged collective raises after this long")
@@ -41,10 +47,12 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 def pytest_configure(config: pytest.Config) -> None:
     for line in (
         "world(*sizes): run a rank_pool test once per world size, e.g. world(2, 3)",
-        "backend(*names): backends for a rank_pool test: gloo (DESK) and/or nccl (METAL)",
+        "backend(*names): backends for a rank_pool test: gloo (DESK), nccl and/or gloo-cuda "
+        "(METAL)",
         "desk: DESK evidence tier: gloo ranks on CPU, hermetic CUDA_VISIBLE_DEVICES='' "
         "(select with -m desk)",
-        "metal: METAL evidence tier: NCCL ranks on GPUs, one GPU per rank (select with -m metal)",
+        "metal: METAL evidence tier: NCCL ranks on GPUs, one GPU per rank, or gloo over CUDA "
+        "tensors (select with -m metal)",
     ):
         config.addinivalue_line("markers", line)
     timeout = config.getoption("--deskcheck-pg-timeout", None)
@@ -83,7 +91,7 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
         return
     worlds = _marker_args(metafunc, "world") or DEFAULT_WORLDS
     backends = (_marker_args(metafunc, "backend")
-                or metafunc.config.getoption("--deskcheck-backend", None) or BACKENDS)
+                or metafunc.config.getoption("--deskcheck-backend", None) or DEFAULT_BACKENDS)
     for world in worlds:
         if not isinstance(world, int) or world < 1:
             raise pytest.UsageError(f"{metafunc.definition.nodeid}: world sizes must be "
@@ -107,7 +115,7 @@ def world(request: pytest.FixtureRequest) -> int:
 
 @pytest.fixture
 def backend(request: pytest.FixtureRequest) -> str:
-    """The backend of this case: gloo (DESK) or nccl (METAL)."""
+    """The backend of this case: gloo (DESK), nccl or gloo-cuda (METAL)."""
     return str(getattr(request, "param", "gloo"))
 
 
@@ -122,12 +130,24 @@ def rank_pool_fixture(world: int, backend: str) -> Any:
     return registry.rank_pool(world, backend)
 
 
-def _tier_of_report(report: pytest.TestReport) -> str | None:
-    if "metal" in report.keywords:
+def _tier_of_item(item: pytest.Item) -> str | None:
+    """The tier from the marks (``report.keywords`` also holds folder names: ``tests/metal``)."""
+    if item.get_closest_marker("metal") is not None:
         return "METAL"
-    if "desk" in report.keywords:
+    if item.get_closest_marker("desk") is not None:
         return "DESK"
     return None
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Any:
+    report = yield
+    report.deskcheck_tier = _tier_of_item(item)  # travels with the report under xdist
+    return report
+
+
+def _tier_of_report(report: pytest.TestReport) -> str | None:
+    return getattr(report, "deskcheck_tier", None)
 
 
 class TierSummary:
@@ -151,7 +171,7 @@ class TierSummary:
         out: list[str] = []
         proven = []
         for tier, what in (("DESK", "gloo on CPU, CUDA_VISIBLE_DEVICES=''"),
-                           ("METAL", "NCCL on GPUs")):
+                           ("METAL", "NCCL or gloo over CUDA on GPUs")):
             counts = {o: self.tally[(tier, o)] for o in ("passed", "failed", "skipped")}
             if not any(counts.values()):
                 continue

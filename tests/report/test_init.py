@@ -97,6 +97,15 @@ def test_nightly_workflow_shards_merges_diffs_and_keeps_the_store(tmp_path: Path
     assert kept and kept[0]["with"]["path"].startswith(".deskcheck/")
 
 
+def test_the_gpu_nightly_runs_the_metal_entry_point(tmp_path: Path):
+    init_project(tmp_path)
+    gpu_job = yaml.safe_load((tmp_path / NIGHTLY).read_text())["jobs"]["nccl-suites"]
+    steps = _steps(gpu_job)
+    assert "deskcheck suites metal --json deskcheck-metal.json" in steps, (
+        f"the GPU nightly must run the same METAL entry point as `make metal`:\n{steps}")
+    assert "GITHUB_STEP_SUMMARY" in steps and "upload-artifact" in steps
+
+
 def test_init_command(tmp_path: Path, capsys):
     assert main(["init", "--root", str(tmp_path)]) == 0
     out = capsys.readouterr().out

@@ -196,7 +196,8 @@ def test_the_json_of_a_surface_keeps_its_documented_keys_and_values(shop):
     result, _ = shop
     data = result.to_json()
     assert set(data) == {"class", "mode", "roots", "mro", "methods", "reads", "writes",
-                         "guarded", "dynamic", "notes", "counts", "elapsed_s"}, sorted(data)
+                         "guarded", "dynamic", "context", "notes", "counts",
+                         "elapsed_s"}, sorted(data)
     assert (data["class"], data["mode"], data["roots"]) == (
         "sp_detail.shop:Shop", "static", ["run"]), "the surface JSON names the wrong target"
     assert data["mro"] == ["sp_detail.shop:Shop", "sp_detail.shop:Base", "builtins.object"]

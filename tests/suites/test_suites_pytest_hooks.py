@@ -92,7 +92,7 @@ def test_nccl_skips_with_its_reason_and_the_summary_names_the_tier(inner: pytest
     result.stdout.fnmatch_lines([
         "*deskcheck evidence tier*",
         "DESK  (gloo on CPU, CUDA_VISIBLE_DEVICES=''): 3 passed, 1 failed",
-        "METAL (NCCL on GPUs): 2 skipped",
+        "METAL (NCCL or gloo over CUDA on GPUs): 2 skipped",
         "      2 skipped: nccl needs CUDA and this machine shows no GPU (CUDA_VISIBLE_DEVICES='')",
         "evidence tier of this run: NOT PROVEN",
     ])
@@ -104,6 +104,27 @@ def test_a_green_desk_run_is_desk_proven(inner: pytest.Pytester):
     result = inner.runpytest_inprocess("-m", "desk", "-k", "not diverged")
     result.assert_outcomes(passed=3)
     result.stdout.fnmatch_lines(["evidence tier of this run: DESK-PROVEN"])
+
+
+def test_gloo_cuda_is_asked_for_by_name_and_is_metal(inner: pytest.Pytester):
+    default = inner.runpytest_inprocess("--collect-only", "-q").stdout.str()
+    assert "gloo-cuda" not in default, "gloo-cuda is opt-in: the default backends are gloo, nccl"
+    metal = inner.runpytest_inprocess("--collect-only", "-q", "-m", "metal",
+                                      "--deskcheck-backend", "nccl",
+                                      "--deskcheck-backend", "gloo-cuda").stdout.str()
+    for case in ("test_sum[nccl-w2]", "test_sum[gloo-cuda-w2]", "test_sum[gloo-cuda-w3]"):
+        assert case in metal, f"{case} must be a METAL case when gloo-cuda is asked for:\n{metal}"
+
+
+def test_a_folder_named_metal_does_not_make_its_tests_metal(pytester: pytest.Pytester):
+    """pytest's keywords hold the folder names too: the tier comes from the marks alone."""
+    pytester.mkpydir("metal")
+    (pytester.path / "metal" / "test_plain.py").write_text("def test_cpu_only():\n    pass\n")
+    result = pytester.runpytest_inprocess("-p", "no:cacheprovider")
+    result.assert_outcomes(passed=1)
+    assert "METAL" not in result.stdout.str(), (
+        "a plain test in a folder named metal was counted in the METAL evidence tier:\n"
+        + result.stdout.str())
 
 
 def test_backend_option_narrows_the_default(inner: pytest.Pytester):

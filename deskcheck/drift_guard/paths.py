@@ -1,0 +1,421 @@
+"""Path-precise drift verdicts: is each needed name on the path the tests drive?
+
+Public contract (stable; ``deskcheck standins`` builds on it)::
+
+    judge_paths(model, methods, *, provided: set[str], roots=(), executed=None,
+                constants=None, strict=False, stand_ins=frozenset(), auto_children=frozenset(),
+                fields=frozenset(), subject="", built_at="") -> PathVerdict
+
+``model`` is a class or a static ``"pkg.mod:Class"`` (resolved from source under ``roots``,
+nothing imported); ``methods`` the driven methods. Every name those methods need (followed
+through ``self.m()``, properties, ``super()`` and decorator wrappers) that ``provided`` lacks is
+classified by its *sites*:
+
+- **drift**: needed on an executed line (or, static, on a line no branch condition excludes).
+- **silent skip**: a masked read on such a line (``getattr(self, "x", default)``, ``hasattr``,
+  a ``try`` whose handler catches ``AttributeError``), or a name served by an auto-created
+  ``MagicMock`` child (``auto_children``; ``"*"`` means every name): it would not raise.
+- **unexercised**: needed only on branches never entered (``executed`` from coverage.py:
+  ``{abs_path: {line, ...}}``), or, static, on branches the stand-in's own constant state
+  (``constants``: ``x is None``, ``==`` a literal or enum member, bool fields, ``not``,
+  ``and``/``or``) rules out. Listed with the branch condition; a failure only when ``strict``.
+- **unknown**: static only: behind a condition the constants cannot decide. Listed; a
+  failure only when ``strict``.
+- **context**: module-level runtime state the driven path reads (``get_parallel().pp_size``,
+  ``envs.SGLANG_X``, ``global`` names): information, every test must set it up.
+- **reverse**: ``fields`` the stand-in sets that the driven methods never touch (a failure
+  only when ``strict``).
+
+``stand_ins`` are provided names whose value replaces production (a lambda, a mock): they are
+not followed. Each record has ``name``, ``site`` ("file:line"), ``call_path`` (method names
+from the driven method to the site) and ``condition`` (the branch condition text or "").
+"""
+
+from __future__ import annotations
+
+import os
+from collections import deque
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from deskcheck.drift_guard._collect import (
+    CALL,
+    GUARDED,
+    READ,
+    RMW,
+    WRITE,
+    Cond,
+    first_param,
+    function_facts,
+)
+from deskcheck.drift_guard._conditions import DEAD, LIVE, UNKNOWN, decide
+from deskcheck.drift_guard._members import ClassSource, Member
+from deskcheck.drift_guard._model import ClassModel
+from deskcheck.drift_guard._static import class_key
+from deskcheck.drift_guard._surface import build_model
+from deskcheck.drift_guard._wrappers import wrapper_functions
+
+NEEDING = (READ, CALL, RMW, GUARDED)
+CATEGORIES = ("drift", "silent_skips", "unexercised", "unknown", "context", "reverse")
+
+
+@dataclass(frozen=True)
+class PathRecord:
+    """One finding: the name, where it is needed, how the driven method gets there, why."""
+
+    name: str
+    site: str
+    call_path: tuple[str, ...]
+    condition: str = ""
+    detail: str = ""
+
+    def to_json(self) -> dict[str, Any]:
+        return {"name": self.name, "site": self.site, "call_path": list(self.call_path),
+                "condition": self.condition, "detail": self.detail}
+
+
+@dataclass
+class PathVerdict:
+    """The path-precise verdict of one stand-in against its driven methods."""
+
+    subject: str
+    model: str
+    methods: tuple[str, ...]
+    mode: str  # "executed" (coverage lines) | "static" (constant pruning)
+    strict: bool = False
+    built_at: str = ""
+    drift: list[PathRecord] = field(default_factory=list)
+    silent_skips: list[PathRecord] = field(default_factory=list)
+    unexercised: list[PathRecord] = field(default_factory=list)
+    unknown: list[PathRecord] = field(default_factory=list)
+    context: list[PathRecord] = field(default_factory=list)
+    reverse: list[PathRecord] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def failing(self) -> list[PathRecord]:
+        out = self.drift + self.silent_skips
+        if self.strict:
+            out += self.unexercised + self.unknown + self.reverse
+        return out
+
+    @property
+    def holds(self) -> bool:
+        return not self.failing
+
+    ok = holds  # the same word as DriftVerdict.ok
+
+    def names(self, category: str) -> list[str]:
+        return sorted({r.name for r in getattr(self, category)})
+
+    def message(self) -> str:
+        return self.render()
+
+    def render(self) -> str:
+        label = f"{self.model}.{', '.join(self.methods)}"
+        built = f" (built at {_show(self.built_at)})" if self.built_at else ""
+        head = (f"{self.subject}{built} holds against {label}" if self.holds else
+                f"{self.subject}{built} has drifted behind {label}")
+        lines = [f"{head} [{self.mode}]"]
+        titles = {
+            "drift": "drift: needed on the driven path, not provided",
+            "silent_skips": "silent skip: masked read on the driven path (would not raise)",
+            "unexercised": "unexercised: needed only on branches the tests do not enter",
+            "unknown": "unknown: behind conditions the stand-in's state cannot decide",
+            "context": "context: module-level state the driven path reads",
+            "reverse": "reverse: set on the stand-in, never touched by the driven methods",
+        }
+        for category in CATEGORIES:
+            records = getattr(self, category)
+            if not records:
+                continue
+            failing = category in ("drift", "silent_skips") or self.strict and category in (
+                "unexercised", "unknown", "reverse")
+            lines.append(f"  {titles[category]}{' (FAILS)' if failing else ''}:")
+            for rec in records:
+                lines.append(f"    {rec.name}  {_show(rec.site)}".rstrip())
+                if rec.call_path:
+                    lines.append(f"      path: {' -> '.join(rec.call_path)}")
+                if rec.condition:
+                    lines.append(f"      under: {rec.condition}")
+                if rec.detail:
+                    lines.append(f"      {rec.detail}")
+        if not self.holds:
+            lines.append("  fix: give the stand-in the name (a value, or types.MethodType of")
+            lines.append("       the real function), or drive a path that does not need it")
+        return "\n".join(lines)
+
+    def raise_if_drifted(self) -> None:
+        from deskcheck.errors import DriftError
+
+        if not self.holds:
+            error = DriftError(self.render(), location=self.built_at or None)
+            error.verdict = self  # type: ignore[attr-defined]
+            raise error
+
+    def to_json(self) -> dict[str, Any]:
+        return {"subject": self.subject, "model": self.model, "methods": list(self.methods),
+                "mode": self.mode, "strict": self.strict, "built_at": self.built_at,
+                "holds": self.holds,
+                **{c: [r.to_json() for r in getattr(self, c)] for c in CATEGORIES},
+                "notes": list(self.notes), "message": self.render()}
+
+
+def _show(site: str) -> str:
+    try:
+        path, sep, line = site.rpartition(":")
+        if sep and line.isdigit():
+            return f"{Path(path).resolve().relative_to(Path.cwd())}:{line}"
+    except ValueError:
+        pass
+    return site
+
+
+@dataclass(frozen=True)
+class Use:
+    """One touch of a name on the walk, with its status on the driven path."""
+
+    name: str
+    kind: str
+    file: str
+    line: int
+    stmt_line: int
+    call_path: tuple[str, ...]
+    conds: tuple[tuple[str, Cond], ...]  # (file, condition), outermost first
+    status: int
+    masked: bool
+    after_write: bool
+    context: bool = False
+
+    @property
+    def site(self) -> str:
+        return f"{self.file}:{self.line}"
+
+
+def walk(model: ClassModel, methods: Sequence[str], *, constants: Mapping[str, Any],
+         executed: Mapping[str, set[int]] | None, stand_ins: Iterable[str] = (),
+         provided: set[str] | None = None) -> list[Use]:
+    """Every touch reachable from ``methods``, each with its driven-path status. A method the
+    stand-in does not provide (``provided`` given) is not entered: calling it raises first."""
+    stop = set(stand_ins)
+    lines = {os.path.realpath(k): set(v) for k, v in executed.items()} if executed is not None \
+        else None
+    best: dict[tuple[str, str, str], int] = {}
+    queue: deque[tuple[ClassSource, Member, str, tuple[str, ...], int,
+                       tuple[tuple[str, Cond], ...]]] = deque()
+    indexes: dict = {}
+    uses: dict[tuple[str, str, int, str, bool], Use] = {}
+
+    def enqueue(klass: ClassSource, member: Member, roles: list[str], path: tuple[str, ...],
+                status: int, conds: tuple[tuple[str, Cond], ...]) -> None:
+        for role in roles:
+            key = (class_key(klass), member.name, role)
+            if best.get(key, -1) >= status:
+                continue
+            best[key] = status
+            queue.append((klass, member, role, (*path, f"{klass.name}.{member.name}"), status,
+                          conds))
+
+    def status_of(file: str, line: int, stmt_line: int, conds: tuple[Cond, ...],
+                  incoming: int) -> int:
+        if lines is not None:
+            ran = lines.get(os.path.realpath(file), set())
+            return LIVE if (line in ran or stmt_line in ran) else DEAD
+        status = incoming
+        for cond in conds:
+            status = min(status, decide(cond, constants))
+        return status
+
+    def add(use: Use) -> None:
+        key = (use.name, use.file, use.line, use.kind, use.context)
+        old = uses.get(key)
+        if old is None or old.status < use.status:
+            uses[key] = use
+
+    for name in methods:
+        klass, member = model.require_root(name)
+        roles = ["call"] if member.is_function else ["get", "set", "delete"]
+        enqueue(klass, member, roles, (), LIVE, ())
+    while queue:
+        klass, member, role, path, incoming, inherited = queue.popleft()
+        declared = dict(member.functions()).get(role)
+        if declared is None:
+            continue
+        node = klass.function(declared)
+        self_name = None if member.kind == "staticmethod" else first_param(node)
+        bodies = [(klass.file, node, self_name, path, klass)]
+        if role == "call":
+            for wfile, wnode, label in wrapper_functions(klass, declared, indexes):
+                bodies.append((wfile, wnode, first_param(wnode), (*path, label), klass))
+        for file, fnode, selfname, fpath, owner in bodies:
+            facts = function_facts(fnode, selfname)
+            for acc in facts.accesses:
+                conds = inherited + tuple((file, c) for c in acc.conds)
+                status = status_of(file, acc.line, acc.stmt_line, acc.conds, incoming)
+                masked = acc.kind == GUARDED or acc.swallowed
+                add(Use(acc.name, acc.kind, file, acc.line, acc.stmt_line, fpath, conds, status,
+                        masked, acc.after_write))
+                top = acc.name.split(".", 1)[0]
+                if top in stop or ("." in acc.name and acc.kind == WRITE) or status == DEAD \
+                        and lines is None or provided is not None and top not in provided:
+                    continue
+                kind = READ if "." in acc.name else acc.kind
+                found = model.lookup(top)
+                if found is not None:
+                    enqueue(found[0], found[1], _roles(kind, found[1]), fpath,
+                            LIVE if lines is not None else status, conds)
+            for (name, kind, _line), sconds in zip(facts.super_uses, facts.super_conds,
+                                                  strict=False):
+                status = status_of(file, _line, _line, sconds, incoming)
+                found = model.lookup(name, after=owner)
+                if found is not None and (status != DEAD or lines is not None) \
+                        and (provided is None or name in provided):
+                    enqueue(found[0], found[1], _roles(kind, found[1]), fpath,
+                            LIVE if lines is not None else status,
+                            inherited + tuple((file, c) for c in sconds))
+            for ctx in facts.context:
+                status = status_of(file, ctx.line, ctx.stmt_line, ctx.conds, incoming)
+                add(Use(ctx.name, READ, file, ctx.line, ctx.stmt_line, fpath,
+                        inherited + tuple((file, c) for c in ctx.conds), status, False, False,
+                        context=True))
+    return list(uses.values())
+
+
+def _roles(kind: str, member: Member) -> list[str]:
+    if member.is_function:
+        return ["call"] if kind in (READ, CALL, GUARDED, RMW) else []
+    if member.kind == "property":
+        return {READ: ["get"], CALL: ["get"], GUARDED: ["get"], RMW: ["get", "set"],
+                WRITE: ["set"], "delete": ["delete"]}.get(kind, [])
+    return []
+
+
+def _is_provided(name: str, provided: set[str]) -> bool | None:
+    """True/False, or None when ``name`` is a chain under a value whose attributes are not
+    enumerated (not judged) or under a name that is itself missing (reported once, there)."""
+    if name in provided:
+        return True
+    parent, dot, _ = name.rpartition(".")
+    if not dot:
+        return False
+    if _is_provided(parent, provided) is not True:
+        return None
+    prefix = parent + "."
+    return False if any(p.startswith(prefix) for p in provided) else None
+
+
+def _pick_condition(conds: tuple[tuple[str, Cond], ...], constants: Mapping[str, Any],
+                    lines: Mapping[str, set[int]] | None) -> str:
+    """The branch that keeps the site off the path: the innermost condition that the
+    constants rule out (static), or whose line ran without entering it (executed)."""
+    if not conds:
+        return ""
+    if lines is None:
+        for wanted in (DEAD, UNKNOWN):
+            for file, cond in reversed(conds):
+                if decide(cond, constants) == wanted:
+                    return f"{cond.text} at {_show(f'{file}:{cond.line}')}"
+        return ""
+    for file, cond in reversed(conds):
+        if cond.line in lines.get(os.path.realpath(file), set()):
+            return f"{cond.text} at {_show(f'{file}:{cond.line}')}"
+    file, cond = conds[-1]
+    return f"{cond.text} at {_show(f'{file}:{cond.line}')}"
+
+
+def judge_paths(model: type | str | ClassModel, methods: Sequence[str], *, provided: set[str],
+                roots: Sequence[str | Path] = (),
+                executed: Mapping[str, set[int]] | None = None,
+                constants: Mapping[str, Any] | None = None, strict: bool = False,
+                stand_ins: Iterable[str] = frozenset(), auto_children: Iterable[str] = frozenset(),
+                fields: Iterable[str] = frozenset(), subject: str = "",
+                built_at: str = "", overlay: Mapping[str, str] | None = None) -> PathVerdict:
+    """Classify every name ``methods`` need on ``model`` (see the module docstring)."""
+    if isinstance(model, str) and not roots:
+        from deskcheck.errors import UnknownTargetError
+
+        raise UnknownTargetError(
+            f"a static model {model!r} needs its source roots (the working directory is "
+            f"never assumed)", location=model,
+            fix="pass roots=[the folder holding the top-level package]")
+    class_model = model if isinstance(model, ClassModel) else build_model(
+        model, roots=list(roots) or None, mode="static" if isinstance(model, str) else "runtime",
+        overlay=overlay)
+    consts = dict(constants or {})
+    provided = set(provided)
+    auto = set(auto_children)
+    uses = walk(class_model, methods, constants=consts, executed=executed, stand_ins=stand_ins,
+                provided=provided)
+    lines = {os.path.realpath(k): set(v) for k, v in executed.items()} if executed is not None \
+        else None
+    verdict = PathVerdict(subject or "stand-in", class_model.name, tuple(methods),
+                          "executed" if executed is not None else "static", strict, built_at,
+                          notes=list(class_model.notes))
+    by_name: dict[str, list[Use]] = {}
+    for use in uses:
+        by_name.setdefault(use.name, []).append(use)
+    context_seen: set[str] = set()
+    for name in sorted(by_name):
+        group = sorted(by_name[name], key=lambda u: (-u.status, u.file, u.line))
+        contexts = [u for u in group if u.context]
+        if contexts:
+            live = [u for u in contexts if u.status != DEAD]
+            if live and name not in context_seen:
+                context_seen.add(name)
+                u = live[0]
+                verdict.context.append(PathRecord(name, u.site, u.call_path,
+                                                  _cond_text(u, consts, lines)))
+            group = [u for u in group if not u.context]
+        needing = [u for u in group if u.kind in NEEDING and not u.after_write]
+        if not needing:
+            continue
+        known = _is_provided(name, provided)
+        top = name.split(".", 1)[0]
+        served = known is False and ("*" in auto or name in auto or top in auto)
+        if known is not False and not served:
+            continue
+        if known is None:
+            continue
+        live = [u for u in needing if u.status == LIVE]
+        loud = [u for u in live if not u.masked]
+        if served and live:
+            u = live[0]
+            verdict.silent_skips.append(PathRecord(
+                name, u.site, u.call_path, "",
+                "served by an auto-created MagicMock child: nothing raises"))
+        elif loud:
+            u = loud[0]
+            verdict.drift.append(PathRecord(name, u.site, u.call_path))
+        elif live:
+            u = live[0]
+            how = "a getattr/hasattr default" if u.kind == GUARDED else \
+                "a try that catches AttributeError"
+            verdict.silent_skips.append(PathRecord(
+                name, u.site, u.call_path, "", f"masked by {how}: missing, silently skipped"))
+        elif any(u.status == UNKNOWN for u in needing):
+            u = next(u for u in needing if u.status == UNKNOWN)
+            verdict.unknown.append(PathRecord(name, u.site, u.call_path,
+                                              _cond_text(u, consts, lines)))
+        else:
+            u = needing[0]
+            verdict.unexercised.append(PathRecord(name, u.site, u.call_path,
+                                                  _cond_text(u, consts, lines)))
+    touched = {u.name for u in uses if not u.context}
+    touched |= set(methods)
+    for name in sorted(set(fields)):
+        if name in touched:
+            continue
+        parent, dot, _ = name.rpartition(".")
+        if dot and not any(t.startswith(parent + ".") for t in touched):
+            continue  # the parent is handed on whole: its attributes are not ours to judge
+        verdict.reverse.append(PathRecord(
+            name, built_at, (), "",
+            f"the driven methods ({', '.join(methods)}) never read or write it"))
+    return verdict
+
+
+def _cond_text(use: Use, constants: Mapping[str, Any],
+               lines: Mapping[str, set[int]] | None) -> str:
+    return _pick_condition(use.conds, constants, lines)

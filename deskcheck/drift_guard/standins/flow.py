@@ -1,0 +1,410 @@
+"""Follow stand-ins through one function body, statement by statement (``ast`` only).
+
+A stand-in is an object bound to a name (or ``self.name``) from a construction
+(:mod:`.forms`), a helper factory or a fixture. The walk records the names each statement
+sets on it (``obj.x = ...``, ``setattr``, ``configure_mock``), and every place it is driven:
+``Cls.method(obj, ...)``, ``obj.method()`` / ``obj.prop`` on a ``__new__`` instance, and
+``types.MethodType(Cls.method, obj)``. Calls of helper functions of the test file (and of
+test-class methods through ``self``) are followed, with stand-in arguments bound to their
+parameters; what a helper returns flows back to the caller.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from deskcheck.drift_guard.standins.forms import Forms, literal
+from deskcheck.drift_guard.standins.module import FunctionNode, TestModule, dotted, is_staticmethod
+from deskcheck.drift_guard.standins.records import MOCK, NEW, Construction, Problem, SetName
+
+MAX_DEPTH = 6
+
+
+@dataclass
+class Obj:
+    """A stand-in as one scope holds it. ``extra`` is what this scope (and the scopes it was
+    handed to) set beyond the construction's own names; in the scope that builds it, the
+    construction's own ``sets`` dict."""
+
+    cons: Construction
+    extra: dict[str, SetName]
+
+    def fork(self) -> Obj:
+        extra = {} if self.extra is self.cons.sets else dict(self.extra)
+        return Obj(self.cons, extra)
+
+    def has(self, name: str) -> bool:
+        return name in self.cons.sets or name in self.extra
+
+    def record(self, item: SetName) -> None:
+        self.extra[item.name] = item
+
+
+@dataclass(frozen=True)
+class PendingDrive:
+    """A drive found in a body; the test it belongs to is decided by the caller."""
+
+    obj_cons: Construction
+    sets: tuple[SetName, ...]
+    method: str
+    model_expr: str
+    how: str
+    file: str
+    line: int
+
+
+@dataclass(frozen=True)
+class Unfollowed:
+    """``Cls.method(v)`` where ``v`` came from a call deskcheck cannot follow."""
+
+    model_expr: str
+    method: str
+    var: str
+    source: str
+    file: str
+    line: int
+
+
+@dataclass
+class Result:
+    returned: list[Obj] = field(default_factory=list)
+    drives: list[PendingDrive] = field(default_factory=list)
+    unfollowed: list[Unfollowed] = field(default_factory=list)
+    bindings: dict[str, list[Obj]] = field(default_factory=dict)  # at the end of the body
+
+
+@dataclass
+class Scope:
+    name: str
+    bindings: dict[str, list[Obj]] = field(default_factory=dict)
+    opaque: dict[str, str] = field(default_factory=dict)   # var -> the call it came from
+    calls: dict[int, list[Obj]] = field(default_factory=dict)  # followed call -> returned
+    result: Result = field(default_factory=Result)
+
+
+
+
+class Flow:
+    """Walks bodies of one test module. ``locate`` finds helper modules imported from the
+    test's own folder (sibling test helpers) so their factories can be followed too."""
+
+    def __init__(self, module: TestModule, rel: str, problems: list[Problem],
+                 locate: Callable[[str], tuple[TestModule, str, Flow] | None] | None = None):
+        self.module = module
+        self.rel = rel
+        self.forms = Forms(module, rel, problems)
+        self.locate = locate
+        self._cache: dict[int, Result] = {}
+        self._stack: list[int] = []
+        self._methods: dict[str, FunctionNode] = {}
+
+    # -- entry points ----------------------------------------------------------------------
+    def run(self, func: FunctionNode, *, klass_methods: dict[str, FunctionNode] | None = None,
+            bound: dict[str, list[Obj]] | None = None, label: str | None = None) -> Result:
+        """Walk ``func`` with ``bound`` names already holding stand-ins. Unbound runs are
+        cached: a factory is analysed once however many tests call it."""
+        key = id(func)
+        if not bound and key in self._cache:
+            return self._cache[key]
+        if key in self._stack or len(self._stack) >= MAX_DEPTH:
+            return Result()
+        scope = Scope(label or func.name, bindings=dict(bound or {}))
+        self._stack.append(key)
+        saved, self._methods = self._methods, klass_methods or {}
+        try:
+            self._block(func.body, scope)
+        finally:
+            self._stack.pop()
+            self._methods = saved
+        scope.result.bindings = scope.bindings
+        if not bound:
+            self._cache[key] = scope.result
+        return scope.result
+
+    # -- statements ------------------------------------------------------------------------
+    def _block(self, body: list[ast.stmt], scope: Scope) -> None:
+        for stmt in body:
+            self._stmt(stmt, scope)
+
+    def _stmt(self, stmt: ast.stmt, scope: Scope) -> None:
+        if isinstance(stmt, FunctionNode | ast.ClassDef):
+            return
+        if isinstance(stmt, ast.Return):
+            if stmt.value is not None:
+                self._expr(stmt.value, scope)
+                scope.result.returned.extend(self._eval(stmt.value, scope))
+        elif isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Yield | ast.YieldFrom):
+            if stmt.value.value is not None:
+                self._expr(stmt.value.value, scope)
+                scope.result.returned.extend(self._eval(stmt.value.value, scope))
+        elif isinstance(stmt, ast.Assign):
+            self._expr(stmt.value, scope)
+            objs = self._eval(stmt.value, scope)
+            for target in stmt.targets:
+                self._assign(target, objs, stmt.value, scope)
+        elif isinstance(stmt, ast.AnnAssign):
+            if stmt.value is not None:
+                self._expr(stmt.value, scope)
+                self._assign(stmt.target, self._eval(stmt.value, scope), stmt.value, scope)
+        elif isinstance(stmt, ast.With | ast.AsyncWith):
+            for item in stmt.items:
+                self._expr(item.context_expr, scope)
+                if item.optional_vars is not None:
+                    self._assign(item.optional_vars, self._eval(item.context_expr, scope),
+                                 item.context_expr, scope)
+            self._block(stmt.body, scope)
+        elif isinstance(stmt, ast.If | ast.While):
+            self._expr(stmt.test, scope)
+            self._block(stmt.body, scope)
+            self._block(stmt.orelse, scope)
+        elif isinstance(stmt, ast.For | ast.AsyncFor):
+            self._expr(stmt.iter, scope)
+            self._unbind(stmt.target, scope)
+            self._block(stmt.body, scope)
+            self._block(stmt.orelse, scope)
+        elif isinstance(stmt, ast.Try | ast.TryStar):
+            self._block(stmt.body, scope)
+            for handler in stmt.handlers:
+                self._block(handler.body, scope)
+            self._block(stmt.orelse, scope)
+            self._block(stmt.finalbody, scope)
+        else:
+            self._expr(stmt, scope)
+
+    # -- bindings --------------------------------------------------------------------------
+    def _key(self, node: ast.AST) -> str | None:
+        if isinstance(node, ast.Name):
+            return node.id
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) \
+                and node.value.id in ("self", "cls"):
+            return f"self.{node.attr}"
+        return None
+
+    def _held(self, node: ast.AST, scope: Scope) -> list[Obj]:
+        key = self._key(node)
+        return scope.bindings.get(key, []) if key else []
+
+    def _unbind(self, target: ast.AST, scope: Scope) -> None:
+        for node in ast.walk(target):
+            key = self._key(node)
+            if key:
+                scope.bindings.pop(key, None)
+                scope.opaque.pop(key, None)
+
+    def _assign(self, target: ast.AST, objs: list[Obj], value: ast.expr, scope: Scope) -> None:
+        key = self._key(target)
+        owner = target.value if isinstance(target, ast.Attribute) else None
+        held = self._held(owner, scope) if owner is not None else []
+        if held:  # obj.x = value
+            assert isinstance(target, ast.Attribute)
+            item = SetName(target.attr, target.lineno, _short(value), literal(value, self.module))
+            for obj in held:
+                obj.record(item)
+            return
+        if isinstance(target, ast.Attribute):  # obj.x.y = value: configures child x of a mock
+            root, first = _root_attr(target)
+            for obj in self._held(root, scope) if root is not None else []:
+                if obj.cons.kind == MOCK and first and not obj.has(first):
+                    obj.record(SetName(first, target.lineno, f"{first}.… = {_short(value)}"))
+        if key is None:
+            if isinstance(target, ast.Tuple | ast.List):
+                self._unbind(target, scope)
+            return
+        if objs:
+            scope.bindings[key] = objs
+            scope.opaque.pop(key, None)
+        else:
+            scope.bindings.pop(key, None)
+            if isinstance(value, ast.Call) and not self.forms.is_real_instance(value):
+                scope.opaque[key] = f"{_short(value)} ({self.rel}:{value.lineno})"
+            else:
+                scope.opaque.pop(key, None)
+
+    # -- values ----------------------------------------------------------------------------
+    def _eval(self, node: ast.expr, scope: Scope) -> list[Obj]:
+        if isinstance(node, ast.Name) or self._key(node):
+            return list(self._held(node, scope))
+        if isinstance(node, ast.NamedExpr):
+            objs = self._eval(node.value, scope)
+            self._assign(node.target, objs, node.value, scope)
+            return objs
+        if isinstance(node, ast.IfExp):
+            return self._eval(node.body, scope) + self._eval(node.orelse, scope)
+        if isinstance(node, ast.BoolOp):
+            return [o for v in node.values for o in self._eval(v, scope)]
+        if isinstance(node, ast.Await):
+            return self._eval(node.value, scope)
+        if isinstance(node, ast.Call):
+            return self._call_result(node, scope)
+        return []
+
+    def _call_result(self, node: ast.Call, scope: Scope) -> list[Obj]:
+        """What a call yields: a new stand-in, or what a followed helper returns (once per
+        call node and scope)."""
+        found = scope.calls.get(id(node))
+        if found is None:
+            cons = self.forms.construction(node, scope.name)
+            found = [Obj(cons, cons.sets)] if cons is not None else self._follow(node, scope)
+            scope.calls[id(node)] = found
+        return found
+
+    def _follow(self, node: ast.Call, scope: Scope) -> list[Obj]:
+        """Walk a helper the call reaches; its drives join this scope, its return flows back."""
+        callee = self._callee(node)
+        if callee is None:
+            return []
+        module, func, through_self, flow = callee
+        params = [a.arg for a in func.args.posonlyargs + func.args.args]
+        if through_self and not is_staticmethod(func):
+            params = params[1:]
+        bound: dict[str, list[Obj]] = {}
+        passed: list[Obj] = []
+        for param, arg in zip(params, node.args, strict=False):
+            held = self._eval(arg, scope)
+            if held:
+                bound[param] = held
+                passed += held
+        for kw in node.keywords:
+            held = self._eval(kw.value, scope) if kw.arg else []
+            if held:
+                bound[kw.arg] = held  # type: ignore[index]
+                passed += held
+        result = flow.run(func, klass_methods=self._methods if through_self else None,
+                          bound=bound)
+        scope.result.drives.extend(result.drives)
+        scope.result.unfollowed.extend(result.unfollowed)
+        returned: list[Obj] = []
+        for obj in result.returned:
+            if any(obj is p for p in passed):
+                returned.append(obj)
+            else:
+                if func.name not in obj.cons.through:
+                    obj.cons.through.append(func.name)
+                returned.append(obj.fork())
+        return returned
+
+    def _callee(self, node: ast.Call) -> tuple[TestModule, FunctionNode, bool, Flow] | None:
+        func = node.func
+        if isinstance(func, ast.Name):
+            if func.id in self.module.functions:
+                return self.module, self.module.functions[func.id], False, self
+            target = self.module.imports.get(func.id)
+            if target and self.locate is not None:
+                found = self.locate(target)
+                if found is not None:
+                    module, name, flow = found
+                    if name in module.functions:
+                        return module, module.functions[name], False, flow
+            return None
+        if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) \
+                and func.value.id in ("self", "cls") and func.attr in self._methods:
+            return self.module, self._methods[func.attr], True, self
+        return None
+
+    # -- expressions: drives and sets ------------------------------------------------------
+    def _expr(self, node: ast.AST, scope: Scope) -> None:
+        called: set[int] = set()
+        for sub in _walk(node):
+            if isinstance(sub, ast.Call):
+                called.add(id(sub.func))
+                self._call(sub, scope)
+        for sub in _walk(node):
+            if isinstance(sub, ast.Attribute) and isinstance(sub.ctx, ast.Load) \
+                    and id(sub) not in called:
+                for obj in self._held(sub.value, scope):
+                    if obj.cons.kind == NEW and not obj.has(sub.attr) and obj.cons.model_expr:
+                        self._drive(scope, obj, sub.attr, obj.cons.model_expr, "property", sub)
+
+    def _call(self, node: ast.Call, scope: Scope) -> None:
+        func = node.func
+        name = dotted(func)
+        qualified = self.module.qualify(name) or name or ""
+        if qualified in ("types.MethodType", "MethodType") and len(node.args) == 2:
+            owner, obj_node = node.args
+            if isinstance(owner, ast.Attribute):
+                model = dotted(owner.value)
+                for obj in self._eval(obj_node, scope):
+                    if model:
+                        self._drive(scope, obj, owner.attr, model, "MethodType", node)
+            return
+        if qualified == "setattr" and len(node.args) >= 2:
+            for obj in self._held(node.args[0], scope):
+                attr = node.args[1]
+                if isinstance(attr, ast.Constant) and isinstance(attr.value, str):
+                    value = node.args[2] if len(node.args) > 2 else None
+                    obj.record(SetName(attr.value, node.lineno, _short(value),
+                                       literal(value, self.module) if value is not None
+                                       else None))
+                else:
+                    obj.cons.dynamic.append(f"setattr(…, {_short(attr)}) at {self.rel}:{node.lineno}")
+            return
+        if isinstance(func, ast.Attribute) and func.attr in ("fget", "__get__") \
+                and isinstance(func.value, ast.Attribute) and node.args:
+            model = dotted(func.value.value)  # Cls.prop.fget(obj) / Cls.method.__get__(obj)
+            for obj in self._eval(node.args[0], scope):
+                if model:
+                    how = "property" if func.attr == "fget" else "MethodType"
+                    self._drive(scope, obj, func.value.attr, model, how, node)
+            return
+        if isinstance(func, ast.Attribute):
+            held = self._held(func.value, scope)
+            if func.attr == "configure_mock":
+                for obj in held:
+                    for kw in node.keywords:
+                        if kw.arg:
+                            obj.record(SetName(kw.arg.split(".")[0], node.lineno,
+                                               _short(kw.value), literal(kw.value, self.module)))
+                return
+            for obj in held:  # obj.method(): a real method of a __new__ instance
+                if obj.cons.kind == NEW and not obj.has(func.attr) and obj.cons.model_expr:
+                    self._drive(scope, obj, func.attr, obj.cons.model_expr, "obj.method()", node)
+            model = dotted(func.value)
+            if not held and model and node.args and self._callee(node) is None:
+                first = node.args[0]
+                for obj in self._eval(first, scope):  # Cls.method(obj, ...)
+                    self._drive(scope, obj, func.attr, model, "Cls.method(obj)", node)
+                key = self._key(first)
+                if key and key in scope.opaque and self.module.qualify(model):
+                    scope.result.unfollowed.append(Unfollowed(
+                        model, func.attr, key, scope.opaque[key], self.rel, node.lineno))
+        if self._callee(node) is not None:
+            self._call_result(node, scope)
+
+    def _drive(self, scope: Scope, obj: Obj, method: str, model: str, how: str,
+               node: ast.AST) -> None:
+        sets = {**obj.cons.sets, **obj.extra}
+        scope.result.drives.append(PendingDrive(
+            obj.cons, tuple(sets.values()), method, model, how, self.rel,
+            getattr(node, "lineno", 0)))
+
+
+def _walk(node: ast.AST):
+    """``ast.walk`` that does not enter nested defs or classes."""
+    todo = [node]
+    while todo:
+        current = todo.pop()
+        yield current
+        for child in ast.iter_child_nodes(current):
+            if not isinstance(child, FunctionNode | ast.ClassDef):
+                todo.append(child)
+
+
+def _root_attr(node: ast.Attribute) -> tuple[ast.AST | None, str | None]:
+    """For ``v.x.y.z`` return (``v``, ``"x"``)."""
+    chain: list[str] = []
+    current: ast.AST = node
+    while isinstance(current, ast.Attribute):
+        chain.append(current.attr)
+        current = current.value
+    if len(chain) < 2:
+        return None, None
+    return current, chain[-1]
+
+
+def _short(node: ast.AST | None, limit: int = 60) -> str:
+    if node is None:
+        return ""
+    text = ast.unparse(node).replace("\n", " ")
+    return text if len(text) <= limit else text[: limit - 1] + "…"

@@ -1,0 +1,231 @@
+"""Judge each discovered stand-in on the paths its tests drive (``drift_guard.paths``).
+
+Per stand-in: the model is resolved through the test file's imports; its drives are grouped by
+what the stand-in holds when driven (a test may set more names than the factory did), and each
+group is one ``judge_paths`` call with the names set, their literal values (static branch
+pruning) and, after ``--run``, the lines those tests executed.
+"""
+
+from __future__ import annotations
+
+import enum
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from deskcheck.drift_guard.paths import CATEGORIES, PathRecord, PathVerdict, judge_paths
+from deskcheck.drift_guard.standins.records import (
+    MOCK,
+    NEW,
+    PLAIN,
+    Construction,
+    Drive,
+    Problem,
+    SetName,
+    Symbol,
+)
+from deskcheck.drift_guard.standins.resolve import Resolved, Resolver
+
+Executed = Mapping[str, Mapping[str, set[int]]]  # test node id -> {abs file: lines}
+
+
+@dataclass
+class DrivenMethod:
+    method: str
+    how: str
+    tests: list[str] = field(default_factory=list)
+    sites: list[str] = field(default_factory=list)
+
+
+@dataclass
+class Judgment:
+    """One ``judge_paths`` call: the tests that drive the stand-in holding the same names."""
+
+    tests: list[str]
+    methods: list[str]
+    verdict: PathVerdict
+
+
+@dataclass
+class StandInReport:
+    construction: Construction
+    model: str
+    sets: dict[str, SetName]
+    driven: list[DrivenMethod] = field(default_factory=list)
+    judgments: list[Judgment] = field(default_factory=list)
+    needed: int = 0
+    elapsed_s: float = 0.0
+
+    @property
+    def built_at(self) -> str:
+        return self.construction.where
+
+    @property
+    def holds(self) -> bool:
+        return all(j.verdict.holds for j in self.judgments)
+
+    @property
+    def status(self) -> str:
+        if not self.judgments:
+            return "not driven"
+        return "holds" if self.holds else "DRIFT"
+
+    def records(self, category: str) -> list[PathRecord]:
+        seen: set[tuple[str, str]] = set()
+        out: list[PathRecord] = []
+        for judgment in self.judgments:
+            for rec in getattr(judgment.verdict, category):
+                if (rec.name, rec.site) not in seen:
+                    seen.add((rec.name, rec.site))
+                    out.append(rec)
+        return out
+
+
+def _constant(value: Any) -> Any:
+    """A literal as the branch pruning wants it; an enum-like symbol becomes an enum member
+    named like it (``DisaggregationMode.NULL``); anything else is left out (``None`` marker)."""
+    if isinstance(value, Symbol):
+        owner, _, name = value.name.rpartition(".")
+        owner = owner.rpartition(".")[2]
+        if owner[:1].isupper() and name.isupper():
+            return _member(owner, name)
+        return _SKIP
+    return value
+
+
+_SKIP = object()
+_ENUMS: dict[tuple[str, str], enum.Enum] = {}
+
+
+def _member(owner: str, name: str) -> enum.Enum:
+    key = (owner, name)
+    if key not in _ENUMS:
+        _ENUMS[key] = enum.Enum(owner, [name])[name]  # type: ignore[misc]
+    return _ENUMS[key]
+
+
+class Judge:
+    """Resolves and judges; ``qualify(file, expr)`` maps a class expression as written in a
+    test file to the dotted name its imports bind."""
+
+    def __init__(self, resolver: Resolver, qualify: Callable[[str, str], str | None],
+                 rootdir: str, *, strict: bool = False, executed: Executed | None = None,
+                 verdicts: bool = True):
+        self.resolver = resolver
+        self.qualify = qualify
+        self.rootdir = rootdir
+        self.strict = strict
+        self.executed = executed
+        self.verdicts = verdicts  # False: resolve and group only (which tests drive what)
+        self.problems: list[Problem] = []
+
+    def model_of(self, file: str, expr: str, line: int, *, report: bool) -> Resolved | None:
+        qualified = self.qualify(file, expr)
+        if qualified is None:
+            if report:
+                self.problems.append(Problem(
+                    "unresolved-model", file, line,
+                    f"cannot resolve the model `{expr}`: it is not imported in {file} (a class "
+                    "defined in the test file is not production code)",
+                    "build the stand-in from the production class, imported from its module"))
+            return None
+        found = self.resolver.resolve(qualified)
+        if isinstance(found, str):
+            if report or expr.split(".")[-1][:1].isupper():
+                self.problems.append(Problem(
+                    "unresolved-model", file, line,
+                    f"cannot resolve the model `{expr}` ({qualified}): {found}",
+                    "pass the folder holding the production package with --root, or set "
+                    "[tool.deskcheck] source_paths"))
+            return None
+        return found
+
+    def judge(self, cons: Construction, drives: list[Drive]) -> StandInReport | None:
+        started = time.perf_counter()
+        own = self.model_of(cons.file, cons.model_expr, cons.line, report=True) \
+            if cons.model_expr else None
+        if cons.model_expr and own is None:
+            return None
+        usable: list[tuple[Drive, Resolved]] = []
+        for drive in drives:
+            model = own if drive.model_expr == cons.model_expr and own is not None else \
+                self.model_of(drive.file, drive.model_expr, drive.line, report=False)
+            if model is None:
+                continue
+            found = model.model.lookup(drive.method)
+            if found is None or found[1].kind in ("attribute", "annotation"):
+                if drive.how in ("Cls.method(obj)", "MethodType"):
+                    self.problems.append(Problem(
+                        "missing-method", drive.file, drive.line,
+                        f"{model.spec} has no method {drive.method!r} (driven here)",
+                        "the production method was renamed or removed: update the test"))
+                continue
+            if drive.how == "property" and found[1].kind != "property":
+                continue
+            usable.append((drive, model))
+        if not usable and own is None:
+            return None
+        spec = own.spec if own is not None else usable[0][1].spec
+        sets: dict[str, SetName] = dict(cons.sets)
+        for drive, _model in usable:
+            for item in drive.sets:
+                sets.setdefault(item.name, item)
+        report = StandInReport(cons, spec, dict(sorted(sets.items())))
+        by_method: dict[tuple[str, str], DrivenMethod] = {}
+        groups: dict[tuple, list[tuple[Drive, Resolved]]] = {}
+        for drive, model in usable:
+            entry = by_method.setdefault((drive.method, drive.how),
+                                         DrivenMethod(drive.method, drive.how))
+            if drive.test not in entry.tests:
+                entry.tests.append(drive.test)
+            if drive.where not in entry.sites:
+                entry.sites.append(drive.where)
+            key = (model.spec, tuple(sorted((s.name, s.text) for s in drive.sets)))
+            groups.setdefault(key, []).append((drive, model))
+        report.driven = list(by_method.values())
+        needed: set[str] = set()
+        for members in groups.values() if self.verdicts else ():
+            judgment = self._one(cons, members)
+            report.judgments.append(judgment)
+            needed |= {r.name for c in ("drift", "silent_skips", "unexercised", "unknown")
+                       for r in getattr(judgment.verdict, c)}
+        report.needed = len(needed)
+        report.elapsed_s = time.perf_counter() - started
+        return report
+
+    def _one(self, cons: Construction, members: list[tuple[Drive, Resolved]]) -> Judgment:
+        model = members[0][1]
+        drive_sets = {s.name: s for s in members[0][0].sets}
+        names = set(drive_sets) | set(cons.class_names if cons.kind == PLAIN else ())
+        provided = set(names)
+        auto: set[str] = set()
+        if cons.kind == NEW:
+            provided |= model.provided_by_class
+        elif cons.kind == MOCK:
+            auto = set(model.provided_by_class) - names if cons.model_expr else {"*"}
+        bound = {s.name for s in drive_sets.values() if "MethodType(" in s.text}
+        constants = {}
+        for item in drive_sets.values():
+            if item.constant:
+                value = _constant(item.value)
+                if value is not _SKIP:
+                    constants[item.name] = value
+        tests = sorted({d.test for d, _m in members})
+        methods = sorted({d.method for d, _m in members})
+        executed = None
+        if self.executed is not None:
+            executed = {}
+            for test in tests:
+                for path, lines in self.executed.get(test, {}).items():
+                    executed.setdefault(path, set()).update(lines)
+        verdict = judge_paths(
+            model.model, methods, provided=provided, roots=self.resolver.roots,
+            executed=executed, constants=constants, strict=self.strict,
+            stand_ins=frozenset(names - bound), auto_children=frozenset(auto),
+            fields=frozenset(n for n in names if not n.startswith("__")), subject=f"{cons.form}",
+            built_at=f"{self.rootdir}/{cons.file}:{cons.line}")
+        return Judgment(tests, methods, verdict)
+
+
+__all__ = ["CATEGORIES", "Judge", "Judgment", "StandInReport"]

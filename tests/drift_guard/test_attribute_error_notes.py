@@ -1,0 +1,156 @@
+"""In a normal pytest run an AttributeError raised on a stand-in is explained as drift: the
+missing name, the production site and call path, where the stand-in was built. Words are
+added (an exception note); the traceback stays whole."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from deskcheck.drift_guard.attribute_errors import drift_note
+
+PATHSRC = Path(__file__).parent / "fixtures" / "pathsrc"
+if str(PATHSRC) not in sys.path:
+    sys.path.insert(0, str(PATHSRC))
+
+TESTS = '''
+import unittest
+from types import SimpleNamespace
+
+import pytest
+
+from dg_paths.engine import Engine
+
+
+def test_namespace_lacks_a_name():
+    ns = SimpleNamespace(chunked=SimpleNamespace(rid="r1"))
+    assert Engine.abort_chunked(ns, "r1")
+
+
+def make_engine():
+    engine = Engine.__new__(Engine)
+    engine.chunked = SimpleNamespace(rid="r1")
+    engine.aborted = []
+    return engine
+
+
+def test_new_instance_lacks_a_name_its_class_sets():
+    engine = make_engine()
+    assert Engine.abort_chunked(engine, "r1")
+
+
+def test_a_real_object_with_a_real_bug_is_left_alone():
+    assert Engine().describe()
+
+
+class TestAbort(unittest.TestCase):
+    def setUp(self):
+        self.engine = SimpleNamespace(chunked=SimpleNamespace(rid="r1"))
+
+    def test_set_up_stand_in(self):
+        assert Engine.abort_chunked(self.engine, "r1")
+
+
+@pytest.fixture
+def engine():
+    standin = SimpleNamespace(chunked=SimpleNamespace(rid="r1"))
+    return standin
+
+
+def test_fixture_stand_in(engine):
+    assert Engine.abort_chunked(engine, "r1")
+'''
+
+
+def _run(tmp_path: Path, *extra: str) -> str:
+    shutil.copytree(PATHSRC / "dg_paths", tmp_path / "dg_paths",
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    (tmp_path / "test_standins.py").write_text(TESTS)
+    env = {**os.environ, "PYTHONPATH": str(tmp_path)}
+    proc = subprocess.run(
+        [sys.executable, "-m", "pytest", "-p", "no:randomly", "-p", "no:cacheprovider",
+         "-q", "test_standins.py", *extra],
+        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 1, f"the tests fail on their own: {proc.stdout[-3000:]}"
+    return proc.stdout
+
+
+def _section(out: str, test: str) -> str:
+    start = out.index(f"_ {test} _")
+    end = out.find("\n____", start + 1)
+    return out[start:end if end != -1 else len(out)]
+
+
+@pytest.mark.xdist_group("deskcheck_drift_subprocess")
+def test_the_failure_of_a_drifted_stand_in_names_the_drift_and_keeps_the_traceback(tmp_path):
+    out = _run(tmp_path)
+    ns = _section(out, "test_namespace_lacks_a_name")
+    assert "AttributeError: 'types.SimpleNamespace' object has no attribute 'aborted'" in ns, \
+        f"the real error stays: {ns}"
+    assert "self.aborted.append(rid)" in ns, f"the traceback stays: {ns}"
+    assert "deskcheck: stand-in drift: the SimpleNamespace standing in for Engine lacks " \
+           "`aborted`" in ns, ns
+    assert "needed at dg_paths/engine.py:33 (Engine.abort_chunked)" in ns, ns
+    lines = TESTS.splitlines()
+
+    def at(text: str) -> int:
+        return next(i for i, line in enumerate(lines, 1) if text in line)
+
+    built = at('ns = SimpleNamespace(chunked=SimpleNamespace(rid="r1"))')
+    assert f"stand-in built at test_standins.py:{built}" in ns, f"the construction site: {ns}"
+    assert "production sets it at dg_paths/engine.py:16" in ns, ns
+    new = _section(out, "test_new_instance_lacks_a_name_its_class_sets")
+    assert "lacks `pool`" in new and "call path: Engine.abort_chunked -> Engine._release" in new, \
+        f"the call path runs through the real _release: {new}"
+    made, called = at("engine = Engine.__new__(Engine)"), at("engine = make_engine()")
+    assert f"stand-in built at test_standins.py:{made} (in make_engine(), called at " \
+           f"test_standins.py:{called})" in new, f"the factory built it, the test called it: {new}"
+    set_up, fixture = at("self.engine = SimpleNamespace"), at("standin = SimpleNamespace")
+    unit = _section(out, "TestAbort.test_set_up_stand_in")
+    assert f"stand-in built at test_standins.py:{set_up} (self.engine in TestAbort.setUp)" \
+        in unit, f"a stand-in kept on the TestCase is traced to setUp: {unit}"
+    fixed = _section(out, "test_fixture_stand_in")
+    assert f"stand-in built at test_standins.py:{fixture} (fixture engine)" in fixed, \
+        f"a fixture's stand-in is traced into the fixture: {fixed}"
+    real = _section(out, "test_a_real_object_with_a_real_bug_is_left_alone")
+    assert "has no attribute 'label'" in real and "deskcheck" not in real, \
+        f"a class that never sets the name has a real bug, not a drifted stand-in: {real}"
+
+
+@pytest.mark.xdist_group("deskcheck_drift_subprocess")
+def test_the_note_can_be_switched_off(tmp_path):
+    out = _run(tmp_path, "-o", "deskcheck_standin_notes=false")
+    assert "has no attribute 'aborted'" in out and "stand-in drift" not in out, out[-2000:]
+
+
+def _raised(fn) -> AttributeError:
+    try:
+        fn()
+    except AttributeError as exc:
+        return exc
+    raise AssertionError("the call was expected to raise AttributeError")
+
+
+def test_drift_note_explains_a_namespace_and_leaves_a_real_bug_alone():
+    from types import SimpleNamespace
+    from unittest.mock import MagicMock
+
+    from dg_paths.engine import Engine
+
+    standin = SimpleNamespace(chunked=SimpleNamespace(rid="r1"))
+    note = drift_note(_raised(lambda: Engine.abort_chunked(standin, "r1")))
+    assert note is not None and "lacks `aborted`" in note, \
+        f"a SimpleNamespace standing in for Engine lacks aborted: {note}"
+    assert "call path: Engine.abort_chunked" in note and "stand-in built at" in note, note
+    spec = MagicMock(spec=Engine)
+    mocked = drift_note(_raised(lambda: Engine.abort_chunked(spec, "r1")))
+    assert mocked is not None and "the spec'd MagicMock standing in for Engine lacks " \
+        "`chunked`" in mocked, f"an instance attribute is not in a class spec: {mocked}"
+    real = drift_note(_raised(lambda: Engine().describe()))
+    assert real is None, f"Engine.__init__ never sets label: a real bug, not a drifted stand-in, " \
+                         f"yet the note says: {real}"
