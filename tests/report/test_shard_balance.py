@@ -141,6 +141,12 @@ def test_the_nightly_plans_every_shard_from_one_durations_store() -> None:
     uploads = [s for s in jobs["durations"]["steps"]
                if s.get("with", {}).get("name") == "deskcheck-durations"]
     assert uploads, "the durations job must hand last night's store to the shards"
+    merge = jobs["merge"]["steps"]
+    build = [n for n, s in enumerate(merge)
+             if "deskcheck auto --build-coverage-map" in str(s.get("run", ""))]
+    store = [n for n, s in enumerate(merge) if s.get("with", {}).get("name") == "deskcheck-store"]
+    assert build and store and build[0] < store[0], (
+        "the nightly must build the coverage map before it uploads the store it travels in")
 
 
 def test_a_missing_durations_store_is_a_usage_error(tmp_path: Path, capsys) -> None:
