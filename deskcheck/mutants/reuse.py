@@ -121,8 +121,19 @@ class TestUniverse:
         return sorted(files | {c for f in files for c in _conftests(f, self._chains)})
 
     @cached_property
-    def _file_set(self) -> frozenset[Path]:
+    def file_set(self) -> frozenset[Path]:
         return frozenset(self.files)
+
+    @cached_property
+    def digests(self) -> list[str]:
+        """The sorted distinct digests of every universe file (shared by wide mutants)."""
+        return sorted({self.digest(p) for p in self.files})
+
+    def fingerprint(self, mutant: Mutant, target_source: str, owner_files: list[Path]) -> str:
+        """``fingerprint`` with this universe's cached digests: a mutant whose owner files
+        are the whole universe (``owner_files`` returned ``files`` itself) costs no walk."""
+        return fingerprint(mutant, target_source, owner_files, digest=self.digest,
+                           digests=self.digests if owner_files is self.files else None)
 
     def digest(self, path: Path) -> str:
         """``file_digest`` read once per file for this universe (a sweep's lifetime)."""
@@ -153,7 +164,7 @@ class TestUniverse:
         or folder on disk (the engine reports that, after collecting)."""
         wide = (DYNAMIC in self.declarations or mutant.id in self.declarations
                 or any(o.startswith(("-k", "-m")) for o in mutant.owners))
-        files: set[Path] = set(self._file_set) if wide else set()
+        files: set[Path] = set()  # the owners' own files; the universe is added when wide
         for owner in mutant.owners:
             if owner.startswith(("-k", "-m")):
                 continue
@@ -166,8 +177,10 @@ class TestUniverse:
                 files.update(self._under[hit])
             else:
                 files.add(hit)
-        if wide and files <= self._file_set:
-            return list(self.files)  # already closed under conftest chains, and sorted
+        if wide and files <= self.file_set:
+            return self.files  # the universe itself (closed under conftest chains, sorted)
+        if wide:
+            files |= self.file_set
         return sorted(files | {c for f in files for c in _conftests(f, self._chains)})
 
     def _on_disk(self, part: str) -> Path | None:
@@ -187,9 +200,11 @@ def definition_of(mutant: Mutant) -> dict:
 
 
 def fingerprint(mutant: Mutant, target_source: str, owner_files: Iterable[Path],
-                digest: Callable[[Path], str] = file_digest) -> str:
-    return mutant_fingerprint(definition_of(mutant), target_source, sorted(owner_files),
-                              __version__, digest=digest)
+                digest: Callable[[Path], str] = file_digest,
+                digests: Sequence[str] | None = None) -> str:
+    return mutant_fingerprint(definition_of(mutant), target_source,
+                              owner_files if digests is not None else sorted(owner_files),
+                              __version__, digest=digest, file_digests=digests)
 
 
 def target_source(mutant: Mutant) -> tuple[str, str] | None:
@@ -275,8 +290,7 @@ def reuse_before_collection(catalog: Catalog, mutants: Sequence[Mutant], recorde
         if recorder.is_done(mutant.id) and (previous := stored(mutant.id)) is not None:
             records[mutant.id] = previous
             continue
-        reused = recorder.reuse(mutant.id, fingerprint(mutant, source, owner_files,
-                                                       digest=universe.digest))
+        reused = recorder.reuse(mutant.id, universe.fingerprint(mutant, source, owner_files))
         if reused is not None:
             records[mutant.id] = reused
         else:

@@ -29,7 +29,7 @@ from deskcheck.mutants.mutated import BrokenMutant, MutatedFunction, StaleOperat
 from deskcheck.mutants.mutation import build_mutation
 from deskcheck.mutants.owner_index import OtherItems, OwnerIndex
 from deskcheck.mutants.owners import resolve_owners
-from deskcheck.mutants.reuse import TestUniverse, fingerprint, reuse_before_collection
+from deskcheck.mutants.reuse import TestUniverse, reuse_before_collection
 from deskcheck.mutants.runner import Budget, JobOutcome, Runner
 from deskcheck.mutants.target import resolve
 from deskcheck.mutants.verdicts import PROCESS_CRASH, ItemResult, decide
@@ -301,12 +301,15 @@ class SweepPlugin:
             index = self.index
             collected = {index.resolved(i) if index is not None else Path(str(i.path)).resolve()
                          for i in owners.get(mutant.id, [])}
-            files = set(found or ())
-            if found is None or not collected <= files:
-                files |= set(universe.files) | collected
-            self.owner_files[mutant.id] = sorted(files)
-            self.fingerprints[mutant.id] = fingerprint(mutant, mutated.original, files,
-                                                       digest=universe.digest)
+            if found is universe.files and collected <= universe.file_set:
+                self.owner_files[mutant.id] = universe.files  # shared, not copied per mutant
+            else:
+                files = set(found or ())
+                if found is None or not collected <= files:
+                    files |= set(universe.files) | collected
+                self.owner_files[mutant.id] = sorted(files)
+            self.fingerprints[mutant.id] = universe.fingerprint(
+                mutant, mutated.original, self.owner_files[mutant.id])
 
     def _stored(self, mutant_id: str) -> MutantRecord | None:
         return None if self.options.recorder is None else _stored(self.options.recorder,

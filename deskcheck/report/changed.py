@@ -45,6 +45,7 @@ class ChangesSince:
         self._at_base: dict[str, bytes | None] = {}
         self._changed: dict[Path, bool] = {}  # one read per file, however many mutants ask
         self._functions: dict[tuple[Path, str], bool] = {}
+        self._lists: list[tuple[list[Path], bool]] = []  # (a shared file list, any changed)
 
     def _relative(self, path: Path) -> str:
         full = path if path.is_absolute() else self.root / path  # relative: to the repo root
@@ -91,9 +92,17 @@ class ChangesSince:
             _function_text(now, target)
 
     def mutant_affected(self, target_file: Path, target: str, owner_files: list[Path]) -> bool:
-        """Its target function or any of its owners' test files changed."""
-        return self.function_changed(target_file, target) or any(
-            self.file_changed(p) for p in owner_files)
+        """Its target function or any of its owners' test files changed (a file list shared
+        by many mutants, e.g. the whole test universe, is checked once)."""
+        if self.function_changed(target_file, target):
+            return True
+        for files, changed in self._lists:
+            if files is owner_files:
+                return changed
+        changed = any(self.file_changed(p) for p in owner_files)
+        if len(owner_files) > 64:
+            self._lists.append((owner_files, changed))
+        return changed
 
 
 def _function_text(source: str, target: str) -> str | None:

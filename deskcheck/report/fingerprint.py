@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -44,18 +44,22 @@ def file_digest(path: Path) -> str:
 
 def mutant_fingerprint(definition: Mapping[str, Any], target_source: str,
                        owner_test_files: Iterable[Path], deskcheck_version: str,
-                       digest: Callable[[Path], str] = file_digest) -> str:
+                       digest: Callable[[Path], str] = file_digest,
+                       file_digests: Sequence[str] | None = None) -> str:
     """sha256 over the mutant's catalog entry, its target function's source, the contents of
     its owners' test files (order and location do not matter, contents do) and the version.
 
     Pass any conftest.py whose fixtures the owners use among ``owner_test_files``;
-    ``digest`` may be a caching ``file_digest`` (one read per file for a whole sweep).
+    ``digest`` may be a caching ``file_digest`` (one read per file for a whole sweep);
+    ``file_digests``: the sorted distinct digests of ``owner_test_files`` when the caller
+    already has them (a universe shared by many mutants), so they are not recomputed.
     """
     payload = {
         "scheme": FINGERPRINT_SCHEME,
         "definition": dict(definition),
         "target_source": target_source,
-        "owner_test_files": sorted({digest(Path(p)) for p in owner_test_files}),
+        "owner_test_files": (list(file_digests) if file_digests is not None
+                             else sorted({digest(Path(p)) for p in owner_test_files})),
         "deskcheck_version": deskcheck_version,
     }
     return _sha256(canonical_json(payload).encode("utf-8"))
