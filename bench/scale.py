@@ -180,6 +180,8 @@ def main() -> int:
     parser.add_argument("--cases", default="500x50,5000x50,5000x500,20000x50")
     parser.add_argument("--mutmut", default="500x50,5000x50",
                         help="cases mutmut also runs ('' for none)")
+    parser.add_argument("--output", type=Path, default=RESULTS,
+                        help="where the Markdown goes (default bench/results/scale.md)")
     parser.add_argument("--auto", default="5000x50",
                         help="universe of the sweep --auto case ('' for none)")
     args = parser.parse_args()
@@ -199,8 +201,8 @@ def main() -> int:
         auto = auto_case(tests, count)
         print({k: v for k, v in auto.items() if k != "runs"}, flush=True)
     lines = report(rows, load_before, os.getloadavg(), auto)
-    RESULTS.parent.mkdir(parents=True, exist_ok=True)
-    RESULTS.write_text("\n".join(lines), encoding="utf-8")
+    args.output.parent.mkdir(parents=True, exist_ok=True)
+    args.output.write_text("\n".join(lines), encoding="utf-8")
     print("\n".join(lines))
     return 0
 
