@@ -40,7 +40,20 @@ def build_parser() -> argparse.ArgumentParser:
                 continue
             raise
         module.register(subparsers)
+    _describe(subparsers)
     return parser
+
+
+def _describe(subparsers: argparse._SubParsersAction) -> None:
+    """Every subcommand's ``--help`` opens with a description line: its own, else the one
+    line of help the command list shows (argparse leaves it out otherwise)."""
+    helps = {action.dest: action.help for action in subparsers._choices_actions}
+    for name, sub in subparsers.choices.items():
+        if not sub.description and helps.get(name):
+            sub.description = helps[name][:1].upper() + helps[name][1:] + "."
+        for action in sub._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                _describe(action)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -35,12 +35,16 @@ def _add_catalog(parser: argparse.ArgumentParser) -> None:
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    sweep = subparsers.add_parser("sweep", help="sweep the mutant catalog: every mutant must "
-                                  "be KILLED by its owner")
+    sweep = subparsers.add_parser(
+        "sweep", help="sweep the mutant catalog: every mutant must be KILLED by its owner",
+        description="Collect the [sweep] tests once, run the owners on clean code (baseline), "
+                    "then each mutant in a forked child with the defect injected in memory. "
+                    "Exit 0 when every mutant is KILLED by its owner (or an accepted "
+                    "survivor), 1 otherwise, 2 on a catalog/usage error.")
     _add_catalog(sweep)
     sweep.add_argument("--only", nargs="+", metavar="ID", default=[],
                        help="sweep only these mutant ids")
-    sweep.add_argument("--workers", type=int, default=os.cpu_count() or 1,
+    sweep.add_argument("-n", "--workers", type=int, default=os.cpu_count() or 1,
                        help="mutants run in parallel (default: cores)")
     sweep.add_argument("--json", metavar="PATH", help="write the results as JSON ('-': stdout)")
     sweep.add_argument("--full-matrix", action="store_true",
@@ -58,19 +62,26 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     add_auto_arguments(sweep)  # --auto: mutmut operators on the changed lines instead
     sweep.set_defaults(func=cmd_sweep)
 
-    mutants = subparsers.add_parser("mutants", help="list, show or debug catalog mutants")
+    mutants = subparsers.add_parser(
+        "mutants", help="list, show or debug catalog mutants",
+        description="Look at the catalog's mutants one by one: list them, show one's diff "
+                    "and last verdict, or run pytest under one.")
     sub = mutants.add_subparsers(dest="mutants_command", metavar="ACTION", required=True)
     listing = sub.add_parser("list", help="list the catalog's mutants")
     _add_catalog(listing)
     listing.set_defaults(func=cmd_list)
-    show = sub.add_parser("show", help="unified diff of a mutant against today's source")
+    show = sub.add_parser("show", help="a mutant's diff against today's source and its last "
+                          "recorded verdict")
     _add_catalog(show)
-    show.add_argument("id")
+    show.add_argument("id", help="the mutant id (deskcheck mutants list)")
+    show.add_argument("--db", metavar="PATH",
+                      help="results store (default: .deskcheck/results.sqlite of the project)")
     show.set_defaults(func=cmd_show)
     run = sub.add_parser("run", help="run pytest under one mutant: mutants run ID -- ARGS")
     _add_catalog(run)
-    run.add_argument("id")
-    run.add_argument("pytest_args", nargs=argparse.REMAINDER)
+    run.add_argument("id", help="the mutant id (deskcheck mutants list)")
+    run.add_argument("pytest_args", nargs=argparse.REMAINDER, metavar="-- PYTEST_ARGS",
+                     help="arguments for pytest after --")
     run.set_defaults(func=cmd_run)
 
 
@@ -83,8 +94,9 @@ def cmd_sweep(args: argparse.Namespace) -> int:
 
     from deskcheck.mutants.render import (
         ProgressReporter,
+        output_console,
         shortfall_report,
-        summary_line,
+        summary_text,
         verdict_table,
         write_json,
     )
@@ -130,12 +142,12 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     elif result.reused_before_session:
         console.print(f"deskcheck: {result.reused_before_session} verdict(s) reused before "
                       "collecting", highlight=False)
-    out = Console()
+    out = output_console()
     out.print(verdict_table(result.records))
     shortfall = shortfall_report(result.records)
     if shortfall:
         out.print(shortfall, markup=False, highlight=False, soft_wrap=True)
-    out.print(summary_line(result))
+    out.print(summary_text(result), highlight=False, soft_wrap=True)
     if args.json:
         write_json(result, catalog.path, args.json)
     return 0 if result.holds else 1
@@ -170,13 +182,10 @@ def _recorder(catalog: Catalog, incremental: bool, shard: str = ""):
 def cmd_list(args: argparse.Namespace) -> int:
     from rich.console import Console
 
+    from deskcheck.mutants.render import catalog_listing
+
     catalog = _catalog(args)
-    console = Console()
-    for mutant in catalog.mutants:
-        owners = ", ".join(mutant.owners) or "(kills markers)"
-        console.print(f"[bold]{mutant.id}[/bold]  {mutant.title}\n"
-                      f"    {mutant.target}  [{mutant.operator}]  owners: {owners}",
-                      highlight=False)
+    Console().print(catalog_listing(catalog.mutants), highlight=False, soft_wrap=True)
     return 0
 
 

@@ -379,6 +379,8 @@ class SweepPlugin:
         verdict = decide(owner_ids, results, mutant.expect,
                          self.catalog.settings.wrong_failure_types, mutant.accepted_survivor,
                          sorted(red))
+        if verdict.wrong_owners:
+            detail["wrong_failure_owners"] = verdict.wrong_owners
         return _record(mutant, verdict.verdict, excerpt=verdict.excerpt,
                        killed_by=verdict.killed_by, failed_non_owners=verdict.failed_non_owners,
                        **common)

@@ -164,7 +164,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     diff.add_argument("run_b", metavar="RUN_B")
     _add_db(diff)
     diff.add_argument("--kind", choices=RUN_KINDS, help="count latest~N among runs of this kind")
-    diff.add_argument("--format", choices=("text", "json", "markdown"), default="text")
+    diff.add_argument("--format", choices=("text", "json", "markdown"), default="text",
+                      help="output format (default: text)")
     diff.add_argument("--output", metavar="PATH", help="write to PATH instead of stdout")
     diff.set_defaults(func=cmd_diff)
 
@@ -172,7 +173,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     merge.add_argument("dbs", nargs="+", metavar="DB", help="shard results.sqlite files")
     merge.add_argument("--into", metavar="DB",
                        help="store to add the merged run to (default: the project's)")
-    merge.add_argument("--kind", choices=RUN_KINDS, default="sweep")
+    merge.add_argument("--kind", choices=RUN_KINDS, default="sweep",
+                       help="the kind of the merged run (default: sweep)")
     merge.add_argument("--json", metavar="PATH", help="write the merged run as JSON ('-': stdout)")
     merge.set_defaults(func=cmd_merge)
 
@@ -182,7 +184,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         help="an id, `latest` (default) or `latest~N`")
     _add_db(report)
     report.add_argument("--kind", choices=RUN_KINDS, help="count latest~N among this kind")
-    report.add_argument("--format", choices=FORMATS, default="terminal")
+    report.add_argument("--format", choices=FORMATS, default="terminal",
+                        help="terminal (default), json, junit, markdown, stryker or html")
     report.add_argument("--output", metavar="PATH", help="write to PATH instead of stdout")
     report.set_defaults(func=cmd_report)
 
