@@ -190,11 +190,16 @@ def cmd_list(args: argparse.Namespace) -> int:
 
 
 def cmd_show(args: argparse.Namespace) -> int:
+    """The mutant's diff against today's source, then its last recorded verdict and why."""
     from deskcheck.mutants.mutated import BrokenMutant, StaleOperator
     from deskcheck.mutants.mutation import build_mutation
 
     catalog = _catalog(args)
     mutant = catalog.get(args.id)
+    print(f"# {mutant.id}: {mutant.title}\n# target: {mutant.target} [{mutant.operator}]"
+          f"\n# owners: {', '.join(mutant.owners) or '(kills markers)'}")
+    print("# last verdict: " + _last_verdict(mutant.id, getattr(args, "db", None)))
+    sys.stdout.flush()
     sys.path.insert(0, str(catalog.root))
     try:
         mutated = build_mutation(mutant)
@@ -202,9 +207,29 @@ def cmd_show(args: argparse.Namespace) -> int:
         kind = "STALE" if isinstance(exc, StaleOperator) else "BROKEN"
         print(f"{mutant.id}: {kind}: {exc}", file=sys.stderr)
         return 1
-    print(f"# {mutant.id}: {mutant.title}\n# owners: {', '.join(mutant.owners)}")
     sys.stdout.write(mutated.diff(relative_to=Path.cwd()))
     return 0
+
+
+def _last_verdict(mutant_id: str, db: str | None) -> str:
+    """``SURVIVED (run 12, sweep, 2026-...): why`` from the store, or why there is none."""
+    from deskcheck.report.commands import last_verdict, project_store_path
+    from deskcheck.report.store import Store
+    from deskcheck.report.wording import excerpt_lines, verdict_message
+
+    path = project_store_path(db)
+    if not path.is_file():
+        return f"none recorded (no store at {path}; run `deskcheck sweep`)"
+    with Store(path) as store:
+        found = last_verdict(store, mutant_id)
+    if found is None:
+        return f"none recorded in {path}"
+    run, record = found
+    reused = ", reused" if record.reused else ""
+    text = (f"{record.verdict} (run {run.id}, {run.kind}, {run.started_at}, commit "
+            f"{run.commit[:12] or 'unknown'}{reused}): {verdict_message(record)}")
+    excerpt = excerpt_lines(record)[:8]
+    return text + "".join(f"\n#   | {line}" for line in excerpt)
 
 
 def cmd_run(args: argparse.Namespace) -> int:

@@ -20,12 +20,13 @@ from deskcheck.report.history import (
 )
 from deskcheck.report.init_project import init_project
 from deskcheck.report.merge import merge_stores
-from deskcheck.report.records import RUN_KINDS
+from deskcheck.report.records import RUN_KINDS, MutantRecord, RunRecord
 from deskcheck.report.renderers import FORMATS, render
 from deskcheck.report.renderers.terminal import print_report
 from deskcheck.report.reportdata import load_report
 from deskcheck.report.store import Store
 from deskcheck.report.store import project_store_path as store_path_of
+from deskcheck.report.summary import verdict_order
 
 
 def project_store_path(db: str | None = None) -> Path:
@@ -134,6 +135,37 @@ def cmd_report(args: argparse.Namespace) -> int:
     return 0
 
 
+def last_verdict(store: Store, mutant_id: str) -> tuple[RunRecord, MutantRecord] | None:
+    """The newest recorded verdict of ``mutant_id`` (sweep and auto runs), with its run."""
+    for run in reversed(store.runs()):
+        if run.kind not in ("sweep", "auto") or run.id is None:
+            continue
+        found = next((m for m in store.mutants(run.id) if m.id == mutant_id), None)
+        if found is not None:
+            return run, found
+    return None
+
+
+def cmd_results(args: argparse.Namespace) -> int:
+    """What does not hold in a run, one line each (like ``mutmut results``)."""
+    from deskcheck.report.records import HOLDING_VERDICTS
+    from deskcheck.report.wording import verdict_message
+
+    with _existing_store(args.db) as store:
+        run_id = resolve_run(store, args.run, args.kind)
+        run, mutants = store.run(run_id), store.mutants(run_id)
+    shown = mutants if args.all else [m for m in mutants if m.verdict not in HOLDING_VERDICTS]
+    shown.sort(key=lambda m: (verdict_order(m.verdict), m.id))
+    width = max((len(m.verdict) for m in shown), default=0)
+    for m in shown:
+        print(f"{m.verdict:{width}}  {m.id}  {verdict_message(m)}")
+    short = sum(m.verdict not in HOLDING_VERDICTS for m in mutants)
+    print(f"run {run_id} ({run.kind}, {run.started_at or 'unknown start'}, commit "
+          f"{run.commit[:12] or 'unknown'}): {short} of {len(mutants)} mutants do not hold"
+          + ("; `deskcheck mutants show ID` for one" if short else ""), file=sys.stderr)
+    return 1 if short else 0
+
+
 def cmd_init(args: argparse.Namespace) -> int:
     root = Path(args.root) if args.root else Path.cwd()
     actions = init_project(root)
@@ -188,6 +220,18 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         help="terminal (default), json, junit, markdown, stryker or html")
     report.add_argument("--output", metavar="PATH", help="write to PATH instead of stdout")
     report.set_defaults(func=cmd_report)
+
+    results = subparsers.add_parser(
+        "results", help="what does not hold in the latest sweep, one line each",
+        description="One line per mutant that does not hold (survivors first), like "
+                    "`mutmut results`; exit 1 if any. RUN: an id, `latest` or `latest~N`.")
+    results.add_argument("run", nargs="?", default="latest", metavar="RUN",
+                         help="an id, `latest` (default) or `latest~N`")
+    _add_db(results)
+    results.add_argument("--kind", choices=RUN_KINDS, default="sweep",
+                         help="count latest~N among runs of this kind (default: sweep)")
+    results.add_argument("--all", action="store_true", help="list the holding mutants too")
+    results.set_defaults(func=cmd_results)
 
     init = subparsers.add_parser(
         "init", help="write a [tool.deskcheck] skeleton and the PR and nightly workflows")
