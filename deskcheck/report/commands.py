@@ -176,7 +176,10 @@ def cmd_init(args: argparse.Namespace) -> int:
     for action in actions:
         note = f" ({action.note})" if action.note else ""
         print(f"{action.action:9} {action.path}{note}")
-    print("next: add `.deskcheck/` to .gitignore; list your mutants in the catalog")
+    from deskcheck.report.init_project import deskcheck_ignored
+
+    steps = [] if deskcheck_ignored(root) else ["add `.deskcheck/` to .gitignore"]
+    print("next: " + "; ".join([*steps, "list your mutants in the catalog"]))
     return 0
 
 
