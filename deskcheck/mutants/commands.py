@@ -90,6 +90,8 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         from deskcheck.mutants.auto.commands import run_auto
 
         return run_auto(args)
+    # the first second: say something before the catalog (libcst) and pytest are imported
+    print("deskcheck sweep: loading the catalog and pytest...", file=sys.stderr, flush=True)
     from rich.console import Console
 
     from deskcheck.mutants.render import (
@@ -123,6 +125,8 @@ def cmd_sweep(args: argparse.Namespace) -> int:
             file, mutant.target, owners)
     console = Console(stderr=True)
     reporter = ProgressReporter(console)
+    reporter.start(f"deskcheck sweep: {len(only)} mutant(s) from {catalog.path.name}, "
+                   f"{args.workers} worker(s)")
     recorder = None if args.no_store else _recorder(catalog, incremental=not args.no_incremental,
                                                     shard=args.shard or "")
     try:
