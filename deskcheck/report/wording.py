@@ -50,7 +50,7 @@ def verdict_message(mutant: MutantRecord) -> str:
         "SURVIVED": f"survived: no test failed; owners missed it: {owners}",
         "OWNER_MISSED": f"owner missed it: killed only by non-owners {others or '(unnamed)'}; "
                         f"owners: {owners}",
-        "WRONG_FAILURE": "owner failed for another reason than the defect: "
+        "WRONG_FAILURE": "owner failed for another reason than expected: "
                          f"{', '.join(wrong_failure_owners(mutant))}",
         "STALE": "stale: the operator no longer matches the production source",
         "TIMEOUT": "timeout: the mutant hung (never counted as a kill)",
