@@ -97,7 +97,8 @@ def _list(items: list[str]) -> str:
 def _mutant_html(mutant: MutantRecord) -> str:
     rows = [("operator", escape(mutant.operator)), ("owners", _list(mutant.owners)),
             ("killed by", _list(mutant.killed_by)),
-            ("why", escape(verdict_message(mutant))),
+            ("why", escape("survived: no test failed under the mutant"  # owners: row above
+                           if mutant.verdict == "SURVIVED" else verdict_message(mutant))),
             ("time", "reused from an earlier run" if mutant.reused
              else f"{mutant.duration_s:.3f} s")]
     if mutant.failed_non_owners:
