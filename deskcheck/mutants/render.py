@@ -87,8 +87,9 @@ class ProgressReporter:
 
     # pytest hooks: the sweep registers the reporter as a plugin of its session
     def pytest_collectstart(self, collector: Any) -> None:
-        if self.name == "collect" and self.live and getattr(collector, "path", None):
-            self.progress.update(self.task, last=str(getattr(collector, "nodeid", "")))
+        path = getattr(collector, "path", None)
+        if self.name == "collect" and self.live and path is not None:  # the file, short
+            self.progress.update(self.task, last=f"{self.collected} tests · {path.name}")
             self.progress.refresh()
 
     def pytest_itemcollected(self, item: Any) -> None:
