@@ -53,8 +53,11 @@ def _write(text: str, output: str | None) -> None:
 
 
 def _console() -> Console:
-    """Rich console; when piped (CI logs), wide enough that ids and commits never fold."""
-    return Console() if sys.stdout.isatty() else Console(width=160)
+    """Rich console: the terminal's width, or ``COLUMNS`` when set; when piped (CI logs)
+    otherwise, 160 columns so that ids and commits have room."""
+    import os
+
+    return Console() if sys.stdout.isatty() or "COLUMNS" in os.environ else Console(width=160)
 
 
 def _add_db(parser: argparse.ArgumentParser) -> None:

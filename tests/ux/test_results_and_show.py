@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -75,3 +76,16 @@ def test_mutants_show_prints_the_diff_and_the_last_verdict_with_its_reason(tmp_p
                     if line.startswith("# last verdict:")), "")
     assert "SURVIVED" in verdict and "run 1" in verdict and "owners missed it" in verdict, (
         f"show did not give the last recorded verdict and its reason:\n{done.stdout}")
+
+
+def test_report_honours_columns_when_piped(tmp_path: Path):
+    db = tmp_path / "results.sqlite"
+    _store(db, records())
+    done = subprocess.run([sys.executable, "-m", "deskcheck", "report", "--db", str(db)],
+                          cwd=tmp_path, capture_output=True, text=True, timeout=120,
+                          env={**os.environ, "COLUMNS": "80"})
+    table = [line for line in done.stdout.splitlines() if line[:1] in "┏┃┡│└"]
+    assert table and max(map(len, table)) <= 80, (
+        f"`COLUMNS=80 deskcheck report | ...` drew a table wider than 80 columns:\n"
+        f"{done.stdout}")
+
