@@ -76,7 +76,8 @@ def _describe(subparsers: argparse._SubParsersAction) -> None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
-    parser = build_parser(argv)
+    first = next((a for a in argv if not a.startswith("-")), None)
+    parser = build_parser(argv) if first in COMMAND_INDEX else build_parser()
     args = parser.parse_args(argv)
     if not getattr(args, "func", None):
         parser.print_help()
