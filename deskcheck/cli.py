@@ -26,14 +26,32 @@ COMMAND_MODULES: tuple[str, ...] = (
 )
 
 
-def build_parser() -> argparse.ArgumentParser:
+# Which module registers a command, so ``deskcheck sweep`` imports the sweep's part only and
+# says something in its first second. A command missing here (a new one) still works: an
+# unknown first word imports every module, as ``--help`` does.
+COMMAND_INDEX: dict[str, str] = {
+    **dict.fromkeys(("drift", "surface", "pointers"), "deskcheck.drift_guard.commands"),
+    **dict.fromkeys(("sweep", "mutants"), "deskcheck.mutants.commands"),
+    "auto": "deskcheck.mutants.auto.commands",
+    "suites": "deskcheck.suites.commands",
+    **dict.fromkeys(("redfirst", "regress"), "deskcheck.gate.commands"),
+    **dict.fromkeys(("history", "diff", "merge", "report", "results", "init"),
+                    "deskcheck.report.commands"),
+}
+
+
+def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
+    """The whole command line, or (given ``argv`` naming a known command) just the part
+    that registers it."""
+    first = next((a for a in argv or () if not a.startswith("-")), None)
+    modules = (COMMAND_INDEX[first],) if first in COMMAND_INDEX else COMMAND_MODULES
     parser = argparse.ArgumentParser(
         prog="deskcheck",
         description="Prove that the tests guarding a distributed scheduler can fail.",
     )
     parser.add_argument("--version", action="version", version=f"deskcheck {__version__}")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for module_name in COMMAND_MODULES:
+    for module_name in modules:
         try:
             module = importlib.import_module(module_name)
         except ModuleNotFoundError as exc:
@@ -41,11 +59,26 @@ def build_parser() -> argparse.ArgumentParser:
                 continue
             raise
         module.register(subparsers)
+    _describe(subparsers)
     return parser
 
 
+def _describe(subparsers: argparse._SubParsersAction) -> None:
+    """Every subcommand's ``--help`` opens with a description line: its own, else the one
+    line of help the command list shows (argparse leaves it out otherwise)."""
+    helps = {action.dest: action.help for action in subparsers._choices_actions}
+    for name, sub in subparsers.choices.items():
+        if not sub.description and helps.get(name):
+            sub.description = helps[name][:1].upper() + helps[name][1:] + "."
+        for action in sub._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                _describe(action)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
+    argv = list(sys.argv[1:] if argv is None else argv)
+    first = next((a for a in argv if not a.startswith("-")), None)
+    parser = build_parser(argv) if first in COMMAND_INDEX else build_parser()
     args = parser.parse_args(argv)
     if not getattr(args, "func", None):
         parser.print_help()

@@ -38,8 +38,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     surface.add_argument("--root", action="append", default=[],
                          help="folder holding the top-level package (repeatable; default: .)")
     mode = surface.add_mutually_exclusive_group()
-    mode.add_argument("--static", dest="mode", action="store_const", const="static")
-    mode.add_argument("--runtime", dest="mode", action="store_const", const="runtime")
+    mode.add_argument("--static", dest="mode", action="store_const", const="static",
+                      help="read the source with libcst; import nothing (default)")
+    mode.add_argument("--runtime", dest="mode", action="store_const", const="runtime",
+                      help="import the module and inspect the live classes (sees dynamic "
+                           "attributes; runs import-time code)")
     surface.add_argument("--json", action="store_true", help="print the surface as JSON")
     surface.set_defaults(func=run_surface, mode="static")
 
@@ -48,7 +51,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     pointers.add_argument("paths", nargs="+", help="docs/code files or folders to scan")
     pointers.add_argument("--root", action="append", default=[],
                           help="folders to resolve cited paths against (default: .)")
-    pointers.add_argument("--json", action="store_true")
+    pointers.add_argument("--json", action="store_true", help="print the findings as JSON")
     pointers.set_defaults(func=run_pointers)
 
 

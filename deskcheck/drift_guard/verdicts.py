@@ -85,6 +85,13 @@ _FIXES = {
     "signature": "make the stand-in accept exactly what the production method accepts",
     "stale_allow": "delete the allowlist entry (stubtest's rule: stale entries fail)",
 }
+# A stub has fields, not declarations: its fixes say what to pass to ``stub(...)``.
+_STUB_FIXES = {
+    **_FIXES,
+    "forward": "set the field: pass it to stub(...) (e.g. stub(Model, name=value)), or allow it "
+               "with a reason (allow={\"name\": \"why\"})",
+    "reverse": "remove the field from stub(...), or rename it to what production has now",
+}
 
 
 @dataclass
@@ -95,6 +102,7 @@ class DriftVerdict:
     findings: list[Finding]
     surface: Surface
     location: str = ""
+    stub: bool = False  # a stub (fields) rather than a harness (bind/stand_in/state)
 
     @property
     def ok(self) -> bool:
@@ -121,7 +129,7 @@ class DriftVerdict:
                         if site.swallowed else ""
                     lines.append(f"    {site.kind} at {display_path(site.file)}:{site.line} "
                                  f"(path: {' -> '.join(site.path)}){caught}")
-            lines.append(f"  fix: {_FIXES[direction]}")
+            lines.append(f"  fix: {(_STUB_FIXES if self.stub else _FIXES)[direction]}")
         return "\n".join(lines)
 
     def _roots_label(self) -> str:
@@ -219,7 +227,8 @@ def guard(harness: Any, model: Any = None, roots: Iterable[Any] | None = None, *
                    else "nothing in the surface needs it unprovided")
             findings.append(Finding("stale_allow", name, f"{why} (reason given: {reason})"))
     findings += _signature_findings(prov, model)
-    return DriftVerdict(prov.subject, class_model.name, roots, findings, surf, prov.location)
+    return DriftVerdict(prov.subject, class_model.name, roots, findings, surf, prov.location,
+                        stub=prov.binds_everything)
 
 
 def _judge_provision(prov: Provision, model: Any, roots: Iterable[Any] | None,

@@ -7,6 +7,13 @@ from typing import Any
 from deskcheck.gate.redfirst import REDFIRST_VERDICTS, RedFirstReport
 from deskcheck.gate.regress import FailingId, RegressReport
 
+# The fix to try, printed under each test with that verdict (terminal and Markdown alike).
+VERDICT_FIXES = {
+    "GREEN_ON_BASE": "make it fail on the base code (assert what this branch changes), or, if "
+                     "it guards behaviour base already has, mark it "
+                     "@pytest.mark.pin(\"why it holds on base\")",
+    "RED_ON_BRANCH": "the test fails on this branch: fix the code or the test before merging",
+}
 _ORDER = ("failed", "passed", "skipped", "error", "xfailed", "xpassed", "collection_errors")
 
 
@@ -40,6 +47,8 @@ def redfirst_text(report: RedFirstReport) -> str:
             mark = "FAIL" if test in failing else "ok"
             extra = f"  pin: {test.pin}" if test.pin else ""
             lines.append(f"  {mark:4} {test.verdict:13} {test.id:{width}}  {test.detail}{extra}")
+            if test in failing and test.verdict in VERDICT_FIXES:
+                lines.append(f"       fix: {VERDICT_FIXES[test.verdict]}")
     lines.extend(f"  note: {n}" for n in report.notes)
     summary = ", ".join(f"{counts[v]} {v}" for v in REDFIRST_VERDICTS if counts[v])
     verdict = "HOLDS" if report.exit_code == 0 else "FALLS SHORT"
@@ -67,6 +76,8 @@ def redfirst_markdown(report: RedFirstReport) -> str:
         lines += ["", "| verdict | test | base | branch | note |", "|---|---|---|---|---|"]
         for t in report.tests:
             note = f"pin: {t.pin}" if t.pin else t.detail
+            if t in report.failing and t.verdict in VERDICT_FIXES:
+                note += f"; fix: {VERDICT_FIXES[t.verdict]}"
             lines.append(f"| {t.verdict} | `{t.id}` | {t.base} | {t.branch} | "
                          f"{note.replace('|', '/')} |")
     lines += [f"- {n}" for n in report.notes]

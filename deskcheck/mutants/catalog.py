@@ -34,6 +34,11 @@ from pathlib import Path
 from typing import Any
 
 from deskcheck.errors import CatalogError
+from deskcheck.mutants.catalog_checks import (
+    did_you_mean,
+    kills_marker_ids,
+    static_target_problem,
+)
 from deskcheck.mutants.operators import OPERATORS, OperatorParamError, operator_class
 
 TARGET_RE = re.compile(r"^[A-Za-z_][\w]*(\.[A-Za-z_]\w*)*:[A-Za-z_]\w*(\.[A-Za-z_]\w*)*$")
@@ -183,9 +188,10 @@ def load_catalog(path: str | Path) -> Catalog:
         raw_mutants = []
     mutants: list[Mutant] = []
     first_line: dict[str, int] = {}
+    marked = _LazyMarked(path.parent, settings.tests)
     for index, raw in enumerate(raw_mutants):
         block = lines.blocks[index] if index < len(lines.blocks) else None
-        mutant = _mutant(raw, block, lines, str(path), err)
+        mutant = _mutant(raw, block, lines, str(path), err, marked)
         if mutant is None:
             continue
         if mutant.id in first_line:
@@ -195,9 +201,25 @@ def load_catalog(path: str | Path) -> Catalog:
         first_line[mutant.id] = mutant.line
         mutants.append(mutant)
     if errors:
+        errors.sort(key=lambda e: int(str(e.location).rpartition(":")[2] or 0))
         raise CatalogError(f"{len(errors)} problem(s) in catalog {path}", location=str(path),
                            errors=errors)
     return Catalog(path=path, mutants=tuple(mutants), settings=settings)
+
+
+class _LazyMarked:
+    """The ids ``@pytest.mark.kills`` names in the [sweep] tests, read (statically) only when
+    a mutant declares no owners; ``None`` when a marker's id is not a literal."""
+
+    def __init__(self, root: Path, tests: tuple[str, ...]):
+        self.root, self.tests = root, tests
+        self._ids: set[str] | None = None
+        self._read = False
+
+    def ids(self) -> set[str] | None:
+        if not self._read:
+            self._ids, self._read = kills_marker_ids(self.root, self.tests), True
+        return self._ids
 
 
 def _settings(raw: Any, lines: _Lines, err) -> SweepSettings:
@@ -207,8 +229,8 @@ def _settings(raw: Any, lines: _Lines, err) -> SweepSettings:
         return SweepSettings()
     for key in raw:
         if key not in SWEEP_KEYS:
-            err(lines.key_line(block, key), f"unknown [sweep] key {key!r}",
-                f"allowed keys: {', '.join(SWEEP_KEYS)}")
+            err(lines.key_line(block, key), f"unknown [sweep] key {key!r}"
+                + did_you_mean(key, SWEEP_KEYS), f"allowed keys: {', '.join(SWEEP_KEYS)}")
     values: dict[str, Any] = {}
     tests = raw.get("tests", [])
     if not isinstance(tests, list) or not all(isinstance(t, str) for t in tests):
@@ -235,7 +257,8 @@ def _settings(raw: Any, lines: _Lines, err) -> SweepSettings:
     return SweepSettings(**values)
 
 
-def _mutant(raw: Any, block, lines: _Lines, file: str, err) -> Mutant | None:
+def _mutant(raw: Any, block, lines: _Lines, file: str, err,
+            marked: _LazyMarked | None = None) -> Mutant | None:
     header = block[0] + 1 if block else 1
     if not isinstance(raw, dict):
         err(header, "a mutant must be a table", "write it as [[mutant]] with keys")
@@ -261,15 +284,35 @@ def _mutant(raw: Any, block, lines: _Lines, file: str, err) -> Mutant | None:
         err(line("target"), f"target {target!r} is not 'package.module:Qualified.name'{hint}",
             'e.g. target = "tp_scheduler.prefetch_ballot:advance_mismatch_streak"')
         ok = False
+    elif isinstance(target, str) and target:
+        problem = static_target_problem(target, [Path(file).parent, Path.cwd()])
+        if problem:
+            err(line("target"), *problem)
+            ok = False
     op_name = raw.get("operator")
     params: dict[str, Any] = {}
     if isinstance(op_name, str) and op_name:
         if op_name not in OPERATORS:
-            err(line("operator"), f"unknown operator {op_name!r}",
-                f"use one of: {', '.join(sorted(OPERATORS))}")
+            err(line("operator"), f"unknown operator {op_name!r}" + did_you_mean(
+                op_name, OPERATORS), f"use one of: {', '.join(sorted(OPERATORS))}")
             ok = False
+            every = {k for o in OPERATORS.values() for k in (*o.required, *o.optional)}
+            for key in raw:
+                if key not in COMMON_KEYS and key not in every:
+                    err(line(key), f"unknown key {key!r} in [[mutant]]"
+                        + did_you_mean(key, (*COMMON_KEYS, *sorted(every))),
+                        f"keys: {', '.join(COMMON_KEYS)} + the operator's own")
         else:
-            params = {k: v for k, v in raw.items() if k not in COMMON_KEYS}
+            op = operator_class(op_name)
+            known = (*COMMON_KEYS, *op.required, *op.optional)
+            for key in raw:
+                if key not in known:  # a typo of a common key reads better than "allowed: old"
+                    err(line(key), f"unknown key {key!r} in [[mutant]] (operator {op_name!r})"
+                        + did_you_mean(key, known),
+                        f"keys: {', '.join(COMMON_KEYS)}; {op_name}: "
+                        f"{', '.join((*op.required, *op.optional)) or 'none'}")
+                    ok = False
+            params = {k: v for k, v in raw.items() if k not in COMMON_KEYS and k in known}
             try:
                 operator_class(op_name).validate(params)
             except OperatorParamError as exc:
@@ -281,6 +324,13 @@ def _mutant(raw: Any, block, lines: _Lines, file: str, err) -> Mutant | None:
         err(line("owners"), "owners must be a list of test node ids or '-k EXPR' / '-m EXPR'",
             'e.g. owners = ["tests/test_x.py::test_y"]')
         ok = False
+    elif not owners and isinstance(mutant_id, str) and mutant_id and marked is not None:
+        ids = marked.ids()
+        if ids is not None and mutant_id not in ids:
+            err(header, f"mutant {mutant_id!r} has no owners: no owners = [...] and no test "
+                f"marked @pytest.mark.kills({mutant_id!r}) in the [sweep] tests",
+                'add owners = ["tests/test_x.py::test_y"] (the test that must kill it)')
+            ok = False
     expect = raw.get("expect")
     if expect is not None:
         if not isinstance(expect, str):

@@ -35,12 +35,16 @@ def _add_catalog(parser: argparse.ArgumentParser) -> None:
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    sweep = subparsers.add_parser("sweep", help="sweep the mutant catalog: every mutant must "
-                                  "be KILLED by its owner")
+    sweep = subparsers.add_parser(
+        "sweep", help="sweep the mutant catalog: every mutant must be KILLED by its owner",
+        description="Collect the [sweep] tests once, run the owners on clean code (baseline), "
+                    "then each mutant in a forked child with the defect injected in memory. "
+                    "Exit 0 when every mutant is KILLED by its owner (or an accepted "
+                    "survivor), 1 otherwise, 2 on a catalog/usage error.")
     _add_catalog(sweep)
     sweep.add_argument("--only", nargs="+", metavar="ID", default=[],
                        help="sweep only these mutant ids")
-    sweep.add_argument("--workers", type=int, default=os.cpu_count() or 1,
+    sweep.add_argument("-n", "--workers", type=int, default=os.cpu_count() or 1,
                        help="mutants run in parallel (default: cores)")
     sweep.add_argument("--json", metavar="PATH", help="write the results as JSON ('-': stdout)")
     sweep.add_argument("--full-matrix", action="store_true",
@@ -65,19 +69,26 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     add_auto_arguments(sweep)  # --auto: mutmut operators on the changed lines instead
     sweep.set_defaults(func=cmd_sweep)
 
-    mutants = subparsers.add_parser("mutants", help="list, show or debug catalog mutants")
+    mutants = subparsers.add_parser(
+        "mutants", help="list, show or debug catalog mutants",
+        description="Look at the catalog's mutants one by one: list them, show one's diff "
+                    "and last verdict, or run pytest under one.")
     sub = mutants.add_subparsers(dest="mutants_command", metavar="ACTION", required=True)
     listing = sub.add_parser("list", help="list the catalog's mutants")
     _add_catalog(listing)
     listing.set_defaults(func=cmd_list)
-    show = sub.add_parser("show", help="unified diff of a mutant against today's source")
+    show = sub.add_parser("show", help="a mutant's diff against today's source and its last "
+                          "recorded verdict")
     _add_catalog(show)
-    show.add_argument("id")
+    show.add_argument("id", help="the mutant id (deskcheck mutants list)")
+    show.add_argument("--db", metavar="PATH",
+                      help="results store (default: .deskcheck/results.sqlite of the project)")
     show.set_defaults(func=cmd_show)
     run = sub.add_parser("run", help="run pytest under one mutant: mutants run ID -- ARGS")
     _add_catalog(run)
-    run.add_argument("id")
-    run.add_argument("pytest_args", nargs=argparse.REMAINDER)
+    run.add_argument("id", help="the mutant id (deskcheck mutants list)")
+    run.add_argument("pytest_args", nargs=argparse.REMAINDER, metavar="-- PYTEST_ARGS",
+                     help="arguments for pytest after --")
     run.set_defaults(func=cmd_run)
 
 
@@ -86,12 +97,15 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         from deskcheck.mutants.auto.commands import run_auto
 
         return run_auto(args)
+    # the first second: say something before the catalog (libcst) and pytest are imported
+    print("deskcheck sweep: loading the catalog and pytest...", file=sys.stderr, flush=True)
     from rich.console import Console
 
     from deskcheck.mutants.render import (
         ProgressReporter,
+        output_console,
         shortfall_report,
-        summary_line,
+        summary_text,
         verdict_table,
         write_json,
     )
@@ -117,6 +131,8 @@ def cmd_sweep(args: argparse.Namespace) -> int:
             file, mutant.target, owners)
     console = Console(stderr=True)
     reporter = ProgressReporter(console)
+    reporter.start(f"deskcheck sweep: {len(only)} mutant(s) from {catalog.path.name}, "
+                   f"{args.workers} worker(s)")
     recorder = None if args.no_store else _recorder(catalog, incremental=not args.no_incremental,
                                                     shard=shard_label)
     try:
@@ -136,12 +152,12 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     elif result.reused_before_session:
         console.print(f"deskcheck: {result.reused_before_session} verdict(s) reused before "
                       "collecting", highlight=False)
-    out = Console()
+    out = output_console()
     out.print(verdict_table(result.records))
     shortfall = shortfall_report(result.records)
     if shortfall:
         out.print(shortfall, markup=False, highlight=False, soft_wrap=True)
-    out.print(summary_line(result))
+    out.print(summary_text(result), highlight=False, soft_wrap=True)
     if args.json:
         write_json(result, catalog.path, args.json)
     return 0 if result.holds else 1
@@ -201,22 +217,24 @@ def _recorder(catalog: Catalog, incremental: bool, shard: str = ""):
 def cmd_list(args: argparse.Namespace) -> int:
     from rich.console import Console
 
+    from deskcheck.mutants.render import catalog_listing
+
     catalog = _catalog(args)
-    console = Console()
-    for mutant in catalog.mutants:
-        owners = ", ".join(mutant.owners) or "(kills markers)"
-        console.print(f"[bold]{mutant.id}[/bold]  {mutant.title}\n"
-                      f"    {mutant.target}  [{mutant.operator}]  owners: {owners}",
-                      highlight=False)
+    Console().print(catalog_listing(catalog.mutants), highlight=False, soft_wrap=True)
     return 0
 
 
 def cmd_show(args: argparse.Namespace) -> int:
+    """The mutant's diff against today's source, then its last recorded verdict and why."""
     from deskcheck.mutants.mutated import BrokenMutant, StaleOperator
     from deskcheck.mutants.mutation import build_mutation
 
     catalog = _catalog(args)
     mutant = catalog.get(args.id)
+    print(f"# {mutant.id}: {mutant.title}\n# target: {mutant.target} [{mutant.operator}]"
+          f"\n# owners: {', '.join(mutant.owners) or '(kills markers)'}")
+    print("# last verdict: " + _last_verdict(mutant.id, getattr(args, "db", None)))
+    sys.stdout.flush()
     sys.path.insert(0, str(catalog.root))
     try:
         mutated = build_mutation(mutant)
@@ -224,9 +242,29 @@ def cmd_show(args: argparse.Namespace) -> int:
         kind = "STALE" if isinstance(exc, StaleOperator) else "BROKEN"
         print(f"{mutant.id}: {kind}: {exc}", file=sys.stderr)
         return 1
-    print(f"# {mutant.id}: {mutant.title}\n# owners: {', '.join(mutant.owners)}")
     sys.stdout.write(mutated.diff(relative_to=Path.cwd()))
     return 0
+
+
+def _last_verdict(mutant_id: str, db: str | None) -> str:
+    """``SURVIVED (run 12, sweep, 2026-...): why`` from the store, or why there is none."""
+    from deskcheck.report.commands import last_verdict, project_store_path
+    from deskcheck.report.store import Store
+    from deskcheck.report.wording import excerpt_lines, verdict_message
+
+    path = project_store_path(db)
+    if not path.is_file():
+        return f"none recorded (no store at {path}; run `deskcheck sweep`)"
+    with Store(path) as store:
+        found = last_verdict(store, mutant_id)
+    if found is None:
+        return f"none recorded in {path}"
+    run, record = found
+    reused = ", reused" if record.reused else ""
+    text = (f"{record.verdict} (run {run.id}, {run.kind}, {run.started_at}, commit "
+            f"{run.commit[:12] or 'unknown'}{reused}): {verdict_message(record)}")
+    excerpt = excerpt_lines(record)[:8]
+    return text + "".join(f"\n#   | {line}" for line in excerpt)
 
 
 def cmd_run(args: argparse.Namespace) -> int:

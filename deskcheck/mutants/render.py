@@ -6,14 +6,18 @@ from __future__ import annotations
 import json
 import platform
 import sys
+import time
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from rich.console import Console
+from rich.console import Console, Group
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
+from rich.text import Text
 
 from deskcheck import __version__
+from deskcheck.mutants.catalog import Mutant
 from deskcheck.mutants.sweep import SweepResult
 from deskcheck.report.records import MutantRecord, RunRecord
 
@@ -22,54 +26,168 @@ STYLE = {"KILLED": "green", "ACCEPTED_SURVIVOR": "cyan", "SURVIVED": "bold red",
          "TIMEOUT": "bold yellow", "BROKEN": "magenta", "BASELINE_RED": "bold red"}
 
 
+PHASES = {"collect": "collecting tests", "baseline": "baseline: owners on clean code",
+          "mutants": "mutants", "recheck": "recheck: non-owners on clean code"}
+
+
 class ProgressReporter:
-    """A rich progress bar per phase. Refreshed from the sweep loop only (no thread), so
-    forking a child never happens while another thread holds a lock."""
+    """Progress from the first second of a sweep: collection with a running count (it is
+    also a pytest plugin: ``pytest_collectstart``/``pytest_itemcollected``), then one bar
+    per phase whose labels name tests and mutants, never job keys.
+
+    On a terminal: rich bars, refreshed from the sweep loop only (no thread), so forking a
+    child never happens while another thread holds a lock. Elsewhere (a CI log): plain
+    lines, one per phase start and end and one per finished mutant, nothing redrawn."""
 
     def __init__(self, console: Console):
+        self.console = console
+        self.live = console.is_terminal and not console.is_dumb_terminal
         self.progress = Progress(TextColumn("{task.description}"), BarColumn(),
                                  MofNCompleteColumn(), TimeElapsedColumn(),
                                  TextColumn("{task.fields[last]}"), console=console,
                                  auto_refresh=False, transient=False)
         self.task: Any = None
         self.started = False
+        self.name = ""
+        self.total = 0
+        self.done = 0
+        self.collected = 0
+        self._clock = time.monotonic()
+        self._last_line = 0.0
+
+    def _line(self, text: str) -> None:
+        self.console.print(text, markup=False, highlight=False, soft_wrap=True)
+
+    def start(self, what: str) -> None:
+        """Say what is about to happen, then show collection as it goes."""
+        self._line(what)
+        self.phase("collect", 0)
 
     def phase(self, name: str, total: int) -> None:
+        self._finish_phase()
+        self.name, self.total, self.done = name, total, 0
+        self._clock = time.monotonic()
+        label = PHASES.get(name, name)
+        if not self.live:
+            self._line(f"{label}..." if name == "collect" else f"{label}: {total} to run")
+            return
         if not self.started:
             self.progress.start()
             self.started = True
-        self.task = self.progress.add_task(name, total=total, last="")
+        self.task = self.progress.add_task(label, total=total or None, last="")
         self.progress.refresh()
 
     def advance(self, label: str) -> None:
+        self.done += 1
+        if not self.live:
+            self._line(f"  [{self.done}/{self.total}] {label}")
+            return
         self.progress.update(self.task, advance=1, last=label)
         self.progress.refresh()
 
+    # pytest hooks: the sweep registers the reporter as a plugin of its session
+    def pytest_collectstart(self, collector: Any) -> None:
+        path = getattr(collector, "path", None)
+        if self.name == "collect" and self.live and path is not None:  # the file, short
+            self.progress.update(self.task, last=f"{self.collected} tests · {path.name}")
+            self.progress.refresh()
+
+    def pytest_itemcollected(self, item: Any) -> None:
+        if self.name != "collect":
+            return
+        self.collected += 1
+        if self.live:
+            self.progress.update(self.task, completed=self.collected,
+                                 last=f"{self.collected} tests")
+            self.progress.refresh()
+        elif time.monotonic() - self._last_line > 5:  # a CI log: a line every 5 s at most
+            self._last_line = time.monotonic()
+            self._line(f"  {self.collected} tests collected so far ({item.nodeid})")
+
+    def pytest_collection_finish(self, session: Any) -> None:
+        if self.name == "collect":
+            self._finish_phase()
+            self.name = "collected"
+
+    def _finish_phase(self) -> None:
+        if self.name != "collect":
+            return
+        took = time.monotonic() - self._clock
+        if self.live:
+            self.progress.update(self.task, total=self.collected, completed=self.collected,
+                                 last=f"{self.collected} tests in {took:.1f}s")
+            self.progress.refresh()
+        else:
+            self._line(f"collected {self.collected} tests in {took:.1f}s")
+
     def stop(self) -> None:
+        if self.name == "collect" and not self.collected and self.live:  # nothing to collect
+            self.progress.update(self.task, total=0, last="not needed")
         if self.started:
             self.progress.stop()
 
 
+def _cell(*lines: Text | str) -> Text:
+    """A table cell of whole lines: a line never folds; one too long is cut with "…". (The
+    column itself stays wrappable, so rich narrows it, not the verdict, to fit the width.)"""
+    cell = Text("\n", no_wrap=True, overflow="ellipsis").join(
+        line if isinstance(line, Text) else Text(line) for line in lines)
+    cell.no_wrap, cell.overflow = True, "ellipsis"
+    return cell
+
+
+def _reason_lines(record: MutantRecord) -> list[str]:
+    """What the reason column shows: who killed it, else the first line of why."""
+    if record.killed_by:
+        return list(record.killed_by)
+    from deskcheck.report.renderers.junit import verdict_message
+
+    return [verdict_message(record)]
+
+
 def verdict_table(records: list[MutantRecord]) -> Table:
-    table = Table(title="deskcheck sweep", show_lines=False)
-    for column in ("mutant", "verdict", "killed by / reason", "s"):
-        table.add_column(column, overflow="fold")
+    """One row per mutant: its id, title and who killed it (or why not) stacked in one cell,
+    beside the verdict and the seconds. Stacked, an id keeps the width of the table at 80
+    columns too; no line folds (``no_wrap``), and a line too long for the cell is cut with an
+    ellipsis. The shortfall report below the table carries the full text."""
+    table = Table(title="deskcheck sweep", title_justify="left")
+    table.add_column("mutant · killed by / reason", overflow="ellipsis")
+    table.add_column("verdict", no_wrap=True,
+                     min_width=max((len(r.verdict) for r in records), default=7))
+    table.add_column("s", no_wrap=True, justify="right", min_width=5)
     for record in records:
         style = STYLE.get(record.verdict, "")
-        why = ", ".join(record.killed_by) if record.killed_by else (
-            record.excerpt.splitlines()[0] if record.excerpt else "")
-        table.add_row(f"{record.id}\n[dim]{record.title}[/dim]",
-                      f"[{style}]{record.verdict}[/{style}]", why[:160],
+        lines = [Text(record.id, style="bold"), Text(f"  {record.title}", style="dim")]
+        lines += [Text(f"  {line}") for line in _reason_lines(record)]
+        table.add_row(_cell(*lines), Text(record.verdict, style=style),
                       f"{record.duration_s:.2f}")
     return table
 
 
+def catalog_listing(mutants: Sequence[Mutant]) -> Group:
+    """``mutants list``: a block per mutant, one token per line where a line could get long,
+    printed with soft wrap so a terminal never breaks an id or a node id in two."""
+    blocks: list[Text] = []
+    for mutant in mutants:
+        block = Text.assemble((mutant.id, "bold"), "  ", mutant.title)
+        block.append(f"\n    target: {mutant.target}  [{mutant.operator}]")
+        owners = list(mutant.owners) or ["(none: @pytest.mark.kills markers)"]
+        block.append("\n    owners:")
+        for owner in owners:
+            block.append(f"\n      {owner}")
+        if mutant.accepted_survivor:
+            block.append(f"\n    accepted survivor: {mutant.accepted_survivor}", style="cyan")
+        blocks.append(block)
+    return Group(*blocks)
+
+
 def shortfall_report(records: list[MutantRecord], excerpt_lines: int = 12) -> str:
-    """Plain text, one block per mutant that does not hold: why, its owners, where the
-    mutant sits and the head of the failure. Printed after the table so that the tail of a CI
-    log (all most CI pages show) names what fell short and why."""
+    """Plain text, one block per mutant that does not hold: why, where the mutant sits, the
+    fix to try and the head of the failure, each said once. Printed after the table so that
+    the tail of a CI log (all most CI pages show) names what fell short and why."""
     from deskcheck.report.records import HOLDING_VERDICTS
-    from deskcheck.report.renderers.junit import verdict_message
+    from deskcheck.report.wording import excerpt_lines as excerpt_of
+    from deskcheck.report.wording import fix_hint, verdict_message
 
     blocks = []
     for record in records:
@@ -78,22 +196,50 @@ def shortfall_report(records: list[MutantRecord], excerpt_lines: int = 12) -> st
         where = (f" (catalog entry {record.source_file}:{record.source_line})"
                  if record.source_file else "")
         lines = [f"{record.verdict} {record.id}{where}: {verdict_message(record)}"]
-        if record.failed_non_owners and record.verdict != "OWNER_MISSED":
+        if record.failed_non_owners and record.verdict not in ("OWNER_MISSED", "KILLED"):
             lines.append(f"  failed instead (not owners): {', '.join(record.failed_non_owners)}")
-        excerpt = record.excerpt.strip().splitlines()
+        excerpt = excerpt_of(record)
         lines += [f"  | {line}" for line in excerpt[:excerpt_lines]]
         if len(excerpt) > excerpt_lines:
             lines.append(f"  | ... ({len(excerpt) - excerpt_lines} more lines: --json or "
                          "deskcheck report)")
+        hint = fix_hint(record)
+        if hint:
+            lines.append(f"  fix: {hint}")
         blocks.append("\n".join(lines))
     return "\n\n".join(blocks)
 
 
 def summary_line(result: SweepResult) -> str:
-    counts = ", ".join(f"{n} {v}" for v, n in sorted(result.counts().items()))
-    state = "holds" if result.holds else "falls short"
-    return (f"{len(result.records)} mutants in {result.duration_s:.1f}s with "
-            f"{result.workers} worker(s): {counts} -> {state}")
+    """The sweep in one line, plain (a CI log shows it as is)."""
+    return summary_text(result).plain
+
+
+def summary_text(result: SweepResult) -> Text:
+    """The summary line styled token by token (each count in its verdict's colour, the
+    duration one token): printed with the highlighter off, so rich never colours ``20.7s`` as
+    ``20.`` + ``7s``."""
+    holds = result.holds
+    text = Text.assemble(f"{len(result.records)} mutants in ",
+                         (f"{result.duration_s:.1f}s", "bold"),
+                         f" with {result.workers} worker(s): ")
+    for n, (verdict, count) in enumerate(sorted(result.counts().items())):
+        text.append(", " if n else "")
+        text.append(f"{count} {verdict}", style=STYLE.get(verdict, ""))
+    text.append(" -> ")
+    text.append("holds" if holds else "falls short", style="bold green" if holds else "bold red")
+    return text
+
+
+def output_console(stderr: bool = False) -> Console:
+    """A console for results: the terminal's width, or 120 columns when the output is a file
+    or a CI log (rich would assume 80), unless ``COLUMNS`` says otherwise."""
+    import os
+
+    console = Console(stderr=stderr)
+    if not console.is_terminal and "COLUMNS" not in os.environ:
+        console = Console(stderr=stderr, width=120)
+    return console
 
 
 def run_record(result: SweepResult) -> RunRecord:

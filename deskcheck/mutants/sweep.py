@@ -101,6 +101,14 @@ def _record(mutant: Mutant, verdict: str, *, excerpt: str = "", diff: str = "",
                         source_line=mutant.line, **extra)
 
 
+def _chunk_name(items: Sequence[pytest.Item]) -> str:
+    """``"12 tests: test_ballot.py, test_limits.py +1 file"``: a baseline group as a person
+    names it (the files it runs), not a job key."""
+    files = list(dict.fromkeys(Path(str(i.path)).name for i in items))
+    more = f" +{len(files) - 2} file(s)" if len(files) > 2 else ""
+    return f"{len(items)} test(s): {', '.join(files[:2])}{more}"
+
+
 def _chunks(items: Sequence[pytest.Item], count: int) -> list[list[pytest.Item]]:
     """Split items into ``count`` groups, keeping each test module together."""
     by_module: dict[str, list[pytest.Item]] = {}
@@ -244,7 +252,7 @@ class SweepPlugin:
                 records[mutant.id] = record
                 if not [n for n in record.failed_non_owners if n not in baseline]:
                     self._record(record)  # final now; the others wait for the recheck
-                self.reporter.advance(outcome.key)
+                self.reporter.advance(f"{outcome.key} {record.verdict}")
 
             outcomes = runner.run(jobs, on_done=judged)
             self._lap("mutants_s")
@@ -329,9 +337,10 @@ class SweepPlugin:
         chunks = _chunks(items, runner.workers)
         jobs = [(ChildJob(key=f"{label}-{n}", mutated=None, owner_items=chunk), budget)
                 for n, chunk in enumerate(chunks)]
+        names = {job.key: _chunk_name(job.owner_items) for job, _ in jobs}  # for people
         self.reporter.phase(label, len(jobs))
         results: dict[str, ItemResult] = {}
-        for outcome in runner.run(jobs, on_done=lambda o: self.reporter.advance(o.key)
+        for outcome in runner.run(jobs, on_done=lambda o: self.reporter.advance(names[o.key])
                                   ).values():
             for result in _item_results(outcome):
                 results[result.nodeid] = result
@@ -387,6 +396,8 @@ class SweepPlugin:
         verdict = decide(owner_ids, results, mutant.expect,
                          self.catalog.settings.wrong_failure_types, mutant.accepted_survivor,
                          sorted(red))
+        if verdict.wrong_owners:
+            detail["wrong_failure_owners"] = verdict.wrong_owners
         return _record(mutant, verdict.verdict, excerpt=verdict.excerpt,
                        killed_by=verdict.killed_by, failed_non_owners=verdict.failed_non_owners,
                        **common)
@@ -507,7 +518,9 @@ def _run_session(options: SweepOptions, reporter: Reporter | None,
                  plugin_class: type[SweepPlugin]) -> SweepResult:
     """One pytest session in this process: collect, baseline, a fork per mutant."""
     plugin = plugin_class(options, reporter)
-    code = pytest.main(pytest_arguments(options), plugins=[plugin])
+    # a reporter with pytest hooks (ProgressReporter) shows collection as it happens
+    extra = [reporter] if hasattr(reporter, "pytest_itemcollected") else []
+    code = pytest.main(pytest_arguments(options), plugins=[plugin, *extra])
     if plugin.error is not None:
         raise plugin.error
     if plugin.result is None:

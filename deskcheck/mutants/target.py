@@ -74,9 +74,12 @@ def resolve(spec: str, *, location: str | None = None) -> LiveTarget:
         try:
             obj = _lookup(obj, part)
         except AttributeError:
+            from deskcheck.mutants.catalog_checks import did_you_mean
+
             walked = ".".join(parts[:index]) or module_name
-            raise UnknownTargetError(f"target {spec!r}: {walked} has no attribute {part!r}",
-                                     location=location,
+            names = [n for n in dir(obj) if not n.startswith("__")]
+            raise UnknownTargetError(f"target {spec!r}: {walked} has no attribute {part!r}"
+                                     + did_you_mean(part, names), location=location,
                                      fix="correct the qualified name") from None
     obj = _unwrap_all(obj)
     if not isinstance(obj, types.FunctionType):

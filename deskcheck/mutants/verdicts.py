@@ -76,6 +76,7 @@ class Verdict:
     killed_by: list[str] = field(default_factory=list)
     failed_non_owners: list[str] = field(default_factory=list)
     excerpt: str = ""
+    wrong_owners: list[str] = field(default_factory=list)  # WRONG_FAILURE: who failed that way
 
 
 def _excerpt(result: ItemResult, limit: int = 1200) -> str:
@@ -103,7 +104,8 @@ def decide(owners: Iterable[str], results: Sequence[ItemResult], expect: str | N
     for reason, verdict in (("timeout", "TIMEOUT"), ("wrong", "WRONG_FAILURE")):
         hit = [r for r in results if reasons.get(r.nodeid) == reason]
         if hit:
-            return Verdict(verdict, [], non_owner, _excerpt(hit[0]))
+            return Verdict(verdict, [], non_owner, _excerpt(hit[0]),
+                           wrong_owners=[r.nodeid for r in hit] if reason == "wrong" else [])
     if non_owner:
         first = next(r for r in results if r.nodeid == non_owner[0])
         return Verdict("OWNER_MISSED", [], non_owner,

@@ -20,12 +20,13 @@ from deskcheck.report.history import (
 )
 from deskcheck.report.init_project import init_project
 from deskcheck.report.merge import merge_stores
-from deskcheck.report.records import RUN_KINDS
+from deskcheck.report.records import RUN_KINDS, MutantRecord, RunRecord
 from deskcheck.report.renderers import FORMATS, render
 from deskcheck.report.renderers.terminal import print_report
 from deskcheck.report.reportdata import load_report
 from deskcheck.report.store import Store
 from deskcheck.report.store import project_store_path as store_path_of
+from deskcheck.report.summary import verdict_order
 
 
 def project_store_path(db: str | None = None) -> Path:
@@ -52,8 +53,11 @@ def _write(text: str, output: str | None) -> None:
 
 
 def _console() -> Console:
-    """Rich console; when piped (CI logs), wide enough that ids and commits never fold."""
-    return Console() if sys.stdout.isatty() else Console(width=160)
+    """Rich console: the terminal's width, or ``COLUMNS`` when set; when piped (CI logs)
+    otherwise, 160 columns so that ids and commits have room."""
+    import os
+
+    return Console() if sys.stdout.isatty() or "COLUMNS" in os.environ else Console(width=160)
 
 
 def _add_db(parser: argparse.ArgumentParser) -> None:
@@ -142,6 +146,37 @@ def cmd_report(args: argparse.Namespace) -> int:
     return 0
 
 
+def last_verdict(store: Store, mutant_id: str) -> tuple[RunRecord, MutantRecord] | None:
+    """The newest recorded verdict of ``mutant_id`` (sweep and auto runs), with its run."""
+    for run in reversed(store.runs()):
+        if run.kind not in ("sweep", "auto") or run.id is None:
+            continue
+        found = next((m for m in store.mutants(run.id) if m.id == mutant_id), None)
+        if found is not None:
+            return run, found
+    return None
+
+
+def cmd_results(args: argparse.Namespace) -> int:
+    """What does not hold in a run, one line each (like ``mutmut results``)."""
+    from deskcheck.report.records import HOLDING_VERDICTS
+    from deskcheck.report.wording import verdict_message
+
+    with _existing_store(args.db) as store:
+        run_id = resolve_run(store, args.run, args.kind)
+        run, mutants = store.run(run_id), store.mutants(run_id)
+    shown = mutants if args.all else [m for m in mutants if m.verdict not in HOLDING_VERDICTS]
+    shown.sort(key=lambda m: (verdict_order(m.verdict), m.id))
+    width = max((len(m.verdict) for m in shown), default=0)
+    for m in shown:
+        print(f"{m.verdict:{width}}  {m.id}  {verdict_message(m)}")
+    short = sum(m.verdict not in HOLDING_VERDICTS for m in mutants)
+    print(f"run {run_id} ({run.kind}, {run.started_at or 'unknown start'}, commit "
+          f"{run.commit[:12] or 'unknown'}): {short} of {len(mutants)} mutants do not hold"
+          + ("; `deskcheck mutants show ID` for one" if short else ""), file=sys.stderr)
+    return 1 if short else 0
+
+
 def cmd_init(args: argparse.Namespace) -> int:
     root = Path(args.root) if args.root else Path.cwd()
     actions = init_project(root)
@@ -152,7 +187,10 @@ def cmd_init(args: argparse.Namespace) -> int:
     for action in actions:
         note = f" ({action.note})" if action.note else ""
         print(f"{action.action:9} {action.path}{note}")
-    print("next: add `.deskcheck/` to .gitignore; list your mutants in the catalog")
+    from deskcheck.report.init_project import deskcheck_ignored
+
+    steps = [] if deskcheck_ignored(root) else ["add `.deskcheck/` to .gitignore"]
+    print("next: " + "; ".join([*steps, "list your mutants in the catalog"]))
     return 0
 
 
@@ -172,7 +210,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     diff.add_argument("run_b", metavar="RUN_B")
     _add_db(diff)
     diff.add_argument("--kind", choices=RUN_KINDS, help="count latest~N among runs of this kind")
-    diff.add_argument("--format", choices=("text", "json", "markdown"), default="text")
+    diff.add_argument("--format", choices=("text", "json", "markdown"), default="text",
+                      help="output format (default: text)")
     diff.add_argument("--output", metavar="PATH", help="write to PATH instead of stdout")
     diff.set_defaults(func=cmd_diff)
 
@@ -180,7 +219,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     merge.add_argument("dbs", nargs="+", metavar="DB", help="shard results.sqlite files")
     merge.add_argument("--into", metavar="DB",
                        help="store to add the merged run to (default: the project's)")
-    merge.add_argument("--kind", choices=RUN_KINDS, default="sweep")
+    merge.add_argument("--kind", choices=RUN_KINDS, default="sweep",
+                       help="the kind of the merged run (default: sweep)")
     merge.add_argument("--json", metavar="PATH", help="write the merged run as JSON ('-': stdout)")
     merge.set_defaults(func=cmd_merge)
 
@@ -190,9 +230,22 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         help="an id, `latest` (default) or `latest~N`")
     _add_db(report)
     report.add_argument("--kind", choices=RUN_KINDS, help="count latest~N among this kind")
-    report.add_argument("--format", choices=FORMATS, default="terminal")
+    report.add_argument("--format", choices=FORMATS, default="terminal",
+                        help="terminal (default), json, junit, markdown, stryker or html")
     report.add_argument("--output", metavar="PATH", help="write to PATH instead of stdout")
     report.set_defaults(func=cmd_report)
+
+    results = subparsers.add_parser(
+        "results", help="what does not hold in the latest sweep, one line each",
+        description="One line per mutant that does not hold (survivors first), like "
+                    "`mutmut results`; exit 1 if any. RUN: an id, `latest` or `latest~N`.")
+    results.add_argument("run", nargs="?", default="latest", metavar="RUN",
+                         help="an id, `latest` (default) or `latest~N`")
+    _add_db(results)
+    results.add_argument("--kind", choices=RUN_KINDS, default="sweep",
+                         help="count latest~N among runs of this kind (default: sweep)")
+    results.add_argument("--all", action="store_true", help="list the holding mutants too")
+    results.set_defaults(func=cmd_results)
 
     init = subparsers.add_parser(
         "init", help="write a [tool.deskcheck] skeleton and the PR and nightly workflows")

@@ -18,6 +18,7 @@ WORKFLOWS: dict[str, str] = {
     ".github/workflows/deskcheck-nightly.yml": "deskcheck-nightly.yml",
 }
 PYPROJECT_SECTION = "pyproject-section.toml"
+DEFAULT_TORCH = "2.13.0"  # the Makefile's pin, when this environment has no torch
 
 
 @dataclass(frozen=True)
@@ -28,7 +29,37 @@ class InitAction:
 
 
 def template(name: str) -> str:
-    return (resources.files("deskcheck.report") / "templates" / name).read_text(encoding="utf-8")
+    """A template with ``@TORCH_VERSION@`` set to ``torch_version()``."""
+    text = (resources.files("deskcheck.report") / "templates" / name).read_text(encoding="utf-8")
+    return text.replace("@TORCH_VERSION@", torch_version())
+
+
+def torch_version() -> str:
+    """The torch release to pin in workflows: this environment's (less a ``+cpu`` local
+    tag), else ``DEFAULT_TORCH``. Never left open: an open range pulls a CUDA build."""
+    from importlib import metadata
+
+    try:
+        return metadata.version("torch").split("+", 1)[0]
+    except metadata.PackageNotFoundError:
+        return DEFAULT_TORCH
+
+
+def deskcheck_ignored(root: Path) -> bool:
+    """Whether git (or, outside a repository, ``root/.gitignore``) ignores ``.deskcheck/``."""
+    import subprocess
+
+    try:
+        done = subprocess.run(["git", "check-ignore", "-q", ".deskcheck/"], cwd=root,
+                              capture_output=True, timeout=30)
+    except (OSError, subprocess.SubprocessError):
+        done = None
+    if done is not None and done.returncode in (0, 1):
+        return done.returncode == 0
+    ignore = root / ".gitignore"
+    lines = ignore.read_text(encoding="utf-8").splitlines() if ignore.is_file() else []
+    return any(line.strip().strip("/") in (".deskcheck", ".deskcheck/*", "**/.deskcheck")
+               for line in lines)
 
 
 def _toml_error_line(exc: tomllib.TOMLDecodeError) -> str:

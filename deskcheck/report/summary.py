@@ -34,3 +34,21 @@ def verdict_order(verdict: str) -> int:
     order = ("SURVIVED", "OWNER_MISSED", "WRONG_FAILURE", "TIMEOUT", "STALE", "BROKEN",
              "BASELINE_RED", "ACCEPTED_SURVIVOR", "KILLED")
     return order.index(verdict) if verdict in order else len(order)
+
+
+# Verdicts that judged the tests (the mutant ran and the owners were asked): the score's
+# denominator. ACCEPTED_SURVIVOR is shown apart; STALE/BROKEN/BASELINE_RED judged nothing.
+JUDGED_VERDICTS = frozenset({"KILLED", "SURVIVED", "OWNER_MISSED", "WRONG_FAILURE", "TIMEOUT",
+                             "NO_COVERAGE"})
+
+
+def mutation_score(mutants: Iterable[MutantRecord]) -> dict[str, Any]:
+    """Stryker's mutation score, by ownership: KILLED over judged mutants (``None`` when
+    none was judged), with the accepted survivors and the unjudged counted apart."""
+    records = list(mutants)
+    killed = sum(r.verdict == "KILLED" for r in records)
+    judged = sum(r.verdict in JUDGED_VERDICTS for r in records)
+    accepted = sum(r.verdict == "ACCEPTED_SURVIVOR" for r in records)
+    return {"killed": killed, "judged": judged, "accepted": accepted,
+            "not_judged": len(records) - judged - accepted,
+            "score": round(100.0 * killed / judged, 1) if judged else None}

@@ -12,6 +12,9 @@ import xml.etree.ElementTree as ET
 
 from deskcheck.report.records import MutantRecord
 from deskcheck.report.reportdata import ReportData
+from deskcheck.report.wording import accepted_reason, verdict_message
+
+__all__ = ["accepted_reason", "render", "verdict_message", "xml_safe"]
 
 FAILURE_VERDICTS = ("SURVIVED", "OWNER_MISSED", "WRONG_FAILURE", "STALE")
 ERROR_VERDICTS = ("TIMEOUT", "BROKEN", "BASELINE_RED")
@@ -21,29 +24,6 @@ _XML_ILLEGAL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]
 def xml_safe(text: str) -> str:
     """Drop characters XML 1.0 cannot carry (terminal escapes in a captured failure)."""
     return _XML_ILLEGAL.sub("", text)
-
-
-def accepted_reason(mutant: MutantRecord) -> str:
-    detail = mutant.detail
-    return str(detail.get("accepted_reason") or detail.get("reason") or mutant.excerpt or "")
-
-
-def verdict_message(mutant: MutantRecord) -> str:
-    """One line saying why this mutant's verdict is what it is."""
-    owners = ", ".join(mutant.owners) or "(no owner)"
-    others = ", ".join(mutant.failed_non_owners)
-    return {
-        "KILLED": f"killed by {', '.join(mutant.killed_by) or owners}",
-        "SURVIVED": f"survived: no test failed; owners missed it: {owners}",
-        "OWNER_MISSED": f"owner missed it: killed only by non-owners {others or '(unnamed)'}; "
-                        f"owners: {owners}",
-        "WRONG_FAILURE": f"owner failed for another reason than expected: {owners}",
-        "STALE": "stale: the operator no longer matches the production source",
-        "TIMEOUT": "timeout: the mutant hung (never counted as a kill)",
-        "BROKEN": "broken: the mutant does not compile or import",
-        "BASELINE_RED": f"baseline red: owners fail on clean code, nothing judged: {owners}",
-        "ACCEPTED_SURVIVOR": f"accepted survivor: {accepted_reason(mutant)}",
-    }.get(mutant.verdict, mutant.verdict)
 
 
 def _details(mutant: MutantRecord) -> str:

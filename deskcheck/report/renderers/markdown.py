@@ -4,9 +4,9 @@ mutant's diff and the owner that missed it; the kills folded away at the end."""
 from __future__ import annotations
 
 from deskcheck.report.records import HOLDING_VERDICTS, MutantRecord
-from deskcheck.report.renderers.junit import accepted_reason, verdict_message
 from deskcheck.report.reportdata import ReportData
 from deskcheck.report.summary import verdict_order
+from deskcheck.report.wording import accepted_reason, excerpt_lines, fix_hint, verdict_message
 
 GITHUB_COMMENT_LIMIT = 65_000  # GitHub refuses comments over 65,536 characters
 _TRUNCATED = "\n\n_…report truncated to fit a PR comment; see the full report artifact._\n"
@@ -39,23 +39,31 @@ def code(text: str) -> str:
 
 
 def _mutant_section(mutant: MutantRecord) -> str:
+    """One mutant: target, why (which names the owners concerned, once), the fix to try, the
+    diff, and the failure excerpt less what the lines above already said."""
     lines = [f"#### {mutant.verdict}: {code(mutant.id)} {mutant.title}", "",
              f"- target: {code(mutant.target)} ({mutant.operator})"]
-    if mutant.verdict in ("SURVIVED", "OWNER_MISSED", "WRONG_FAILURE", "BASELINE_RED"):
-        lines.append("- owner that missed it: "
-                     + (", ".join(code(o) for o in mutant.owners) or "_no owner declared_"))
-    if mutant.failed_non_owners:
-        lines.append("- failed instead (not owners): "
-                     + ", ".join(code(t) for t in mutant.failed_non_owners))
     if mutant.verdict == "ACCEPTED_SURVIVOR":
         lines.append(f"- accepted: {accepted_reason(mutant)}")
+    elif mutant.verdict == "SURVIVED":
+        lines.append("- owner that missed it: "
+                     + (", ".join(code(o) for o in mutant.owners) or "_no owner declared_"))
+    elif mutant.verdict == "OWNER_MISSED":
+        lines.append("- owner that missed it: "
+                     + (", ".join(code(o) for o in mutant.owners) or "_no owner declared_"))
+        lines.append("- failed instead (not owners): "
+                     + ", ".join(code(t) for t in mutant.failed_non_owners))
     else:
         lines.append(f"- why: {verdict_message(mutant)}")
+    hint = fix_hint(mutant)
+    if hint:
+        lines.append(f"- fix: {hint}")
     if mutant.diff:
         lines += ["", fence(mutant.diff, "diff")]
-    if mutant.excerpt and mutant.verdict != "ACCEPTED_SURVIVOR":
+    excerpt = "\n".join(excerpt_lines(mutant))
+    if excerpt.strip():
         lines += ["", "<details><summary>failure excerpt</summary>", "",
-                  fence(mutant.excerpt, "text"), "", "</details>"]
+                  fence(excerpt, "text"), "", "</details>"]
     return "\n".join(lines) + "\n"
 
 

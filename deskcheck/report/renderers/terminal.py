@@ -6,6 +6,7 @@ import io
 
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
 from deskcheck.report.records import HOLDING_VERDICTS
 from deskcheck.report.reportdata import ReportData
@@ -18,19 +19,35 @@ VERDICT_STYLES = {
 }
 
 
+def _cell(lines: list[Text]) -> Text:
+    """Whole lines: none folds, one too long for the cell ends in "…"."""
+    cell = Text("\n").join(lines)
+    cell.no_wrap, cell.overflow = True, "ellipsis"
+    return cell
+
+
 def build_table(data: ReportData) -> Table:
+    """One row per mutant, survivors first: id, target and owners stacked in one cell (✔ the
+    owner that killed it, ✘ a non-owner that failed instead), beside verdict and time. No
+    line folds; one too long for the cell ends in "…" (readable at 80 columns too)."""
     run = data.run
     title = f"deskcheck {run.kind} run {run.id} · {run.commit[:12] or 'no commit'} · {run.tier}"
     table = Table(title=title, title_justify="left")
-    for header in ("mutant", "verdict", "target", "owners", "killed by", "time"):
-        table.add_column(header, overflow="fold")
-    for m in sorted(data.mutants, key=lambda m: (verdict_order(m.verdict), m.id)):
-        style = VERDICT_STYLES.get(m.verdict, "")
-        verdict = m.verdict + (" (reused)" if m.reused else "")
-        killers = m.killed_by or ([f"non-owner: {t}" for t in m.failed_non_owners]
-                                  if m.verdict == "OWNER_MISSED" else [])
-        table.add_row(m.id, f"[{style}]{verdict}[/]" if style else verdict, m.target,
-                      "\n".join(m.owners), "\n".join(killers), f"{m.duration_s:.2f}s")
+    rows = sorted(data.mutants, key=lambda m: (verdict_order(m.verdict), m.id))
+    verdicts = [m.verdict + (" (reused)" if m.reused else "") for m in rows]
+    table.add_column("mutant · target · owners", overflow="ellipsis")
+    table.add_column("verdict", no_wrap=True, min_width=max(map(len, verdicts), default=7))
+    table.add_column("time", no_wrap=True, justify="right", min_width=6)
+    for m, verdict in zip(rows, verdicts, strict=True):
+        killed = set(m.killed_by)
+        lines = [Text(m.id, style="bold"), Text(f"  {m.target}", style="dim")]
+        lines += [Text(f"  {'✔' if o in killed else '·'} {o}") for o in m.owners]
+        lines += [Text(f"  ✔ non-owner: {t}") for t in m.killed_by if t not in m.owners]
+        if m.verdict == "OWNER_MISSED":
+            lines += [Text(f"  ✘ non-owner: {t}", style="red") for t in m.failed_non_owners]
+        table.add_row(_cell(lines),
+                      Text(verdict, style=VERDICT_STYLES.get(m.verdict, "")),
+                      f"{m.duration_s:.2f}s")
     return table
 
 
@@ -53,4 +70,5 @@ def render(data: ReportData, *, width: int = 120, color: bool = False) -> str:
 def print_report(data: ReportData, console: Console) -> None:
     console.print(build_table(data))
     held = all(m.verdict in HOLDING_VERDICTS for m in data.mutants)
-    console.print(summary_line(data), style="green" if held else "red", markup=False)
+    console.print(summary_line(data), style="green" if held else "red", markup=False,
+                  highlight=False, soft_wrap=True)
