@@ -32,6 +32,7 @@ COMMAND_MODULES: tuple[str, ...] = (
 COMMAND_INDEX: dict[str, str] = {
     **dict.fromkeys(("drift", "surface", "pointers"), "deskcheck.drift_guard.commands"),
     **dict.fromkeys(("sweep", "mutants"), "deskcheck.mutants.commands"),
+    "standins": "deskcheck.drift_guard.standins.command",
     "auto": "deskcheck.mutants.auto.commands",
     "suites": "deskcheck.suites.commands",
     **dict.fromkeys(("redfirst", "regress"), "deskcheck.gate.commands"),
