@@ -18,6 +18,7 @@ TERMINATING_SIGNALS = tuple(
     s for s in (getattr(signal, "SIGTERM", None), getattr(signal, "SIGHUP", None)) if s
 )
 _LAST: dict[str, int] = {}
+_PENDING: dict[str, int] = {}
 
 
 class Interrupted(KeyboardInterrupt):
@@ -42,7 +43,17 @@ def as_interrupted(exc: BaseException | None = None) -> Interrupted:
 
 def _raise(signum: int, _frame: FrameType | None) -> None:
     _LAST["signum"] = signum
+    _PENDING["signum"] = signum
     raise Interrupted(signum)
+
+
+def raise_if_interrupted() -> None:
+    """Raise again a signal whose exception was swallowed: a handler that runs while a
+    finalizer (``__del__``, a weakref callback) runs raises into it, and Python only prints
+    "Exception ignored". Long loops call this between steps, so no signal is ever lost."""
+    signum = _PENDING.get("signum")
+    if signum is not None:
+        raise Interrupted(signum)
 
 
 @contextlib.contextmanager
@@ -51,7 +62,8 @@ def handlers(signals: tuple[int, ...], handler: Any) -> Iterator[None]:
     if threading.current_thread() is not threading.main_thread():
         yield
         return
-    previous = {s: signal.signal(s, handler) for s in signals}
+    previous = {s: signal.signal(s, handler) for s in signals
+                if signal.getsignal(s) is not signal.SIG_IGN or handler is signal.SIG_IGN}
     try:
         yield
     finally:
@@ -60,6 +72,8 @@ def handlers(signals: tuple[int, ...], handler: Any) -> Iterator[None]:
 
 
 def signals_raise(extra: tuple[int, ...] = ()) -> contextlib.AbstractContextManager[None]:
-    """SIGTERM/SIGHUP (and ``extra``, e.g. SIGINT) raise :class:`Interrupted` meanwhile."""
+    """SIGTERM/SIGHUP (and ``extra``, e.g. SIGINT) raise :class:`Interrupted` meanwhile; a
+    signal ignored when this starts (SIGINT in a background job) stays ignored."""
     _LAST.pop("signum", None)
+    _PENDING.pop("signum", None)
     return handlers((*extra, *TERMINATING_SIGNALS), _raise)

@@ -75,6 +75,17 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def cmd_sweep(args: argparse.Namespace) -> int:
+    """SIGTERM/SIGHUP interrupt a sweep like Ctrl-C: the run is stored ``interrupted`` with
+    the verdicts decided so far, and the exit status is 128 + the signal."""
+    import signal
+
+    from deskcheck.interrupts import signals_raise
+
+    with signals_raise(extra=(signal.SIGINT,)):
+        return _sweep(args)
+
+
+def _sweep(args: argparse.Namespace) -> int:
     if getattr(args, "auto", False):
         from deskcheck.mutants.auto.commands import run_auto
 

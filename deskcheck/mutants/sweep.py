@@ -23,6 +23,7 @@ from typing import Any, Protocol
 import pytest
 
 from deskcheck.errors import CatalogError, DeskcheckError, SourceResolutionError, UnknownTargetError
+from deskcheck.interrupts import as_interrupted
 from deskcheck.mutants.catalog import Catalog, Mutant
 from deskcheck.mutants.injection import compile_mutated
 from deskcheck.mutants.mutated import BrokenMutant, MutatedFunction, StaleOperator
@@ -486,6 +487,8 @@ def _run_session(options: SweepOptions, reporter: Reporter | None,
     """One pytest session in this process: collect, baseline, a fork per mutant."""
     plugin = plugin_class(options, reporter)
     code = pytest.main(pytest_arguments(options), plugins=[plugin])
+    if code == pytest.ExitCode.INTERRUPTED:  # Ctrl-C / SIGTERM: what was decided is recorded
+        raise as_interrupted()
     if plugin.error is not None:
         raise plugin.error
     if plugin.result is None:

@@ -21,7 +21,6 @@ import shutil
 import signal
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 import weakref
@@ -31,6 +30,7 @@ from multiprocessing.connection import Connection, wait
 from typing import Any
 
 from deskcheck.errors import BackendUnavailableError, RankError, RankTaskError
+from deskcheck.scratch import make_scratch
 from deskcheck.suites._diagnose import values_or_raise
 from deskcheck.suites._rank_main import RankConfig, serve
 from deskcheck.suites._rank_process import RankProcess, dump_stacks
@@ -111,7 +111,7 @@ class RankPool:
         self.start_method = self._resolve_start_method()
         self._sent_sys_path = []
         began = time.perf_counter()
-        self._workdir = tempfile.mkdtemp(prefix=f"deskcheck-w{self.world}-{self.backend}-")
+        self._workdir = str(make_scratch(f"deskcheck-w{self.world}-{self.backend}-"))
         death_signal = threading.current_thread() is threading.main_thread()
         try:
             pgid = 0
