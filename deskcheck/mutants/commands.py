@@ -102,6 +102,13 @@ def _sweep(args: argparse.Namespace) -> int:
     from deskcheck.mutants.sweep import SweepOptions, run_sweep
 
     catalog = _catalog(args)
+    if not catalog.mutants:  # nothing swept must not read as "every mutant held"
+        from deskcheck.errors import CatalogError
+
+        raise CatalogError(f"the catalog {catalog.path} has no mutants",
+                           location=str(catalog.path),
+                           fix="add [[mutant]] tables (see docs/mutants.md), or point --catalog "
+                               "at the catalog you meant")
     if args.workers < 1:
         raise ConfigError("--workers must be at least 1", fix="pass --workers N with N >= 1")
     only = [m.id for m in catalog.select(args.only)]  # unknown ids: usage error, nothing run
@@ -121,6 +128,10 @@ def _sweep(args: argparse.Namespace) -> int:
         options.affected = lambda mutant, file, owners: changes.mutant_affected(
             file, mutant.target, owners)
     console = Console(stderr=True)
+    from deskcheck.mutants.tree_guard import changed, snapshot
+
+    project = load_config().root
+    tree_before = snapshot(project)
     reporter = ProgressReporter(console)
     recorder = None if args.no_store else _recorder(catalog, incremental=not args.no_incremental,
                                                     shard=args.shard or "")
@@ -141,6 +152,15 @@ def _sweep(args: argparse.Namespace) -> int:
     elif result.reused_before_session:
         console.print(f"deskcheck: {result.reused_before_session} verdict(s) reused before "
                       "collecting", highlight=False)
+    left = changed(tree_before, snapshot(project), _own_outputs(project, args))
+    if left:
+        shown = "\n".join(f"  {path}" for path in left[:20]) + (
+            f"\n  ... and {len(left) - 20} more" if len(left) > 20 else "")
+        console.print(f"deskcheck: warning: the sweep left {len(left)} file(s) changed in "
+                      f"{project} (git status); a mutant or a test under it wrote them:\n"
+                      f"{shown}\n  fix: look at them, then restore with `git checkout -- "
+                      "PATH` or remove them; keep tests writing under tmp_path",
+                      markup=False, highlight=False, soft_wrap=True)
     out = Console()
     out.print(verdict_table(result.records))
     shortfall = shortfall_report(result.records)
@@ -150,6 +170,31 @@ def _sweep(args: argparse.Namespace) -> int:
     if args.json:
         write_json(result, catalog.path, args.json)
     return 0 if result.holds else 1
+
+
+def _own_outputs(project: Path, args: argparse.Namespace) -> list[str]:
+    """What the sweep itself writes under ``project`` (its store, its --json report),
+    relative to the git top level: never reported as left behind by a mutant."""
+    top = subprocess.run(["git", "rev-parse", "--show-toplevel"], cwd=project,
+                         capture_output=True, text=True, check=False).stdout.strip()
+    base = Path(top or project).resolve()
+    owned = [Path(project) / ".deskcheck"]
+    if getattr(args, "json", None) and args.json != "-":
+        owned.append(Path(args.json))
+    if not getattr(args, "no_store", False):
+        from deskcheck.report.store import project_store_path
+
+        try:
+            owned.append(project_store_path(load_config()).parent)
+        except Exception:  # noqa: BLE001 - the default folder is already listed
+            pass
+    relative = []
+    for path in owned:
+        try:
+            relative.append(str(path.resolve().relative_to(base)))
+        except ValueError:
+            continue
+    return relative
 
 
 def _recorder(catalog: Catalog, incremental: bool, shard: str = ""):

@@ -165,8 +165,11 @@ class Runner:
                         done(run, self._outcome(run, timed_out=False))
                     elif run.pid in self.exited:  # died without saying done
                         self._read(run, drain=True)
+                        status = self.exited[run.pid]  # _cleanup forgets it
                         self._cleanup(run)
-                        done(run, self._outcome(run, timed_out=False))
+                        outcome = self._outcome(run, timed_out=False)
+                        outcome.exit_status = status
+                        done(run, outcome)
                     elif time.monotonic() > run.deadline:
                         done(run, self._timeout(run))
                 self._tidy()

@@ -292,7 +292,7 @@ def test_a_rank_killed_between_tasks_makes_the_pool_restart(short_pool):
 
     old = short_pool.pids
     os.kill(old[1], signal.SIGKILL)
-    deadline = time.monotonic() + 10
+    deadline = time.monotonic() + 60  # returns as soon as it is gone; holds under load
     while short_pool._ranks[1].exit_status() is None and time.monotonic() < deadline:
         time.sleep(0.01)  # the kernel tears the process down before it can be waited for
     assert short_pool.run(D.all_reduce_sum, per_rank=[1, 1, 1]) == [3, 3, 3]
