@@ -89,9 +89,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     except DeskcheckError as exc:
         print(f"deskcheck: error: {exc.render()}", file=sys.stderr)
         return exc.exit_code
-    except KeyboardInterrupt:
-        print("deskcheck: interrupted", file=sys.stderr)
-        return 130
+    except KeyboardInterrupt as exc:
+        from deskcheck.interrupts import exit_status
+
+        print(f"deskcheck: interrupted ({exc})" if str(exc) else "deskcheck: interrupted",
+              file=sys.stderr)
+        return exit_status(exc)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -30,3 +30,19 @@ def process_alive(pid: int, token: str) -> bool:
     except PermissionError:
         return True
     return not token or process_token(pid) == token
+
+
+def processes_inside(folder: Path) -> list[int]:
+    """Pids of live processes whose working directory is ``folder`` or below it."""
+    root = str(Path(folder).resolve())
+    found = []
+    for entry in os.listdir("/proc") if os.path.isdir("/proc") else []:
+        if not entry.isdigit():
+            continue
+        try:
+            cwd = os.readlink(f"/proc/{entry}/cwd")
+        except OSError:
+            continue
+        if cwd == root or cwd.startswith(root + os.sep):
+            found.append(int(entry))
+    return found

@@ -70,6 +70,11 @@ class GitRepo:
         result = self.run(["rev-parse", "--verify", "--quiet", "--end-of-options",
                            f"{ref}^{{commit}}"], check=False)
         if result.returncode != 0:
+            if not self.run(["rev-list", "-n", "1", "--all"], check=False).stdout.strip():
+                raise GitError(f"the repository has no commits yet (so no {ref!r})",
+                               location=str(self.root),
+                               fix="commit first (`git add -A && git commit`); the gates "
+                                   "compare the branch with a base commit")
             if self.is_shallow():
                 raise GitError(f"unknown ref {ref!r} in a shallow clone",
                                location=str(self.root), fix=SHALLOW_FIX)

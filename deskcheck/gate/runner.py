@@ -3,7 +3,8 @@
 The child gets the probe plugin (:mod:`deskcheck.gate.probe_plugin`) by a unique module name
 and a plan file; results come back as the probe's JSON, never from pytest's text output.
 Runner retries (rerun plugins) are blocked, pytest's cache is off (nothing is written into
-the user's tree), and the whole child process group is killed if the gate is interrupted.
+the user's tree), and the whole child process group is killed if the gate is interrupted, and
+dies with the gate even when the gate is killed with SIGKILL (:mod:`deskcheck.watchdog`).
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from typing import Any
 from deskcheck.errors import GateError
 from deskcheck.gate.probe_plugin import PLAN_ENV, PROBE_MODULE_NAME
 from deskcheck.gate.redirect import SITECUSTOMIZE
+from deskcheck.watchdog import DIE_WITH_ENV, SET_DEATH_SIGNAL, GroupWatchdog
 
 RETRY_DISTRIBUTIONS = frozenset({"pytest-rerunfailures", "flaky", "pytest-retry",
                                  "pytest-flakefinder"})
@@ -139,7 +141,8 @@ def _probe_folder(scratch: Path) -> Path:
                 target.symlink_to(here / source)
             except OSError:
                 target.write_text((here / source).read_text(encoding="utf-8"), encoding="utf-8")
-        (building / "sitecustomize.py").write_text(SITECUSTOMIZE, encoding="utf-8")
+        (building / "sitecustomize.py").write_text(
+            "import os as _os\n" + SET_DEATH_SIGNAL + SITECUSTOMIZE, encoding="utf-8")
         try:
             building.rename(folder)
         except OSError:  # another process put a whole one there first
@@ -214,16 +217,22 @@ def _run_child(command: list[str], *, cwd: Path, env: dict[str, str], log_path: 
             if stop is not None and stop.is_set():
                 raise GateError("the other side of the parallel gate failed; this side was not "
                                 "started", fix="see the other side's error")
-            child = subprocess.Popen(command, cwd=cwd, env=env, stdout=log,
-                                     stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                                     start_new_session=True)
+            child = subprocess.Popen(command, cwd=cwd, env={**env, DIE_WITH_ENV: str(os.getpid())},
+                                     stdout=log, stderr=subprocess.STDOUT,
+                                     stdin=subprocess.DEVNULL, start_new_session=True)
             _LIVE.add(child)
+        watchdog = None
         try:
-            return child.wait()
+            watchdog = GroupWatchdog(child.pid)
+            code = child.wait()
+            _kill_group(child)  # what the tests started and left behind goes with it
+            return code
         except BaseException:
             _kill_group(child)
             raise
         finally:
+            if watchdog is not None:
+                watchdog.release()
             with _LIVE_LOCK:
                 _LIVE.discard(child)
 

@@ -5,75 +5,52 @@ under ``.git/worktrees/<name>``), and is removed with ``git worktree remove --fo
 by ``git worktree prune``. The user's working tree, index and HEAD are never touched.
 
 A gate killed with SIGKILL cannot clean up: its scratch folder carries an owner marker (pid
-and start time), and the next gate in any repository removes what a dead owner left.
+and start time, :mod:`deskcheck.scratch`), and the next gate in any repository removes what a
+dead owner left, never a folder a live process still runs in.
 """
 
 from __future__ import annotations
 
 import contextlib
-import json
-import os
 import shutil
 import signal
-import tempfile
-import threading
 from collections.abc import Iterator
 from pathlib import Path
 from types import FrameType
-from typing import Any
 
 from deskcheck.errors import GitError
 from deskcheck.gate.git import GitRepo
-from deskcheck.liveness import process_alive, process_token
+from deskcheck.interrupts import TERMINATING_SIGNALS, Interrupted, handlers
+from deskcheck.liveness import processes_inside
+from deskcheck.scratch import make_scratch, owner_dead, stale
 
 SCRATCH_PREFIX = "deskcheck-gate-"
-OWNER_FILE = "owner.json"
-
-_TERMINATING_SIGNALS = tuple(
-    s for s in (getattr(signal, "SIGTERM", None), getattr(signal, "SIGHUP", None)) if s
-)
 
 
-class GateInterrupted(KeyboardInterrupt):
+class GateInterrupted(Interrupted):
     """Raised in the main thread when SIGTERM/SIGHUP arrives, so ``finally`` blocks run."""
 
 
 def _raise_interrupt(signum: int, _frame: FrameType | None) -> None:
-    raise GateInterrupted(f"signal {signum}")
-
-
-@contextlib.contextmanager
-def _handlers(signals: tuple[int, ...], handler: Any) -> Iterator[None]:
-    """``handler`` for ``signals`` for the duration (main thread only: elsewhere a no-op)."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    previous = {s: signal.signal(s, handler) for s in signals}
-    try:
-        yield
-    finally:
-        for s, previous_handler in previous.items():
-            signal.signal(s, previous_handler)
+    raise GateInterrupted(signum)
 
 
 def terminating_signals_raise() -> contextlib.AbstractContextManager[None]:
     """Turn SIGTERM/SIGHUP into an exception (main thread only) for the duration."""
-    return _handlers(_TERMINATING_SIGNALS, _raise_interrupt)
+    return handlers(TERMINATING_SIGNALS, _raise_interrupt)
 
 
 def _signals_ignored() -> contextlib.AbstractContextManager[None]:
     """Cleanup must not itself be interrupted by a second Ctrl-C."""
-    return _handlers((signal.SIGINT, *_TERMINATING_SIGNALS), signal.SIG_IGN)
+    return handlers((signal.SIGINT, *TERMINATING_SIGNALS), signal.SIG_IGN)
 
 
 @contextlib.contextmanager
 def scratch_folder(prefix: str = SCRATCH_PREFIX) -> Iterator[Path]:
     """A temporary folder for one gate run (plan files, results, the worktree), marked with
     this process as its owner."""
-    folder = Path(tempfile.mkdtemp(prefix=prefix)).resolve()
+    folder = make_scratch(prefix)
     try:
-        (folder / OWNER_FILE).write_text(json.dumps(
-            {"pid": os.getpid(), "token": process_token(os.getpid())}), encoding="utf-8")
         yield folder
     finally:
         with _signals_ignored():
@@ -109,31 +86,23 @@ def scratch_worktree(repo: GitRepo, commit: str, parent: Path) -> Iterator[Path]
             repo.run(["worktree", "prune"], check=False)
 
 
-def _owner_dead(folder: Path) -> bool:
-    """True only for a folder with our owner marker whose process is gone."""
-    try:
-        owner = json.loads((folder / OWNER_FILE).read_text(encoding="utf-8"))
-        pid, token = int(owner["pid"]), str(owner.get("token", ""))
-    except (OSError, ValueError, KeyError, TypeError):
-        return False  # not ours, or being written right now: never touched
-    return not process_alive(pid, token)
-
-
 def reap_stale_scratch(repo: GitRepo, prefix: str = SCRATCH_PREFIX) -> list[Path]:
     """Remove what gates killed with SIGKILL left: their scratch worktrees registered in
-    ``repo`` and their scratch folders. Only folders marked by a dead owner are touched."""
+    ``repo`` and their scratch folders. Only folders marked by a dead owner, in which no live
+    process runs, are touched."""
     removed: list[Path] = []
+    dead = set(stale(prefix))
     listed = repo.run(["worktree", "list", "--porcelain"], check=False).stdout
     for line in listed.splitlines():
         path = Path(line.removeprefix("worktree ")) if line.startswith("worktree ") else None
-        if path is not None and path.parent.name.startswith(prefix) and _owner_dead(path.parent):
+        if path is None or not path.parent.name.startswith(prefix):
+            continue
+        if path.parent in dead or (owner_dead(path.parent) and not processes_inside(path.parent)):
             repo.run(["worktree", "remove", "--force", "--force", str(path)], check=False)
-            shutil.rmtree(path.parent, ignore_errors=True)
-            removed.append(path.parent)
-    for folder in sorted(Path(tempfile.gettempdir()).glob(prefix + "*")):
-        if folder not in removed and folder.is_dir() and _owner_dead(folder):
-            shutil.rmtree(folder, ignore_errors=True)
-            removed.append(folder)
+            dead.add(path.parent)
+    for folder in sorted(dead):
+        shutil.rmtree(folder, ignore_errors=True)
+        removed.append(folder)
     if removed:
         repo.run(["worktree", "prune"], check=False)
     return removed

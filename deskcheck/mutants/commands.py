@@ -93,6 +93,17 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def cmd_sweep(args: argparse.Namespace) -> int:
+    """SIGTERM/SIGHUP interrupt a sweep like Ctrl-C: the run is stored ``interrupted`` with
+    the verdicts decided so far, and the exit status is 128 + the signal."""
+    import signal
+
+    from deskcheck.interrupts import signals_raise
+
+    with signals_raise(extra=(signal.SIGINT,)):
+        return _sweep(args)
+
+
+def _sweep(args: argparse.Namespace) -> int:
     if getattr(args, "auto", False):
         from deskcheck.mutants.auto.commands import run_auto
 
@@ -112,6 +123,13 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     from deskcheck.mutants.sweep import SweepOptions, run_sweep
 
     catalog = _catalog(args)
+    if not catalog.mutants:  # nothing swept must not read as "every mutant held"
+        from deskcheck.errors import CatalogError
+
+        raise CatalogError(f"the catalog {catalog.path} has no mutants",
+                           location=str(catalog.path),
+                           fix="add [[mutant]] tables (see docs/mutants.md), or point --catalog "
+                               "at the catalog you meant")
     if args.workers < 1:
         raise ConfigError("--workers must be at least 1", fix="pass --workers N with N >= 1")
     only = [m.id for m in catalog.select(args.only)]  # unknown ids: usage error, nothing run
@@ -130,6 +148,10 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         options.affected = lambda mutant, file, owners: changes.mutant_affected(
             file, mutant.target, owners)
     console = Console(stderr=True)
+    from deskcheck.mutants.tree_guard import changed, snapshot
+
+    project = load_config().root
+    tree_before = snapshot(project)
     reporter = ProgressReporter(console)
     reporter.start(f"deskcheck sweep: {len(only)} mutant(s) from {catalog.path.name}, "
                    f"{args.workers} worker(s)")
@@ -152,6 +174,15 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     elif result.reused_before_session:
         console.print(f"deskcheck: {result.reused_before_session} verdict(s) reused before "
                       "collecting", highlight=False)
+    left = changed(tree_before, snapshot(project), _own_outputs(project, args))
+    if left:
+        shown = "\n".join(f"  {path}" for path in left[:20]) + (
+            f"\n  ... and {len(left) - 20} more" if len(left) > 20 else "")
+        console.print(f"deskcheck: warning: the sweep left {len(left)} file(s) changed in "
+                      f"{project} (git status); a mutant or a test under it wrote them:\n"
+                      f"{shown}\n  fix: look at them, then restore with `git checkout -- "
+                      "PATH` or remove them; keep tests writing under tmp_path",
+                      markup=False, highlight=False, soft_wrap=True)
     out = output_console()
     out.print(verdict_table(result.records))
     shortfall = shortfall_report(result.records)
@@ -186,6 +217,31 @@ def _shard(ids: list[str], args: argparse.Namespace) -> tuple[list[str], str]:
         with Store(path) as store:
             durations = store.mutant_durations("sweep")
     return select_balanced(ids, args.shard, durations)
+
+
+def _own_outputs(project: Path, args: argparse.Namespace) -> list[str]:
+    """What the sweep itself writes under ``project`` (its store, its --json report),
+    relative to the git top level: never reported as left behind by a mutant."""
+    top = subprocess.run(["git", "rev-parse", "--show-toplevel"], cwd=project,
+                         capture_output=True, text=True, check=False).stdout.strip()
+    base = Path(top or project).resolve()
+    owned = [Path(project) / ".deskcheck"]
+    if getattr(args, "json", None) and args.json != "-":
+        owned.append(Path(args.json))
+    if not getattr(args, "no_store", False):
+        from deskcheck.report.store import project_store_path
+
+        try:
+            owned.append(project_store_path(load_config()).parent)
+        except Exception:  # noqa: BLE001 - the default folder is already listed
+            pass
+    relative = []
+    for path in owned:
+        try:
+            relative.append(str(path.resolve().relative_to(base)))
+        except ValueError:
+            continue
+    return relative
 
 
 def _recorder(catalog: Catalog, incremental: bool, shard: str = ""):

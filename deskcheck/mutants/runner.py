@@ -13,7 +13,6 @@ import os
 import selectors
 import shutil
 import signal
-import tempfile
 import time
 import uuid
 from collections import deque
@@ -22,10 +21,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from deskcheck.interrupts import raise_if_interrupted
 from deskcheck.mutants import procs
 from deskcheck.mutants.worker import ChildJob, child_main
+from deskcheck.scratch import make_scratch, reap_stale
 
 STACK_WAIT_S = 0.6
+SCRATCH_PREFIX = "deskcheck-sweep-"
+POOL_PREFIX = "deskcheck-w"  # deskcheck.suites.pool's work folders (deskcheck-w2-gloo-...)
 
 
 @dataclass
@@ -90,7 +93,9 @@ class Runner:
 
     def __init__(self, workers: int, scratch: str | None = None):
         self.workers = max(1, workers)
-        self.scratch = scratch or tempfile.mkdtemp(prefix="deskcheck-sweep-")
+        reap_stale(SCRATCH_PREFIX)  # what sweeps killed with SIGKILL left
+        reap_stale(POOL_PREFIX)
+        self.scratch = scratch or str(make_scratch(SCRATCH_PREFIX))
         self.exited: dict[int, int] = {}
         self.leftovers: list[int] = []
         self._running: dict[int, _Running] = {}
@@ -99,6 +104,7 @@ class Runner:
 
     def close(self) -> None:
         shutil.rmtree(self.scratch, ignore_errors=True)
+        reap_stale(POOL_PREFIX)  # rank-pool folders of children killed with SIGKILL
 
     def _reap(self) -> None:
         for pid, status in procs.reap_children():
@@ -112,7 +118,8 @@ class Runner:
         pid = os.fork()
         if pid == 0:  # child
             os.close(read_fd)
-            signal.signal(signal.SIGINT, signal.SIG_DFL)
+            for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+                signal.signal(signum, signal.SIG_DFL)  # the sweep owns interruption
             child_main(job, write_fd, stacks_dir, token)
         os.close(write_fd)
         os.set_blocking(read_fd, False)
@@ -141,6 +148,7 @@ class Runner:
 
         try:
             while pending or running:
+                raise_if_interrupted()
                 while pending and len(running) < self.workers:
                     job, budget = pending.popleft()
                     run = self._start(job, budget)
@@ -157,8 +165,11 @@ class Runner:
                         done(run, self._outcome(run, timed_out=False))
                     elif run.pid in self.exited:  # died without saying done
                         self._read(run, drain=True)
+                        status = self.exited[run.pid]  # _cleanup forgets it
                         self._cleanup(run)
-                        done(run, self._outcome(run, timed_out=False))
+                        outcome = self._outcome(run, timed_out=False)
+                        outcome.exit_status = status
+                        done(run, outcome)
                     elif time.monotonic() > run.deadline:
                         done(run, self._timeout(run))
                 self._tidy()
@@ -170,8 +181,11 @@ class Runner:
         finally:
             for run in [*running.values(), *self._closing.values()]:  # leave nothing behind
                 procs.kill_run(run.pid, run.token, self._reap)
-                if run.fd in running:
+            for run in running.values():  # not closed by done(); fd numbers are reused
+                try:
                     os.close(run.fd)
+                except OSError:
+                    pass
             self._closing.clear()
             selector.close()
             gc.unfreeze()

@@ -23,6 +23,7 @@ from typing import Any, Protocol
 import pytest
 
 from deskcheck.errors import CatalogError, DeskcheckError, SourceResolutionError, UnknownTargetError
+from deskcheck.interrupts import as_interrupted
 from deskcheck.mutants.catalog import Catalog, Mutant
 from deskcheck.mutants.injection import compile_mutated
 from deskcheck.mutants.mutated import BrokenMutant, MutatedFunction, StaleOperator
@@ -521,6 +522,8 @@ def _run_session(options: SweepOptions, reporter: Reporter | None,
     # a reporter with pytest hooks (ProgressReporter) shows collection as it happens
     extra = [reporter] if hasattr(reporter, "pytest_itemcollected") else []
     code = pytest.main(pytest_arguments(options), plugins=[plugin, *extra])
+    if code == pytest.ExitCode.INTERRUPTED:  # Ctrl-C / SIGTERM: what was decided is recorded
+        raise as_interrupted()
     if plugin.error is not None:
         raise plugin.error
     if plugin.result is None:

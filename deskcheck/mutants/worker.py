@@ -199,9 +199,22 @@ def child_main(job: ChildJob, fd: int, stacks_dir: str, token: str) -> None:
         except OSError:
             pass
     finally:
+        _close_pools()  # os._exit skips atexit: the pools' ranks and folders go now
         try:
             sys.stdout.flush()
             sys.stderr.flush()
         except Exception:
             pass
         os._exit(code)
+
+
+def _close_pools() -> None:
+    """Close the rank pools the tests left warm in this child (only if the suites part was
+    imported: a child that never used a pool imports nothing)."""
+    pool = sys.modules.get("deskcheck.suites.pool")
+    if pool is None:
+        return
+    try:
+        pool.close_all_pools()
+    except Exception:  # noqa: BLE001 - leaving anyway; the sweep reaps what remains
+        pass

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import platform
 import socket
 import sqlite3
 import weakref
@@ -249,8 +250,8 @@ class Store:
         return None
 
     def run(self, run_id: int) -> RunRecord:
-        row = self._db.execute(f"SELECT id, {', '.join(_RUN_COLUMNS)} FROM runs WHERE id = ?",
-                               (run_id,)).fetchone()
+        row = self._db.execute(f"SELECT id, {', '.join(_RUN_COLUMNS)}, {_OWNER} FROM runs "
+                               "WHERE id = ?", (run_id,)).fetchone()
         if row is None:
             raise StoreError(f"no run {run_id} in the store", location=str(self.path),
                              fix="pass an id listed by `deskcheck history`")
@@ -258,7 +259,7 @@ class Store:
 
     def runs(self, kind: str | None = None) -> list[RunRecord]:
         """Every run, oldest first (optionally of one kind)."""
-        query = f"SELECT id, {', '.join(_RUN_COLUMNS)} FROM runs"
+        query = f"SELECT id, {', '.join(_RUN_COLUMNS)}, {_OWNER} FROM runs"
         params: tuple[Any, ...] = ()
         if kind:
             query, params = query + " WHERE kind = ?", (kind,)
@@ -357,14 +358,28 @@ def _run_values(run: RunRecord) -> dict[str, Any]:
     return values
 
 
+_OWNER = "owner_pid, owner_token"
+
+
+def _status(data: dict[str, Any]) -> str:
+    """The stored status, except that a ``running`` run whose owner process is gone from this
+    machine (killed with SIGKILL, the machine rebooted) is ``interrupted``: it runs no more,
+    and the next run of the same inputs resumes it."""
+    if data["status"] == "running" and data["owner_pid"] and data["machine"] in (
+            "", socket.gethostname(), platform.node()) and not process_alive(
+            int(data["owner_pid"]), str(data["owner_token"] or "")):
+        return "interrupted"
+    return data["status"]
+
+
 def _run_from_row(row: tuple[Any, ...]) -> RunRecord:
-    data = dict(zip(("id", *_RUN_COLUMNS), row, strict=True))
+    data = dict(zip(("id", *_RUN_COLUMNS, "owner_pid", "owner_token"), row, strict=True))
     return RunRecord(
         id=data["id"], kind=data["kind"], commit=data["commit_sha"], branch=data["branch"],
         started_at=data["started_at"], finished_at=data["finished_at"], machine=data["machine"],
         tier=data["tier"], config_fingerprint=data["config_fingerprint"],
         deskcheck_version=data["deskcheck_version"], shard=data["shard"],
-        status=data["status"], summary=json.loads(data["summary_json"] or "{}"))
+        status=_status(data), summary=json.loads(data["summary_json"] or "{}"))
 
 
 _MUTANT_FIELDS = tuple(f.name for f in fields(MutantRecord))

@@ -21,6 +21,7 @@ import sys
 import threading
 import time
 import traceback
+from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from multiprocessing.connection import Connection
 from typing import Any
@@ -189,19 +190,39 @@ def _failure(exc: BaseException, skip_frames: int = 0) -> RankFailure:
     )
 
 
-def _run(task_id: int, payload: bytes, rank: int, output: _OutputLog) -> bytes:
-    """Run one task; the pickled ``("done", task_id, RankOutcome)`` message."""
+def failing_note(task_id: int, exc: BaseException, started: float) -> bytes:
+    """The pickled ``("failing", task_id, note)`` a rank sends the moment its task raises,
+    before the (slow, under load) formatting of the traceback: the parent then knows this
+    rank is alive and reporting, how many collectives it entered and whether it failed
+    inside one, even if the full report comes after the parent's deadline."""
+    collective, _site = collective_in_traceback(exc.__traceback__)
+    return pickle.dumps(("failing", task_id, {
+        "type": type(exc).__qualname__, "message": str(exc)[:500], "collective": collective,
+        "collectives": collective_count(), "started": started, "noted": time.monotonic()}))
+
+
+def _run(task_id: int, payload: bytes, rank: int, output: _OutputLog,
+         tell: Callable[[bytes], None] | None = None) -> bytes:
+    """Run one task; the pickled ``("done", task_id, RankOutcome)`` message. ``tell`` sends
+    the early :func:`failing_note` when the task raises."""
     started = time.perf_counter()
+    started_at = time.monotonic()  # CLOCK_MONOTONIC: one clock for every process on the host
     value: Any = None
     failure: RankFailure | None = None
     try:
         fn, args, kwargs = pickle.loads(payload)
         value = fn(*args, **kwargs)
     except BaseException as exc:  # noqa: B036 - a rank reports everything, even SystemExit
+        if tell is not None:
+            try:
+                tell(failing_note(task_id, exc, started_at))
+            except Exception:  # noqa: BLE001 - the full report below still goes
+                pass
         failure = _failure(exc, skip_frames=1)
     outcome = RankOutcome(rank=rank, pid=os.getpid(), value=value, failure=failure,
                           collectives=collective_count(), output=output.take(),
-                          seconds=time.perf_counter() - started)
+                          seconds=time.perf_counter() - started,
+                          extra={"started": started_at})
     try:
         return pickle.dumps(("done", task_id, outcome))
     except Exception as exc:  # the value does not pickle: say so instead of losing the rank
@@ -237,7 +258,7 @@ def serve(conn: Connection, config: RankConfig) -> None:
         _, task_id, payload, parent_sys_path = message
         if parent_sys_path is not None:  # test dirs pytest added after the fork
             sys.path[:] = parent_sys_path
-        conn.send_bytes(_run(task_id, payload, config.rank, output))
+        conn.send_bytes(_run(task_id, payload, config.rank, output, conn.send_bytes))
 
 
 def _spawn_main(argv: list[str]) -> None:

@@ -21,7 +21,6 @@ import shutil
 import signal
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 import weakref
@@ -31,11 +30,12 @@ from multiprocessing.connection import Connection, wait
 from typing import Any
 
 from deskcheck.errors import BackendUnavailableError, RankError, RankTaskError
+from deskcheck.scratch import make_scratch
 from deskcheck.suites._diagnose import values_or_raise
 from deskcheck.suites._rank_main import RankConfig, serve
 from deskcheck.suites._rank_process import RankProcess, dump_stacks
 from deskcheck.suites.backends import backend_unavailable_reason, parent_touched_cuda, tier_of
-from deskcheck.suites.outcomes import RankOutcome
+from deskcheck.suites.outcomes import RankFailure, RankOutcome
 
 DEFAULT_PG_TIMEOUT_S = 10.0
 GRACE_S = 1.0  # the parent waits this much past the PG timeout before naming hung ranks
@@ -111,7 +111,7 @@ class RankPool:
         self.start_method = self._resolve_start_method()
         self._sent_sys_path = []
         began = time.perf_counter()
-        self._workdir = tempfile.mkdtemp(prefix=f"deskcheck-w{self.world}-{self.backend}-")
+        self._workdir = str(make_scratch(f"deskcheck-w{self.world}-{self.backend}-"))
         death_signal = threading.current_thread() is threading.main_thread()
         try:
             pgid = 0
@@ -306,14 +306,27 @@ class RankPool:
         return outcomes
 
     def _collect(self, task_id: int) -> list[RankOutcome]:
-        deadline = time.monotonic() + self.timeout_s + GRACE_S
+        """Every rank's outcome for ``task_id``. At ``timeout + GRACE_S`` the deadline is
+        extended once, by the scheduling delay measured now (a loaded machine runs ranks
+        late) and, for a rank that said it is failing (:func:`failing_note`), by a whole
+        timeout: a rank busy reporting its own timeout is never taken for a hung one."""
+        sent = time.monotonic()
+        deadline = sent + self.timeout_s + GRACE_S
+        extended = False
         results: dict[int, RankOutcome] = {}
+        notes: dict[int, dict[str, Any]] = {}
         waiting = {r.conn: r for r in self._ranks}
         while waiting:
             remaining = deadline - time.monotonic()
             ready = wait(list(waiting), timeout=remaining) if remaining > 0 else []
             if not ready:
-                break
+                if extended:
+                    break
+                extended = True
+                lag = scheduling_delay(sent, deadline, [*results.values()], notes)
+                reporting = any(r.rank in notes for r in waiting.values())
+                deadline = time.monotonic() + extra_grace(lag, self.timeout_s, reporting)
+                continue
             for conn in ready:
                 rank = waiting.pop(conn)
                 try:
@@ -324,10 +337,46 @@ class RankPool:
                 if got_id != task_id:  # a stale answer cannot happen on a healthy pool
                     waiting[conn] = rank
                     continue
+                if kind == "failing":  # the full report follows
+                    notes[rank.rank] = outcome
+                    waiting[conn] = rank
+                    continue
                 results[rank.rank] = outcome
         for rank, stack in dump_stacks(list(waiting.values()), self._workdir).items():
-            results[rank.rank] = RankOutcome(rank.rank, rank.pid, hung=True, stack=stack)
+            results[rank.rank] = _unfinished(rank, stack, notes.get(rank.rank))
         return [results[r] for r in range(self.world)]
+
+
+def scheduling_delay(sent: float, deadline: float, outcomes: Sequence[RankOutcome],
+                     notes: dict[int, dict[str, Any]]) -> float:
+    """How late this machine runs things now, in seconds: the most of how late this process
+    woke up for ``deadline``, how late a fresh 1 ms sleep ends, and how long after ``sent``
+    each rank that answered started the task (one clock: CLOCK_MONOTONIC)."""
+    woke = time.monotonic() - deadline
+    before = time.monotonic()
+    time.sleep(0.001)
+    slept = time.monotonic() - before - 0.001
+    started = [o.extra["started"] - sent for o in outcomes if "started" in o.extra]
+    started += [n["started"] - sent for n in notes.values() if "started" in n]
+    return max(0.0, woke, slept, *started)
+
+
+def extra_grace(lag: float, timeout_s: float, reporting: bool) -> float:
+    """The second wait at the deadline: 4x the measured delay (capped at one more timeout),
+    or a whole timeout (+ grace) when a waiting rank is known to be reporting a failure."""
+    grace = min(4.0 * lag, timeout_s + GRACE_S)
+    return max(grace, timeout_s + GRACE_S) if reporting else grace
+
+
+def _unfinished(rank: RankProcess, stack: str, note: dict[str, Any] | None) -> RankOutcome:
+    """A rank with no full report at the deadline. One that sent a failing note is judged by
+    what it reported (its failure, its collective count), not by where it still runs."""
+    if note is None:
+        return RankOutcome(rank.rank, rank.pid, hung=True, stack=stack)
+    failure = RankFailure(note["type"], f"{note['message']} (still reporting it at the "
+                          "deadline)", "", collective=note["collective"])
+    return RankOutcome(rank.rank, rank.pid, failure=failure, collectives=note["collectives"],
+                       stack=stack, extra={"reporting": True})
 
 
 def _where(fn: Callable[..., Any]) -> str:

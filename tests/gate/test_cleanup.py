@@ -31,6 +31,21 @@ def test_sleeps():
 """
 
 
+SLOW_TEST_WITH_SERVER = """
+import os
+import subprocess
+import time
+from pathlib import Path
+
+
+def test_sleeps_beside_a_server():
+    server = subprocess.Popen(["sleep", "300"])  # a process the test starts, not Python
+    with Path(os.environ["GATE_PID_FILE"]).open("a") as pids:
+        pids.write(f"{os.getpid()}\\n{server.pid}\\n")
+    time.sleep(120)
+"""
+
+
 def _wait_for(predicate, timeout: float = 60.0, what=lambda: "") -> None:
     deadline = time.monotonic() + timeout
     while not predicate():
@@ -84,45 +99,116 @@ def test_signal_during_the_runs_cleans_up(tmp_path: Path, signum: int, parallel:
         if gate.poll() is None:
             gate.kill()
             gate.wait()
-    assert gate.returncode == 130, err
+    assert gate.returncode == 128 + signum, f"exit status should be 128 + the signal: {err}"
     assert "interrupted" in err
     assert not scratch.exists()
     assert not any(_alive(pid) for pid in test_pids)
     assert project.snapshot() == before  # worktree removed and pruned, index untouched
 
 
-def test_the_next_gate_removes_what_a_killed_gate_left(tmp_path: Path) -> None:
-    """SIGKILL gives a gate no chance to clean up: its scratch worktree stays registered in
-    the user's repository. The next gate finds its owner dead and removes it, worktree entry
-    and scratch folder, and says so; the user's tree and index stay as they were."""
+def _descendants(root: int) -> set[int]:
+    """Every live process below ``root`` (from /proc: parent pids)."""
+    parents: dict[int, list[int]] = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                stat = Path(f"/proc/{entry}/stat").read_text()
+            except OSError:
+                continue
+            parents.setdefault(int(stat.rsplit(")", 1)[1].split()[1]), []).append(int(entry))
+    found, stack = set(), [root]
+    while stack:
+        for child in parents.get(stack.pop(), []):
+            if child not in found:
+                found.add(child)
+                stack.append(child)
+    return found
+
+
+def _living(pids: set[int]) -> list[str]:
+    """The pids still running (zombies are dead), with their command lines."""
+    alive = []
+    for pid in sorted(pids):
+        try:
+            state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+            cmd = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()
+        except OSError:
+            continue
+        if state != "Z":
+            alive.append(f"{pid}: {cmd[:120]}")
+    return alive
+
+
+def _kill_gate_mid_test(tmp_path: Path, env: dict[str, str], test: str = SLOW_TEST
+                        ) -> tuple[object, set[int]]:
+    """Start redfirst on a sleeping ``test``, SIGKILL it once the test sleeps; the project and
+    the pids of every process the gate had started."""
     project = build(tmp_path / "repo")
-    project.write("tests/test_slow.py", SLOW_TEST)
+    project.write("tests/test_slow.py", test)
     project.commit("a slow test")
     pid_file = tmp_path / "pid"
-    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_")}
-    # PYTHONPATH kept: under a deskcheck self-mutant it carries the import hook to the gates
     gate = subprocess.Popen(
         [sys.executable, "-m", "deskcheck.cli", "redfirst", "--base", "main",
          "tests/test_slow.py"], cwd=project.root, env={**env, "GATE_PID_FILE": str(pid_file)},
         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    started: set[int] = set()
     try:
-        _wait_for(lambda: pid_file.exists() and pid_file.read_text().strip())
+        _wait_for(lambda: pid_file.exists() and len(pid_file.read_text().split()) >= (
+            2 if "server" in test else 1))
+        started = _descendants(gate.pid) | {int(p) for p in pid_file.read_text().split()}
     finally:
         gate.kill()
         gate.wait()
-        for pid in pid_file.read_text().split() if pid_file.exists() else []:
-            os.kill(int(pid), signal.SIGKILL)
+    return project, started
+
+
+def _private_env(tmp_path: Path) -> dict[str, str]:
+    """The environment for a gate child with its own scratch root: no other test's gate reaps
+    what this one leaves, and this one reaps nothing of theirs."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_")}
+    # PYTHONPATH kept: under a deskcheck self-mutant it carries the import hook to the gates
+    env["DESKCHECK_SCRATCH_DIR"] = str(tmp_path / "scratch")
+    return env
+
+
+def test_a_gate_killed_with_sigkill_leaves_no_process(tmp_path: Path) -> None:
+    """``kill -9`` of redfirst while its test sleeps: the pytest child, its workers, the
+    sleeping test and the server it started die with it (death signal + group watchdog);
+    none is left re-parented to init."""
+    _, started = _kill_gate_mid_test(tmp_path, _private_env(tmp_path), SLOW_TEST_WITH_SERVER)
+    assert started, "the gate had started no process before it was killed"
+    try:
+        _wait_for(lambda: not _living(started), timeout=30.0,
+                  what=lambda: f"processes of the killed gate still run: {_living(started)}")
+    finally:
+        for pid in started:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
+
+
+def test_the_next_gate_removes_what_a_killed_gate_left(tmp_path: Path) -> None:
+    """SIGKILL gives a gate no chance to clean up: its scratch worktree stays registered in
+    the user's repository. The next gate finds its owner dead and removes it, worktree entry
+    and scratch folder, and says so; the user's tree and index stay as they were."""
+    env = _private_env(tmp_path)
+    project, started = _kill_gate_mid_test(tmp_path, env)
+    _wait_for(lambda: not _living(started), timeout=30.0,
+              what=lambda: f"processes of the killed gate still run: {_living(started)}")
     listed = project.git("worktree", "list", "--porcelain")
     left = [Path(ln.split(" ", 1)[1]) for ln in listed.splitlines() if ln.startswith("worktree ")]
     assert len(left) == 2, f"the killed gate should have left its worktree registered: {listed}"
     scratch = left[1].parent
     assert scratch.name.startswith("deskcheck-gate-") and scratch.is_dir()
+    assert scratch.parent == tmp_path / "scratch", "DESKCHECK_SCRATCH_DIR was not honoured"
     project.write("tests/test_slow.py", SLOW_TEST.replace("time.sleep(120)", "pass"))
     before = project.snapshot()
     second = subprocess.run(
         [sys.executable, "-m", "deskcheck.cli", "redfirst", "--base", "main",
-         "tests/test_slow.py"], cwd=project.root, env={**env, "GATE_PID_FILE": str(pid_file)},
-        capture_output=True, text=True, timeout=120)
+         "tests/test_slow.py"], cwd=project.root,
+        env={**env, "GATE_PID_FILE": str(tmp_path / "pid2")},
+        capture_output=True, text=True, timeout=300)
     assert second.returncode in (0, 1), second.stderr
     assert not scratch.exists(), (f"the next gate left the dead gate's scratch folder {scratch}"
                                   f"\n{second.stdout}\n{second.stderr}")
@@ -131,6 +217,29 @@ def test_the_next_gate_removes_what_a_killed_gate_left(tmp_path: Path) -> None:
         f"worktree {left[0]}"], f"the dead gate's worktree is still registered: {listed}"
     assert f"removed {scratch}, left by a gate that was killed" in second.stdout + second.stderr
     assert project.snapshot()[:2] == before[:2], "the user's tree or index moved"
+
+
+def test_a_gate_never_removes_a_folder_a_live_process_runs_in(tmp_path: Path,
+                                                              monkeypatch: pytest.MonkeyPatch
+                                                              ) -> None:
+    """A dead owner is not enough: while a process still runs inside the scratch folder (an
+    orphan of an older deskcheck), reaping it would pull the tree from under that process."""
+    from deskcheck.scratch import OWNER_FILE, reap_stale
+
+    monkeypatch.setenv("DESKCHECK_SCRATCH_DIR", str(tmp_path))
+    folder = tmp_path / "deskcheck-gate-orphaned"
+    folder.mkdir()
+    (folder / OWNER_FILE).write_text('{"pid": 999999999, "token": ""}')
+    inside = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(300)"], cwd=folder)
+    try:
+        removed = reap_stale("deskcheck-gate-")
+        assert folder.is_dir() and not removed, (
+            f"the reaper removed {removed} although pid {inside.pid} still runs inside it")
+    finally:
+        inside.kill()
+        inside.wait()
+    assert reap_stale("deskcheck-gate-") == [folder], (
+        "once nothing runs inside it, the dead owner's folder should be removed")
 
 
 def test_an_active_retry_plugin_stops_the_gate(tmp_path: Path,

@@ -75,7 +75,7 @@ def test_kill_9_mid_sweep_leaves_repo_and_processes_clean(repo):
             time.sleep(0.1)
         os.kill(sweep.pid, signal.SIGKILL)
         sweep.wait()
-        deadline = time.monotonic() + 10
+        deadline = time.monotonic() + 60  # returns as soon as they are gone
         while tagged_processes(tag) and time.monotonic() < deadline:
             time.sleep(0.1)
         assert tagged_processes(tag) == [], "processes outlived the killed sweep"

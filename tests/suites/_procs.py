@@ -34,8 +34,9 @@ def running(pid: int) -> bool:
     return info is not None and info[1] != "Z"
 
 
-def wait_gone(pids: set[int], seconds: float = 5.0) -> set[int]:
-    """Pids still running after up to ``seconds``."""
+def wait_gone(pids: set[int], seconds: float = 60.0) -> set[int]:
+    """Pids still running after up to ``seconds`` (returns as soon as none is: a generous
+    bound costs nothing when all goes well, and holds on a loaded machine)."""
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
         alive = {p for p in pids if running(p)}
