@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from deskcheck.mutants import procs
+from deskcheck.mutants.crashes import Crash, read_crashes
 from deskcheck.mutants.worker import ChildJob, child_main
 
 STACK_WAIT_S = 0.6
@@ -75,6 +76,7 @@ class JobOutcome:
     alive: list[AliveProcess] = field(default_factory=list)
     leftovers: list[int] = field(default_factory=list)
     search_stopped: str = ""  # the non-owner search ran out of its budget in this test
+    crashes: list[Crash] = field(default_factory=list)  # processes that died of an exception
 
 
 @dataclass
@@ -94,6 +96,7 @@ class _Running:
     finished_at: float | None = None
     leftovers: list[int] = field(default_factory=list)
     searching: bool = False  # the owners are done; the non-owner search runs
+    crashes: list[Crash] | None = None  # read once, before the scratch folder goes
 
 
 class Runner:
@@ -206,7 +209,14 @@ class Runner:
         run.leftovers = [p for p in leftovers if p != run.pid]
         self.leftovers.extend(run.leftovers)
         self.exited.pop(run.pid, None)
+        self._crashes(run)
         shutil.rmtree(run.stacks_dir, ignore_errors=True)
+
+    @staticmethod
+    def _crashes(run: _Running) -> list[Crash]:
+        if run.crashes is None:
+            run.crashes = read_crashes(run.stacks_dir)
+        return run.crashes
 
     def _outcome(self, run: _Running, timed_out: bool,
                  alive: list[AliveProcess] | None = None) -> JobOutcome:
@@ -214,7 +224,8 @@ class Runner:
         return JobOutcome(key=run.job.key, events=run.events, duration_s=end - run.started,
                           exit_status=self.exited.get(run.pid), timed_out=timed_out,
                           timeout_s=run.deadline - run.started, running_item=run.current,
-                          alive=alive or [], leftovers=run.leftovers)
+                          alive=alive or [], leftovers=run.leftovers,
+                          crashes=list(self._crashes(run)))
 
     def _read(self, run: _Running, drain: bool = False) -> None:
         """Read what the child wrote; ``drain`` waits (briefly) for the end of the pipe."""
