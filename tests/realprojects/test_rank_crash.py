@@ -9,6 +9,8 @@ The same for a ``subprocess`` python the test starts.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from tests.realprojects.project import make_project, run_json
