@@ -23,8 +23,9 @@ from pathlib import Path
 from typing import Any
 
 from deskcheck.errors import GateError
-from deskcheck.gate.probe_plugin import PLAN_ENV, PROBE_MODULE_NAME
-from deskcheck.gate.redirect import SITECUSTOMIZE
+
+# not from probe_plugin: that imports pytest, which the gate's own process never needs
+from deskcheck.gate.redirect import PLAN_ENV, PROBE_MODULE_NAME, SITECUSTOMIZE
 
 RETRY_DISTRIBUTIONS = frozenset({"pytest-rerunfailures", "flaky", "pytest-retry",
                                  "pytest-flakefinder"})

@@ -60,8 +60,9 @@ def make_project(root: Path, base: dict[str, str], branch: dict[str, str] | None
 def deskcheck(root: Path, *args: str, timeout: float = 600,
               env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
     """The real CLI, in a fresh interpreter, from ``root``."""
+    # PYTHONPATH is kept: under a self-proof mutant it carries the bootstrap that applies the
+    # mutant to this deskcheck too (the fixture projects put their own root on sys.path).
     full_env = {**os.environ, "CUDA_VISIBLE_DEVICES": "", "COLUMNS": "200", **(env or {})}
-    full_env.pop("PYTHONPATH", None)
     return subprocess.run([sys.executable, "-m", "deskcheck.cli", *args], cwd=root,
                           capture_output=True, text=True, timeout=timeout, env=full_env)
 
