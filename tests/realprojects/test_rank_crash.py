@@ -1,6 +1,6 @@
 """Issue 14, case 4: a crash in a process deskcheck did not start is named, not called a hang.
 
-A plain test starts two gloo ranks with ``mp.Process`` and waits ``q.get(timeout=30)``. Under
+A plain test starts two gloo ranks with ``mp.Process`` (fork, and spawn) and waits ``q.get(timeout=30)``. Under
 the mutant every rank raises ``TypeError`` at once; the test then waits. The verdict must
 name that crash (process, exception, file:line) and follow the rules for a crash type:
 ``TypeError`` is in the default ``wrong_failure_types``, so WRONG_FAILURE, never TIMEOUT.
@@ -46,8 +46,8 @@ FILES = {
             dist.destroy_process_group()
 
 
-        def test_ranks_agree():
-            ctx = mp.get_context("fork")
+        def test_ranks_agree(start_method="fork"):
+            ctx = mp.get_context(start_method)
             q = ctx.Queue()
             port = _free_port()
             procs = [ctx.Process(target=_rank, args=(r, 2, port, q)) for r in range(2)]
@@ -57,6 +57,10 @@ FILES = {
             for p in procs:
                 p.join(timeout=30)
             assert got == [(0, 3), (1, 3)]
+
+
+        def test_spawned_ranks_agree():
+            test_ranks_agree("spawn")
         """,
     "tests/test_subprocess.py": """\
         import subprocess
@@ -79,7 +83,15 @@ FILES = {
         target = "userpkg.pick:pick"
         operator = "return"
         value = "min(values) + None"
-        owners = ["tests/test_ranks.py"]
+        owners = ["tests/test_ranks.py::test_ranks_agree"]
+
+        [[mutant]]
+        id = "pick.type-error.spawn"
+        title = "pick raises TypeError in every spawned rank"
+        target = "userpkg.pick:pick"
+        operator = "return"
+        value = "min(values) + None"
+        owners = ["tests/test_ranks.py::test_spawned_ranks_agree"]
 
         [[mutant]]
         id = "pick.type-error.subprocess"
@@ -99,7 +111,8 @@ def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.mark.parametrize(("mutant_id", "process"), [
     ("pick.type-error.ranks", "multiprocessing"),
-    ("pick.type-error.subprocess", "python -c")], ids=["ranks", "subprocess"])
+    ("pick.type-error.spawn", "multiprocessing SpawnProcess"),
+    ("pick.type-error.subprocess", "python -c")], ids=["ranks", "spawn", "subprocess"])
 def test_the_crash_is_the_verdict_not_a_hang(project: Path, mutant_id: str,
                                              process: str) -> None:
     done, report = run_json(project, "sweep", "--catalog", "mutants.toml", "--no-store",
