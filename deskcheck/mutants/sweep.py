@@ -29,8 +29,8 @@ from deskcheck.errors import (
     SourceResolutionError,
     UnknownTargetError,
 )
+from deskcheck.mutants import crash_verdict
 from deskcheck.mutants.catalog import Catalog, Mutant
-from deskcheck.mutants.crashes import Crash, crash_result, during, signature
 from deskcheck.mutants.injection import compile_mutated
 from deskcheck.mutants.mutated import BrokenMutant, MutatedFunction, StaleOperator
 from deskcheck.mutants.mutation import build_mutation
@@ -41,7 +41,7 @@ from deskcheck.mutants.roots import outside_project
 from deskcheck.mutants.runner import Budget, JobOutcome, Runner
 from deskcheck.mutants.target import resolve
 from deskcheck.mutants.verdicts import PROCESS_CRASH, ItemResult, decide
-from deskcheck.mutants.worker import ChildJob, relative_to_root
+from deskcheck.mutants.worker import ChildJob
 from deskcheck.report.records import MutantRecord
 
 
@@ -355,8 +355,7 @@ class SweepPlugin:
                                   ).values():
             for result in _item_results(outcome):
                 results[result.nodeid] = result
-            for nodeid, crashes in during(outcome.crashes, outcome.events).items():
-                self.clean_crashes.update(signature(nodeid, c) for c in crashes)
+            self.clean_crashes |= crash_verdict.clean_signatures(outcome)
         return results
 
     def _job(self, mutant: Mutant, mutated: MutatedFunction, owner_items: list[pytest.Item],
@@ -399,22 +398,17 @@ class SweepPlugin:
         broken = [e for e in outcome.events if e.get("event") in ("broken", "error")]
         if broken:
             return _record(mutant, "BROKEN", excerpt=broken[0]["message"], **common)
-        crashed = self._mutant_crashes(outcome, owner_ids)
+        crashed = crash_verdict.owner_crashes(outcome, owner_ids, self.clean_crashes,
+                                              str(Path.cwd()))
         if crashed:
             detail["crashes"] = [c.to_json() for c in crashed]
-            if outcome.timed_out:
-                detail["alive"] = [p.to_json() for p in outcome.alive]
         if outcome.timed_out and crashed:
-            running = outcome.running_item or owner_ids[0]
-            result = crash_result(ItemResult(nodeid=running, outcome="failed", message=(
-                f"TimeoutError: the test waited until the mutant's timeout "
-                f"({outcome.timeout_s:.1f}s)")), crashed[0],
-                then=f"waited until the mutant's timeout ({outcome.timeout_s:.1f}s)")
-            verdict = decide(owner_ids, [result], mutant.expect,
-                             self.catalog.settings.wrong_failure_types)
-            if verdict.verdict in ("KILLED", "WRONG_FAILURE"):
-                return _record(mutant, verdict.verdict, excerpt=verdict.excerpt,
-                               killed_by=verdict.killed_by, **common)
+            detail["alive"] = [p.to_json() for p in outcome.alive]
+            told = crash_verdict.after_timeout(outcome, owner_ids, crashed[0], mutant.expect,
+                                               self.catalog.settings.wrong_failure_types)
+            if told is not None:
+                return _record(mutant, told.verdict, excerpt=told.excerpt,
+                               killed_by=told.killed_by, **common)
         if outcome.timed_out:
             alive = ", ".join(f"{p.label} (pid {p.pid})" for p in outcome.alive) or "none"
             detail["alive"] = [p.to_json() for p in outcome.alive]
@@ -425,8 +419,7 @@ class SweepPlugin:
                 f"alive: {alive}\n{stacks}"), **common)
         results = _item_results(outcome)
         if crashed:  # the first event was a process's crash: the owner's failure says it
-            results = [crash_result(r, crashed[0]) if r.nodeid in owner_ids
-                       and r.outcome == "failed" else r for r in results]
+            results = crash_verdict.owner_failures_told_by(results, owner_ids, crashed[0])
         red = {n for n, r in baseline.items() if r.outcome != "passed"} | set(clean_red)
         verdict = decide(owner_ids, results, mutant.expect,
                          self.catalog.settings.wrong_failure_types, mutant.accepted_survivor,
@@ -443,18 +436,6 @@ class SweepPlugin:
         return _record(mutant, verdict.verdict, excerpt=excerpt,
                        killed_by=verdict.killed_by, failed_non_owners=verdict.failed_non_owners,
                        **common)
-
-    def _mutant_crashes(self, outcome: JobOutcome, owner_ids: list[str]) -> list[Crash]:
-        """Processes that died of an exception while an owner ran, and do not on clean
-        code; their file paths written relative to the project."""
-        found = []
-        for nodeid, crashes in during(outcome.crashes, outcome.events).items():
-            if nodeid in owner_ids:
-                root = str(Path.cwd())
-                found += [replace(c, where=relative_to_root(c.where, root),
-                                  stack=relative_to_root(c.stack, root))
-                          for c in crashes if signature(nodeid, c) not in self.clean_crashes]
-        return sorted(found, key=lambda c: c.at)
 
     def _recheck_non_owners(self, runner: Runner, records: dict[str, MutantRecord],
                             owners: dict[str, list[pytest.Item]],
