@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-ORDER = ["drift", "suites", "mutants", "gate", "gates_real", "report", "report_incremental", "auto", "selfproof"]
+ORDER = ["drift", "suites", "mutants", "gate", "report", "report_incremental", "auto", "selfproof"]
 
 HEADER = """# Benchmarks
 
