@@ -5,8 +5,12 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
+
+from deskcheck.errors import DeskcheckError
 
 
 def _common(parser: argparse.ArgumentParser) -> None:
@@ -34,6 +38,8 @@ def register(subparsers: Any) -> None:
     red.add_argument("--strict", action="store_true",
                      help="also fail on WEAK_RED (collection/import error on base) and "
                           "NO_EVIDENCE (skipped)")
+    red.add_argument("--require-tests", action="store_true",
+                     help="fail when production changed and no test was added or changed")
     red.set_defaults(func=_redfirst)
 
     reg = subparsers.add_parser(
@@ -65,13 +71,31 @@ def _write_outputs(args: argparse.Namespace, payload: dict[str, Any], markdown: 
         args.markdown.write_text(markdown, encoding="utf-8")
 
 
+@contextmanager
+def _json_on_error(args: argparse.Namespace, command: str) -> Iterator[None]:
+    """``--json`` is written on every exit path: a gate that could not run says why there
+    too (``exit_code`` 2 for a usage/config error), then the error goes on as before."""
+    try:
+        yield
+    except (DeskcheckError, KeyboardInterrupt) as exc:
+        if args.json:
+            code = getattr(exc, "exit_code", 130)
+            error = ({"message": exc.message, "location": exc.location, "fix": exc.fix}
+                     if isinstance(exc, DeskcheckError) else {"message": "interrupted"})
+            _write_outputs(argparse.Namespace(json=args.json, markdown=None), {
+                "command": command, "schema": 1, "holds": False, "exit_code": code,
+                "error": error}, "")
+        raise
+
+
 def _redfirst(args: argparse.Namespace) -> int:
     from deskcheck.gate.redfirst import run_redfirst  # lazy: keeps CLI start-up light
     from deskcheck.gate.render import redfirst_markdown, redfirst_text
 
-    report = run_redfirst(args.base, args.paths, strict=args.strict,
-                          require_clean=args.require_clean, parallel=args.parallel,
-                          progress=_progress)
+    with _json_on_error(args, "redfirst"):
+        report = run_redfirst(args.base, args.paths, strict=args.strict,
+                              require_clean=args.require_clean, parallel=args.parallel,
+                              progress=_progress, require_tests=args.require_tests)
     print(redfirst_text(report))
     _write_outputs(args, report.to_json(), redfirst_markdown(report))
     return report.exit_code
@@ -81,9 +105,10 @@ def _regress(args: argparse.Namespace) -> int:
     from deskcheck.gate.regress import run_regress  # lazy: keeps CLI start-up light
     from deskcheck.gate.render import regress_markdown, regress_text
 
-    report = run_regress(args.base, args.paths, workers=args.workers, strict=args.strict,
-                         require_clean=args.require_clean, rerun=not args.no_rerun,
-                         parallel=args.parallel, progress=_progress)
+    with _json_on_error(args, "regress"):
+        report = run_regress(args.base, args.paths, workers=args.workers, strict=args.strict,
+                             require_clean=args.require_clean, rerun=not args.no_rerun,
+                             parallel=args.parallel, progress=_progress)
     print(regress_text(report))
     _write_outputs(args, report.to_json(), regress_markdown(report))
     return report.exit_code

@@ -29,7 +29,7 @@ except ImportError:  # imported as deskcheck.gate.probe_plugin (tests, the pin m
     from deskcheck.gate import redirect as _redirect
 
 PLAN_ENV = _redirect.PLAN_ENV
-PROBE_MODULE_NAME = "_deskcheck_gate_probe"
+PROBE_MODULE_NAME = _redirect.PROBE_MODULE_NAME
 PIN_MARKER_HELP = ("pin(reason): this test is green on the base commit by construction (it pins "
                    "unchanged behaviour); deskcheck redfirst accepts it green on base")
 RETRY_PLUGIN_PREFIXES = ("pytest_rerunfailures", "flaky", "pytest_retry", "pytest_flakefinder")

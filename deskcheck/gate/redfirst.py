@@ -14,6 +14,12 @@ never copied in, and audited via ``__file__``). Per test:
 - ``RED_ON_BRANCH``: failed, errored or did not collect on the branch. Fails the gate.
 - ``NO_EVIDENCE``: skipped/xfailed/not collected, so nothing can be judged (a failure only
   with ``--strict``).
+- ``TEST_ONLY``: the production code is identical at base and branch (a test-only change:
+  a refactor, a new case of tested behaviour), so there is no base to be red on; green on the
+  branch holds, and the base side is not run.
+
+A production change with no test added or changed is said ("production changed, no test
+changed"); it fails the gate only with ``--require-tests``.
 """
 
 from __future__ import annotations
@@ -24,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from deskcheck.gate.context import GateContext, prepare
+from deskcheck.gate.production import changed_production_files
 from deskcheck.gate.runner import SideResult, SideSpec, run_sides
 from deskcheck.gate.selection import SelectedTest, changed_tests
 from deskcheck.gate.worktree import gate_scratch, scratch_worktree
@@ -34,7 +41,10 @@ PIN = "PIN"
 GREEN_ON_BASE = "GREEN_ON_BASE"
 RED_ON_BRANCH = "RED_ON_BRANCH"
 NO_EVIDENCE = "NO_EVIDENCE"
-REDFIRST_VERDICTS = (RED_GREEN, WEAK_RED, PIN, GREEN_ON_BASE, RED_ON_BRANCH, NO_EVIDENCE)
+TEST_ONLY = "TEST_ONLY"
+REDFIRST_VERDICTS = (RED_GREEN, WEAK_RED, PIN, GREEN_ON_BASE, RED_ON_BRANCH, NO_EVIDENCE,
+                     TEST_ONLY)
+UNTESTED_CHANGE = "production changed, no test changed"
 FAILING_VERDICTS = frozenset({GREEN_ON_BASE, RED_ON_BRANCH})
 STRICT_FAILING_VERDICTS = FAILING_VERDICTS | {WEAK_RED, NO_EVIDENCE}
 
@@ -70,6 +80,8 @@ class RedFirstReport:
     sides: dict[str, dict[str, Any]] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
     timings_s: dict[str, float] = field(default_factory=dict)
+    untested_production_change: list[str] = field(default_factory=list)
+    require_tests: bool = False
 
     def counts(self) -> dict[str, int]:
         counts = {v: 0 for v in REDFIRST_VERDICTS}
@@ -84,10 +96,13 @@ class RedFirstReport:
 
     @property
     def exit_code(self) -> int:
-        return 1 if self.failing else 0
+        untested = self.require_tests and bool(self.untested_production_change)
+        return 1 if self.failing or untested else 0
 
     def to_json(self) -> dict[str, Any]:
         return {"command": "redfirst", "schema": 1, "holds": self.exit_code == 0,
+                "untested_production_change": self.untested_production_change,
+                "require_tests": self.require_tests,
                 "exit_code": self.exit_code, "strict": self.strict, "context": self.context,
                 "counts": self.counts(), "tests": [asdict(t) for t in self.tests],
                 "selected": [asdict(s) for s in self.selected],
@@ -155,9 +170,31 @@ def judge(selected: list[SelectedTest], base: SideResult, branch: SideResult,
     return verdicts
 
 
+def judge_test_only(selected: list[SelectedTest], branch: SideResult,
+                    id_of: dict[str, str]) -> list[TestVerdict]:
+    """Per-item verdicts when production is identical at base and branch: the branch alone
+    says whether the changed tests hold (green: TEST_ONLY)."""
+    verdicts: list[TestVerdict] = []
+    for chosen in selected:
+        function = id_of[chosen.id]
+        items = sorted(n for n in branch.tests
+                       if n == function or n.partition("[")[0] == function)
+        for nodeid in items or [function]:
+            outcome, record = _side_outcome(branch, nodeid)
+            verdict = (TEST_ONLY if outcome == "passed" else
+                       RED_ON_BRANCH if outcome in ("failed", "error", COLLECTION_ERROR)
+                       else NO_EVIDENCE)
+            verdicts.append(TestVerdict(
+                id=nodeid, function=function, change=chosen.change, base="not run",
+                branch=outcome, verdict=verdict, pin=(record or {}).get("pin") or None,
+                detail="base: not run (production identical at base and branch); "
+                + _detail("branch", outcome, record, branch, nodeid)))
+    return verdicts
+
+
 def run_redfirst(ref: str, paths: list[str] | None = None, *, cwd: Path | None = None,
                  strict: bool = False, require_clean: bool = False, parallel: bool = False,
-                 progress: Any = None) -> RedFirstReport:
+                 progress: Any = None, require_tests: bool = False) -> RedFirstReport:
     """Run the red-first gate of the working tree against ``merge-base(ref, HEAD)``."""
     say = progress or (lambda _msg: None)
     timings: dict[str, float] = {}
@@ -179,10 +216,16 @@ def run_redfirst(ref: str, paths: list[str] | None = None, *, cwd: Path | None =
         notes.append(f"{path}: does not parse on the branch; judged as a whole file")
     report = RedFirstReport(context=_context(ctx), tests=[], selected=selected,
                             changed_test_files=changes.changed_test_files, strict=strict,
-                            notes=notes, timings_s=timings)
+                            notes=notes, timings_s=timings, require_tests=require_tests)
+    production = changed_production_files(ctx.repo, ctx.base, ctx.layout)
     timings["select"] = time.perf_counter() - started
     if not selected:
-        notes.append(f"no test functions added or changed since {ctx.base[:12]}")
+        if production:
+            report.untested_production_change = production
+            notes.append(f"{UNTESTED_CHANGE}: {', '.join(production)}"
+                         + ("" if require_tests else " (--require-tests fails this)"))
+        else:
+            notes.append(f"no test functions added or changed since {ctx.base[:12]}")
         return report
     files = sorted({id_of[s.id].partition("::")[0] for s in selected})
     select = sorted(id_of.values())
@@ -191,6 +234,23 @@ def run_redfirst(ref: str, paths: list[str] | None = None, *, cwd: Path | None =
     branch_own, branch_notes = ctx.layout.production_modules(branch_files)
     base_own, _ = ctx.layout.production_modules(base_files)
     notes.extend(branch_notes)
+    if not production:  # a test-only change: the base side would run the same code
+        notes.append("production identical at base and branch: a test-only change, "
+                     "judged on the branch alone")
+        with gate_scratch(ctx.repo, notes) as scratch:
+            say(f"test-only change: {len(select)} tests on the working tree")
+            (branch,) = run_sides([SideSpec(
+                side="branch", label="branch", code_root=ctx.repo.root,
+                tests_root=ctx.project_root,
+                modules=ctx.side_modules(ctx.repo.root, branch_own, base_own), paths=files,
+                select=select)], scratch, parallel=False)
+        timings["branch_run"] = branch.duration_s
+        report.tests = judge_test_only(selected, branch, id_of)
+        report.sides = {"branch": {"counts": branch.counts(), "exitstatus": branch.exitstatus,
+                                   "duration_s": round(branch.duration_s, 3),
+                                   "isolation": branch.isolation()}}
+        timings["total"] = time.perf_counter() - started
+        return report
     with gate_scratch(ctx.repo, notes) as scratch:
         t0 = time.perf_counter()
         with scratch_worktree(ctx.repo, ctx.base, scratch) as worktree:

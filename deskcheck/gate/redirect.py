@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 PLAN_ENV = "DESKCHECK_GATE_PLAN"
+PROBE_MODULE_NAME = "_deskcheck_gate_probe"  # the name the gate loads the probe by
 
 
 def _under(path: str, root: str) -> bool:

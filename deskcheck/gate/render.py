@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from deskcheck.gate.redfirst import REDFIRST_VERDICTS, RedFirstReport
+from deskcheck.gate.redfirst import REDFIRST_VERDICTS, UNTESTED_CHANGE, RedFirstReport
 from deskcheck.gate.regress import FailingId, RegressReport
 
 # The fix to try, printed under each test with that verdict (terminal and Markdown alike).
@@ -52,6 +52,8 @@ def redfirst_text(report: RedFirstReport) -> str:
     lines.extend(f"  note: {n}" for n in report.notes)
     summary = ", ".join(f"{counts[v]} {v}" for v in REDFIRST_VERDICTS if counts[v])
     verdict = "HOLDS" if report.exit_code == 0 else "FALLS SHORT"
+    if report.untested_production_change:
+        summary = f"{UNTESTED_CHANGE} ({len(report.untested_production_change)} file(s))"
     lines.append(f"{verdict}: {summary or 'nothing to judge'}")
     if ctx["dirty"]:
         lines.append(f"  policy: {ctx['dirty_policy']}")
@@ -72,6 +74,9 @@ def redfirst_markdown(report: RedFirstReport) -> str:
                   for n, s in report.sides.items()]
         lines.append("")
     lines.append(" · ".join(f"**{counts[v]}** {v}" for v in REDFIRST_VERDICTS) or "")
+    if report.untested_production_change:
+        lines += ["", f"**{UNTESTED_CHANGE}**: "
+                  + ", ".join(f"`{p}`" for p in report.untested_production_change)]
     if report.tests:
         lines += ["", "| verdict | test | base | branch | note |", "|---|---|---|---|---|"]
         for t in report.tests:

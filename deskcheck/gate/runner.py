@@ -24,8 +24,9 @@ from pathlib import Path
 from typing import Any
 
 from deskcheck.errors import GateError
-from deskcheck.gate.probe_plugin import PLAN_ENV, PROBE_MODULE_NAME
-from deskcheck.gate.redirect import SITECUSTOMIZE
+
+# not from probe_plugin: that imports pytest, which the gate's own process never needs
+from deskcheck.gate.redirect import PLAN_ENV, PROBE_MODULE_NAME, SITECUSTOMIZE
 from deskcheck.watchdog import DIE_WITH_ENV, SET_DEATH_SIGNAL, GroupWatchdog
 
 RETRY_DISTRIBUTIONS = frozenset({"pytest-rerunfailures", "flaky", "pytest-retry",
@@ -150,8 +151,18 @@ def _probe_folder(scratch: Path) -> Path:
     return folder
 
 
+def probe_environment(env: dict[str, str]) -> dict[str, str]:
+    """``PYTEST_PLUGINS`` with the probe first (the user's own entries kept after it)."""
+    plugins = [p.strip() for p in env.get("PYTEST_PLUGINS", "").split(",")
+               if p.strip() and p.strip() != PROBE_MODULE_NAME]
+    return {"PYTEST_PLUGINS": ",".join([PROBE_MODULE_NAME, *plugins])}
+
+
 def pytest_command(spec: SideSpec) -> list[str]:
-    command = [sys.executable, "-m", "pytest", "-p", PROBE_MODULE_NAME, "-p", "no:cacheprovider",
+    # The probe is loaded through PYTEST_PLUGINS (``probe_environment``), not ``-p``: ``-p``
+    # makes pytest call ``PluginManager.unblock``, which a base's older pluggy lacks when the
+    # project under the gate is one pytest itself imports (pluggy, iniconfig, packaging).
+    command = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider",
                *retry_plugin_blocks(), "--continue-on-collection-errors",
                "--rootdir", str(spec.tests_root), "-q", "--no-header"]
     if _has_xdist():
@@ -173,6 +184,7 @@ def run_side(spec: SideSpec, scratch: Path, stop: threading.Event | None = None)
     env["PYTHONPATH"] = os.pathsep.join(
         [str(_probe_folder(scratch)), *roots, *filter(None, [os.environ.get("PYTHONPATH")])])
     env[PLAN_ENV] = str(plan_path)
+    env.update(probe_environment(env))
     env["PYTHONDONTWRITEBYTECODE"] = "1"
     log_path = out_dir / "pytest.log"
     started = time.perf_counter()

@@ -45,7 +45,7 @@ TARGET_RE = re.compile(r"^[A-Za-z_][\w]*(\.[A-Za-z_]\w*)*:[A-Za-z_]\w*(\.[A-Za-z
 ID_RE = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.\-]*$")
 COMMON_KEYS = ("id", "title", "target", "operator", "owners", "expect", "accepted_survivor",
                "timeout_s")
-SWEEP_KEYS = ("tests", "timeout_factor", "timeout_s", "wrong_failure_types")
+SWEEP_KEYS = ("tests", "timeout_factor", "timeout_s", "search_timeout_s", "wrong_failure_types")
 DEFAULT_WRONG_FAILURE_TYPES: tuple[str, ...] = (
     "ImportError", "ModuleNotFoundError", "NameError", "UnboundLocalError", "TypeError",
     "AttributeError", "SyntaxError", "IndentationError", "RecursionError", "fixture",
@@ -93,6 +93,7 @@ class SweepSettings:
     timeout_factor: float = 3.0
     timeout_s: float = 10.0
     wrong_failure_types: tuple[str, ...] = DEFAULT_WRONG_FAILURE_TYPES
+    search_timeout_s: float | None = None  # the non-owner search's own budget (None: 60 s+)
 
 
 @dataclass(frozen=True)
@@ -238,7 +239,7 @@ def _settings(raw: Any, lines: _Lines, err) -> SweepSettings:
             'e.g. tests = ["tests"]')
     else:
         values["tests"] = tuple(tests)
-    for key in ("timeout_factor", "timeout_s"):
+    for key in ("timeout_factor", "timeout_s", "search_timeout_s"):
         if key in raw:
             value = raw[key]
             if isinstance(value, bool) or not isinstance(value, int | float) or value <= 0:

@@ -189,6 +189,8 @@ def _sweep(args: argparse.Namespace) -> int:
     if shortfall:
         out.print(shortfall, markup=False, highlight=False, soft_wrap=True)
     out.print(summary_text(result), highlight=False, soft_wrap=True)
+    for note in result.notes:
+        console.print(f"note: {note}", markup=False, highlight=False, soft_wrap=True)
     if args.json:
         write_json(result, catalog.path, args.json)
     return 0 if result.holds else 1

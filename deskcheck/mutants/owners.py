@@ -3,6 +3,7 @@ against the items pytest collected, through one ``OwnerIndex`` of the universe."
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -27,6 +28,23 @@ def marked_owners(items: Sequence[pytest.Item]) -> dict[str, list[pytest.Item]]:
     return OwnerIndex(items, ()).marked()
 
 
+def foreign_kills(items: Sequence[pytest.Item], all_ids: set[str]) -> list[str]:
+    """Notes on ``kills`` markers naming ids this catalog does not have.
+
+    A test suite can serve several catalogs, each declaring its own mutants: a marker is
+    checked only against the catalog being swept, and the ids of the others are ignored
+    (never an error). Each such id gets one note, with a "did you mean" for a likely typo."""
+    notes = []
+    for mutant_id, marked_items in sorted(marked_owners(items).items()):
+        if mutant_id in all_ids:
+            continue
+        close = difflib.get_close_matches(mutant_id, sorted(all_ids), n=1, cutoff=0.8)
+        hint = f"; did you mean {close[0]!r}?" if close else " (another catalog's, or none)"
+        notes.append(f"{item_location(marked_items[0])}: @pytest.mark.kills({mutant_id!r}) "
+                     f"names no mutant of this catalog: ignored here{hint}")
+    return notes
+
+
 def item_location(item: pytest.Item) -> str:
     path, line, _ = item.reportinfo()
     return f"{path}:{(line or 0) + 1}"
@@ -44,12 +62,6 @@ def resolve_owners(mutants: Sequence[Mutant], all_ids: set[str], items: Sequence
     index = index or OwnerIndex(items, roots)
     errors: list[CatalogError] = []
     marked = index.marked()
-    for mutant_id, marked_items in marked.items():
-        if mutant_id not in all_ids:
-            errors.append(CatalogError(
-                f"@pytest.mark.kills names unknown mutant {mutant_id!r}",
-                location=item_location(marked_items[0]),
-                fix="use an id from the catalog (`deskcheck mutants list`)"))
     order = {item.nodeid: n for n, item in enumerate(items)}
     owners: dict[str, list[pytest.Item]] = {}
     uncollectable: dict[str, str] = {}

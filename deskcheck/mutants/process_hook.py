@@ -164,6 +164,9 @@ def activate() -> None:
             arm_stack_dumps(stacks_dir)
         except OSError:
             pass
+        from deskcheck.mutants.crashes import arm as arm_crash_records
+
+        arm_crash_records()
     pending = []
     for payload in _payloads(os.environ.get(MUTANT_ENV, "")):
         if payload["target"].split(":", 1)[0] in sys.modules:

@@ -267,12 +267,9 @@ def reuse_before_collection(catalog: Catalog, mutants: Sequence[Mutant], recorde
     """Take every verdict the store can vouch for without collecting: finished in the run
     being resumed, or a holding verdict under an unchanged fingerprint. A mutant that
     cannot be fingerprinted here (target does not import, owner file missing) needs a
-    session; so does everything when a kills marker names an id not in the catalog (the
-    engine reports it)."""
+    session. A kills marker naming an id of no mutant here owns nothing in this catalog
+    (another catalog's id): it changes no verdict."""
     universe = TestUniverse(catalog)
-    known = {m.id for m in catalog.mutants} | {DYNAMIC}
-    if set(universe.declarations) - known:
-        return Reused({}, list(mutants), set())
     records: dict[str, MutantRecord] = {}
     remaining: list[Mutant] = []
     dropped: set[str] = set()

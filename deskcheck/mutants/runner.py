@@ -23,6 +23,7 @@ from typing import Any
 
 from deskcheck.interrupts import raise_if_interrupted
 from deskcheck.mutants import procs
+from deskcheck.mutants.crashes import Crash, read_crashes
 from deskcheck.mutants.worker import ChildJob, child_main
 from deskcheck.scratch import make_scratch, reap_stale
 
@@ -39,10 +40,19 @@ class Budget:
     constant: float
     factor: float
     baseline: dict[str, float] = field(default_factory=dict)
+    # The search for a non-owner kill has a budget of its own: ``search_s`` from its first
+    # test on, plus ``factor`` x the clean time of each test it starts, or ``search_s`` for
+    # a test the baseline did not run (its clean time is unknown). Running out of it ends
+    # the search; it is never the mutant's TIMEOUT.
+    search_s: float = 60.0
 
     def allowance(self, nodeid: str) -> float:
         known = self.baseline.get(nodeid)
         return self.factor * known if known is not None else self.constant
+
+    def search_allowance(self, nodeid: str) -> float:
+        known = self.baseline.get(nodeid)
+        return self.factor * known if known is not None else self.search_s
 
 
 @dataclass
@@ -68,6 +78,8 @@ class JobOutcome:
     running_item: str = ""
     alive: list[AliveProcess] = field(default_factory=list)
     leftovers: list[int] = field(default_factory=list)
+    search_stopped: str = ""  # the non-owner search ran out of its budget in this test
+    crashes: list[Crash] = field(default_factory=list)  # processes that died of an exception
 
 
 @dataclass
@@ -86,6 +98,8 @@ class _Running:
     eof: bool = False
     finished_at: float | None = None
     leftovers: list[int] = field(default_factory=list)
+    searching: bool = False  # the owners are done; the non-owner search runs
+    crashes: list[Crash] | None = None  # read once, before the scratch folder goes
 
 
 class Runner:
@@ -170,6 +184,8 @@ class Runner:
                         outcome = self._outcome(run, timed_out=False)
                         outcome.exit_status = status
                         done(run, outcome)
+                    elif time.monotonic() > run.deadline and run.searching:
+                        done(run, self._search_stopped(run))
                     elif time.monotonic() > run.deadline:
                         done(run, self._timeout(run))
                 self._tidy()
@@ -207,7 +223,14 @@ class Runner:
         run.leftovers = [p for p in leftovers if p != run.pid]
         self.leftovers.extend(run.leftovers)
         self.exited.pop(run.pid, None)
+        self._crashes(run)
         shutil.rmtree(run.stacks_dir, ignore_errors=True)
+
+    @staticmethod
+    def _crashes(run: _Running) -> list[Crash]:
+        if run.crashes is None:
+            run.crashes = read_crashes(run.stacks_dir)
+        return run.crashes
 
     def _outcome(self, run: _Running, timed_out: bool,
                  alive: list[AliveProcess] | None = None) -> JobOutcome:
@@ -215,7 +238,8 @@ class Runner:
         return JobOutcome(key=run.job.key, events=run.events, duration_s=end - run.started,
                           exit_status=self.exited.get(run.pid), timed_out=timed_out,
                           timeout_s=run.deadline - run.started, running_item=run.current,
-                          alive=alive or [], leftovers=run.leftovers)
+                          alive=alive or [], leftovers=run.leftovers,
+                          crashes=list(self._crashes(run)))
 
     def _read(self, run: _Running, drain: bool = False) -> None:
         """Read what the child wrote; ``drain`` waits (briefly) for the end of the pipe."""
@@ -239,13 +263,30 @@ class Runner:
 
     def _event(self, run: _Running, event: dict[str, Any]) -> None:
         run.events.append(event)
-        if event.get("event") == "start":
+        if event.get("event") == "start" and event.get("phase") == "others" \
+                and not run.job.full_matrix:
+            if not run.searching:  # the owners' budget ends here; the search's starts
+                run.searching, run.deadline = True, time.monotonic() + run.budget.search_s
+            run.current = event["nodeid"]
+            run.deadline += run.budget.search_allowance(event["nodeid"])
+        elif event.get("event") == "start":
             run.current = event["nodeid"]
             run.deadline += run.budget.allowance(event["nodeid"])
         elif event.get("event") == "item":
             run.current = ""
         elif event.get("event") in ("done", "broken", "error"):
             run.finished_at = time.monotonic()
+
+    def _search_stopped(self, run: _Running) -> JobOutcome:
+        """The non-owner search ran out of its own budget: every process of the run is
+        killed, and the outcome is the owners' (all passed), with the search named."""
+        self._read(run)
+        status_before = self.exited.get(run.pid)
+        self._cleanup(run)
+        outcome = self._outcome(run, timed_out=False)
+        outcome.exit_status = status_before
+        outcome.search_stopped = run.current or "?"
+        return outcome
 
     def _timeout(self, run: _Running) -> JobOutcome:
         pids = procs.members(run.pid, run.token, self._roots(run.pid))

@@ -63,6 +63,20 @@ def locate(file: str, scope_path: tuple[str, ...], first_line: int | None = None
     """Find the def at ``scope_path`` in ``file``; ``first_line`` breaks ties (e.g. a property
     getter and setter share a name)."""
     sha, lines, tree = read_file(file)
+    return _segment(file, sha, lines, tree, scope_path, first_line)
+
+
+def locate_in_text(text: str, file: str, scope_path: tuple[str, ...],
+                   first_line: int | None = None) -> FunctionSource:
+    """``locate`` over a module's text (e.g. a mutated copy that is never written): the
+    segment is cut and dedented exactly as ``locate`` cuts it from the file."""
+    text = text.replace("\r\n", "\n").replace("\r", "\n")  # as read_text reads the file
+    tree = ast.parse(text, filename=file)
+    return _segment(file, "", text.splitlines(keepends=True), tree, scope_path, first_line)
+
+
+def _segment(file: str, sha: str, lines: list[str], tree: ast.Module,
+             scope_path: tuple[str, ...], first_line: int | None) -> FunctionSource:
     candidates: list[ast.AST] = [tree]
     for depth, name in enumerate(scope_path):
         last = depth == len(scope_path) - 1

@@ -22,15 +22,24 @@ from typing import Any, Protocol
 
 import pytest
 
-from deskcheck.errors import CatalogError, DeskcheckError, SourceResolutionError, UnknownTargetError
+from deskcheck.errors import (
+    CatalogError,
+    ConfigError,
+    DeskcheckError,
+    SourceResolutionError,
+    UnknownTargetError,
+)
 from deskcheck.interrupts import as_interrupted
+from deskcheck.mutants import crash_verdict
 from deskcheck.mutants.catalog import Catalog, Mutant
 from deskcheck.mutants.injection import compile_mutated
 from deskcheck.mutants.mutated import BrokenMutant, MutatedFunction, StaleOperator
 from deskcheck.mutants.mutation import build_mutation
 from deskcheck.mutants.owner_index import OtherItems, OwnerIndex
-from deskcheck.mutants.owners import resolve_owners
+from deskcheck.mutants.owners import foreign_kills, resolve_owners
+from deskcheck.mutants.pytest_config import config_file, xdist_off
 from deskcheck.mutants.reuse import TestUniverse, reuse_before_collection
+from deskcheck.mutants.roots import outside_project
 from deskcheck.mutants.runner import Budget, JobOutcome, Runner
 from deskcheck.mutants.target import resolve
 from deskcheck.mutants.verdicts import PROCESS_CRASH, ItemResult, decide
@@ -82,6 +91,7 @@ class SweepResult:
     timing: dict[str, float] = field(default_factory=dict)  # seconds per phase
     session: bool = True  # a pytest session ran (False: every verdict came from the store)
     reused_before_session: int = 0  # verdicts the store gave back before any collection
+    notes: list[str] = field(default_factory=list)  # said after the table; never a failure
 
     @property
     def holds(self) -> bool:
@@ -128,6 +138,7 @@ class SweepPlugin:
     """
 
     probe_non_owners: bool = True
+    note_foreign_kills: bool = True  # note kills markers naming ids of no mutant here
 
     def __init__(self, options: SweepOptions, reporter: Reporter | None = None):
         self.options = options
@@ -142,6 +153,7 @@ class SweepPlugin:
         self.owner_files: dict[str, list[Path]] = {}
         self.index: OwnerIndex | None = None
         self._views: list[Any] = []
+        self.clean_crashes: set[tuple[str, str, str]] = set()  # crashes clean code has too
         self._clock = time.monotonic()
 
     def _lap(self, phase: str) -> None:
@@ -149,8 +161,14 @@ class SweepPlugin:
         self.timing[phase] = round(now - self._clock, 3)
         self._clock = now
 
+    @pytest.hookimpl(trylast=True)
     def pytest_configure(self, config: pytest.Config) -> None:
         config.option.tbstyle = "line"  # the failure line + exception text: 10x cheaper than "short"
+        # The terminal plugin stays loaded, so the options it owns that a project's addopts
+        # give (-ra, -q, -v, --tb, ...) are accepted; its reporter is unregistered (silent).
+        reporter = config.pluginmanager.get_plugin("terminalreporter")
+        if reporter is not None:
+            config.pluginmanager.unregister(reporter)
 
     def pytest_collectreport(self, report: pytest.CollectReport) -> None:
         if report.failed:
@@ -170,14 +188,24 @@ class SweepPlugin:
 
     # -- the steps -------------------------------------------------------------------------
 
-    def _mutations(self) -> tuple[dict[str, MutatedFunction], dict[str, MutantRecord],
-                                  list[CatalogError]]:
+    def _mutations(self, roots: Sequence[Path] = ()
+                   ) -> tuple[dict[str, MutatedFunction], dict[str, MutantRecord],
+                              list[CatalogError]]:
         mutations: dict[str, MutatedFunction] = {}
         decided: dict[str, MutantRecord] = {}
         errors: list[CatalogError] = []
         for mutant in self.mutants:
             try:
                 live = resolve(mutant.target, location=mutant.location)
+                why = outside_project(live.function.__code__.co_filename, roots)
+                if why is not None:
+                    errors.append(CatalogError(
+                        f"mutant {mutant.id!r}: target {mutant.target!r} is not this "
+                        f"project's code: {why}", location=mutant.location,
+                        fix="target a function of the project's own source; deskcheck, "
+                            "pytest and the libraries they use run on the code a mutant "
+                            "changes"))
+                    continue
                 mutated = build_mutation(mutant, live)
                 compile_mutated(live.function, mutated)
             except (UnknownTargetError, SourceResolutionError) as exc:
@@ -197,12 +225,14 @@ class SweepPlugin:
         self._lap("startup_and_collection_s")
         items = list(session.items)
         roots = [self.catalog.root, Path.cwd(), Path(str(session.config.rootpath))]
-        mutations, decided, errors = self._mutations()
+        mutations, decided, errors = self._mutations(roots)
         self.index = OwnerIndex(items, roots)  # one pass over the universe (issue 13)
         owners, uncollectable, owner_errors = resolve_owners(
             self.mutants, {m.id for m in self.catalog.mutants}, items, roots,
             set(self.collect_errors), index=self.index)
         errors += owner_errors
+        notes = foreign_kills(items, {m.id for m in self.catalog.mutants}) \
+            if self.note_foreign_kills else []
         self._fingerprint_all(mutations, owners, roots)
         if errors:
             raise CatalogError(f"{len(errors)} problem(s) in catalog {self.catalog.path}",
@@ -267,7 +297,7 @@ class SweepPlugin:
         return SweepResult(records=ordered, baseline=baseline, started_at=started,
                            finished_at=datetime.now(UTC).isoformat(timespec="seconds"),
                            duration_s=time.monotonic() - wall, workers=runner.workers,
-                           timing=dict(self.timing))
+                           timing=dict(self.timing), notes=notes)
 
     def _select(self, owners: dict[str, list[pytest.Item]],
                 mutations: dict[str, MutatedFunction], decided: dict[str, MutantRecord]) -> None:
@@ -345,6 +375,7 @@ class SweepPlugin:
                                   ).values():
             for result in _item_results(outcome):
                 results[result.nodeid] = result
+            self.clean_crashes |= crash_verdict.clean_signatures(outcome)
         return results
 
     def _job(self, mutant: Mutant, mutated: MutatedFunction, owner_items: list[pytest.Item],
@@ -365,7 +396,8 @@ class SweepPlugin:
                        probe_non_owners=self.probe_non_owners,
                        clean_passed=clean_passed, clean_red=clean_red)
         budget = Budget(constant=mutant.timeout_s or settings.timeout_s,
-                        factor=settings.timeout_factor, baseline=durations)
+                        factor=settings.timeout_factor, baseline=durations,
+                        search_s=settings.search_timeout_s or max(60.0, 6 * settings.timeout_s))
         return job, budget
 
     def _judge(self, mutant: Mutant, mutated: MutatedFunction, owner_items: list[pytest.Item],
@@ -384,6 +416,17 @@ class SweepPlugin:
         broken = [e for e in outcome.events if e.get("event") in ("broken", "error")]
         if broken:
             return _record(mutant, "BROKEN", excerpt=broken[0]["message"], **common)
+        crashed = crash_verdict.owner_crashes(outcome, owner_ids, self.clean_crashes,
+                                              str(Path.cwd()))
+        if crashed:
+            detail["crashes"] = [c.to_json() for c in crashed]
+        if outcome.timed_out and crashed:
+            detail["alive"] = [p.to_json() for p in outcome.alive]
+            told = crash_verdict.after_timeout(outcome, owner_ids, crashed[0], mutant.expect,
+                                               self.catalog.settings.wrong_failure_types)
+            if told is not None:
+                return _record(mutant, told.verdict, excerpt=told.excerpt,
+                               killed_by=told.killed_by, **common)
         if outcome.timed_out:
             alive = ", ".join(f"{p.label} (pid {p.pid})" for p in outcome.alive) or "none"
             detail["alive"] = [p.to_json() for p in outcome.alive]
@@ -393,13 +436,24 @@ class SweepPlugin:
                 f"timed out after {outcome.timeout_s:.1f}s in {outcome.running_item or '?'}; "
                 f"alive: {alive}\n{stacks}"), **common)
         results = _item_results(outcome)
+        if crashed:  # the first event was a process's crash: the owner's failure says it
+            results = crash_verdict.owner_failures_told_by(results, owner_ids, crashed[0])
         red = {n for n, r in baseline.items() if r.outcome != "passed"} | set(clean_red)
         verdict = decide(owner_ids, results, mutant.expect,
                          self.catalog.settings.wrong_failure_types, mutant.accepted_survivor,
                          sorted(red))
+        excerpt = verdict.excerpt
+        if outcome.search_stopped:
+            spent = outcome.duration_s - sum(e.get("duration", 0.0) for e in ran
+                                             if e.get("phase") == "owners")
+            note = (f"the search for a non-owner kill stopped after {spent:.1f}s in "
+                    f"{outcome.search_stopped} (its own budget; not a timeout of the mutant)")
+            detail["non_owner_search"] = {"stopped_in": outcome.search_stopped,
+                                          "after_s": round(spent, 3)}
+            excerpt = f"{excerpt}\n{note}".strip()
         if verdict.wrong_owners:
             detail["wrong_failure_owners"] = verdict.wrong_owners
-        return _record(mutant, verdict.verdict, excerpt=verdict.excerpt,
+        return _record(mutant, verdict.verdict, excerpt=excerpt,
                        killed_by=verdict.killed_by, failed_non_owners=verdict.failed_non_owners,
                        **common)
 
@@ -417,7 +471,8 @@ class SweepPlugin:
         by_id = {i.nodeid: i for i in items}
         waiting = [m for m in self.mutants if m.id in records
                    and set(records[m.id].failed_non_owners) & suspects]
-        clean = self._baseline(runner, [by_id[n] for n in sorted(suspects)], "recheck")
+        clean = self._baseline(runner, [by_id[n] for n in sorted(suspects) if n in by_id],
+                               "recheck")
         baseline.update(clean)
         red = [n for n, r in baseline.items() if r.outcome == "failed"]
         for mutant in waiting:
@@ -444,7 +499,7 @@ def _item_results(outcome: JobOutcome) -> list[ItemResult]:
     results = [ItemResult.from_json({k: v for k, v in e.items() if k not in ("event", "phase", "t")})
                for e in outcome.events if e.get("event") == "item"]
     done = any(e.get("event") in ("done", "broken", "error") for e in outcome.events)
-    if not done and not outcome.timed_out:
+    if not done and not outcome.timed_out and not outcome.search_stopped:
         status = outcome.exit_status
         how = (f"signal {os.WTERMSIG(status)}" if status is not None and os.WIFSIGNALED(status)
                else f"exit status {os.WEXITSTATUS(status) if status is not None else '?'}")
@@ -459,7 +514,7 @@ def pytest_arguments(options: SweepOptions) -> list[str]:
         str(catalog.root)]
     # verbosity_assertions=2: assertion values are never shortened with "...", so an
     # ``expect`` sees the whole failure, whatever the length of the checkout's path.
-    return [*tests, "-p", "no:cacheprovider", "-p", "no:terminal", "-n", "0",
+    return [*tests, "-p", "no:cacheprovider", *xdist_off(),
             "-o", "verbosity_assertions=2", "--continue-on-collection-errors",
             *options.pytest_args]
 
@@ -527,7 +582,15 @@ def _run_session(options: SweepOptions, reporter: Reporter | None,
     if plugin.error is not None:
         raise plugin.error
     if plugin.result is None:
+        ini = config_file(Path.cwd())
+        if code == pytest.ExitCode.USAGE_ERROR:
+            raise ConfigError(
+                "pytest rejected its arguments (usage error, printed above)",
+                location=str(ini or Path.cwd()),
+                fix="fix the option pytest names (addopts in this file, or the [sweep] "
+                    "tests paths); `pytest --collect-only -q` shows the same error")
         raise CatalogError(f"pytest could not collect the test universe (exit code {code})",
-                           location=str(options.catalog.path),
-                           fix="run pytest on the [sweep] tests paths and fix what it reports")
+                           location=str(ini or options.catalog.path),
+                           fix="run `pytest --collect-only -q` on the tests and fix what it "
+                               "reports")
     return plugin.result

@@ -18,6 +18,7 @@ from typing import Any
 
 import pytest
 
+from deskcheck.mutants.crashes import arm as arm_crash_records
 from deskcheck.mutants.mutated import MutatedFunction
 from deskcheck.mutants.process_hook import (
     arm_stack_dumps,
@@ -178,6 +179,7 @@ def child_main(job: ChildJob, fd: int, stacks_dir: str, token: str) -> None:
         payload = job.mutated.payload() if job.mutated is not None else None
         os.environ.update(child_environment(payload, stacks_dir, token))
         arm_stack_dumps(stacks_dir)
+        arm_crash_records()
         label_process("test process")
         label_torch_ranks()
         write({"event": "ready"})

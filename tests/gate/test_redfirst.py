@@ -50,7 +50,7 @@ def test_unmarked_green_and_branch_red_make_the_gate_fall_short(gated) -> None:
     assert code == 1
     assert report["exit_code"] == 1 and report["holds"] is False
     assert report["counts"] == {"RED_GREEN": 2, "WEAK_RED": 1, "PIN": 1, "GREEN_ON_BASE": 1,
-                                "RED_ON_BRANCH": 1, "NO_EVIDENCE": 0}
+                                "RED_ON_BRANCH": 1, "NO_EVIDENCE": 0, "TEST_ONLY": 0}
 
 
 def test_selection_is_per_function_and_knows_added_from_modified(gated) -> None:

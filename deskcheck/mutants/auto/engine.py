@@ -139,7 +139,10 @@ class AutoSweepPlugin(SweepPlugin):
     The engine probes non-owners when every owner passed (to tell SURVIVED from
     OWNER_MISSED). For an auto mutant every test that runs the line is an owner already, so the
     probe could only run tests that never execute the mutated code; it is switched off.
+    ``kills`` markers name the ids of named catalogs, never an auto mutant's: no notes.
     """
+
+    note_foreign_kills = False
 
     def _job(self, *args, **kwargs):  # type: ignore[override]
         job, budget = super()._job(*args, **kwargs)

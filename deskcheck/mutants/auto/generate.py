@@ -265,6 +265,21 @@ def _function_code(module: cst.Module, function: cst.FunctionDef) -> str:
     return module.code_for_node(function.with_changes(leading_lines=()))
 
 
+def _exact(code: str, path: str, candidate: _Candidate, function_line: int) -> str | None:
+    """The function's text cut from the module exactly as the engine cuts it from the file
+    (``deskcheck.mutants.source``: decorators kept, dedented line by line), so the engine
+    finds the generated original unchanged whatever the function's shape (a method's
+    multi-line docstring, decorators, nested classes, tabs). None: the engine cannot cut it
+    either (it reports why)."""
+    from deskcheck.mutants.source import locate_in_text
+
+    try:
+        return locate_in_text(code, path, tuple(candidate.qualname.split(".")),
+                              function_line).text
+    except (SyntaxError, SourceResolutionError):
+        return None
+
+
 def _line_text(code: str, line: int) -> str:
     lines = code.splitlines()
     return lines[line - 1].strip() if 0 < line <= len(lines) else ""
@@ -289,8 +304,10 @@ def _materialize(root: Path, path: str, module: cst.Module, candidate: _Candidat
         family=candidate.family, rank=rank_of(candidate.family),
         original=module.code_for_node(candidate.node),
         mutated=module.code_for_node(candidate.mutated),
-        function_source=_function_code(module, candidate.function),
-        mutated_function_source=_function_code(module, mutated_function),
+        function_source=_exact(module.code, path, candidate, function_line) or _function_code(
+            module, candidate.function),
+        mutated_function_source=_exact(mutated_module.code, path, candidate, function_line)
+        or _function_code(module, mutated_function),
         function_line=function_line,
         diff=diff,
         changed_line_before=_line_text(module.code, candidate.line),

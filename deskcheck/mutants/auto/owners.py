@@ -25,6 +25,7 @@ from pathlib import Path
 
 from deskcheck.errors import DeskcheckError
 from deskcheck.mutants.auto.coverage_plugin import CONTEXT_ENV, OUTCOMES_ENV
+from deskcheck.mutants.pytest_config import xdist_off
 
 PLUGIN = "deskcheck.mutants.auto.coverage_plugin"
 IMPORT_TIME = "<import>"  # the context of lines run outside any test (module level)
@@ -83,19 +84,18 @@ class CoveragePass:
     output_tail: str = ""
 
     def owners_for(self, path: str, lines: Iterable[int]) -> list[str]:
-        """Covering tests of any of ``lines`` of ``path``, fastest first."""
+        """Covering tests of any of ``lines`` of ``path``, fastest first. A test that was
+        skipped or xfailed on clean code cannot see a defect: it owns nothing while some
+        covering test can (an ``xfail`` covering the line must not make it BASELINE_RED)."""
         by_line = self.lines.get(path, {})
         found: set[str] = set()
         for line in lines:
             found.update(by_line.get(line, ()))
-        return sorted(found, key=lambda t: (self.durations.get(t, 0.0), t))
+        live = {t for t in found if self.outcomes.get(t) != "skipped"}
+        return sorted(live or found, key=lambda t: (self.durations.get(t, 0.0), t))
 
     def failing(self, tests: Iterable[str]) -> list[str]:
         return [t for t in tests if self.outcomes.get(t) == "failed"]
-
-
-def _xdist_off() -> list[str]:
-    return ["-n", "0"] if importlib.util.find_spec("xdist") is not None else []
 
 
 def _import_roots(root: Path, paths: Sequence[str]) -> list[str]:
@@ -217,7 +217,7 @@ def run_coverage_pass(root: Path, paths: Sequence[str], pytest_args: Sequence[st
                           encoding="utf-8")
         outcomes_file = work / "outcomes.json"
         command = [python or sys.executable, "-m", "coverage", "run", f"--rcfile={rcfile}",
-                   "-m", "pytest", "-p", PLUGIN, "-q", "-rN", *_xdist_off(), *pytest_args]
+                   "-m", "pytest", "-p", PLUGIN, "-q", "-rN", *xdist_off(), *pytest_args]
         env = _environment(work, rcfile, outcomes_file, _import_roots(root, paths),
                            measure_children)
         started = time.perf_counter()
