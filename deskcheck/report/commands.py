@@ -93,7 +93,7 @@ def cmd_history(args: argparse.Namespace) -> int:
         _console().print(
             f"coverage map: {coverage_map.tests} tests over {coverage_map.production_files} "
             f"production files; built {coverage_map.built_at.replace('T', ' ')[:16]}, last "
-            f"refreshed {coverage_map.age()} ago", highlight=False)
+            f"refreshed {coverage_map.age()} ago", highlight=False, soft_wrap=True)
     return 0
 
 

@@ -73,7 +73,9 @@ def test_the_cpu_dry_run_says_what_it_would_run_and_why_each_part_skips(tmp_path
 
 @pytest.mark.skipif(not shutil.which("make"), reason="make is not installed here")
 def test_make_metal_is_the_shell_entry_with_the_callers_gpus():
-    env = {**os.environ, "CUDA_VISIBLE_DEVICES": "1"}
+    # a nested make (this test under `make test`) would print "Entering directory" lines
+    env = {k: v for k, v in os.environ.items() if k not in ("MAKEFLAGS", "MAKELEVEL", "MFLAGS")}
+    env["CUDA_VISIBLE_DEVICES"] = "1"
     done = subprocess.run(["make", "-n", "metal", "METAL_ARGS=--dry-run"], cwd=ROOT, env=env,
                           capture_output=True, text=True, timeout=60)
     assert done.stdout.strip() == "CUDA_VISIBLE_DEVICES='1' .ci/metal --dry-run", (
