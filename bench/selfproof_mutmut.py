@@ -70,6 +70,7 @@ SHARDS: dict[str, tuple[list[str], list[str]]] = {
         "tests/drift_guard/test_hollow.py",
         "tests/drift_guard/test_pointers.py",
         "tests/selfproof/test_drift_surface.py",
+        "tests/selfproof/test_mutmut_gaps.py",
         "tests/selfproof/test_surface_details.py",
         "tests/selfproof/test_sharp_arms.py",
     ]),
@@ -110,7 +111,7 @@ SHARDS: dict[str, tuple[list[str], list[str]]] = {
         "tests/report/test_store.py",
         "tests/selfproof/test_shards.py",
         "tests/selfproof/test_mutmut_gaps.py",
-        "tests/selfproof/test_store_resume.py",
+        "tests/report/test_store_resume.py",
     ]),
     "gate": ([
         "deskcheck/gate/redfirst.py",

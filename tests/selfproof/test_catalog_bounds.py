@@ -116,10 +116,15 @@ def test_every_bad_number_is_reported_at_once_at_its_line(tmp_path):
 @pytest.mark.parametrize("spec", ["0/4", "5/4", "1/0", "0/0", "-1/4", "1/-4", "2", "a/b",
                                   "1.5/4", "1/4/8"])
 def test_a_shard_outside_one_to_n_is_refused(spec):
-    with pytest.raises(ConfigError) as caught:
-        parse_shard(spec)
-    assert spec in str(caught.value) and "--shard" in caught.value.location, (
-        f"--shard {spec} was refused without naming it and the option: {caught.value}")
+    try:
+        got = parse_shard(spec)
+    except ConfigError as caught:
+        error = caught
+    else:
+        pytest.fail(f"--shard {spec} was accepted as {got}: I must be a whole number between "
+                    "1 and N")
+    assert spec in str(error) and "--shard" in error.location, (
+        f"--shard {spec} was refused without naming it and the option: {error}")
 
 
 @pytest.mark.parametrize(("spec", "expected"), [("1/1", (1, 1)), ("4/4", (4, 4)),

@@ -58,25 +58,26 @@ def names(items) -> list[str]:
     return [i.nodeid.partition("::")[2] for i in items]
 
 
-# (owner selection, the tests it must select, why)
+# (case, owner selection, the tests it must select, why)
 CASES = [
-    ("test_own.py::test_a", ["test_a"],
+    ("function", "test_own.py::test_a", ["test_a"],
      "a function's id selects that function, never test_ab which merely starts with it"),
-    ("test_own.py::test_p", ["test_p[1]", "test_p[2]"],
+    ("parametrized", "test_own.py::test_p", ["test_p[1]", "test_p[2]"],
      "a parametrized function's id selects every parameter set, never test_pq"),
-    ("test_own.py::test_p[2]", ["test_p[2]"], "a full parametrized id selects that one case"),
-    ("test_own.py::TestBox", ["TestBox::test_a", "TestBox::test_a_more"],
+    ("one_case", "test_own.py::test_p[2]", ["test_p[2]"], "a full parametrized id selects that one case"),
+    ("class", "test_own.py::TestBox", ["TestBox::test_a", "TestBox::test_a_more"],
      "a class id selects every method of the class, never the class TestBoxes"),
-    ("test_own.py::TestBox::test_a", ["TestBox::test_a"],
+    ("method", "test_own.py::TestBox::test_a", ["TestBox::test_a"],
      "a method id selects that method, never test_a_more nor the module's test_a"),
-    ("test_own.py", None, "a file selects every test in it"),
-    ("-k test_a and not Box", ["test_a", "test_ab"], "-k selects by name like pytest -k"),
-    ("-k TestBoxes", ["TestBoxes::test_a"], "-k selects by class name like pytest -k"),
-    ("-m slow", ["test_marked"], "-m selects the tests with that marker like pytest -m"),
+    ("file", "test_own.py", None, "a file selects every test in it"),
+    ("k_name", "-k test_a and not Box", ["test_a", "test_ab"], "-k selects by name like pytest -k"),
+    ("k_class", "-k TestBoxes", ["TestBoxes::test_a"], "-k selects by class name like pytest -k"),
+    ("m_marker", "-m slow", ["test_marked"], "-m selects the tests with that marker like pytest -m"),
 ]
 
 
-@pytest.mark.parametrize(("selection", "expected", "why"), CASES, ids=[c[0] for c in CASES])
+@pytest.mark.parametrize(("selection", "expected", "why"), [c[1:] for c in CASES],
+                         ids=[c[0] for c in CASES])
 def test_an_owner_selects_exactly_what_it_names(collected, selection, expected, why):
     items, roots = collected
     chosen = names(select(selection, items, roots))
