@@ -1,0 +1,269 @@
+"""The gates' pure parts (docs/gate.md), without git or pytest sides: which test functions a
+branch adds or changes, the per-item red-first verdicts of the selected functions, and when
+each gate holds (exit codes, ``--strict``). Git is replaced by a small in-memory repository."""
+
+from __future__ import annotations
+
+import ast
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from deskcheck.gate.layout import PytestNaming, TestLayout
+from deskcheck.gate.redfirst import RedFirstReport, TestVerdict, judge
+from deskcheck.gate.regress import FailingId, RegressReport, compare
+from deskcheck.gate.runner import SideResult
+from deskcheck.gate.selection import ADDED, MODIFIED, SelectedTest, _test_functions, changed_tests
+
+BASE_TESTS = '''
+import unittest
+
+def test_same():
+    assert 1
+
+def test_body_changes():
+    assert 1
+
+def helper():
+    return 1
+
+class TestBox:
+    def test_kept(self):
+        assert 1
+
+class Plain(unittest.TestCase):
+    def test_case(self):
+        self.assertTrue(1)
+'''
+
+BRANCH_TESTS = '''
+import unittest
+
+def test_same():
+    # a comment and other formatting are no change
+    assert (1)
+
+def test_body_changes():
+    assert 2
+
+def test_added():
+    assert 1
+
+def helper():
+    return 2
+
+class TestBox:
+    def test_kept(self):
+        assert 1
+
+    def test_new_method(self):
+        assert 1
+
+class Plain(unittest.TestCase):
+    def test_case(self):
+        self.assertTrue(2)
+'''
+
+
+class FakeRepo:
+    """What ``changed_tests`` asks git: the base tree's blobs, the working files, their blob
+    ids, and a file's text at a commit."""
+
+    def __init__(self, root: Path, base: dict[str, str], work: dict[str, str]):
+        self.root, self.base, self.work = root, base, work
+        for path, text in work.items():
+            (root / path).parent.mkdir(parents=True, exist_ok=True)
+            (root / path).write_text(textwrap.dedent(text), encoding="utf-8")
+
+    def tree_blobs(self, commit: str) -> dict[str, str]:
+        return {p: f"blob:{hash(textwrap.dedent(t))}" for p, t in self.base.items()}
+
+    def working_files(self) -> list[str]:
+        return sorted(self.work)
+
+    def working_blob_ids(self, paths: list[str]) -> dict[str, str]:
+        return {p: f"blob:{hash(textwrap.dedent(self.work[p]))}" for p in paths}
+
+    def show(self, commit: str, path: str) -> str:
+        return textwrap.dedent(self.base[path])
+
+
+def selected(tmp_path: Path, base: dict[str, str], work: dict[str, str],
+             limit_to: list[str] | None = None):
+    change = changed_tests(FakeRepo(tmp_path, base, work), "base", TestLayout(), limit_to)
+    return change, {s.id: s.change for s in change.selected}
+
+
+def test_only_added_and_changed_test_functions_are_selected(tmp_path):
+    change, got = selected(tmp_path, {"tests/test_x.py": BASE_TESTS},
+                           {"tests/test_x.py": BRANCH_TESTS})
+    expected = {
+        "tests/test_x.py::test_body_changes": MODIFIED,
+        "tests/test_x.py::test_added": ADDED,
+        "tests/test_x.py::TestBox::test_new_method": ADDED,
+        "tests/test_x.py::Plain::test_case": MODIFIED,
+    }
+    assert got == expected, (
+        f"red-first selected {got}; it must select exactly the test functions and Test* / "
+        f"TestCase methods whose ast differs (not test_same, changed only in comments and "
+        f"parentheses, not the helper, not the unchanged test_kept): {expected}")
+    assert change.changed_test_files == ["tests/test_x.py"], (
+        f"the changed test files are {change.changed_test_files}, not ['tests/test_x.py']")
+
+
+def test_a_new_test_file_contributes_all_its_tests_with_their_lines(tmp_path):
+    change, got = selected(tmp_path, {}, {"tests/test_new.py": BASE_TESTS})
+    assert set(got.values()) == {ADDED} and len(got) == 4, (
+        f"a new test file must contribute its 4 tests, each ADDED; got {got}")
+    lines = {s.id.rpartition("::")[2]: s.line for s in change.selected}
+    assert lines["test_same"] == 4 and lines["test_kept"] == 14, (
+        f"each selected test must carry its def line (test_same at 4, test_kept at 14): {lines}")
+
+
+def test_an_unchanged_file_and_files_outside_the_paths_select_nothing(tmp_path):
+    change, got = selected(tmp_path, {"tests/test_x.py": BASE_TESTS, "other/test_y.py": ""},
+                           {"tests/test_x.py": BASE_TESTS, "other/test_y.py": BRANCH_TESTS,
+                            "tests_more/test_z.py": BRANCH_TESTS}, limit_to=["tests"])
+    assert got == {} and change.changed_test_files == [], (
+        f"with TEST_PATHS = tests, an unchanged tests/test_x.py and changes outside tests/ "
+        f"(other/, tests_more/) must select nothing; got {got}, files "
+        f"{change.changed_test_files}")
+
+
+def test_an_unparsable_branch_file_runs_whole(tmp_path):
+    change, got = selected(tmp_path, {"tests/test_x.py": BASE_TESTS},
+                           {"tests/test_x.py": "def test_broken(:\n"})
+    assert got == {"tests/test_x.py": MODIFIED} and change.unparsable == ["tests/test_x.py"], (
+        f"a changed test file that does not parse must be selected whole (its collection "
+        f"error is the branch's verdict); got {got}, unparsable {change.unparsable}")
+
+
+def test_nested_test_classes_are_walked_and_other_classes_are_not():
+    tree = ast.parse(textwrap.dedent('''
+        class TestOuter:
+            class TestInner:
+                def test_deep(self): pass
+            def helper_test(self): pass
+        class Helper:
+            def test_hidden(self): pass
+        async def test_async(): pass
+    '''))
+    names = [name for name, _ in _test_functions(tree, PytestNaming())]
+    assert names == ["TestOuter::TestInner::test_deep", "test_async"], (
+        f"pytest collects test functions in Test* classes (nested too) and async tests, "
+        f"never methods of a non-test class; the selection walked {names}")
+
+
+def side(name: str, outcomes: dict[str, str], records: dict[str, dict] | None = None,
+         collection_errors: tuple[tuple[str, str], ...] = ()) -> SideResult:
+    tests = {k: {"outcome": v, **(records or {}).get(k, {})} for k, v in outcomes.items()}
+    return SideResult(name, 1, tests, [{"nodeid": n, "message": m}
+                                       for n, m in collection_errors], None)
+
+
+def test_every_parameter_set_of_a_selected_function_gets_its_own_verdict():
+    chosen = [SelectedTest("t/test_a.py::test_p", "t/test_a.py", 3, ADDED)]
+    base = side("base", {"t/test_a.py::test_p[1]": "failed", "t/test_a.py::test_p[2]": "passed",
+                         "t/test_a.py::test_pq": "failed"})
+    branch = side("branch", {"t/test_a.py::test_p[1]": "passed",
+                             "t/test_a.py::test_p[2]": "passed",
+                             "t/test_a.py::test_pq": "passed"})
+    got = {v.id: v.verdict for v in judge(chosen, base, branch,
+                                           {"t/test_a.py::test_p": "t/test_a.py::test_p"})}
+    assert got == {"t/test_a.py::test_p[1]": "RED_GREEN",
+                   "t/test_a.py::test_p[2]": "GREEN_ON_BASE"}, (
+        f"the selected function test_p has two parameter sets (red then green on base) and "
+        f"test_pq is another function: the verdicts are {got}")
+
+
+def test_a_selected_test_missing_on_base_is_a_weak_red_with_its_collection_error():
+    chosen = [SelectedTest("t/test_a.py::test_new", "t/test_a.py", 3, ADDED)]
+    base = side("base", {}, collection_errors=(("t/test_a.py",
+                                                "E   ImportError: cannot import name 'x'"),))
+    branch = side("branch", {"t/test_a.py::test_new": "passed"})
+    [verdict] = judge(chosen, base, branch, {"t/test_a.py::test_new": "t/test_a.py::test_new"})
+    assert verdict.verdict == "WEAK_RED" and verdict.base == "collection_error", (
+        f"a test whose file does not collect on base must be WEAK_RED with base "
+        f"'collection_error'; got {verdict.verdict}, base {verdict.base!r}")
+    assert "collection error (E   ImportError: cannot import name 'x')" in verdict.detail, (
+        f"the detail must quote the base's collection error: {verdict.detail!r}")
+
+
+def test_a_pin_without_a_reason_says_how_to_give_one():
+    chosen = [SelectedTest("t/test_a.py::test_p", "t/test_a.py", 3, MODIFIED)]
+    base = side("base", {"t/test_a.py::test_p": "passed"})
+    branch = side("branch", {"t/test_a.py::test_p": "passed"}, {"t/test_a.py::test_p":
+                                                                  {"pin": ""}})
+    [verdict] = judge(chosen, base, branch, {"t/test_a.py::test_p": "t/test_a.py::test_p"})
+    assert verdict.verdict == "GREEN_ON_BASE" and "pin() needs a reason" in verdict.detail, (
+        f"pin() without a reason must be judged GREEN_ON_BASE with a hint; got "
+        f"{verdict.verdict}: {verdict.detail!r}")
+
+
+def test_a_failure_detail_names_the_phase_and_exception():
+    chosen = [SelectedTest("t/test_a.py::test_p", "t/test_a.py", 3, MODIFIED)]
+    base = side("base", {"t/test_a.py::test_p": "failed"},
+                {"t/test_a.py::test_p": {"when": "call", "exc_type": "AssertionError"}})
+    branch = side("branch", {"t/test_a.py::test_p": "passed"})
+    [verdict] = judge(chosen, base, branch, {"t/test_a.py::test_p": "t/test_a.py::test_p"})
+    assert verdict.detail == "base: failed in call with AssertionError; branch: passed", (
+        f"the detail of a red-green test must name the base failure's phase and exception: "
+        f"{verdict.detail!r}")
+
+
+def _report(verdicts: list[str], strict: bool) -> RedFirstReport:
+    tests = [TestVerdict(f"t::{i}", f"t::{i}", ADDED, "failed", "passed", v, None, "")
+             for i, v in enumerate(verdicts)]
+    return RedFirstReport({}, tests, [], [], strict)
+
+
+@pytest.mark.parametrize(("verdict", "fails", "fails_strict"), [
+    ("RED_GREEN", False, False), ("PIN", False, False), ("WEAK_RED", False, True),
+    ("NO_EVIDENCE", False, True), ("GREEN_ON_BASE", True, True), ("RED_ON_BRANCH", True, True),
+])
+def test_when_redfirst_holds(verdict, fails, fails_strict):
+    for strict, expected in ((False, fails), (True, fails_strict)):
+        report = _report(["RED_GREEN", verdict], strict)
+        assert report.exit_code == int(expected), (
+            f"redfirst{' --strict' if strict else ''} with a {verdict} test exited "
+            f"{report.exit_code}, not {int(expected)} (docs/gate.md's verdict table)")
+        data = report.to_json()
+        assert data["holds"] is (not expected) and data["counts"][verdict] >= 1, (
+            f"redfirst's JSON for a {verdict} test says holds={data['holds']} with counts "
+            f"{data['counts']}")
+
+
+def test_regress_sorts_failures_into_regressions_flaky_repairs_and_pre_existing():
+    base = side("base", {"a": "passed", "b": "failed", "c": "failed", "f": "passed"})
+    branch = side("branch", {"a": "failed", "b": "passed", "c": "failed", "f": "failed",
+                             "n": "failed"})
+    rerun = side("rerun", {"a": "failed", "f": "passed", "n": "failed"})
+    regressions, flaky, repairs, pre_existing = compare(base, branch, rerun)
+    got = {"regressions": regressions, "flaky": flaky, "repairs": repairs,
+           "pre_existing": pre_existing}
+    expected = {
+        "regressions": [FailingId("a", "passed", "failed"),
+                        FailingId("n", "absent", "failed", new_test=True)],
+        "flaky": [FailingId("f", "passed", "failed")],
+        "repairs": [FailingId("b", "failed", "passed")],
+        "pre_existing": [FailingId("c", "failed", "failed")],
+    }
+    for key, want in expected.items():
+        assert got[key] == want, f"regress listed {got[key]} as {key}, not {want}"
+
+
+@pytest.mark.parametrize(("regressions", "flaky", "strict", "code"), [
+    (0, 0, False, 0), (1, 0, False, 1), (0, 1, False, 0), (0, 1, True, 1), (0, 0, True, 0),
+])
+def test_when_regress_holds(regressions, flaky, strict, code):
+    one = FailingId("t::x", "passed", "failed")
+    report = RegressReport({}, {}, [one] * regressions, [one] * flaky, [], [], strict)
+    assert report.exit_code == code, (
+        f"regress{' --strict' if strict else ''} with {regressions} regression(s) and "
+        f"{flaky} flaky test(s) exited {report.exit_code}, not {code}")
+    data = report.to_json()
+    assert data["counts"] == {"regressions": regressions, "flaky": flaky, "repairs": 0,
+                              "pre_existing": 0} and data["holds"] is (code == 0), (
+        f"regress's JSON counts/holds do not match the report: {data['counts']}, "
+        f"holds={data['holds']}")
