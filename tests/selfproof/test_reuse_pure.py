@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from deskcheck.mutants.catalog import Catalog, Mutant, SweepSettings
 from deskcheck.mutants import reuse
+from deskcheck.mutants.catalog import Catalog, Mutant, SweepSettings
 from deskcheck.mutants.reuse import DYNAMIC, declared_kills, fingerprint
 
 
