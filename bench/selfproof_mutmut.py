@@ -52,6 +52,7 @@ SHARDS: dict[str, tuple[list[str], list[str]]] = {
         "tests/selfproof/test_mutmut_gaps.py",
         "tests/selfproof/test_surface_details.py",
         "tests/selfproof/test_sharp_arms.py",
+        "tests/selfproof/test_drift_report_details.py",
     ]),
     "drift_guard_static": ([
         "deskcheck/drift_guard/_members.py",
