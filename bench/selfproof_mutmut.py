@@ -197,6 +197,32 @@ EQUIVALENT_RULES: list[tuple[str, str, str]] = [
 ]
 
 
+# Functions of these modules that start processes themselves (git, pytest sides, a forked
+# look-ahead): their process-free tests cannot reach them, and their owners are the process
+# tests named here. Their mutants are shown as 'process-driven', apart from the score.
+PROCESS_DRIVEN: dict[str, str] = {
+    "gate.redfirst.x_run_redfirst": "git worktree + two pytest sides: tests/gate/test_redfirst.py",
+    "gate.redfirst.x__git_relative": "needs a git checkout: tests/gate/test_redfirst.py",
+    "gate.redfirst.x__context": "reads the git context: tests/gate/test_redfirst.py",
+    "gate.regress.x_run_regress": "git worktree + pytest sides: tests/gate/test_regress.py",
+    "gate.regress.x__rootdir_relative": "needs a git checkout: tests/gate/test_regress.py",
+    "mutants.reuse.x_target_sources": "forks a look-ahead child: tests/mutants/"
+                                      "test_incremental_fast_path.py",
+    "mutants.reuse.x_reuse_before_collection": "calls the forking look-ahead: tests/mutants/"
+                                               "test_incremental_fast_path.py",
+    "mutants.reuse.x_target_source": "imports the target in the look-ahead child: tests/mutants/"
+                                     "test_incremental_fast_path.py",
+    "drift_guard._discover.x_import_guard_modules": "imports a project's test modules: "
+                                                    "tests/drift_guard/test_cli.py",
+}
+
+
+def process_driven(name: str) -> str | None:
+    stem = name.rsplit("__mutmut_", 1)[0]
+    return next((why for function, why in PROCESS_DRIVEN.items() if stem.endswith(function)),
+                None)
+
+
 def equivalent_reason(name: str, diff: str) -> str | None:
     stem = name.rsplit("__mutmut_", 1)[0]
     for function, piece, reason in EQUIVALENT_RULES:
@@ -333,6 +359,11 @@ def _shard_of_module(module: str) -> str:
 
 def report(statuses_by_shard: dict[str, dict[str, str]], max_children: int) -> str:
     statuses = {n: s for by_name in statuses_by_shard.values() for n, s in by_name.items()}
+    driven = {n: why for n, s in statuses.items()
+              if s == "no tests" and (why := process_driven(n))}
+    statuses = {n: ("process-driven" if n in driven else s) for n, s in statuses.items()}
+    statuses_by_shard = {shard: {n: statuses[n] for n in names}
+                         for shard, names in statuses_by_shard.items()}
     counts: dict[str, int] = {}
     for status in statuses.values():
         counts[status] = counts.get(status, 0) + 1
@@ -346,7 +377,8 @@ def report(statuses_by_shard: dict[str, dict[str, str]], max_children: int) -> s
     def score(names: dict[str, str], leave_out: set[str] = frozenset()) -> tuple[int, int]:
         killed = sum(1 for n, s in names.items() if s in ("killed", "timeout"))
         judged = sum(1 for n, s in names.items()
-                     if s not in ("skipped", "not checked") and n not in leave_out)
+                     if s not in ("skipped", "not checked", "process-driven")
+                     and n not in leave_out)
         return killed, judged
 
     killed, judged = score(statuses)
@@ -415,6 +447,17 @@ def report(statuses_by_shard: dict[str, dict[str, str]], max_children: int) -> s
         lines.append("")
     if untested:
         lines += [f"'no tests' ({len(untested)}): " + ", ".join(f"`{n}`" for n in untested), ""]
+    if driven:
+        by_function: dict[str, int] = {}
+        for name in driven:
+            stem = name.rsplit("__mutmut_", 1)[0]
+            by_function[stem] = by_function.get(stem, 0) + 1
+        lines += ["Process-driven (left out of the score: these functions start processes, so "
+                  "no process-free test reaches them; their owners are the process tests "
+                  "named):", ""]
+        lines += [f"- `{stem}`: {count} mutants; {process_driven(stem + '__mutmut_1')}"
+                  for stem, count in sorted(by_function.items())]
+        lines.append("")
     return "\n".join(lines)
 
 
