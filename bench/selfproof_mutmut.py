@@ -73,6 +73,8 @@ SHARDS: dict[str, tuple[list[str], list[str]]] = {
         "tests/drift_guard/test_pointers.py",
         "tests/selfproof/test_drift_surface.py",
         "tests/selfproof/test_mutmut_gaps.py",
+        "tests/selfproof/test_guard_discovery.py",
+        "tests/selfproof/test_static_details.py",
         "tests/selfproof/test_surface_details.py",
         "tests/selfproof/test_sharp_arms.py",
     ]),
@@ -213,8 +215,6 @@ PROCESS_DRIVEN: dict[str, str] = {
                                                "test_incremental_fast_path.py",
     "mutants.reuse.x_target_source": "imports the target in the look-ahead child: tests/mutants/"
                                      "test_incremental_fast_path.py",
-    "drift_guard._discover.x_import_guard_modules": "imports a project's test modules: "
-                                                    "tests/drift_guard/test_cli.py",
 }
 
 
