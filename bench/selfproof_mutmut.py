@@ -54,6 +54,7 @@ SHARDS: dict[str, tuple[list[str], list[str]]] = {
         "tests/selfproof/test_sharp_arms.py",
         "tests/selfproof/test_drift_report_details.py",
         "tests/selfproof/test_property_roles.py",
+        "tests/selfproof/test_collector_details.py",
     ]),
     "drift_guard_static": ([
         "deskcheck/drift_guard/_members.py",
