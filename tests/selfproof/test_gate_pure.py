@@ -267,3 +267,65 @@ def test_when_regress_holds(regressions, flaky, strict, code):
                               "pre_existing": 0} and data["holds"] is (code == 0), (
         f"regress's JSON counts/holds do not match the report: {data['counts']}, "
         f"holds={data['holds']}")
+
+
+def test_redfirst_json_has_every_stable_key():
+    chosen = SelectedTest("t/test_a.py::test_p", "t/test_a.py", 3, ADDED)
+    verdict = TestVerdict("t/test_a.py::test_p", "t/test_a.py::test_p", ADDED, "failed",
+                          "passed", "RED_GREEN", None, "base: failed; branch: passed")
+    report = RedFirstReport({"base": "abc"}, [verdict], [chosen], ["t/test_a.py"], False,
+                            sides={"base": {"n": 1}}, notes=["a note"],
+                            timings_s={"total": 1.5})
+    data = report.to_json()
+    expected = {"command": "redfirst", "schema": 1, "holds": True, "exit_code": 0,
+                "strict": False, "context": {"base": "abc"},
+                "changed_test_files": ["t/test_a.py"], "sides": {"base": {"n": 1}},
+                "notes": ["a note"], "timings_s": {"total": 1.5}}
+    got = {k: data.get(k) for k in expected}
+    assert got == expected, f"redfirst's JSON keys differ from docs/gate.md's: {got}"
+    assert data["tests"][0]["verdict"] == "RED_GREEN" and data["selected"][0] == {
+        "id": "t/test_a.py::test_p", "path": "t/test_a.py", "line": 3, "change": ADDED}, (
+        f"redfirst's JSON tests/selected are wrong: {data['tests']}, {data['selected']}")
+    assert data["counts"]["RED_GREEN"] == 1 and sum(data["counts"].values()) == 1, (
+        f"redfirst's JSON counts must count each verdict: {data['counts']}")
+
+
+def test_regress_json_lists_each_failing_id():
+    one = FailingId("t::x", "passed", "failed", new_test=False)
+    new = FailingId("t::n", "absent", "failed", new_test=True)
+    report = RegressReport({"base": "abc"}, {"base": {}}, [one, new], [], [one], [], False,
+                           notes=["n"], timings_s={"total": 2.0})
+    data = report.to_json()
+    assert (data["command"], data["schema"], data["holds"], data["exit_code"]) == (
+        "regress", 1, False, 1), f"regress's JSON head is wrong: {data}"
+    assert data["regressions"] == [
+        {"id": "t::x", "base": "passed", "branch": "failed", "new_test": False},
+        {"id": "t::n", "base": "absent", "branch": "failed", "new_test": True}] and \
+        data["repairs"] == [{"id": "t::x", "base": "passed", "branch": "failed",
+                             "new_test": False}], (
+            f"regress's JSON must list each id with both outcomes and new_test: {data}")
+    assert (data["context"], data["sides"], data["notes"], data["timings_s"]) == (
+        {"base": "abc"}, {"base": {}}, ["n"], {"total": 2.0}), (
+        f"regress's JSON context/sides/notes/timings are wrong: {data}")
+
+
+def test_paths_limit_the_selection_by_folder_not_by_prefix(tmp_path):
+    work = {"tests/test_x.py": BASE_TESTS, "tests2/test_y.py": BASE_TESTS,
+            "t/test_z.py": BASE_TESTS}
+    for limit, expected in ((["tests"], {"tests/test_x.py"}),
+                            (["tests/"], {"tests/test_x.py"}),
+                            (["."], set(work)), ([""], set(work)),
+                            (["tests/test_x.py"], {"tests/test_x.py"})):
+        change, _ = selected(tmp_path, {}, work, limit_to=limit)
+        assert set(change.changed_test_files) == expected, (
+            f"TEST_PATHS {limit} must select the files {sorted(expected)} (a folder, never a "
+            f"mere prefix like tests2/; '.' or '' is everything); got "
+            f"{sorted(change.changed_test_files)}")
+
+
+def test_a_base_version_that_does_not_parse_makes_every_test_added(tmp_path):
+    _, got = selected(tmp_path, {"tests/test_x.py": "def test_same(:\n"},
+                      {"tests/test_x.py": BASE_TESTS})
+    assert set(got.values()) == {ADDED} and len(got) == 4, (
+        f"when the base version of a test file does not parse, every test of the branch "
+        f"version is new; got {got}")
