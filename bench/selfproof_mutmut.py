@@ -117,6 +117,7 @@ SHARDS: dict[str, tuple[list[str], list[str]]] = {
         "tests/selfproof/test_shards.py",
         "tests/selfproof/test_mutmut_gaps.py",
         "tests/report/test_store_resume.py",
+        "tests/report/test_store_details.py",
     ]),
     "gate": ([
         "deskcheck/gate/redfirst.py",
