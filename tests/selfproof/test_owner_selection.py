@@ -122,3 +122,67 @@ def test_an_owner_that_selects_nothing_is_an_error_naming_it(collected):
     text = " | ".join(str(e) for e in errors)
     assert "test_own.py::test_zz" in text and "matches no collected test" in text, (
         f"an owner naming no collected test was not refused with its name: {text!r}")
+
+
+def _mutant(mutant_id: str, *owners: str) -> Mutant:
+    return Mutant(id=mutant_id, title="", target="pkg.mod:f", operator="return",
+                  params={"value": "None"}, owners=tuple(owners), catalog_file="mutants.toml",
+                  line=7)
+
+
+def test_a_folder_owner_selects_every_test_under_it(pytester):
+    pytester.makepyfile(**{"sub/test_one": "def test_x():\n    pass\n",
+                           "sub/deeper/test_two": "def test_y():\n    pass\n",
+                           "test_top": "def test_z():\n    pass\n"})
+    items, _ = pytester.inline_genitems()
+    chosen = sorted(i.nodeid for i in select("sub", items, [pytester.path]))
+    assert chosen == ["sub/deeper/test_two.py::test_y", "sub/test_one.py::test_x"], (
+        f"the folder owner 'sub' must select every test under it (nested folders too) and "
+        f"nothing outside; it selected {chosen}")
+    assert select("sub::test_x", items, [pytester.path]) == [], (
+        "a folder cannot be narrowed with '::'; 'sub::test_x' selected tests")
+
+
+def test_owner_errors_name_the_mutant_its_catalog_line_and_a_fix(collected):
+    items, roots = collected
+    mutants = [_mutant("m.bad_k", "-k test_a and ("), _mutant("m.no_file", "gone.py::t"),
+               _mutant("m.none")]
+    _owners, _unc, errors = resolve_owners(mutants, {m.id for m in mutants}, items, roots, set())
+    text = {e.message: (e.location, e.fix) for e in errors}
+    expected = ["bad -k expression 'test_a and ('", "owner 'gone.py::t': no file or folder "
+                "'gone.py'", "mutant 'm.none' has no owner"]
+    for words in expected:
+        hit = [(m, where) for m, where in text.items() if words in m]
+        assert hit and hit[0][1][0] == "mutants.toml:7" and hit[0][1][1], (
+            f"the owner problem {words!r} must be reported at the mutant's catalog line "
+            f"(mutants.toml:7) with a fix; the errors are {text}")
+
+
+def test_a_kills_mark_naming_an_unknown_mutant_is_an_error_at_the_test(pytester):
+    pytester.makeini("[pytest]\nmarkers =\n    kills: owns\n")
+    pytester.makepyfile(test_own='''
+import pytest
+
+@pytest.mark.kills("m.nobody")
+def test_marked():
+    pass
+''')
+    items, _ = pytester.inline_genitems()
+    _owners, _unc, errors = resolve_owners([], set(), items, [pytester.path], set())
+    assert len(errors) == 1 and "unknown mutant 'm.nobody'" in errors[0].message and \
+        errors[0].location.endswith("test_own.py:3"), (
+            f"a kills mark naming no catalog mutant must be an error at the marked test "
+            f"(test_own.py:3, its decorator); got {[(e.message, e.location) for e in errors]}")
+
+
+def test_an_owner_in_a_file_that_failed_to_collect_is_uncollectable(collected):
+    items, roots = collected
+    broken = (roots[0] / "test_broken.py")
+    broken.write_text("def test_x(:\n")
+    mutant = _mutant("m.broken", "test_broken.py::test_x")
+    owners, uncollectable, errors = resolve_owners([mutant], {"m.broken"}, items, roots,
+                                                   {broken.resolve()})
+    assert uncollectable == {"m.broken": "test_broken.py::test_x"} and not errors, (
+        f"an owner in a file that failed to collect must make the mutant BASELINE_RED "
+        f"(uncollectable), not a catalog error; got uncollectable {uncollectable}, errors "
+        f"{[str(e) for e in errors]}")
