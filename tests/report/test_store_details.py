@@ -72,3 +72,17 @@ def test_a_reused_verdict_is_marked_and_names_its_run(store: Store, mutants):
         f"a verdict reused twice must still name the run that judged it ({run_id}), not "
         f"the run that reused it: {twice.detail}")
     assert store.reusable("") is None, "an empty fingerprint matched a stored verdict"
+
+
+def test_an_unknown_run_is_a_store_error_naming_the_store_and_the_fix(store: Store):
+    import pytest
+
+    from deskcheck.errors import StoreError
+
+    with pytest.raises(StoreError) as caught:
+        store.run(424242)
+    error = caught.value
+    assert "no run 424242 in the store" in str(error) and error.location == str(store.path) \
+        and "deskcheck history" in (error.fix or ""), (
+            f"asking for a run the store does not have must name the run, the store file and "
+            f"the fix (`deskcheck history`); got {error} at {error.location}, fix {error.fix!r}")
