@@ -44,6 +44,29 @@ def spread(a, b, c):
     return a < b, b < c, c < a
 
 
+def compute(a):
+    return a * 2
+
+
+def total(a):
+    x = compute(a) + 1
+    return x
+
+
+async def push(channel):
+    await channel.send(1)
+    return True
+
+
+def one_line(): return 1
+
+
+def documented():
+    """Kept by return."""
+    value = 1
+    return value
+
+
 def retry(ready, log):
     if ready:
         log("first")
@@ -102,6 +125,16 @@ CASES = [
      ["low = max(a, b)", "high = max(b, c)"], "an expression swap with \"all\" swaps each"),
     ("drop_call_occurrence", "retry", "drop-call", {"call": "log", "occurrence": 3},
      ["pass"], "drop-call's occurrence picks the third call"),
+    ("drop_call_in_expression", "total", "drop-call", {"call": "compute", "value": "0"},
+     ["x = 0 + 1"], "a call inside an expression becomes the given value"),
+    ("drop_call_default_value", "total", "drop-call", {"call": "compute(a)"},
+     ["x = None + 1"], "the whole call text matches too, and the value defaults to None"),
+    ("drop_call_awaited", "push", "drop-call", {"call": "channel.send"},
+     ["pass"], "an awaited call statement becomes pass"),
+    ("return_one_line", "one_line", "return", {"value": "2"},
+     ["def one_line(): return 2"], "a one-line body is replaced in place"),
+    ("return_keeps_docstring", "documented", "return", {"value": "None"},
+     ["return None"], "return keeps the docstring and replaces the rest of the body"),
 ]
 
 
@@ -150,3 +183,13 @@ def test_several_matches_without_occurrence_are_stale_and_suggest_all():
     assert "matches 3 sites" in text and "occurrence = 1..3" in text and '"all"' in text, (
         f"a swap of '<' (3 sites) without occurrence must be STALE naming the count and the "
         f"fix (occurrence = 1..3 or \"all\"); it said {text!r}")
+
+
+def test_return_keeps_the_docstring_and_drops_the_rest():
+    mutant = Mutant(id="t", title="t", target="dc_opforms:documented", operator="return",
+                    params={"value": "None"})
+    minus = [ln[1:].strip() for ln in build_mutation(mutant).diff().splitlines()
+             if ln.startswith("-") and not ln.startswith("---")]
+    assert minus == ["value = 1", "return value"], (
+        f"return must drop the body after the docstring (value = 1, return value) and keep "
+        f"the docstring; it removed {minus}")
