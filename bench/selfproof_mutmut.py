@@ -25,6 +25,7 @@ import subprocess
 import sys
 import textwrap
 import time
+from collections.abc import Sequence
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -275,10 +276,12 @@ def _copy(relative: str, work: Path) -> None:
         shutil.copy2(source, target)
 
 
-def prepare(shard: str) -> Path:
+def prepare(shard: str, work: Path | None = None) -> Path:
     modules, tests = SHARDS[shard]
     tests = [t for t in tests if (ROOT / t).exists()]
-    work = WORK_ROOT / shard
+    if work is None:  # a full run: a re-run of the previous run's survivors is stale now
+        work = WORK_ROOT / shard
+        shutil.rmtree(work.with_name(shard + ".rerun"), ignore_errors=True)
     shutil.rmtree(work, ignore_errors=True)
     work.mkdir(parents=True)
     shutil.copytree(ROOT / "deskcheck", work / "deskcheck",
@@ -303,11 +306,12 @@ def prepare(shard: str) -> Path:
     return work
 
 
-def run_mutmut(work: Path, max_children: int) -> tuple[float, subprocess.CompletedProcess]:
+def run_mutmut(work: Path, max_children: int, names: Sequence[str] = ()
+               ) -> tuple[float, subprocess.CompletedProcess]:
     env = {**os.environ, "CUDA_VISIBLE_DEVICES": "", "PYTHONDONTWRITEBYTECODE": "1",
            "COLUMNS": "200", "PYTHONPATH": str(work)}
     started = time.perf_counter()
-    done = subprocess.run([MUTMUT, "run", "--max-children", str(max_children)], cwd=work,
+    done = subprocess.run([MUTMUT, "run", "--max-children", str(max_children), *names], cwd=work,
                           env=env, capture_output=True, text=True, timeout=3 * 3600)
     wall = time.perf_counter() - started
     (work / "wall.json").write_text(json.dumps({
@@ -325,11 +329,31 @@ _STATUS = {1: "killed", 3: "killed", 0: "survived", 5: "no tests", 33: "no tests
 
 
 def read_statuses(work: Path) -> dict[str, str]:
+    """A shard's statuses; the re-run of its survivors (``<shard>.rerun``) overrides them."""
     statuses: dict[str, str] = {}
-    for meta in sorted((work / "mutants").rglob("*.meta")):
-        for name, code in json.loads(meta.read_text())["exit_code_by_key"].items():
-            statuses[name] = _STATUS.get(code, "suspicious")
+    for folder in (work, work.with_name(work.name + ".rerun")):
+        for meta in sorted((folder / "mutants").rglob("*.meta")):
+            for name, code in json.loads(meta.read_text())["exit_code_by_key"].items():
+                if folder == work or code is not None:
+                    statuses[name] = _STATUS.get(code, "suspicious")
     return statuses
+
+
+def rerun_survivors(shard: str, max_children: int) -> None:
+    """Run the survivors and 'no tests' mutants of the shard's last full run again, against
+    today's tests, in a fresh scratch copy (``<shard>.rerun``): a test added since the full
+    run is judged on exactly the mutants it was written for."""
+    base = WORK_ROOT / shard
+    first = {n: s for n, s in read_statuses(base).items()}
+    names = sorted(n for n, s in first.items()
+                   if s in ("survived", "no tests") and not process_driven(n))
+    rerun = base.with_name(shard + ".rerun")
+    if not names:
+        return
+    prepare(shard, rerun)
+    wall, done = run_mutmut(rerun, max_children, names)
+    print(f"{shard}: re-ran {len(names)} survivors in {wall:.0f} s (exit {done.returncode})",
+          flush=True)
 
 
 def _functions(module: str) -> dict[str, str]:
@@ -426,21 +450,23 @@ def report(statuses_by_shard: dict[str, dict[str, str]], max_children: int) -> s
         "process that already ran the tests, so cached results of the clean code would "
         "otherwise hide the collector's mutants.",
         "",
-        "| shard | modules | tests | mutants | killed | survived | no tests | score | wall |",
-        "|---|---|---|---|---|---|---|---|---|",
+        "| shard | modules | tests | mutants | not yet run | killed | survived | no tests | "
+        "process-driven | score | wall |",
+        "|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for shard, (modules, tests) in SHARDS.items():
         names = statuses_by_shard.get(shard)
         if names is None:
-            lines.append(f"| {shard} | {len(modules)} | {len(tests)} | not run | | | | | |")
+            lines.append(f"| {shard} | {len(modules)} | {len(tests)} | not run | | | | | | | |")
             continue
         k, j = score(names)
         wall_file = WORK_ROOT / shard / "wall.json"
         wall = json.loads(wall_file.read_text())["wall_s"] if wall_file.exists() else "?"
-        survived = sum(1 for s in names.values() if s == "survived")
-        none = sum(1 for s in names.values() if s == "no tests")
+        tally = {status: sum(1 for s in names.values() if s == status)
+                 for status in ("not checked", "survived", "no tests", "process-driven")}
         lines.append(f"| {shard} | {', '.join(f'`{Path(m).name}`' for m in modules)} | "
-                     f"{len(tests)} | {len(names)} | {k} | {survived} | {none} | "
+                     f"{len(tests)} | {len(names)} | {tally['not checked']} | {k} | "
+                     f"{tally['survived']} | {tally['no tests']} | {tally['process-driven']} | "
                      f"{100.0 * k / max(1, j):.1f}% | {wall} s |")
     per_module: dict[str, list[str]] = {}
     for name in statuses:
@@ -459,12 +485,14 @@ def report(statuses_by_shard: dict[str, dict[str, str]], max_children: int) -> s
         f"{100.0 * killed / max(1, judged - len(reasons)):.1f}%; with the wording-only ones "
         f"left out too: {100.0 * killed / max(1, judged - len(reasons) - len(wording)):.1f}%",
         "",
-        "| module | mutants | killed | survived | no tests | score |", "|---|---|---|---|---|---|",
+        "| module | mutants | not yet run | killed | survived | no tests | score |",
+        "|---|---|---|---|---|---|---|",
     ]
     for module in sorted(per_module):
         names = {n: statuses[n] for n in per_module[module]}
         k, j = score(names)
-        lines.append(f"| `{module}` | {len(names)} | {k} | "
+        lines.append(f"| `{module}` | {len(names)} | "
+                     f"{sum(1 for s in names.values() if s == 'not checked')} | {k} | "
                      f"{sum(1 for s in names.values() if s == 'survived')} | "
                      f"{sum(1 for s in names.values() if s == 'no tests')} | "
                      f"{100.0 * k / max(1, j):.1f}% |")
@@ -499,10 +527,15 @@ def main() -> int:
     parser.add_argument("--max-children", type=int, default=os.cpu_count() or 2)
     parser.add_argument("--shard", action="append", choices=sorted(SHARDS),
                         help="run only this shard (repeatable); default: every shard")
+    parser.add_argument("--rerun-survivors", action="store_true",
+                        help="re-run only the survivors of each shard's last full run")
     parser.add_argument("--report-only", action="store_true",
                         help="re-read every shard's last results (no new mutmut run)")
     args = parser.parse_args()
-    if not args.report_only:
+    if args.rerun_survivors:
+        for shard in args.shard or list(SHARDS):
+            rerun_survivors(shard, args.max_children)
+    elif not args.report_only:
         for shard in args.shard or list(SHARDS):
             work = prepare(shard)
             wall, done = run_mutmut(work, args.max_children)
