@@ -51,7 +51,8 @@ def test_harnesses_that_are_not_a_list_of_strings_are_refused(tmp_path):
     with pytest.raises(ConfigError) as caught:
         search_paths(config)
     assert "harnesses must be a list of strings" in str(caught.value) and \
-        caught.value.location == str(config.pyproject), (
+        caught.value.location == str(config.pyproject) and \
+        'harnesses = ["tests"' in (caught.value.fix or ""), (
             f"a harnesses string was not refused at the pyproject: {caught.value} at "
             f"{caught.value.location}")
 
@@ -64,8 +65,8 @@ def test_only_files_mentioning_deskcheck_guards_are_candidates(tmp_path):
         "more/glob_one.py": GUARD,
         "more/notes.txt": GUARD,
     })
-    files, modules = candidate_files(config.root, ["tests", "more/*.py", "pkg.harnesses",
-                                                   "missing_dir"])
+    files, modules = candidate_files(config.root, ["missing_dir", "pkg.harnesses", "tests",
+                                                   "more/*.py"])
     got = sorted(str(f.relative_to(tmp_path)) for f in files)
     assert got == ["more/glob_one.py", "tests/sub/test_stub.py", "tests/test_guarded.py"], (
         f"the candidates must be the .py files (under folders and globs) that mention "
@@ -107,7 +108,7 @@ def test_a_guard_module_that_fails_to_import_names_its_line(tmp_path, monkeypatc
         import_guard_modules(config)
     error = caught.value
     assert "RuntimeError: boom" in str(error) and error.location.endswith(
-        "test_dc_disc_bad.py:3"), (
+        "test_dc_disc_bad.py:3") and "importable as pytest would" in (error.fix or ""), (
         f"an import failure must name the exception and the failing line "
         f"(test_dc_disc_bad.py:3); got {error} at {error.location}")
     sys.modules.pop("test_dc_disc_bad", None)
@@ -118,5 +119,55 @@ def test_a_dotted_entry_that_cannot_be_imported_is_a_config_error(tmp_path):
                      {})
     with pytest.raises(ConfigError) as caught:
         import_guard_modules(config)
+    error = caught.value
     assert "'no_such_pkg_dc.harnesses' is neither a path nor an importable module" in \
-        str(caught.value), f"the unknown dotted entry was not named: {caught.value}"
+        str(error) and error.location == str(config.pyproject) and \
+        "dotted module names" in (error.fix or ""), (
+            f"the unknown dotted entry must be named at the pyproject with a fix: {error} at "
+            f"{error.location} (fix {error.fix!r})")
+
+
+def test_an_absolute_entry_and_an_entry_after_a_missing_one_are_searched(tmp_path):
+    config = project(tmp_path, "[project]\nname = 'x'\n", {"abs/test_g.py": GUARD,
+                                                          "rel/test_h.py": GUARD})
+    files, _ = candidate_files(config.root, ["nowhere", str(tmp_path / "abs"), "gone.dotted",
+                                             "rel"])
+    got = sorted(f.name for f in files)
+    assert got == ["test_g.py", "test_h.py"], (
+        f"an absolute folder and entries after a missing path or an unimportable dotted name "
+        f"must still be searched; found {got}")
+
+
+def test_a_conftest_above_the_project_root_is_not_imported(tmp_path, monkeypatch):
+    (tmp_path / "conftest.py").write_text("raise RuntimeError('outside the project')\n")
+    inner = tmp_path / "proj"
+    inner.mkdir()
+    config = project(inner, '[tool.deskcheck]\nharnesses = ["checks"]\n', {
+        "checks/test_dc_disc_inner.py": GUARD})
+    monkeypatch.syspath_prepend(str(inner))
+    before = set(sys.modules)
+    try:
+        imported = import_guard_modules(config)
+    finally:
+        for name in set(sys.modules) - before:
+            sys.modules.pop(name, None)
+    assert [Path(p).name for p in imported] == ["test_dc_disc_inner.py"], (
+        f"only conftest.py files inside the project root are imported, as pytest would; "
+        f"imported {imported}")
+
+
+def test_a_dotted_entry_is_imported_by_name(tmp_path, monkeypatch):
+    (tmp_path / "dc_disc_pkg").mkdir()
+    (tmp_path / "dc_disc_pkg" / "__init__.py").write_text("")
+    (tmp_path / "dc_disc_pkg" / "guards.py").write_text(GUARD)
+    config = project(tmp_path / "dc_disc_pkg", '[tool.deskcheck]\nharnesses = '
+                     '["dc_disc_pkg.guards"]\n', {})
+    monkeypatch.syspath_prepend(str(tmp_path))
+    try:
+        imported = import_guard_modules(config)
+    finally:
+        for name in ("dc_disc_pkg", "dc_disc_pkg.guards"):
+            sys.modules.pop(name, None)
+    assert imported == ["dc_disc_pkg.guards"], (
+        f"a dotted harnesses entry must be imported as a module and reported by its name; "
+        f"imported {imported}")

@@ -91,16 +91,22 @@ def test_the_report_as_text_and_json(project):
 
 
 def test_an_unknown_class_or_module_is_named_with_a_fix():
-    cases = [("json", "NoSuchClass", "no class 'NoSuchClass' in module json"),
-             ("json", "JSONDecoder.NoSuch", "no class 'JSONDecoder.NoSuch' in module json"),
-             ("json", "dumps", "json:dumps is not a class"),
-             ("no_such_module_dc", "X", "cannot import 'no_such_module_dc'")]
-    for module, qualname, words in cases:
+    import json
+
+    cases = [("json", "NoSuchClass", "no class 'NoSuchClass' in module json", json.__file__,
+              "check the class name"),
+             ("json", "JSONDecoder.NoSuch", "no class 'JSONDecoder.NoSuch' in module json",
+              json.__file__, "check the class name"),
+             ("json", "dumps", "json:dumps is not a class", "json", "name a class"),
+             ("no_such_module_dc", "X", "cannot import 'no_such_module_dc'",
+              "no_such_module_dc", "install the package")]
+    for module, qualname, words, location, fix in cases:
         with pytest.raises(DeskcheckError) as caught:
             import_class(module, qualname)
-        assert words in str(caught.value) and caught.value.fix, (
-            f"{module}:{qualname} must be refused saying {words!r} with a fix; got "
-            f"{caught.value} (fix {caught.value.fix!r})")
+        error = caught.value
+        assert words in str(error) and error.location == location and fix in (error.fix or ""), (
+            f"{module}:{qualname} must be refused saying {words!r} at {location} with the fix "
+            f"{fix!r}; got {error} at {error.location} (fix {error.fix!r})")
     got = import_class("json.decoder", "JSONDecoder")
     assert got.__name__ == "JSONDecoder", f"json.decoder:JSONDecoder resolved to {got}"
 
