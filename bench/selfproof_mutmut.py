@@ -10,6 +10,8 @@ from every shard's last results. Survivors are listed with the reason each is eq
 (``EQUIVALENT_RULES`` below, reviewed by hand) or flagged as a gap to close.
 
     .venv/bin/python bench/selfproof_mutmut.py [--shard NAME ...] [--max-children N]
+    .venv/bin/python bench/selfproof_mutmut.py --resume --shard NAME   # continue a shard
+    .venv/bin/python bench/selfproof_mutmut.py --rerun-survivors  # survivors vs today's tests
     .venv/bin/python bench/selfproof_mutmut.py --report-only     # re-read every shard
 """
 
@@ -527,12 +529,19 @@ def main() -> int:
     parser.add_argument("--max-children", type=int, default=os.cpu_count() or 2)
     parser.add_argument("--shard", action="append", choices=sorted(SHARDS),
                         help="run only this shard (repeatable); default: every shard")
+    parser.add_argument("--resume", action="store_true",
+                        help="continue each shard's interrupted full run (mutants not yet run)")
     parser.add_argument("--rerun-survivors", action="store_true",
                         help="re-run only the survivors of each shard's last full run")
     parser.add_argument("--report-only", action="store_true",
                         help="re-read every shard's last results (no new mutmut run)")
     args = parser.parse_args()
-    if args.rerun_survivors:
+    if args.resume:
+        for shard in args.shard or list(SHARDS):
+            if (WORK_ROOT / shard / "pyproject.toml").is_file():
+                wall, done = run_mutmut(WORK_ROOT / shard, args.max_children)
+                print(f"{shard}: resumed, {wall:.0f} s (exit {done.returncode})", flush=True)
+    elif args.rerun_survivors:
         for shard in args.shard or list(SHARDS):
             rerun_survivors(shard, args.max_children)
     elif not args.report_only:
