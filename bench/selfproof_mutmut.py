@@ -96,6 +96,7 @@ SHARDS: dict[str, tuple[list[str], list[str]]] = {
         "tests/selfproof/test_owner_selection.py",
         "tests/selfproof/test_catalog_bounds.py",
         "tests/selfproof/test_reuse_pure.py",
+        "tests/selfproof/test_catalog_api.py",
     ]),
     "operators": ([
         "deskcheck/mutants/operators/base.py",
