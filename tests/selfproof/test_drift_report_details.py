@@ -6,6 +6,7 @@ and the JSON carries the same findings. Gaps mutmut found in the verdict's rende
 
 from __future__ import annotations
 
+import sys
 import textwrap
 
 import pytest
@@ -37,6 +38,7 @@ class Shop:
 def verdict(tmp_path, monkeypatch):
     (tmp_path / "dc_report_shop.py").write_text(textwrap.dedent(SOURCE), encoding="utf-8")
     monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.delitem(sys.modules, "dc_report_shop", raising=False)  # this test's copy
     clear_cache()
     import dc_report_shop
 

@@ -5,6 +5,7 @@ and ``"all"``. Each test reads the mutated lines of a small module written for i
 
 from __future__ import annotations
 
+import sys
 import textwrap
 
 import pytest
@@ -86,6 +87,8 @@ def forms(tmp_path_factory):
 
 @pytest.fixture(autouse=True)
 def forms_on_path(forms, monkeypatch):
+    # import dc_opforms from this session's folder, never a module cached by an earlier run
+    monkeypatch.delitem(sys.modules, "dc_opforms", raising=False)
     monkeypatch.syspath_prepend(str(forms))
 
 
