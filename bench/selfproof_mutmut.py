@@ -110,6 +110,10 @@ SHARDS: dict[str, tuple[list[str], list[str]]] = {
         "tests/mutants/test_mutants_operators.py",
         "tests/mutants/test_mutants_injection.py",
         "tests/selfproof/test_operator_forms.py",
+        # the operators' parameter checks run when a catalog is loaded
+        "tests/mutants/test_mutants_catalog.py",
+        "tests/selfproof/test_catalog_rules.py",
+        "tests/selfproof/test_catalog_bounds.py",
     ]),
     "report": ([
         "deskcheck/report/shard.py",
