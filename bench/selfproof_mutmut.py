@@ -114,6 +114,7 @@ SHARDS: dict[str, tuple[list[str], list[str]]] = {
         "tests/mutants/test_mutants_catalog.py",
         "tests/selfproof/test_catalog_rules.py",
         "tests/selfproof/test_catalog_bounds.py",
+        "tests/selfproof/test_operator_params.py",
     ]),
     "report": ([
         "deskcheck/report/shard.py",
