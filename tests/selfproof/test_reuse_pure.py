@@ -126,3 +126,26 @@ def test_every_catalog_field_is_part_of_the_fingerprint(project, field, value):
     assert before != after, (
         f"changing the mutant's {field} to {value!r} left its fingerprint {before} unchanged: "
         "the old verdict would be reused for a different mutant")
+
+
+def test_the_fingerprint_follows_the_target_source_and_deskchecks_version(project, monkeypatch):
+    owners = [project / "tests/test_a.py"]
+    base = fingerprint(mutant("tests/test_a.py"), "def f(): pass\n", owners)
+    edited = fingerprint(mutant("tests/test_a.py"), "def f(): return 1\n", owners)
+    assert edited != base, (
+        f"editing the target function left the fingerprint {base} unchanged: a verdict on "
+        "the old code would be reused")
+    monkeypatch.setattr(reuse, "__version__", "999.0")
+    upgraded = fingerprint(mutant("tests/test_a.py"), "def f(): pass\n", owners)
+    assert upgraded != base, (
+        f"another deskcheck version left the fingerprint {base} unchanged: verdicts judged by "
+        "other verdict rules would be reused")
+
+
+def test_a_test_universe_of_single_files_keeps_the_python_ones(project):
+    catalog = Catalog(path=project / "mutants.toml", mutants=(),
+                      settings=SweepSettings(tests=("tests/test_a.py", "tests/unit/data.txt")))
+    got = rel(project, reuse.TestUniverse(catalog, roots=[project]).files)
+    assert got == ["conftest.py", "tests/conftest.py", "tests/test_a.py"], (
+        f"[sweep] tests naming a .py file and a data file must make a universe of the .py file "
+        f"and its conftest chain; it is {got}")
