@@ -159,6 +159,8 @@ _READ_BACK = ("the column is only ever read back with json.loads into a dict: th
               "the stored text is never observed")
 _NEVER_EMPTY = ("the writer always stores json.dumps(...) of a dict there, never an empty text "
                 "or NULL, so the fallback '{}' is never taken")
+_DETAIL = ("_detail is called for a collection error only after collection_error_for found "
+           "one (_side_outcome): the fallback record is never used")
 _SQL_CASE = "SQLite keywords and identifiers are case-insensitive: the statement is the same"
 EQUIVALENT_RULES: list[tuple[str, str, str]] = [
     ("mutants.verdicts.x_exception_name", 'split(":", )', _SPLIT),
@@ -215,6 +217,9 @@ EQUIVALENT_RULES: list[tuple[str, str, str]] = [
      "only its uniqueness matters"),
     ("drift_guard.verdicts.x_signature_misfit", "{p.name: 1", "Signature.bind checks names and "
      "counts, never the values bound"),
+    ("gate.redfirst.x__detail", 'or {"XXmessageXX": ""}', _DETAIL),
+    ("gate.redfirst.x__detail", 'or {"MESSAGE": ""}', _DETAIL),
+    ("gate.redfirst.x__detail", 'or {"message": "XXXX"}', _DETAIL),
     # report/store.py
     ("report.store.x__run_from_row", "strict=", _ROW),
     ("report.store.x__run_from_row", "row, )", _ROW),

@@ -329,3 +329,28 @@ def test_a_base_version_that_does_not_parse_makes_every_test_added(tmp_path):
     assert set(got.values()) == {ADDED} and len(got) == 4, (
         f"when the base version of a test file does not parse, every test of the branch "
         f"version is new; got {got}")
+
+
+@pytest.mark.parametrize(("outcome", "when", "exc"), [("error", "setup", "FixtureLookupError"),
+                                                      ("xfailed", "call", "AssertionError")])
+def test_a_red_base_detail_names_phase_and_exception_for_errors_and_xfails(outcome, when, exc):
+    chosen = [SelectedTest("t/test_a.py::test_p", "t/test_a.py", 3, MODIFIED)]
+    base = side("base", {"t/test_a.py::test_p": outcome},
+                {"t/test_a.py::test_p": {"when": when, "exc_type": exc}})
+    branch = side("branch", {"t/test_a.py::test_p": "passed"})
+    [verdict] = judge(chosen, base, branch, {"t/test_a.py::test_p": "t/test_a.py::test_p"})
+    assert verdict.detail.startswith(f"base: {outcome} in {when} with {exc};"), (
+        f"a base {outcome} in {when} with {exc} must be named so in the detail: "
+        f"{verdict.detail!r}")
+
+
+@pytest.mark.parametrize(("message", "shown"), [
+    ("\n  \n", ""), ("E   " + "x" * 200, "E   " + "x" * 156)])
+def test_a_collection_error_detail_quotes_its_last_line_cut_at_160(message, shown):
+    chosen = [SelectedTest("t/test_a.py::test_new", "t/test_a.py", 3, ADDED)]
+    base = side("base", {}, collection_errors=(("t/test_a.py", message),))
+    branch = side("branch", {"t/test_a.py::test_new": "passed"})
+    [verdict] = judge(chosen, base, branch, {"t/test_a.py::test_new": "t/test_a.py::test_new"})
+    assert verdict.detail.startswith(f"base: collection error ({shown});"), (
+        f"the detail must quote the last non-blank line of the collection error, cut at 160 "
+        f"characters ({shown[:20]!r}..., {len(shown)} long); it is {verdict.detail[:200]!r}")
