@@ -473,6 +473,12 @@ def report(statuses_by_shard: dict[str, dict[str, str]], max_children: int) -> s
             lines.append(f"| {shard} | {len(modules)} | {len(tests)} | not run | | | | | | | |")
             continue
         k, j = score(names)
+        ran = WORK_ROOT / shard / "pyproject.toml"  # the tests that run used (not today's)
+        if ran.is_file():
+            import tomllib
+
+            tests = tomllib.loads(ran.read_text())["tool"]["mutmut"][
+                "pytest_add_cli_args_test_selection"]
         wall_file = WORK_ROOT / shard / "wall.json"
         wall = json.loads(wall_file.read_text())["wall_s"] if wall_file.exists() else "?"
         tally = {status: sum(1 for s in names.values() if s == status)
@@ -535,6 +541,25 @@ def report(statuses_by_shard: dict[str, dict[str, str]], max_children: int) -> s
     return "\n".join(lines)
 
 
+DOC = ROOT / "docs" / "selfproof.md"
+_BEGIN, _END = "<!-- mutmut summary: begin -->", "<!-- mutmut summary: end -->"
+
+
+def _summarize_in_doc(text: str) -> None:
+    """Put the shard table and the score lines between the summary markers of the doc."""
+    doc = DOC.read_text(encoding="utf-8") if DOC.exists() else ""
+    if _BEGIN not in doc or _END not in doc:
+        return
+    lines = text.splitlines()
+    start = next(i for i, ln in enumerate(lines) if ln.startswith("| shard |"))
+    end = next(i for i, ln in enumerate(lines) if ln.startswith("- score with the equivalent"))
+    summary = "\n".join(["Last result (every survivor with its reason: "
+                         "`bench/results/selfproof.md`):", "", *lines[start:end + 1]])
+    head, rest = doc.split(_BEGIN, 1)
+    tail = rest.split(_END, 1)[1]
+    DOC.write_text(f"{head}{_BEGIN}\n{summary}\n{_END}{tail}", encoding="utf-8")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--max-children", type=int, default=os.cpu_count() or 2)
@@ -569,6 +594,7 @@ def main() -> int:
     text = report(statuses, args.max_children)
     RESULTS.parent.mkdir(parents=True, exist_ok=True)
     RESULTS.write_text(text + "\n", encoding="utf-8")
+    _summarize_in_doc(text)
     print(text)
     return 0
 
