@@ -77,6 +77,7 @@ class FakeRepo:
             (root / path).write_text(textwrap.dedent(text), encoding="utf-8")
 
     def tree_blobs(self, commit: str) -> dict[str, str]:
+        assert commit == "base", f"the base tree was read at {commit!r}, not the base commit"
         return {p: f"blob:{hash(textwrap.dedent(t))}" for p, t in self.base.items()}
 
     def working_files(self) -> list[str]:
@@ -86,6 +87,7 @@ class FakeRepo:
         return {p: f"blob:{hash(textwrap.dedent(self.work[p]))}" for p in paths}
 
     def show(self, commit: str, path: str) -> str:
+        assert commit == "base", f"{path} was read at {commit!r}, not the base commit"
         return textwrap.dedent(self.base[path])
 
 
@@ -296,8 +298,9 @@ def test_regress_json_lists_each_failing_id():
     report = RegressReport({"base": "abc"}, {"base": {}}, [one, new], [], [one], [], False,
                            notes=["n"], timings_s={"total": 2.0})
     data = report.to_json()
-    assert (data["command"], data["schema"], data["holds"], data["exit_code"]) == (
-        "regress", 1, False, 1), f"regress's JSON head is wrong: {data}"
+    assert (data["command"], data["schema"], data["holds"], data["exit_code"], data["strict"],
+            data["flaky"], data["pre_existing"]) == ("regress", 1, False, 1, False, [], []), (
+        f"regress's JSON head is wrong: {data}")
     assert data["regressions"] == [
         {"id": "t::x", "base": "passed", "branch": "failed", "new_test": False},
         {"id": "t::n", "base": "absent", "branch": "failed", "new_test": True}] and \
@@ -354,3 +357,102 @@ def test_a_collection_error_detail_quotes_its_last_line_cut_at_160(message, show
     assert verdict.detail.startswith(f"base: collection error ({shown});"), (
         f"the detail must quote the last non-blank line of the collection error, cut at 160 "
         f"characters ({shown[:20]!r}..., {len(shown)} long); it is {verdict.detail[:200]!r}")
+
+
+@pytest.mark.parametrize(("base", "verdict"), [("xfailed", "RED_GREEN"),
+                                               ("xpassed", "GREEN_ON_BASE")])
+def test_an_xfail_on_base_is_red_and_an_xpass_is_green(base, verdict):
+    from deskcheck.gate.redfirst import classify
+
+    got = classify(base, "passed", pin=None, base_import_error=False)
+    assert got == verdict, (
+        f"a test {base} on base and passed on the branch was judged {got}, not {verdict}")
+
+
+def test_every_field_of_a_test_verdict_is_filled():
+    chosen = [SelectedTest("t/test_a.py::test_p", "t/test_a.py", 3, MODIFIED)]
+    base = side("base", {"t/test_a.py::test_p": "passed"})
+    branch = side("branch", {"t/test_a.py::test_p": "passed"},
+                  {"t/test_a.py::test_p": {"pin": "unchanged on purpose"}})
+    [verdict] = judge(chosen, base, branch, {"t/test_a.py::test_p": "t/test_a.py::test_p"})
+    got = (verdict.id, verdict.function, verdict.change, verdict.base, verdict.branch,
+           verdict.verdict, verdict.pin)
+    assert got == ("t/test_a.py::test_p", "t/test_a.py::test_p", MODIFIED, "passed", "passed",
+                   "PIN", "unchanged on purpose"), (
+        f"a pinned test green on both sides must be a PIN carrying its reason, with every "
+        f"field filled: {got}")
+
+
+def test_an_import_error_on_base_makes_a_weak_red_and_the_pin_hint_is_appended():
+    chosen = [SelectedTest("t/test_a.py::test_p", "t/test_a.py", 3, MODIFIED),
+              SelectedTest("t/test_a.py::test_q", "t/test_a.py", 9, MODIFIED)]
+    base = side("base", {"t/test_a.py::test_p": "failed", "t/test_a.py::test_q": "passed"},
+                {"t/test_a.py::test_p": {"import_error": True}})
+    branch = side("branch", {"t/test_a.py::test_p": "passed", "t/test_a.py::test_q": "passed"},
+                  {"t/test_a.py::test_q": {"pin": ""}})
+    p, q = judge(chosen, base, branch, {c.id: c.id for c in chosen})
+    assert p.verdict == "WEAK_RED", (
+        f"a base failure caused by an ImportError must be WEAK_RED; got {p.verdict}")
+    assert q.detail == ('base: passed; branch: passed; pin() needs a reason: '
+                        'pin("why this holds on base")'), (
+        f"the pin hint must be appended to both sides' details; got {q.detail!r}")
+
+
+def test_the_branch_detail_names_its_failure_too():
+    chosen = [SelectedTest("t/test_a.py::test_p", "t/test_a.py", 3, MODIFIED)]
+    base = side("base", {"t/test_a.py::test_p": "passed"})
+    branch = side("branch", {"t/test_a.py::test_p": "failed"},
+                  {"t/test_a.py::test_p": {"when": "call", "exc_type": "ValueError"}})
+    [verdict] = judge(chosen, base, branch, {"t/test_a.py::test_p": "t/test_a.py::test_p"})
+    assert verdict.detail == "base: passed; branch: failed in call with ValueError", (
+        f"a red branch must name its phase and exception: {verdict.detail!r}")
+
+
+def test_counts_add_up_per_verdict():
+    report = _report(["RED_GREEN", "RED_GREEN", "PIN"], strict=False)
+    counts = report.counts()
+    assert counts["RED_GREEN"] == 2 and counts["PIN"] == 1 and sum(counts.values()) == 3, (
+        f"two RED_GREEN and one PIN must be counted as such: {counts}")
+
+
+def test_regress_without_a_rerun_and_with_skipped_or_xfailed_reruns():
+    base = side("base", {"a": "passed", "b": "passed", "c": "passed"},
+                collection_errors=(("t/test_gone.py", ""),))
+    branch = side("branch", {"a": "failed", "b": "failed", "c": "failed"})
+    regressions, flaky, _, _ = compare(base, branch, None)
+    assert [r.id for r in regressions] == ["a", "b", "c"] and flaky == [], (
+        f"without a re-run (--no-rerun) every candidate is a regression: {regressions}, "
+        f"flaky {flaky}")
+    rerun = side("rerun", {"a": "skipped", "b": "xfailed", "c": "failed"})
+    regressions, flaky, repairs, _ = compare(base, branch, rerun)
+    assert [f.id for f in flaky] == ["a", "b"] and [r.id for r in regressions] == ["c"], (
+        f"a candidate that is skipped or xfailed on the re-run is flaky, not a regression: "
+        f"flaky {flaky}, regressions {regressions}")
+    assert repairs == [FailingId("t/test_gone.py", "collection_error", "absent")], (
+        f"a module that failed to collect on base only is a repair named as a collection "
+        f"error: {repairs}")
+
+
+def test_selection_reads_every_changed_file_and_numbers_each_test(tmp_path):
+    work = {"tests/test_a.py": BASE_TESTS, "tests/test_b.py": "def test_x(:\n",
+            "tests/test_c.py": BRANCH_TESTS}
+    change, got = selected(tmp_path, {"tests/test_a.py": BASE_TESTS,
+                                      "tests/test_c.py": BASE_TESTS}, work)
+    assert "tests/test_b.py" in got and "tests/test_c.py::test_added" in got, (
+        f"an unchanged file and an unparsable one must not stop the selection of the files "
+        f"after them; selected {sorted(got)}")
+    lines = {(s.id, s.path, s.line) for s in change.selected}
+    assert ("tests/test_b.py", "tests/test_b.py", 1) in lines and \
+        ("tests/test_c.py::test_body_changes", "tests/test_c.py", 8) in lines and \
+        ("tests/test_c.py::test_added", "tests/test_c.py", 11) in lines, (
+            f"each selected test must carry its file and def line (an unparsable file: line "
+            f"1); got {sorted(lines)}")
+
+
+def test_a_unittest_case_imported_by_name_is_collected():
+    tree = ast.parse("from unittest import TestCase\nclass Plain(TestCase):\n"
+                     "    def test_x(self): pass\nclass Other(object):\n"
+                     "    def test_y(self): pass\n")
+    names = [name for name, _ in _test_functions(tree, PytestNaming())]
+    assert names == ["Plain::test_x"], (
+        f"a TestCase subclass is collected whatever its name, a plain class is not: {names}")
