@@ -228,6 +228,11 @@ EQUIVALENT_RULES: list[tuple[str, str, str]] = [
     ("report.store.x__mutant_values", "sort_keys=", _READ_BACK),
     ("report.store.x__mutant_values", 'json.dumps(data["detail"], default=str)', _READ_BACK),
     ("report.store.x__mutant_values", "                                 default=str)", _READ_BACK),
+    ("report.store.x__run_values", "sort_keys=", _READ_BACK),
+    ("report.store.x__run_values", "json.dumps(run.summary, )", _READ_BACK),
+    ("report.store.xǁStoreǁfinish_run", "json.dumps(summary, sort_keys=", _READ_BACK),
+    ("report.store.xǁStoreǁfinish_run", "json.dumps(summary, )", _READ_BACK),
+    ("report.shard.x_shard_of", 'encode("UTF-8")', "'UTF-8' and 'utf-8' name the same codec"),
     ("report.store.x__run_from_row", 'or "XX{}XX"', _NEVER_EMPTY),
     ("report.store.x__mutant_from_row", 'or "XX{}XX"', _NEVER_EMPTY),
     ("report.store.x__mutant_from_row", 'data.pop("extra") and "{}"', _NEVER_EMPTY),
@@ -263,7 +268,7 @@ def _sql_case_only(diff: str) -> bool:
     before, _, after = diff.partition(" / +")
     before = before.removeprefix("-").strip()
     after = after.strip()
-    sql = ("SELECT ", "INSERT ", "UPDATE ", "ORDER BY", "DELETE ")
+    sql = ("SELECT ", "INSERT ", "UPDATE ", "ORDER BY", "DELETE ", "WHERE ", "PRAGMA ")
     return (before != after and before.lower() == after.lower()
             and any(k in before.upper() for k in sql) and " / " not in after)
 

@@ -86,3 +86,48 @@ def test_an_unknown_run_is_a_store_error_naming_the_store_and_the_fix(store: Sto
         and "deskcheck history" in (error.fix or ""), (
             f"asking for a run the store does not have must name the run, the store file and "
             f"the fix (`deskcheck history`); got {error} at {error.location}, fix {error.fix!r}")
+
+
+def test_bad_runs_are_refused_naming_the_store_and_the_fix(store: Store):
+    import pytest
+
+    from deskcheck.errors import ConfigError, StoreError
+
+    for run, words, fix in ((RunRecord(kind="nightly"), "unknown run kind 'nightly'",
+                             "use one of sweep"),
+                            (RunRecord(kind="sweep", tier="CLOUD"),
+                             "unknown evidence tier 'CLOUD'", "DESK (CPU, gloo) or METAL")):
+        with pytest.raises(ConfigError) as caught:
+            store.begin_run(run)
+        error = caught.value
+        assert words in str(error) and error.location == str(store.path) and \
+            fix in (error.fix or ""), (
+                f"a run of {run.kind!r}/{run.tier!r} must be refused saying {words!r} at the "
+                f"store with the fix {fix!r}; got {error} at {error.location} ({error.fix!r})")
+    with pytest.raises(StoreError) as caught:
+        store.finish_run(424242, "holds")
+    assert caught.value.location == str(store.path) and "deskcheck history" in (
+        caught.value.fix or ""), (
+            f"finishing an unknown run must name the store and the fix: {caught.value}")
+    with pytest.raises(ValueError, match="needs a final status"):
+        store.finish_run(store.begin_run(RunRecord(kind="sweep")), "running")
+
+
+def test_a_store_in_a_new_nested_folder_is_created_and_reopened(tmp_path):
+    path = tmp_path / "a" / "b" / "results.sqlite"
+    with Store(path) as first:
+        run_id = first.begin_run(RunRecord(kind="sweep"))
+        assert first.run(run_id).status == "running", "a new run must start as running"
+        first.finish_run(run_id, "holds")
+    with Store(path) as again:  # the same schema version opens again
+        assert again.run(run_id).status == "holds", (
+            "reopening a store of this deskcheck's own schema lost the finished run")
+
+
+def test_the_reused_flag_round_trips(store: Store, mutants):
+    reused = dataclasses.replace(mutants[0], reused=True)
+    run_id = store.begin_run(RunRecord(kind="sweep"))
+    store.record_mutant(run_id, reused)
+    store.record_mutant(run_id, dataclasses.replace(mutants[1], reused=False))
+    flags = [m.reused for m in store.mutants(run_id)]
+    assert flags == [True, False], f"the reused flag of recorded mutants came back as {flags}"
