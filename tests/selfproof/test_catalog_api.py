@@ -92,3 +92,44 @@ def test_an_owner_location_is_its_file_and_one_based_line(pytester):
     assert where.endswith("test_loc.py:4"), (
         f"the location of test_here (def on line 4) must be 'test_loc.py:4'; got {where!r}")
 
+
+
+def test_a_loaded_mutant_carries_every_field_of_its_entry(tmp_path):
+    from deskcheck.mutants import load_catalog
+
+    path = tmp_path / "mutants.toml"
+    path.write_text('''# a catalog
+[sweep]
+tests = ["checks"]
+timeout_factor = 2
+timeout_s = 7.5
+wrong_failure_types = ["KeyError"]
+
+[[mutant]]
+id = "ballot.M9"
+title = "the edge is off"
+target = "pkg.mod:Cls.meth"
+operator = "swap"
+old = "<"
+new = "<="
+occurrence = 2
+owners = [" tests/test_x.py::test_y ", "-k edge"]
+expect = "told to admit"
+accepted_survivor = "equivalent: re-checked below"
+timeout_s = 3
+''', encoding="utf-8")
+    catalog = load_catalog(path)
+    expected = Mutant(id="ballot.M9", title="the edge is off", target="pkg.mod:Cls.meth",
+                      operator="swap", params={"old": "<", "new": "<=", "occurrence": 2},
+                      owners=("tests/test_x.py::test_y", "-k edge"), expect="told to admit",
+                      accepted_survivor="equivalent: re-checked below", timeout_s=3.0,
+                      catalog_file=str(path.resolve()), line=8)
+    assert catalog.mutants == (expected,), (
+        f"the loaded mutant differs from its catalog entry (owners stripped, params without "
+        f"the common keys, the header line 8): {catalog.mutants}")
+    settings = catalog.settings
+    assert (settings.tests, settings.timeout_factor, settings.timeout_s,
+            settings.wrong_failure_types) == (("checks",), 2.0, 7.5, ("KeyError",)), (
+        f"the [sweep] settings were read as {settings}")
+    assert catalog.root == path.resolve().parent, f"the catalog root is {catalog.root}"
+    assert isinstance(catalog.mutants[0].timeout_s, float), "timeout_s = 3 must become 3.0"
