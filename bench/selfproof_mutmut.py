@@ -346,10 +346,11 @@ _STATUS = {1: "killed", 3: "killed", 0: "survived", 5: "no tests", 33: "no tests
            255: "timeout", 37: "caught by type check", None: "not checked"}
 
 
-def read_statuses(work: Path) -> dict[str, str]:
+def read_statuses(work: Path, *, with_rerun: bool = True) -> dict[str, str]:
     """A shard's statuses; the re-run of its survivors (``<shard>.rerun``) overrides them."""
     statuses: dict[str, str] = {}
-    for folder in (work, work.with_name(work.name + ".rerun")):
+    folders = (work, work.with_name(work.name + ".rerun")) if with_rerun else (work,)
+    for folder in folders:
         for meta in sorted((folder / "mutants").rglob("*.meta")):
             for name, code in json.loads(meta.read_text())["exit_code_by_key"].items():
                 if folder == work or code is not None:
@@ -362,7 +363,7 @@ def rerun_survivors(shard: str, max_children: int) -> None:
     today's tests, in a fresh scratch copy (``<shard>.rerun``): a test added since the full
     run is judged on exactly the mutants it was written for."""
     base = WORK_ROOT / shard
-    first = {n: s for n, s in read_statuses(base).items()}
+    first = read_statuses(base, with_rerun=False)
     names = sorted(n for n, s in first.items()
                    if s in ("survived", "no tests") and not process_driven(n))
     rerun = base.with_name(shard + ".rerun")
