@@ -1,10 +1,11 @@
 """Rewrite the kill table of docs/selfproof.md from a fresh self-sweep.
 
-    .venv/bin/python bench/selfproof_kill_table.py
+    .venv/bin/python bench/selfproof_kill_table.py [--from-json SWEEP.json]
 
 Runs ``deskcheck sweep --catalog tests/mutants.toml --no-store --json`` and puts, for each
 self-mutant, its verdict, the owner that killed it and the first line of that failure between
 the ``kill table`` markers. Exits 1 (leaving the doc alone) when a mutant is not KILLED.
+``--from-json`` reads the ``--json`` of a self-sweep just run instead of running another.
 """
 
 from __future__ import annotations
@@ -38,13 +39,20 @@ def table(mutants: list[dict]) -> str:
     return "\n".join(rows)
 
 
-def main() -> int:
+def fresh_sweep() -> list[dict]:
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "sweep.json"
         subprocess.run([sys.executable, "-m", "deskcheck.cli", "sweep", "--catalog",
                         "tests/mutants.toml", "--no-store", "--json", str(out)], cwd=ROOT,
                        check=False, stdout=subprocess.DEVNULL)
-        mutants = json.loads(out.read_text())["mutants"]
+        return json.loads(out.read_text())["mutants"]
+
+
+def main() -> int:
+    if len(sys.argv) == 3 and sys.argv[1] == "--from-json":
+        mutants = json.loads(Path(sys.argv[2]).read_text())["mutants"]
+    else:
+        mutants = fresh_sweep()
     short = [m["id"] for m in mutants if m["verdict"] != "KILLED"]
     if short:
         print(f"not KILLED, doc left alone: {short}", file=sys.stderr)

@@ -1,13 +1,18 @@
-"""mutmut 3.8.1 over deskcheck's own pure modules; writes bench/results/selfproof.md.
+"""mutmut 3.8.1 over deskcheck's own process-free modules; writes bench/results/selfproof.md.
 
-"Pure" = modules whose tests start no processes (no gloo ranks, no subprocess pythons, no git):
-the drift guard, the harness and stubs (in-process thread ranks), the catalog and verdict
-rules of the sweep engine, and the report's shards and fingerprints. mutmut runs in a scratch
-copy (``bench/_work/selfproof_mutmut``) with its own ``[tool.mutmut]``; the repository's
-pyproject.toml is never touched. Survivors are listed with the reason each is equivalent
-(``EQUIVALENT`` below, reviewed by hand) or flagged as a gap to close.
+"Process-free" = modules whose tests start no processes (no gloo ranks, no subprocess pythons,
+no git): the drift guard, the harness and stubs (in-process thread ranks), the catalog, owner
+selection, operators, verdict rules and reuse of the sweep engine, the report's store, shards
+and fingerprints, and the gate's pure verdict/selection functions. mutmut runs shard by shard,
+each in a scratch copy (``bench/_work/selfproof_mutmut/<shard>``) with its own
+``[tool.mutmut]``; the repository's pyproject.toml is never touched. The report is assembled
+from every shard's last results. Survivors are listed with the reason each is equivalent
+(``EQUIVALENT_RULES`` below, reviewed by hand) or flagged as a gap to close.
 
-    .venv/bin/python bench/selfproof_mutmut.py [--max-children N]
+    .venv/bin/python bench/selfproof_mutmut.py [--shard NAME ...] [--max-children N]
+    .venv/bin/python bench/selfproof_mutmut.py --resume --shard NAME   # continue a shard
+    .venv/bin/python bench/selfproof_mutmut.py --rerun-survivors  # survivors vs today's tests
+    .venv/bin/python bench/selfproof_mutmut.py --report-only     # re-read every shard
 """
 
 from __future__ import annotations
@@ -22,36 +27,116 @@ import subprocess
 import sys
 import textwrap
 import time
+from collections.abc import Sequence
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-WORK = ROOT / "bench" / "_work" / "selfproof_mutmut"
+WORK_ROOT = ROOT / "bench" / "_work" / "selfproof_mutmut"
 RESULTS = ROOT / "bench" / "results" / "selfproof.md"
 MUTMUT = str(Path(sys.executable).with_name("mutmut"))
 
-PURE_MODULES = [
-    "deskcheck/drift_guard/_collect.py",
-    "deskcheck/drift_guard/_plant.py",
-    "deskcheck/drift_guard/_surface.py",
-    "deskcheck/drift_guard/verdicts.py",
-    "deskcheck/mutants/verdicts.py",
-    "deskcheck/report/shard.py",
-    "deskcheck/report/fingerprint.py",
-]
-# their process-free tests (the CLI and pytester tests of these parts start pythons: left out)
-PURE_TESTS = [
-    "tests/drift_guard/test_guard.py",
-    "tests/drift_guard/test_surface.py",
-    "tests/drift_guard/test_stubs.py",
-    "tests/drift_guard/test_harness.py",
-    "tests/mutants/test_mutants_verdicts.py",
-    "tests/report/test_fingerprint_and_shard.py",
-    "tests/selfproof/test_drift_surface.py",
-    "tests/selfproof/test_shards.py",
-    "tests/selfproof/test_mutmut_gaps.py",
-    "tests/selfproof/test_surface_details.py",
-    "tests/selfproof/test_sharp_arms.py",
-]
+# One shard per part, each in its own scratch copy, so one part can be re-run alone (mutmut
+# is CPU-heavy: `make bench` runs the shards one after another, a developer runs the one that
+# changed). A shard is the modules it mutates and the process-free tests that own them: no
+# gloo ranks, no subprocess pythons, no git. Modules left out start processes in every test
+# that reaches them (the CLIs, the pytest hooks, the rank pools, the git-driven gate sides).
+SHARDS: dict[str, tuple[list[str], list[str]]] = {
+    "drift_guard": ([
+        "deskcheck/drift_guard/_collect.py",
+        "deskcheck/drift_guard/_plant.py",
+        "deskcheck/drift_guard/_surface.py",
+        "deskcheck/drift_guard/verdicts.py",
+    ], [
+        "tests/drift_guard/test_guard.py",
+        "tests/drift_guard/test_surface.py",
+        "tests/drift_guard/test_stubs.py",
+        "tests/drift_guard/test_harness.py",
+        "tests/selfproof/test_drift_surface.py",
+        "tests/selfproof/test_mutmut_gaps.py",
+        "tests/selfproof/test_surface_details.py",
+        "tests/selfproof/test_sharp_arms.py",
+        "tests/selfproof/test_drift_report_details.py",
+        "tests/selfproof/test_property_roles.py",
+        "tests/selfproof/test_collector_details.py",
+    ]),
+    "drift_guard_static": ([
+        "deskcheck/drift_guard/_members.py",
+        "deskcheck/drift_guard/_model.py",
+        "deskcheck/drift_guard/_static.py",
+        "deskcheck/drift_guard/_hollow.py",
+        "deskcheck/drift_guard/_sources.py",
+        "deskcheck/drift_guard/_discover.py",
+        "deskcheck/drift_guard/pointers.py",
+        "deskcheck/drift_guard/registry.py",
+    ], [
+        "tests/drift_guard/test_guard.py",
+        "tests/drift_guard/test_surface.py",
+        "tests/drift_guard/test_stubs.py",
+        "tests/drift_guard/test_harness.py",
+        "tests/drift_guard/test_hollow.py",
+        "tests/drift_guard/test_pointers.py",
+        "tests/selfproof/test_drift_surface.py",
+        "tests/selfproof/test_mutmut_gaps.py",
+        "tests/selfproof/test_guard_discovery.py",
+        "tests/selfproof/test_static_details.py",
+        "tests/selfproof/test_surface_details.py",
+        "tests/selfproof/test_sharp_arms.py",
+    ]),
+    "mutants": ([
+        "deskcheck/mutants/verdicts.py",
+        "deskcheck/mutants/catalog.py",
+        "deskcheck/mutants/owners.py",
+        "deskcheck/mutants/reuse.py",
+    ], [
+        "tests/mutants/test_mutants_verdicts.py",
+        "tests/mutants/test_mutants_catalog.py",
+        "tests/selfproof/test_catalog_rules.py",
+        "tests/selfproof/test_mutmut_gaps.py",
+        "tests/selfproof/test_verdict_combinations.py",
+        "tests/selfproof/test_owner_selection.py",
+        "tests/selfproof/test_catalog_bounds.py",
+        "tests/selfproof/test_reuse_pure.py",
+        "tests/selfproof/test_catalog_api.py",
+    ]),
+    "operators": ([
+        "deskcheck/mutants/operators/base.py",
+        "deskcheck/mutants/operators/drop_call.py",
+        "deskcheck/mutants/operators/force_branch.py",
+        "deskcheck/mutants/operators/offset.py",
+        "deskcheck/mutants/operators/replace.py",
+        "deskcheck/mutants/operators/return_value.py",
+        "deskcheck/mutants/operators/swap.py",
+    ], [
+        "tests/mutants/test_mutants_operators.py",
+        "tests/mutants/test_mutants_injection.py",
+        "tests/selfproof/test_operator_forms.py",
+        # the operators' parameter checks run when a catalog is loaded
+        "tests/mutants/test_mutants_catalog.py",
+        "tests/selfproof/test_catalog_rules.py",
+        "tests/selfproof/test_catalog_bounds.py",
+        "tests/selfproof/test_operator_params.py",
+    ]),
+    "report": ([
+        "deskcheck/report/shard.py",
+        "deskcheck/report/fingerprint.py",
+        "deskcheck/report/store.py",
+    ], [
+        "tests/report/test_fingerprint_and_shard.py",
+        "tests/report/test_store.py",
+        "tests/selfproof/test_shards.py",
+        "tests/selfproof/test_mutmut_gaps.py",
+        "tests/report/test_store_resume.py",
+        "tests/report/test_store_details.py",
+    ]),
+    "gate": ([
+        "deskcheck/gate/redfirst.py",
+        "deskcheck/gate/regress.py",
+        "deskcheck/gate/selection.py",
+    ], [
+        "tests/gate/test_verdicts.py",
+        "tests/selfproof/test_gate_pure.py",
+    ]),
+}
 # files the tests need besides the test modules themselves
 SUPPORT = [
     "tests/__init__.py",
@@ -59,6 +144,7 @@ SUPPORT = [
     "tests/mutants/__init__.py", "tests/mutants/conftest.py", "tests/mutants/fixtures",
     "tests/report/__init__.py", "tests/report/conftest.py",
     "tests/report/sample_records.py", "tests/report/sample_project.py",
+    "tests/gate/__init__.py",
     "tests/selfproof/__init__.py",
 ]
 
@@ -67,6 +153,15 @@ SUPPORT = [
 _SPLIT = "the first piece of a split (the last of an rsplit) is the same whatever the maxsplit"
 _MODE = ("the default mode string is never compared: a class target is read at runtime unless "
          "mode == 'static', a string target statically unless mode == 'runtime'")
+_ROW = ("the row comes from a SELECT of exactly these columns: zip's lengths always match, "
+        "so strict= changes nothing")
+_READ_BACK = ("the column is only ever read back with json.loads into a dict: the key order of "
+              "the stored text is never observed")
+_NEVER_EMPTY = ("the writer always stores json.dumps(...) of a dict there, never an empty text "
+                "or NULL, so the fallback '{}' is never taken")
+_DETAIL = ("_detail is called for a collection error only after collection_error_for found "
+           "one (_side_outcome): the fallback record is never used")
+_SQL_CASE = "SQLite keywords and identifiers are case-insensitive: the statement is the same"
 EQUIVALENT_RULES: list[tuple[str, str, str]] = [
     ("mutants.verdicts.x_exception_name", 'split(":", )', _SPLIT),
     ("mutants.verdicts.x_exception_name", 'split(":", 2)', _SPLIT),
@@ -122,10 +217,65 @@ EQUIVALENT_RULES: list[tuple[str, str, str]] = [
      "only its uniqueness matters"),
     ("drift_guard.verdicts.x_signature_misfit", "{p.name: 1", "Signature.bind checks names and "
      "counts, never the values bound"),
+    ("gate.redfirst.x__detail", 'or {"XXmessageXX": ""}', _DETAIL),
+    ("gate.redfirst.x__detail", 'or {"MESSAGE": ""}', _DETAIL),
+    ("gate.redfirst.x__detail", 'or {"message": "XXXX"}', _DETAIL),
+    # report/store.py
+    ("report.store.x__run_from_row", "strict=", _ROW),
+    ("report.store.x__run_from_row", "row, )", _ROW),
+    ("report.store.x__mutant_from_row", "strict=", _ROW),
+    ("report.store.x__mutant_from_row", "row, )", _ROW),
+    ("report.store.x__mutant_values", "sort_keys=", _READ_BACK),
+    ("report.store.x__mutant_values", 'json.dumps(data["detail"], default=str)', _READ_BACK),
+    ("report.store.x__mutant_values", "                                 default=str)", _READ_BACK),
+    ("report.store.x__run_values", "sort_keys=", _READ_BACK),
+    ("report.store.x__run_values", "json.dumps(run.summary, )", _READ_BACK),
+    ("report.store.xǁStoreǁfinish_run", "json.dumps(summary, sort_keys=", _READ_BACK),
+    ("report.store.xǁStoreǁfinish_run", "json.dumps(summary, )", _READ_BACK),
+    ("report.shard.x_shard_of", 'encode("UTF-8")', "'UTF-8' and 'utf-8' name the same codec"),
+    ("report.store.x__run_from_row", 'or "XX{}XX"', _NEVER_EMPTY),
+    ("report.store.x__mutant_from_row", 'or "XX{}XX"', _NEVER_EMPTY),
+    ("report.store.x__mutant_from_row", 'data.pop("extra") and "{}"', _NEVER_EMPTY),
 ]
 
 
+# Functions of these modules that start processes themselves (git, pytest sides, a forked
+# look-ahead): their process-free tests cannot reach them, and their owners are the process
+# tests named here. Their mutants are shown as 'process-driven', apart from the score.
+PROCESS_DRIVEN: dict[str, str] = {
+    "gate.redfirst.x_run_redfirst": "git worktree + two pytest sides: tests/gate/test_redfirst.py",
+    "gate.redfirst.x__git_relative": "needs a git checkout: tests/gate/test_redfirst.py",
+    "gate.redfirst.x__context": "reads the git context: tests/gate/test_redfirst.py",
+    "gate.regress.x_run_regress": "git worktree + pytest sides: tests/gate/test_regress.py",
+    "gate.regress.x__rootdir_relative": "needs a git checkout: tests/gate/test_regress.py",
+    "mutants.reuse.x_target_sources": "forks a look-ahead child: tests/mutants/"
+                                      "test_incremental_fast_path.py",
+    "mutants.reuse.x_reuse_before_collection": "calls the forking look-ahead: tests/mutants/"
+                                               "test_incremental_fast_path.py",
+    "mutants.reuse.x_target_source": "imports the target in the look-ahead child: tests/mutants/"
+                                     "test_incremental_fast_path.py",
+}
+
+
+def process_driven(name: str) -> str | None:
+    stem = name.rsplit("__mutmut_", 1)[0]
+    return next((why for function, why in PROCESS_DRIVEN.items() if stem.endswith(function)),
+                None)
+
+
+def _sql_case_only(diff: str) -> bool:
+    """The mutant only changed the letter case of a SQL statement's text."""
+    before, _, after = diff.partition(" / +")
+    before = before.removeprefix("-").strip()
+    after = after.strip()
+    sql = ("SELECT ", "INSERT ", "UPDATE ", "ORDER BY", "DELETE ", "WHERE ", "PRAGMA ")
+    return (before != after and before.lower() == after.lower()
+            and any(k in before.upper() for k in sql) and " / " not in after)
+
+
 def equivalent_reason(name: str, diff: str) -> str | None:
+    if _sql_case_only(diff):
+        return _SQL_CASE
     stem = name.rsplit("__mutmut_", 1)[0]
     for function, piece, reason in EQUIVALENT_RULES:
         if function in stem and piece in diff.split(" / +", 1)[-1]:
@@ -133,8 +283,8 @@ def equivalent_reason(name: str, diff: str) -> str | None:
     return None
 
 
-def _copy(relative: str) -> None:
-    source, target = ROOT / relative, WORK / relative
+def _copy(relative: str, work: Path) -> None:
+    source, target = ROOT / relative, work / relative
     if not source.exists():
         return
     target.parent.mkdir(parents=True, exist_ok=True)
@@ -144,38 +294,49 @@ def _copy(relative: str) -> None:
         shutil.copy2(source, target)
 
 
-def prepare() -> None:
-    shutil.rmtree(WORK, ignore_errors=True)
-    WORK.mkdir(parents=True)
-    shutil.copytree(ROOT / "deskcheck", WORK / "deskcheck",
+def prepare(shard: str, work: Path | None = None) -> Path:
+    modules, tests = SHARDS[shard]
+    tests = [t for t in tests if (ROOT / t).exists()]
+    if work is None:  # a full run: a re-run of the previous run's survivors is stale now
+        work = WORK_ROOT / shard
+        shutil.rmtree(work.with_name(shard + ".rerun"), ignore_errors=True)
+    shutil.rmtree(work, ignore_errors=True)
+    work.mkdir(parents=True)
+    shutil.copytree(ROOT / "deskcheck", work / "deskcheck",
                     ignore=shutil.ignore_patterns("__pycache__"))
-    for relative in SUPPORT + PURE_TESTS:
-        _copy(relative)
+    for relative in SUPPORT + tests:
+        _copy(relative, work)
     # mutmut forks each mutant from the process that already ran every test: deskcheck's
     # parse/facts caches (keyed by file digest and node id) would hand the mutant the clean
     # code's results, and mutants of the collectors would never run. Start each test cold.
-    (WORK / "tests" / "conftest.py").write_text(
+    (work / "tests" / "conftest.py").write_text(
         "import pytest\n\nfrom deskcheck.drift_guard import clear_cache\n\n\n"
         "@pytest.fixture(autouse=True)\ndef _cold_drift_caches():\n    clear_cache()\n"
         "    yield\n    clear_cache()\n", encoding="utf-8")
-    (WORK / "pyproject.toml").write_text(
+    (work / "pyproject.toml").write_text(
         "[tool.mutmut]\n"
         'source_paths = ["deskcheck"]\n'
-        f"only_mutate = {json.dumps(PURE_MODULES)}\n"
-        f"pytest_add_cli_args_test_selection = {json.dumps(PURE_TESTS)}\n"
-        'pytest_add_cli_args = ["-p", "no:cacheprovider", "-p", "no:xdist"]\n'
+        f"only_mutate = {json.dumps(modules)}\n"
+        f"pytest_add_cli_args_test_selection = {json.dumps(tests)}\n"
+        'pytest_add_cli_args = ["-p", "no:cacheprovider", "-p", "no:xdist", "-p", "no:randomly"]\n'
         "[tool.pytest.ini_options]\n"
         'addopts = "-p no:cacheprovider"\n', encoding="utf-8")
+    return work
 
 
-def run_mutmut(max_children: int) -> tuple[float, subprocess.CompletedProcess, dict[str, str]]:
+def run_mutmut(work: Path, max_children: int, names: Sequence[str] = ()
+               ) -> tuple[float, subprocess.CompletedProcess]:
     env = {**os.environ, "CUDA_VISIBLE_DEVICES": "", "PYTHONDONTWRITEBYTECODE": "1",
-           "COLUMNS": "200", "PYTHONPATH": str(WORK)}
+           "COLUMNS": "200", "PYTHONPATH": str(work)}
     started = time.perf_counter()
-    done = subprocess.run([MUTMUT, "run", "--max-children", str(max_children)], cwd=WORK,
-                          env=env, capture_output=True, text=True, timeout=3600)
+    done = subprocess.run([MUTMUT, "run", "--max-children", str(max_children), *names], cwd=work,
+                          env=env, capture_output=True, text=True, timeout=3 * 3600)
     wall = time.perf_counter() - started
-    return wall, done, read_statuses()
+    (work / "wall.json").write_text(json.dumps({
+        "wall_s": round(wall), "exit": done.returncode, "max_children": max_children,
+        "load": round(os.getloadavg()[0], 1)}), encoding="utf-8")
+    (work / "mutmut.log").write_text(done.stdout + done.stderr, encoding="utf-8")
+    return wall, done
 
 
 # mutmut 3.8.1's exit-code meaning (mutmut/stats.py), read from its .meta files directly
@@ -185,17 +346,38 @@ _STATUS = {1: "killed", 3: "killed", 0: "survived", 5: "no tests", 33: "no tests
            255: "timeout", 37: "caught by type check", None: "not checked"}
 
 
-def read_statuses() -> dict[str, str]:
+def read_statuses(work: Path, *, with_rerun: bool = True) -> dict[str, str]:
+    """A shard's statuses; the re-run of its survivors (``<shard>.rerun``) overrides them."""
     statuses: dict[str, str] = {}
-    for meta in sorted((WORK / "mutants").rglob("*.meta")):
-        for name, code in json.loads(meta.read_text())["exit_code_by_key"].items():
-            statuses[name] = _STATUS.get(code, "suspicious")
+    folders = (work, work.with_name(work.name + ".rerun")) if with_rerun else (work,)
+    for folder in folders:
+        for meta in sorted((folder / "mutants").rglob("*.meta")):
+            for name, code in json.loads(meta.read_text())["exit_code_by_key"].items():
+                if folder == work or code is not None:
+                    statuses[name] = _STATUS.get(code, "suspicious")
     return statuses
+
+
+def rerun_survivors(shard: str, max_children: int) -> None:
+    """Run the survivors and 'no tests' mutants of the shard's last full run again, against
+    today's tests, in a fresh scratch copy (``<shard>.rerun``): a test added since the full
+    run is judged on exactly the mutants it was written for."""
+    base = WORK_ROOT / shard
+    first = read_statuses(base, with_rerun=False)
+    names = sorted(n for n, s in first.items()
+                   if s in ("survived", "no tests") and not process_driven(n))
+    rerun = base.with_name(shard + ".rerun")
+    if not names:
+        return
+    prepare(shard, rerun)
+    wall, done = run_mutmut(rerun, max_children, names)
+    print(f"{shard}: re-ran {len(names)} survivors in {wall:.0f} s (exit {done.returncode})",
+          flush=True)
 
 
 def _functions(module: str) -> dict[str, str]:
     """Every function text of the mutated copy of ``module`` (mutmut's own naming)."""
-    path = WORK / "mutants" / (module.replace(".", "/") + ".py")
+    path = WORK_ROOT / _shard_of_module(module) / "mutants" / (module.replace(".", "/") + ".py")
     text = path.read_text(encoding="utf-8")
     lines = text.splitlines()
     out: dict[str, str] = {}
@@ -243,56 +425,107 @@ def _only_text(before: list[str], after: list[str]) -> bool:
     return bool(changed) and all(" " in old.strip() for old in changed)
 
 
-def report(wall: float, done: subprocess.CompletedProcess, statuses: dict[str, str],
-           max_children: int) -> str:
+def _shard_of_module(module: str) -> str:
+    path = module.replace(".", "/") + ".py"
+    for shard, (modules, _tests) in SHARDS.items():
+        if path in modules:
+            return shard
+    return ""
+
+
+def report(statuses_by_shard: dict[str, dict[str, str]], max_children: int) -> str:
+    statuses = {n: s for by_name in statuses_by_shard.values() for n, s in by_name.items()}
+    driven = {n: why for n, s in statuses.items()
+              if s == "no tests" and (why := process_driven(n))}
+    statuses = {n: ("process-driven" if n in driven else s) for n, s in statuses.items()}
+    statuses_by_shard = {shard: {n: statuses[n] for n in names}
+                         for shard, names in statuses_by_shard.items()}
     counts: dict[str, int] = {}
     for status in statuses.values():
         counts[status] = counts.get(status, 0) + 1
-    killed = counts.get("killed", 0) + counts.get("timeout", 0)
-    judged = sum(v for k, v in counts.items() if k not in ("skipped", "not checked"))
     survivors = sorted(n for n, s in statuses.items() if s == "survived")
     untested = sorted(n for n, s in statuses.items() if s == "no tests")
     cache: dict[str, dict[str, str]] = {}
     shown = {name: show(name, cache) for name in survivors}
     reasons = {n: r for n in survivors if (r := equivalent_reason(n, shown[n][0]))}
-    justified = list(reasons)
-    score = 100.0 * killed / judged if judged else 0.0
+    wording = [n for n in survivors if shown[n][1] and n not in reasons]
+
+    def score(names: dict[str, str], leave_out: set[str] = frozenset()) -> tuple[int, int]:
+        killed = sum(1 for n, s in names.items() if s in ("killed", "timeout"))
+        judged = sum(1 for n, s in names.items()
+                     if s not in ("skipped", "not checked", "process-driven")
+                     and n not in leave_out)
+        return killed, judged
+
+    killed, judged = score(statuses)
     lines = [
-        "## selfproof: mutmut 3.8.1 over deskcheck's pure modules",
+        "## selfproof: mutmut 3.8.1 over deskcheck's process-free modules",
         "",
-        f"`{Path(sys.executable).name} bench/selfproof_mutmut.py --max-children {max_children}` "
-        f"(scratch copy `bench/_work/selfproof_mutmut`, the repository's pyproject untouched); "
-        f"load average before: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores.",
+        "`.venv/bin/python bench/selfproof_mutmut.py` runs every shard one after another "
+        f"(`--shard NAME` runs one; `--report-only` re-reads them all), `--max-children "
+        f"{max_children}`, each shard in its scratch copy `bench/_work/selfproof_mutmut/<shard>` "
+        "(the repository's pyproject untouched). Each test starts with deskcheck's parse/facts "
+        "caches cleared (a conftest in the scratch copy): mutmut forks every mutant from the "
+        "process that already ran the tests, so cached results of the clean code would "
+        "otherwise hide the collector's mutants.",
         "",
-        f"- modules: {', '.join(f'`{m}`' for m in PURE_MODULES)}",
-        f"- tests: {', '.join(f'`{t}`' for t in PURE_TESTS)}",
-        "- each test starts with deskcheck's parse/facts caches cleared (a conftest in the "
-        "scratch copy): mutmut forks every mutant from the process that already ran the tests, "
-        "so cached results of the clean code would otherwise hide the collector's mutants",
-        f"- mutants: {len(statuses)}; {', '.join(f'{k} {v}' for k, v in sorted(counts.items()))}",
-        f"- **score: {score:.1f}%** (killed + timeout over every judged mutant, "
-        f"survivors and 'no tests' included); "
-        + (f"wall {wall:.0f} s, exit {done.returncode}" if wall else
-           "re-read from the last run's .meta files (--report-only)"),
-        f"- survivors: {len(survivors)}, of which {len(justified)} justified as equivalent "
-        "below",
-        "",
+        "| shard | modules | tests | mutants | not yet run | killed | survived | no tests | "
+        "process-driven | score | wall |",
+        "|---|---|---|---|---|---|---|---|---|---|---|",
     ]
+    for shard, (modules, tests) in SHARDS.items():
+        names = statuses_by_shard.get(shard)
+        if names is None:
+            lines.append(f"| {shard} | {len(modules)} | {len(tests)} | not run | | | | | | | |")
+            continue
+        k, j = score(names)
+        ran = WORK_ROOT / shard / "pyproject.toml"  # the tests that run used (not today's)
+        if ran.is_file():
+            import tomllib
+
+            tests = tomllib.loads(ran.read_text())["tool"]["mutmut"][
+                "pytest_add_cli_args_test_selection"]
+        wall_file = WORK_ROOT / shard / "wall.json"
+        wall = json.loads(wall_file.read_text())["wall_s"] if wall_file.exists() else "?"
+        tally = {status: sum(1 for s in names.values() if s == status)
+                 for status in ("not checked", "survived", "no tests", "process-driven")}
+        lines.append(f"| {shard} | {', '.join(f'`{Path(m).name}`' for m in modules)} | "
+                     f"{len(tests)} | {len(names)} | {tally['not checked']} | {k} | "
+                     f"{tally['survived']} | {tally['no tests']} | {tally['process-driven']} | "
+                     f"{100.0 * k / max(1, j):.1f}% | {wall} s |")
+    per_module: dict[str, list[str]] = {}
+    for name in statuses:
+        per_module.setdefault(name.rsplit(".", 1)[0], []).append(name)
+    lines += [
+        "",
+        f"- mutants: {len(statuses)}; "
+        f"{', '.join(f'{k} {v}' for k, v in sorted(counts.items()))}",
+        f"- **score: {100.0 * killed / max(1, judged):.1f}%** (killed + timeout over every "
+        "judged mutant, survivors and 'no tests' included)",
+        f"- survivors: {len(survivors)}: {len(reasons)} equivalent (reason given), "
+        f"{len(wording)} change only the wording of a message no test pins word for word, "
+        f"{len(survivors) - len(reasons) - len(wording)} logic the tests do not observe "
+        "(listed first: the remaining test gaps)",
+        f"- score with the equivalent mutants left out: "
+        f"{100.0 * killed / max(1, judged - len(reasons)):.1f}%; with the wording-only ones "
+        f"left out too: {100.0 * killed / max(1, judged - len(reasons) - len(wording)):.1f}%",
+        "",
+        "| module | mutants | not yet run | killed | survived | no tests | score |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for module in sorted(per_module):
+        names = {n: statuses[n] for n in per_module[module]}
+        k, j = score(names)
+        lines.append(f"| `{module}` | {len(names)} | "
+                     f"{sum(1 for s in names.values() if s == 'not checked')} | {k} | "
+                     f"{sum(1 for s in names.values() if s == 'survived')} | "
+                     f"{sum(1 for s in names.values() if s == 'no tests')} | "
+                     f"{100.0 * k / max(1, j):.1f}% |")
+    lines.append("")
     if survivors:
-        wording = [n for n in survivors if shown[n][1] and n not in reasons]
         gaps = [n for n in survivors if n not in wording and n not in reasons]
-        logic = gaps + list(reasons)
-        lines += [
-            f"- of the survivors, {len(wording)} change only the wording of a string (an error "
-            "message, a label, a fix hint) that no test pins word for word; "
-            f"{len(reasons)} are equivalent (reason given); {len(gaps)} are logic the tests "
-            "do not observe (listed first: the remaining test gaps).",
-            f"- score with the equivalent mutants left out: "
-            f"{100.0 * killed / max(1, judged - len(reasons)):.1f}%; with the wording-only "
-            f"ones left out too: {100.0 * killed / max(1, judged - len(reasons) - len(wording)):.1f}%",
-            "",
-            "| survivor | mutation | reason |", "|---|---|---|"]
-        for name in logic + wording:
+        lines += ["| survivor | mutation | reason |", "|---|---|---|"]
+        for name in gaps + list(reasons) + wording:
             reason = reasons.get(name) or (
                 "wording only: a message text no test pins word for word" if name in wording
                 else "**not justified: a test gap**")
@@ -300,30 +533,74 @@ def report(wall: float, done: subprocess.CompletedProcess, statuses: dict[str, s
         lines.append("")
     if untested:
         lines += [f"'no tests' ({len(untested)}): " + ", ".join(f"`{n}`" for n in untested), ""]
+    if driven:
+        by_function: dict[str, int] = {}
+        for name in driven:
+            stem = name.rsplit("__mutmut_", 1)[0]
+            by_function[stem] = by_function.get(stem, 0) + 1
+        lines += ["Process-driven (left out of the score: these functions start processes, so "
+                  "no process-free test reaches them; their owners are the process tests "
+                  "named):", ""]
+        lines += [f"- `{stem}`: {count} mutants; {process_driven(stem + '__mutmut_1')}"
+                  for stem, count in sorted(by_function.items())]
+        lines.append("")
     return "\n".join(lines)
+
+
+DOC = ROOT / "docs" / "selfproof.md"
+_BEGIN, _END = "<!-- mutmut summary: begin -->", "<!-- mutmut summary: end -->"
+
+
+def _summarize_in_doc(text: str) -> None:
+    """Put the shard table and the score lines between the summary markers of the doc."""
+    doc = DOC.read_text(encoding="utf-8") if DOC.exists() else ""
+    if _BEGIN not in doc or _END not in doc:
+        return
+    lines = text.splitlines()
+    start = next(i for i, ln in enumerate(lines) if ln.startswith("| shard |"))
+    end = next(i for i, ln in enumerate(lines) if ln.startswith("- score with the equivalent"))
+    summary = "\n".join(["Last result (every survivor with its reason: "
+                         "`bench/results/selfproof.md`):", "", *lines[start:end + 1]])
+    head, rest = doc.split(_BEGIN, 1)
+    tail = rest.split(_END, 1)[1]
+    DOC.write_text(f"{head}{_BEGIN}\n{summary}\n{_END}{tail}", encoding="utf-8")
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--max-children", type=int, default=os.cpu_count() or 2)
+    parser.add_argument("--shard", action="append", choices=sorted(SHARDS),
+                        help="run only this shard (repeatable); default: every shard")
+    parser.add_argument("--resume", action="store_true",
+                        help="continue each shard's interrupted full run (mutants not yet run)")
+    parser.add_argument("--rerun-survivors", action="store_true",
+                        help="re-run only the survivors of each shard's last full run")
     parser.add_argument("--report-only", action="store_true",
-                        help="re-read the last run's results (no new mutmut run)")
-    parser.add_argument("--note", default="", help="a line added to the report")
+                        help="re-read every shard's last results (no new mutmut run)")
     args = parser.parse_args()
-    if not args.report_only:
-        prepare()
-    wall, done, statuses = run_mutmut(args.max_children) if not args.report_only else (
-        0.0, subprocess.CompletedProcess([], 0), {})
-    if args.report_only:
-        statuses = read_statuses()
+    if args.resume:
+        for shard in args.shard or list(SHARDS):
+            if (WORK_ROOT / shard / "pyproject.toml").is_file():
+                wall, done = run_mutmut(WORK_ROOT / shard, args.max_children)
+                print(f"{shard}: resumed, {wall:.0f} s (exit {done.returncode})", flush=True)
+    elif args.rerun_survivors:
+        for shard in args.shard or list(SHARDS):
+            rerun_survivors(shard, args.max_children)
+    elif not args.report_only:
+        for shard in args.shard or list(SHARDS):
+            work = prepare(shard)
+            wall, done = run_mutmut(work, args.max_children)
+            print(f"{shard}: {len(read_statuses(work))} mutants in {wall:.0f} s "
+                  f"(exit {done.returncode})", flush=True)
+    statuses = {shard: found for shard in SHARDS
+                if (found := read_statuses(WORK_ROOT / shard))}
     if not statuses:
-        print((done.stdout + done.stderr)[-3000:], file=sys.stderr)
+        print("no shard has results yet", file=sys.stderr)
         return 1
-    text = report(wall, done, statuses, args.max_children)
-    if args.note:
-        text = text.replace("\n\n| survivor", f"\n- {args.note}\n\n| survivor", 1)
+    text = report(statuses, args.max_children)
     RESULTS.parent.mkdir(parents=True, exist_ok=True)
     RESULTS.write_text(text + "\n", encoding="utf-8")
+    _summarize_in_doc(text)
     print(text)
     return 0
 

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import re
 import tomllib
 from dataclasses import dataclass, field
@@ -223,6 +224,12 @@ class _LazyMarked:
         return self._ids
 
 
+def _positive_number(value: Any) -> bool:
+    """A finite number above zero (TOML's ``nan``/``inf`` are floats that bound nothing)."""
+    return (not isinstance(value, bool) and isinstance(value, int | float)
+            and math.isfinite(value) and value > 0)
+
+
 def _settings(raw: Any, lines: _Lines, err) -> SweepSettings:
     block = lines.sweep
     if not isinstance(raw, dict):
@@ -242,7 +249,7 @@ def _settings(raw: Any, lines: _Lines, err) -> SweepSettings:
     for key in ("timeout_factor", "timeout_s", "search_timeout_s"):
         if key in raw:
             value = raw[key]
-            if isinstance(value, bool) or not isinstance(value, int | float) or value <= 0:
+            if not _positive_number(value):
                 err(lines.key_line(block, key), f"[sweep] {key} must be a positive number",
                     f"e.g. {key} = 3")
             else:
@@ -349,8 +356,7 @@ def _mutant(raw: Any, block, lines: _Lines, file: str, err,
             'e.g. accepted_survivor = "equivalent: the guard is re-checked below"')
         ok = False
     timeout = raw.get("timeout_s")
-    if timeout is not None and (isinstance(timeout, bool) or not isinstance(timeout, int | float)
-                                or timeout <= 0):
+    if timeout is not None and not _positive_number(timeout):
         err(line("timeout_s"), "timeout_s must be a positive number of seconds", "timeout_s = 5")
         ok = False
     if not ok:

@@ -231,7 +231,9 @@ def test_a_base_from_a_package_that_is_not_here_is_an_external_leaf_with_a_note(
                               "class S(Module):\n    def run(self):\n        return self.x\n")
     result = surface("dg_ext.m:S.run", roots=[tmp_path])
     assert "not_installed_anywhere.nn.Module" in result.to_json()["mro"]
-    assert any("not under the roots and not installed" in n for n in result.model.notes)
+    assert any("not under the roots and not installed" in n for n in result.model.notes), (
+        f"a base class found neither under the roots nor installed is not noted: "
+        f"{result.model.notes}")
     assert list(result.names) == ["x"]
 
 

@@ -126,4 +126,5 @@ def test_no_changed_tests_holds_with_a_note(tmp_path: Path) -> None:
     project = build(tmp_path / "repo")
     report = run_redfirst("feature", cwd=project.root)
     assert report.tests == [] and report.exit_code == 0
-    assert any("no test functions added or changed" in n for n in report.notes)
+    assert any("no test functions added or changed" in n for n in report.notes), (
+        f"a change with no test functions must say so in the notes; they are {report.notes}")

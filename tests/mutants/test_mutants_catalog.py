@@ -66,18 +66,22 @@ def test_all_problems_reported_at_once_with_lines(tmp_path):
         load_catalog(path)
     error = info.value
     rendered = {e.location: e.message for e in error.errors}
-    assert any(loc.endswith(":13") and "not 'package.module:Qualified.name'" in msg
-               and "line numbers are never used" in msg for loc, msg in rendered.items())
-    assert any(loc.endswith(":14") and "unknown operator 'teleport'" in msg
-               for loc, msg in rendered.items())
-    assert any(loc.endswith(":21") and "needs key 'new'" in msg for loc, msg in rendered.items())
-    assert any(loc.endswith(":23") and "unknown key 'line'" in msg for loc, msg in rendered.items())
-    assert any(loc.endswith(":24") and "not a valid regex" in msg for loc, msg in rendered.items())
-    assert any(loc.endswith(":25") and "accepted_survivor needs the reason" in msg
-               for loc, msg in rendered.items())
-    assert any(loc.endswith(":28") and "duplicate mutant id 'a'" in msg
-               for loc, msg in rendered.items())
-    assert len(error.errors) == 7
+    expected = {
+        "13": ("not 'package.module:Qualified.name'", "line numbers are never used"),
+        "14": ("unknown operator 'teleport'",),
+        "21": ("needs key 'new'",),
+        "23": ("unknown key 'line'",),
+        "24": ("not a valid regex",),
+        "25": ("accepted_survivor needs the reason",),
+        "28": ("duplicate mutant id 'a'",),
+    }
+    by_line = {loc.rsplit(":", 1)[-1]: msg for loc, msg in rendered.items()}
+    for line, words in expected.items():
+        assert all(w in by_line.get(line, "") for w in words), (
+            f"catalog line {line} must be reported with {words}; the problems reported are "
+            f"{by_line}")
+    assert len(error.errors) == 7, (
+        f"7 problems must be reported in one pass, got {len(error.errors)}: {by_line}")
     assert error.exit_code == 2
     assert all(e.fix for e in error.errors)
 
@@ -108,8 +112,10 @@ def test_operator_param_types_checked(tmp_path):
     with pytest.raises(CatalogError) as info:
         load_catalog(path)
     messages = [e.message for e in info.value.errors]
-    assert any("'to' must be bool" in m for m in messages)
-    assert any("occurrence must be a positive integer" in m for m in messages)
+    for words in ("'to' must be bool", "occurrence must be a positive integer"):
+        assert any(words in m for m in messages), (
+            f"a force-branch with to = \"yes\" and occurrence = 0 was not refused with "
+            f"{words!r}; the problems reported are {messages}")
 
 
 def test_select_rejects_unknown_ids():

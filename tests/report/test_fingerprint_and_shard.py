@@ -29,10 +29,15 @@ def owner_files(tmp_path: Path) -> list[Path]:
 
 def test_fingerprint_is_stable_and_ignores_order_and_key_order(owner_files):
     base = mutant_fingerprint(DEFINITION, TARGET, owner_files, "0.1.0")
-    assert len(base) == 64 and base == mutant_fingerprint(DEFINITION, TARGET, owner_files,
-                                                          "0.1.0")
+    again = mutant_fingerprint(DEFINITION, TARGET, owner_files, "0.1.0")
+    assert len(base) == 64 and base == again, (
+        f"the same inputs gave two fingerprints ({base} then {again}), or not a sha256 hex "
+        "digest: a verdict could never be reused")
     shuffled = dict(reversed(list(DEFINITION.items())))
-    assert mutant_fingerprint(shuffled, TARGET, list(reversed(owner_files)), "0.1.0") == base
+    reordered = mutant_fingerprint(shuffled, TARGET, list(reversed(owner_files)), "0.1.0")
+    assert reordered == base, (
+        "reordering the definition's keys and the owner files changed the fingerprint "
+        f"({base} became {reordered}): the same mutant would be run again for nothing")
 
 
 def test_fingerprint_ignores_where_the_checkout_lives(owner_files, tmp_path: Path):
@@ -44,25 +49,39 @@ def test_fingerprint_ignores_where_the_checkout_lives(owner_files, tmp_path: Pat
         copy = moved / path.name
         copy.write_bytes(path.read_bytes())
         copies.append(copy)
-    assert mutant_fingerprint(DEFINITION, TARGET, copies, "0.1.0") == base
+    moved_fp = mutant_fingerprint(DEFINITION, TARGET, copies, "0.1.0")
+    assert moved_fp == base, (
+        f"the same owner files in another folder changed the fingerprint ({base} became "
+        f"{moved_fp}): a CI checkout could never reuse a laptop's verdict")
 
 
 def test_each_input_changes_the_fingerprint(owner_files):
     base = mutant_fingerprint(DEFINITION, TARGET, owner_files, "0.1.0")
     changed_definition = {**DEFINITION, "with": "return 0, total, 'onset'"}
-    assert mutant_fingerprint(changed_definition, TARGET, owner_files, "0.1.0") != base
-    assert mutant_fingerprint(DEFINITION, TARGET + "    # note\n", owner_files, "0.1.0") != base
-    assert mutant_fingerprint(DEFINITION, TARGET, owner_files, "0.2.0") != base
-    assert mutant_fingerprint(DEFINITION, TARGET, owner_files[:1], "0.1.0") != base
+    changes = {
+        "the mutant's definition": (changed_definition, TARGET, owner_files, "0.1.0"),
+        "the target function's source": (DEFINITION, TARGET + "    # note\n", owner_files,
+                                         "0.1.0"),
+        "deskcheck's version": (DEFINITION, TARGET, owner_files, "0.2.0"),
+        "the set of owner files": (DEFINITION, TARGET, owner_files[:1], "0.1.0"),
+    }
+    for what, args in changes.items():
+        assert mutant_fingerprint(*args) != base, (
+            f"changing {what} left the fingerprint {base} unchanged: a stale verdict would "
+            "be reused")
     owner_files[0].write_text("def test_edge():\n    assert False\n")
-    assert mutant_fingerprint(DEFINITION, TARGET, owner_files, "0.1.0") != base
+    assert mutant_fingerprint(DEFINITION, TARGET, owner_files, "0.1.0") != base, (
+        f"editing an owner file's text left the fingerprint {base} unchanged: a stale verdict "
+        "would be reused")
 
 
 def test_a_missing_owner_file_is_part_of_the_fingerprint(owner_files, tmp_path: Path):
     base = mutant_fingerprint(DEFINITION, TARGET, owner_files, "0.1.0")
     missing = mutant_fingerprint(DEFINITION, TARGET, [*owner_files, tmp_path / "gone.py"],
                                  "0.1.0")
-    assert missing != base
+    assert missing != base, (
+        f"an owner file that no longer exists left the fingerprint {base} unchanged: a verdict "
+        "of a deleted owner would be reused")
 
 
 def test_unencodable_definition_is_refused():
@@ -72,10 +91,15 @@ def test_unencodable_definition_is_refused():
 
 def test_config_fingerprint_follows_config_and_files(owner_files):
     base = config_fingerprint({"catalog": "mutants.toml"}, owner_files[0])
-    assert base == config_fingerprint({"catalog": "mutants.toml"}, owner_files[0])
-    assert base != config_fingerprint({"catalog": "other.toml"}, owner_files[0])
+    again = config_fingerprint({"catalog": "mutants.toml"}, owner_files[0])
+    assert base == again, f"the same config gave two fingerprints: {base} then {again}"
+    assert base != config_fingerprint({"catalog": "other.toml"}, owner_files[0]), (
+        f"another catalog setting left the config fingerprint {base} unchanged: an "
+        "interrupted run of another config would be resumed")
     owner_files[0].write_text("# edited catalog\n")
-    assert base != config_fingerprint({"catalog": "mutants.toml"}, owner_files[0])
+    assert base != config_fingerprint({"catalog": "mutants.toml"}, owner_files[0]), (
+        f"editing the config file left the config fingerprint {base} unchanged: an "
+        "interrupted run of the old config would be resumed")
 
 
 # -- shards ---------------------------------------------------------------------------------

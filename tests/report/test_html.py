@@ -72,7 +72,8 @@ def test_html_is_self_contained_and_escapes_what_it_shows(data: ReportData):
     assert set(dom.mutants) == {m.id for m in data.mutants}
     # the target's source is inline, with the mutated line marked
     marked = re.findall(r'title="mutated by ([^"]+)"', page)
-    assert any("ballot.M2" in ids.split(", ") for ids in marked)
+    assert any("ballot.M2" in ids.split(", ") for ids in marked), (
+        f"no marked line of the HTML report names the mutant ballot.M2; marked: {marked}")
     assert "def advance_mismatch_streak" in page
 
 

@@ -46,9 +46,21 @@ class TestReading:
     def test_the_ballot_is_read_from_the_tail(self):
         assert pb.read_ballot([9, 9, 9, 1, 5, -5]) == pb.read_ballot([1, 5, -5])
 
+    def test_each_ballot_field_is_read_from_its_own_slot(self):
+        reading = pb.read_ballot([7, 7, 0, 300, -900])
+        got = (reading.verdicts, reading.digest_min, reading.digest_max)
+        assert got == ((0,), 300, 900), (
+            f"the tail [verdict 0, digest pair 300/-900] after two head values was read as "
+            f"verdicts/min/max {got}, not ((0,), 300, 900): a field is read at the wrong slot"
+        )
+
     def test_a_payload_too_short_is_refused(self):
-        with pytest.raises(ValueError, match="cannot hold"):
-            pb.read_ballot([1, 2])
+        try:
+            reading = pb.read_ballot([1, 2])
+        except ValueError as exc:
+            assert "cannot hold" in str(exc), f"the refusal does not say why: {exc}"
+        else:
+            pytest.fail(f"a 2-value payload cannot hold the 3-wide ballot, yet it was read as {reading}")
 
     def test_verdict_under_an_agreeing_ballot_is_the_group_one(self):
         reading = pb.read_ballot([0, 5, -5])
@@ -88,6 +100,35 @@ class TestMismatchStreak:
     def test_a_new_divergence_after_recovery_is_a_new_onset(self):
         _, reports = drive([True, True, False, True])
         assert reports[3].kind == pb.REPORT_ONSET and reports[3].total == 3
+
+    @pytest.mark.parametrize(
+        ("cap", "expected"),
+        [
+            (1, list(range(1, 31))),
+            (3, [1, 2, 3, 6, 9, 12, 15, 18, 21, 24, 27, 30]),
+            (5, [1, 2, 4, 5, 10, 15, 20, 25, 30]),
+            (6, [1, 2, 4, 6, 12, 18, 24, 30]),
+            (8, [1, 2, 4, 8, 16, 24]),
+            (64, [1, 2, 4, 8, 16]),
+        ],
+        ids=["cap1", "cap3", "cap5", "cap6", "cap8", "cap64"],
+    )
+    def test_the_cadence_for_caps_that_are_not_powers_of_two(self, cap, expected):
+        """Streaks 1, 2, 4, ... below the cap, then every cap-many passes: the cap itself
+        is reported even when it is not a power of two, and a cap of 1 reports every pass."""
+        try:
+            _, reports = drive([True] * 30, cap=cap)
+        except ValueError as exc:
+            pytest.fail(f"a streak cap of {cap} was refused ({exc}); every cap >= 1 is valid")
+        reported = [r.streak for r in reports if r is not None]
+        assert reported == expected, (
+            f"with cap {cap} the detector reported streaks {reported} in 30 divergent passes, "
+            f"not {expected} (powers of two below the cap, then every {cap} passes)"
+        )
+        kinds = {r.kind for r in reports if r is not None}
+        assert kinds == {pb.REPORT_ONSET, pb.REPORT_PERSISTS}, (
+            f"with cap {cap} the reports were of kinds {sorted(kinds)}, not onset then persists"
+        )
 
     def test_a_cap_below_one_is_refused(self):
         with pytest.raises(ValueError, match="cap"):

@@ -37,7 +37,10 @@ class TestCanonicalSlots:
         queues = [["c", "a", "b"], ["a", "b", "c"], ["b", "c", "a"]]
         matches = [{"a": 8, "b": 0, "c": 32}, {"a": 32, "b": 4, "c": 16}, {"a": 16, "b": 24, "c": 16}]
         per_rank = group_matches_for(queues, matches)
-        assert per_rank[0] == per_rank[1] == per_rank[2] == {"a": 8, "b": 0, "c": 16}
+        assert per_rank[0] == per_rank[1] == per_rank[2] == {"a": 8, "b": 0, "c": 16}, (
+            f"three ranks with permuted queues must agree on each rid's group match (the MIN: "
+            f"a=8, b=0, c=16); they read {per_rank}"
+        )
 
     def test_a_rid_one_rank_lacks_is_dropped_by_the_group(self):
         matches = [{"a": 8, "b": 4}, {"a": 8, "b": ABSENT}]
@@ -68,9 +71,12 @@ class TestCanonicalSlots:
 
 class TestCount:
     def test_count_vote_is_the_tighter_local_bound(self):
-        assert thc.count_vote(5, 2) == 2
-        assert thc.count_vote(1, 7) == 1
-        assert thc.count_vote(None, 3) == UNPRICED
+        for allocatable, free, vote in ((5, 2, 2), (1, 7, 1), (None, 3, UNPRICED)):
+            got = thc.count_vote(allocatable, free)
+            assert got == vote, (
+                f"a rank that can allocate {allocatable} and has {free} free slots voted "
+                f"{got}, not {vote} (the tighter of its two bounds)"
+            )
 
     def test_group_count_is_min_of_group_and_local(self):
         group_vote = min(thc.count_vote(3, 8), thc.count_vote(16, 1))
@@ -130,7 +136,24 @@ class TestBatchDecision:
 
     def test_world_of_one_is_rank_local(self):
         decision = self.decide(enabled=False, world_size=1, group_matches=None, reduced_count=None)
-        assert decision.rule == thc.RULE_RANK_LOCAL_WORLD_OF_ONE
+        assert decision.rule == thc.RULE_RANK_LOCAL_WORLD_OF_ONE, (
+            f"a TP world of one was decided by rule {decision.rule!r}, not "
+            f"{thc.RULE_RANK_LOCAL_WORLD_OF_ONE!r}"
+        )
+
+    def test_the_group_count_binds_a_rank_with_more_room(self):
+        decision = self.decide(local_limit=9, reduced_count=1)
+        assert decision.count == 1 and decision.rids == ("charlie",), (
+            f"the group can seat 1 request, this rank 9: the rank took {decision.count} "
+            f"({decision.rids}), not the group's 1 (its own room was used instead of the group's)"
+        )
+
+    def test_the_head_is_in_group_order_whatever_the_local_order(self):
+        decision = self.decide(queue=["alpha", "bravo", "charlie", "delta", "echo"])
+        assert decision.rids == ("charlie", "alpha"), (
+            f"the group ordered charlie (longest group match) before alpha, but this rank "
+            f"took {decision.rids}: its own queue order was used instead of the group's"
+        )
 
     def test_no_published_decision_is_rank_local(self):
         assert self.decide(group_matches=None).rule == thc.RULE_RANK_LOCAL_NO_DECISION
