@@ -29,7 +29,7 @@ demo: $(STAMP)
 
 test: $(STAMP)
 	$(VENV)/bin/ruff check .
-	$(PY) -m pytest -n 2 --dist loadgroup -q
+	$(PY) -m pytest -n 2 --dist loadgroup -q --durations=15
 	# Self-proof: deskcheck sweeps its own catalog; every self-mutant must be KILLED by its owner.
 	$(VENV)/bin/deskcheck sweep --catalog tests/mutants.toml --no-store
 
