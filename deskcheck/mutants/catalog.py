@@ -41,6 +41,7 @@ from deskcheck.mutants.catalog_checks import (
     static_target_problem,
 )
 from deskcheck.mutants.operators import OPERATORS, OperatorParamError, operator_class
+from deskcheck.mutants.operators.base import line_key_hint
 
 TARGET_RE = re.compile(r"^[A-Za-z_][\w]*(\.[A-Za-z_]\w*)*:[A-Za-z_]\w*(\.[A-Za-z_]\w*)*$")
 ID_RE = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.\-]*$")
@@ -307,7 +308,7 @@ def _mutant(raw: Any, block, lines: _Lines, file: str, err,
             every = {k for o in OPERATORS.values() for k in (*o.required, *o.optional)}
             for key in raw:
                 if key not in COMMON_KEYS and key not in every:
-                    err(line(key), f"unknown key {key!r} in [[mutant]]"
+                    err(line(key), f"unknown key {key!r} in [[mutant]]" + line_key_hint(key)
                         + did_you_mean(key, (*COMMON_KEYS, *sorted(every))),
                         f"keys: {', '.join(COMMON_KEYS)} + the operator's own")
         else:
@@ -316,7 +317,7 @@ def _mutant(raw: Any, block, lines: _Lines, file: str, err,
             for key in raw:
                 if key not in known:  # a typo of a common key reads better than "allowed: old"
                     err(line(key), f"unknown key {key!r} in [[mutant]] (operator {op_name!r})"
-                        + did_you_mean(key, known),
+                        + line_key_hint(key) + did_you_mean(key, known),
                         f"keys: {', '.join(COMMON_KEYS)}; {op_name}: "
                         f"{', '.join((*op.required, *op.optional)) or 'none'}")
                     ok = False

@@ -51,8 +51,8 @@ CASES = [
     ("missing_key", "drop-call", 'value = "0"\n',
      {"5": ("needs key 'call'", "call")}),
     ("line_key", "return", 'value = "None"\nline = 3\n',
-     {"8": ("unknown key 'line' for operator 'return'; mutants are located by qualified name "
-            "and snippet, never by line", "allowed keys: value")}),
+     {"8": ("unknown key 'line' in [[mutant]] (operator 'return'); mutants are located by "
+            "qualified name and snippet, never by line", "return: value")}),
 ]
 
 

@@ -17,6 +17,15 @@ from deskcheck.mutants.mutated import BrokenMutant, StaleOperator
 _EMPTY = cst.Module(body=[])
 
 
+LINE_KEYS = ("line", "lineno", "line_number", "lines")
+
+
+def line_key_hint(key: str) -> str:
+    """Why a line-number key is refused (mutants are never located by line)."""
+    return ("; mutants are located by qualified name and snippet, never by line"
+            if key in LINE_KEYS else "")
+
+
 class OperatorParamError(Exception):
     """Catalog keys wrong for an operator: ``problems`` is [(key, message, fix)]."""
 
@@ -59,8 +68,7 @@ class Operator:
                                  f"add {key} = ... ({cls.summary})"))
         for key, value in params.items():
             if key not in allowed:
-                hint = "; mutants are located by qualified name and snippet, never by line" \
-                    if key in ("line", "lineno") else ""
+                hint = line_key_hint(key)
                 problems.append((key, f"unknown key {key!r} for operator {cls.name!r}{hint}",
                                  f"allowed keys: {', '.join(allowed) or 'none'}"))
                 continue
