@@ -306,9 +306,10 @@ class Runner:
             label = label_file.read_text() if label_file.exists() else f"pid {pid}"
             text = (stacks / f"{pid}.txt").read_text(errors="replace")[before[pid]:]
             alive.append(AliveProcess(pid, label, procs.describe(pid), text.strip()))
+        budget_s = run.deadline - run.started  # before reading on: later starts extend it
         self._read(run)
         status_before = self.exited.get(run.pid)
         self._cleanup(run)
         outcome = self._outcome(run, timed_out=True, alive=alive)
-        outcome.exit_status = status_before
+        outcome.exit_status, outcome.timeout_s = status_before, budget_s
         return outcome
