@@ -15,6 +15,7 @@ import pytest
 from deskcheck.errors import GateError
 from deskcheck.gate import run_redfirst
 from tests.gate.scenario import build
+from tests.signals import sigint_default
 
 pytestmark = pytest.mark.xdist_group("gate-cleanup")
 
@@ -75,7 +76,7 @@ def test_signal_during_the_runs_cleans_up(tmp_path: Path, signum: int, parallel:
     gate = subprocess.Popen(
         [sys.executable, "-m", "deskcheck.cli", "redfirst", "--base", "main",
          "tests/test_slow.py", *(["--parallel"] if parallel else [])], cwd=project.root, env={**env, "GATE_PID_FILE": str(pid_file)},
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, preexec_fn=sigint_default)
     try:
         expected = 2 if parallel else 1
 
@@ -150,7 +151,7 @@ def _kill_gate_mid_test(tmp_path: Path, env: dict[str, str], test: str = SLOW_TE
     gate = subprocess.Popen(
         [sys.executable, "-m", "deskcheck.cli", "redfirst", "--base", "main",
          "tests/test_slow.py"], cwd=project.root, env={**env, "GATE_PID_FILE": str(pid_file)},
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, preexec_fn=sigint_default)
     started: set[int] = set()
     try:
         _wait_for(lambda: pid_file.exists() and len(pid_file.read_text().split()) >= (

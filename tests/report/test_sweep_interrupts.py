@@ -15,6 +15,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.signals import sigint_default
+
 from .sample_project import COUNT, write_sweep_project
 
 pytestmark = pytest.mark.xdist_group("report-sweep")
@@ -39,7 +41,7 @@ def _start(root: Path) -> subprocess.Popen:
     return subprocess.Popen([sys.executable, "-m", "deskcheck.cli", "sweep", "--workers", "1",
                              "--no-incremental"], cwd=root, env=_env(root),
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                            start_new_session=True)
+                            start_new_session=True, preexec_fn=sigint_default)
 
 
 def _wait_for(predicate, what: str, timeout: float = 120.0) -> None:
