@@ -146,15 +146,20 @@ def _detail(side: str, outcome: str, record: dict[str, Any] | None,
     return f"{side}: {outcome}"
 
 
+def _items_of(function: str, branch: SideResult) -> list[str]:
+    """The branch's node ids of a selected test function (each parametrized case), or the
+    function's own id when the branch ran none of them."""
+    items = sorted(n for n in branch.tests if n == function or n.partition("[")[0] == function)
+    return items or [function]
+
+
 def judge(selected: list[SelectedTest], base: SideResult, branch: SideResult,
           id_of: dict[str, str]) -> list[TestVerdict]:
     """Per-item verdicts for the selected functions (``id_of``: git id -> rootdir id)."""
     verdicts: list[TestVerdict] = []
     for chosen in selected:
         function = id_of[chosen.id]
-        items = sorted(n for n in branch.tests
-                       if n == function or n.partition("[")[0] == function)
-        for nodeid in items or [function]:
+        for nodeid in _items_of(function, branch):
             branch_outcome, branch_record = _side_outcome(branch, nodeid)
             base_outcome, base_record = _side_outcome(base, nodeid)
             pin = (branch_record or {}).get("pin")
@@ -177,9 +182,7 @@ def judge_test_only(selected: list[SelectedTest], branch: SideResult,
     verdicts: list[TestVerdict] = []
     for chosen in selected:
         function = id_of[chosen.id]
-        items = sorted(n for n in branch.tests
-                       if n == function or n.partition("[")[0] == function)
-        for nodeid in items or [function]:
+        for nodeid in _items_of(function, branch):
             outcome, record = _side_outcome(branch, nodeid)
             verdict = (TEST_ONLY if outcome == "passed" else
                        RED_ON_BRANCH if outcome in ("failed", "error", COLLECTION_ERROR)
