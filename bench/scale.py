@@ -217,8 +217,8 @@ def report(rows: dict[tuple[int, int], dict], before, after, auto: dict | None =
     lines = [
         "## scale: sweeps of 500 to 20,000 tests",
         "",
-        f"`python bench/scale.py` — one run on {platform.node()} ({os.cpu_count()} cores "
-        f"shared with other jobs; load average {before[0]:.1f} / {before[1]:.1f} / "
+        f"`python bench/scale.py` — one run on {platform.node()} ({os.cpu_count()} cores"
+        f"; load average {before[0]:.1f} / {before[1]:.1f} / "
         f"{before[2]:.1f} before, {after[0]:.1f} / {after[1]:.1f} / {after[2]:.1f} after). "
         f"Synthetic project: N test functions of ~{TEST_S * 1000:.0f} ms ({PER_FILE} per "
         "file), K named mutants with one owner each, `deskcheck sweep --workers 2`.",
