@@ -119,6 +119,19 @@ def test_auto_shows_the_coverage_pass_then_the_mutants(project: GitProject):
     _plain(log, done.stdout)
 
 
+def test_building_the_coverage_map_shows_the_coverage_pass(project: GitProject):
+    done = _deskcheck(project.root, "auto", "--build-coverage-map")
+    log = done.stderr
+    assert done.returncode == 0, f"--build-coverage-map failed (exit {done.returncode}):\n{log}"
+    _in_order(log, [r"^deskcheck auto: building the coverage map",
+                    r"^coverage pass: collecting tests\.\.\.$",
+                    r"^coverage pass: collected 3 tests in [\d.]+s$",
+                    r"^coverage pass: 3 tests under coverage run in [\d.]+s, 0 failed$"])
+    assert done.stdout.strip().startswith("coverage map built: 3 tests"), (
+        f"no one-line summary of the map on stdout:\n{done.stdout}")
+    _plain(log, done.stdout)
+
+
 def test_standins_run_shows_the_coverage_pass():
     target = "examples/tp_scheduler/tests/test_adhoc_standins.py"
     done = _deskcheck(REPO, "standins", "--run", target)

@@ -114,7 +114,9 @@ def build_coverage_map(args: argparse.Namespace) -> int:
     root = Path(getattr(args, "root", None) or Path.cwd()).resolve()
     overrides = {"tests": tuple(args.tests) if getattr(args, "tests", None) else None}
     settings = settings_from(load_config(root), root, "", overrides)
-    with Store.for_project(root) as store:
+    with Store.for_project(root) as store, _reporter() as progress:
+        progress.line("deskcheck auto: building the coverage map (the whole suite, once, "
+                      "under coverage)")
         cmap = CoverageMap(store)
         measured = build_map(cmap, root, settings.tests, settings.test_paths,
                              settings.coverage_timeout_s)
