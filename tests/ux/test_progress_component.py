@@ -92,3 +92,18 @@ def test_the_child_writes_its_counts_and_the_parent_follows_them(tmp_path: Path)
     assert "branch: collected 4 tests in" in log and "branch: 4 tests run in" in log and (
         "1 failed" in log), f"the parent did not show the child's counts:\n{log}"
     assert "test_two" in output, "the child's own output was lost while following it"
+
+
+def test_a_failed_test_counts_once_whatever_phase_failed(tmp_path: Path, monkeypatch):
+    from types import SimpleNamespace
+
+    from deskcheck import progress_counts
+
+    counts = progress_counts._Counts(tmp_path / "counts.json")
+    monkeypatch.setattr(progress_counts, "_COUNTS", counts)
+    failed = SimpleNamespace(nodeid="t.py::a", failed=True, passed=False, skipped=False)
+    passed = SimpleNamespace(nodeid="t.py::b", failed=False, passed=True, skipped=False)
+    for report in (failed, failed, passed):  # t.py::a fails its call and its teardown
+        progress_counts.pytest_runtest_logreport(report)
+    assert counts.state["failed"] == 1, (
+        f"one failing test (call and teardown) must count as 1 failed: {counts.state}")
