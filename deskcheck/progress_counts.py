@@ -47,11 +47,12 @@ class _Counts:
 
 
 def _open() -> _Counts | None:
-    # taken out of the environment: a pytest the tests start must not write over these counts
+    """The counts of this process, the first pytest started with ``ENV`` set. The variable is
+    taken out of the environment, so a pytest the tests start does not write over them, and
+    xdist workers (started after this import) leave the reporting to their controller. (Not
+    ``PYTEST_XDIST_WORKER``: a command run from inside a worker inherits that.)"""
     path = os.environ.pop(ENV, None)
-    if not path or os.environ.get("PYTEST_XDIST_WORKER"):  # the controller reports for all
-        return None
-    return _Counts(Path(path))
+    return _Counts(Path(path)) if path else None
 
 
 _COUNTS = _open()

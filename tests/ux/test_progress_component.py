@@ -107,3 +107,18 @@ def test_a_failed_test_counts_once_whatever_phase_failed(tmp_path: Path, monkeyp
         progress_counts.pytest_runtest_logreport(report)
     assert counts.state["failed"] == 1, (
         f"one failing test (call and teardown) must count as 1 failed: {counts.state}")
+
+
+def test_a_child_started_from_inside_an_xdist_worker_still_reports(tmp_path: Path):
+    """``deskcheck auto`` run by a test under ``pytest -n 2`` inherits PYTEST_XDIST_WORKER;
+    its coverage pass is still a controller and must report its counts."""
+    (tmp_path / "test_counts.py").write_text(TESTS)
+    counts = tmp_path / "counts.json"
+    env = {**os.environ, ENV: str(counts), "PYTEST_XDIST_WORKER": "gw0",
+           "PYTHONDONTWRITEBYTECODE": "1"}
+    done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
+                           "-p", "deskcheck.progress_counts", "-p", "no:randomly",
+                           "test_counts.py"], cwd=tmp_path, env=env, capture_output=True,
+                          text=True, timeout=300)
+    assert counts.is_file(), f"the child wrote no counts under an inherited worker id:\n{done.stdout}"
+    assert json.loads(counts.read_text())["total"] == 4, counts.read_text()
