@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -57,8 +56,15 @@ def register(subparsers: Any) -> None:
     reg.set_defaults(func=_regress)
 
 
-def _progress(message: str) -> None:
-    print(f"deskcheck: {message}", file=sys.stderr, flush=True)
+@contextmanager
+def _progress(command: str, base: str) -> Iterator[Any]:
+    """The gate's progress on stderr, from its first second: what it compares, then each
+    side's collection (with a running count) and run (``deskcheck.progress``)."""
+    from deskcheck.progress import ProgressReporter
+
+    with ProgressReporter() as reporter:
+        reporter.line(f"deskcheck {command}: the working tree against merge-base({base}, HEAD)")
+        yield lambda message: reporter.line(f"deskcheck: {message}")
 
 
 def _write_outputs(args: argparse.Namespace, payload: dict[str, Any], markdown: str) -> None:
@@ -92,10 +98,10 @@ def _redfirst(args: argparse.Namespace) -> int:
     from deskcheck.gate.redfirst import run_redfirst  # lazy: keeps CLI start-up light
     from deskcheck.gate.render import redfirst_markdown, redfirst_text
 
-    with _json_on_error(args, "redfirst"):
+    with _json_on_error(args, "redfirst"), _progress("redfirst", args.base) as say:
         report = run_redfirst(args.base, args.paths, strict=args.strict,
                               require_clean=args.require_clean, parallel=args.parallel,
-                              progress=_progress, require_tests=args.require_tests)
+                              progress=say, require_tests=args.require_tests)
     print(redfirst_text(report))
     _write_outputs(args, report.to_json(), redfirst_markdown(report))
     return report.exit_code
@@ -105,10 +111,10 @@ def _regress(args: argparse.Namespace) -> int:
     from deskcheck.gate.regress import run_regress  # lazy: keeps CLI start-up light
     from deskcheck.gate.render import regress_markdown, regress_text
 
-    with _json_on_error(args, "regress"):
+    with _json_on_error(args, "regress"), _progress("regress", args.base) as say:
         report = run_regress(args.base, args.paths, workers=args.workers, strict=args.strict,
                              require_clean=args.require_clean, rerun=not args.no_rerun,
-                             parallel=args.parallel, progress=_progress)
+                             parallel=args.parallel, progress=say)
     print(regress_text(report))
     _write_outputs(args, report.to_json(), regress_markdown(report))
     return report.exit_code

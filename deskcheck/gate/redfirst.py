@@ -256,6 +256,7 @@ def run_redfirst(ref: str, paths: list[str] | None = None, *, cwd: Path | None =
         return report
     with gate_scratch(ctx.repo, notes) as scratch:
         t0 = time.perf_counter()
+        say(f"base {ctx.base[:12]}: checking it out in a scratch worktree")
         with scratch_worktree(ctx.repo, ctx.base, scratch) as worktree:
             timings["worktree"] = time.perf_counter() - t0
             say(f"base {ctx.base[:12]}: {len(select)} tests from the branch on the base code; "

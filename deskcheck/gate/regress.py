@@ -108,6 +108,7 @@ def run_regress(ref: str, paths: list[str] | None = None, *, workers: int = 0,
                            workers=workers)
     with gate_scratch(ctx.repo, notes) as scratch:
         t0 = time.perf_counter()
+        say(f"base {ctx.base[:12]}: checking it out in a scratch worktree")
         with scratch_worktree(ctx.repo, ctx.base, scratch) as worktree:
             timings["worktree"] = time.perf_counter() - t0
             base_root = ctx.project_root_in(worktree)

@@ -27,14 +27,16 @@ from deskcheck.errors import GateError
 
 # not from probe_plugin: that imports pytest, which the gate's own process never needs
 from deskcheck.gate.redirect import PLAN_ENV, PROBE_MODULE_NAME, SITECUSTOMIZE
+from deskcheck.progress import COUNTS_ENV, child_progress, follow_child
 from deskcheck.watchdog import DIE_WITH_ENV, SET_DEATH_SIGNAL, GroupWatchdog
 
 RETRY_DISTRIBUTIONS = frozenset({"pytest-rerunfailures", "flaky", "pytest-retry",
                                  "pytest-flakefinder"})
 FAILING = frozenset({"failed", "error"})
 STARTUP_ERROR_ID = "<conftest import error: nothing collected>"
+COUNTS_MODULE_NAME = "_deskcheck_progress_counts"  # deskcheck.progress_counts, by a unique name
 _CHILD_ENV_DROP = ("PYTEST_XDIST_WORKER", "PYTEST_XDIST_WORKER_COUNT", "PYTEST_XDIST_TESTRUNUID",
-                   "PYTEST_CURRENT_TEST", PLAN_ENV)
+                   "PYTEST_CURRENT_TEST", PLAN_ENV, COUNTS_ENV)
 _OK_EXIT = (0, 1, 5)  # all passed, some failed, none collected
 _LIVE: set[subprocess.Popen[bytes]] = set()
 _LIVE_LOCK = threading.Lock()
@@ -135,13 +137,14 @@ def _probe_folder(scratch: Path) -> Path:
         building = scratch / f".probe-{os.getpid()}-{threading.get_ident()}"
         building.mkdir(parents=True)
         here = Path(__file__).parent
-        for source, name in (("probe_plugin.py", PROBE_MODULE_NAME),
-                             ("redirect.py", "_deskcheck_gate_redirect")):
+        for source, name in ((here / "probe_plugin.py", PROBE_MODULE_NAME),
+                             (here / "redirect.py", "_deskcheck_gate_redirect"),
+                             (here.parent / "progress_counts.py", COUNTS_MODULE_NAME)):
             target = building / f"{name}.py"
             try:
-                target.symlink_to(here / source)
+                target.symlink_to(source)
             except OSError:
-                target.write_text((here / source).read_text(encoding="utf-8"), encoding="utf-8")
+                target.write_text(source.read_text(encoding="utf-8"), encoding="utf-8")
         (building / "sitecustomize.py").write_text(
             "import os as _os\n" + SET_DEATH_SIGNAL + SITECUSTOMIZE, encoding="utf-8")
         try:
@@ -152,10 +155,12 @@ def _probe_folder(scratch: Path) -> Path:
 
 
 def probe_environment(env: dict[str, str]) -> dict[str, str]:
-    """``PYTEST_PLUGINS`` with the probe first (the user's own entries kept after it)."""
+    """``PYTEST_PLUGINS`` with the probe and the progress counts first (the user's own entries
+    kept after them)."""
+    ours = (PROBE_MODULE_NAME, COUNTS_MODULE_NAME)
     plugins = [p.strip() for p in env.get("PYTEST_PLUGINS", "").split(",")
-               if p.strip() and p.strip() != PROBE_MODULE_NAME]
-    return {"PYTEST_PLUGINS": ",".join([PROBE_MODULE_NAME, *plugins])}
+               if p.strip() and p.strip() not in ours]
+    return {"PYTEST_PLUGINS": ",".join([*ours, *plugins])}
 
 
 def pytest_command(spec: SideSpec) -> list[str]:
@@ -186,9 +191,11 @@ def run_side(spec: SideSpec, scratch: Path, stop: threading.Event | None = None)
     env[PLAN_ENV] = str(plan_path)
     env.update(probe_environment(env))
     env["PYTHONDONTWRITEBYTECODE"] = "1"
+    env[COUNTS_ENV] = str(out_dir / "counts.json")
     log_path = out_dir / "pytest.log"
     started = time.perf_counter()
-    _run_child(pytest_command(spec), cwd=spec.tests_root, env=env, log_path=log_path, stop=stop)
+    _run_child(pytest_command(spec), cwd=spec.tests_root, env=env, log_path=log_path, stop=stop,
+               label=spec.side + (" (re-run)" if spec.label.endswith("rerun") else ""))
     duration = time.perf_counter() - started
     return _read_results(spec, out_dir, log_path, duration)
 
@@ -223,7 +230,7 @@ def kill_live_children() -> None:
 
 
 def _run_child(command: list[str], *, cwd: Path, env: dict[str, str], log_path: Path,
-               stop: threading.Event | None = None) -> int:
+               stop: threading.Event | None = None, label: str = "pytest") -> int:
     with log_path.open("wb") as log:
         with _LIVE_LOCK:  # started and registered at once: a kill never misses a child
             if stop is not None and stop.is_set():
@@ -236,7 +243,7 @@ def _run_child(command: list[str], *, cwd: Path, env: dict[str, str], log_path: 
         watchdog = None
         try:
             watchdog = GroupWatchdog(child.pid)
-            code = child.wait()
+            code, _ = follow_child(child, Path(env[COUNTS_ENV]), child_progress(label))
             _kill_group(child)  # what the tests started and left behind goes with it
             return code
         except BaseException:

@@ -38,6 +38,7 @@ from deskcheck.errors import CatalogError
 from deskcheck.mutants.catalog_checks import (
     did_you_mean,
     kills_marker_ids,
+    static_owner_problem,
     static_target_problem,
 )
 from deskcheck.mutants.operators import OPERATORS, OperatorParamError, operator_class
@@ -150,6 +151,16 @@ class _Lines:
     def _is_header(line: str) -> bool:
         return bool(re.match(r"^\s*\[\[?\s*[A-Za-z_][\w.\-]*\s*\]\]?\s*(#.*)?$", line))
 
+    def value_line(self, block: tuple[int, int] | None, value: str, key: str) -> int:
+        """The line of the quoted string ``value`` in ``block`` (an entry of a list that may
+        span lines), else the line of ``key``."""
+        if block is not None:
+            quoted = (f'"{value}"', f"'{value}'")
+            for i in range(*block):
+                if any(q in self.lines[i] for q in quoted):
+                    return i + 1
+        return self.key_line(block, key)
+
     def key_line(self, block: tuple[int, int] | None, key: str) -> int:
         if block is None:
             return 1
@@ -192,9 +203,10 @@ def load_catalog(path: str | Path) -> Catalog:
     mutants: list[Mutant] = []
     first_line: dict[str, int] = {}
     marked = _LazyMarked(path.parent, settings.tests)
+    owner_roots = _owner_roots(path.parent, settings.tests)
     for index, raw in enumerate(raw_mutants):
         block = lines.blocks[index] if index < len(lines.blocks) else None
-        mutant = _mutant(raw, block, lines, str(path), err, marked)
+        mutant = _mutant(raw, block, lines, str(path), err, marked, owner_roots)
         if mutant is None:
             continue
         if mutant.id in first_line:
@@ -223,6 +235,14 @@ class _LazyMarked:
         if not self._read:
             self._ids, self._read = kills_marker_ids(self.root, self.tests), True
         return self._ids
+
+
+def _owner_roots(folder: Path, tests: tuple[str, ...]) -> list[Path]:
+    """Where an owner's path may start: the catalog's folder, the current one, a [sweep]
+    tests folder and the folders above the catalog (pytest's rootdir is one of them)."""
+    roots = [folder, Path.cwd(), *(folder / t for t in tests if (folder / t).is_dir()),
+             *folder.parents]
+    return list(dict.fromkeys(r.resolve() for r in roots))
 
 
 def _positive_number(value: Any) -> bool:
@@ -267,7 +287,8 @@ def _settings(raw: Any, lines: _Lines, err) -> SweepSettings:
 
 
 def _mutant(raw: Any, block, lines: _Lines, file: str, err,
-            marked: _LazyMarked | None = None) -> Mutant | None:
+            marked: _LazyMarked | None = None,
+            owner_roots: list[Path] | None = None) -> Mutant | None:
     header = block[0] + 1 if block else 1
     if not isinstance(raw, dict):
         err(header, "a mutant must be a table", "write it as [[mutant]] with keys")
@@ -333,6 +354,12 @@ def _mutant(raw: Any, block, lines: _Lines, file: str, err,
         err(line("owners"), "owners must be a list of test node ids or '-k EXPR' / '-m EXPR'",
             'e.g. owners = ["tests/test_x.py::test_y"]')
         ok = False
+    elif owners and owner_roots is not None:  # a node id that names nothing: this pass too
+        for owner in owners:
+            problem = static_owner_problem(owner.strip(), owner_roots)
+            if problem:
+                err(lines.value_line(block, owner, "owners"), *problem)
+                ok = False
     elif not owners and isinstance(mutant_id, str) and mutant_id and marked is not None:
         ids = marked.ids()
         if ids is not None and mutant_id not in ids:

@@ -116,3 +116,98 @@ def _read(file: Path) -> str:
         return file.read_text(encoding="utf-8", errors="replace")
     except OSError:
         return ""
+
+
+# pytest hooks that make items of other names than the ``def``/``class`` in a file: where a
+# conftest above the file defines one, only collection can tell what the file holds
+_DYNAMIC_HOOKS = re.compile(r"def\s+pytest_(?:pycollect_makeitem|pycollect_makemodule|"
+                            r"collect_file)\b")
+# a module that binds names at run time (``monkeypatch.setattr(...)`` is not one of them)
+_DYNAMIC_MODULE = re.compile(r"\bglobals\(\)|(?<![.\w])(?:setattr|exec)\(|\bdef\s+__getattr__\b|"
+                             r"\bpytest_pycollect_makeitem\b")
+
+
+def _conftests_make_items(folder: Path) -> bool:
+    """Whether a ``conftest.py`` in ``folder`` or above defines a collection hook."""
+    for parent in (folder, *folder.parents):
+        if _DYNAMIC_HOOKS.search(_read(parent / "conftest.py")):
+            return True
+    return False
+
+
+def _owner_path(path_part: str, roots: Iterable[Path]) -> Path | None:
+    for root in roots:
+        candidate = root / path_part
+        if candidate.exists():
+            return candidate
+    return None
+
+
+def _missing_path_hint(path_part: str, roots: Iterable[Path]) -> str:
+    """A close name in the folder the path points into (the first root where it exists)."""
+    wanted = Path(path_part)
+    for root in roots:
+        folder = (root / wanted).parent
+        if folder.is_dir():
+            names = sorted(p.name for p in folder.iterdir() if not p.name.startswith("."))
+            close = difflib.get_close_matches(wanted.name, names, n=2, cutoff=0.6)
+            if close:
+                return "; did you mean " + " or ".join(
+                    repr((wanted.parent / c).as_posix()) for c in close) + "?"
+            return ""
+    return ""
+
+
+def static_owner_problem(owner: str, roots: Iterable[Path]) -> tuple[str, str] | None:
+    """``(message, fix)`` when the node id ``owner`` certainly names nothing pytest could
+    collect: a file or folder that is not on disk (under any of ``roots``), or a test
+    function / class / method its file does not define, with the close names defined there
+    (difflib). ``None`` when it is there, is a ``-k``/``-m`` expression, or only collection
+    can tell: a parametrized id (its function is checked, not the parameters), a name made
+    by an assignment, an import or ``globals()``, a method a class may inherit, a non-Python
+    test file, or a file under a conftest that makes its own items."""
+    if owner.startswith(("-k", "-m")):
+        return None
+    roots = list(roots)
+    path_part, sep, rest = owner.partition("::")
+    target = _owner_path(path_part, roots)
+    if target is None:
+        return (f"owner {owner!r}: no file or folder {path_part!r}"
+                + _missing_path_hint(path_part, roots),
+                "correct the path (relative to the catalog's folder or pytest's rootdir)")
+    if not sep:
+        return None
+    if target.is_dir():
+        return (f"owner {owner!r}: {path_part!r} is a folder; '::' must follow a test file",
+                "name the file (folder/test_x.py::test_y), or the folder alone for all of it")
+    text = _read(target) if target.suffix == ".py" else ""
+    if not text or _DYNAMIC_MODULE.search(text) or _conftests_make_items(target.parent):
+        return None
+    try:
+        body: list[ast.stmt] = ast.parse(text).body
+    except (SyntaxError, ValueError):
+        return None  # collection reports the file itself
+    where, parts = path_part, rest.split("::")
+    for depth, part in enumerate(parts):
+        name = part.partition("[")[0]
+        if any(isinstance(n, ast.ImportFrom) and any(a.name == "*" for a in n.names)
+               for n in body):
+            return None
+        names = _names(body)
+        node = names.get(name)
+        if node is None:
+            defined = [n for n, d in names.items() if not n.startswith("_") and isinstance(
+                d, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef)]
+            close = difflib.get_close_matches(name, defined, n=3, cutoff=0.6)
+            hint = f"; did you mean {' or '.join(repr(c) for c in close)}?" if close else ""
+            return (f"owner {owner!r}: {where} defines no test {name!r}{hint}",
+                    "correct the node id (`pytest --collect-only -q` lists them)")
+        if not isinstance(node, ast.ClassDef):
+            return None  # a function (its parameters and anything below: collection), or a
+            # name bound by an assignment or import
+        if node.bases or node.keywords:
+            return None  # its tests may be inherited: collection decides
+        body, where = node.body, f"{where}::{name}"
+        if depth == len(parts) - 1:
+            return None
+    return None

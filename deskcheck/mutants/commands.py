@@ -113,7 +113,6 @@ def _sweep(args: argparse.Namespace) -> int:
     from rich.console import Console
 
     from deskcheck.mutants.render import (
-        ProgressReporter,
         output_console,
         shortfall_report,
         summary_text,
@@ -121,6 +120,7 @@ def _sweep(args: argparse.Namespace) -> int:
         write_json,
     )
     from deskcheck.mutants.sweep import SweepOptions, run_sweep
+    from deskcheck.progress import ProgressReporter
 
     catalog = _catalog(args)
     if not catalog.mutants:  # nothing swept must not read as "every mutant held"

@@ -1,18 +1,16 @@
-"""Terminal output of a sweep: a rich progress bar while it runs, a verdict table after,
-and the JSON document (``--json``)."""
+"""Terminal output of a sweep: progress while it runs (``deskcheck.progress``), a verdict
+table after, and the JSON document (``--json``)."""
 
 from __future__ import annotations
 
 import json
 import platform
 import sys
-import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from rich.console import Console, Group
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 from rich.text import Text
 
@@ -24,107 +22,6 @@ from deskcheck.report.records import MutantRecord, RunRecord
 STYLE = {"KILLED": "green", "ACCEPTED_SURVIVOR": "cyan", "SURVIVED": "bold red",
          "OWNER_MISSED": "red", "WRONG_FAILURE": "yellow", "STALE": "magenta",
          "TIMEOUT": "bold yellow", "BROKEN": "magenta", "BASELINE_RED": "bold red"}
-
-
-PHASES = {"collect": "collecting tests", "baseline": "baseline: owners on clean code",
-          "mutants": "mutants", "recheck": "recheck: non-owners on clean code"}
-
-
-class ProgressReporter:
-    """Progress from the first second of a sweep: collection with a running count (it is
-    also a pytest plugin: ``pytest_collectstart``/``pytest_itemcollected``), then one bar
-    per phase whose labels name tests and mutants, never job keys.
-
-    On a terminal: rich bars, refreshed from the sweep loop only (no thread), so forking a
-    child never happens while another thread holds a lock. Elsewhere (a CI log): plain
-    lines, one per phase start and end and one per finished mutant, nothing redrawn."""
-
-    def __init__(self, console: Console):
-        self.console = console
-        self.live = console.is_terminal and not console.is_dumb_terminal
-        self.progress = Progress(TextColumn("{task.description}"), BarColumn(),
-                                 MofNCompleteColumn(), TimeElapsedColumn(),
-                                 TextColumn("{task.fields[last]}"), console=console,
-                                 auto_refresh=False, transient=False)
-        self.task: Any = None
-        self.started = False
-        self.name = ""
-        self.total = 0
-        self.done = 0
-        self.collected = 0
-        self._clock = time.monotonic()
-        self._last_line = 0.0
-
-    def _line(self, text: str) -> None:
-        self.console.print(text, markup=False, highlight=False, soft_wrap=True)
-
-    def start(self, what: str) -> None:
-        """Say what is about to happen, then show collection as it goes."""
-        self._line(what)
-        self.phase("collect", 0)
-
-    def phase(self, name: str, total: int) -> None:
-        self._finish_phase()
-        self.name, self.total, self.done = name, total, 0
-        self._clock = time.monotonic()
-        label = PHASES.get(name, name)
-        if not self.live:
-            self._line(f"{label}..." if name == "collect" else f"{label}: {total} to run")
-            return
-        if not self.started:
-            self.progress.start()
-            self.started = True
-        self.task = self.progress.add_task(label, total=total or None, last="")
-        self.progress.refresh()
-
-    def advance(self, label: str) -> None:
-        self.done += 1
-        if not self.live:
-            self._line(f"  [{self.done}/{self.total}] {label}")
-            return
-        self.progress.update(self.task, advance=1, last=label)
-        self.progress.refresh()
-
-    # pytest hooks: the sweep registers the reporter as a plugin of its session
-    def pytest_collectstart(self, collector: Any) -> None:
-        path = getattr(collector, "path", None)
-        if self.name == "collect" and self.live and path is not None:  # the file, short
-            self.progress.update(self.task, last=f"{self.collected} tests · {path.name}")
-            self.progress.refresh()
-
-    def pytest_itemcollected(self, item: Any) -> None:
-        if self.name != "collect":
-            return
-        self.collected += 1
-        if self.live:
-            self.progress.update(self.task, completed=self.collected,
-                                 last=f"{self.collected} tests")
-            self.progress.refresh()
-        elif time.monotonic() - self._last_line > 5:  # a CI log: a line every 5 s at most
-            self._last_line = time.monotonic()
-            self._line(f"  {self.collected} tests collected so far ({item.nodeid})")
-
-    def pytest_collection_finish(self, session: Any) -> None:
-        if self.name == "collect":
-            self._finish_phase()
-            self.name = "collected"
-
-    def _finish_phase(self) -> None:
-        if self.name != "collect":
-            return
-        took = time.monotonic() - self._clock
-        if self.live:
-            self.progress.update(self.task, total=self.collected, completed=self.collected,
-                                 last=f"{self.collected} tests in {took:.1f}s")
-            self.progress.refresh()
-        else:
-            self._line(f"collected {self.collected} tests in {took:.1f}s")
-
-    def stop(self) -> None:
-        if self.name == "collect" and not self.collected and self.live:  # nothing to collect
-            self.progress.update(self.task, total=0, last="not needed")
-        if self.started:
-            self.progress.stop()
 
 
 def _cell(*lines: Text | str) -> Text:

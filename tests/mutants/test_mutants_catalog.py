@@ -8,6 +8,7 @@ import pytest
 
 from deskcheck.errors import CatalogError
 from deskcheck.mutants.catalog import load_catalog
+from tests.owner_files import write_placeholder_owners
 
 from .conftest import CATALOG
 
@@ -15,6 +16,7 @@ from .conftest import CATALOG
 def write(tmp_path, text: str):
     path = tmp_path / "mutants.toml"
     path.write_text(textwrap.dedent(text).lstrip())
+    write_placeholder_owners(tmp_path)
     return path
 
 

@@ -14,6 +14,7 @@ from deskcheck.errors import CatalogError
 from deskcheck.mutants.catalog import Catalog, Mutant
 from deskcheck.mutants.reuse import definition_of
 from deskcheck.mutants.verdicts import ItemResult
+from tests.owner_files import write_placeholder_owners
 
 pytest_plugins = ["pytester"]
 
@@ -118,6 +119,7 @@ expect = "told to admit"
 accepted_survivor = "equivalent: re-checked below"
 timeout_s = 3
 ''', encoding="utf-8")
+    write_placeholder_owners(tmp_path)
     catalog = load_catalog(path)
     expected = Mutant(id="ballot.M9", title="the edge is off", target="pkg.mod:Cls.meth",
                       operator="swap", params={"old": "<", "new": "<=", "occurrence": 2},

@@ -14,6 +14,7 @@ import pytest
 from deskcheck.errors import CatalogError, ConfigError
 from deskcheck.mutants import load_catalog
 from deskcheck.report.shard import parse_shard
+from tests.owner_files import write_placeholder_owners
 
 MUTANT = '''
 [[mutant]]
@@ -30,6 +31,7 @@ def _load(tmp_path: Path, text: str) -> tuple[dict[str, str], object]:
     """(line -> message of every problem, the catalog when there is none)."""
     path = tmp_path / "mutants.toml"
     path.write_text(textwrap.dedent(text), encoding="utf-8")
+    write_placeholder_owners(tmp_path)
     try:
         return {}, load_catalog(path)
     except CatalogError as error:

@@ -7,6 +7,7 @@ from pathlib import Path
 
 from deskcheck.errors import CatalogError
 from deskcheck.mutants import load_catalog
+from tests.owner_files import write_placeholder_owners
 
 GOOD = '''
 [[mutant]]
@@ -22,6 +23,7 @@ owners = ["tests/test_x.py::test_y"]
 def _problems(tmp_path: Path, text: str) -> dict[str, str]:
     path = tmp_path / "mutants.toml"
     path.write_text(textwrap.dedent(text))
+    write_placeholder_owners(tmp_path)
     try:
         load_catalog(path)
     except CatalogError as error:

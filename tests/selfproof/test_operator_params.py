@@ -11,6 +11,7 @@ import pytest
 
 from deskcheck.errors import CatalogError
 from deskcheck.mutants import load_catalog
+from tests.owner_files import write_placeholder_owners
 
 
 def problems(tmp_path: Path, operator: str, params: str) -> dict[str, tuple[str, str]]:
@@ -23,6 +24,7 @@ def problems(tmp_path: Path, operator: str, params: str) -> dict[str, tuple[str,
         operator = "{operator}"
         owners = ["tests/test_x.py::test_y"]
         ''') + textwrap.dedent(params), encoding="utf-8")
+    write_placeholder_owners(tmp_path)
     try:
         load_catalog(path)
     except CatalogError as error:

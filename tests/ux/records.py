@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from deskcheck.mutants.verdicts import ItemResult, decide
 from deskcheck.report.records import MutantRecord
 
@@ -11,6 +13,16 @@ E2E = "tests/test_scheduler_end_to_end.py::test_admission_end_to_end_with_three_
 MUTANT_IDS = ("limits.M1.draining_rank_admits_full_budget", "limits.M2.headroom_max_not_min",
               "limits.M3.total_reset_across_recovery", "limits.M4.digest_covers_one_rid")
 FAILURE = "AssertionError: rank 1 admitted 7 requests while draining (expected 0)"
+
+
+def write_owner_tests(root: Path) -> None:
+    """The test files the owners above name, under ``root`` (a catalog's owners must exist)."""
+    for owner in (DRAIN, HEADROOM, E2E):
+        path, _, name = owner.partition("::")
+        test_file = root / path
+        test_file.parent.mkdir(parents=True, exist_ok=True)
+        with test_file.open("a", encoding="utf-8") as out:
+            out.write(f"def {name}():\n    pass\n\n\n")
 
 
 def _owner_failure(nodeid: str, message: str) -> ItemResult:

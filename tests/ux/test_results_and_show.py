@@ -10,7 +10,7 @@ from pathlib import Path
 
 from deskcheck.report.records import MutantRecord, RunRecord
 from deskcheck.report.store import Store
-from tests.ux.records import DRAIN, records
+from tests.ux.records import DRAIN, records, write_owner_tests
 
 MODULE = "def local_admit_limit(free, reserved):\n    return max(0, free - reserved)\n"
 CATALOG = f'''[[mutant]]
@@ -65,6 +65,7 @@ def test_mutants_show_prints_the_diff_and_the_last_verdict_with_its_reason(tmp_p
     (tmp_path / "pkg" / "__init__.py").write_text("")
     (tmp_path / "pkg" / "limits.py").write_text(MODULE)
     (tmp_path / "mutants.toml").write_text(CATALOG)
+    write_owner_tests(tmp_path)
     db = tmp_path / "results.sqlite"
     _store(db, records())
     done = _deskcheck(tmp_path, "mutants", "show", "limits.M2.headroom_max_not_min",

@@ -19,7 +19,15 @@ from deskcheck.report.records import RunRecord
 from deskcheck.report.renderers import markdown
 from deskcheck.report.renderers.terminal import print_report
 from deskcheck.report.reportdata import ReportData
-from tests.ux.records import DRAIN, E2E, FAILURE, HEADROOM, MUTANT_IDS, records
+from tests.ux.records import (
+    DRAIN,
+    E2E,
+    FAILURE,
+    HEADROOM,
+    MUTANT_IDS,
+    records,
+    write_owner_tests,
+)
 from tests.ux.tokens import split_tokens
 
 WIDTHS = (80, 120)
@@ -82,6 +90,7 @@ def test_the_split_check_itself_sees_a_folded_id():
 
 def _catalog(tmp_path: Path) -> Path:
     path = tmp_path / "mutants.toml"
+    write_owner_tests(tmp_path)
     blocks = []
     for mutant_id in MUTANT_IDS:
         blocks.append(f'''[[mutant]]

@@ -73,16 +73,19 @@ def run_standins(args: argparse.Namespace) -> int:
         if not Path(root).is_dir():
             raise ConfigError(f"--root {root} is not a folder", location=root,
                               fix="pass the folder that holds the production package")
+    if args.run:  # the long form: say at once what it does
+        print(f"deskcheck standins: finding stand-ins under {', '.join(map(str, paths))}",
+              file=sys.stderr, flush=True)
     found = find(paths, config.root.resolve())
     result = discover(paths, config, roots=args.root, strict=args.strict, finder_result=found,
                       verdicts=not args.run)
     if args.run and result.driving_tests:
-        from rich.console import Console
-
         from deskcheck.drift_guard.standins.run import run_driving
+        from deskcheck.progress import ProgressReporter
 
-        with Console(stderr=True).status(f"running {len(result.driving_tests)} driving "
-                                         "test(s) once under coverage"):
+        with ProgressReporter() as progress:  # the coverage pass shows its counts on it
+            progress.line(f"deskcheck standins: {len(result.driving_tests)} driving test(s) "
+                          "run once under coverage to find the driven path")
             executed, info = run_driving(result.driving_tests, result.model_files,
                                          config.root)
         result = discover(paths, config, roots=args.root, strict=args.strict,

@@ -87,13 +87,11 @@ def run_auto(args: argparse.Namespace) -> int:
         "use_coverage_map": not (getattr(args, "no_store", False)
                                  or getattr(args, "no_coverage_map", False)),
     }
-    settings = settings_from(load_config(root), root, ref, overrides)
     reporter = _reporter()
-    try:
+    reporter.line(f"deskcheck auto: mutating the lines changed since {ref}")  # the first second
+    settings = settings_from(load_config(root), root, ref, overrides)
+    with reporter:  # the coverage pass and the sweep show their progress on it
         result = run_pipeline(settings, reporter)
-    finally:
-        if reporter is not None:
-            reporter.stop()
     print_result(result, Console(highlight=False))
     if getattr(args, "json", None):
         write_json(result, args.json)
@@ -116,7 +114,9 @@ def build_coverage_map(args: argparse.Namespace) -> int:
     root = Path(getattr(args, "root", None) or Path.cwd()).resolve()
     overrides = {"tests": tuple(args.tests) if getattr(args, "tests", None) else None}
     settings = settings_from(load_config(root), root, "", overrides)
-    with Store.for_project(root) as store:
+    with Store.for_project(root) as store, _reporter() as progress:
+        progress.line("deskcheck auto: building the coverage map (the whole suite, once, "
+                      "under coverage)")
         cmap = CoverageMap(store)
         measured = build_map(cmap, root, settings.tests, settings.test_paths,
                              settings.coverage_timeout_s)
@@ -129,8 +129,6 @@ def build_coverage_map(args: argparse.Namespace) -> int:
 
 
 def _reporter():
-    try:
-        from deskcheck.mutants.render import ProgressReporter
-    except ImportError:  # pragma: no cover - the sweep engine ships with deskcheck
-        return None
+    from deskcheck.progress import ProgressReporter
+
     return ProgressReporter(Console(stderr=True))

@@ -28,6 +28,7 @@ from deskcheck.mutants.auto.coverage_plugin import CONTEXT_ENV, OUTCOMES_ENV
 from deskcheck.mutants.pytest_config import xdist_off
 
 PLUGIN = "deskcheck.mutants.auto.coverage_plugin"
+COUNTS_PLUGIN = "deskcheck.progress_counts"  # running counts for the progress line
 IMPORT_TIME = "<import>"  # the context of lines run outside any test (module level)
 
 _RCFILE = """\
@@ -130,11 +131,18 @@ def _environment(work: Path, rcfile: Path, outcomes: Path, import_roots: list[st
     return env
 
 
-def _run(command: list[str], cwd: Path, env: dict[str, str], timeout_s: float) -> tuple[int, str]:
-    process = subprocess.Popen(command, cwd=cwd, env=env, stdout=subprocess.PIPE,
-                               stderr=subprocess.STDOUT, text=True, start_new_session=True)
+def _run(command: list[str], cwd: Path, env: dict[str, str], timeout_s: float,
+         counts: Path) -> tuple[int, str]:
+    """Run the pass; while it runs, its counts show on the active progress reporter."""
+    from deskcheck.progress import COUNTS_ENV, child_progress, follow_child
+
+    process = subprocess.Popen(command, cwd=cwd, env={**env, COUNTS_ENV: str(counts)},
+                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                               start_new_session=True)
     try:
-        output, _ = process.communicate(timeout=timeout_s)
+        returncode, output = follow_child(process, counts,
+                                          child_progress("coverage pass", "tests under coverage"),
+                                          timeout_s=timeout_s)
     except subprocess.TimeoutExpired as exc:
         os.killpg(process.pid, signal.SIGKILL)
         output, _ = process.communicate()
@@ -145,7 +153,7 @@ def _run(command: list[str], cwd: Path, env: dict[str, str], timeout_s: float) -
         ) from exc
     finally:
         _kill_leftovers(process.pid)
-    return process.returncode, output
+    return returncode, output or ""
 
 
 def _kill_leftovers(pgid: int) -> None:
@@ -217,11 +225,12 @@ def run_coverage_pass(root: Path, paths: Sequence[str], pytest_args: Sequence[st
                           encoding="utf-8")
         outcomes_file = work / "outcomes.json"
         command = [python or sys.executable, "-m", "coverage", "run", f"--rcfile={rcfile}",
-                   "-m", "pytest", "-p", PLUGIN, "-q", "-rN", *xdist_off(), *pytest_args]
+                   "-m", "pytest", "-p", PLUGIN, "-p", COUNTS_PLUGIN, "-q", "-rN", *xdist_off(),
+                   *pytest_args]
         env = _environment(work, rcfile, outcomes_file, _import_roots(root, paths),
                            measure_children)
         started = time.perf_counter()
-        returncode, output = _run(command, root, env, timeout_s)
+        returncode, output = _run(command, root, env, timeout_s, work / "counts.json")
         wall = time.perf_counter() - started
         payload = (json.loads(outcomes_file.read_text(encoding="utf-8"))
                    if outcomes_file.is_file() else {"tests": {}})

@@ -14,6 +14,7 @@ from deskcheck.mutants.auto.generate import AutoMutant, Generation, generate_aut
 from deskcheck.mutants.auto.operators import operator_filter
 from deskcheck.mutants.auto.owners import CoveragePass
 from deskcheck.mutants.auto.settings import AutoSettings
+from deskcheck.progress import ProgressReporter
 from deskcheck.report.records import HOLDING_VERDICTS, MutantRecord
 
 NO_COVERAGE = "NO_COVERAGE"
@@ -109,7 +110,8 @@ def _sweep(coverage: CoveragePass, changes: ChangeSet, owned: list[AutoMutant],
     return records
 
 
-def run_pipeline(settings: AutoSettings, reporter: Any = None) -> AutoResult:
+def run_pipeline(settings: AutoSettings, reporter: ProgressReporter | None = None
+                 ) -> AutoResult:
     """Run the auto sweep described by ``settings`` (never writes a user file)."""
     started = datetime.now(UTC).isoformat(timespec="seconds")
     timings: dict[str, float] = {}
@@ -128,13 +130,12 @@ def run_pipeline(settings: AutoSettings, reporter: Any = None) -> AutoResult:
         return result
     clock = time.perf_counter()
     paths = sorted({m.path for m in generation.mutants})
-    if reporter is not None:
-        reporter.phase("owners (coverage pass)", 1)
+    if reporter is not None:  # the coverage pass shows its own counts (deskcheck.progress)
+        reporter.line(f"generated {len(mutants)} mutant(s) on the changed lines of "
+                      f"{len(paths)} file(s); finding their owners (tests under coverage)")
     coverage, result.coverage_refresh = owners_coverage(
         changes.root, paths, settings.tests, settings.test_paths,
         settings.coverage_timeout_s, settings.use_coverage_map)
-    if reporter is not None:
-        reporter.advance(f"{len(coverage.outcomes)} tests")
     timings["coverage_s"] = time.perf_counter() - clock
     result.coverage = coverage
     result.owners = {m.id: coverage.owners_for(m.path, m.coverage_lines)
@@ -146,6 +147,8 @@ def run_pipeline(settings: AutoSettings, reporter: Any = None) -> AutoResult:
         for m in generation.mutants if not result.owners[m.id]}
     if owned and settings.run_mutants:
         clock = time.perf_counter()
+        if reporter is not None:
+            reporter.start(f"running {len(owned)} owned mutant(s) against their owners")
         records.update(_sweep(coverage, changes, owned, result.owners, settings, reporter))
         timings["sweep_s"] = time.perf_counter() - clock
     elif owned:
