@@ -54,7 +54,42 @@ def test_single_process_lines_are_owned_by_the_tests_that_run_them(fixture_repo,
 def test_code_run_only_inside_gloo_ranks_is_owned_by_the_test_that_started_them(
         fixture_repo, full_pass):
     line = line_of(fixture_repo, DECIDE, "return min(values) * 2")
-    assert full_pass.owners_for(DECIDE, [line]) == [RANKS]
+    owners = full_pass.owners_for(DECIDE, [line])
+    assert owners == [RANKS], \
+        f"code run only in forked rank processes must be owned by {RANKS}, not {owners}"
+
+
+CHILD_PROJECT = {
+    "kid/__init__.py": "",
+    "kid/work.py": "def in_child(x):\n    return x * 3\n\n\ndef at_import():\n    return 1\n",
+    "tests/test_kid.py": (
+        "import subprocess\nimport sys\n\n"
+        "from kid.work import at_import\n\n"
+        "at_import()  # collection time: outside any test\n\n\n"
+        "def test_child_python():\n"
+        "    code = 'from kid.work import in_child; assert in_child(2) == 6'\n"
+        "    subprocess.run([sys.executable, '-c', code], check=True)\n\n\n"
+        "def test_nothing_started():\n"
+        "    assert True\n"),
+}
+
+
+def test_a_python_a_test_starts_is_measured_for_that_test_and_collection_is_not(tmp_path):
+    """Child processes are measured once a test runs (``COVERAGE_PROCESS_START`` exported
+    from the first test on): a line run only in a ``subprocess`` python belongs to the test
+    that started it; a line run only at collection has no owner."""
+    for rel, text in CHILD_PROJECT.items():
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text(text, encoding="utf-8")
+    measured = run_coverage_pass(tmp_path, ["kid/work.py"], ["tests"])
+    child_line = line_of(tmp_path, "kid/work.py", "return x * 3")
+    import_line = line_of(tmp_path, "kid/work.py", "return 1")
+    assert measured.owners_for("kid/work.py", [child_line]) == \
+        ["tests/test_kid.py::test_child_python"], (
+        f"the subprocess python's line belongs to the test that started it: {measured.lines}")
+    assert measured.owners_for("kid/work.py", [import_line]) == [], \
+        f"a line run only at collection has no owner: {measured.lines}"
+    assert set(measured.outcomes.values()) == {"passed"}, measured.output_tail
 
 
 def test_uncovered_lines_have_no_owner_and_outcomes_are_recorded(fixture_repo, full_pass):

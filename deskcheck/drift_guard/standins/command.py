@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import sys
 from pathlib import Path
@@ -56,6 +57,15 @@ def _pytest_testpaths(config) -> list[str]:
     return [value] if isinstance(value, str) else list(value)
 
 
+def _status(text: str) -> contextlib.AbstractContextManager:
+    """A spinner on a terminal's stderr; nothing (and no rich import) otherwise."""
+    if not sys.stderr.isatty():
+        return contextlib.nullcontext()
+    from rich.console import Console
+
+    return Console(stderr=True).status(text)
+
+
 def run_standins(args: argparse.Namespace) -> int:
     from deskcheck.drift_guard.standins.discover import discover, find
 
@@ -76,12 +86,10 @@ def run_standins(args: argparse.Namespace) -> int:
     result = discover(paths, config, roots=args.root, strict=args.strict, finder_result=found,
                       verdicts=not args.run)
     if args.run and result.driving_tests:
-        from rich.console import Console
-
         from deskcheck.drift_guard.standins.run import run_driving
 
-        with Console(stderr=True).status(f"running {len(result.driving_tests)} driving "
-                                         "test(s) once under coverage"):
+        with _status(f"running {len(result.driving_tests)} driving test(s) once under "
+                     "coverage"):
             executed, info = run_driving(result.driving_tests, result.model_files,
                                          config.root)
         result = discover(paths, config, roots=args.root, strict=args.strict,

@@ -22,7 +22,9 @@ Two ways to measure (``owners.run_coverage_pass`` picks one):
   only when a test starts them (``COVERAGE_PROCESS_START`` is exported from then on, when
   ``DESKCHECK_AUTO_CHILDREN`` is set). Every line a test runs is recorded under that test as
   before; lines run only at import or collection are not measured at all, which the owners
-  answer (tests only) never used.
+  answer (tests only) never used. The plugin also combines the data and writes each line's
+  tests to the JSON file ``DESKCHECK_AUTO_LINES`` names (coverage is imported here already:
+  the caller then need not import it).
 
 Per-test outcomes and pytest's rootdir go to the JSON file named by ``DESKCHECK_AUTO_OUTCOMES`` (the baseline).
 """
@@ -35,10 +37,13 @@ from typing import Any
 
 import pytest
 
-CONTEXT_ENV = "DESKCHECK_AUTO_CONTEXT"
-OUTCOMES_ENV = "DESKCHECK_AUTO_OUTCOMES"
-RCFILE_ENV = "DESKCHECK_AUTO_RCFILE"  # set: start coverage at the first test (see above)
-CHILDREN_ENV = "DESKCHECK_AUTO_CHILDREN"  # set (with RCFILE_ENV): measure child processes
+from deskcheck.mutants.auto.coverage_env import (
+    CHILDREN_ENV,
+    CONTEXT_ENV,
+    LINES_ENV,
+    OUTCOMES_ENV,
+    RCFILE_ENV,
+)
 
 _outcomes: dict[str, str] = {}
 _durations: dict[str, float] = {}
@@ -75,10 +80,23 @@ def _start_measuring() -> None:
 
 
 def _stop_measuring() -> None:
-    if _started:
-        cov = _started.pop()
-        cov.stop()
-        cov.save()
+    if not _started:
+        return
+    cov = _started.pop()
+    cov.stop()
+    cov.save()
+    request = os.environ.get(LINES_ENV)
+    if request:
+        from pathlib import Path
+
+        from deskcheck.mutants.auto.owners import read_contexts
+
+        asked = json.loads(Path(request).read_text(encoding="utf-8"))
+        lines = read_contexts(Path(os.environ[RCFILE_ENV]), Path(asked["data"]),
+                              Path(asked["root"]), asked["paths"])
+        Path(asked["out"]).write_text(json.dumps(
+            {path: {str(line): sorted(tests) for line, tests in by_line.items()}
+             for path, by_line in lines.items()}), encoding="utf-8")
 
 
 if not os.environ.get(RCFILE_ENV):  # ``coverage run``: coverage already started, hook after it

@@ -29,9 +29,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from deskcheck.errors import DeskcheckError
-from deskcheck.mutants.auto.coverage_plugin import (
+from deskcheck.mutants.auto.coverage_env import (
     CHILDREN_ENV,
     CONTEXT_ENV,
+    LINES_ENV,
     OUTCOMES_ENV,
     RCFILE_ENV,
 )
@@ -127,7 +128,7 @@ _CHILDREN = "concurrency = multiprocessing, thread\npatch = fork, _exit\n"
 def _environment(work: Path, rcfile: Path, outcomes: Path, import_roots: list[str],
                  measure_children: bool, from_first_test: bool) -> dict[str, str]:
     env = dict(os.environ)
-    for name in (CONTEXT_ENV, RCFILE_ENV, CHILDREN_ENV, "COVERAGE_PROCESS_CONFIG",
+    for name in (CONTEXT_ENV, RCFILE_ENV, CHILDREN_ENV, LINES_ENV, "COVERAGE_PROCESS_CONFIG",
                  "COVERAGE_PROCESS_START", "COVERAGE_RCFILE"):
         env.pop(name, None)
     if from_first_test:  # the plugin starts coverage, and exports the two below, then
@@ -171,8 +172,8 @@ def _kill_leftovers(pgid: int) -> None:
         pass
 
 
-def _read_contexts(rcfile: Path, data_dir: Path, root: Path,
-                   paths: Sequence[str] | None) -> dict[str, dict[int, frozenset[str]]]:
+def read_contexts(rcfile: Path, data_dir: Path, root: Path,
+                  paths: Sequence[str] | None) -> dict[str, dict[int, frozenset[str]]]:
     """path -> line -> covering tests, for ``paths`` (``None``: every file measured under
     ``root``, by its root-relative POSIX path, and ``IMPORT_TIME`` among the tests of a line
     run outside any test: at import, during collection)."""
@@ -240,6 +241,13 @@ def run_coverage_pass(root: Path, paths: Sequence[str], pytest_args: Sequence[st
                    *xdist_off(), *pytest_args]
         env = _environment(work, rcfile, outcomes_file, _import_roots(root, paths),
                            measure_children, from_first_test=not measure_all)
+        lines_file = work / "lines.json"
+        if not measure_all:  # the plugin combines and reads (coverage is imported there)
+            request = work / "lines-request.json"
+            request.write_text(json.dumps({"root": str(root), "paths": list(paths),
+                                           "data": str(data_dir), "out": str(lines_file)}),
+                               encoding="utf-8")
+            env[LINES_ENV] = str(request)
         started = time.perf_counter()
         returncode, output = _run(command, root, env, timeout_s)
         wall = time.perf_counter() - started
@@ -254,9 +262,14 @@ def run_coverage_pass(root: Path, paths: Sequence[str], pytest_args: Sequence[st
                 fix="check the test selection (--tests / [tool.deskcheck] auto_tests); pytest "
                     "said:\n" + output[-2000:].strip())
         results = payload["tests"]
+        if lines_file.is_file():
+            lines = {path: {int(line): frozenset(tests) for line, tests in by_line.items()}
+                     for path, by_line in json.loads(lines_file.read_text("utf-8")).items()}
+        else:
+            lines = read_contexts(rcfile, data_dir, root, None if measure_all else paths)
         return CoveragePass(
             root=root, rootdir=Path(payload["rootdir"]),
-            lines=_read_contexts(rcfile, data_dir, root, None if measure_all else paths),
+            lines=lines,
             outcomes={k: v["outcome"] for k, v in results.items()},
             durations={k: float(v["duration_s"]) for k, v in results.items()},
             returncode=returncode, wall_s=wall, command=command, output_tail=output[-4000:])
