@@ -7,27 +7,17 @@ test, any object), :func:`provision_of` (what any object provides), :func:`judge
 :func:`check_pointers` (citation drift), and the result types. Everything else is private.
 """
 
-from deskcheck.drift_guard._sources import clear_cache
-from deskcheck.drift_guard._surface import NameUse, ReachedMethod, Site, Surface, surface
-from deskcheck.drift_guard.objects import assert_faithful, provision_of
-from deskcheck.drift_guard.paths import PathRecord, PathVerdict, judge_paths
-from deskcheck.drift_guard.pointers import PointerReport, check_pointers
-from deskcheck.drift_guard.registry import register, registered
-from deskcheck.drift_guard.verdicts import (
-    MISSING,
-    CanFailResult,
-    DriftVerdict,
-    Finding,
-    Provision,
-    StandIn,
-    can_fail,
-    guard,
-    signature_misfit,
-)
+from deskcheck._lazy import lazy_exports
 
-__all__ = [
-    "MISSING", "CanFailResult", "DriftVerdict", "Finding", "NameUse", "PathRecord",
-    "PathVerdict", "PointerReport", "Provision", "ReachedMethod", "Site", "StandIn", "Surface",
-    "assert_faithful", "can_fail", "check_pointers", "clear_cache", "guard", "judge_paths",
-    "provision_of", "register", "registered", "signature_misfit", "surface",
-]
+# Resolved on first use (PEP 562): ``deskcheck standins`` and the pytest plugin import parts of
+# this package without paying for unittest.mock / asyncio (``objects``) or the verdict machinery.
+__getattr__, __dir__, __all__ = lazy_exports(__name__, {
+    "clear_cache": "_sources",
+    **dict.fromkeys(("NameUse", "ReachedMethod", "Site", "Surface", "surface"), "_surface"),
+    **dict.fromkeys(("assert_faithful", "provision_of"), "objects"),
+    **dict.fromkeys(("PathRecord", "PathVerdict", "judge_paths"), "paths"),
+    **dict.fromkeys(("PointerReport", "check_pointers"), "pointers"),
+    **dict.fromkeys(("register", "registered"), "registry"),
+    **dict.fromkeys(("MISSING", "CanFailResult", "DriftVerdict", "Finding", "Provision",
+                     "StandIn", "can_fail", "guard", "signature_misfit"), "verdicts"),
+}, globals())

@@ -58,7 +58,6 @@ def _pytest_testpaths(config) -> list[str]:
 
 def run_standins(args: argparse.Namespace) -> int:
     from deskcheck.drift_guard.standins.discover import discover, find
-    from deskcheck.drift_guard.standins.render import render
 
     config = load_config()
     paths = [Path(p) for p in args.paths] or default_paths(config)
@@ -97,6 +96,8 @@ def run_standins(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(result.to_json(), indent=2, default=str))
     else:
+        from deskcheck.drift_guard.standins.render import render  # rich: the terminal view only
+
         sys.stdout.write(render(result))
     return 0 if result.holds else 1
 

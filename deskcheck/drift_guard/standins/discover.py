@@ -76,8 +76,11 @@ def _report_json(report: StandInReport) -> dict[str, Any]:
 
 def find(paths: Sequence[Path], rootdir: Path) -> tuple[Finder, list[FileFindings]]:
     """Static discovery only (no model resolution)."""
+    started = time.perf_counter()
     finder = Finder(rootdir)
-    return finder, [finder.find(p) for p in test_files(paths)]
+    findings = [finder.find(p) for p in test_files(paths)]
+    finder.elapsed_s = time.perf_counter() - started
+    return finder, findings
 
 
 def discover(paths: Sequence[Path], config: ProjectConfig, *, roots: Sequence[str | Path] = (),
@@ -127,5 +130,5 @@ def discover(paths: Sequence[Path], config: ProjectConfig, *, roots: Sequence[st
     for problem in finder.problems + judge.problems:
         unique.setdefault((problem.file, problem.line, problem.message), problem)
     result.problems = sorted(unique.values(), key=lambda p: (p.file, p.line))
-    result.elapsed_s = time.perf_counter() - started
+    result.elapsed_s = time.perf_counter() - started + finder.elapsed_s
     return result

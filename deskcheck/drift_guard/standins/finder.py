@@ -43,6 +43,7 @@ class Finder:
         self.rootdir = rootdir.resolve()
         self._modules: dict[Path, tuple[TestModule, Flow] | None] = {}
         self.problems: list[Problem] = []
+        self.elapsed_s = 0.0  # reading the test files (``discover.find``)
 
     def rel(self, path: Path) -> str:
         try:

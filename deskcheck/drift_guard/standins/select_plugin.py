@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import pytest
+if TYPE_CHECKING:  # the CLI imports SELECT_ENV from here: it must not pay for pytest
+    import pytest
 
 SELECT_ENV = "DESKCHECK_STANDINS_SELECT"
 

@@ -10,6 +10,22 @@ the test starts:
 - spawned children and ``subprocess`` pythons: they start coverage from ``COVERAGE_PROCESS_START``
   whose ``context = ${DESKCHECK_AUTO_CONTEXT-}`` reads the node id this plugin exports.
 
+Two ways to measure (``owners.run_coverage_pass`` picks one):
+
+- ``coverage run -m pytest`` (``DESKCHECK_AUTO_RCFILE`` unset): coverage runs from interpreter
+  start, so lines run at import and collection are measured too (outside any test: empty
+  context). The persistent coverage map needs them (a changed module-level line).
+- ``python -m pytest`` with ``DESKCHECK_AUTO_RCFILE`` set: this plugin starts coverage (the
+  ``coverage.Coverage`` API, that rcfile) when the first test starts, and stops and saves it at
+  the end of the session. pytest's start-up, plugin imports and collection run untraced (on
+  Python 3.11 the tracer's cost there was most of the pass), and child processes are measured
+  only when a test starts them (``COVERAGE_PROCESS_START`` is exported from then on, when
+  ``DESKCHECK_AUTO_CHILDREN`` is set). Every line a test runs is recorded under that test as
+  before; lines run only at import or collection are not measured at all, which the owners
+  answer (tests only) never used. The plugin also combines the data and writes each line's
+  tests to the JSON file ``DESKCHECK_AUTO_LINES`` names (coverage is imported here already:
+  the caller then need not import it).
+
 Per-test outcomes and pytest's rootdir go to the JSON file named by ``DESKCHECK_AUTO_OUTCOMES`` (the baseline).
 """
 
@@ -17,14 +33,21 @@ from __future__ import annotations
 
 import json
 import os
+from typing import Any
 
 import pytest
 
-CONTEXT_ENV = "DESKCHECK_AUTO_CONTEXT"
-OUTCOMES_ENV = "DESKCHECK_AUTO_OUTCOMES"
+from deskcheck.mutants.auto.coverage_env import (
+    CHILDREN_ENV,
+    CONTEXT_ENV,
+    LINES_ENV,
+    OUTCOMES_ENV,
+    RCFILE_ENV,
+)
 
 _outcomes: dict[str, str] = {}
 _durations: dict[str, float] = {}
+_started: list[Any] = []  # the Coverage this plugin started (RCFILE_ENV mode), at most one
 
 
 def _switch_to_current_test() -> None:
@@ -37,11 +60,52 @@ def _switch_to_current_test() -> None:
         cov.switch_context(os.environ.get(CONTEXT_ENV, ""))
 
 
-os.register_at_fork(after_in_child=_switch_to_current_test)
+def _start_measuring() -> None:
+    """RCFILE_ENV mode: start coverage once, when the first test starts."""
+    rcfile = os.environ.get(RCFILE_ENV)
+    if not rcfile or _started:
+        return
+    import coverage
+
+    os.environ.pop(CONTEXT_ENV, None)  # the rcfile's ``context = ${...-}`` expands to ""
+
+    cov = coverage.Coverage(config_file=rcfile)
+    cov.start()  # applies ``patch = fork, _exit`` and the multiprocessing patch
+    _started.append(cov)
+    # after coverage's own at-fork hook (registered by start()), which restarts measurement
+    # in the child with an empty context
+    os.register_at_fork(after_in_child=_switch_to_current_test)
+    if os.environ.get(CHILDREN_ENV):
+        os.environ["COVERAGE_PROCESS_START"] = rcfile
+
+
+def _stop_measuring() -> None:
+    if not _started:
+        return
+    cov = _started.pop()
+    cov.stop()
+    cov.save()
+    request = os.environ.get(LINES_ENV)
+    if request:
+        from pathlib import Path
+
+        from deskcheck.mutants.auto.owners import read_contexts
+
+        asked = json.loads(Path(request).read_text(encoding="utf-8"))
+        lines = read_contexts(Path(os.environ[RCFILE_ENV]), Path(asked["data"]),
+                              Path(asked["root"]), asked["paths"])
+        Path(asked["out"]).write_text(json.dumps(
+            {path: {str(line): sorted(tests) for line, tests in by_line.items()}
+             for path, by_line in lines.items()}), encoding="utf-8")
+
+
+if not os.environ.get(RCFILE_ENV):  # ``coverage run``: coverage already started, hook after it
+    os.register_at_fork(after_in_child=_switch_to_current_test)
 
 
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None):
+    _start_measuring()  # before the export: the rcfile's static context must stay empty
     os.environ[CONTEXT_ENV] = item.nodeid
     _switch_to_current_test()
     try:
@@ -61,6 +125,7 @@ def pytest_runtest_logreport(report: pytest.TestReport) -> None:
 
 
 def pytest_sessionfinish(session: pytest.Session) -> None:
+    _stop_measuring()
     path = os.environ.get(OUTCOMES_ENV)
     if path:
         tests = {nodeid: {"outcome": outcome, "duration_s": round(_durations[nodeid], 6)}

@@ -1,11 +1,16 @@
 """Owners of auto mutants: the tests that cover the mutated statement, rank processes included.
 
-One ``coverage run -m pytest`` pass in a subprocess, restricted (``include``) to the changed
-files, with per-test contexts recorded by ``coverage_plugin`` in the test process and in every
-process a test starts (fork: ``patch = fork, _exit``; multiprocessing: ``concurrency``; spawn and
-``subprocess`` pythons: ``COVERAGE_PROCESS_START``, with coverage's ``.pth`` and a
-``sitecustomize`` bootstrap for this run only). Code that runs only inside gloo rank processes
-is thereby owned by the test that started the ranks.
+One pytest pass in a subprocess, restricted (``include``) to the changed files, with per-test
+contexts recorded by ``coverage_plugin`` in the test process and in every process a test starts
+(fork: ``patch = fork, _exit``; multiprocessing: ``concurrency``; spawn and ``subprocess``
+pythons: ``COVERAGE_PROCESS_START``, with a ``sitecustomize`` bootstrap for this run only).
+Code that runs only inside gloo rank processes is thereby owned by the test that started the
+ranks.
+
+The plugin starts coverage when the first test starts (``python -m pytest``): pytest's start-up,
+plugin imports and collection run untraced, which on Python 3.11 (no ``sys.monitoring``) was
+most of the pass's cost. Only ``measure_all`` (the persistent coverage map, which must know the
+lines run at import time) runs ``coverage run -m pytest`` from interpreter start.
 """
 
 from __future__ import annotations
@@ -24,7 +29,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from deskcheck.errors import DeskcheckError
-from deskcheck.mutants.auto.coverage_plugin import CONTEXT_ENV, OUTCOMES_ENV
+from deskcheck.mutants.auto.coverage_env import (
+    CHILDREN_ENV,
+    CONTEXT_ENV,
+    LINES_ENV,
+    OUTCOMES_ENV,
+    RCFILE_ENV,
+)
 from deskcheck.mutants.pytest_config import xdist_off
 
 PLUGIN = "deskcheck.mutants.auto.coverage_plugin"
@@ -42,19 +53,21 @@ include =
 """
 
 _SITECUSTOMIZE = """\
-# deskcheck auto owners pass: start coverage in every python this run starts, then hand over
-# to the sitecustomize this one shadows (if any).
+# deskcheck auto owners pass: start coverage in every python a test starts, then hand over
+# to the sitecustomize this one shadows (if any). Pythons started while nothing is measured
+# (pytest itself, before its first test) do not even import coverage.
 import importlib.machinery as _machinery
 import importlib.util as _util
 import os as _os
 import sys as _sys
 
-try:
-    import coverage as _coverage
+if _os.environ.get("COVERAGE_PROCESS_START") or _os.environ.get("COVERAGE_PROCESS_CONFIG"):
+    try:
+        import coverage as _coverage
 
-    _coverage.process_startup()
-except Exception:  # never break the user's interpreter start
-    pass
+        _coverage.process_startup()
+    except Exception:  # never break the user's interpreter start
+        pass
 
 _here = _os.path.dirname(_os.path.abspath(__file__))
 _spec = _machinery.PathFinder.find_spec(
@@ -114,12 +127,16 @@ _CHILDREN = "concurrency = multiprocessing, thread\npatch = fork, _exit\n"
 
 
 def _environment(work: Path, rcfile: Path, outcomes: Path, import_roots: list[str],
-                 measure_children: bool) -> dict[str, str]:
+                 measure_children: bool, from_first_test: bool) -> dict[str, str]:
     env = dict(os.environ)
-    for name in (CONTEXT_ENV, "COVERAGE_PROCESS_CONFIG", "COVERAGE_PROCESS_START",
-                 "COVERAGE_RCFILE"):
+    for name in (CONTEXT_ENV, RCFILE_ENV, CHILDREN_ENV, LINES_ENV, "COVERAGE_PROCESS_CONFIG",
+                 "COVERAGE_PROCESS_START", "COVERAGE_RCFILE"):
         env.pop(name, None)
-    if measure_children:
+    if from_first_test:  # the plugin starts coverage, and exports the two below, then
+        env[RCFILE_ENV] = str(rcfile)
+        if measure_children:
+            env[CHILDREN_ENV] = "1"
+    elif measure_children:
         env["COVERAGE_PROCESS_START"] = str(rcfile)
         env["COVERAGE_RCFILE"] = str(rcfile)
     env[OUTCOMES_ENV] = str(outcomes)
@@ -163,8 +180,8 @@ def _kill_leftovers(pgid: int) -> None:
         pass
 
 
-def _read_contexts(rcfile: Path, data_dir: Path, root: Path,
-                   paths: Sequence[str] | None) -> dict[str, dict[int, frozenset[str]]]:
+def read_contexts(rcfile: Path, data_dir: Path, root: Path,
+                  paths: Sequence[str] | None) -> dict[str, dict[int, frozenset[str]]]:
     """path -> line -> covering tests, for ``paths`` (``None``: every file measured under
     ``root``, by its root-relative POSIX path, and ``IMPORT_TIME`` among the tests of a line
     run outside any test: at import, during collection)."""
@@ -201,7 +218,10 @@ def run_coverage_pass(root: Path, paths: Sequence[str], pytest_args: Sequence[st
     ``measure_children=False`` measures the test process only (what a single-process tool such
     as mutmut sees): code that runs only in rank processes then has no covering test.
     ``measure_all``: every Python file under ``root`` (hidden folders and installed packages
-    left out) instead of ``paths``: what the persistent coverage map records.
+    left out) instead of ``paths``: what the persistent coverage map records, with the lines
+    run at import time (``coverage run`` from interpreter start). Otherwise coverage starts
+    with the first test: lines run only at import or collection are not measured (they had
+    no owner before either: a line belongs to the tests that ran it).
     """
     if importlib.util.find_spec("coverage") is None:
         raise CoveragePassError("coverage.py is not installed",
@@ -224,11 +244,18 @@ def run_coverage_pass(root: Path, paths: Sequence[str], pytest_args: Sequence[st
                                          children=_CHILDREN if measure_children else ""),
                           encoding="utf-8")
         outcomes_file = work / "outcomes.json"
-        command = [python or sys.executable, "-m", "coverage", "run", f"--rcfile={rcfile}",
-                   "-m", "pytest", "-p", PLUGIN, "-p", COUNTS_PLUGIN, "-q", "-rN", *xdist_off(),
-                   *pytest_args]
+        runner = (["-m", "coverage", "run", f"--rcfile={rcfile}"] if measure_all else [])
+        command = [python or sys.executable, *runner, "-m", "pytest", "-p", PLUGIN,
+                   "-p", COUNTS_PLUGIN, "-q", "-rN", *xdist_off(), *pytest_args]
         env = _environment(work, rcfile, outcomes_file, _import_roots(root, paths),
-                           measure_children)
+                           measure_children, from_first_test=not measure_all)
+        lines_file = work / "lines.json"
+        if not measure_all:  # the plugin combines and reads (coverage is imported there)
+            request = work / "lines-request.json"
+            request.write_text(json.dumps({"root": str(root), "paths": list(paths),
+                                           "data": str(data_dir), "out": str(lines_file)}),
+                               encoding="utf-8")
+            env[LINES_ENV] = str(request)
         started = time.perf_counter()
         returncode, output = _run(command, root, env, timeout_s, work / "counts.json")
         wall = time.perf_counter() - started
@@ -243,9 +270,14 @@ def run_coverage_pass(root: Path, paths: Sequence[str], pytest_args: Sequence[st
                 fix="check the test selection (--tests / [tool.deskcheck] auto_tests); pytest "
                     "said:\n" + output[-2000:].strip())
         results = payload["tests"]
+        if lines_file.is_file():
+            lines = {path: {int(line): frozenset(tests) for line, tests in by_line.items()}
+                     for path, by_line in json.loads(lines_file.read_text("utf-8")).items()}
+        else:
+            lines = read_contexts(rcfile, data_dir, root, None if measure_all else paths)
         return CoveragePass(
             root=root, rootdir=Path(payload["rootdir"]),
-            lines=_read_contexts(rcfile, data_dir, root, None if measure_all else paths),
+            lines=lines,
             outcomes={k: v["outcome"] for k, v in results.items()},
             durations={k: float(v["duration_s"]) for k, v in results.items()},
             returncode=returncode, wall_s=wall, command=command, output_tail=output[-4000:])
