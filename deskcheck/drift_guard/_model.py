@@ -141,6 +141,8 @@ def _runtime_source(klass: type, sources: Sources) -> ClassSource | None:
     if not file or not Path(file).is_file():
         return None
     parsed = sources.parse(file)
+    if parsed.bodies and "<locals>" in klass.__qualname__.split("."):
+        parsed = parsed.full()  # defined in a function body: the hollow parse left it out
     node = _find_class_node(parsed.tree, klass)
     if node is None and parsed.bodies:  # a class defined inside a function body
         parsed = parsed.full()
