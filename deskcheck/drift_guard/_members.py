@@ -131,14 +131,13 @@ def class_members(node: ast.ClassDef) -> dict[str, Member]:
                 if not isinstance(target, ast.Name):
                     continue
                 value = stmt.value
-                if value is None:
+                if value is None:  # declared only: a def of the same name stays
                     members.setdefault(target.id, Member(target.id, "annotation", stmt.lineno))
-                    continue
-                if isinstance(value, ast.Name) and value.id in members:  # alias: x = other_def
+                elif isinstance(value, ast.Name) and value.id in members:  # alias: x = other_def
                     members[target.id] = Member(**{**members[value.id].__dict__, "name": target.id})
-                    continue
-                prop = _property_call(value, members, target.id, stmt.lineno)
-                members[target.id] = prop or Member(target.id, "attribute", stmt.lineno)
+                else:
+                    prop = _property_call(value, members, target.id, stmt.lineno)
+                    members[target.id] = prop or Member(target.id, "attribute", stmt.lineno)
         elif isinstance(stmt, ast.ClassDef):
             members[stmt.name] = Member(stmt.name, "attribute", stmt.lineno)
     _MEMBERS[id(node)] = members

@@ -80,7 +80,7 @@ class ClassModel:
 def split_spec(spec: str) -> tuple[str, str, str | None]:
     """``pkg.mod:Class.method`` -> (module, class qualname, method or None)."""
     module, sep, rest = spec.partition(":")
-    if not sep or not module or not rest:
+    if not sep or not module or not rest or ":" in rest:
         raise UnknownTargetError(f"bad target {spec!r}", location=spec,
                                  fix="write it as MODULE:Class or MODULE:Class.method")
     qualname, dot, method = rest.rpartition(".")

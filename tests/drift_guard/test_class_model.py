@@ -37,6 +37,14 @@ def make():
     return Local
 
 
+def make_renamed():
+    class Hidden:
+        def m(self):
+            return self.hidden_field
+    Hidden.__qualname__ = "Hidden"  # as some frameworks do: no <locals> left in it
+    return Hidden
+
+
 def first():
     @functools.total_ordering
     class Twin:
@@ -124,6 +132,28 @@ def test_runtime_mode_finds_a_class_defined_inside_a_function(shop_module):
         f"a class defined in a function body was not found in source: {model.mro[0]}")
 
 
+def test_runtime_mode_finds_a_local_class_whose_qualified_name_was_rewritten(shop_module):
+    shop, _ = shop_module
+    model = build_model(shop.make_renamed(), mode="runtime")
+    assert model.notes == [] and "hidden_field" in _reads(model), (
+        "a class defined in a function whose __qualname__ no longer says <locals> must still "
+        f"be found in its source (by name, in the full parse): notes {model.notes}, "
+        f"reads {_reads(model)}")
+
+
+def test_runtime_mode_notes_a_class_whose_source_file_is_gone(shop_module):
+    module = types.ModuleType("dc_model_gone")
+    module.__file__ = "/nonexistent/dc_model_gone.py"
+    sys.modules["dc_model_gone"] = module
+    try:
+        exec("class Gone:\n    pass\n", module.__dict__)
+        model = build_model(module.Gone, mode="runtime")
+    finally:
+        del sys.modules["dc_model_gone"]
+    assert model.notes == ["dc_model_gone.Gone: no source, not followed"], (
+        f"a class whose module file no longer exists has no source to read: {model.notes}")
+
+
 def test_runtime_mode_tells_two_classes_of_one_name_apart_by_their_line(shop_module):
     shop, _ = shop_module
     decorated = build_model(shop.Twin, mode="runtime")
@@ -162,11 +192,19 @@ def test_static_mode_adds_an_installed_package_as_a_root_with_a_note(tmp_path):
     assert "parse_object" in _reads(model), f"JSONDecoder was not read: {_reads(model)}"
 
 
+def test_static_mode_adds_an_installed_single_file_module_as_a_root(tmp_path):
+    clear_cache()
+    model = build_model("difflib:SequenceMatcher", roots=[tmp_path], mode="static")
+    folder = Path(importlib.import_module("difflib").__file__).resolve().parent
+    assert model.notes[:1] == [f"difflib found installed at {folder} (added as a root)"], (
+        f"an installed top-level module (one file) is found in its folder: {model.notes}")
+
+
 def test_the_self_names_a_class_touches_are_found_in_every_method(shop_module):
     shop, _ = shop_module
     model = build_model(shop.Shop, mode="runtime")
     found = model.instance_attributes()
-    assert found["run_field"] == f"{model.mro[0].file}:36", (
+    assert found["run_field"] == f"{model.mro[0].file}:44", (
         f"a self.X read is located by file:line: {found.get('run_field')}")
     assert {"run_field", "shared", "prop_field"} <= set(found), (
         f"a method's or a property's self reads are missing: {sorted(found)}")
@@ -186,13 +224,21 @@ def test_a_root_that_is_not_a_method_or_property_is_named_with_close_matches(sho
             model.require_root(name)
         assert info.value.message == f"Shop has no method or property {name!r}", (
             f"a class-level {name} is not a method or property: {info.value.message}")
-        assert info.value.location == f"{model.mro[0].file}:31", (
+        assert info.value.location == f"{model.mro[0].file}:39", (
             f"the error must point at the class: {info.value.location}")
     with pytest.raises(UnknownTargetError) as info:
         model.require_root("runn")
     assert info.value.fix == "did you mean run, runner, runs?", (
         "at most three close matches, methods and properties, best first, joined by commas: "
         f"{info.value.fix}")
+    with pytest.raises(UnknownTargetError) as info:
+        model.require_root("runnin")
+    assert info.value.fix == "did you mean running, runner, run?", (
+        f"a property is a root, so it is a close match too: {info.value.fix}")
+    with pytest.raises(UnknownTargetError) as info:
+        model.require_root("DEFAULTS")
+    assert info.value.fix == "check the method name", (
+        f"a class-level default is no root: it must not be offered: {info.value.fix}")
     with pytest.raises(UnknownTargetError) as info:
         model.require_root("zzz")
     assert info.value.fix == "check the method name", f"no close match: {info.value.fix}"
@@ -203,12 +249,13 @@ def test_a_target_is_split_at_the_colon_and_its_last_dot():
     assert split_spec("pkg.mod:Outer.Inner.run") == ("pkg.mod", "Outer.Inner", "run"), (
         "MODULE:Class.method splits at the colon, the method after the last dot")
     assert split_spec("pkg.mod:Shop") == ("pkg.mod", "Shop", None), "a class alone"
-    for bad in ("pkg.mod", ":Shop", "pkg.mod:"):
+    for bad in ("pkg.mod", ":Shop", "pkg.mod:", "pkg:mod:Shop"):
         with pytest.raises(UnknownTargetError) as info:
             split_spec(bad)
         assert (info.value.message, info.value.location, info.value.fix) == (
             f"bad target {bad!r}", bad, "write it as MODULE:Class or MODULE:Class.method"), (
-            f"{bad!r} lacks a module or a class: it must be refused with the fix: "
+            f"{bad!r} lacks a module or a class, or has two colons: it must be refused "
+            "with the fix: "
             f"{info.value.render()}")
 
 
@@ -226,6 +273,10 @@ def test_importing_a_missing_target_names_it_with_the_fix(shop_module):
         import_class("dc_model.shop", "make")
     assert (info.value.message, info.value.location) == (
         "dc_model.shop:make is not a class", "dc_model.shop"), info.value.render()
+    with pytest.raises(UnknownTargetError) as info:
+        import_class("sys", "Missing")
+    assert info.value.location == "sys", (
+        f"a module without a file (built in) is named by its name: {info.value.location}")
     assert import_class("dc_model.shop", "Outer.Inner") is shop.Outer.Inner, (
         "a nested class is imported by its dotted qualified name")
 
