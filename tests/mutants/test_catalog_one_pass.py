@@ -1,0 +1,138 @@
+"""Catalog validation in one pass (docs/mutants.md, *Validation reports every problem in one
+pass*): each problem of a catalog as ``catalog.toml:LINE: problem`` with its fix, sorted by
+line, none held back for a second run. One catalog with a problem in every key pins the line,
+the words and the fix of each; a wrong line, a lost problem or a missing fix is named by the
+failure. Gaps mutmut found in mutants/catalog.py."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from deskcheck.errors import CatalogError
+from deskcheck.mutants import load_catalog
+
+EVERY_PROBLEM = '''\
+[sweep]
+tests = "tests"
+timeout_factor = 0
+timeout_s = -1
+search_timeout_s = inf
+wrong_failure_types = "TypeError"
+retries = 2
+
+[[mutant]]
+id = "bad id!"
+title = "  "
+target = "pkg.mod:func"
+operator = "return"
+value = "None"
+owners = "tests/test_x.py::test_y"
+expect = 5
+accepted_survivor = " "
+timeout_s = 0
+
+[[mutant]]
+id = "no.title"
+target = "pkg/mod.py:12"
+operator = "return"
+value = "None"
+owners = ["tests/test_x.py::test_y", " "]
+expect = "("
+
+[[mutant]]
+id = "twice"
+title = "fine"
+target = "pkg.mod:func"
+operator = "teleport"
+ownres = ["tests/test_x.py::test_y"]
+
+[[mutant]]
+id = "twice"
+title = "again"
+target = "pkg.mod:func"
+operator = "return"
+valeu = "None"
+owners = ["tests/test_x.py::test_y"]
+'''
+
+OWNERS_FIX = 'e.g. owners = ["tests/test_x.py::test_y"]'
+EXPECTED = [
+    (2, "[sweep] tests must be a list of paths", 'e.g. tests = ["tests"]'),
+    (3, "[sweep] timeout_factor must be a positive number", "e.g. timeout_factor = 3"),
+    (4, "[sweep] timeout_s must be a positive number", "e.g. timeout_s = 3"),
+    (5, "[sweep] search_timeout_s must be a positive number", "e.g. search_timeout_s = 3"),
+    (6, "[sweep] wrong_failure_types must be a list of exception names",
+     'e.g. wrong_failure_types = ["ImportError", "TypeError"]'),
+    (7, "unknown [sweep] key 'retries'",
+     "allowed keys: tests, timeout_factor, timeout_s, search_timeout_s, wrong_failure_types"),
+    (10, "mutant id 'bad id!' has characters other than letters, digits, '_', '.', '-'",
+     "rename it, e.g. ballot.M2"),
+    (11, "mutant needs a non-empty string 'title'", 'add title = "..." to this [[mutant]]'),
+    (15, "owners must be a list of test node ids or '-k EXPR' / '-m EXPR'", OWNERS_FIX),
+    (16, "expect must be a regex string", 'e.g. expect = "told to admit"'),
+    (17, "accepted_survivor needs the reason as a string",
+     'e.g. accepted_survivor = "equivalent: the guard is re-checked below"'),
+    (18, "timeout_s must be a positive number of seconds", "timeout_s = 5"),
+    (20, "mutant needs a non-empty string 'title'", 'add title = "..." to this [[mutant]]'),
+    (22, "target 'pkg/mod.py:12' is not 'package.module:Qualified.name' (line numbers are "
+         "never used)", 'e.g. target = "tp_scheduler.prefetch_ballot:advance_mismatch_streak"'),
+    (25, "owners must be a list of test node ids or '-k EXPR' / '-m EXPR'", OWNERS_FIX),
+    (26, "expect is not a valid regex: missing ), unterminated subpattern at position 0",
+     "fix the pattern"),
+    (28, "mutant 'twice' has no owners: no owners = [...] and no test marked "
+         "@pytest.mark.kills('twice') in the [sweep] tests",
+     'add owners = ["tests/test_x.py::test_y"] (the test that must kill it)'),
+    (32, "unknown operator 'teleport'",
+     "use one of: drop-call, force-branch, offset, replace, return, swap"),
+    (33, "unknown key 'ownres' in [[mutant]]; did you mean 'owners'?",
+     "keys: id, title, target, operator, owners, expect, accepted_survivor, timeout_s + the "
+     "operator's own"),
+    (35, "duplicate mutant id 'twice' (first at line 28)", "give every mutant a unique id"),
+    (39, "operator 'return' needs key 'value'",
+     'add value = ... (value = "expression the function returns instead")'),
+    (40, "unknown key 'valeu' in [[mutant]] (operator 'return'); did you mean 'value'?",
+     "keys: id, title, target, operator, owners, expect, accepted_survivor, timeout_s; "
+     "return: value"),
+]
+
+
+def _problems(tmp_path: Path, text: str) -> tuple[CatalogError, list[tuple[int, str, str]]]:
+    path = tmp_path / "mutants.toml"
+    path.write_text(text)
+    with pytest.raises(CatalogError) as info:
+        load_catalog(path)
+    found = []
+    for error in info.value.errors:
+        file, _, line = str(error.location).rpartition(":")
+        assert file == str(path.resolve()), f"a problem is placed in another file: {file}"
+        found.append((int(line), error.message, error.fix))
+    return info.value, found
+
+
+def test_every_problem_of_a_catalog_is_named_at_its_line_with_its_fix(tmp_path):
+    error, found = _problems(tmp_path, EVERY_PROBLEM)
+    missing = [p for p in EXPECTED if p not in found]
+    extra = [p for p in found if p not in EXPECTED]
+    assert not missing and not extra, (
+        "one pass must name every problem of the catalog at its own line with its fix; "
+        f"missing (or placed/worded wrongly): {missing}; unexpected: {extra}")
+    assert found == sorted(found, key=lambda p: p[0]), "the problems are not sorted by line"
+    assert error.message == f"{len(EXPECTED)} problem(s) in catalog {tmp_path / 'mutants.toml'}", (
+        f"the summary line does not count the problems: {error.message}")
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("surprise = 1\n", [(1, "unknown top-level key 'surprise'",
+                         "use [sweep] and [[mutant]] tables only")]),
+    ("sweep = 3\n", [(1, "[sweep] must be a table", "write it as a [sweep] section")]),
+    ('mutant = "x"\n', [(1, "'mutant' must be an array of tables",
+                         "write each mutant as [[mutant]]")]),
+    ("mutant = [1]\n", [(1, "a mutant must be a table", "write it as [[mutant]] with keys")]),
+])
+def test_a_catalog_of_the_wrong_shape_is_named_at_line_one(tmp_path, text, expected):
+    _, found = _problems(tmp_path, text)
+    assert found == expected, (
+        f"{text.strip()!r} has the wrong shape for a catalog: the problem belongs to the whole "
+        f"file (line 1) with its fix; got {found}")
