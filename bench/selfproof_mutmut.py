@@ -170,6 +170,8 @@ _SQL_CASE = "SQLite keywords and identifiers are case-insensitive: the statement
 _FULL_PARSE = ("the full parse holds every class the hollow one does (and those in function "
                "bodies, told apart by qualname and line): parsing in full where the hollow "
                "parse suffices finds the same class, only slower")
+_BUILTINS = ("a class of module 'builtins' has no source file: inspect.getsourcefile raises "
+             "TypeError for it, and the next lines return None just as the early return does")
 EQUIVALENT_RULES: list[tuple[str, str, str]] = [
     ("mutants.verdicts.x_exception_name", 'split(":", )', _SPLIT),
     ("mutants.verdicts.x_exception_name", 'split(":", 2)', _SPLIT),
@@ -252,6 +254,12 @@ EQUIVALENT_RULES: list[tuple[str, str, str]] = [
      "n=3 is difflib.get_close_matches's default"),
     ("drift_guard._model.x__runtime_source", 'if parsed.bodies or "<locals>"', _FULL_PARSE),
     ("drift_guard._model.x__runtime_source", "if node is None or parsed.bodies", _FULL_PARSE),
+    ("drift_guard._model.x__runtime_source", 'klass is object and klass.__module__ == "builtins"',
+     _BUILTINS),
+    ("drift_guard._model.x__runtime_source", 'klass.__module__ == "XXbuiltinsXX"', _BUILTINS),
+    ("drift_guard._model.x__runtime_source", 'klass.__module__ == "BUILTINS"', _BUILTINS),
+    ("drift_guard._model.x__find_class_node", 'node = ""', "a qualified name has at least one "
+     "part: the loop always runs and sets node before it is read"),
 ]
 
 

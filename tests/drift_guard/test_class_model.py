@@ -22,6 +22,7 @@ from deskcheck.errors import SourceResolutionError, UnknownTargetError
 
 SHOP = '''\
 import functools
+import sys
 
 
 class Outer:
@@ -57,6 +58,16 @@ def first():
 class Twin:
     def __lt__(self, other):
         return self.second_twin
+
+
+if sys.version_info >= (3,):
+    class Guarded:
+        def m(self):
+            return self.guarded_field
+else:
+    class Guarded:
+        def m(self):
+            return self.old_field
 
 
 class Shop:
@@ -123,6 +134,13 @@ def test_runtime_mode_finds_a_nested_class_by_its_qualified_name(shop_module):
         f"a builtin base is not an external leaf of module 'builtins': {model.mro[1:]}")
     assert model.notes == [], (
         f"builtins (dict, object) have no source by nature: no note is due, got {model.notes}")
+
+
+def test_runtime_mode_finds_a_class_defined_under_a_module_level_if(shop_module):
+    shop, _ = shop_module
+    reads = _reads(build_model(shop.Guarded, mode="runtime"))
+    assert "guarded_field" in reads and "old_field" not in reads, (
+        f"Guarded is the class of the branch taken (the first, by line): {reads}")
 
 
 def test_runtime_mode_finds_a_class_defined_inside_a_function(shop_module):
@@ -204,7 +222,7 @@ def test_the_self_names_a_class_touches_are_found_in_every_method(shop_module):
     shop, _ = shop_module
     model = build_model(shop.Shop, mode="runtime")
     found = model.instance_attributes()
-    assert found["run_field"] == f"{model.mro[0].file}:44", (
+    assert found["run_field"] == f"{model.mro[0].file}:55", (
         f"a self.X read is located by file:line: {found.get('run_field')}")
     assert {"run_field", "shared", "prop_field"} <= set(found), (
         f"a method's or a property's self reads are missing: {sorted(found)}")
@@ -224,7 +242,7 @@ def test_a_root_that_is_not_a_method_or_property_is_named_with_close_matches(sho
             model.require_root(name)
         assert info.value.message == f"Shop has no method or property {name!r}", (
             f"a class-level {name} is not a method or property: {info.value.message}")
-        assert info.value.location == f"{model.mro[0].file}:39", (
+        assert info.value.location == f"{model.mro[0].file}:50", (
             f"the error must point at the class: {info.value.location}")
     with pytest.raises(UnknownTargetError) as info:
         model.require_root("runn")
