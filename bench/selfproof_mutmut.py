@@ -554,7 +554,12 @@ def report(statuses_by_shard: dict[str, dict[str, str]], max_children: int) -> s
         if shard in statuses_by_shard and (rerun / "wall.json").is_file():
             full = _rerun_in_full(rerun)
             wall = json.loads((rerun / "wall.json").read_text())["wall_s"]
-            reruns.append(f"`--rerun-survivors --shard {shard}`: its survivors again"
+            import tomllib
+
+            used = len(tomllib.loads((rerun / "pyproject.toml").read_text())["tool"]["mutmut"][
+                "pytest_add_cli_args_test_selection"])
+            reruns.append(f"`--rerun-survivors --shard {shard}` ({used} test files): its "
+                          "survivors again"
                           + (f", and every mutant of {', '.join(f'`{Path(m).name}`' for m in full)}"
                              " (changed since the full run)" if full else "")
                           + f", {wall} s")
