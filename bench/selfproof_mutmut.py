@@ -172,6 +172,13 @@ _FULL_PARSE = ("the full parse holds every class the hollow one does (and those 
                "parse suffices finds the same class, only slower")
 _BUILTINS = ("a class of module 'builtins' has no source file: inspect.getsourcefile raises "
              "TypeError for it, and the next lines return None just as the early return does")
+_ANY_PROBLEM = ("the count only answers 'did this entry have a problem?': after one report or "
+                "more it is non-zero either way")
+_STRING_ONLY = ("reached only when raw[key] is a string (the `or` stops at a non-string or an "
+                "absent key): the default is never used")
+_HAS_KEYS = "every operator has a key of its own: the joined list is never empty"
+_EMPTY_BRACKETS = ("a line like '[ ]' is never a header anyway: _is_header needs a name inside "
+                   "the brackets and starts with optional spaces then '['")
 EQUIVALENT_RULES: list[tuple[str, str, str]] = [
     ("mutants.verdicts.x_exception_name", 'split(":", )', _SPLIT),
     ("mutants.verdicts.x_exception_name", 'split(":", 2)', _SPLIT),
@@ -260,6 +267,35 @@ EQUIVALENT_RULES: list[tuple[str, str, str]] = [
     ("drift_guard._model.x__runtime_source", 'klass.__module__ == "BUILTINS"', _BUILTINS),
     ("drift_guard._model.x__find_class_node", 'node = ""', "a qualified name has at least one "
      "part: the loop always runs and sets node before it is read"),
+    # mutants/catalog.py
+    ("mutants.catalog.x__mutant", "problems = 1", _ANY_PROBLEM),
+    ("mutants.catalog.x__mutant", "problems -= 1", _ANY_PROBLEM),
+    ("mutants.catalog.x__mutant", "problems += 2", _ANY_PROBLEM),
+    ("mutants.catalog.x__mutant", "raw.get(key, None).strip()", _STRING_ONLY),
+    ("mutants.catalog.x__mutant", "raw.get(key, ).strip()", _STRING_ONLY),
+    ("mutants.catalog.x__mutant", 'raw.get(key, "XXXX").strip()', _STRING_ONLY),
+    ("mutants.catalog.x__mutant", 'raw.get("id", None)', "every later use of the id checks "
+     "that it is a non-empty string first: None and '' (no id) fail that check alike"),
+    ("mutants.catalog.x__mutant", 'raw.get("id", )', "every later use of the id checks "
+     "that it is a non-empty string first: None and '' (no id) fail that check alike"),
+    ("mutants.catalog.x__mutant", "(key in raw) or True else header", "the line of a key its "
+     "block lacks is the block's header line (line 1 without a block): the same either way"),
+    ("mutants.catalog.x__mutant", "params: dict[str, Any] = None", "params is only read when "
+     "the operator is a known name; otherwise the entry has a problem and is never built"),
+    ("mutants.catalog.x__mutant", "or 'XXnoneXX'", _HAS_KEYS),
+    ("mutants.catalog.x__mutant", "or 'NONE'", _HAS_KEYS),
+    ("mutants.catalog.x_load_catalog", 'rpartition(":")[2] or 1)', "every problem's location "
+     "ends in ':LINE': the fallback of the sort key is never used"),
+    ("mutants.catalog.x_load_catalog", 'encoding="UTF-8"', "'UTF-8' and 'utf-8' name the same "
+     "codec"),
+    ("mutants.catalog.xǁ_LazyMarkedǁ__init__", 'self._ids: set[str] | None = ""', "_ids is "
+     "read only after ids() has set it (the _read flag guards it)"),
+    ("mutants.catalog.xǁ_LazyMarkedǁ__init__", "self._read = None", "None is falsy like False"),
+    ("mutants.catalog.xǁ_LazyMarkedǁids", "kills_marker_ids(self.root, self.tests), False",
+     "reading the markers again gives the same ids: the flag only spares the second read"),
+    ("mutants.catalog.xǁ_Linesǁ__init__", r're.match(r"XX^\s*\[\s*\]XX", line)', _EMPTY_BRACKETS),
+    ("mutants.catalog.xǁ_Linesǁ__init__", r'and not re.match(r"^\s*\[\s*\]", line) or self.',
+     _EMPTY_BRACKETS),
 ]
 
 

@@ -55,6 +55,15 @@ target = "pkg.mod:func"
 operator = "return"
 valeu = "None"
 owners = ["tests/test_x.py::test_y"]
+
+[[mutant]]
+id = "after"
+title = "an entry after a duplicate is still checked"
+target = "pkg.mod:func"
+operator = "return"
+value = "None"
+owners = ["tests/test_x.py::test_y"]
+timeout_s = -3
 '''
 
 OWNERS_FIX = 'e.g. owners = ["tests/test_x.py::test_y"]'
@@ -95,6 +104,7 @@ EXPECTED = [
     (40, "unknown key 'valeu' in [[mutant]] (operator 'return'); did you mean 'value'?",
      "keys: id, title, target, operator, owners, expect, accepted_survivor, timeout_s; "
      "return: value"),
+    (50, "timeout_s must be a positive number of seconds", "timeout_s = 5"),
 ]
 
 
@@ -119,6 +129,8 @@ def test_every_problem_of_a_catalog_is_named_at_its_line_with_its_fix(tmp_path):
         "one pass must name every problem of the catalog at its own line with its fix; "
         f"missing (or placed/worded wrongly): {missing}; unexpected: {extra}")
     assert found == sorted(found, key=lambda p: p[0]), "the problems are not sorted by line"
+    assert error.location == str((tmp_path / "mutants.toml").resolve()), (
+        f"the summary of the problems must name the catalog file: {error.location}")
     assert error.message == f"{len(EXPECTED)} problem(s) in catalog {tmp_path / 'mutants.toml'}", (
         f"the summary line does not count the problems: {error.message}")
 
@@ -136,3 +148,92 @@ def test_a_catalog_of_the_wrong_shape_is_named_at_line_one(tmp_path, text, expec
     assert found == expected, (
         f"{text.strip()!r} has the wrong shape for a catalog: the problem belongs to the whole "
         f"file (line 1) with its fix; got {found}")
+
+
+TARGET_FIX = "correct the qualified name (package.module:Class.method)"
+SHAPES = '''\
+  [[mutant]]
+  id = "one"
+  title = "an indented header"
+  target = "pkg.mod:func"
+  operator = "force-branch"
+  condition = "x"
+  to = true
+  line = 12
+  owners = ["tests/test_x.py::test_y"]
+
+[[mutant]]
+id = "two"
+title = "t"
+target = "pkg.mod"
+operator = 5
+owners = ["tests/test_x.py::test_y"]
+
+[[mutant]]
+title = "no id, no owners"
+target = "pkg.mod:other"
+operator = "return"
+value = "None"
+'''
+
+
+def test_targets_keys_and_headers_in_less_common_forms_are_named_at_their_lines(tmp_path):
+    folder = tmp_path / "odd:name"  # a ':' in a folder must not upset the line of a problem
+    (folder / "pkg").mkdir(parents=True)
+    (folder / "pkg" / "__init__.py").write_text("")
+    (folder / "pkg" / "mod.py").write_text("def other():\n    pass\n")
+    _, found = _problems(folder, SHAPES)
+    assert found == [
+        (4, "target 'pkg.mod:func': pkg.mod defines no 'func'", TARGET_FIX),
+        (8, "unknown key 'line' in [[mutant]] (operator 'force-branch'); mutants are located "
+            "by qualified name and snippet, never by line",
+         "keys: id, title, target, operator, owners, expect, accepted_survivor, timeout_s; "
+         "force-branch: condition, to, occurrence"),
+        (14, "target 'pkg.mod' is not 'package.module:Qualified.name'",
+         'e.g. target = "tp_scheduler.prefetch_ballot:advance_mismatch_streak"'),
+        (15, "mutant needs a non-empty string 'operator'",
+         'add operator = "..." to this [[mutant]]'),
+        (18, "mutant needs a non-empty string 'id'", 'add id = "..." to this [[mutant]]'),
+    ], (
+        "an indented [[mutant]] header, a target its module does not define, a 'line' key, a "
+        "target without ':', a non-string operator and a missing id must each be one problem "
+        "at its own line (no second problem for the same key, no owners check without an "
+        f"id): {found}")
+
+
+def test_inline_tables_have_no_lines_of_their_own_so_their_problems_are_at_line_one(tmp_path):
+    entry = 'id = "x", title = "t", target = "pkg.mod:func", operator = "return", owners = ["a"]'
+    _, found = _problems(tmp_path, f'mutant = [{{ {entry} }}, {{ {entry}, value = "1" }}]\n')
+    assert found == [
+        (1, "operator 'return' needs key 'value'",
+         'add value = ... (value = "expression the function returns instead")'),
+        (1, "duplicate mutant id 'x' (first at line 1)", "give every mutant a unique id"),
+    ], f"inline [[mutant]] tables: each problem at line 1, none lost: {found}"
+    _, found = _problems(tmp_path, 'sweep = { tests = "x" }\n')
+    assert found == [(1, "[sweep] tests must be a list of paths", 'e.g. tests = ["tests"]')], (
+        f"an inline [sweep] table's problem is at line 1: {found}")
+
+
+@pytest.mark.parametrize(("text", "line", "message"), [
+    ("x = \n", 1, "catalog is not valid TOML: Invalid value (at line 1, column 5)"),
+    ("a = 1\nb = [\n", 1, "catalog is not valid TOML: Invalid value (at end of document)"),
+])
+def test_a_catalog_that_is_not_toml_is_named_at_the_line_toml_gives(tmp_path, text, line,
+                                                                     message):
+    path = tmp_path / "mutants.toml"
+    path.write_text(text)
+    with pytest.raises(CatalogError) as info:
+        load_catalog(path)
+    assert (info.value.location, info.value.message, info.value.fix) == (
+        f"{path}:{line}", message, "correct the TOML syntax at that line"), (
+        "a TOML syntax error must be named at its line (line 1 when TOML names none) with "
+        f"the fix: {info.value.render()}")
+
+
+def test_a_missing_catalog_is_named_with_the_fix(tmp_path):
+    path = tmp_path / "nope.toml"
+    with pytest.raises(CatalogError) as info:
+        load_catalog(path)
+    assert (info.value.location, info.value.message, info.value.fix) == (
+        str(path), f"catalog {path} does not exist",
+        "create it or point --catalog / [tool.deskcheck] catalog at it"), info.value.render()
