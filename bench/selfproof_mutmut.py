@@ -101,7 +101,7 @@ SHARDS: dict[str, tuple[list[str], list[str]]] = {
         "tests/selfproof/test_catalog_bounds.py",
         "tests/selfproof/test_reuse_pure.py",
         "tests/selfproof/test_catalog_api.py",
-        "tests/mutants/test_catalog_one_pass.py",
+        "tests/mutants/test_catalog_problems.py",
     ]),
     "operators": ([
         "deskcheck/mutants/operators/base.py",
