@@ -174,6 +174,22 @@ title = "no id, no owners"
 target = "pkg.mod:other"
 operator = "return"
 value = "None"
+
+[[mutant]]
+id = "three"
+title.text = "a dotted key makes title a table"
+target = 5
+operator = "teleport"
+line = 3
+owners = ["tests/test_x.py::test_y"]
+
+[[mutant]]
+id = "four"
+title = "the last entry"
+target = "pkg.mod:other"
+operator = "return"
+value = "None"
+owners = ["tests/test_x.py::test_y"]
 '''
 
 
@@ -194,11 +210,20 @@ def test_targets_keys_and_headers_in_less_common_forms_are_named_at_their_lines(
         (15, "mutant needs a non-empty string 'operator'",
          'add operator = "..." to this [[mutant]]'),
         (18, "mutant needs a non-empty string 'id'", 'add id = "..." to this [[mutant]]'),
+        (24, "mutant needs a non-empty string 'title'", 'add title = "..." to this [[mutant]]'),
+        (27, "mutant needs a non-empty string 'target'", 'add target = "..." to this [[mutant]]'),
+        (28, "unknown operator 'teleport'",
+         "use one of: drop-call, force-branch, offset, replace, return, swap"),
+        (29, "unknown key 'line' in [[mutant]]; mutants are located by qualified name and "
+             "snippet, never by line",
+         "keys: id, title, target, operator, owners, expect, accepted_survivor, timeout_s + "
+         "the operator's own"),
     ], (
-        "an indented [[mutant]] header, a target its module does not define, a 'line' key, a "
-        "target without ':', a non-string operator and a missing id must each be one problem "
-        "at its own line (no second problem for the same key, no owners check without an "
-        f"id): {found}")
+        "an indented [[mutant]] header, a target its module does not define, a 'line' key "
+        "(with a known or an unknown operator), a target without ':' or not a string, a "
+        "non-string operator, a missing id and a dotted key (title.text: no line of its own, "
+        "so the entry's header, never a later entry's title) must each be one problem at its "
+        f"own line (no second problem for the same key, no owners check without an id): {found}")
 
 
 def test_inline_tables_have_no_lines_of_their_own_so_their_problems_are_at_line_one(tmp_path):
@@ -237,3 +262,20 @@ def test_a_missing_catalog_is_named_with_the_fix(tmp_path):
     assert (info.value.location, info.value.message, info.value.fix) == (
         str(path), f"catalog {path} does not exist",
         "create it or point --catalog / [tool.deskcheck] catalog at it"), info.value.render()
+
+
+def test_a_definition_fingerprint_is_stable_and_ignores_where_the_mutant_is_written():
+    from deskcheck.mutants.catalog import Mutant
+
+    first = Mutant(id="m.a", title="t", target="pkg.mod:f", operator="replace",
+                   params={"old": "a", "new": "b"}, owners=("tests/t.py::x",), expect="e")
+    moved = Mutant(id="m.a", title="reworded", target="pkg.mod:f", operator="replace",
+                   params={"new": "b", "old": "a"}, owners=("tests/t.py::x",), expect="e",
+                   catalog_file="other.toml", line=90)
+    assert first.definition_fingerprint() == moved.definition_fingerprint(), (
+        "the title, the catalog file, the line and the order params are written in do not "
+        "define a mutant: its fingerprint must not change with them")
+    assert first.definition_fingerprint() == "dd0a0b7beadf20de", (
+        "the fingerprint of a definition is stored with every result and compared across "
+        "runs and deskcheck versions: a change in how it is computed makes every stored "
+        f"result look stale (got {first.definition_fingerprint()})")
