@@ -79,6 +79,7 @@ SHARDS: dict[str, tuple[list[str], list[str]]] = {
         "tests/drift_guard/test_pointers.py",
         "tests/drift_guard/test_class_members.py",
         "tests/drift_guard/test_class_model.py",
+        "tests/drift_guard/test_static_bindings.py",
         "tests/selfproof/test_drift_surface.py",
         "tests/selfproof/test_mutmut_gaps.py",
         "tests/selfproof/test_guard_discovery.py",
