@@ -279,3 +279,34 @@ def test_a_definition_fingerprint_is_stable_and_ignores_where_the_mutant_is_writ
         "the fingerprint of a definition is stored with every result and compared across "
         "runs and deskcheck versions: a change in how it is computed makes every stored "
         f"result look stale (got {first.definition_fingerprint()})")
+
+
+BRACKETS = '''\
+[[mutant]]
+id = "a"
+title.text = "dotted"
+target = "pkg.mod:func"
+operator = "replace"
+old = "xs = list(ys)"
+new = """
+[y for y in ys]
+"""
+owners = ["tests/test_x.py::test_y"]
+expect = "("
+
+[Extra]
+title = "not the mutant's title"
+'''
+
+
+def test_bracketed_lines_that_are_not_tables_and_capitalised_tables_keep_lines_right(tmp_path):
+    _, found = _problems(tmp_path, BRACKETS)
+    assert found == [
+        (1, "unknown top-level key 'Extra'", "use [sweep] and [[mutant]] tables only"),
+        (1, "mutant needs a non-empty string 'title'", 'add title = "..." to this [[mutant]]'),
+        (11, "expect is not a valid regex: missing ), unterminated subpattern at position 0",
+         "fix the pattern"),
+    ], (
+        "a line of a multi-line string that starts with '[' is no table header (the entry goes "
+        "on to 'expect' at line 11), and [Extra] is one (the entry's dotted title is not the "
+        f"title = of [Extra] at line 14): {found}")
