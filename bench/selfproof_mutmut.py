@@ -457,6 +457,7 @@ def rerun_survivors(shard: str, max_children: int, modules: Sequence[str] = ()) 
         return
     prepare(shard, rerun)
     (rerun / "full_modules.json").write_text(json.dumps(changed), encoding="utf-8")
+    (rerun / "only_modules.json").write_text(json.dumps(list(modules)), encoding="utf-8")
     wall, done = run_mutmut(rerun, max_children, names)
     print(f"{shard}: re-ran {len(names) - len(changed)} survivors"
           f"{f' and every mutant of {len(changed)} changed module(s)' if changed else ''} "
@@ -595,9 +596,17 @@ def report(statuses_by_shard: dict[str, dict[str, str]], max_children: int) -> s
 
             used = len(tomllib.loads((rerun / "pyproject.toml").read_text())["tool"]["mutmut"][
                 "pytest_add_cli_args_test_selection"])
-            reruns.append(f"`--rerun-survivors --shard {shard}` ({used} test files): its "
-                          "survivors again"
-                          + (f", and every mutant of {', '.join(f'`{Path(m).name}`' for m in full)}"
+            only_file = rerun / "only_modules.json"
+            only = json.loads(only_file.read_text()) if only_file.is_file() else []
+            kept = [m for m in only if m not in full]
+            scope = (f" --module {' --module '.join(only)}` ({used} test files): "
+                     if only else f"` ({used} test files): ")
+            what = ("its survivors again" if not only else
+                    f"the survivors of {', '.join(f'`{Path(m).name}`' for m in kept)} again"
+                    if kept else "")
+            reruns.append(f"`--rerun-survivors --shard {shard}{scope}{what}"
+                          + (f"{', and ' if what else ''}every mutant of "
+                             f"{', '.join(f'`{Path(m).name}`' for m in full)}"
                              " (changed since the full run)" if full else "")
                           + f", {wall} s")
     if reruns:
