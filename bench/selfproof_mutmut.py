@@ -12,6 +12,8 @@ from every shard's last results. Survivors are listed with the reason each is eq
     .venv/bin/python bench/selfproof_mutmut.py [--shard NAME ...] [--max-children N]
     .venv/bin/python bench/selfproof_mutmut.py --resume --shard NAME   # continue a shard
     .venv/bin/python bench/selfproof_mutmut.py --rerun-survivors  # survivors vs today's tests
+    .venv/bin/python bench/selfproof_mutmut.py --rerun-survivors --shard NAME --module PATH
+                                                  # only PATH's survivors (repeatable)
     .venv/bin/python bench/selfproof_mutmut.py --report-only     # re-read every shard
 """
 
@@ -75,6 +77,9 @@ SHARDS: dict[str, tuple[list[str], list[str]]] = {
         "tests/drift_guard/test_harness.py",
         "tests/drift_guard/test_hollow.py",
         "tests/drift_guard/test_pointers.py",
+        "tests/drift_guard/test_class_members.py",
+        "tests/drift_guard/test_class_model.py",
+        "tests/drift_guard/test_static_bindings.py",
         "tests/selfproof/test_drift_surface.py",
         "tests/selfproof/test_mutmut_gaps.py",
         "tests/selfproof/test_guard_discovery.py",
@@ -97,6 +102,7 @@ SHARDS: dict[str, tuple[list[str], list[str]]] = {
         "tests/selfproof/test_catalog_bounds.py",
         "tests/selfproof/test_reuse_pure.py",
         "tests/selfproof/test_catalog_api.py",
+        "tests/mutants/test_catalog_problems.py",
     ]),
     "operators": ([
         "deskcheck/mutants/operators/base.py",
@@ -162,6 +168,18 @@ _NEVER_EMPTY = ("the writer always stores json.dumps(...) of a dict there, never
 _DETAIL = ("_detail is called for a collection error only after collection_error_for found "
            "one (_side_outcome): the fallback record is never used")
 _SQL_CASE = "SQLite keywords and identifiers are case-insensitive: the statement is the same"
+_FULL_PARSE = ("the full parse holds every class the hollow one does (and those in function "
+               "bodies, told apart by qualname and line): parsing in full where the hollow "
+               "parse suffices finds the same class, only slower")
+_BUILTINS = ("a class of module 'builtins' has no source file: inspect.getsourcefile raises "
+             "TypeError for it, and the next lines return None just as the early return does")
+_ANY_PROBLEM = ("the count only answers 'did this entry have a problem?': after one report or "
+                "more it is non-zero either way")
+_STRING_ONLY = ("reached only when raw[key] is a string (the `or` stops at a non-string or an "
+                "absent key): the default is never used")
+_HAS_KEYS = "every operator has a key of its own: the joined list is never empty"
+_EMPTY_BRACKETS = ("a line like '[ ]' is never a header anyway: _is_header needs a name inside "
+                   "the brackets and starts with optional spaces then '['")
 EQUIVALENT_RULES: list[tuple[str, str, str]] = [
     ("mutants.verdicts.x_exception_name", 'split(":", )', _SPLIT),
     ("mutants.verdicts.x_exception_name", 'split(":", 2)', _SPLIT),
@@ -236,6 +254,49 @@ EQUIVALENT_RULES: list[tuple[str, str, str]] = [
     ("report.store.x__run_from_row", 'or "XX{}XX"', _NEVER_EMPTY),
     ("report.store.x__mutant_from_row", 'or "XX{}XX"', _NEVER_EMPTY),
     ("report.store.x__mutant_from_row", 'data.pop("extra") and "{}"', _NEVER_EMPTY),
+    # drift_guard/_members.py, _model.py (issue 17, round two)
+    ("drift_guard._members.x__decorator_name", 'return "XXXX"', "a decorator's name is only "
+     "compared with property, cached_property, abstractproperty, staticmethod and classmethod: "
+     "any other text for an unnamed one acts like ''"),
+    ("drift_guard._model.xǁClassModelǁrequire_root", "get_close_matches(name, known, )",
+     "n=3 is difflib.get_close_matches's default"),
+    ("drift_guard._model.x__runtime_source", 'if parsed.bodies or "<locals>"', _FULL_PARSE),
+    ("drift_guard._model.x__runtime_source", "if node is None or parsed.bodies", _FULL_PARSE),
+    ("drift_guard._model.x__runtime_source", 'klass is object and klass.__module__ == "builtins"',
+     _BUILTINS),
+    ("drift_guard._model.x__runtime_source", 'klass.__module__ == "XXbuiltinsXX"', _BUILTINS),
+    ("drift_guard._model.x__runtime_source", 'klass.__module__ == "BUILTINS"', _BUILTINS),
+    ("drift_guard._model.x__find_class_node", 'node = ""', "a qualified name has at least one "
+     "part: the loop always runs and sets node before it is read"),
+    # mutants/catalog.py
+    ("mutants.catalog.x__mutant", "problems = 1", _ANY_PROBLEM),
+    ("mutants.catalog.x__mutant", "problems -= 1", _ANY_PROBLEM),
+    ("mutants.catalog.x__mutant", "problems += 2", _ANY_PROBLEM),
+    ("mutants.catalog.x__mutant", "raw.get(key, None).strip()", _STRING_ONLY),
+    ("mutants.catalog.x__mutant", "raw.get(key, ).strip()", _STRING_ONLY),
+    ("mutants.catalog.x__mutant", 'raw.get(key, "XXXX").strip()', _STRING_ONLY),
+    ("mutants.catalog.x__mutant", 'raw.get("id", None)', "every later use of the id checks "
+     "that it is a non-empty string first: None and '' (no id) fail that check alike"),
+    ("mutants.catalog.x__mutant", 'raw.get("id", )', "every later use of the id checks "
+     "that it is a non-empty string first: None and '' (no id) fail that check alike"),
+    ("mutants.catalog.x__mutant", "(key in raw) or True else header", "the line of a key its "
+     "block lacks is the block's header line (line 1 without a block): the same either way"),
+    ("mutants.catalog.x__mutant", "params: dict[str, Any] = None", "params is only read when "
+     "the operator is a known name; otherwise the entry has a problem and is never built"),
+    ("mutants.catalog.x__mutant", "or 'XXnoneXX'", _HAS_KEYS),
+    ("mutants.catalog.x__mutant", "or 'NONE'", _HAS_KEYS),
+    ("mutants.catalog.x_load_catalog", 'rpartition(":")[2] or 1)', "every problem's location "
+     "ends in ':LINE': the fallback of the sort key is never used"),
+    ("mutants.catalog.x_load_catalog", 'encoding="UTF-8"', "'UTF-8' and 'utf-8' name the same "
+     "codec"),
+    ("mutants.catalog.xǁ_LazyMarkedǁ__init__", 'self._ids: set[str] | None = ""', "_ids is "
+     "read only after ids() has set it (the _read flag guards it)"),
+    ("mutants.catalog.xǁ_LazyMarkedǁ__init__", "self._read = None", "None is falsy like False"),
+    ("mutants.catalog.xǁ_LazyMarkedǁids", "kills_marker_ids(self.root, self.tests), False",
+     "reading the markers again gives the same ids: the flag only spares the second read"),
+    ("mutants.catalog.xǁ_Linesǁ__init__", r're.match(r"XX^\s*\[\s*\]XX", line)', _EMPTY_BRACKETS),
+    ("mutants.catalog.xǁ_Linesǁ__init__", r'and not re.match(r"^\s*\[\s*\]", line) or self.',
+     _EMPTY_BRACKETS),
 ]
 
 
@@ -346,11 +407,27 @@ _STATUS = {1: "killed", 3: "killed", 0: "survived", 5: "no tests", 33: "no tests
            255: "timeout", 37: "caught by type check", None: "not checked"}
 
 
+def _dotted(module: str) -> str:
+    """``deskcheck/x/y.py`` -> ``deskcheck.x.y.`` (the prefix of its mutants' names)."""
+    return module.removesuffix(".py").replace("/", ".") + "."
+
+
+def _rerun_in_full(rerun: Path) -> list[str]:
+    """Modules the re-run mutated in full: they changed since the full run."""
+    listed = rerun / "full_modules.json"
+    return json.loads(listed.read_text()) if listed.is_file() else []
+
+
 def read_statuses(work: Path, *, with_rerun: bool = True) -> dict[str, str]:
-    """A shard's statuses; the re-run of its survivors (``<shard>.rerun``) overrides them."""
+    """A shard's statuses; the re-run of its survivors (``<shard>.rerun``) overrides them,
+    and replaces every status of a module it ran in full."""
     statuses: dict[str, str] = {}
-    folders = (work, work.with_name(work.name + ".rerun")) if with_rerun else (work,)
+    rerun = work.with_name(work.name + ".rerun")
+    folders = (work, rerun) if with_rerun else (work,)
     for folder in folders:
+        if folder == rerun:
+            stale = tuple(_dotted(m) for m in _rerun_in_full(rerun))
+            statuses = {n: s for n, s in statuses.items() if not n.startswith(stale or ("\0",))}
         for meta in sorted((folder / "mutants").rglob("*.meta")):
             for name, code in json.loads(meta.read_text())["exit_code_by_key"].items():
                 if folder == work or code is not None:
@@ -358,26 +435,42 @@ def read_statuses(work: Path, *, with_rerun: bool = True) -> dict[str, str]:
     return statuses
 
 
-def rerun_survivors(shard: str, max_children: int) -> None:
+def rerun_survivors(shard: str, max_children: int, modules: Sequence[str] = ()) -> None:
     """Run the survivors and 'no tests' mutants of the shard's last full run again, against
     today's tests, in a fresh scratch copy (``<shard>.rerun``): a test added since the full
-    run is judged on exactly the mutants it was written for."""
+    run is judged on exactly the mutants it was written for. A module whose source changed
+    since the full run is mutated in full instead (mutmut's numbering of the old code names
+    other mutations in the new). ``modules`` (paths) limits the re-run to those modules; the
+    others keep their last status."""
     base = WORK_ROOT / shard
     first = read_statuses(base, with_rerun=False)
+    chosen = list(modules) or SHARDS[shard][0]
+    changed = [m for m in chosen
+               if (base / m).read_bytes() != (ROOT / m).read_bytes()]
+    kept = tuple(_dotted(m) for m in chosen if m not in changed)
     names = sorted(n for n, s in first.items()
-                   if s in ("survived", "no tests") and not process_driven(n))
+                   if s in ("survived", "no tests") and not process_driven(n)
+                   and n.startswith(kept or ("\0",)))
+    names += [_dotted(m) + "*" for m in changed]
     rerun = base.with_name(shard + ".rerun")
     if not names:
         return
     prepare(shard, rerun)
+    (rerun / "full_modules.json").write_text(json.dumps(changed), encoding="utf-8")
+    (rerun / "only_modules.json").write_text(json.dumps(list(modules)), encoding="utf-8")
     wall, done = run_mutmut(rerun, max_children, names)
-    print(f"{shard}: re-ran {len(names)} survivors in {wall:.0f} s (exit {done.returncode})",
-          flush=True)
+    print(f"{shard}: re-ran {len(names) - len(changed)} survivors"
+          f"{f' and every mutant of {len(changed)} changed module(s)' if changed else ''} "
+          f"in {wall:.0f} s (exit {done.returncode})", flush=True)
 
 
 def _functions(module: str) -> dict[str, str]:
     """Every function text of the mutated copy of ``module`` (mutmut's own naming)."""
-    path = WORK_ROOT / _shard_of_module(module) / "mutants" / (module.replace(".", "/") + ".py")
+    work = WORK_ROOT / _shard_of_module(module)
+    rerun = work.with_name(work.name + ".rerun")
+    if module.replace(".", "/") + ".py" in _rerun_in_full(rerun):
+        work = rerun  # changed since the full run: the re-run holds its mutants
+    path = work / "mutants" / (module.replace(".", "/") + ".py")
     text = path.read_text(encoding="utf-8")
     lines = text.splitlines()
     out: dict[str, str] = {}
@@ -493,6 +586,32 @@ def report(statuses_by_shard: dict[str, dict[str, str]], max_children: int) -> s
                      f"{len(tests)} | {len(names)} | {tally['not checked']} | {k} | "
                      f"{tally['survived']} | {tally['no tests']} | {tally['process-driven']} | "
                      f"{100.0 * k / max(1, j):.1f}% | {wall} s |")
+    reruns = []
+    for shard in SHARDS:
+        rerun = WORK_ROOT / (shard + ".rerun")
+        if shard in statuses_by_shard and (rerun / "wall.json").is_file():
+            full = _rerun_in_full(rerun)
+            wall = json.loads((rerun / "wall.json").read_text())["wall_s"]
+            import tomllib
+
+            used = len(tomllib.loads((rerun / "pyproject.toml").read_text())["tool"]["mutmut"][
+                "pytest_add_cli_args_test_selection"])
+            only_file = rerun / "only_modules.json"
+            only = json.loads(only_file.read_text()) if only_file.is_file() else []
+            kept = [m for m in only if m not in full]
+            scope = (f" --module {' --module '.join(only)}` ({used} test files): "
+                     if only else f"` ({used} test files): ")
+            what = ("its survivors again" if not only else
+                    f"the survivors of {', '.join(f'`{Path(m).name}`' for m in kept)} again"
+                    if kept else "")
+            reruns.append(f"`--rerun-survivors --shard {shard}{scope}{what}"
+                          + (f"{', and ' if what else ''}every mutant of "
+                             f"{', '.join(f'`{Path(m).name}`' for m in full)}"
+                             " (changed since the full run)" if full else "")
+                          + f", {wall} s")
+    if reruns:
+        lines += ["", "Re-runs against today's tests (their statuses override the full run's): "
+                  + "; ".join(reruns) + "."]
     per_module: dict[str, list[str]] = {}
     for name in statuses:
         per_module.setdefault(name.rsplit(".", 1)[0], []).append(name)
@@ -575,9 +694,17 @@ def main() -> int:
                         help="continue each shard's interrupted full run (mutants not yet run)")
     parser.add_argument("--rerun-survivors", action="store_true",
                         help="re-run only the survivors of each shard's last full run")
+    parser.add_argument("--module", action="append", default=[], metavar="PATH",
+                        help="with --rerun-survivors: only this module's survivors "
+                             "(deskcheck/x/y.py, repeatable)")
     parser.add_argument("--report-only", action="store_true",
                         help="re-read every shard's last results (no new mutmut run)")
     args = parser.parse_args()
+    mutated = {m for shard in args.shard or list(SHARDS) for m in SHARDS[shard][0]}
+    unknown = [m for m in args.module if m not in mutated]
+    if unknown or (args.module and not args.rerun_survivors):
+        parser.error(f"--module {', '.join(unknown)}: not a module the chosen shards mutate"
+                     if unknown else "--module only narrows --rerun-survivors")
     if args.resume:
         for shard in args.shard or list(SHARDS):
             if (WORK_ROOT / shard / "pyproject.toml").is_file():
@@ -585,7 +712,7 @@ def main() -> int:
                 print(f"{shard}: resumed, {wall:.0f} s (exit {done.returncode})", flush=True)
     elif args.rerun_survivors:
         for shard in args.shard or list(SHARDS):
-            rerun_survivors(shard, args.max_children)
+            rerun_survivors(shard, args.max_children, args.module)
     elif not args.report_only:
         for shard in args.shard or list(SHARDS):
             work = prepare(shard)

@@ -99,16 +99,21 @@ def _function_member(node: FunctionNode, members: dict[str, Member]) -> Member:
     return Member(node.name, kind, node.lineno, fget=node)
 
 
+_ACCESSORS = ("fget", "fset", "fdel")
+
+
 def _property_call(value: ast.expr, members: dict[str, Member], name: str, line: int) -> Member | None:
-    """``x = property(_get_x, _set_x)`` built from defs of the same body."""
+    """``x = property(_get_x, _set_x)`` or ``property(fget=_get_x, fdel=_del_x)`` built from
+    defs of the same body."""
     if not (isinstance(value, ast.Call) and _decorator_name(value.func) in _PROPERTY_DECORATORS):
         return None
-    nodes: list[FunctionNode | None] = []
-    for arg in value.args[:3]:
+    given = {_ACCESSORS[i]: arg for i, arg in enumerate(value.args[:3])}
+    given.update((k.arg, k.value) for k in value.keywords if k.arg in _ACCESSORS)
+    nodes: dict[str, FunctionNode | None] = {}
+    for slot, arg in given.items():
         ref = members.get(arg.id) if isinstance(arg, ast.Name) else None
-        nodes.append(ref.fget if ref is not None else None)
-    nodes += [None] * (3 - len(nodes))
-    return Member(name, "property", line, fget=nodes[0], fset=nodes[1], fdel=nodes[2])
+        nodes[slot] = ref.fget if ref is not None else None
+    return Member(name, "property", line, **nodes)
 
 
 def class_members(node: ast.ClassDef) -> dict[str, Member]:
@@ -126,14 +131,13 @@ def class_members(node: ast.ClassDef) -> dict[str, Member]:
                 if not isinstance(target, ast.Name):
                     continue
                 value = stmt.value
-                if value is None:
+                if value is None:  # declared only: a def of the same name stays
                     members.setdefault(target.id, Member(target.id, "annotation", stmt.lineno))
-                    continue
-                if isinstance(value, ast.Name) and value.id in members:  # alias: x = other_def
+                elif isinstance(value, ast.Name) and value.id in members:  # alias: x = other_def
                     members[target.id] = Member(**{**members[value.id].__dict__, "name": target.id})
-                    continue
-                prop = _property_call(value, members, target.id, stmt.lineno)
-                members[target.id] = prop or Member(target.id, "attribute", stmt.lineno)
+                else:
+                    prop = _property_call(value, members, target.id, stmt.lineno)
+                    members[target.id] = prop or Member(target.id, "attribute", stmt.lineno)
         elif isinstance(stmt, ast.ClassDef):
             members[stmt.name] = Member(stmt.name, "attribute", stmt.lineno)
     _MEMBERS[id(node)] = members

@@ -80,7 +80,7 @@ class ClassModel:
 def split_spec(spec: str) -> tuple[str, str, str | None]:
     """``pkg.mod:Class.method`` -> (module, class qualname, method or None)."""
     module, sep, rest = spec.partition(":")
-    if not sep or not module or not rest:
+    if not sep or not module or not rest or ":" in rest:
         raise UnknownTargetError(f"bad target {spec!r}", location=spec,
                                  fix="write it as MODULE:Class or MODULE:Class.method")
     qualname, dot, method = rest.rpartition(".")
@@ -141,6 +141,8 @@ def _runtime_source(klass: type, sources: Sources) -> ClassSource | None:
     if not file or not Path(file).is_file():
         return None
     parsed = sources.parse(file)
+    if parsed.bodies and "<locals>" in klass.__qualname__.split("."):
+        parsed = parsed.full()  # defined in a function body: the hollow parse left it out
     node = _find_class_node(parsed.tree, klass)
     if node is None and parsed.bodies:  # a class defined inside a function body
         parsed = parsed.full()

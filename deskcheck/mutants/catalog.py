@@ -207,14 +207,18 @@ def load_catalog(path: str | Path) -> Catalog:
     for index, raw in enumerate(raw_mutants):
         block = lines.blocks[index] if index < len(lines.blocks) else None
         mutant = _mutant(raw, block, lines, str(path), err, marked, owner_roots)
-        if mutant is None:
-            continue
-        if mutant.id in first_line:
-            err(mutant.line, f"duplicate mutant id {mutant.id!r} (first at line "
-                f"{first_line[mutant.id]})", "give every mutant a unique id")
-            continue
-        first_line[mutant.id] = mutant.line
-        mutants.append(mutant)
+        # an id is taken even by an entry with other problems: its duplicate is named now,
+        # not in the next pass
+        mutant_id = raw.get("id") if isinstance(raw, dict) else None
+        header = block[0] + 1 if block else 1
+        if isinstance(mutant_id, str) and mutant_id.strip():
+            if mutant_id in first_line:
+                err(header, f"duplicate mutant id {mutant_id!r} (first at line "
+                    f"{first_line[mutant_id]})", "give every mutant a unique id")
+                continue
+            first_line[mutant_id] = header
+        if mutant is not None:
+            mutants.append(mutant)
     if errors:
         errors.sort(key=lambda e: int(str(e.location).rpartition(":")[2] or 0))
         raise CatalogError(f"{len(errors)} problem(s) in catalog {path}", location=str(path),
@@ -297,39 +301,41 @@ def _mutant(raw: Any, block, lines: _Lines, file: str, err,
     def line(key: str) -> int:
         return lines.key_line(block, key)
 
-    ok = True
+    problems = 0
+
+    def bad(at: int, message: str, fix: str) -> None:
+        """Report a problem of this entry (an entry with any is not built)."""
+        nonlocal problems
+        problems += 1
+        err(at, message, fix)
+
     for key in ("id", "title", "target", "operator"):
         if not isinstance(raw.get(key), str) or not raw.get(key, "").strip():
-            err(line(key) if key in raw else header, f"mutant needs a non-empty string {key!r}",
+            bad(line(key) if key in raw else header, f"mutant needs a non-empty string {key!r}",
                 f'add {key} = "..." to this [[mutant]]')
-            ok = False
     mutant_id = raw.get("id", "")
     if isinstance(mutant_id, str) and mutant_id and not ID_RE.match(mutant_id):
-        err(line("id"), f"mutant id {mutant_id!r} has characters other than letters, digits, "
+        bad(line("id"), f"mutant id {mutant_id!r} has characters other than letters, digits, "
             "'_', '.', '-'", "rename it, e.g. ballot.M2")
-        ok = False
     target = raw.get("target")
     if isinstance(target, str) and target and not TARGET_RE.match(target):
         hint = " (line numbers are never used)" if re.search(r":\d+$", target) else ""
-        err(line("target"), f"target {target!r} is not 'package.module:Qualified.name'{hint}",
+        bad(line("target"), f"target {target!r} is not 'package.module:Qualified.name'{hint}",
             'e.g. target = "tp_scheduler.prefetch_ballot:advance_mismatch_streak"')
-        ok = False
     elif isinstance(target, str) and target:
         problem = static_target_problem(target, [Path(file).parent, Path.cwd()])
         if problem:
-            err(line("target"), *problem)
-            ok = False
+            bad(line("target"), *problem)
     op_name = raw.get("operator")
     params: dict[str, Any] = {}
     if isinstance(op_name, str) and op_name:
         if op_name not in OPERATORS:
-            err(line("operator"), f"unknown operator {op_name!r}" + did_you_mean(
+            bad(line("operator"), f"unknown operator {op_name!r}" + did_you_mean(
                 op_name, OPERATORS), f"use one of: {', '.join(sorted(OPERATORS))}")
-            ok = False
             every = {k for o in OPERATORS.values() for k in (*o.required, *o.optional)}
             for key in raw:
                 if key not in COMMON_KEYS and key not in every:
-                    err(line(key), f"unknown key {key!r} in [[mutant]]" + line_key_hint(key)
+                    bad(line(key), f"unknown key {key!r} in [[mutant]]" + line_key_hint(key)
                         + did_you_mean(key, (*COMMON_KEYS, *sorted(every))),
                         f"keys: {', '.join(COMMON_KEYS)} + the operator's own")
         else:
@@ -337,57 +343,48 @@ def _mutant(raw: Any, block, lines: _Lines, file: str, err,
             known = (*COMMON_KEYS, *op.required, *op.optional)
             for key in raw:
                 if key not in known:  # a typo of a common key reads better than "allowed: old"
-                    err(line(key), f"unknown key {key!r} in [[mutant]] (operator {op_name!r})"
+                    bad(line(key), f"unknown key {key!r} in [[mutant]] (operator {op_name!r})"
                         + line_key_hint(key) + did_you_mean(key, known),
                         f"keys: {', '.join(COMMON_KEYS)}; {op_name}: "
                         f"{', '.join((*op.required, *op.optional)) or 'none'}")
-                    ok = False
             params = {k: v for k, v in raw.items() if k not in COMMON_KEYS and k in known}
             try:
                 operator_class(op_name).validate(params)
             except OperatorParamError as exc:
                 for key, message, fix in exc.problems:
-                    err(line(key) if key else line("operator"), message, fix)
-                ok = False
+                    bad(line(key) if key else line("operator"), message, fix)
     owners = raw.get("owners", [])
     if not isinstance(owners, list) or not all(isinstance(o, str) and o.strip() for o in owners):
-        err(line("owners"), "owners must be a list of test node ids or '-k EXPR' / '-m EXPR'",
+        bad(line("owners"), "owners must be a list of test node ids or '-k EXPR' / '-m EXPR'",
             'e.g. owners = ["tests/test_x.py::test_y"]')
-        ok = False
     elif owners and owner_roots is not None:  # a node id that names nothing: this pass too
         for owner in owners:
             problem = static_owner_problem(owner.strip(), owner_roots)
             if problem:
-                err(lines.value_line(block, owner, "owners"), *problem)
-                ok = False
+                bad(lines.value_line(block, owner, "owners"), *problem)
     elif not owners and isinstance(mutant_id, str) and mutant_id and marked is not None:
         ids = marked.ids()
         if ids is not None and mutant_id not in ids:
-            err(header, f"mutant {mutant_id!r} has no owners: no owners = [...] and no test "
+            bad(header, f"mutant {mutant_id!r} has no owners: no owners = [...] and no test "
                 f"marked @pytest.mark.kills({mutant_id!r}) in the [sweep] tests",
                 'add owners = ["tests/test_x.py::test_y"] (the test that must kill it)')
-            ok = False
     expect = raw.get("expect")
     if expect is not None:
         if not isinstance(expect, str):
-            err(line("expect"), "expect must be a regex string", 'e.g. expect = "told to admit"')
-            ok = False
+            bad(line("expect"), "expect must be a regex string", 'e.g. expect = "told to admit"')
         else:
             try:
                 re.compile(expect)
             except re.error as exc:
-                err(line("expect"), f"expect is not a valid regex: {exc}", "fix the pattern")
-                ok = False
+                bad(line("expect"), f"expect is not a valid regex: {exc}", "fix the pattern")
     accepted = raw.get("accepted_survivor")
     if accepted is not None and (not isinstance(accepted, str) or not accepted.strip()):
-        err(line("accepted_survivor"), "accepted_survivor needs the reason as a string",
+        bad(line("accepted_survivor"), "accepted_survivor needs the reason as a string",
             'e.g. accepted_survivor = "equivalent: the guard is re-checked below"')
-        ok = False
     timeout = raw.get("timeout_s")
     if timeout is not None and not _positive_number(timeout):
-        err(line("timeout_s"), "timeout_s must be a positive number of seconds", "timeout_s = 5")
-        ok = False
-    if not ok:
+        bad(line("timeout_s"), "timeout_s must be a positive number of seconds", "timeout_s = 5")
+    if problems:
         return None
     return Mutant(id=mutant_id, title=raw["title"], target=target, operator=op_name,
                   params=params, owners=tuple(o.strip() for o in owners), expect=expect,
