@@ -12,6 +12,7 @@ import pytest
 
 from deskcheck.errors import CatalogError
 from deskcheck.mutants import load_catalog
+from tests.owner_files import write_placeholder_owners
 
 EVERY_PROBLEM = '''\
 [sweep]
@@ -111,6 +112,7 @@ EXPECTED = [
 def _problems(tmp_path: Path, text: str) -> tuple[CatalogError, list[tuple[int, str, str]]]:
     path = tmp_path / "mutants.toml"
     path.write_text(text)
+    write_placeholder_owners(tmp_path)  # the owners exist: only the rules under test fire
     with pytest.raises(CatalogError) as info:
         load_catalog(path)
     found = []
@@ -227,7 +229,7 @@ def test_targets_keys_and_headers_in_less_common_forms_are_named_at_their_lines(
 
 
 def test_inline_tables_have_no_lines_of_their_own_so_their_problems_are_at_line_one(tmp_path):
-    entry = 'id = "x", title = "t", target = "pkg.mod:func", operator = "return", owners = ["a"]'
+    entry = 'id = "x", title = "t", target = "pkg.mod:func", operator = "return", owners = ["t.py"]'
     _, found = _problems(tmp_path, f'mutant = [{{ {entry} }}, {{ {entry}, value = "1" }}]\n')
     assert found == [
         (1, "operator 'return' needs key 'value'",
