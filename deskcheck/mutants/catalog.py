@@ -41,7 +41,7 @@ from deskcheck.mutants.catalog_checks import (
     static_owner_problem,
     static_target_problem,
 )
-from deskcheck.mutants.operators import OPERATORS, OperatorParamError, operator_class
+from deskcheck.mutants.operators import OperatorParamError, catalog_operators, operator_class
 from deskcheck.mutants.operators.base import line_key_hint
 
 TARGET_RE = re.compile(r"^[A-Za-z_][\w]*(\.[A-Za-z_]\w*)*:[A-Za-z_]\w*(\.[A-Za-z_]\w*)*$")
@@ -329,10 +329,11 @@ def _mutant(raw: Any, block, lines: _Lines, file: str, err,
     op_name = raw.get("operator")
     params: dict[str, Any] = {}
     if isinstance(op_name, str) and op_name:
-        if op_name not in OPERATORS:
+        known = catalog_operators()
+        if op_name not in known:
             bad(line("operator"), f"unknown operator {op_name!r}" + did_you_mean(
-                op_name, OPERATORS), f"use one of: {', '.join(sorted(OPERATORS))}")
-            every = {k for o in OPERATORS.values() for k in (*o.required, *o.optional)}
+                op_name, known), f"use one of: {', '.join(sorted(known))}")
+            every = {k for o in known.values() for k in (*o.required, *o.optional)}
             for key in raw:
                 if key not in COMMON_KEYS and key not in every:
                     bad(line(key), f"unknown key {key!r} in [[mutant]]" + line_key_hint(key)

@@ -312,3 +312,29 @@ def test_bracketed_lines_that_are_not_tables_and_capitalised_tables_keep_lines_r
         "a line of a multi-line string that starts with '[' is no table header (the entry goes "
         "on to 'expect' at line 11), and [Extra] is one (the entry's dotted title is not the "
         f"title = of [Extra] at line 14): {found}")
+
+
+def test_the_operators_a_catalog_accepts_do_not_depend_on_what_else_was_imported(tmp_path):
+    """docs/mutants.md lists the catalog's operators; ``auto-source`` is the in-memory operator
+    of ``deskcheck auto`` (registered when that part is imported) and is never one of them."""
+    from deskcheck.mutants.auto.engine import AUTO_OPERATOR, ensure_registered
+
+    ensure_registered()  # as any test of `deskcheck auto` in the same process would
+    entry = ('[[mutant]]\nid = "x"\ntitle = "t"\ntarget = "pkg.mod:func"\n'
+             f'operator = "{AUTO_OPERATOR}"\noriginal = "def f(): pass"\n'
+             'mutated = "def f(): return 1"\nowners = ["t.py"]\n')
+    path = tmp_path / "mutants.toml"
+    path.write_text(entry)
+    write_placeholder_owners(tmp_path)
+    try:
+        load_catalog(path)
+        found = []
+    except CatalogError as error:
+        found = [(int(str(e.location).rpartition(":")[2]), e.message, e.fix)
+                 for e in error.errors]
+    operators = [f for f in found if f[1].startswith("unknown operator")]
+    assert operators == [
+        (5, f"unknown operator {AUTO_OPERATOR!r}",
+         "use one of: drop-call, force-branch, offset, replace, return, swap")], (
+        "a hand-written catalog must refuse the internal auto-source operator and list only the "
+        f"documented operators, whatever modules were imported before: {found}")

@@ -59,6 +59,7 @@ class AutoSource(Operator):
     name = AUTO_OPERATOR
     summary = 'original = "def text when generated", mutated = "def text of the mutant"'
     required = {"original": (str,), "mutated": (str,)}
+    in_catalogs = False  # in-memory catalogs of `deskcheck auto` only
 
     def apply(self, func: cst.FunctionDef, where: str) -> cst.FunctionDef:
         if not _same_function(code_of(func), self.params["original"]):

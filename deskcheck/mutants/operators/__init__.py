@@ -30,9 +30,14 @@ for _cls in (Replace, Swap, DropCall, ForceBranch, ReturnValue, Offset):
     register(_cls)
 
 
+def catalog_operators() -> dict[str, type[Operator]]:
+    """The operators a catalog file may name: the same whatever else was registered."""
+    return {name: cls for name, cls in OPERATORS.items() if cls.in_catalogs}
+
+
 def operator_class(name: str) -> type[Operator]:
     return OPERATORS[name]
 
 
-__all__ = ["OPERATORS", "BrokenMutant", "Operator", "OperatorParamError", "StaleOperator",
+__all__ = ["OPERATORS", "catalog_operators", "BrokenMutant", "Operator", "OperatorParamError", "StaleOperator",
            "operator_class", "register"]

@@ -54,6 +54,8 @@ class Operator:
     summary: ClassVar[str] = ""
     required: ClassVar[dict[str, tuple[type, ...]]] = {}
     optional: ClassVar[dict[str, tuple[type, ...]]] = {}
+    # False for operators a tool builds in memory (``auto-source``): never written in a catalog
+    in_catalogs: ClassVar[bool] = True
 
     def __init__(self, params: dict[str, Any]):
         self.params = params
