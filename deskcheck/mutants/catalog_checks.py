@@ -67,8 +67,7 @@ def static_target_problem(target: str, roots: Iterable[Path]) -> tuple[str, str]
         return None
     body, where, open_class = tree.body, module, False
     for part in qualname.split("."):
-        if any(isinstance(n, ast.ImportFrom) and any(a.name == "*" for a in n.names)
-               for n in body):
+        if _star_imports(body):  # the names it binds are unknown without importing
             return None
         names = _names(body)
         node = names.get(part)
@@ -190,8 +189,7 @@ def static_owner_problem(owner: str, roots: Iterable[Path]) -> tuple[str, str] |
     where, parts = path_part, rest.split("::")
     for depth, part in enumerate(parts):
         name = part.partition("[")[0]
-        if any(isinstance(n, ast.ImportFrom) and any(a.name == "*" for a in n.names)
-               for n in body):
+        if _star_imports(body):  # the names it binds are unknown without importing
             return None
         names = _names(body)
         node = names.get(name)
@@ -211,3 +209,9 @@ def static_owner_problem(owner: str, roots: Iterable[Path]) -> tuple[str, str] |
         if depth == len(parts) - 1:
             return None
     return None
+
+
+def _star_imports(body: list[ast.stmt]) -> bool:
+    """Whether a block has ``from x import *`` (its names cannot be read statically)."""
+    return any(isinstance(n, ast.ImportFrom) and any(a.name == "*" for a in n.names)
+               for n in body)
