@@ -24,7 +24,7 @@ import sys
 import threading
 import time
 import weakref
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from multiprocessing import Pipe
 from multiprocessing.connection import Connection, wait
 from typing import Any
@@ -404,10 +404,18 @@ def _in_step(outcomes: list[RankOutcome]) -> bool:
     return len({o.collectives for o in outcomes}) == 1
 
 
-def close_all_pools() -> None:
-    """Close every pool this process owns (inherited ones are only dropped)."""
+def close_all_pools(keep: Collection[object] = ()) -> None:
+    """Close every pool this process owns except those in ``keep`` (inherited ones are only
+    dropped)."""
+    kept = {id(p) for p in keep}
     for pool in list(_live_pools):
-        pool.close()
+        if id(pool) not in kept:
+            pool.close()
+
+
+def live_pools() -> list[RankPool]:
+    """The RankPools of this process that hold ranks now."""
+    return [p for p in list(_live_pools) if p.alive]
 
 
 def _after_fork_in_child() -> None:

@@ -195,6 +195,16 @@ class TierSummary:
                 terminalreporter.write_line(line)
 
 
+_POOLS_AT_START = pytest.StashKey[list]()
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_sessionstart(session: pytest.Session) -> None:
+    session.stash[_POOLS_AT_START] = registry.open_pools()
+
+
 @pytest.hookimpl(trylast=True)
 def pytest_sessionfinish(session: pytest.Session) -> None:
-    registry.shutdown_pools()
+    """Close the pools this session started; pools open before it (a nested in-process
+    session's caller's) are left to their owner."""
+    registry.shutdown_pools(keep=session.stash.get(_POOLS_AT_START, []))

@@ -5,17 +5,20 @@ closed it. Under torchrun it hands out the env:// group instead when the world m
 torchrun's (any other world still gets a local forked pool). A forked child (the mutant
 sweep forks one per mutant) never reuses an inherited pool: the at-fork hook drops the
 inherited handles without touching the parent's ranks, and the child's first call builds a
-pool whose ranks inherit the child's memory. Pools close at exit and at pytest session end;
-a child that leaves with ``os._exit`` takes its ranks along through their death signal.
+pool whose ranks inherit the child's memory. Pools close at exit, and a pytest session's end
+closes the pools started during that session (a nested in-process session, as pytester runs
+one, leaves its caller's pools alone); a child that leaves with ``os._exit`` takes its ranks
+along through their death signal.
 """
 
 from __future__ import annotations
 
 import atexit
 import os
+from collections.abc import Collection
 
 from deskcheck.suites.env_group import EnvGroup, env_world, under_torchrun
-from deskcheck.suites.pool import RankPool, close_all_pools, default_pg_timeout
+from deskcheck.suites.pool import RankPool, close_all_pools, default_pg_timeout, live_pools
 
 _pools: dict[tuple[int, str, float, str], RankPool | EnvGroup] = {}
 _owner_pid = os.getpid()
@@ -41,14 +44,25 @@ def rank_pool(world: int, backend: str = "gloo", *, timeout_s: float | None = No
     return pool
 
 
-def shutdown_pools() -> None:
-    """Close every pool this process owns; inherited pools are only forgotten."""
+def shutdown_pools(keep: Collection[object] = ()) -> None:
+    """Close every pool this process owns except those in ``keep``; inherited pools are
+    only forgotten."""
     _forget_inherited()
-    pools = list(_pools.values())
-    _pools.clear()
-    for pool in pools:
-        pool.close()
-    close_all_pools()
+    kept = {id(p) for p in keep}
+    for key, pool in list(_pools.items()):
+        if id(pool) not in kept:
+            del _pools[key]
+            pool.close()
+    close_all_pools(keep)
+
+
+def open_pools() -> list[RankPool | EnvGroup]:
+    """Every pool of this process that holds ranks now, whether or not rank_pool() built it
+    (a session records them at its start, to leave them open at its end)."""
+    _forget_inherited()
+    found: dict[int, RankPool | EnvGroup] = {id(p): p for p in live_pools()}
+    found.update((id(p), p) for p in _pools.values() if p.alive)
+    return list(found.values())
 
 
 def owned_pools() -> list[RankPool | EnvGroup]:

@@ -84,6 +84,7 @@ def test_worlds_and_backends_parametrize_with_tier_marks(inner: pytest.Pytester)
 
 
 def test_nccl_skips_with_its_reason_and_the_summary_names_the_tier(inner: pytest.Pytester):
+    pools_before = owned_pools()  # an earlier test in this worker may hold warm pools
     before = child_pids()
     result = inner.runpytest_inprocess("-rs")
     result.assert_outcomes(passed=4, failed=1, skipped=2)
@@ -96,8 +97,42 @@ def test_nccl_skips_with_its_reason_and_the_summary_names_the_tier(inner: pytest
         "      2 skipped: nccl needs CUDA and this machine shows no GPU (CUDA_VISIBLE_DEVICES='')",
         "evidence tier of this run: NOT PROVEN",
     ])
-    assert owned_pools() == [], "session end closed the pools"
+    assert owned_pools() == pools_before, "session end closed the pools it started"
     assert child_pids() == before, "and reaped their ranks"
+
+
+def add_ranks(value: int) -> int:
+    import torch
+    import torch.distributed as dist
+
+    t = torch.tensor([value])
+    dist.all_reduce(t)
+    return int(t.item())
+
+
+def test_a_nested_session_closes_only_the_pools_it_started(inner: pytest.Pytester):
+    """pytester's in-process runs (or any tool that runs pytest.main twice) share one process:
+    the inner session's end closes the pools that session started, never the caller's own
+    pool nor the warm pool the caller got from rank_pool() before the inner session began."""
+    from deskcheck.suites import RankPool, rank_pool
+
+    warm = rank_pool(2, "gloo")
+    own = RankPool(3, "gloo").start()
+    try:
+        before = child_pids()
+        result = inner.runpytest_inprocess("-m", "desk", "-k", "not diverged")
+        result.assert_outcomes(passed=3)
+        assert warm.alive, ("the inner session's end closed the warm world=2 pool the caller "
+                            "got from rank_pool() before that session began")
+        assert own.alive, ("the inner session's end closed a RankPool the caller started and "
+                           "still holds")
+        assert own.run(add_ranks, per_rank=[1, 2, 3]) == [6, 6, 6], (
+            "the caller's pool no longer answers after the inner session ended")
+        assert child_pids() == before, (
+            "the inner session left ranks behind or killed the caller's: children before "
+            f"{sorted(before)}, after {sorted(child_pids())}")
+    finally:
+        own.close()
 
 
 def test_a_green_desk_run_is_desk_proven(inner: pytest.Pytester):
