@@ -335,7 +335,8 @@ def _sql_case_only(diff: str) -> bool:
 
 
 def equivalent_reason(name: str, diff: str) -> str | None:
-    if _sql_case_only(diff):
+    # only the store speaks SQL: elsewhere an upper-cased "... UPDATE ..." is a message
+    if name.startswith("deskcheck.report.store.") and _sql_case_only(diff):
         return _SQL_CASE
     stem = name.rsplit("__mutmut_", 1)[0]
     for function, piece, reason in EQUIVALENT_RULES:
@@ -441,7 +442,7 @@ def rerun_survivors(shard: str, max_children: int, modules: Sequence[str] = ()) 
     run is judged on exactly the mutants it was written for. A module whose source changed
     since the full run is mutated in full instead (mutmut's numbering of the old code names
     other mutations in the new). ``modules`` (paths) limits the re-run to those modules; the
-    others keep their last status."""
+    others keep the status of their own last re-run (or of the full run)."""
     base = WORK_ROOT / shard
     first = read_statuses(base, with_rerun=False)
     chosen = list(modules) or SHARDS[shard][0]
@@ -455,13 +456,44 @@ def rerun_survivors(shard: str, max_children: int, modules: Sequence[str] = ()) 
     rerun = base.with_name(shard + ".rerun")
     if not names:
         return
-    prepare(shard, rerun)
-    (rerun / "full_modules.json").write_text(json.dumps(changed), encoding="utf-8")
-    (rerun / "only_modules.json").write_text(json.dumps(list(modules)), encoding="utf-8")
-    wall, done = run_mutmut(rerun, max_children, names)
+    earlier = rerun.is_dir() and modules
+    into = rerun.with_name(rerun.name + ".new") if earlier else rerun
+    prepare(shard, into)
+    (into / "full_modules.json").write_text(json.dumps(changed), encoding="utf-8")
+    (into / "only_modules.json").write_text(json.dumps(list(modules)), encoding="utf-8")
+    wall, done = run_mutmut(into, max_children, names)
+    if earlier:
+        _fold_rerun(into, rerun, modules, changed)
     print(f"{shard}: re-ran {len(names) - len(changed)} survivors"
           f"{f' and every mutant of {len(changed)} changed module(s)' if changed else ''} "
           f"in {wall:.0f} s (exit {done.returncode})", flush=True)
+
+
+def _fold_rerun(new: Path, rerun: Path, modules: Sequence[str], changed: list[str]) -> None:
+    """Fold a re-run narrowed to ``modules`` into the shard's earlier re-run: those modules
+    take the new statuses (and mutated sources), every other module keeps what its own last
+    re-run found, so per-module re-runs compose instead of undoing each other."""
+    for module in modules:
+        for suffix in ("", ".meta"):
+            source = new / "mutants" / (module + suffix)
+            target = rerun / "mutants" / (module + suffix)
+            target.unlink(missing_ok=True)
+            if source.is_file():
+                target.parent.mkdir(parents=True, exist_ok=True)
+                shutil.copy2(source, target)
+    full = [m for m in _rerun_in_full(rerun) if m not in modules] + changed
+    (rerun / "full_modules.json").write_text(json.dumps(full), encoding="utf-8")
+    only_file = rerun / "only_modules.json"
+    before = json.loads(only_file.read_text()) if only_file.is_file() else []
+    if before:  # an empty list means the earlier re-run covered every module already
+        only_file.write_text(json.dumps(sorted({*before, *modules})), encoding="utf-8")
+    walls = [json.loads((f / "wall.json").read_text()) for f in (rerun, new)
+             if (f / "wall.json").is_file()]
+    if walls:
+        merged = {**walls[-1], "wall_s": sum(w["wall_s"] for w in walls)}
+        (rerun / "wall.json").write_text(json.dumps(merged), encoding="utf-8")
+    shutil.copy2(new / "pyproject.toml", rerun / "pyproject.toml")  # today's test selection
+    shutil.rmtree(new, ignore_errors=True)
 
 
 def _functions(module: str) -> dict[str, str]:
