@@ -133,6 +133,7 @@ SHARDS: dict[str, tuple[list[str], list[str]]] = {
         "tests/selfproof/test_mutmut_gaps.py",
         "tests/report/test_store_resume.py",
         "tests/report/test_store_details.py",
+        "tests/selfproof/test_gaps_store.py",
     ]),
     "gate": ([
         "deskcheck/gate/redfirst.py",
@@ -180,6 +181,18 @@ _STRING_ONLY = ("reached only when raw[key] is a string (the `or` stops at a non
 _HAS_KEYS = "every operator has a key of its own: the joined list is never empty"
 _EMPTY_BRACKETS = ("a line like '[ ]' is never a header anyway: _is_header needs a name inside "
                    "the brackets and starts with optional spaces then '['")
+_BOOL_COLUMN = ("reused is a bool: sqlite3 stores True/False as 1/0, exactly what "
+                "int(bool(...)) writes")
+_SET_BELOW = ("commit_sha and summary_json are set on the next two lines whatever the "
+              "comprehension put there")
+_RUN_ATTRS = ("every other run column is a RunRecord field of the same name: getattr's "
+              "default is never used")
+_PRAGMA_TIMEOUT = ("the PRAGMA busy_timeout on the next line sets the same busy handler "
+                   "(60 s), replacing connect's timeout before any statement can wait")
+_SNAPSHOT_CACHE = ("the set only spares a SELECT: a miss falls back to the sources table, "
+                   "which holds the row")
+_DEFAULT_ROOT = ("the default store is ROOT/.deskcheck/results.sqlite: its grandparent, "
+                 "Store's fallback root, is ROOT itself")
 EQUIVALENT_RULES: list[tuple[str, str, str]] = [
     ("mutants.verdicts.x_exception_name", 'split(":", )', _SPLIT),
     ("mutants.verdicts.x_exception_name", 'split(":", 2)', _SPLIT),
@@ -297,6 +310,36 @@ EQUIVALENT_RULES: list[tuple[str, str, str]] = [
     ("mutants.catalog.xǁ_Linesǁ__init__", r're.match(r"XX^\s*\[\s*\]XX", line)', _EMPTY_BRACKETS),
     ("mutants.catalog.xǁ_Linesǁ__init__", r'and not re.match(r"^\s*\[\s*\]", line) or self.',
      _EMPTY_BRACKETS),
+    # report/store.py, report/fingerprint.py, report/shard.py, mutants/operators/ (issue 17,
+    # round two, branch s5-c)
+    ("report.store.x__mutant_values", 'values["XXreusedXX"]', _BOOL_COLUMN),
+    ("report.store.x__mutant_values", 'values["REUSED"]', _BOOL_COLUMN),
+    ("report.store.x__run_values", '"XXcommit_shaXX"', _SET_BELOW),
+    ("report.store.x__run_values", '"COMMIT_SHA"', _SET_BELOW),
+    ("report.store.x__run_values", '"XXsummary_jsonXX"', _SET_BELOW),
+    ("report.store.x__run_values", '"SUMMARY_JSON"', _SET_BELOW),
+    ("report.store.x__run_values", "getattr(run, c, None)", _RUN_ATTRS),
+    ("report.store.x__run_values", "getattr(run, c, )", _RUN_ATTRS),
+    ("report.store.x__run_values", 'getattr(run, c, "XXXX")', _RUN_ATTRS),
+    ("report.store.xǁStoreǁ_connect", "timeout=BUSY_TIMEOUT_MS * 1000", _PRAGMA_TIMEOUT),
+    ("report.store.xǁStoreǁ_connect", "timeout=BUSY_TIMEOUT_MS / 1001", _PRAGMA_TIMEOUT),
+    ("report.store.xǁStoreǁ_connect", "connect(self.path, isolation_level=None)", _PRAGMA_TIMEOUT),
+    ("report.store.xǁStoreǁ_source_to_snapshot", "if not source_file and (run_id", "an empty "
+     "path is never in the cache nor the sources table, and read_source finds no file for it: "
+     "None either way"),
+    ("report.store.xǁStoreǁ_source_to_snapshot", "_snapshotted.add(None)", _SNAPSHOT_CACHE),
+    ("report.store.xǁStoreǁrecord_mutant", "_snapshotted.add(None)", _SNAPSHOT_CACHE),
+    ("report.store.xǁStoreǁsnapshot_source", "_snapshotted.add(None)", _SNAPSHOT_CACHE),
+    ("report.store.xǁStoreǁrecord_mutant", "_source_to_snapshot(None, path)", "(None, path) "
+     "misses the cache and the table, so the file is read again for each mutant, and INSERT "
+     "OR IGNORE keeps the run's first snapshot: only slower"),
+    ("report.store.xǁStoreǁbegin_run", "lastrowid or 1", "an INSERT into an AUTOINCREMENT "
+     "table always sets lastrowid to the new id (>= 1): the fallback is never used"),
+    ("report.store.xǁStoreǁresumable_run", '"and config_fingerprint = ? and shard', _SQL_CASE),
+    ("report.store.xǁStoreǁresumable_run", '"AND CONFIG_FINGERPRINT = ? AND SHARD', _SQL_CASE),
+    ("report.store.xǁStoreǁfor_project", "cls(default_store_path(root), root=None)",
+     _DEFAULT_ROOT),
+    ("report.store.xǁStoreǁfor_project", "cls(default_store_path(root), )", _DEFAULT_ROOT),
 ]
 
 
