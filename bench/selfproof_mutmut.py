@@ -121,6 +121,7 @@ SHARDS: dict[str, tuple[list[str], list[str]]] = {
         "tests/selfproof/test_catalog_rules.py",
         "tests/selfproof/test_catalog_bounds.py",
         "tests/selfproof/test_operator_params.py",
+        "tests/selfproof/test_gaps_operators.py",
     ]),
     "report": ([
         "deskcheck/report/shard.py",
@@ -193,6 +194,14 @@ _SNAPSHOT_CACHE = ("the set only spares a SELECT: a miss falls back to the sourc
                    "which holds the row")
 _DEFAULT_ROOT = ("the default store is ROOT/.deskcheck/results.sqlite: its grandparent, "
                  "Store's fallback root, is ROOT itself")
+_WHOLE_STATEMENT = ("a call whose statement becomes `pass` is replaced with its whole "
+                    "statement (the parent is replaced after the child): mapping the call "
+                    "to `value` as well changes nothing")
+_LPAR = "every libcst expression node has lpar/rpar: the test is always true"
+_ONCE = ("the snippet occurs exactly once (checked just above): replacing at most 1, 2 or "
+         "every occurrence is the same")
+_KIND_NAME = ("a token kind's name is only compared with 'compare' and with the other "
+              "token's kind: any other name for binary/boolean acts the same")
 EQUIVALENT_RULES: list[tuple[str, str, str]] = [
     ("mutants.verdicts.x_exception_name", 'split(":", )', _SPLIT),
     ("mutants.verdicts.x_exception_name", 'split(":", 2)', _SPLIT),
@@ -340,6 +349,36 @@ EQUIVALENT_RULES: list[tuple[str, str, str]] = [
     ("report.store.xǁStoreǁfor_project", "cls(default_store_path(root), root=None)",
      _DEFAULT_ROOT),
     ("report.store.xǁStoreǁfor_project", "cls(default_store_path(root), )", _DEFAULT_ROOT),
+    ("mutants.operators.base.x_normalized", '"XX XX".join(text.split())', "the same joiner "
+     "is applied to both sides of the comparison, and split() pieces hold no space: any "
+     "joiner tells the same texts apart"),
+    ("mutants.operators.base.xǁOperatorǁvalidate", "ok = None", "None is falsy like False: "
+     "`if not ok` reads it the same"),
+    ("mutants.operators.drop_call.xǁDropCallǁapply", "if id(None) not in statements.call_ids",
+     _WHOLE_STATEMENT),
+    ("mutants.operators.drop_call.xǁ_StatementCallsǁvisit_Expr", "call_ids.add(None)",
+     _WHOLE_STATEMENT),
+    ("mutants.operators.drop_call.xǁ_StatementCallsǁvisit_Expr", "call_ids.add(id(None))",
+     _WHOLE_STATEMENT),
+    ("mutants.operators.offset.xǁOffsetǁapply", 'if (hasattr(site, "lpar")) or True', _LPAR),
+    ("mutants.operators.offset.xǁOffsetǁapply", "else code_of(None)", _LPAR),
+    ("mutants.operators.offset.xǁOffsetǁapply", 'sign = "+" if by >= 0', "by = 0 is refused "
+     "by Offset.check before a mutant is built: by is never 0 here"),
+    ("mutants.operators.replace.xǁReplaceǁapply", "text.replace(old, new, )", _ONCE),
+    ("mutants.operators.replace.xǁReplaceǁapply", "text.replace(old, new, 2)", _ONCE),
+    ("mutants.operators.return_value.xǁReturnValueǁapply", "if (body.body) or True else None",
+     "an indented block always holds at least one statement: body.body is never empty"),
+    ("mutants.operators.swap.x__token_kind", '("XXbinaryXX"', _KIND_NAME),
+    ("mutants.operators.swap.x__token_kind", '("BINARY"', _KIND_NAME),
+    ("mutants.operators.swap.x__token_kind", '("XXbooleanXX"', _KIND_NAME),
+    ("mutants.operators.swap.x__token_kind", '("BOOLEAN"', _KIND_NAME),
+    ("mutants.operators.swap.xǁSwapǁ_operator_sites", "return True", "the sites are gathered "
+     "by the callback itself: the collector's own found list, which the return value fills, "
+     "is never read"),
+    ("mutants.operators.swap.xǁSwapǁapply", 'if (hasattr(site, "lpar")) or True', _LPAR),
+    ("mutants.operators.swap.xǁSwapǁapply", "if hasattr(site, k) or hasattr(new_op, k)",
+     "every libcst operator node has whitespace_before and whitespace_after: `and` and `or` "
+     "agree"),
 ]
 
 
