@@ -147,7 +147,7 @@ SHARDS: dict[str, tuple[list[str], list[str]]] = {
 }
 # files the tests need besides the test modules themselves
 SUPPORT = [
-    "tests/__init__.py",
+    "tests/__init__.py", "tests/owner_files.py",
     "tests/drift_guard/__init__.py", "tests/drift_guard/conftest.py", "tests/drift_guard/fixtures",
     "tests/mutants/__init__.py", "tests/mutants/conftest.py", "tests/mutants/fixtures",
     "tests/report/__init__.py", "tests/report/conftest.py",
