@@ -277,3 +277,62 @@ def test_refusals_of_runs_say_what_to_do_word_for_word(store: Store):
                                      "'falls_short'"), (
             f"finish_run({status!r}) must say it needs a final status, with examples: "
             f"{caught.value}")
+
+
+def test_a_run_of_an_unknown_machine_is_judged_on_this_one(store: Store):
+    run_id = store.begin_run(RunRecord(kind="sweep"))
+    store.connection.execute("UPDATE runs SET machine = '', owner_pid = ? WHERE id = ?",
+                             (2 ** 22 + 1, run_id))  # above Linux's pid_max: no such process
+    assert store.run(run_id).status == "interrupted", (
+        "a running run that names no machine is judged on this one: its owner pid is gone, "
+        f"so it must read as interrupted; got {store.run(run_id).status!r}")
+
+
+def test_an_owner_of_unknown_start_time_holds_its_run_while_its_pid_lives(store: Store):
+    run_id = store.begin_run(RunRecord(kind="sweep"))
+    _give_to_parent(store, run_id, token="")
+    assert store.run(run_id).status == "running", (
+        "a run whose owner's start time was not recorded (an older store) must count as "
+        "running while its pid lives (liveness: the token is checked only if one is given); "
+        f"got {store.run(run_id).status!r}")
+
+
+def test_a_file_unreadable_for_one_mutant_is_snapshotted_by_a_later_one(tmp_path, mutants):
+    project = _project(tmp_path / "proj")
+    (project / BALLOT_FILE).unlink()
+    ballot = [m for m in mutants if BALLOT_FILE in m.diff]
+    assert len(ballot) >= 2, "the sample records must hold two mutants of the ballot module"
+    with Store.for_project(project) as store:
+        run_id = store.begin_run(RunRecord(kind="sweep"))
+        store.record_mutant(run_id, ballot[0])
+        (project / BALLOT_FILE).write_text(BALLOT_SOURCE, encoding="utf-8")
+        store.record_mutant(run_id, ballot[1])
+        sources = store.sources(run_id)
+    assert sources.get(BALLOT_FILE) == BALLOT_SOURCE, (
+        "a mutated file the store could not read for the first mutant must be snapshotted "
+        "once a later mutant of the run finds it (the Stryker/HTML reports need the source); "
+        f"the run's sources hold {sorted(sources)}")
+
+
+def _timed(mutant_id: str, seconds: float, reused: bool = False) -> MutantRecord:
+    return MutantRecord(id=mutant_id, title="", target="a:b", operator="", verdict="KILLED",
+                        duration_s=seconds, reused=reused)
+
+
+def test_durations_are_the_newest_measured_seconds_of_sweeps(store: Store):
+    first = store.begin_run(RunRecord(kind="sweep"))
+    for record in (_timed("a", 2.0), _timed("b", 4.0), _timed("c", 1.5)):
+        store.record_mutant(first, record)
+    second = store.begin_run(RunRecord(kind="sweep"))
+    for record in (_timed("a", 3.0), _timed("b", 0.0), _timed("c", 0.2, reused=True)):
+        store.record_mutant(second, record)
+    auto = store.begin_run(RunRecord(kind="auto"))
+    store.record_mutant(auto, _timed("a", 9.0))
+    store.record_mutant(auto, _timed("d", 7.0))
+    found = store.mutant_durations()
+    assert found == {"a": 3.0, "b": 4.0, "c": 1.5}, (
+        "mutant_durations() must give each mutant's seconds in the newest sweep that measured "
+        "it (docs/report.md, Shards): a zero duration or a reused verdict measures nothing, "
+        f"and an auto run is another kind; got {found}")
+    assert store.mutant_durations("auto") == {"a": 9.0, "d": 7.0}, (
+        f"mutant_durations('auto') must read auto runs only: {store.mutant_durations('auto')}")
