@@ -354,3 +354,17 @@ def test_replace_and_offset_problems_say_what_is_wrong_and_the_fix():
     assert problems(Offset, expression="x", by=0) == [
         ("by", "offset: by = 0 is no defect", "use a non-zero offset")], (
         "offset by 0 is no defect")
+
+
+def test_only_a_line_number_key_gets_the_line_hint():
+    (problem,) = problems(Swap, old="<", new="<=", bogus=1)
+    assert problem[:2] == ("bogus", "unknown key 'bogus' for operator 'swap'"), (
+        "an unknown key that is no line-number key must be refused plainly, without the "
+        f"'never by line' hint: {problem[:2]}")
+
+
+def test_an_operator_describes_itself_by_name_and_keys():
+    text = Swap({"old": "min", "new": "max", "occurrence": 2}).describe()
+    assert text == "swap old='min', new='max', occurrence=2", (
+        "describe() names the operator and each catalog key with its value (the STALE "
+        f"'changes nothing' and BROKEN 'does not compile after' messages use it); got {text!r}")
