@@ -158,6 +158,7 @@ def _give_to_parent(store: Store, run_id: int, token: str | None = None) -> None
     """Point the run's owner pid at our parent (alive, not us), keeping the stored start time
     unless ``token`` is given: the pid a dead owner had now belongs to another process."""
     parent = os.getppid()
+    assert parent > 1, "precondition: this test process must have a parent of its own"
     assert process_token(parent) != process_token(os.getpid()), (
         "precondition: the parent process must have started at another time than this one")
     if token is None:
