@@ -121,6 +121,7 @@ SHARDS: dict[str, tuple[list[str], list[str]]] = {
         "tests/selfproof/test_catalog_rules.py",
         "tests/selfproof/test_catalog_bounds.py",
         "tests/selfproof/test_operator_params.py",
+        "tests/selfproof/test_gaps_operators.py",
     ]),
     "report": ([
         "deskcheck/report/shard.py",
@@ -133,6 +134,7 @@ SHARDS: dict[str, tuple[list[str], list[str]]] = {
         "tests/selfproof/test_mutmut_gaps.py",
         "tests/report/test_store_resume.py",
         "tests/report/test_store_details.py",
+        "tests/selfproof/test_gaps_store.py",
     ]),
     "gate": ([
         "deskcheck/gate/redfirst.py",
@@ -145,7 +147,7 @@ SHARDS: dict[str, tuple[list[str], list[str]]] = {
 }
 # files the tests need besides the test modules themselves
 SUPPORT = [
-    "tests/__init__.py",
+    "tests/__init__.py", "tests/owner_files.py",
     "tests/drift_guard/__init__.py", "tests/drift_guard/conftest.py", "tests/drift_guard/fixtures",
     "tests/mutants/__init__.py", "tests/mutants/conftest.py", "tests/mutants/fixtures",
     "tests/report/__init__.py", "tests/report/conftest.py",
@@ -180,6 +182,26 @@ _STRING_ONLY = ("reached only when raw[key] is a string (the `or` stops at a non
 _HAS_KEYS = "every operator has a key of its own: the joined list is never empty"
 _EMPTY_BRACKETS = ("a line like '[ ]' is never a header anyway: _is_header needs a name inside "
                    "the brackets and starts with optional spaces then '['")
+_BOOL_COLUMN = ("reused is a bool: sqlite3 stores True/False as 1/0, exactly what "
+                "int(bool(...)) writes")
+_SET_BELOW = ("commit_sha and summary_json are set on the next two lines whatever the "
+              "comprehension put there")
+_RUN_ATTRS = ("every other run column is a RunRecord field of the same name: getattr's "
+              "default is never used")
+_PRAGMA_TIMEOUT = ("the PRAGMA busy_timeout on the next line sets the same busy handler "
+                   "(60 s), replacing connect's timeout before any statement can wait")
+_SNAPSHOT_CACHE = ("the set only spares a SELECT: a miss falls back to the sources table, "
+                   "which holds the row")
+_DEFAULT_ROOT = ("the default store is ROOT/.deskcheck/results.sqlite: its grandparent, "
+                 "Store's fallback root, is ROOT itself")
+_WHOLE_STATEMENT = ("a call whose statement becomes `pass` is replaced with its whole "
+                    "statement (the parent is replaced after the child): mapping the call "
+                    "to `value` as well changes nothing")
+_LPAR = "every libcst expression node has lpar/rpar: the test is always true"
+_ONCE = ("the snippet occurs exactly once (checked just above): replacing at most 1, 2 or "
+         "every occurrence is the same")
+_KIND_NAME = ("a token kind's name is only compared with 'compare' and with the other "
+              "token's kind: any other name for binary/boolean acts the same")
 EQUIVALENT_RULES: list[tuple[str, str, str]] = [
     ("mutants.verdicts.x_exception_name", 'split(":", )', _SPLIT),
     ("mutants.verdicts.x_exception_name", 'split(":", 2)', _SPLIT),
@@ -297,6 +319,66 @@ EQUIVALENT_RULES: list[tuple[str, str, str]] = [
     ("mutants.catalog.xǁ_Linesǁ__init__", r're.match(r"XX^\s*\[\s*\]XX", line)', _EMPTY_BRACKETS),
     ("mutants.catalog.xǁ_Linesǁ__init__", r'and not re.match(r"^\s*\[\s*\]", line) or self.',
      _EMPTY_BRACKETS),
+    # report/store.py, report/fingerprint.py, report/shard.py, mutants/operators/ (issue 17,
+    # round two, branch s5-c)
+    ("report.store.x__mutant_values", 'values["XXreusedXX"]', _BOOL_COLUMN),
+    ("report.store.x__mutant_values", 'values["REUSED"]', _BOOL_COLUMN),
+    ("report.store.x__run_values", '"XXcommit_shaXX"', _SET_BELOW),
+    ("report.store.x__run_values", '"COMMIT_SHA"', _SET_BELOW),
+    ("report.store.x__run_values", '"XXsummary_jsonXX"', _SET_BELOW),
+    ("report.store.x__run_values", '"SUMMARY_JSON"', _SET_BELOW),
+    ("report.store.x__run_values", "getattr(run, c, None)", _RUN_ATTRS),
+    ("report.store.x__run_values", "getattr(run, c, )", _RUN_ATTRS),
+    ("report.store.x__run_values", 'getattr(run, c, "XXXX")', _RUN_ATTRS),
+    ("report.store.xǁStoreǁ_connect", "timeout=BUSY_TIMEOUT_MS * 1000", _PRAGMA_TIMEOUT),
+    ("report.store.xǁStoreǁ_connect", "timeout=BUSY_TIMEOUT_MS / 1001", _PRAGMA_TIMEOUT),
+    ("report.store.xǁStoreǁ_connect", "connect(self.path, isolation_level=None)", _PRAGMA_TIMEOUT),
+    ("report.store.xǁStoreǁ_source_to_snapshot", "if not source_file and (run_id", "an empty "
+     "path is never in the cache nor the sources table, and read_source finds no file for it: "
+     "None either way"),
+    ("report.store.xǁStoreǁ_source_to_snapshot", "_snapshotted.add(None)", _SNAPSHOT_CACHE),
+    ("report.store.xǁStoreǁrecord_mutant", "_snapshotted.add(None)", _SNAPSHOT_CACHE),
+    ("report.store.xǁStoreǁsnapshot_source", "_snapshotted.add(None)", _SNAPSHOT_CACHE),
+    ("report.store.xǁStoreǁrecord_mutant", "_source_to_snapshot(None, path)", "(None, path) "
+     "misses the cache and the table, so the file is read again for each mutant, and INSERT "
+     "OR IGNORE keeps the run's first snapshot: only slower"),
+    ("report.store.xǁStoreǁbegin_run", "lastrowid or 1", "an INSERT into an AUTOINCREMENT "
+     "table always sets lastrowid to the new id (>= 1): the fallback is never used"),
+    ("report.store.xǁStoreǁresumable_run", '"and config_fingerprint = ? and shard', _SQL_CASE),
+    ("report.store.xǁStoreǁresumable_run", '"AND CONFIG_FINGERPRINT = ? AND SHARD', _SQL_CASE),
+    ("report.store.xǁStoreǁfor_project", "cls(default_store_path(root), root=None)",
+     _DEFAULT_ROOT),
+    ("report.store.xǁStoreǁfor_project", "cls(default_store_path(root), )", _DEFAULT_ROOT),
+    ("mutants.operators.base.x_normalized", '"XX XX".join(text.split())', "the same joiner "
+     "is applied to both sides of the comparison, and split() pieces hold no space: any "
+     "joiner tells the same texts apart"),
+    ("mutants.operators.base.xǁOperatorǁvalidate", "ok = None", "None is falsy like False: "
+     "`if not ok` reads it the same"),
+    ("mutants.operators.drop_call.xǁDropCallǁapply", "if id(None) not in statements.call_ids",
+     _WHOLE_STATEMENT),
+    ("mutants.operators.drop_call.xǁ_StatementCallsǁvisit_Expr", "call_ids.add(None)",
+     _WHOLE_STATEMENT),
+    ("mutants.operators.drop_call.xǁ_StatementCallsǁvisit_Expr", "call_ids.add(id(None))",
+     _WHOLE_STATEMENT),
+    ("mutants.operators.offset.xǁOffsetǁapply", 'if (hasattr(site, "lpar")) or True', _LPAR),
+    ("mutants.operators.offset.xǁOffsetǁapply", "else code_of(None)", _LPAR),
+    ("mutants.operators.offset.xǁOffsetǁapply", 'sign = "+" if by >= 0', "by = 0 is refused "
+     "by Offset.check before a mutant is built: by is never 0 here"),
+    ("mutants.operators.replace.xǁReplaceǁapply", "text.replace(old, new, )", _ONCE),
+    ("mutants.operators.replace.xǁReplaceǁapply", "text.replace(old, new, 2)", _ONCE),
+    ("mutants.operators.return_value.xǁReturnValueǁapply", "if (body.body) or True else None",
+     "an indented block always holds at least one statement: body.body is never empty"),
+    ("mutants.operators.swap.x__token_kind", '("XXbinaryXX"', _KIND_NAME),
+    ("mutants.operators.swap.x__token_kind", '("BINARY"', _KIND_NAME),
+    ("mutants.operators.swap.x__token_kind", '("XXbooleanXX"', _KIND_NAME),
+    ("mutants.operators.swap.x__token_kind", '("BOOLEAN"', _KIND_NAME),
+    ("mutants.operators.swap.xǁSwapǁ_operator_sites", "return True", "the sites are gathered "
+     "by the callback itself: the collector's own found list, which the return value fills, "
+     "is never read"),
+    ("mutants.operators.swap.xǁSwapǁapply", 'if (hasattr(site, "lpar")) or True', _LPAR),
+    ("mutants.operators.swap.xǁSwapǁapply", "if hasattr(site, k) or hasattr(new_op, k)",
+     "every libcst operator node has whitespace_before and whitespace_after: `and` and `or` "
+     "agree"),
 ]
 
 
