@@ -3,6 +3,7 @@ next to it, and the findings a user reads, beyond the main cases of test_pointer
 
 from __future__ import annotations
 
+import locale
 from pathlib import Path
 
 import pytest
@@ -68,6 +69,9 @@ def _stale(project: Path, text: str):
     f"queue.sort (schedule_policy.py:{METHOD})",         # a dotted name
     f"SchedulePolicy (schedule_policy.py:{LIMIT_LINE})",  # CamelCase
     f"X.T (schedule_policy.py:{LIMIT_LINE})",            # a dotted name starting with X
+    f"IoU (schedule_policy.py:{LIMIT_LINE})",            # CamelCase, one lower-case letter
+    f"GPipe (schedule_policy.py:{LIMIT_LINE})",          # CamelCase, two capitals first
+    f"schedule_policy.py:{LIMIT_LINE} (SchedulePolicy.)",  # after, with a sentence's period
     f"Ordering is done by SchedulePolicy. (schedule_policy.py:{LIMIT_LINE})",  # sentence end
     f"schedule_policy.py:{LIMIT_LINE} (`calc_priority`)",  # after, in parentheses
     f"schedule_policy.py:{LIMIT_LINE} `calc_priority`",    # after, in backticks
@@ -208,9 +212,10 @@ def test_stray_non_utf8_bytes_do_not_stop_the_check(project):
 
 def test_a_bare_line_reuses_the_last_cited_file(project):
     report = _check(project, f"`SchedulePolicy` (schedule_policy.py:{CLASS}); its sort (:{SORT}),"
-                             f" its end (:{METHOD_END})\n:{LIMIT_LINE} holds the limit\n")
+                             f" its end (:{METHOD_END})\n:{LIMIT_LINE} holds the limit, "
+                             f"[the sort](:{SORT})\n")
     assert [c.target for c in report.checked] == [
-        f"schedule_policy.py:{n}" for n in (CLASS, SORT, METHOD_END, LIMIT_LINE)], (
+        f"schedule_policy.py:{n}" for n in (CLASS, SORT, METHOD_END, LIMIT_LINE, SORT)], (
         "a bare (:LINE) reuses the last cited file, also on a later line and at a line's start; "
         f"got {[c.target for c in report.checked]}")
     assert report.ok, report.render()
@@ -232,14 +237,36 @@ def test_a_range_citation_is_reported_with_its_range(project):
         f"a one-line citation is shown as FILE:LINE; got {single.problem!r}")
 
 
-def test_a_dot_slash_path_is_found_under_the_roots(project):
+@pytest.mark.parametrize("cited", ["./schedule_policy.py", "XLA_ops.py"])
+def test_a_file_name_is_found_anywhere_under_the_roots(project, cited):
+    (project / "pkg" / "XLA_ops.py").write_text(SOURCE, encoding="utf-8")
     (project / "docs").mkdir()
     doc = project / "docs" / "notes.md"
-    doc.write_text(f"`calc_priority` (./schedule_policy.py:{METHOD})\n", encoding="utf-8")
+    doc.write_text(f"`calc_priority` ({cited}:{METHOD})\n", encoding="utf-8")
     report = check_pointers([doc], roots=[project])
     assert report.ok and len(report.checked) == 1, (
-        "./schedule_policy.py names the one schedule_policy.py under the root (pkg/): it must "
-        f"resolve; got {report.render()}")
+        f"{cited} names the one such file under the root (in pkg/): it must resolve; got "
+        f"{report.render()}")
+
+
+@pytest.fixture
+def ascii_locale():
+    """A locale whose encoding is not UTF-8 (ASCII), for the duration of one test."""
+    before = locale.setlocale(locale.LC_CTYPE)
+    locale.setlocale(locale.LC_CTYPE, "C")
+    try:
+        yield
+    finally:
+        locale.setlocale(locale.LC_CTYPE, before)
+
+
+def test_docs_and_sources_are_read_as_utf8_whatever_the_locale(project, ascii_locale):
+    (project / "pkg" / "menu.py").write_text("café_total = 3\n", encoding="utf-8")
+    report = _check(project, "`café_total` (menu.py:1)\n")
+    assert report.ok and [c.symbol for c in report.checked] == ["café_total"], (
+        "a doc and the source it cites are UTF-8 whatever the locale's encoding: the symbol "
+        f"café_total is on the cited line; got {[c.symbol for c in report.checked]}\n"
+        f"{report.render()}")
 
 
 # --- findings: what the user reads --------------------------------------------------------------
