@@ -332,3 +332,33 @@ def test_find_citations_reads_the_symbol_after_the_citation(tmp_path):
     doc.write_text("see foo.py:12 (`bar`) and at foo.py:13 (baz.qux)\n", encoding="utf-8")
     assert [(c.target, c.symbol) for c in find_citations(doc)] == [
         ("foo.py:12", "bar"), ("foo.py:13", "baz.qux")]
+
+
+FALLBACKS = '''\
+try:
+    from json import dumps as encode
+except ImportError:
+    def encode(obj):
+        text = repr(obj)
+        return text
+finally:
+    def cleanup(path):
+        gone = path
+        return gone
+
+match __name__:
+    case "__main__":
+        def entry(argv):
+            code = len(argv)
+            return code
+'''
+
+
+@pytest.mark.parametrize("symbol, line", [
+    ("encode", 5),    # a fallback def in an `except` handler
+    ("cleanup", 9),   # a def in a `finally`
+    ("entry", 15),    # a def in a `match` case
+])
+def test_defs_in_except_finally_and_match_blocks_are_found(project, symbol, line):
+    (project / "pkg" / "fallbacks.py").write_text(FALLBACKS, encoding="utf-8")
+    _holds(project, f"`{symbol}` (fallbacks.py:{line})")
