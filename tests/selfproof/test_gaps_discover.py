@@ -4,6 +4,7 @@ the command line, the names modules are imported under, and the errors a user re
 
 from __future__ import annotations
 
+import locale
 import sys
 import textwrap
 import tomllib
@@ -120,3 +121,37 @@ def test_harnesses_that_are_not_a_list_say_so_with_an_example(tmp_path):
         caught.value.message
     assert caught.value.fix == 'harnesses = ["tests", "examples/tp_scheduler/tests"]', (
         f"the fix is an example line to paste; got {caught.value.fix!r}")
+
+
+def test_code_run_through_eval_is_blamed_on_the_guard_modules_line(tmp_path, clean_modules):
+    config = project(tmp_path, '[tool.deskcheck]\nharnesses = ["bad"]\n', {
+        "bad/test_dc_gap_eval.py": GUARD + "VALUE = eval('undefined_name_dc_gap')\n"})
+    with pytest.raises(ConfigError) as caught:
+        import_guard_modules(config)
+    assert caught.value.location == f"{tmp_path / 'bad/test_dc_gap_eval.py'}:3", (
+        "the innermost frame is eval's '<string>', which names no file: the location is the "
+        f"guard module's own line 3; got {caught.value.location}")
+
+
+@pytest.fixture
+def ascii_locale():
+    """A locale whose encoding is not UTF-8 (ASCII), for the duration of one test."""
+    before = locale.setlocale(locale.LC_CTYPE)
+    locale.setlocale(locale.LC_CTYPE, "C")
+    try:
+        yield
+    finally:
+        locale.setlocale(locale.LC_CTYPE, before)
+
+
+def test_the_pyproject_and_guard_modules_are_read_as_utf8_whatever_the_locale(tmp_path,
+                                                                              ascii_locale):
+    config = project(tmp_path, '# maintained by José\n[tool.pytest.ini_options]\n'
+                               'testpaths = ["checks"]\n', {
+                                   "checks/test_guard.py": "# café\n" + GUARD})
+    entries = search_paths(config)
+    assert entries == ["checks"], f"pytest's testpaths must be read; got {entries}"
+    files, _ = candidate_files(tmp_path, entries)
+    assert [f.name for f in files] == ["test_guard.py"], (
+        "a UTF-8 guard module with a non-ASCII comment must be found under an ASCII locale; "
+        f"found {[f.name for f in files]}")

@@ -56,6 +56,11 @@ def test_a_def_on_the_first_line_and_defs_without_blank_lines_between_are_hollow
                   "    return b\nx = 1\ndef third(a):\n    b = a\n    return b\n")
 
 
+def test_a_def_right_after_a_one_line_def_is_hollowed():
+    bodies = _assert_split("def one(a): return a\ndef two(a):\n    b = a\n    return b\n")
+    assert list(bodies) == [2], bodies
+
+
 def test_a_comment_at_column_zero_inside_a_body_does_not_end_it():
     bodies = _assert_split("class C:\n    def m(self):\n        a = 1\n# a note at column 0\n"
                            "        b = 2\n        return a + b\n")
