@@ -60,6 +60,7 @@ SHARDS: dict[str, tuple[list[str], list[str]]] = {
         "tests/selfproof/test_drift_report_details.py",
         "tests/selfproof/test_property_roles.py",
         "tests/selfproof/test_collector_details.py",
+        "tests/selfproof/test_gaps_plant.py",
     ]),
     "drift_guard_static": ([
         "deskcheck/drift_guard/_members.py",
@@ -86,6 +87,10 @@ SHARDS: dict[str, tuple[list[str], list[str]]] = {
         "tests/selfproof/test_static_details.py",
         "tests/selfproof/test_surface_details.py",
         "tests/selfproof/test_sharp_arms.py",
+        "tests/selfproof/test_gaps_pointers.py",
+        "tests/selfproof/test_gaps_hollow.py",
+        "tests/selfproof/test_gaps_discover.py",
+        "tests/selfproof/test_gaps_model.py",
     ]),
     "mutants": ([
         "deskcheck/mutants/verdicts.py",
@@ -202,6 +207,15 @@ _ONCE = ("the snippet occurs exactly once (checked just above): replacing at mos
          "every occurrence is the same")
 _KIND_NAME = ("a token kind's name is only compared with 'compare' and with the other "
               "token's kind: any other name for binary/boolean acts the same")
+_ONE_COLON = ("a cited path holds no ':' (the citation pattern allows only word characters, "
+              "'.', '/' and '-' in it): the target has one ':', and every split of it gives the "
+              "same first piece")
+_UTF8 = "'UTF-8' and 'utf-8' name the same codec"
+_HAS_BODY = "reached only after hasattr(node, 'body'): the default is never used"
+_REAL_FRAME = ("the traceback of an exception caught in load() starts at load's own frame in "
+               "_discover.py, a real file: `inner` is never None, so its fallback is never used")
+_LOCALS = ("no class is named '<locals>': for a local class the walk by qualified name fails "
+           "at that part, and the same search by name follows")
 EQUIVALENT_RULES: list[tuple[str, str, str]] = [
     ("mutants.verdicts.x_exception_name", 'split(":", )', _SPLIT),
     ("mutants.verdicts.x_exception_name", 'split(":", 2)', _SPLIT),
@@ -379,6 +393,58 @@ EQUIVALENT_RULES: list[tuple[str, str, str]] = [
     ("mutants.operators.swap.xǁSwapǁapply", "if hasattr(site, k) or hasattr(new_op, k)",
      "every libcst operator node has whitespace_before and whitespace_after: `and` and `or` "
      "agree"),
+    # drift_guard/pointers.py, _hollow.py, _discover.py, _model.py, _plant.py (issue 17, s5-b)
+    *[(function, piece, _ONE_COLON)
+      for function in ("drift_guard.pointers.x__check", "drift_guard.pointers.x_check_pointers")
+      for piece in ('cite.target.rsplit(":", )', 'cite.target.split(":", 1)',
+                    'cite.target.rsplit(":", 2)')],
+    ("drift_guard.pointers.x__check", 'encoding="UTF-8"', _UTF8),
+    ("drift_guard.pointers.x_find_citations", 'encoding="UTF-8"', _UTF8),
+    ("drift_guard._discover.x_candidate_files", 'encoding="UTF-8"', _UTF8),
+    ("drift_guard._discover.x_search_paths", 'encoding="UTF-8"', _UTF8),
+    ("drift_guard._plant.x_plant_read", 'encoding="UTF-8"', _UTF8),
+    ("drift_guard.pointers.x__code_like", '"." in sym.strip(None)', "_symbol strips the dots "
+     "off both ends before calling _code_like and a name holds no whitespace: strip() leaves "
+     "it as strip('.') does"),
+    ("drift_guard.pointers.x__definitions", 'getattr(node, "body", None)', _HAS_BODY),
+    ("drift_guard.pointers.x__definitions", 'getattr(node, "body", )', _HAS_BODY),
+    ("drift_guard.pointers.x_check_pointers", "Sources(hollow=None)", "None is falsy: Sources "
+     "takes the full parse for it as for False"),
+    ("drift_guard.pointers.x_find_citations", '"XX (`[,XX"', "a bare :LINE never follows a word "
+     "character (the pattern's look-behind): allowing 'X' before it changes nothing"),
+    ("drift_guard._hollow.x__header_end", 'split("#", )', _SPLIT),
+    ("drift_guard._hollow.x__header_end", 'split("#", 2)', _SPLIT),
+    ("drift_guard._hollow.x__header_end", 'sub(\'XX""XX\'', "the stand-in for a string "
+     "literal only has to hold no bracket, '#' or ':' (it is counted for brackets and the line "
+     "tested for a final ':'): 'XX\"\"XX' counts and ends alike"),
+    ("drift_guard._hollow.x__header_end", "min(start + 61,", "the cap only bounds the scan of "
+     "a signature over 60 lines: hollowed or left whole, its def's body comes out the same "
+     "(a def the split leaves alone is in the full tree)"),
+    ("drift_guard._hollow.x__inside_string", "while end >= 0 and", "a closing quote at column "
+     "0 is then checked against line[-1], the line's newline (lines keep their ends); only a "
+     "last line ending in a backslash differs, and such a file does not parse"),
+    ("drift_guard._hollow.x_hollow", 'out[header + 1] = " " * (indent + 5)', "any indentation "
+     "deeper than the def's gives the same `...` body; nothing reads the placeholder's column"),
+    ("drift_guard._hollow.x_hollow", "probe = header + 2", "the line after a signature is the "
+     "first body line, deeper than the def (else the module does not parse and the caller "
+     "falls back): scanning from the next line finds the same last line, and a one-line "
+     "body is not hollowed either way"),
+    ("drift_guard._discover.x__error_location", "(inner) or True", _REAL_FRAME),
+    ("drift_guard._discover.x__error_location", "str(None)", _REAL_FRAME),
+    ("drift_guard._discover.x__error_location", 'startswith("<")), )', _REAL_FRAME),
+    ("drift_guard._discover.x_import_guard_modules", "_error_location(exc, None)", _REAL_FRAME),
+    ("drift_guard._discover.x_candidate_files", "is_absolute()) and False else root / entry",
+     "root / an absolute path is that absolute path (pathlib): both branches give the same"),
+    ("drift_guard._discover.x_import_guard_modules", "root=None,", "pytest's import_path uses "
+     "root only in importlib mode; deskcheck imports in prepend mode"),
+    ("drift_guard._discover.x_import_guard_modules", "import_path(file, root=config.root,",
+     "ImportMode.prepend is import_path's default mode"),
+    ("drift_guard._discover.x_import_guard_modules", "consider_namespace_packages=None",
+     "None is falsy like False"),
+    ("drift_guard._model.x__find_class_node", "if len(candidates) >= 1:", "with one candidate "
+     "the search by line returns it or falls back to it: the same class"),
+    ("drift_guard._model.x__find_class_node", '"XX<locals>XX" not in parts', _LOCALS),
+    ("drift_guard._model.x__find_class_node", '"<LOCALS>" not in parts', _LOCALS),
 ]
 
 
