@@ -156,12 +156,16 @@ def kill_run(root: int, token: str, reap: Callable[[], object], rounds: int = 50
              skip: frozenset[int] = frozenset()) -> list[int]:
     """SIGKILL every process of a run until none is left; return the pids killed.
 
-    ``reap`` collects exited children (the caller keeps their statuses)."""
+    Each round stops every process (SIGSTOP) before it kills any: a rank that outlived its
+    peer by a moment would see the peer's socket close and record a crash, and the sweep
+    would judge our own cleanup as the mutant's failure. ``reap`` collects exited children
+    (the caller keeps their statuses)."""
     killed: list[int] = []
     for _ in range(rounds):
         pids = members(root, token, skip)
         if not pids:
             break
+        signal_all(pids, signal.SIGSTOP)
         signal_all(pids, signal.SIGKILL)
         killed.extend(p for p in pids if p not in killed)
         time.sleep(0.01)

@@ -89,7 +89,8 @@ def test_red_owner_on_clean_code_is_baseline_red(fixture_sweep):
 
 def test_deadlock_is_timeout_naming_ranks_with_stacks(fixture_sweep):
     mutant = by_id(fixture_sweep[1])["dist.ring_deadlock"]
-    assert mutant["verdict"] == "TIMEOUT"
+    assert mutant["verdict"] == "TIMEOUT", (
+        f"a deadlocked ring was judged {mutant['verdict']}, not TIMEOUT:\n{mutant['excerpt']}")
     alive = mutant["detail"]["alive"]
     labels = sorted(p["label"] for p in alive)
     assert "rank 0/2" in labels and "rank 1/2" in labels, labels

@@ -260,13 +260,21 @@ def test_a_rank_that_starts_late_still_joins_and_the_timeout_still_names_a_skip(
         monkeypatch, tmp_path):
     """Joining is not a collective: on a loaded machine one spawned rank can take longer to
     import torch than the process-group timeout, and the group must still start (issue 15:
-    a fresh-clone run under load failed with gloo's 'Connect timeout'). Rank 1 starts
-    SHORT_TIMEOUT + 2 s late here (a sitecustomize that sleeps); collectives keep the short
-    timeout: a skip is still named after it."""
+    a fresh-clone run under load failed with gloo's 'Connect timeout'). Rank 1 joins
+    SHORT_TIMEOUT + 2 s after rank 0 has started to wait for it (a sitecustomize: rank 1
+    imports torch, waits until rank 0 has written to the group's store, then sleeps), however
+    slowly either rank imports; collectives keep the short timeout: a skip is still named
+    after it."""
     (tmp_path / "sitecustomize.py").write_text(textwrap.dedent(f"""
-        import json, sys, time
+        import json, os, sys, time
         if sys.argv[1:2] and sys.argv[1].startswith("{{"):
-            if json.loads(sys.argv[1]).get("rank") == 1:
+            config = json.loads(sys.argv[1])
+            if config.get("rank") == 1:
+                import torch.distributed  # noqa: F401 - its import is not part of the delay
+                store, until = config["store_path"], time.monotonic() + 120
+                while time.monotonic() < until and not (
+                        os.path.exists(store) and os.path.getsize(store) > 0):
+                    time.sleep(0.05)
                 time.sleep({SHORT_TIMEOUT + 2.0})
     """))
     # after what is there: a mutant run's process hook must stay first on the path

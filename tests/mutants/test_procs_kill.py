@@ -1,0 +1,87 @@
+"""Killing a mutant's processes: no process may react to another's death before it dies too.
+
+A timed-out mutant's ranks are killed one after another. If rank 0 dies while rank 1 still
+runs, rank 1's blocked receive ends with "connection closed" and rank 1 records a crash; the
+sweep then judged that crash as the owner's failure and called a deadlock KILLED (found as
+a red of ``test_deadlock_is_timeout_naming_ranks_with_stacks`` under load, where the sweep
+can be descheduled between two kills).
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+from deskcheck.mutants import procs
+
+# Two peers, each blocked on a pipe whose only writer is the other: whichever dies first,
+# the survivor sees end-of-file and writes its note (as a rank records a crash).
+PEERS = textwrap.dedent("""
+    import ctypes, os, sys, time
+    note = sys.argv[1]
+    a_read, b_write = os.pipe()
+    b_read, a_write = os.pipe()
+
+    def peer(name, read_end, keep, drop):
+        if os.fork() == 0:
+            # no death signal (a sweep's hook arms one): only kill_run's order decides here
+            ctypes.CDLL(None).prctl(1, 0, 0, 0, 0)  # PR_SET_PDEATHSIG, none
+            for fd in drop:
+                os.close(fd)
+            os.read(read_end, 1)  # blocks until the other peer dies
+            with open(note, "a") as handle:
+                handle.write(name + " saw its peer die\\n")
+            os._exit(0)
+
+    peer("a", a_read, a_write, [b_read, b_write])
+    peer("b", b_read, b_write, [a_read, a_write])
+    for fd in (a_read, b_write, b_read, a_write):
+        os.close(fd)
+    print("ready", flush=True)
+    time.sleep(600)
+""")
+
+
+def _children_of(pid: int) -> list[int]:
+    found = []
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        found += [int(c) for c in (task / "children").read_text().split()]
+    return found
+
+
+def test_no_process_of_a_run_outlives_another_long_enough_to_react(tmp_path, monkeypatch):
+    note = tmp_path / "note.txt"
+    root = subprocess.Popen([sys.executable, "-c", PEERS, str(note)], stdout=subprocess.PIPE,
+                            text=True)
+    try:
+        assert root.stdout is not None and root.stdout.readline().strip() == "ready"
+        deadline = time.monotonic() + 60
+        while len(_children_of(root.pid)) < 2 and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert len(_children_of(root.pid)) == 2, "the two peer processes never started"
+        real_kill = os.kill
+
+        def descheduled_kill(pid: int, sig: int) -> None:
+            real_kill(pid, sig)
+            if sig == signal.SIGKILL:  # the sweep loses the CPU between two kills
+                time.sleep(0.5)
+
+        monkeypatch.setattr(os, "kill", descheduled_kill)
+        killed = procs.kill_run(root.pid, "no-token", lambda: root.poll())
+        monkeypatch.undo()
+        assert root.wait(timeout=60) is not None
+        assert len(killed) == 3, f"kill_run killed {killed}, expected the root and its 2 peers"
+        time.sleep(0.2)
+        assert not note.exists(), (
+            "a process of the run outlived its peer long enough to react to its death "
+            f"({note.read_text().strip()!r}): kill_run must freeze every process of the run "
+            "before it kills any, or a deadlock's cleanup is recorded as a crash")
+    finally:
+        if root.poll() is None:
+            root.kill()
+            root.wait()
