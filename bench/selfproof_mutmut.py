@@ -86,6 +86,8 @@ SHARDS: dict[str, tuple[list[str], list[str]]] = {
         "tests/selfproof/test_static_details.py",
         "tests/selfproof/test_surface_details.py",
         "tests/selfproof/test_sharp_arms.py",
+        "tests/selfproof/test_gaps_static.py",
+        "tests/selfproof/test_gaps_sources.py",
     ]),
     "mutants": ([
         "deskcheck/mutants/verdicts.py",

@@ -217,7 +217,11 @@ class StaticIndex:
             assert isinstance(node, ast.ClassDef)
             return ClassSource(module, node.name, info.file, node, class_members(node), info.parsed)
         if binding.kind == "import":
-            return binding.module if self._importable(binding.module or "") else None
+            # a module; one not installed here is outside too (its names become external
+            # leaves, with a note); None only for a module missing under the roots
+            target = binding.module or ""
+            outside = self.find_module(target.split(".")[0]) is None
+            return target if outside or self._importable(target) else None
         if binding.kind == "from":
             assert binding.module is not None and binding.name is not None
             if self.find_module(binding.module) is None:
