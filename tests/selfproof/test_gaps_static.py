@@ -27,7 +27,22 @@ except ImportError:
     accel = None
 """,
     "dcs/accel.py": "",
+    "dcs/deco.py": """\
+import functools
+
+
+def stage(fn):
+    @functools.wraps(fn)
+    def wrapper(self, *args):
+        self.stage_calls += 1
+        return fn(self, *args)
+
+    return wrapper
+""",
     "dcs/base.py": """\
+from dcs.deco import stage
+
+
 class Base:
     def run(self):
         return self.base_field
@@ -35,6 +50,7 @@ class Base:
 
 class Outer:
     class Inner:
+        @stage
         def step(self):
             self.touched = 1
             return self.inner_field
@@ -157,6 +173,8 @@ class BadOrder(X, Y):
 import contextlib
 import sys
 
+from dcs.base import Base as Top
+
 try:
     from dcs.fast_missing import Base as Chosen
 except ImportError:
@@ -173,7 +191,7 @@ except ImportError:
     import dcs.base as imported
     Aliased = InIf
 
-    class Local(imported.Base):
+    class Local(Top):
         pass
 
 
@@ -337,12 +355,21 @@ def test_a_class_and_its_bases_are_found_through_each_form(root, spec, expected,
     assert mro == expected, f"{spec}: {how}; the MRO must be {expected}, got {mro}"
 
 
+def counted(fn):
+    def wrapper(self, *args):
+        self.calls = self.calls + 1
+        return fn(self, *args)
+
+    return wrapper
+
+
 class Holder:
     """A nested class of this module, for static models of class objects."""
 
     class Inner:
+        @counted
         def step(self):
-            return self.inner_field
+            return self.inner_field  # Holder.Inner's read
 
 
 def test_a_nested_class_object_is_modelled_statically_by_its_qualname():
@@ -351,6 +378,17 @@ def test_a_nested_class_object_is_modelled_statically_by_its_qualname():
     assert mro == [f"{__name__}:Holder.Inner", "builtins.object"], (
         f"Holder.Inner (a class nested in a class) must be found in this file's source by "
         f"its qualname; the MRO is {mro}")
+    found = surface(Holder.Inner, "step", mode="static")
+    here = str(Path(__file__).resolve())
+    sites = {name: sorted({(s.file, s.line) for s in use.sites})
+             for name, use in found.names.items()}
+    line = next(i for i, text in enumerate(Path(__file__).read_text().splitlines(), 1)
+                if text.endswith("# Holder.Inner's read"))
+    wrapper = counted.__code__.co_firstlineno + 2
+    assert sites == {"inner_field": [(here, line)], "calls": [(here, wrapper)]}, (
+        f"Holder.Inner.step reads self.inner_field (line {line} of this file) and its "
+        f"decorator's wrapper reads and writes self.calls (line {wrapper}): both must be "
+        f"found in this file through the nested class; got {sites}")
     ghost = type("Ghost", (), {"__module__": __name__, "__qualname__": "Holder.Ghost"})
     with pytest.raises(UnknownTargetError) as caught:
         build_model(ghost, mode="static")
@@ -402,22 +440,25 @@ def test_the_working_directory_is_never_searched_for_installed_packages(
 def test_the_surface_of_a_method_inherited_from_a_nested_base_names_its_file(root):
     found = surface("dcs.shop:Nested", "step", roots=[root], mode="static")
     base = str((root / "dcs" / "base.py").resolve())
+    deco = str((root / "dcs" / "deco.py").resolve())
     sites = {name: [(s.file, s.line) for s in use.sites] for name, use in found.names.items()}
-    assert sites == {"touched": [(base, 9)], "inner_field": [(base, 10)]}, (
-        "Nested.step is Outer.Inner.step, in dcs/base.py: its write of touched (line 9) and "
-        f"read of inner_field (line 10) must be found there, with that file; got {sites}")
+    assert sites == {"stage_calls": [(deco, 7)], "touched": [(base, 13)],
+                     "inner_field": [(base, 14)]}, (
+        "Nested.step is Outer.Inner.step, in dcs/base.py, decorated with @stage imported from "
+        "dcs/deco.py: its write of touched (line 13), its read of inner_field (line 14) and "
+        f"the wrapper's self.stage_calls += 1 (deco.py:7) must be found; got {sites}")
 
 
 # -- try/except ImportError: the branch taken, and its note ----------------------------------
 
-EXCEPT_NOTE = ("{file}:4: try/except ImportError took the except branch "
+EXCEPT_NOTE = ("{file}:6: try/except ImportError took the except branch "
                "(`from dcs.fast_missing import Base as Chosen` does not resolve)")
 
 
 @pytest.mark.parametrize(("name", "how"), [
     ("A1", "a with block"), ("A2", "the body of an if"), ("A3", "the else of an if"),
     ("A4", "a try/finally"), ("A5", "an import statement"), ("A6", "an alias"),
-    ("A7", "a class defined there"),
+    ("A7", "a class defined there (its own base is bound outside the try)"),
 ])
 def test_a_base_bound_anywhere_in_the_except_branch_carries_its_note(root, name, how):
     file = (root / "dcs" / "fallbacks.py").resolve()
