@@ -217,11 +217,9 @@ class StaticIndex:
             assert isinstance(node, ast.ClassDef)
             return ClassSource(module, node.name, info.file, node, class_members(node), info.parsed)
         if binding.kind == "import":
-            # a module; one not installed here is outside too (its names become external
-            # leaves, with a note); None only for a module missing under the roots
-            target = binding.module or ""
-            outside = self.find_module(target.split(".")[0]) is None
-            return target if outside or self._importable(target) else None
+            # the module's names are resolved in it: classes under the roots, external leaves
+            # outside them (installed or not, with a note), None if missing under the roots
+            return binding.module
         if binding.kind == "from":
             assert binding.module is not None and binding.name is not None
             if self.find_module(binding.module) is None:
