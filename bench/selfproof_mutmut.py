@@ -353,15 +353,9 @@ EQUIVALENT_RULES: list[tuple[str, str, str]] = [
         "the content cache is a speed-up: without it the same text is parsed again": [
             ("_sources.x__parse_full", "if (cached is not None) and False else"),
             ("_sources.x__parse_hollow", "if (cached is not None) and False else")],
-        "a full parse has no hollowed bodies: its digest and data fields are read only by "
-        "function() and full() for a hollow one (the cache key is the local digest)": [
-            ("_sources.x__parse_full", "ParsedFile(path=path, digest=None"),
-            ("_sources.x__parse_full", "tree=tree, data=None)"),
-            ("_sources.x__parse_full", "tree=tree, )")],
-        "a full parse cached under the hollow key answers every question a hollow parse "
-        "would (it holds every body); the next full parse of that text is only parsed "
-        "again": [
-            ("_sources.x__parse_full", "_TREES[(digest, True)] = parsed")],
+        "a full parse has no hollowed bodies: its digest field is read only by function() "
+        "and full() for a hollow one (the cache key is the local digest)": [
+            ("_sources.x__parse_full", "ParsedFile(path=path, digest=None")],
         "full() of a full parse returns the cached parse of the same file and text: the "
         "same tree": [
             ("_sources.xǁParsedFileǁfull", "if (self.bodies) or True else")],
