@@ -607,45 +607,40 @@ def test_bases_in_an_order_no_mro_can_keep_are_refused(root):
 # -- chains: followed up to 40 steps; a cycle is an error, never a RecursionError ------------
 
 def _chain(root: Path, form: str, steps: int) -> str:
-    """A package ``chainN`` in which the base of ``user.User`` is reached after ``steps``
-    steps of ``form``; returns the spec of User."""
+    """A package ``chain_<form>_<steps>`` in which the base of ``user.User`` is reached
+    through ``steps`` modules (or aliases) of ``form``; returns the spec of User."""
     package = root / f"chain_{form}_{steps}"
     package.mkdir()
     (package / "__init__.py").write_text("")
     name = package.name
-    if form == "from":  # m0: from .m1 import Deep ... m{steps-1}: from .m{steps} import Deep
+    if form == "from":  # m0: from <pkg>.m1 import Deep ... m{steps} defines Deep
         for i in range(steps):
             (package / f"m{i}.py").write_text(f"from {name}.m{i + 1} import Deep\n")
         (package / f"m{steps}.py").write_text("class Deep:\n    pass\n")
         user = f"from {name}.m0 import Deep as Start\n"
-        steps_used = 1  # the import in user itself
     elif form == "star":
         for i in range(steps):
             (package / f"m{i}.py").write_text(f"from {name}.m{i + 1} import *\n")
         (package / f"m{steps}.py").write_text("class Deep:\n    pass\n")
         user = f"from {name}.m0 import Deep as Start\n"
-        steps_used = 1
-    elif form == "alias":  # Start = A1, A1 = A2, ...
+    elif form == "alias":  # A0 = A1, A1 = A2, ..., A{steps} = Deep
         lines = ["class Deep:\n    pass\n"]
         lines += [f"A{i} = A{i + 1}\n" for i in range(steps)]
         lines.append(f"A{steps} = Deep\n")
         (package / "aliases.py").write_text("".join(lines))
         user = f"from {name}.aliases import A0 as Start\n"
-        steps_used = 1
     else:  # attribute: m_i: import name.m{i+1} as nxt; Deep = nxt.Deep (two steps each)
         for i in range(steps):
             (package / f"m{i}.py").write_text(f"import {name}.m{i + 1} as nxt\nDeep = nxt.Deep\n")
         (package / f"m{steps}.py").write_text("class Deep:\n    pass\n")
         user = f"from {name}.m0 import Deep as Start\n"
-        steps_used = 1
     (package / "user.py").write_text(user + "\n\nclass User(Start):\n    pass\n")
-    assert steps_used == 1
     return f"{name}.user:User"
 
 
-# steps of each form that reach depth 40 (the last one followed) and 41 (one too many):
+# how many of each form reach the deepest step followed (40) and, plus one, one step too far:
 # the import in user.py is one step; a from or star import, an alias is one; an alias through
-# a module attribute (Deep = nxt.Deep) is two (the alias and the attribute)
+# a module attribute (Deep = nxt.Deep) is two, so 19 of those reach 39 and 20 reach 41
 LIMITS = [("from", 39), ("star", 39), ("alias", 38), ("attribute", 19)]
 
 
@@ -655,7 +650,7 @@ def test_a_chain_of_re_exports_is_followed_to_its_documented_depth(root, form, s
     mro = _mro(root, spec)
     assert mro[1:] == [f"chain_{form}_{steps}.{'aliases' if form == 'alias' else f'm{steps}'}"
                        ":Deep", "builtins.object"], (
-        f"User's base is reached through a chain of {form} steps 40 deep: docs/drift.md "
+        f"User's base is reached through a chain of {form} steps at most 40 deep: docs/drift.md "
         f"promises chains are followed up to 40 steps; the MRO is {mro}")
 
 
