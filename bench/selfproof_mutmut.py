@@ -60,6 +60,7 @@ SHARDS: dict[str, tuple[list[str], list[str]]] = {
         "tests/selfproof/test_drift_report_details.py",
         "tests/selfproof/test_property_roles.py",
         "tests/selfproof/test_collector_details.py",
+        "tests/selfproof/test_gaps_plant.py",
     ]),
     "drift_guard_static": ([
         "deskcheck/drift_guard/_members.py",
@@ -86,6 +87,10 @@ SHARDS: dict[str, tuple[list[str], list[str]]] = {
         "tests/selfproof/test_static_details.py",
         "tests/selfproof/test_surface_details.py",
         "tests/selfproof/test_sharp_arms.py",
+        "tests/selfproof/test_gaps_pointers.py",
+        "tests/selfproof/test_gaps_hollow.py",
+        "tests/selfproof/test_gaps_discover.py",
+        "tests/selfproof/test_gaps_model.py",
         "tests/selfproof/test_gaps_static.py",
         "tests/selfproof/test_gaps_sources.py",
     ]),
@@ -123,6 +128,7 @@ SHARDS: dict[str, tuple[list[str], list[str]]] = {
         "tests/selfproof/test_catalog_rules.py",
         "tests/selfproof/test_catalog_bounds.py",
         "tests/selfproof/test_operator_params.py",
+        "tests/selfproof/test_gaps_operators.py",
     ]),
     "report": ([
         "deskcheck/report/shard.py",
@@ -135,6 +141,7 @@ SHARDS: dict[str, tuple[list[str], list[str]]] = {
         "tests/selfproof/test_mutmut_gaps.py",
         "tests/report/test_store_resume.py",
         "tests/report/test_store_details.py",
+        "tests/selfproof/test_gaps_store.py",
     ]),
     "gate": ([
         "deskcheck/gate/redfirst.py",
@@ -147,7 +154,7 @@ SHARDS: dict[str, tuple[list[str], list[str]]] = {
 }
 # files the tests need besides the test modules themselves
 SUPPORT = [
-    "tests/__init__.py",
+    "tests/__init__.py", "tests/owner_files.py",
     "tests/drift_guard/__init__.py", "tests/drift_guard/conftest.py", "tests/drift_guard/fixtures",
     "tests/mutants/__init__.py", "tests/mutants/conftest.py", "tests/mutants/fixtures",
     "tests/report/__init__.py", "tests/report/conftest.py",
@@ -182,6 +189,35 @@ _STRING_ONLY = ("reached only when raw[key] is a string (the `or` stops at a non
 _HAS_KEYS = "every operator has a key of its own: the joined list is never empty"
 _EMPTY_BRACKETS = ("a line like '[ ]' is never a header anyway: _is_header needs a name inside "
                    "the brackets and starts with optional spaces then '['")
+_BOOL_COLUMN = ("reused is a bool: sqlite3 stores True/False as 1/0, exactly what "
+                "int(bool(...)) writes")
+_SET_BELOW = ("commit_sha and summary_json are set on the next two lines whatever the "
+              "comprehension put there")
+_RUN_ATTRS = ("every other run column is a RunRecord field of the same name: getattr's "
+              "default is never used")
+_PRAGMA_TIMEOUT = ("the PRAGMA busy_timeout on the next line sets the same busy handler "
+                   "(60 s), replacing connect's timeout before any statement can wait")
+_SNAPSHOT_CACHE = ("the set only spares a SELECT: a miss falls back to the sources table, "
+                   "which holds the row")
+_DEFAULT_ROOT = ("the default store is ROOT/.deskcheck/results.sqlite: its grandparent, "
+                 "Store's fallback root, is ROOT itself")
+_WHOLE_STATEMENT = ("a call whose statement becomes `pass` is replaced with its whole "
+                    "statement (the parent is replaced after the child): mapping the call "
+                    "to `value` as well changes nothing")
+_LPAR = "every libcst expression node has lpar/rpar: the test is always true"
+_ONCE = ("the snippet occurs exactly once (checked just above): replacing at most 1, 2 or "
+         "every occurrence is the same")
+_KIND_NAME = ("a token kind's name is only compared with 'compare' and with the other "
+              "token's kind: any other name for binary/boolean acts the same")
+_ONE_COLON = ("a cited path holds no ':' (the citation pattern allows only word characters, "
+              "'.', '/' and '-' in it): the target has one ':', and every split of it gives the "
+              "same first piece")
+_UTF8 = "'UTF-8' and 'utf-8' name the same codec"
+_HAS_BODY = "reached only after hasattr(node, 'body'): the default is never used"
+_REAL_FRAME = ("the traceback of an exception caught in load() starts at load's own frame in "
+               "_discover.py, a real file: `inner` is never None, so its fallback is never used")
+_LOCALS = ("no class is named '<locals>': for a local class the walk by qualified name fails "
+           "at that part, and the same search by name follows")
 EQUIVALENT_RULES: list[tuple[str, str, str]] = [
     ("mutants.verdicts.x_exception_name", 'split(":", )', _SPLIT),
     ("mutants.verdicts.x_exception_name", 'split(":", 2)', _SPLIT),
@@ -299,6 +335,118 @@ EQUIVALENT_RULES: list[tuple[str, str, str]] = [
     ("mutants.catalog.xǁ_Linesǁ__init__", r're.match(r"XX^\s*\[\s*\]XX", line)', _EMPTY_BRACKETS),
     ("mutants.catalog.xǁ_Linesǁ__init__", r'and not re.match(r"^\s*\[\s*\]", line) or self.',
      _EMPTY_BRACKETS),
+    # report/store.py, report/fingerprint.py, report/shard.py, mutants/operators/ (issue 17,
+    # round two, branch s5-c)
+    ("report.store.x__mutant_values", 'values["XXreusedXX"]', _BOOL_COLUMN),
+    ("report.store.x__mutant_values", 'values["REUSED"]', _BOOL_COLUMN),
+    ("report.store.x__run_values", '"XXcommit_shaXX"', _SET_BELOW),
+    ("report.store.x__run_values", '"COMMIT_SHA"', _SET_BELOW),
+    ("report.store.x__run_values", '"XXsummary_jsonXX"', _SET_BELOW),
+    ("report.store.x__run_values", '"SUMMARY_JSON"', _SET_BELOW),
+    ("report.store.x__run_values", "getattr(run, c, None)", _RUN_ATTRS),
+    ("report.store.x__run_values", "getattr(run, c, )", _RUN_ATTRS),
+    ("report.store.x__run_values", 'getattr(run, c, "XXXX")', _RUN_ATTRS),
+    ("report.store.xǁStoreǁ_connect", "timeout=BUSY_TIMEOUT_MS * 1000", _PRAGMA_TIMEOUT),
+    ("report.store.xǁStoreǁ_connect", "timeout=BUSY_TIMEOUT_MS / 1001", _PRAGMA_TIMEOUT),
+    ("report.store.xǁStoreǁ_connect", "connect(self.path, isolation_level=None)", _PRAGMA_TIMEOUT),
+    ("report.store.xǁStoreǁ_source_to_snapshot", "if not source_file and (run_id", "an empty "
+     "path is never in the cache nor the sources table, and read_source finds no file for it: "
+     "None either way"),
+    ("report.store.xǁStoreǁ_source_to_snapshot", "_snapshotted.add(None)", _SNAPSHOT_CACHE),
+    ("report.store.xǁStoreǁrecord_mutant", "_snapshotted.add(None)", _SNAPSHOT_CACHE),
+    ("report.store.xǁStoreǁsnapshot_source", "_snapshotted.add(None)", _SNAPSHOT_CACHE),
+    ("report.store.xǁStoreǁrecord_mutant", "_source_to_snapshot(None, path)", "(None, path) "
+     "misses the cache and the table, so the file is read again for each mutant, and INSERT "
+     "OR IGNORE keeps the run's first snapshot: only slower"),
+    ("report.store.xǁStoreǁbegin_run", "lastrowid or 1", "an INSERT into an AUTOINCREMENT "
+     "table always sets lastrowid to the new id (>= 1): the fallback is never used"),
+    ("report.store.xǁStoreǁresumable_run", '"and config_fingerprint = ? and shard', _SQL_CASE),
+    ("report.store.xǁStoreǁresumable_run", '"AND CONFIG_FINGERPRINT = ? AND SHARD', _SQL_CASE),
+    ("report.store.xǁStoreǁfor_project", "cls(default_store_path(root), root=None)",
+     _DEFAULT_ROOT),
+    ("report.store.xǁStoreǁfor_project", "cls(default_store_path(root), )", _DEFAULT_ROOT),
+    ("mutants.operators.base.x_normalized", '"XX XX".join(text.split())', "the same joiner "
+     "is applied to both sides of the comparison, and split() pieces hold no space: any "
+     "joiner tells the same texts apart"),
+    ("mutants.operators.base.xǁOperatorǁvalidate", "ok = None", "None is falsy like False: "
+     "`if not ok` reads it the same"),
+    ("mutants.operators.drop_call.xǁDropCallǁapply", "if id(None) not in statements.call_ids",
+     _WHOLE_STATEMENT),
+    ("mutants.operators.drop_call.xǁ_StatementCallsǁvisit_Expr", "call_ids.add(None)",
+     _WHOLE_STATEMENT),
+    ("mutants.operators.drop_call.xǁ_StatementCallsǁvisit_Expr", "call_ids.add(id(None))",
+     _WHOLE_STATEMENT),
+    ("mutants.operators.offset.xǁOffsetǁapply", 'if (hasattr(site, "lpar")) or True', _LPAR),
+    ("mutants.operators.offset.xǁOffsetǁapply", "else code_of(None)", _LPAR),
+    ("mutants.operators.offset.xǁOffsetǁapply", 'sign = "+" if by >= 0', "by = 0 is refused "
+     "by Offset.check before a mutant is built: by is never 0 here"),
+    ("mutants.operators.replace.xǁReplaceǁapply", "text.replace(old, new, )", _ONCE),
+    ("mutants.operators.replace.xǁReplaceǁapply", "text.replace(old, new, 2)", _ONCE),
+    ("mutants.operators.return_value.xǁReturnValueǁapply", "if (body.body) or True else None",
+     "an indented block always holds at least one statement: body.body is never empty"),
+    ("mutants.operators.swap.x__token_kind", '("XXbinaryXX"', _KIND_NAME),
+    ("mutants.operators.swap.x__token_kind", '("BINARY"', _KIND_NAME),
+    ("mutants.operators.swap.x__token_kind", '("XXbooleanXX"', _KIND_NAME),
+    ("mutants.operators.swap.x__token_kind", '("BOOLEAN"', _KIND_NAME),
+    ("mutants.operators.swap.xǁSwapǁ_operator_sites", "return True", "the sites are gathered "
+     "by the callback itself: the collector's own found list, which the return value fills, "
+     "is never read"),
+    ("mutants.operators.swap.xǁSwapǁapply", 'if (hasattr(site, "lpar")) or True', _LPAR),
+    ("mutants.operators.swap.xǁSwapǁapply", "if hasattr(site, k) or hasattr(new_op, k)",
+     "every libcst operator node has whitespace_before and whitespace_after: `and` and `or` "
+     "agree"),
+    # drift_guard/pointers.py, _hollow.py, _discover.py, _model.py, _plant.py (issue 17, s5-b)
+    *[(function, piece, _ONE_COLON)
+      for function in ("drift_guard.pointers.x__check", "drift_guard.pointers.x_check_pointers")
+      for piece in ('cite.target.rsplit(":", )', 'cite.target.split(":", 1)',
+                    'cite.target.rsplit(":", 2)')],
+    ("drift_guard.pointers.x__check", 'encoding="UTF-8"', _UTF8),
+    ("drift_guard.pointers.x_find_citations", 'encoding="UTF-8"', _UTF8),
+    ("drift_guard._discover.x_candidate_files", 'encoding="UTF-8"', _UTF8),
+    ("drift_guard._discover.x_search_paths", 'encoding="UTF-8"', _UTF8),
+    ("drift_guard._plant.x_plant_read", 'encoding="UTF-8"', _UTF8),
+    ("drift_guard.pointers.x__code_like", '"." in sym.strip(None)', "_symbol strips the dots "
+     "off both ends before calling _code_like and a name holds no whitespace: strip() leaves "
+     "it as strip('.') does"),
+    ("drift_guard.pointers.x__definitions", 'getattr(node, "body", None)', _HAS_BODY),
+    ("drift_guard.pointers.x__definitions", 'getattr(node, "body", )', _HAS_BODY),
+    ("drift_guard.pointers.x_check_pointers", "Sources(hollow=None)", "None is falsy: Sources "
+     "takes the full parse for it as for False"),
+    ("drift_guard.pointers.x_find_citations", '"XX (`[,XX"', "a bare :LINE never follows a word "
+     "character (the pattern's look-behind): allowing 'X' before it changes nothing"),
+    ("drift_guard._hollow.x__header_end", 'split("#", )', _SPLIT),
+    ("drift_guard._hollow.x__header_end", 'split("#", 2)', _SPLIT),
+    ("drift_guard._hollow.x__header_end", 'sub(\'XX""XX\'', "the stand-in for a string "
+     "literal only has to hold no bracket, '#' or ':' (it is counted for brackets and the line "
+     "tested for a final ':'): 'XX\"\"XX' counts and ends alike"),
+    ("drift_guard._hollow.x__header_end", "min(start + 61,", "the cap only bounds the scan of "
+     "a signature over 60 lines: hollowed or left whole, its def's body comes out the same "
+     "(a def the split leaves alone is in the full tree)"),
+    ("drift_guard._hollow.x__inside_string", "while end >= 0 and", "a closing quote at column "
+     "0 is then checked against line[-1], the line's newline (lines keep their ends); only a "
+     "last line ending in a backslash differs, and such a file does not parse"),
+    ("drift_guard._hollow.x_hollow", 'out[header + 1] = " " * (indent + 5)', "any indentation "
+     "deeper than the def's gives the same `...` body; nothing reads the placeholder's column"),
+    ("drift_guard._hollow.x_hollow", "probe = header + 2", "the line after a signature is the "
+     "first body line, deeper than the def (else the module does not parse and the caller "
+     "falls back): scanning from the next line finds the same last line, and a one-line "
+     "body is not hollowed either way"),
+    ("drift_guard._discover.x__error_location", "(inner) or True", _REAL_FRAME),
+    ("drift_guard._discover.x__error_location", "str(None)", _REAL_FRAME),
+    ("drift_guard._discover.x__error_location", 'startswith("<")), )', _REAL_FRAME),
+    ("drift_guard._discover.x_import_guard_modules", "_error_location(exc, None)", _REAL_FRAME),
+    ("drift_guard._discover.x_candidate_files", "is_absolute()) and False else root / entry",
+     "root / an absolute path is that absolute path (pathlib): both branches give the same"),
+    ("drift_guard._discover.x_import_guard_modules", "root=None,", "pytest's import_path uses "
+     "root only in importlib mode; deskcheck imports in prepend mode"),
+    ("drift_guard._discover.x_import_guard_modules", "import_path(file, root=config.root,",
+     "ImportMode.prepend is import_path's default mode"),
+    ("drift_guard._discover.x_import_guard_modules", "consider_namespace_packages=None",
+     "None is falsy like False"),
+    ("drift_guard._model.x__find_class_node", "if len(candidates) >= 1:", "with one candidate "
+     "the search by line returns it or falls back to it: the same class"),
+    ("drift_guard._model.x__find_class_node", '"XX<locals>XX" not in parts', _LOCALS),
+    ("drift_guard._model.x__find_class_node", '"<LOCALS>" not in parts', _LOCALS),
     # drift_guard/_static.py, _sources.py (issue 17, round two: shard drift_guard_static),
     # grouped by reason: {reason: [(function, piece), ...]}
     *((function, piece, reason) for reason, cases in {
@@ -405,7 +553,8 @@ def _sql_case_only(diff: str) -> bool:
 
 
 def equivalent_reason(name: str, diff: str) -> str | None:
-    if _sql_case_only(diff):
+    # only the store speaks SQL: elsewhere an upper-cased "... UPDATE ..." is a message
+    if name.startswith("deskcheck.report.store.") and _sql_case_only(diff):
         return _SQL_CASE
     stem = name.rsplit("__mutmut_", 1)[0]
     for function, piece, reason in EQUIVALENT_RULES:
@@ -511,7 +660,7 @@ def rerun_survivors(shard: str, max_children: int, modules: Sequence[str] = ()) 
     run is judged on exactly the mutants it was written for. A module whose source changed
     since the full run is mutated in full instead (mutmut's numbering of the old code names
     other mutations in the new). ``modules`` (paths) limits the re-run to those modules; the
-    others keep their last status."""
+    others keep the status of their own last re-run (or of the full run)."""
     base = WORK_ROOT / shard
     first = read_statuses(base, with_rerun=False)
     chosen = list(modules) or SHARDS[shard][0]
@@ -525,13 +674,44 @@ def rerun_survivors(shard: str, max_children: int, modules: Sequence[str] = ()) 
     rerun = base.with_name(shard + ".rerun")
     if not names:
         return
-    prepare(shard, rerun)
-    (rerun / "full_modules.json").write_text(json.dumps(changed), encoding="utf-8")
-    (rerun / "only_modules.json").write_text(json.dumps(list(modules)), encoding="utf-8")
-    wall, done = run_mutmut(rerun, max_children, names)
+    earlier = rerun.is_dir() and modules
+    into = rerun.with_name(rerun.name + ".new") if earlier else rerun
+    prepare(shard, into)
+    (into / "full_modules.json").write_text(json.dumps(changed), encoding="utf-8")
+    (into / "only_modules.json").write_text(json.dumps(list(modules)), encoding="utf-8")
+    wall, done = run_mutmut(into, max_children, names)
+    if earlier:
+        _fold_rerun(into, rerun, modules, changed)
     print(f"{shard}: re-ran {len(names) - len(changed)} survivors"
           f"{f' and every mutant of {len(changed)} changed module(s)' if changed else ''} "
           f"in {wall:.0f} s (exit {done.returncode})", flush=True)
+
+
+def _fold_rerun(new: Path, rerun: Path, modules: Sequence[str], changed: list[str]) -> None:
+    """Fold a re-run narrowed to ``modules`` into the shard's earlier re-run: those modules
+    take the new statuses (and mutated sources), every other module keeps what its own last
+    re-run found, so per-module re-runs compose instead of undoing each other."""
+    for module in modules:
+        for suffix in ("", ".meta"):
+            source = new / "mutants" / (module + suffix)
+            target = rerun / "mutants" / (module + suffix)
+            target.unlink(missing_ok=True)
+            if source.is_file():
+                target.parent.mkdir(parents=True, exist_ok=True)
+                shutil.copy2(source, target)
+    full = [m for m in _rerun_in_full(rerun) if m not in modules] + changed
+    (rerun / "full_modules.json").write_text(json.dumps(full), encoding="utf-8")
+    only_file = rerun / "only_modules.json"
+    before = json.loads(only_file.read_text()) if only_file.is_file() else []
+    if before:  # an empty list means the earlier re-run covered every module already
+        only_file.write_text(json.dumps(sorted({*before, *modules})), encoding="utf-8")
+    walls = [json.loads((f / "wall.json").read_text()) for f in (rerun, new)
+             if (f / "wall.json").is_file()]
+    if walls:
+        merged = {**walls[-1], "wall_s": sum(w["wall_s"] for w in walls)}
+        (rerun / "wall.json").write_text(json.dumps(merged), encoding="utf-8")
+    shutil.copy2(new / "pyproject.toml", rerun / "pyproject.toml")  # today's test selection
+    shutil.rmtree(new, ignore_errors=True)
 
 
 def _functions(module: str) -> dict[str, str]:

@@ -140,6 +140,10 @@ def _walk(root: Path, suffixes: set[str]) -> Iterable[Path]:
             yield path
 
 
+# the statement lists of a compound statement (an except handler or a match case is one too)
+_BLOCKS = ("body", "orelse", "handlers", "finalbody", "cases")
+
+
 def _definitions(tree: ast.Module) -> list[tuple[str, str, int, int, int]]:
     """(qualname, name, first line incl. decorators, def line, last line) of every def/class."""
     out: list[tuple[str, str, int, int, int]] = []
@@ -151,8 +155,8 @@ def _definitions(tree: ast.Module) -> list[tuple[str, str, int, int, int]]:
                 qual = f"{prefix}{node.name}"
                 out.append((qual, node.name, first, node.lineno, node.end_lineno or node.lineno))
                 walk(node.body, qual + ".")
-            elif hasattr(node, "body"):
-                walk(getattr(node, "body", []) + getattr(node, "orelse", []), prefix)
+            else:  # if/else, for, while, with, try (its handlers, else, finally), match cases
+                walk([child for block in _BLOCKS for child in getattr(node, block, [])], prefix)
 
     walk(tree.body, "")
     return out

@@ -48,6 +48,7 @@ class RankConfig:
     parent_pid: int
     pgid: int  # 0: lead a new process group (rank 0); else join this one
     death_signal: bool
+    join_timeout_s: float = 0.0  # how long joining may take; 0: the collectives' timeout
 
     @property
     def stack_path(self) -> str:
@@ -154,11 +155,18 @@ def _init_group(config: RankConfig) -> RankContext:
     if dist.is_initialized():  # forked from a process that joined a group (a torchrun worker)
         _inherited_groups.append(dist.group.WORLD)  # never destroyed: its sockets are the parent's
         dist.distributed_c10d._world.default_pg = None
+    # Joining waits for the slowest rank to start (a spawned rank imports torch first), which
+    # on a loaded machine can take longer than a collective may: the group is created with
+    # the join budget, then its collectives get the process-group timeout.
+    set_timeout = getattr(dist.distributed_c10d, "_set_pg_timeout", None)  # torch >= 2.3
+    join_s = max(config.join_timeout_s, config.timeout_s) if set_timeout else config.timeout_s
     store = dist.FileStore(config.store_path, config.world)
     dist.init_process_group(
         backend=TORCH_BACKEND[config.backend], store=store, rank=config.rank, world_size=config.world,
-        timeout=datetime.timedelta(seconds=config.timeout_s), **options,
+        timeout=datetime.timedelta(seconds=join_s), **options,
     )
+    if set_timeout and join_s != config.timeout_s:
+        set_timeout(datetime.timedelta(seconds=config.timeout_s))
     return RankContext(config.rank, config.world, config.backend, device)
 
 

@@ -39,6 +39,8 @@ from deskcheck.suites.outcomes import RankFailure, RankOutcome
 
 DEFAULT_PG_TIMEOUT_S = 10.0
 GRACE_S = 1.0  # the parent waits this much past the PG timeout before naming hung ranks
+JOIN_TIMEOUT_S = 30.0  # joining a group may take this long (or the PG timeout if longer)
+SPAWN_IMPORT_S = 30.0  # and a spawned rank this much more, to start python and import torch
 START_METHODS = ("auto", "fork", "spawn")
 
 _live_pools: weakref.WeakSet[RankPool] = weakref.WeakSet()
@@ -118,7 +120,8 @@ class RankPool:
             for rank in range(self.world):
                 config = RankConfig(rank, self.world, self.backend,
                                     os.path.join(self._workdir, "store"), self.timeout_s,
-                                    self._workdir, os.getpid(), pgid, death_signal)
+                                    self._workdir, os.getpid(), pgid, death_signal,
+                                    self.join_timeout_s)
                 started = self._start_rank(config)
                 self._ranks.append(started)
                 if rank == 0:
@@ -183,16 +186,23 @@ class RankPool:
         child_conn.close()
         return RankProcess(config.rank, popen.pid, parent_conn, popen)
 
+    @property
+    def join_timeout_s(self) -> float:
+        """How long a rank may wait in joining for the others: not the collectives' timeout,
+        because a rank that starts late on a loaded machine is not a hang."""
+        spawn = SPAWN_IMPORT_S if self.start_method == "spawn" else 0.0
+        return max(self.timeout_s, JOIN_TIMEOUT_S) + spawn
+
     def _await_ready(self) -> None:
-        deadline = time.monotonic() + self.timeout_s + GRACE_S + (30.0 if self.start_method ==
-                                                                   "spawn" else 0.0)
+        spawn = SPAWN_IMPORT_S if self.start_method == "spawn" else 0.0
+        deadline = time.monotonic() + spawn + self.join_timeout_s + GRACE_S
         waiting = {r.conn: r for r in self._ranks}
         problems: list[str] = []
         while waiting:
             remaining = deadline - time.monotonic()
             ready = wait(list(waiting), timeout=max(remaining, 0)) if remaining > 0 else []
             if not ready:
-                problems += [f"rank {r.rank} did not join within {self.timeout_s:.1f} s"
+                problems += [f"rank {r.rank} did not join within {self.join_timeout_s:.1f} s"
                              for r in waiting.values()]
                 break
             for conn in ready:
