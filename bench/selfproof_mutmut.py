@@ -91,6 +91,8 @@ SHARDS: dict[str, tuple[list[str], list[str]]] = {
         "tests/selfproof/test_gaps_hollow.py",
         "tests/selfproof/test_gaps_discover.py",
         "tests/selfproof/test_gaps_model.py",
+        "tests/selfproof/test_gaps_static.py",
+        "tests/selfproof/test_gaps_sources.py",
     ]),
     "mutants": ([
         "deskcheck/mutants/verdicts.py",
@@ -445,6 +447,74 @@ EQUIVALENT_RULES: list[tuple[str, str, str]] = [
      "the search by line returns it or falls back to it: the same class"),
     ("drift_guard._model.x__find_class_node", '"XX<locals>XX" not in parts', _LOCALS),
     ("drift_guard._model.x__find_class_node", '"<LOCALS>" not in parts', _LOCALS),
+    # drift_guard/_static.py, _sources.py (issue 17, round two: shard drift_guard_static),
+    # grouped by reason: {reason: [(function, piece), ...]}
+    *((function, piece, reason) for reason, cases in {
+        "text is set in each branch that reads it (the two import branches): its first value "
+        "is never read": [
+            ("_static.xǁStaticIndexǁ_bind_statement", "text = None"),
+            ("_static.xǁStaticIndexǁ_bind_statement", 'text = "XXXX"')],
+        "a binding's line is only read to cite its statement in a trail; a class or def "
+        "binding has no statement": [
+            ("_static.xǁStaticIndexǁ_bind_statement", 'Binding("class", None'),
+            ("_static.xǁStaticIndexǁ_bind_statement", 'Binding("other", None')],
+        "a def's binding kind is never compared (only class, import, from and alias are): any "
+        "other value acts like 'other'": [
+            ("_static.xǁStaticIndexǁ_bind_statement", 'Binding("XXotherXX"'),
+            ("_static.xǁStaticIndexǁ_bind_statement", 'Binding("OTHER"'),
+            ("_static.xǁStaticIndexǁ_bind_statement", "Binding(None, stmt.lineno, node=stmt")],
+        "'*' is the only name of its statement (`from m import *, x` is a syntax error): "
+        "break and continue both end the loop": [
+            ("_static.xǁStaticIndexǁ_bind_statement", "break")],
+        "a from binding always has its module (a str from _absolute) and its name (the "
+        "alias's): the weakened assert holds as well": [
+            ("_static.xǁStaticIndexǁresolve_name",
+             "binding.module is not None or binding.name is not None")],
+        "the roots lookup and the sys.path lookup still get distinct cache keys, only "
+        "swapped": [
+            ("_static.xǁStaticIndexǁfind_module", "key = name if paths is not None else")],
+        "str.split gives at least one part: the test is true either way": [
+            ("_static.xǁStaticIndexǁfind_module", "len(parts) >= 0")],
+        "a namespace package has no file to parse: is_package is only read to make a "
+        "module's relative imports absolute, and it has none": [
+            ("_static.xǁStaticIndexǁfind_module", "found = (base, False)")],
+        "External.where is never read (only copied to the External of an attribute): no "
+        "output shows it": [
+            ("_static.xǁStaticIndexǁ_bases", 'External("builtins.object", None)'),
+            ("_static.xǁStaticIndexǁ_bases", '"XXbuiltinsXX"'),
+            ("_static.xǁStaticIndexǁ_bases", '"BUILTINS"'),
+            ("_static.xǁStaticIndexǁresolve_expr", 'External(f"builtins.{expr.id}", None)'),
+            ("_static.xǁStaticIndexǁresolve_expr", '"XXbuiltinsXX"'),
+            ("_static.xǁStaticIndexǁresolve_expr", '"BUILTINS"'),
+            ("_static.xǁStaticIndexǁresolve_expr", '{expr.attr}", None)'),
+            ("_static.xǁStaticIndexǁ_outside", 'External(f"{module}.{name}", None)')],
+        "a from import of level 0 always names its module (`from import x` is a syntax "
+        "error)": [
+            ("_static.xǁStaticIndexǁ_absolute", 'return module or "XXXX"')],
+        "level 1 trims len(parts) - 0 parts: the slice keeps the whole list, as without the "
+        "trim": [
+            ("_static.xǁStaticIndexǁ_absolute", "if level >= 1")],
+        "the filename only names the file in a SyntaxError's own text; the error deskcheck "
+        "raises names the path itself": [
+            ("_sources.x__parse_full", "ast.parse(data, )"),
+            ("_sources.x__parse_hollow", "ast.parse(text, )")],
+        "the content cache is a speed-up: without it the same text is parsed again": [
+            ("_sources.x__parse_full", "if (cached is not None) and False else"),
+            ("_sources.x__parse_hollow", "if (cached is not None) and False else")],
+        "a full parse has no hollowed bodies: its digest field is read only by function() "
+        "and full() for a hollow one (the cache key is the local digest)": [
+            ("_sources.x__parse_full", "ParsedFile(path=path, digest=None")],
+        "full() of a full parse returns the cached parse of the same file and text: the "
+        "same tree": [
+            ("_sources.xǁParsedFileǁfull", "if (self.bodies) or True else")],
+        "'UTF-8' and 'utf-8' name the same codec": [
+            ("_sources.x__parse_hollow", 'decode("UTF-8")'),
+            ("_sources.xǁParsedFileǁfunction", 'decode("UTF-8")'),
+            ("_sources.xǁSourcesǁparse", 'encode("UTF-8")')],
+        "the digest is only a cache key: any digest size tells contents apart alike": [
+            ("_sources.xǁSourcesǁparse", "blake2b(data, )"),
+            ("_sources.xǁSourcesǁparse", "digest_size=17")],
+    }.items() for function, piece in ((f"drift_guard.{f}", p) for f, p in cases)),
 ]
 
 

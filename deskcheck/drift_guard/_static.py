@@ -217,7 +217,9 @@ class StaticIndex:
             assert isinstance(node, ast.ClassDef)
             return ClassSource(module, node.name, info.file, node, class_members(node), info.parsed)
         if binding.kind == "import":
-            return binding.module if self._importable(binding.module or "") else None
+            # the module's names are resolved in it: classes under the roots, external leaves
+            # outside them (installed or not, with a note), None if missing under the roots
+            return binding.module
         if binding.kind == "from":
             assert binding.module is not None and binding.name is not None
             if self.find_module(binding.module) is None:
