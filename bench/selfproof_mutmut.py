@@ -107,6 +107,7 @@ SHARDS: dict[str, tuple[list[str], list[str]]] = {
         "tests/selfproof/test_gaps_owners.py",
         "tests/selfproof/test_gaps_reuse.py",
         "tests/selfproof/test_gaps_verdicts.py",
+        "tests/selfproof/test_gaps_catalog.py",
     ]),
     "operators": ([
         "deskcheck/mutants/operators/base.py",
@@ -150,7 +151,7 @@ SHARDS: dict[str, tuple[list[str], list[str]]] = {
 }
 # files the tests need besides the test modules themselves
 SUPPORT = [
-    "tests/__init__.py",
+    "tests/__init__.py", "tests/owner_files.py",
     "tests/drift_guard/__init__.py", "tests/drift_guard/conftest.py", "tests/drift_guard/fixtures",
     "tests/mutants/__init__.py", "tests/mutants/conftest.py", "tests/mutants/fixtures",
     "tests/report/__init__.py", "tests/report/conftest.py",

@@ -1,5 +1,5 @@
 """Verdict rules in combination (docs/mutants.md, the verdict table): several owners failing
-the wrong way, several non-owner kills, and the item result a child process hands back."""
+the wrong way, a timeout beside a wrong failure, several non-owner kills."""
 
 from __future__ import annotations
 
@@ -43,13 +43,3 @@ def test_owner_missed_names_every_non_owner_kill_in_one_readable_list():
         f"the excerpt's first line must list the non-owner kills, comma-separated; got "
         f"{verdict.excerpt!r}")
 
-
-def test_an_item_result_survives_its_json_round_trip():
-    result = ItemResult("t::a", "failed", when="setup", message="TypeError: x",
-                        text="trace", duration=0.25)
-    data = result.to_json()
-    assert data == {"nodeid": "t::a", "outcome": "failed", "when": "setup",
-                    "message": "TypeError: x", "text": "trace", "duration": 0.25}, (
-        f"an item result's JSON form must hold every field by name; got {data}")
-    assert ItemResult.from_json(data) == result, (
-        "an item result read back from its JSON form differs from the one written")
