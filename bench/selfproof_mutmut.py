@@ -61,6 +61,8 @@ SHARDS: dict[str, tuple[list[str], list[str]]] = {
         "tests/selfproof/test_property_roles.py",
         "tests/selfproof/test_collector_details.py",
         "tests/selfproof/test_gaps_drift_verdicts.py",
+        # guard() of any other object, or of a Provision: the path-precise verdict
+        "tests/drift_guard/test_paths.py",
     ]),
     "drift_guard_static": ([
         "deskcheck/drift_guard/_members.py",

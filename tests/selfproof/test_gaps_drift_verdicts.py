@@ -1,0 +1,116 @@
+"""Drift verdicts in the cases the first round left open (docs/drift.md): the can-fail arm
+against a model other than the harness's own, ``methods=`` given
+as names or functions, a stub's own fix words, the surface notes in the JSON, stand-ins that
+are callable objects or bound methods, and the first site that needs a name."""
+
+from __future__ import annotations
+
+import functools
+
+from deskcheck.drift_guard import can_fail, guard
+from deskcheck.drift_guard._surface import NameUse, Site
+from deskcheck.drift_guard.verdicts import signature_misfit
+from deskcheck.harness import Harness, bind
+from tests.selfproof.test_mutmut_gaps import _shop_harnesses
+
+
+class Prod:
+    def step(self):
+        return self.alpha
+
+
+class OnlyStep(Harness, model=Prod, roots=["step"], register=False):
+    step = bind(Prod.step)
+
+
+def test_the_can_fail_arm_plants_into_the_model_it_is_given():
+    scheduler, complete = _shop_harnesses()
+
+    class Wider(scheduler):
+        def run_once(self):
+            return self.wider_only
+
+    result = can_fail(complete, Wider, ["run_once"])
+    assert result.planted.model == "Wider", (
+        f"can_fail was given the model Wider but judged {result.planted.model}: it must plant "
+        f"into and guard against the model it is given, not the harness's own")
+    assert result.ok, (
+        f"a planted read into Wider.run_once must be reported alone on top of the unplanted "
+        f"verdict (which already misses wider_only): {result.message()}")
+
+
+def test_methods_may_be_named_or_given_as_functions():
+    by_name = guard(OnlyStep, methods=["step"])
+    by_function = guard(OnlyStep, methods=[Prod.step])
+    assert by_name.roots == by_function.roots == ("step",), (
+        f"methods=['step'] and methods=[Prod.step] name the same root 'step'; the verdicts' "
+        f"roots are {by_name.roots} and {by_function.roots}")
+    assert by_name.names("forward") == by_function.names("forward") == ["alpha"], (
+        f"Prod.step reads alpha, which OnlyStep does not provide; got {by_name.names()} and "
+        f"{by_function.names()}")
+
+
+def test_a_stubs_forward_drift_says_to_pass_the_field_to_stub():
+    from dg_shop.mixins.budget import BudgetMixin
+
+    from deskcheck.stubs import StubSpec
+
+    _shop_harnesses()  # puts dg_shop on the path
+    spec = StubSpec(BudgetMixin, fields=["_budget_base"], register=False)
+    text = guard(spec).message()
+    assert "  fix: set the field: pass it to stub(...)" in text, (
+        f"a stub missing a field production reads must be told to pass the field to "
+        f"stub(...), not to declare it on a harness; the message is:\n{text}")
+
+
+def test_the_json_of_a_verdict_carries_the_models_notes():
+    verdict = guard(OnlyStep)
+    data = verdict.to_json()
+    assert data["surface"] == {"methods": len(verdict.surface.methods),
+                               "names": len(verdict.surface.names),
+                               "notes": verdict.surface.model.notes}, (
+        f"the JSON surface must give the methods and names counts and the model's notes "
+        f"(docs/drift.md); got {data['surface']}")
+
+
+class _Helper:
+    def step(self, batch):
+        return batch
+
+
+def test_a_callable_value_can_stand_in_for_a_property():
+    production = property(lambda self: {})
+    assert signature_misfit(production, dict) is None, (
+        "a property's stand-in may be any plain value, a callable one (a class) included")
+    assert signature_misfit(production, functools.partial(max, 1)) is None, (
+        "a property's stand-in may be any plain value, a functools.partial included")
+
+
+def test_a_bound_method_or_partial_stands_in_for_a_method_with_its_own_signature():
+    def step(self, batch):
+        return batch
+
+    assert signature_misfit(step, _Helper().step) is None, (
+        "a bound method taking (batch) can stand in for step(self, batch): its self is "
+        "already bound, so none of its parameters may be dropped")
+    assert signature_misfit(step, functools.partial(lambda tag, batch: batch, "t")) is None, (
+        "a partial taking (batch) can stand in for step(self, batch)")
+    assert signature_misfit(step, _Helper().step.__func__) is None, (
+        "a plain function taking (self, batch) stands in for step(self, batch)")
+    assert signature_misfit(step, functools.partial(lambda batch, extra: 0)) is not None, (
+        "a partial taking (batch, extra) cannot be called like step(self, batch)")
+
+
+def _site(kind: str, line: int, after_write: bool = False) -> Site:
+    return Site("m.py", line, kind, "Cls.step", ("Cls.step",), after_write=after_write)
+
+
+def test_the_first_need_of_a_name_is_its_first_read_before_any_write():
+    use = NameUse("x", [_site("write", 1), _site("read", 2, after_write=True),
+                        _site("call", 3), _site("read", 4)])
+    assert use.first_need().line == 3, (
+        f"x is written on line 1, read after that write on line 2, then called on line 3 "
+        f"with no write before it: its first need is line 3, not {use.first_need().line}")
+    only_written = NameUse("y", [_site("write", 5), _site("write", 6)])
+    assert only_written.first_need().line == 5, (
+        "a name only ever written has no need: its first site (line 5) stands for it")
