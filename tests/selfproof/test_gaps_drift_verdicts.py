@@ -10,7 +10,7 @@ import functools
 from deskcheck.drift_guard import can_fail, guard
 from deskcheck.drift_guard._surface import NameUse, Site
 from deskcheck.drift_guard.verdicts import signature_misfit
-from deskcheck.harness import Harness, bind
+from deskcheck.harness import Harness, bind, stand_in
 from tests.selfproof.test_mutmut_gaps import _shop_harnesses
 
 
@@ -114,3 +114,132 @@ def test_the_first_need_of_a_name_is_its_first_read_before_any_write():
     only_written = NameUse("y", [_site("write", 5), _site("write", 6)])
     assert only_written.first_need().line == 5, (
         "a name only ever written has no need: its first site (line 5) stands for it")
+
+
+# -- guard() of a Provision is the verdict of its object (docs/drift.md, any stand-in) -------
+
+def _paths_fixture():
+    """tests/drift_guard/fixtures/pathsrc's Engine (as tests/drift_guard/test_paths.py uses)."""
+    import sys
+    from pathlib import Path
+
+    pathsrc = Path(__file__).resolve().parents[1] / "drift_guard" / "fixtures" / "pathsrc"
+    if str(pathsrc) not in sys.path:
+        sys.path.insert(0, str(pathsrc))
+    from dg_paths.engine import Engine
+    from dg_paths.modes import Mode
+
+    return Engine, Mode
+
+
+def _cases():
+    from types import SimpleNamespace
+    from unittest.mock import MagicMock
+
+    engine, mode = _paths_fixture()
+    return engine, [
+        # (stand-in, methods, keyword arguments of guard)
+        (SimpleNamespace(stage_metrics=None, queue=[], mode=mode.DISAGG, pp_sink=[],
+                         aborted=[], depth=0), ["abort"], {}),
+        (SimpleNamespace(chunked=SimpleNamespace(rid="r"), aborted=[]), ["abort_chunked"],
+         {"strict": True}),
+        (SimpleNamespace(chunked=SimpleNamespace(rid="r"), aborted=[]), ["abort_chunked"],
+         {"executed": {}}),
+        (MagicMock(spec=["queue", "tracer"]), ["drain"], {}),
+    ]
+
+
+def test_guard_of_a_provision_is_the_verdict_of_its_object_whatever_the_arguments():
+    from deskcheck.drift_guard import provision_of
+
+    engine, cases = _cases()
+    for standin, methods, kwargs in cases:
+        direct = guard(standin, model=engine, methods=methods, **kwargs).to_json()
+        prov = provision_of(standin, engine, methods=methods)
+        through = guard(prov, **kwargs).to_json()
+        assert through == direct, (
+            f"guard() of provision_of({standin!r}) with {kwargs} must give the path verdict "
+            f"guard() gives the object itself; they differ:\n{through}\n!=\n{direct}")
+
+
+def test_guard_of_a_provision_takes_the_model_methods_and_roots_it_is_given():
+    from types import SimpleNamespace
+
+    from deskcheck.drift_guard import provision_of
+
+    engine, _ = _cases()
+    standin = SimpleNamespace(queue=[])
+    prov = provision_of(standin, engine, methods=["abort"], built_at="tests/x.py:3")
+    got = guard(prov, engine, methods=["drain"])
+    assert got.names("silent_skips") == ["on_drain", "tracer"], (
+        f"methods=['drain'] given to guard() must replace the provision's own ['abort']: "
+        f"{got.render()}")
+    assert (got.subject, got.built_at) == (prov.subject, "tests/x.py:3"), (
+        f"the verdict must name the provision's subject and where it was built; got "
+        f"{got.subject!r} built at {got.built_at!r}")
+
+
+def test_an_allowed_name_of_any_stand_in_is_noted_not_reported():
+    from types import SimpleNamespace
+
+    engine, _ = _cases()
+    verdict = guard(SimpleNamespace(queue=[]), model=engine, methods=["drain"],
+                    allow={"tracer": "traced elsewhere"})
+    assert verdict.names("silent_skips") == ["on_drain"] and \
+        "allowed tracer: traced elsewhere" in verdict.notes, (
+            f"allow={{'tracer': ...}} must drop tracer from the findings and note the reason; "
+            f"got {verdict.names()} with notes {verdict.notes}")
+
+
+def test_methods_of_a_provision_may_be_given_as_functions():
+    from types import SimpleNamespace
+
+    from deskcheck.drift_guard import provision_of
+
+    engine, _ = _cases()
+    prov = provision_of(SimpleNamespace(queue=[]), engine, methods=["abort"])
+    by_name = guard(prov, methods=["drain"]).to_json()
+    by_function = guard(prov, methods=[engine.drain]).to_json()
+    assert by_function == by_name, (
+        f"methods=[Engine.drain] and methods=['drain'] name the same method; the verdicts "
+        f"differ:\n{by_function}\n!=\n{by_name}")
+
+
+class Sized:
+    def step(self):
+        return self.size(1)
+
+    def size(self, n):
+        return n
+
+
+class TwoStandIns(Harness, model=Sized, roots=["step"], register=False):
+    step = bind(Sized.step)
+    _retired = stand_in(lambda self: 0, reason="production dropped it")
+    size = stand_in(lambda self: 0, reason="sizes are not under test")
+
+
+def test_every_stand_in_is_checked_after_one_production_no_longer_has():
+    verdict = guard(TwoStandIns)
+    found = {(f.direction, f.name) for f in verdict.findings}
+    assert found == {("reverse", "_retired"), ("signature", "size")}, (
+        f"_retired is a stand-in for a name production no longer has (reverse drift), and "
+        f"size(self) cannot be called like production's size(self, n) (a signature misfit); "
+        f"both must be reported, got {sorted(found)}")
+
+
+class Hooked:
+    def hook(self):
+        return self.secret
+
+    def reset(self):
+        self.hook = None
+
+
+def test_assigning_a_methods_name_does_not_enter_the_method():
+    from deskcheck.drift_guard._surface import surface
+
+    names = sorted(surface(Hooked, "reset").names)
+    assert names == ["hook"], (
+        f"reset() assigns self.hook and never calls it: hook's body (which reads "
+        f"self.secret) is not on reset's surface; the surface is {names}")
