@@ -192,6 +192,14 @@ _NO_RERUN = ("without a re-run the outcome is only tested for passed/xfailed/ski
              "any other text counts the test as a regression alike")
 _HAS_LINENO = ("every node _test_functions yields is a def, which ast.parse always gives a "
                "lineno: the default is never used")
+_DIGEST_CACHE = ("the digests are a speed-up: without the cache (or the precomputed list) each "
+                 "file is hashed again, and mutant_fingerprint hashes the same sorted set")
+_ANY_ORDER = ("mutant_fingerprint hashes the sorted set of the files' digests: the order the "
+              "owner files come in changes nothing")
+_UNIVERSE_CACHE = ("the universe's precomputed digests are a speed-up: without them the same "
+                   "files are hashed one by one, giving the same sorted set")
+_CHAIN_CACHE = ("the folder -> conftest chain cache is a speed-up: without it each chain is "
+                "walked again and found the same")
 EQUIVALENT_RULES: list[tuple[str, str, str]] = [
     ("mutants.verdicts.x_exception_name", 'split(":", )', _SPLIT),
     ("mutants.verdicts.x_exception_name", 'split(":", 2)', _SPLIT),
@@ -318,6 +326,23 @@ EQUIVALENT_RULES: list[tuple[str, str, str]] = [
      "name (a call, a subscript) reads as a text that does not end in 'TestCase' either way"),
     ("gate.selection.x_changed_tests", 'encoding="UTF-8"', "'UTF-8' and 'utf-8' name the same "
      "codec"),
+    ("mutants.reuse.x_fingerprint", "__version__, file_digests=digests)", _DIGEST_CACHE),
+    ("mutants.reuse.x_fingerprint", "__version__, digest=digest, )", _DIGEST_CACHE),
+    ("mutants.reuse.x_fingerprint", "file_digests=None)", _DIGEST_CACHE),
+    ("mutants.reuse.x_fingerprint", "owner_files if (digests is not None) and False", _ANY_ORDER),
+    ("mutants.reuse.x_fingerprint", "owner_files if (digests is not None) or True", _ANY_ORDER),
+    ("mutants.reuse.x_fingerprint", "owner_files if digests is None", _ANY_ORDER),
+    ("mutants.reuse.xǁTestUniverseǁdigest", "found = None", _DIGEST_CACHE),
+    ("mutants.reuse.xǁTestUniverseǁdigest", "self._digests.get(None)", _DIGEST_CACHE),
+    ("mutants.reuse.xǁTestUniverseǁfingerprint", "                           )", _UNIVERSE_CACHE),
+    ("mutants.reuse.xǁTestUniverseǁfingerprint", "digests=None)", _UNIVERSE_CACHE),
+    ("mutants.reuse.xǁTestUniverseǁfingerprint", "(owner_files is self.files) and False",
+     _UNIVERSE_CACHE),
+    ("mutants.reuse.xǁTestUniverseǁowner_files", "if wide and files < self.file_set",
+     "owners naming exactly the universe's files get an equal list (the universe, sorted) "
+     "either way; only the identity that lets the cached digests be reused differs"),
+    ("mutants.reuse.xǁTestUniverseǁowner_files", "_conftests(f, None)", _CHAIN_CACHE),
+    ("mutants.reuse.xǁTestUniverseǁowner_files", "_conftests(f, )", _CHAIN_CACHE),
 ]
 
 

@@ -163,3 +163,20 @@ def test_a_keyword_owned_mutants_fingerprint_is_its_universes(project):
     assert fast == slow, (
         f"the universe's cached digests must give the same fingerprint as hashing its files "
         f"one by one: {fast} != {slow}")
+
+
+def test_a_node_id_owned_mutants_fingerprint_covers_its_own_files_only(project):
+    one = universe(project)
+    files = one.owner_files(mutant("tests/test_b.py::test_b"))
+    assert rel(project, files) == ["tests/test_b.py"], f"test_b's files are {files}"
+    got = one.fingerprint(mutant("tests/test_b.py::test_b"), "def f(): pass\n", files)
+    want = fingerprint(mutant("tests/test_b.py::test_b"), "def f(): pass\n", files)
+    assert got == want, (
+        f"a mutant owned by one test file must be fingerprinted over that file, not the "
+        f"universe's cached digests: {got} != {want}")
+    (project / "tests/test_a.py").write_text("def test_a(): assert 0\n", encoding="utf-8")
+    again = universe(project).fingerprint(mutant("tests/test_b.py::test_b"), "def f(): pass\n",
+                                          files)
+    assert again == got, (
+        "editing tests/test_a.py, which does not own the mutant, changed its fingerprint: its "
+        "verdict would be re-run for nothing")
