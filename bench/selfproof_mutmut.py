@@ -200,6 +200,8 @@ _UNIVERSE_CACHE = ("the universe's precomputed digests are a speed-up: without t
                    "files are hashed one by one, giving the same sorted set")
 _CHAIN_CACHE = ("the folder -> conftest chain cache is a speed-up: without it each chain is "
                 "walked again and found the same")
+_NOT_KILLS = ("the name of a called thing that is no plain name (a subscript, a call) is only "
+              "compared with 'kills': None, '' and 'XXXX' all differ from it")
 EQUIVALENT_RULES: list[tuple[str, str, str]] = [
     ("mutants.verdicts.x_exception_name", 'split(":", )', _SPLIT),
     ("mutants.verdicts.x_exception_name", 'split(":", 2)', _SPLIT),
@@ -343,6 +345,23 @@ EQUIVALENT_RULES: list[tuple[str, str, str]] = [
      "either way; only the identity that lets the cached digests be reused differs"),
     ("mutants.reuse.xǁTestUniverseǁowner_files", "_conftests(f, None)", _CHAIN_CACHE),
     ("mutants.reuse.xǁTestUniverseǁowner_files", "_conftests(f, )", _CHAIN_CACHE),
+    ("mutants.reuse.x__conftests", "cache = {} if (cache is None) or True else cache",
+     _CHAIN_CACHE),
+    ("mutants.reuse.x__conftests", "cache = {} if (cache is None) and False else cache",
+     "every caller passes its universe's cache (never None): the fallback is never taken"),
+    ("mutants.reuse.x__conftests", "cache = {} if cache is not None else cache",
+     "every caller passes its universe's cache (never None): a fresh cache instead only "
+     "walks the chains again"),
+    ("mutants.reuse.x__folder_conftests", "chain = None", _CHAIN_CACHE),
+    ("mutants.reuse.x__folder_conftests", "chain = cache.get(None)", _CHAIN_CACHE),
+    ("mutants.reuse.x__folder_conftests", "cache[folder] = None", _CHAIN_CACHE),
+    ("mutants.reuse.x_declared_kills", 'getattr(func, "id", None)', _NOT_KILLS),
+    ("mutants.reuse.x_declared_kills", 'getattr(func, "id", "XXXX")', _NOT_KILLS),
+    ("mutants.reuse.xǁTestUniverseǁ_text", 'self._texts[path] = "XXXX"', "an unreadable file's "
+     "text is only searched for kills markers: any text without 'kills' declares nothing, "
+     "like ''"),
+    ("mutants.reuse.xǁTestUniverseǁ_text", 'encoding="UTF-8"', "'UTF-8' and 'utf-8' name the "
+     "same codec"),
 ]
 
 

@@ -180,3 +180,17 @@ def test_a_node_id_owned_mutants_fingerprint_covers_its_own_files_only(project):
     assert again == got, (
         "editing tests/test_a.py, which does not own the mutant, changed its fingerprint: its "
         "verdict would be re-run for nothing")
+
+
+def test_the_conftest_chain_stops_at_the_project_root(tmp_path):
+    project = tmp_path / "proj"
+    for path, text in {"proj/pyproject.toml": "[project]\nname = 'p'\n",
+                       "proj/conftest.py": "", "proj/tests/conftest.py": "",
+                       "proj/tests/test_a.py": "def test_a(): pass\n",
+                       "conftest.py": "# outside the project\n"}.items():
+        (tmp_path / path).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / path).write_text(text, encoding="utf-8")
+    got = rel(project, universe(project).owner_files(mutant("tests/test_a.py::test_a")))
+    assert got == ["conftest.py", "tests/conftest.py", "tests/test_a.py"], (
+        f"the conftest chain ends at the project root (the folder with pyproject.toml): the "
+        f"conftest.py above it is no part of the project; the fingerprint covers {got}")
