@@ -10,7 +10,7 @@ import functools
 from deskcheck.drift_guard import can_fail, guard
 from deskcheck.drift_guard._surface import NameUse, Site
 from deskcheck.drift_guard.verdicts import signature_misfit
-from deskcheck.harness import Harness, bind, stand_in
+from deskcheck.harness import Harness, bind, stand_in, state
 from tests.selfproof.test_mutmut_gaps import _shop_harnesses
 
 
@@ -243,3 +243,82 @@ def test_assigning_a_methods_name_does_not_enter_the_method():
     assert names == ["hook"], (
         f"reset() assigns self.hook and never calls it: hook's body (which reads "
         f"self.secret) is not on reset's surface; the surface is {names}")
+
+
+def test_guard_of_a_provision_judges_the_model_it_is_given():
+    from types import SimpleNamespace
+
+    from deskcheck.drift_guard import provision_of
+
+    engine, _ = _cases()
+
+    class QuietEngine(engine):
+        def drain(self):
+            return self.queue
+
+    prov = provision_of(SimpleNamespace(queue=[]), engine, methods=["drain"])
+    assert not guard(prov).holds, "against Engine, drain's masked reads are silent skips"
+    quiet = guard(prov, QuietEngine)
+    assert quiet.holds, (
+        f"guard(prov, QuietEngine) must judge QuietEngine.drain (which reads only queue, "
+        f"provided), not the provision's own Engine: {quiet.render()}")
+
+
+class Pair:
+    def step(self):
+        return self.a + self.b
+
+    def count_up(self):
+        seen = self.count
+        self.count = seen + 1
+
+    def other(self):
+        return self.c
+
+
+class PairHarness(Harness, model=Pair, roots=["step", "count_up"], register=False):
+    step = bind(Pair.step)
+    count_up = bind(Pair.count_up)
+    other = bind(Pair.other)
+    a = state(1)
+
+
+def test_every_missing_name_is_reported_after_a_provided_one():
+    verdict = guard(PairHarness)
+    assert verdict.names("forward") == ["b", "count"], (
+        f"step reads a (provided) then b (missing) and count_up reads count (missing): both "
+        f"missing names must be reported, got {verdict.names('forward')}")
+
+
+def test_a_forward_finding_lists_the_sites_that_need_the_name_not_its_writes():
+    verdict = guard(PairHarness)
+    count = next(f for f in verdict.findings if f.name == "count")
+    kinds = [s.kind for s in count.sites]
+    assert kinds == ["read"], (
+        f"count_up reads self.count then writes it: the finding's sites are where it is "
+        f"needed (the read), never the write; got {kinds}")
+
+
+def test_methods_given_to_guard_replace_the_harnesss_roots():
+    verdict = guard(PairHarness, methods=["other"])
+    assert verdict.roots == ("other",) and verdict.names("forward") == ["c"], (
+        f"methods=['other'] must judge Pair.other alone (it reads the missing c), not the "
+        f"harness's roots step and count_up; got roots {verdict.roots}, forward "
+        f"{verdict.names('forward')}")
+
+
+class Limited:
+    limit: int
+
+    @property
+    def room(self):
+        return self.limit - 1
+
+
+def test_a_stub_missing_an_annotated_field_is_forward_drift():
+    from deskcheck.stubs import StubSpec
+
+    spec = StubSpec(Limited, fields=[], roots=["room"], register=False)
+    assert guard(spec).names("forward") == ["limit"], (
+        f"Limited declares limit only as an annotation, and room reads it: a stub without "
+        f"the field must be told it drifted; got {guard(spec).names()}")
