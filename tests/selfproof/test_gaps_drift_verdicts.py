@@ -322,3 +322,19 @@ def test_a_stub_missing_an_annotated_field_is_forward_drift():
     assert guard(spec).names("forward") == ["limit"], (
         f"Limited declares limit only as an annotation, and room reads it: a stub without "
         f"the field must be told it drifted; got {guard(spec).names()}")
+
+
+def test_a_provision_of_a_static_model_is_judged_from_its_own_source_roots():
+    from pathlib import Path
+    from types import SimpleNamespace
+
+    from deskcheck.drift_guard import provision_of
+
+    _paths_fixture()
+    root = Path(__file__).resolve().parents[1] / "drift_guard" / "fixtures" / "pathsrc"
+    prov = provision_of(SimpleNamespace(queue=[]), "dg_paths.engine:Engine", roots=[root],
+                        methods=["drain"])
+    verdict = guard(prov)
+    assert verdict.names("silent_skips") == ["on_drain", "tracer"], (
+        f"a provision built against 'dg_paths.engine:Engine' read from {root} must be judged "
+        f"from the same source roots, with no roots passed again: {verdict.render()}")
