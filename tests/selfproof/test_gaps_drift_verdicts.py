@@ -338,3 +338,40 @@ def test_a_provision_of_a_static_model_is_judged_from_its_own_source_roots():
     assert verdict.names("silent_skips") == ["on_drain", "tracer"], (
         f"a provision built against 'dg_paths.engine:Engine' read from {root} must be judged "
         f"from the same source roots, with no roots passed again: {verdict.render()}")
+
+
+def test_context_reads_are_recorded_with_their_site_and_call_path():
+    import inspect
+    from pathlib import Path
+
+    from deskcheck.drift_guard._surface import surface
+
+    engine, _ = _cases()
+    file = inspect.getsourcefile(engine)
+    line = next(n for n, text in enumerate(Path(file).read_text().splitlines(), 1)
+                if "get_parallel().pp_size > 1 and envs.DG_FLAG" in text)
+    site = {"file": file, "line": line, "kind": "context", "method": "Engine.abort",
+            "path": ["Engine.abort"], "after_write": False, "swallowed": False}
+    got = surface(engine, "abort").to_json()["context"]
+    assert got == {"envs.DG_FLAG": [site], "get_parallel().pp_size": [site]}, (
+        f"Engine.abort reads envs.DG_FLAG and get_parallel().pp_size on line {line}: each "
+        f"context read must be recorded under its own name with its file, line, method and "
+        f"call path; got {got}")
+
+
+class Chained:
+    @property
+    def info(self):
+        return self.hidden
+
+    def step(self):
+        return self.info.a.b
+
+
+def test_a_dotted_read_enters_the_property_it_starts_with():
+    from deskcheck.drift_guard._surface import surface
+
+    names = sorted(surface(Chained, "step").names)
+    assert "hidden" in names, (
+        f"step reads self.info.a.b: info is a property, whose getter (reading self.hidden) "
+        f"runs first, so hidden is on step's surface; the surface is {names}")
