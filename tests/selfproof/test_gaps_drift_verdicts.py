@@ -146,6 +146,12 @@ def _cases():
         (SimpleNamespace(chunked=SimpleNamespace(rid="r"), aborted=[]), ["abort_chunked"],
          {"executed": {}}),
         (MagicMock(spec=["queue", "tracer"]), ["drain"], {}),
+        # a function standing in for the method _release
+        (SimpleNamespace(chunked=SimpleNamespace(rid="r"), aborted=[],
+                         _release=lambda rid: None), ["abort_chunked"], {}),
+        # a namespace of fields standing in for pool
+        (SimpleNamespace(chunked=SimpleNamespace(rid="r"), aborted=[],
+                         pool=SimpleNamespace(free=print)), ["abort_chunked"], {}),
     ]
 
 
