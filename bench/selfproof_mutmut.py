@@ -338,6 +338,8 @@ EQUIVALENT_RULES: list[tuple[str, str, str]] = [
     ("mutants.reuse.xǁTestUniverseǁdigest", "self._digests.get(None)", _DIGEST_CACHE),
     ("mutants.reuse.xǁTestUniverseǁfingerprint", "                           )", _UNIVERSE_CACHE),
     ("mutants.reuse.xǁTestUniverseǁfingerprint", "digests=None)", _UNIVERSE_CACHE),
+    ("mutants.reuse.xǁTestUniverseǁfingerprint", "owner_files, digests=self.digests",
+     _DIGEST_CACHE),
     ("mutants.reuse.xǁTestUniverseǁfingerprint", "(owner_files is self.files) and False",
      _UNIVERSE_CACHE),
     ("mutants.reuse.xǁTestUniverseǁowner_files", "if wide and files < self.file_set",
