@@ -202,6 +202,11 @@ _CHAIN_CACHE = ("the folder -> conftest chain cache is a speed-up: without it ea
                 "walked again and found the same")
 _NOT_KILLS = ("the name of a called thing that is no plain name (a subscript, a call) is only "
               "compared with 'kills': None, '' and 'XXXX' all differ from it")
+_PREFIXES = ("the collector records every prefix of a dotted access (self.a.b.c -> a, a.b) as "
+             "a read of its own: the top name is entered through that plain read, with the "
+             "same 'get' role, whatever the dotted access does")
+_INDEX_CACHE = ("the static-index cache of wrapper_functions is a speed-up: without it each "
+                "decorator's module is indexed again and found the same")
 EQUIVALENT_RULES: list[tuple[str, str, str]] = [
     ("mutants.verdicts.x_exception_name", 'split(":", )', _SPLIT),
     ("mutants.verdicts.x_exception_name", 'split(":", 2)', _SPLIT),
@@ -368,6 +373,15 @@ EQUIVALENT_RULES: list[tuple[str, str, str]] = [
      "Surface.names; its own name field is never read"),
     ("drift_guard._surface.x__trace_body", 'top = acc.name.split(".", )[0]', _SPLIT),
     ("drift_guard._surface.x__trace_body", 'top = acc.name.split(".", 2)[0]', _SPLIT),
+    ("drift_guard._surface.x__trace_body", "top = acc.name.split(None, 1)[0]", _PREFIXES),
+    ("drift_guard._surface.x__trace_body", 'top = acc.name.rsplit(".", 1)[0]', _PREFIXES),
+    ("drift_guard._surface.x__trace_body", 'top = acc.name.split("XX.XX", 1)[0]', _PREFIXES),
+    ("drift_guard._surface.x__trace_body", '("XX.XX" in acc.name and acc.kind == WRITE)',
+     _PREFIXES),
+    ("drift_guard._surface.x__trace_body", '("." in acc.name and acc.kind != WRITE)', _PREFIXES),
+    ("drift_guard._surface.x_trace", "indexes: dict = None", _INDEX_CACHE),
+    ("drift_guard._surface.x_trace", "wrapper_functions(klass, declared, None)", _INDEX_CACHE),
+    ("drift_guard._surface.x_trace", "wrapper_functions(klass, declared, )", _INDEX_CACHE),
 ]
 
 

@@ -381,3 +381,70 @@ def test_a_dotted_read_enters_the_property_it_starts_with():
     assert "hidden" in names, (
         f"step reads self.info.a.b: info is a property, whose getter (reading self.hidden) "
         f"runs first, so hidden is on step's surface; the surface is {names}")
+
+
+def test_guard_of_a_provision_reads_a_static_model_from_the_roots_it_is_given():
+    from pathlib import Path
+    from types import SimpleNamespace
+
+    from deskcheck.drift_guard import provision_of
+
+    engine, _ = _cases()
+    root = Path(__file__).resolve().parents[1] / "drift_guard" / "fixtures" / "pathsrc"
+    prov = provision_of(SimpleNamespace(queue=[]), engine, methods=["drain"])
+    verdict = guard(prov, "dg_paths.engine:Engine", roots=[root])
+    assert verdict.names("silent_skips") == ["on_drain", "tracer"], (
+        f"guard(prov, 'dg_paths.engine:Engine', roots=[{root}]) must read the model from the "
+        f"roots given: {verdict.render()}")
+
+
+def test_an_allowed_missing_name_does_not_hide_the_next_missing_one():
+    verdict = guard(PairHarness, allow={"b": "b is set by the caller"})
+    assert verdict.names("forward") == ["count"], (
+        f"b is allowed (with a reason) and count is missing: count must still be reported; "
+        f"got {verdict.names('forward')}")
+
+
+class Counted:
+    @property
+    def info(self):
+        return self.read_side
+
+    @info.setter
+    def info(self, value):
+        self.write_side = value
+
+    def bump(self):
+        self.info.count += 1
+
+
+def test_an_augmented_assignment_through_a_property_only_gets_it():
+    from deskcheck.drift_guard._surface import surface
+
+    names = sorted(surface(Counted, "bump").names)
+    assert "read_side" in names and "write_side" not in names, (
+        f"self.info.count += 1 gets info (its getter reads read_side) and sets count on the "
+        f"object it returned: info's setter (writing write_side) never runs; the surface is "
+        f"{names}")
+
+
+def _traced(fn):
+    def wrapper(self, *args):
+        self.calls_seen += 1
+        return fn(self, *args)
+    return wrapper
+
+
+class Decorated:
+    @_traced
+    def step(self):
+        return self.alpha
+
+
+def test_a_decorator_wrapper_is_traced_around_the_method_it_wraps():
+    from deskcheck.drift_guard._surface import surface
+
+    names = sorted(surface(Decorated, "step").names)
+    assert names == ["alpha", "calls_seen"], (
+        f"step is wrapped by _traced, whose wrapper reads and writes self.calls_seen around "
+        f"the body: both are on step's surface; the surface is {names}")

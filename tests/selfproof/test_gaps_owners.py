@@ -165,3 +165,23 @@ def test_a_marker_far_from_every_catalog_id_is_noted_as_another_catalogs(collect
         f"test as ignored, another catalog's or none (no did-you-mean); got {notes[0]!r}")
     assert foreign_kills(items, {"m.marked"}) == [], (
         "a marker naming an id of the catalog being swept must not be noted as foreign")
+
+
+def test_every_foreign_marker_is_noted_after_one_of_this_catalog(pytester):
+    pytester.makeini("[pytest]\nmarkers =\n    kills: owns\n")
+    pytester.makepyfile(test_mixed='''
+import pytest
+
+@pytest.mark.kills("a.ours")
+def test_ours():
+    pass
+
+@pytest.mark.kills("z.theirs")
+def test_theirs():
+    pass
+''')
+    items, _ = pytester.inline_genitems()
+    notes = foreign_kills(items, {"a.ours"})
+    assert len(notes) == 1 and "'z.theirs'" in notes[0] and "test_mixed.py:7" in notes[0], (
+        f"a.ours is this catalog's and z.theirs is not: z.theirs must get its note (at "
+        f"test_mixed.py:7) even though a marker of this catalog comes first; got {notes}")
