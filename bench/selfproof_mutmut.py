@@ -207,6 +207,10 @@ _PREFIXES = ("the collector records every prefix of a dotted access (self.a.b.c 
              "same 'get' role, whatever the dotted access does")
 _INDEX_CACHE = ("the static-index cache of wrapper_functions is a speed-up: without it each "
                 "decorator's module is indexed again and found the same")
+_BEST_MATCH = ("only the best close match is shown (close[0]), and get_close_matches lists it "
+               "first however many it returns")
+_IN_ORDER = ("every owner item comes from `items` (the sweep builds the index over the same "
+             "items), so its node id is always in `order`: the default is never used")
 EQUIVALENT_RULES: list[tuple[str, str, str]] = [
     ("mutants.verdicts.x_exception_name", 'split(":", )', _SPLIT),
     ("mutants.verdicts.x_exception_name", 'split(":", 2)', _SPLIT),
@@ -382,6 +386,11 @@ EQUIVALENT_RULES: list[tuple[str, str, str]] = [
     ("drift_guard._surface.x_trace", "indexes: dict = None", _INDEX_CACHE),
     ("drift_guard._surface.x_trace", "wrapper_functions(klass, declared, None)", _INDEX_CACHE),
     ("drift_guard._surface.x_trace", "wrapper_functions(klass, declared, )", _INDEX_CACHE),
+    ("mutants.owners.x_foreign_kills", "sorted(all_ids), cutoff=0.8)", _BEST_MATCH),
+    ("mutants.owners.x_foreign_kills", "sorted(all_ids), n=2, cutoff=0.8)", _BEST_MATCH),
+    ("mutants.owners.x_resolve_owners", "order.get(i.nodeid, None)", _IN_ORDER),
+    ("mutants.owners.x_resolve_owners", "order.get(i.nodeid, )", _IN_ORDER),
+    ("mutants.owners.x_resolve_owners", "order.get(i.nodeid, 1)", _IN_ORDER),
 ]
 
 

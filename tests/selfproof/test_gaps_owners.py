@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 
 from deskcheck.mutants.catalog import Mutant
-from deskcheck.mutants.owners import foreign_kills, marked_owners, resolve_owners
+from deskcheck.mutants.owners import foreign_kills, item_location, marked_owners, resolve_owners
 
 pytest_plugins = ["pytester"]
 
@@ -157,12 +157,13 @@ def test_markers_are_read_per_mutant_id(collected):
 
 def test_a_marker_far_from_every_catalog_id_is_noted_as_another_catalogs(collected):
     items, _roots = collected
-    notes = foreign_kills(items, {"totally.different"})
+    notes = foreign_kills(items, {"x.marked_old"})  # similar, but more than one typo away
     assert len(notes) == 1, f"one unclaimed marker id must give one note; got {notes}"
     assert notes[0].endswith("test_own.py:6: @pytest.mark.kills('m.marked') names no mutant "
                              "of this catalog: ignored here (another catalog's, or none)"), (
-        f"a kills marker whose id is close to no id of this catalog must be noted at its first "
-        f"test as ignored, another catalog's or none (no did-you-mean); got {notes[0]!r}")
+        f"a kills marker whose id is not one typo from an id of this catalog (m.marked vs "
+        f"x.marked_old) must be noted at its first test as ignored, another catalog's or none, "
+        f"with no did-you-mean; got {notes[0]!r}")
     assert foreign_kills(items, {"m.marked"}) == [], (
         "a marker naming an id of the catalog being swept must not be noted as foreign")
 
@@ -185,3 +186,32 @@ def test_theirs():
     assert len(notes) == 1 and "'z.theirs'" in notes[0] and "test_mixed.py:7" in notes[0], (
         f"a.ours is this catalog's and z.theirs is not: z.theirs must get its note (at "
         f"test_mixed.py:7) even though a marker of this catalog comes first; got {notes}")
+
+
+def test_the_location_of_an_item_with_no_line_is_its_files_first_line(pytester):
+    """docs/mutants.md: a non-Python test file's items (made by a plugin) may report no line;
+    their location is then the file's first line."""
+    pytester.makeconftest('''
+import pytest
+
+class CaseItem(pytest.Item):
+    def runtest(self):
+        pass
+
+    def reportinfo(self):
+        return self.path, None, self.name
+
+class CaseFile(pytest.File):
+    def collect(self):
+        yield CaseItem.from_parent(self, name="case")
+
+def pytest_collect_file(parent, file_path):
+    if file_path.suffix == ".cases":
+        return CaseFile.from_parent(parent, path=file_path)
+''')
+    (pytester.path / "test_data.cases").write_text("case\n", encoding="utf-8")
+    items, _ = pytester.inline_genitems()
+    where = [item_location(i) for i in items]
+    assert len(where) == 1 and where[0].endswith("test_data.cases:1"), (
+        f"an item that reports no line is located at its file's first line "
+        f"(test_data.cases:1); got {where}")
