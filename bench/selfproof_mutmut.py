@@ -188,29 +188,6 @@ _STRING_ONLY = ("reached only when raw[key] is a string (the `or` stops at a non
 _HAS_KEYS = "every operator has a key of its own: the joined list is never empty"
 _EMPTY_BRACKETS = ("a line like '[ ]' is never a header anyway: _is_header needs a name inside "
                    "the brackets and starts with optional spaces then '['")
-_NO_RERUN = ("without a re-run the outcome is only tested for passed/xfailed/skipped (flaky): "
-             "any other text counts the test as a regression alike")
-_HAS_LINENO = ("every node _test_functions yields is a def, which ast.parse always gives a "
-               "lineno: the default is never used")
-_DIGEST_CACHE = ("the digests are a speed-up: without the cache (or the precomputed list) each "
-                 "file is hashed again, and mutant_fingerprint hashes the same sorted set")
-_ANY_ORDER = ("mutant_fingerprint hashes the sorted set of the files' digests: the order the "
-              "owner files come in changes nothing")
-_UNIVERSE_CACHE = ("the universe's precomputed digests are a speed-up: without them the same "
-                   "files are hashed one by one, giving the same sorted set")
-_CHAIN_CACHE = ("the folder -> conftest chain cache is a speed-up: without it each chain is "
-                "walked again and found the same")
-_NOT_KILLS = ("the name of a called thing that is no plain name (a subscript, a call) is only "
-              "compared with 'kills': None, '' and 'XXXX' all differ from it")
-_PREFIXES = ("the collector records every prefix of a dotted access (self.a.b.c -> a, a.b) as "
-             "a read of its own: the top name is entered through that plain read, with the "
-             "same 'get' role, whatever the dotted access does")
-_INDEX_CACHE = ("the static-index cache of wrapper_functions is a speed-up: without it each "
-                "decorator's module is indexed again and found the same")
-_BEST_MATCH = ("only the best close match is shown (close[0]), and get_close_matches lists it "
-               "first however many it returns")
-_IN_ORDER = ("every owner item comes from `items` (the sweep builds the index over the same "
-             "items), so its node id is always in `order`: the default is never used")
 EQUIVALENT_RULES: list[tuple[str, str, str]] = [
     ("mutants.verdicts.x_exception_name", 'split(":", )', _SPLIT),
     ("mutants.verdicts.x_exception_name", 'split(":", 2)', _SPLIT),
@@ -328,8 +305,34 @@ EQUIVALENT_RULES: list[tuple[str, str, str]] = [
     ("mutants.catalog.xǁ_Linesǁ__init__", r're.match(r"XX^\s*\[\s*\]XX", line)', _EMPTY_BRACKETS),
     ("mutants.catalog.xǁ_Linesǁ__init__", r'and not re.match(r"^\s*\[\s*\]", line) or self.',
      _EMPTY_BRACKETS),
-    # mutants/owners.py, reuse.py, verdicts.py, catalog.py; gate/selection.py, redfirst.py,
-    # regress.py; drift_guard/verdicts.py, _surface.py (issue 17, round two, s5-d)
+]
+
+# mutants/owners.py, reuse.py, verdicts.py, catalog.py; gate/selection.py, redfirst.py,
+# regress.py; drift_guard/verdicts.py, _surface.py (issue 17, round two, s5-d)
+_NO_RERUN = ("without a re-run the outcome is only tested for passed/xfailed/skipped (flaky): "
+             "any other text counts the test as a regression alike")
+_HAS_LINENO = ("every node _test_functions yields is a def, which ast.parse always gives a "
+               "lineno: the default is never used")
+_DIGEST_CACHE = ("the digests are a speed-up: without the cache (or the precomputed list) each "
+                 "file is hashed again, and mutant_fingerprint hashes the same sorted set")
+_ANY_ORDER = ("mutant_fingerprint hashes the sorted set of the files' digests: the order the "
+              "owner files come in changes nothing")
+_UNIVERSE_CACHE = ("the universe's precomputed digests are a speed-up: without them the same "
+                   "files are hashed one by one, giving the same sorted set")
+_CHAIN_CACHE = ("the folder -> conftest chain cache is a speed-up: without it each chain is "
+                "walked again and found the same")
+_NOT_KILLS = ("the name of a called thing that is no plain name (a subscript, a call) is only "
+              "compared with 'kills': None, '' and 'XXXX' all differ from it")
+_PREFIXES = ("the collector records every prefix of a dotted access (self.a.b.c -> a, a.b) as "
+             "a read of its own: the top name is entered through that plain read, with the "
+             "same 'get' role, whatever the dotted access does")
+_INDEX_CACHE = ("the static-index cache of wrapper_functions is a speed-up: without it each "
+                "decorator's module is indexed again and found the same")
+_BEST_MATCH = ("only the best close match is shown (close[0]), and get_close_matches lists it "
+               "first however many it returns")
+_IN_ORDER = ("every owner item comes from `items` (the sweep builds the index over the same "
+             "items), so its node id is always in `order`: the default is never used")
+EQUIVALENT_RULES += [
     ("gate.regress.x_compare", 'else "FAILED"', _NO_RERUN),
     ("gate.regress.x_compare", 'else "XXfailedXX"', _NO_RERUN),
     ("gate.selection.x__fingerprints", 'getattr(node, "lineno", ', _HAS_LINENO),
