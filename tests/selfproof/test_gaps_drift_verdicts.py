@@ -448,3 +448,39 @@ def test_a_decorator_wrapper_is_traced_around_the_method_it_wraps():
     assert names == ["alpha", "calls_seen"], (
         f"step is wrapped by _traced, whose wrapper reads and writes self.calls_seen around "
         f"the body: both are on step's surface; the surface is {names}")
+
+
+class _ReadsAlpha:
+    def step(self):
+        return self.alpha
+
+
+class _ReadsBeta:
+    def step(self):
+        return self.beta
+
+
+_RebindBase = _ReadsAlpha
+
+
+class RebindChild(_RebindBase):
+    """At runtime a _ReadsAlpha; read statically, its base name is bound last to _ReadsBeta."""
+
+
+_RebindBase = _ReadsBeta
+
+
+class RebindHarness(Harness, model=RebindChild, roots=["step"], register=False):
+    step = bind(RebindChild.step)
+
+
+def test_the_can_fail_arm_reads_both_verdicts_in_the_mode_it_is_given():
+    runtime = guard(RebindHarness, mode="runtime").names("forward")
+    static = guard(RebindHarness, mode="static").names("forward")
+    assert (runtime, static) == (["alpha"], ["beta"]), (
+        f"the two modes read RebindChild's base differently (runtime: the class it was built "
+        f"on; static: the name's last binding); got runtime {runtime}, static {static}")
+    result = can_fail(RebindHarness, mode="static")
+    assert result.ok, (
+        f"with mode='static' the unplanted verdict must be read statically too, so the "
+        f"planted read is the only addition (beta is drift either way): {result.message()}")
