@@ -229,6 +229,9 @@ class StaticIndex:
         if binding.kind == "alias":
             assert isinstance(binding.node, ast.expr)
             return self.resolve_expr(module, binding.node, trail, depth + 1)
+        # a def: say so, and which branch of a try/except ImportError bound it
+        branch = f" ({binding.note})" if binding.note else ""
+        trail.append(f"{info.file}:{binding.line}: {name!r} is a function, not a class{branch}")
         return None
 
     def _outside(self, module: str, name: str) -> External | None:
