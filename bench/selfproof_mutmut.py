@@ -64,6 +64,16 @@ SHARDS: dict[str, tuple[list[str], list[str]]] = {
         "tests/selfproof/test_gaps_drift_verdicts.py",
         # guard() of any other object, or of a Provision: the path-precise verdict
         "tests/drift_guard/test_paths.py",
+        # the collector's statements and expressions as real stand-in tests drive them
+        # (loops, comprehensions, context reads, locals bound to a self chain)
+        "tests/drift_guard/standins/test_discovery.py",
+        "tests/drift_guard/standins/test_path_verdicts.py",
+        "tests/drift_guard/test_static_bindings.py",
+        "tests/drift_guard/test_class_model.py",
+        "tests/selfproof/test_static_details.py",
+        "tests/selfproof/test_gaps_collect_statements.py",
+        "tests/selfproof/test_gaps_collect_expressions.py",
+        "tests/selfproof/test_gaps_collect_calls.py",
     ]),
     "drift_guard_static": ([
         "deskcheck/drift_guard/_members.py",
@@ -165,6 +175,9 @@ SHARDS: dict[str, tuple[list[str], list[str]]] = {
 SUPPORT = [
     "tests/__init__.py", "tests/owner_files.py",
     "tests/drift_guard/__init__.py", "tests/drift_guard/conftest.py", "tests/drift_guard/fixtures",
+    "tests/drift_guard/standins/__init__.py", "tests/drift_guard/standins/conftest.py",
+    "tests/drift_guard/standins/helpers.py", "tests/drift_guard/standins/fixtures",
+    "examples/tp_scheduler/tests", "examples/tp_scheduler/tp_scheduler",  # found as they are
     "tests/mutants/__init__.py", "tests/mutants/conftest.py", "tests/mutants/fixtures",
     "tests/report/__init__.py", "tests/report/conftest.py",
     "tests/report/sample_records.py", "tests/report/sample_project.py",
@@ -558,6 +571,21 @@ _LINE_ALWAYS_FOUND = ("inspect.getsourcelines finds a class by walking the AST o
 _NO_PACKAGE = ("a relative import in a top-level module cannot run (Python: 'attempted relative "
                "import with no known parent package'); the production code the guard reads "
                "imports, so the name formed for it is never used")
+# drift_guard/_collect.py, statements (_visit_stmt, visit_block, _under, _cond): session 6, s6-a
+EQUIVALENT_RULES += [
+]
+
+# ---------------------------------------------------------------------------------------------
+# drift_guard/_collect.py, expressions (_visit_expr, _visit_function): session 6, s6-b
+EQUIVALENT_RULES += [
+]
+
+# ---------------------------------------------------------------------------------------------
+# drift_guard/_collect.py, calls and the rest (_visit_call, _context, ...): session 6, s6-c
+EQUIVALENT_RULES += [
+]
+
+# ---------------------------------------------------------------------------------------------
 EQUIVALENT_RULES += [
     ("drift_guard._model.x__find_class_node", "line)), None)", _LINE_ALWAYS_FOUND),
     ("drift_guard._model.x__find_class_node", "line)), )", _LINE_ALWAYS_FOUND),
@@ -710,6 +738,7 @@ def prepare(shard: str, work: Path | None = None) -> Path:
     (work / "pyproject.toml").write_text(
         "[tool.mutmut]\n"
         'source_paths = ["deskcheck"]\n'
+        'also_copy = ["examples"]\n'
         f"only_mutate = {json.dumps(modules)}\n"
         f"pytest_add_cli_args_test_selection = {json.dumps(tests)}\n"
         'pytest_add_cli_args = ["-p", "no:cacheprovider", "-p", "no:xdist", "-p", "no:randomly"]\n'
@@ -794,6 +823,10 @@ def rerun_survivors(shard: str, max_children: int, modules: Sequence[str] = ()) 
     (into / "full_modules.json").write_text(json.dumps(changed), encoding="utf-8")
     (into / "only_modules.json").write_text(json.dumps(list(modules)), encoding="utf-8")
     wall, done = run_mutmut(into, max_children, names)
+    if done.returncode != 0:  # e.g. the clean tests fail in the scratch copy: keep what was
+        tail = "\n".join((done.stdout + done.stderr).splitlines()[-15:])
+        raise SystemExit(f"{shard}: mutmut exited {done.returncode}; the earlier results are "
+                         f"kept, this run is in {into}:\n{tail}")
     if earlier:
         _fold_rerun(into, rerun, modules, changed)
     print(f"{shard}: re-ran {len(names) - len(changed)} survivors"

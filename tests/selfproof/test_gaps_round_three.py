@@ -98,3 +98,25 @@ def test_a_bare_line_at_the_start_of_a_line_reuses_the_last_file(tmp_path):
     cited = [c.target for c in find_citations(doc)]
     assert cited == ["fallbacks.py:5", "fallbacks.py:9", "fallbacks.py:12"], (
         f"a bare :LINE at a line's start or after '(' cites the last file; found {cited}")
+
+
+def test_a_base_bound_by_a_plain_def_is_named_as_a_function_with_nothing_added(tmp_path):
+    root = _package(tmp_path, "dc_plain_def_base", '''
+        def Base():
+            return object
+
+
+        class Shop(Base):
+            def run(self):
+                return self.size
+    ''')
+    clear_cache()
+    try:
+        with pytest.raises(SourceResolutionError) as info:
+            surface("dc_plain_def_base.shop:Shop.run", roots=[root])
+    finally:
+        clear_cache()
+    message = str(info.value)
+    assert "shop.py:2: 'Base' is a function, not a class)" in message, (
+        "a def bound outside any try/except ImportError is named as a function with no branch "
+        f"note after it:\n{message}")
