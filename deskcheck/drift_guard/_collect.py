@@ -253,7 +253,8 @@ class _Collector:
             for case in node.cases:
                 label = f"case {ast.unparse(case.pattern)}"
                 self._under(self._cond("case", case.pattern.lineno, label=label),
-                            [*([case.guard] if case.guard else []), *case.body], selves)
+                            [*([case.guard] if case.guard else []), *case.body], selves,
+                            block=True)
             return
         if isinstance(node, ast.With | ast.AsyncWith):
             for item in node.items:
