@@ -12,8 +12,14 @@ import ast
 import textwrap
 from types import SimpleNamespace
 
-from deskcheck.drift_guard._collect import (Access, Cond, FunctionFacts, clear_cache,
-                                            first_param, function_facts)
+from deskcheck.drift_guard._collect import (
+    Access,
+    Cond,
+    FunctionFacts,
+    clear_cache,
+    first_param,
+    function_facts,
+)
 from deskcheck.drift_guard._conditions import DEAD, LIVE, UNKNOWN, decide
 
 _WORDS = {DEAD: "DEAD (never entered)", LIVE: "LIVE (entered)", UNKNOWN: "UNKNOWN"}
