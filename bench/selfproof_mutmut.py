@@ -572,7 +572,22 @@ _NO_PACKAGE = ("a relative import in a top-level module cannot run (Python: 'att
                "import with no known parent package'); the production code the guard reads "
                "imports, so the name formed for it is never used")
 # drift_guard/_collect.py, statements (_visit_stmt, visit_block, _under, _cond): session 6, s6-a
+_NEGATED_IF_ONLY = ("a condition's negated flag is read only for an 'if' condition (Cond.text, "
+                    "_conditions.decide): a loop, for-else, except, case or nested condition "
+                    "reads the same whatever it says")
 EQUIVALENT_RULES += [
+    ("_collect.xǁ_Collectorǁ_under", "block: bool = True", "every call that leaves block out "
+     "passes expressions (a loop target, a lambda body, a ternary side), never an `if`: a "
+     "block walk of them finds no early return and visits each one alike"),
+    ("_collect.xǁ_Collectorǁ_cond", "negated: bool = True", "only kinds other than 'if' leave "
+     "negated out (for-else, except, case, nested); " + _NEGATED_IF_ONLY),
+    ("_collect.xǁ_Collectorǁ_visit_stmt", 'self._cond("for", node.lineno, node.iter, None,',
+     _NEGATED_IF_ONLY),
+    ("_collect.xǁ_Collectorǁ_visit_stmt", 'self._cond("for", node.lineno, node.iter, True,',
+     _NEGATED_IF_ONLY),
+    ("_collect.xǁ_Collectorǁ_visit_stmt", "(isinstance(node.value, ast.Attribute)) or True",
+     "_chain returns None for a value that is no attribute (its loop collects no name), "
+     "exactly what the guard gives it"),
 ]
 
 # ---------------------------------------------------------------------------------------------

@@ -176,7 +176,8 @@ class _Collector:
         return None
 
     # -- traversal -----------------------------------------------------------------------
-    def _under(self, cond: Cond, nodes: list, selves: set[str], block: bool = False) -> None:
+    def _under(self, cond: Cond, nodes: list, selves: set[str],
+               block: bool = False) -> None:
         self.conds.append(cond)
         if block:
             self.visit_block(nodes, selves)
@@ -185,8 +186,8 @@ class _Collector:
                 self.visit(node, selves)
         self.conds.pop()
 
-    def _cond(self, kind: str, line: int, test: ast.expr | None = None, negated: bool = False,
-              selves: set[str] | None = None, label: str = "") -> Cond:
+    def _cond(self, kind: str, line: int, test: ast.expr | None = None,
+              negated: bool = False, selves: set[str] | None = None, label: str = "") -> Cond:
         return Cond(kind, line, test, negated, frozenset(selves or ()), label,
                     tuple(self.aliases.items()))
 
