@@ -592,7 +592,25 @@ EQUIVALENT_RULES += [
 
 # ---------------------------------------------------------------------------------------------
 # drift_guard/_collect.py, expressions (_visit_expr, _visit_function): session 6, s6-b
+_FOR_NEGATED = ("a comprehension's loop condition is judged by its container alone: decide() "
+                "answers a 'for' by the container's emptiness and Cond.text shows 'for ... in "
+                "X'; neither reads `negated`")
+_FIRST_PUSH = ("the loop condition is pushed only for the first generator, before its filters: "
+               "`pushed` is still 0 there, so '= 1' and '+= 1' agree")
+_NESTED_KIND = ("a nested def/lambda condition has no test: decide() answers UNKNOWN for every "
+                "condition without a test before it reads the kind, and Cond.text shows the "
+                "label; nothing compares a kind with 'nested'")
 EQUIVALENT_RULES += [
+    ("drift_guard._collect.xǁ_Collectorǁ_visit_expr", "gen.iter, None, selves))", _FOR_NEGATED),
+    ("drift_guard._collect.xǁ_Collectorǁ_visit_expr", "gen.iter, True, selves))", _FOR_NEGATED),
+    # 20 spaces: the loop condition's counter (a filter's, at the same depth, is killed by
+    # test_a_comprehensions_conditions_end_with_it)
+    ("drift_guard._collect.xǁ_Collectorǁ_visit_expr", "                    pushed = 1",
+     _FIRST_PUSH),
+    ("drift_guard._collect.xǁ_Collectorǁ_visit_function", 'self._cond(None, node.lineno, label=',
+     _NESTED_KIND),
+    ("drift_guard._collect.xǁ_Collectorǁ_visit_function", '"XXnestedXX"', _NESTED_KIND),
+    ("drift_guard._collect.xǁ_Collectorǁ_visit_function", '"NESTED"', _NESTED_KIND),
 ]
 
 # ---------------------------------------------------------------------------------------------
