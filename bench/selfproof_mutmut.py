@@ -615,7 +615,30 @@ EQUIVALENT_RULES += [
 
 # ---------------------------------------------------------------------------------------------
 # drift_guard/_collect.py, calls and the rest (_visit_call, _context, ...): session 6, s6-c
+_FIRST_STMT_LINE = ("facts() visits only the body's statements and visit() sets stmt_line to each "
+                    "statement's line before anything under it is recorded: the initial value "
+                    "is never read")
+_LOCALS_SET_FIRST = ("facts() assigns self.locals before visiting the body, and nothing before "
+                     "that (_top_level_writes) reads it: the initial value is never read")
+_NOT_A_CLASS_NAME = ("a handler element that is neither a name nor an attribute (ERRORS[0], a "
+                     "call) is compared against class names; '', None and 'XXXX' are all "
+                     "outside _SWALLOWING, so it never swallows either way")
+_ONLY_GET_PREFIX = ("both callers only ask fname.startswith('get_'), false for '' and for "
+                    "'XXXX' alike")
+_NO_EMPTY_OR_EXTRA_KEY = ("top_writes keys are non-empty dotted chains: the prefix parts[:0] "
+                          "('') is never a key, and parts[:len+1] is parts itself, already "
+                          "looked up")
 EQUIVALENT_RULES += [
+    ("drift_guard._collect.xǁ_Collectorǁ__init__", "self.stmt_line = ", _FIRST_STMT_LINE),
+    ("drift_guard._collect.xǁ_Collectorǁ__init__", "self.locals: set[str] = None",
+     _LOCALS_SET_FIRST),
+    ("drift_guard._collect.x__swallows", 'getattr(n, "attr", None)', _NOT_A_CLASS_NAME),
+    ("drift_guard._collect.x__swallows", 'getattr(n, "attr", "XXXX")', _NOT_A_CLASS_NAME),
+    ("drift_guard._collect.xǁ_Collectorǁ_module_function", 'return "XXXX"', _ONLY_GET_PREFIX),
+    ("drift_guard._collect.xǁ_Collectorǁfacts", "in range(len(parts) + 1)]",
+     _NO_EMPTY_OR_EXTRA_KEY),
+    ("drift_guard._collect.xǁ_Collectorǁfacts", "in range(1, len(parts) + 2)]",
+     _NO_EMPTY_OR_EXTRA_KEY),
 ]
 
 # ---------------------------------------------------------------------------------------------

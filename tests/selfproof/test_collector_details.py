@@ -34,9 +34,11 @@ class Shop:
 '''
 
 
-@pytest.fixture(scope="module")
-def kinds(tmp_path_factory):
-    root = tmp_path_factory.mktemp("collector")
+@pytest.fixture
+def kinds(tmp_path):
+    """Computed per test (not module-scoped): mutmut credits a fixture's calls to the first
+    test that used it only."""
+    root = tmp_path
     (root / "dc_collect").mkdir()
     (root / "dc_collect" / "__init__.py").write_text("")
     (root / "dc_collect" / "shop.py").write_text(textwrap.dedent(SOURCE))
