@@ -244,7 +244,9 @@ class _Collector:
             for handler in node.handlers:
                 caught = ast.unparse(handler.type) if handler.type is not None else ""
                 label = f"except {caught}".strip()
-                self._under(self._cond("except", handler.lineno, label=label), handler.body,
+                # the types are evaluated only when the body raises: under the handler too
+                self._under(self._cond("except", handler.lineno, label=label),
+                            [*([handler.type] if handler.type else []), *handler.body],
                             selves, block=True)
             self.visit_block(node.orelse, selves)
             self.visit_block(node.finalbody, selves)

@@ -373,3 +373,27 @@ def test_code_after_an_early_return_in_a_case_body_sits_under_its_negation():
         f"under not c; got {_shown(conds)}")
     assert _decided(conds[1], {"stop": True}) == _WORDS[DEAD], (
         "past `if self.stop: return` is never reached when the stand-in's stop is True")
+
+
+CAUGHT_FROM_SELF = '''
+class Engine:
+    def run(self):
+        try:
+            self.step()
+        except KeyError:
+            pass
+        except (ValueError, self.retry_errors):  # retry
+            pass
+'''
+
+
+def test_the_exception_types_a_handler_reads_from_self_are_recorded():
+    facts, text = _facts(CAUGHT_FROM_SELF)
+    found = _access(facts, "retry_errors")
+    assert found.line == _line(text, "retry"), (
+        f"`except (ValueError, self.retry_errors)` reads self.retry_errors on the handler's "
+        f"line {_line(text, 'retry')}; the collector put it on line {found.line}")
+    assert _shown(found.conds) == [
+        ("except", _line(text, "retry"), "except (ValueError, self.retry_errors)")], (
+        "the handler's exception types are read only when the try body raises, so the read "
+        f"sits under that handler's `except` condition; got {_shown(found.conds)}")
