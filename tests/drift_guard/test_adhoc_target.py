@@ -16,6 +16,7 @@ from types import SimpleNamespace
 import pytest
 
 from deskcheck.drift_guard import judge_paths
+from tests.pythonpath import extended
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "tp_scheduler"
 TEST_FILE = "tests/test_adhoc_standins.py"
@@ -62,7 +63,7 @@ def scratch(tmp_path_factory) -> Path:
 
 @pytest.fixture(scope="module")
 def run(scratch: Path) -> str:
-    env = {**os.environ, "PYTHONPATH": str(scratch)}
+    env = {**os.environ, "PYTHONPATH": extended(scratch)}
     proc = subprocess.run(
         [sys.executable, "-m", "pytest", "-p", "no:randomly", "-p", "no:cacheprovider", "-q",
          "-rA", TEST_FILE, "-o", "addopts="],
@@ -83,7 +84,7 @@ def _section(out: str, test: str) -> str:
 
 @pytest.mark.xdist_group("deskcheck_drift_subprocess")
 def test_the_unchanged_target_is_green(tmp_path):
-    env = {**os.environ, "PYTHONPATH": str(EXAMPLE)}
+    env = {**os.environ, "PYTHONPATH": extended(EXAMPLE)}
     proc = subprocess.run(
         [sys.executable, "-m", "pytest", "-p", "no:randomly", "-p", "no:cacheprovider", "-q",
          TEST_FILE], cwd=EXAMPLE, env=env, capture_output=True, text=True, timeout=180)

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from deskcheck.drift_guard.attribute_errors import drift_note
+from tests.pythonpath import extended
 
 PATHSRC = Path(__file__).parent / "fixtures" / "pathsrc"
 if str(PATHSRC) not in sys.path:
@@ -71,7 +72,7 @@ def _run(tmp_path: Path, *extra: str) -> str:
     shutil.copytree(PATHSRC / "dg_paths", tmp_path / "dg_paths",
                     ignore=shutil.ignore_patterns("__pycache__"))
     (tmp_path / "test_standins.py").write_text(TESTS)
-    env = {**os.environ, "PYTHONPATH": str(tmp_path)}
+    env = {**os.environ, "PYTHONPATH": extended(tmp_path)}
     proc = subprocess.run(
         [sys.executable, "-m", "pytest", "-p", "no:randomly", "-p", "no:cacheprovider",
          "-q", "test_standins.py", *extra],

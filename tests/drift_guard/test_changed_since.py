@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from tests.auto.fixture_repo import commit_all, git, init_repo
+from tests.pythonpath import extended
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "tp_scheduler"
 CLI = "import sys; from deskcheck.cli import main; sys.exit(main())"
@@ -46,7 +47,7 @@ def repo(tmp_path_factory) -> Path:
 
 
 def _drift(repo: Path, *args: str) -> subprocess.CompletedProcess:
-    env = {**os.environ, "PYTHONPATH": str(repo)}
+    env = {**os.environ, "PYTHONPATH": extended(repo)}
     return subprocess.run([sys.executable, "-c", CLI, "drift", *args], cwd=repo, env=env,
                           capture_output=True, text=True, timeout=180)
 

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from deskcheck.cli import main
+from tests.pythonpath import extended
 
 SPEC = "dg_shop.scheduler:Scheduler.run_once"
 
@@ -81,7 +82,7 @@ def _project(tmp_path: Path, shop_root: Path, extra_read: bool = False) -> Path:
 
 
 def _drift(project: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "PYTHONPATH": str(project), "CUDA_VISIBLE_DEVICES": ""}
+    env = {**os.environ, "PYTHONPATH": extended(project), "CUDA_VISIBLE_DEVICES": ""}
     code = "import sys; from deskcheck.cli import main; sys.exit(main())"
     return subprocess.run([sys.executable, "-c", code, "drift", *args], cwd=project, env=env,
                           capture_output=True, text=True, timeout=120)

@@ -10,6 +10,8 @@ import sys
 
 import pytest
 
+from tests.pythonpath import extended
+
 TESTS = '''
 from dg_shop.scheduler import Scheduler
 from deskcheck.harness import Harness, bind
@@ -39,7 +41,7 @@ def test_generated_items_pass_and_fail_with_the_drift_message(tmp_path, shop_roo
                     ignore=shutil.ignore_patterns("__pycache__"))
     (tmp_path / "test_generated.py").write_text(TESTS)
     (tmp_path / "pytest.ini").write_text("[pytest]\naddopts = -p no:cacheprovider\n")
-    env = {**os.environ, "PYTHONPATH": str(tmp_path), "CUDA_VISIBLE_DEVICES": ""}
+    env = {**os.environ, "PYTHONPATH": extended(tmp_path), "CUDA_VISIBLE_DEVICES": ""}
     result = subprocess.run([sys.executable, "-m", "pytest", "-rA", "-q", "-p", "no:xdist"],
                             cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120)
     out = result.stdout

@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from deskcheck.mutants.reuse import DYNAMIC, declared_kills
+from tests.pythonpath import extended
 
 pytestmark = pytest.mark.xdist_group("mutants-incremental")
 
@@ -59,7 +60,7 @@ def _sweep(root: Path, log: Path, *args: str, expected: list[str] | None = ALL
            ) -> tuple[list[str], list[str], dict]:
     """Run `deskcheck sweep`; return (mutants really run, lines logged, the JSON report)."""
     log.write_text("")
-    env = {**os.environ, "PYTHONPATH": str(root), "CUDA_VISIBLE_DEVICES": "",
+    env = {**os.environ, "PYTHONPATH": extended(root), "CUDA_VISIBLE_DEVICES": "",
            "DC_LOG": str(log)}
     process = subprocess.Popen([sys.executable, "-m", "deskcheck.cli", "sweep", "--workers",
                                 "1", "--json", "out.json", *args], cwd=root, env=env,

@@ -12,6 +12,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.pythonpath import extended
+
 pytestmark = pytest.mark.xdist_group("reliability-messages")
 
 OWNER = '''
@@ -48,8 +50,7 @@ def _project(root: Path, new: str) -> Path:
 
 def _deskcheck(root: Path, *args: str) -> subprocess.CompletedProcess:
     env = {**os.environ, "CUDA_VISIBLE_DEVICES": "",
-           "PYTHONPATH": os.pathsep.join(filter(None, [str(root),
-                                                       os.environ.get("PYTHONPATH")]))}
+           "PYTHONPATH": extended(root)}
     return subprocess.run([sys.executable, "-m", "deskcheck.cli", *args], cwd=root, env=env,
                           capture_output=True, text=True, timeout=600)
 

@@ -14,13 +14,15 @@ from pathlib import Path
 
 import pytest
 
+from tests.pythonpath import extended
+
 from .sample_project import COUNT, write_sweep_project
 
 pytestmark = pytest.mark.xdist_group("report-sweep")
 
 
 def _sweep(root: Path, *args: str) -> subprocess.Popen:
-    env = {**os.environ, "PYTHONPATH": str(root), "CUDA_VISIBLE_DEVICES": ""}
+    env = {**os.environ, "PYTHONPATH": extended(root), "CUDA_VISIBLE_DEVICES": ""}
     return subprocess.Popen([sys.executable, "-m", "deskcheck.cli", "sweep", "--workers", "1",
                              *args], cwd=root, env=env, stdout=subprocess.PIPE,
                             stderr=subprocess.STDOUT, text=True, start_new_session=True)

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.pythonpath import extended
 from tests.signals import sigint_default
 
 from .sample_project import COUNT, write_sweep_project
@@ -31,9 +32,7 @@ time.sleep(120)
 
 
 def _env(root: Path) -> dict[str, str]:
-    # PYTHONPATH extended, not replaced: under a self-mutant it carries the import hook
-    path = os.pathsep.join(filter(None, [str(root), os.environ.get("PYTHONPATH", "")]))
-    return {**os.environ, "PYTHONPATH": path, "CUDA_VISIBLE_DEVICES": "",
+    return {**os.environ, "PYTHONPATH": extended(root), "CUDA_VISIBLE_DEVICES": "",
             "DESKCHECK_SCRATCH_DIR": str(root.parent / "scratch")}
 
 

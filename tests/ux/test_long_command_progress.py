@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from tests.gate.gitproject import GitProject
+from tests.pythonpath import extended
 
 REPO = Path(__file__).resolve().parents[2]
 BASE_OPS = "def add(a, b):\n    return a + b\n\n\ndef sub(a, b):\n    return a + b\n"
@@ -44,7 +45,7 @@ def project(tmp_path: Path) -> GitProject:
 
 
 def _deskcheck(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "PYTHONPATH": str(REPO), "CUDA_VISIBLE_DEVICES": "",
+    env = {**os.environ, "PYTHONPATH": extended(REPO), "CUDA_VISIBLE_DEVICES": "",
            "PYTHONDONTWRITEBYTECODE": "1"}
     env.pop("TERM", None)
     env.pop("FORCE_COLOR", None)

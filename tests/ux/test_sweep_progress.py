@@ -14,6 +14,8 @@ import sys
 import threading
 from pathlib import Path
 
+from tests.pythonpath import extended
+
 MODULE = "def bump(x):\n    return x + 1\n"
 BLOCKING_TEST = '''import os, pathlib, time
 
@@ -57,7 +59,7 @@ def test_progress_is_written_before_collection_ends_and_names_tests(tmp_path: Pa
     root = _project(tmp_path)
     release = tmp_path / "release"
     env = {**os.environ, "DESKCHECK_TEST_RELEASE": str(release), "CUDA_VISIBLE_DEVICES": "",
-           "PYTHONPATH": str(root)}
+           "PYTHONPATH": extended(root)}
     stdout = (tmp_path / "stdout.txt").open("w")
     proc = subprocess.Popen([sys.executable, "-m", "deskcheck", "sweep", "--catalog",
                              "mutants.toml", "--no-store", "-n", "1"], cwd=root, env=env,

@@ -122,7 +122,9 @@ SCRATCH_PYPROJECT = '[tool.deskcheck]\nharnesses = ["tests"]\n'
 
 
 def _drift(scratch: Path) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "PYTHONPATH": str(scratch), "CUDA_VISIBLE_DEVICES": ""}
+    # the scratch copy first, then the caller's PYTHONPATH (deskcheck may run from a checkout)
+    path = os.pathsep.join(filter(None, [str(scratch), os.environ.get("PYTHONPATH")]))
+    env = {**os.environ, "PYTHONPATH": path, "CUDA_VISIBLE_DEVICES": ""}
     cli = [sys.executable, "-c", "import sys; from deskcheck.cli import main; sys.exit(main())"]
     return subprocess.run([*cli, "drift"], cwd=scratch, env=env, capture_output=True,
                           text=True, timeout=120)
