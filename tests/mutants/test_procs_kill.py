@@ -47,6 +47,16 @@ PEERS = textwrap.dedent("""
 """)
 
 
+def _state(pid: int) -> str:
+    """The process's state letter from ``/proc`` (R running, S sleeping, T stopped, Z zombie);
+    'gone' once it is reaped."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return "gone"
+    return stat[stat.rfind(")") + 2:].split()[0]
+
+
 def _children_of(pid: int) -> list[int]:
     found = []
     for task in Path(f"/proc/{pid}/task").iterdir():
@@ -64,12 +74,24 @@ def test_no_process_of_a_run_outlives_another_long_enough_to_react(tmp_path, mon
         while len(_children_of(root.pid)) < 2 and time.monotonic() < deadline:
             time.sleep(0.01)
         assert len(_children_of(root.pid)) == 2, "the two peer processes never started"
-        real_kill = os.kill
+        real_kill, run, killed_so_far = os.kill, [root.pid, *_children_of(root.pid)], set()
 
         def descheduled_kill(pid: int, sig: int) -> None:
+            """The sweep loses the CPU between two kills, for as long as the others need:
+            until the killed process is dead and no other one is runnable (a peer woken by
+            that death has run to its end, or sleeps, or is stopped). No time margin: under
+            load a woken process may wait seconds for the CPU."""
             real_kill(pid, sig)
-            if sig == signal.SIGKILL:  # the sweep loses the CPU between two kills
-                time.sleep(1.5)  # a window any woken process gets the CPU in
+            if sig != signal.SIGKILL:
+                return
+            killed_so_far.add(pid)
+            others = [p for p in run if p not in killed_so_far]
+            deadline = time.monotonic() + 120
+            while time.monotonic() < deadline:
+                if (_state(pid) in ("Z", "X", "gone")
+                        and not any(_state(p) in ("R", "D") for p in others)):
+                    return
+                time.sleep(0.005)
 
         monkeypatch.setattr(os, "kill", descheduled_kill)
         killed = procs.kill_run(root.pid, "no-token", lambda: root.poll())
