@@ -46,6 +46,8 @@ def test_the_cpu_dry_run_says_what_it_would_run_and_why_each_part_skips(tmp_path
     done = subprocess.run([str(ROOT / ".ci" / "metal"), "--dry-run", "--json", str(out)],
                           cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, f"the dry run must exit 0:\n{done.stdout}{done.stderr}"
+    assert not (tmp_path / "site").exists(), (
+        "a dry run installs nothing, so it must leave no wheel folder behind in the temp dir")
     results = json.loads(out.read_text())
     assert results["dry_run"] and results["verdict"] == "DRY RUN"
     steps = {s["name"]: s for s in results["steps"]}
