@@ -44,9 +44,9 @@ MUTMUT = str(Path(sys.executable).with_name("mutmut"))
 # that reaches them (the CLIs, the pytest hooks, the rank pools, the git-driven gate sides).
 SHARDS: dict[str, tuple[list[str], list[str]]] = {
     "drift_guard": ([
-        "deskcheck/drift_guard/_collect.py",
+        "deskcheck/static/_collect.py",
         "deskcheck/drift_guard/_plant.py",
-        "deskcheck/drift_guard/_surface.py",
+        "deskcheck/static/_surface.py",
         "deskcheck/drift_guard/verdicts.py",
     ], [
         "tests/drift_guard/test_guard.py",
@@ -76,11 +76,11 @@ SHARDS: dict[str, tuple[list[str], list[str]]] = {
         "tests/selfproof/test_gaps_collect_calls.py",
     ]),
     "drift_guard_static": ([
-        "deskcheck/drift_guard/_members.py",
-        "deskcheck/drift_guard/_model.py",
-        "deskcheck/drift_guard/_static.py",
-        "deskcheck/drift_guard/_hollow.py",
-        "deskcheck/drift_guard/_sources.py",
+        "deskcheck/static/_members.py",
+        "deskcheck/static/_model.py",
+        "deskcheck/static/_static.py",
+        "deskcheck/static/_hollow.py",
+        "deskcheck/static/_sources.py",
         "deskcheck/drift_guard/_discover.py",
         "deskcheck/drift_guard/pointers.py",
         "deskcheck/drift_guard/registry.py",
@@ -256,38 +256,38 @@ EQUIVALENT_RULES: list[tuple[str, str, str]] = [
      "more than one '/' is refused either way, with the same message"),
     ("report.shard.x_shard_of", "from_bytes(digest[:8], )", "byteorder defaults to 'big' "
      "since Python 3.11"),
-    ("drift_guard._collect.x_function_facts", "cached = None", "the facts cache is a speed-up: "
+    ("static._collect.x_function_facts", "cached = None", "the facts cache is a speed-up: "
      "without it the same facts are computed again"),
-    ("drift_guard._collect.x_function_facts", "_FACTS.get(None)", "the facts cache is a "
+    ("static._collect.x_function_facts", "_FACTS.get(None)", "the facts cache is a "
      "speed-up: without it the same facts are computed again"),
-    ("drift_guard._collect.x_function_facts", "_FACTS[key] = None", "the facts cache is a "
+    ("static._collect.x_function_facts", "_FACTS[key] = None", "the facts cache is a "
      "speed-up: without it the same facts are computed again"),
-    ("drift_guard._collect.xǁ_Collectorǁ__init__", "(self_name) or True", "self_names = {None} "
+    ("static._collect.xǁ_Collectorǁ__init__", "(self_name) or True", "self_names = {None} "
      "matches no ast.Name id (ids are str): nothing is recorded either way"),
-    ("drift_guard._surface.x__roles_for", ".get(kind, None)", "every access kind is a key of "
+    ("static._surface.x__roles_for", ".get(kind, None)", "every access kind is a key of "
      "the table: the default is never used"),
-    ("drift_guard._surface.x__roles_for", ".get(kind, )", "every access kind is a key of the "
+    ("static._surface.x__roles_for", ".get(kind, )", "every access kind is a key of the "
      "table: the default is never used"),
-    ("drift_guard._surface.x_build_model", 'mode: str = "XXautoXX"', _MODE),
-    ("drift_guard._surface.x_build_model", 'mode: str = "AUTO"', _MODE),
-    ("drift_guard._surface.x_surface", 'mode: str = "XXautoXX"', _MODE),
-    ("drift_guard._surface.x_surface", 'mode: str = "AUTO"', _MODE),
+    ("static._surface.x_build_model", 'mode: str = "XXautoXX"', _MODE),
+    ("static._surface.x_build_model", 'mode: str = "AUTO"', _MODE),
+    ("static._surface.x_surface", 'mode: str = "XXautoXX"', _MODE),
+    ("static._surface.x_surface", 'mode: str = "AUTO"', _MODE),
     ("drift_guard.verdicts.x_guard", 'mode: str = "XXruntimeXX"', _MODE),
     ("drift_guard.verdicts.x_guard", 'mode: str = "RUNTIME"', _MODE),
     ("drift_guard.verdicts.x_can_fail", 'mode: str = "XXruntimeXX"', _MODE),
     ("drift_guard.verdicts.x_can_fail", 'mode: str = "RUNTIME"', _MODE),
-    ("drift_guard._collect.xǁ_Collectorǁ_visit_call", "_super_name(None)", "super().m() is "
+    ("static._collect.xǁ_Collectorǁ_visit_call", "_super_name(None)", "super().m() is "
      "then recorded as a read by the generic visit; a read and a call of a method enter it "
      "alike (_roles_for)"),
-    ("drift_guard._collect.xǁ_Collectorǁ_visit_call", "(isinstance(func, ast.Attribute)) or True",
+    ("static._collect.xǁ_Collectorǁ_visit_call", "(isinstance(func, ast.Attribute)) or True",
      "_chain of a non-attribute is None: the same as the else branch"),
-    ("drift_guard._surface.x_trace", 'split(".", )', _SPLIT),
-    ("drift_guard._surface.x_trace", 'split(".", 2)', _SPLIT),
-    ("drift_guard._surface.x_trace", '("." in acc.name) and False', "a dotted access is a read "
+    ("static._surface.x_trace", 'split(".", )', _SPLIT),
+    ("static._surface.x_trace", 'split(".", 2)', _SPLIT),
+    ("static._surface.x_trace", '("." in acc.name) and False', "a dotted access is a read "
      "or a call of its top name; _roles_for treats both alike"),
-    ("drift_guard._surface.x_trace", "NameUse(None)", "a NameUse is reached by its key in "
+    ("static._surface.x_trace", "NameUse(None)", "a NameUse is reached by its key in "
      "Surface.names; its own name field is never read"),
-    ("drift_guard._surface.xǁSurfaceǁ_with", "NameUse(None", "a NameUse is reached by its key "
+    ("static._surface.xǁSurfaceǁ_with", "NameUse(None", "a NameUse is reached by its key "
      "in reads/writes; its own name field is never read"),
     ("drift_guard._plant.x_plant_read", "token_hex(5)", "the canary's length is arbitrary: "
      "only its uniqueness matters"),
@@ -314,19 +314,19 @@ EQUIVALENT_RULES: list[tuple[str, str, str]] = [
     ("report.store.x__run_from_row", 'or "XX{}XX"', _NEVER_EMPTY),
     ("report.store.x__mutant_from_row", 'or "XX{}XX"', _NEVER_EMPTY),
     ("report.store.x__mutant_from_row", 'data.pop("extra") and "{}"', _NEVER_EMPTY),
-    # drift_guard/_members.py, _model.py (issue 17, round two)
-    ("drift_guard._members.x__decorator_name", 'return "XXXX"', "a decorator's name is only "
+    # static/_members.py, _model.py (issue 17, round two)
+    ("static._members.x__decorator_name", 'return "XXXX"', "a decorator's name is only "
      "compared with property, cached_property, abstractproperty, staticmethod and classmethod: "
      "any other text for an unnamed one acts like ''"),
-    ("drift_guard._model.xǁClassModelǁrequire_root", "get_close_matches(name, known, )",
+    ("static._model.xǁClassModelǁrequire_root", "get_close_matches(name, known, )",
      "n=3 is difflib.get_close_matches's default"),
-    ("drift_guard._model.x__runtime_source", 'if parsed.bodies or "<locals>"', _FULL_PARSE),
-    ("drift_guard._model.x__runtime_source", "if node is None or parsed.bodies", _FULL_PARSE),
-    ("drift_guard._model.x__runtime_source", 'klass is object and klass.__module__ == "builtins"',
+    ("static._model.x__runtime_source", 'if parsed.bodies or "<locals>"', _FULL_PARSE),
+    ("static._model.x__runtime_source", "if node is None or parsed.bodies", _FULL_PARSE),
+    ("static._model.x__runtime_source", 'klass is object and klass.__module__ == "builtins"',
      _BUILTINS),
-    ("drift_guard._model.x__runtime_source", 'klass.__module__ == "XXbuiltinsXX"', _BUILTINS),
-    ("drift_guard._model.x__runtime_source", 'klass.__module__ == "BUILTINS"', _BUILTINS),
-    ("drift_guard._model.x__find_class_node", 'node = ""', "a qualified name has at least one "
+    ("static._model.x__runtime_source", 'klass.__module__ == "XXbuiltinsXX"', _BUILTINS),
+    ("static._model.x__runtime_source", 'klass.__module__ == "BUILTINS"', _BUILTINS),
+    ("static._model.x__find_class_node", 'node = ""', "a qualified name has at least one "
      "part: the loop always runs and sets node before it is read"),
     # mutants/catalog.py
     ("mutants.catalog.x__mutant", "problems = 1", _ANY_PROBLEM),
@@ -436,20 +436,20 @@ EQUIVALENT_RULES: list[tuple[str, str, str]] = [
      "takes the full parse for it as for False"),
     ("drift_guard.pointers.x_find_citations", '"XX (`[,XX"', "a bare :LINE never follows a word "
      "character (the pattern's look-behind): allowing 'X' before it changes nothing"),
-    ("drift_guard._hollow.x__header_end", 'split("#", )', _SPLIT),
-    ("drift_guard._hollow.x__header_end", 'split("#", 2)', _SPLIT),
-    ("drift_guard._hollow.x__header_end", 'sub(\'XX""XX\'', "the stand-in for a string "
+    ("static._hollow.x__header_end", 'split("#", )', _SPLIT),
+    ("static._hollow.x__header_end", 'split("#", 2)', _SPLIT),
+    ("static._hollow.x__header_end", 'sub(\'XX""XX\'', "the stand-in for a string "
      "literal only has to hold no bracket, '#' or ':' (it is counted for brackets and the line "
      "tested for a final ':'): 'XX\"\"XX' counts and ends alike"),
-    ("drift_guard._hollow.x__header_end", "min(start + 61,", "the cap only bounds the scan of "
+    ("static._hollow.x__header_end", "min(start + 61,", "the cap only bounds the scan of "
      "a signature over 60 lines: hollowed or left whole, its def's body comes out the same "
      "(a def the split leaves alone is in the full tree)"),
-    ("drift_guard._hollow.x__inside_string", "while end >= 0 and", "a closing quote at column "
+    ("static._hollow.x__inside_string", "while end >= 0 and", "a closing quote at column "
      "0 is then checked against line[-1], the line's newline (lines keep their ends); only a "
      "last line ending in a backslash differs, and such a file does not parse"),
-    ("drift_guard._hollow.x_hollow", 'out[header + 1] = " " * (indent + 5)', "any indentation "
+    ("static._hollow.x_hollow", 'out[header + 1] = " " * (indent + 5)', "any indentation "
      "deeper than the def's gives the same `...` body; nothing reads the placeholder's column"),
-    ("drift_guard._hollow.x_hollow", "probe = header + 2", "the line after a signature is the "
+    ("static._hollow.x_hollow", "probe = header + 2", "the line after a signature is the "
      "first body line, deeper than the def (else the module does not parse and the caller "
      "falls back): scanning from the next line finds the same last line, and a one-line "
      "body is not hollowed either way"),
@@ -465,11 +465,11 @@ EQUIVALENT_RULES: list[tuple[str, str, str]] = [
      "ImportMode.prepend is import_path's default mode"),
     ("drift_guard._discover.x_import_guard_modules", "consider_namespace_packages=None",
      "None is falsy like False"),
-    ("drift_guard._model.x__find_class_node", "if len(candidates) >= 1:", "with one candidate "
+    ("static._model.x__find_class_node", "if len(candidates) >= 1:", "with one candidate "
      "the search by line returns it or falls back to it: the same class"),
-    ("drift_guard._model.x__find_class_node", '"XX<locals>XX" not in parts', _LOCALS),
-    ("drift_guard._model.x__find_class_node", '"<LOCALS>" not in parts', _LOCALS),
-    # drift_guard/_static.py, _sources.py (issue 17, round two: shard drift_guard_static),
+    ("static._model.x__find_class_node", '"XX<locals>XX" not in parts', _LOCALS),
+    ("static._model.x__find_class_node", '"<LOCALS>" not in parts', _LOCALS),
+    # static/_static.py, _sources.py (issue 17, round two: shard drift_guard_static),
     # grouped by reason: {reason: [(function, piece), ...]}
     *((function, piece, reason) for reason, cases in {
         "text is set in each branch that reads it (the two import branches): its first value "
@@ -571,7 +571,7 @@ _LINE_ALWAYS_FOUND = ("inspect.getsourcelines finds a class by walking the AST o
 _NO_PACKAGE = ("a relative import in a top-level module cannot run (Python: 'attempted relative "
                "import with no known parent package'); the production code the guard reads "
                "imports, so the name formed for it is never used")
-# drift_guard/_collect.py, statements (_visit_stmt, visit_block, _under, _cond): session 6, s6-a
+# static/_collect.py, statements (_visit_stmt, visit_block, _under, _cond): session 6, s6-a
 _NEGATED_IF_ONLY = ("a condition's negated flag is read only for an 'if' condition (Cond.text, "
                     "_conditions.decide): a loop, for-else, except, case or nested condition "
                     "reads the same whatever it says")
@@ -591,7 +591,7 @@ EQUIVALENT_RULES += [
 ]
 
 # ---------------------------------------------------------------------------------------------
-# drift_guard/_collect.py, expressions (_visit_expr, _visit_function): session 6, s6-b
+# static/_collect.py, expressions (_visit_expr, _visit_function): session 6, s6-b
 _FOR_NEGATED = ("a comprehension's loop condition is judged by its container alone: decide() "
                 "answers a 'for' by the container's emptiness and Cond.text shows 'for ... in "
                 "X'; neither reads `negated`")
@@ -601,20 +601,20 @@ _NESTED_KIND = ("a nested def/lambda condition has no test: decide() answers UNK
                 "condition without a test before it reads the kind, and Cond.text shows the "
                 "label; nothing compares a kind with 'nested'")
 EQUIVALENT_RULES += [
-    ("drift_guard._collect.xǁ_Collectorǁ_visit_expr", "gen.iter, None, selves))", _FOR_NEGATED),
-    ("drift_guard._collect.xǁ_Collectorǁ_visit_expr", "gen.iter, True, selves))", _FOR_NEGATED),
+    ("static._collect.xǁ_Collectorǁ_visit_expr", "gen.iter, None, selves))", _FOR_NEGATED),
+    ("static._collect.xǁ_Collectorǁ_visit_expr", "gen.iter, True, selves))", _FOR_NEGATED),
     # 20 spaces: the loop condition's counter (a filter's, at the same depth, is killed by
     # test_a_comprehensions_conditions_end_with_it)
-    ("drift_guard._collect.xǁ_Collectorǁ_visit_expr", "                    pushed = 1",
+    ("static._collect.xǁ_Collectorǁ_visit_expr", "                    pushed = 1",
      _FIRST_PUSH),
-    ("drift_guard._collect.xǁ_Collectorǁ_visit_function", 'self._cond(None, node.lineno, label=',
+    ("static._collect.xǁ_Collectorǁ_visit_function", 'self._cond(None, node.lineno, label=',
      _NESTED_KIND),
-    ("drift_guard._collect.xǁ_Collectorǁ_visit_function", '"XXnestedXX"', _NESTED_KIND),
-    ("drift_guard._collect.xǁ_Collectorǁ_visit_function", '"NESTED"', _NESTED_KIND),
+    ("static._collect.xǁ_Collectorǁ_visit_function", '"XXnestedXX"', _NESTED_KIND),
+    ("static._collect.xǁ_Collectorǁ_visit_function", '"NESTED"', _NESTED_KIND),
 ]
 
 # ---------------------------------------------------------------------------------------------
-# drift_guard/_collect.py, calls and the rest (_visit_call, _context, ...): session 6, s6-c
+# static/_collect.py, calls and the rest (_visit_call, _context, ...): session 6, s6-c
 _FIRST_STMT_LINE = ("facts() visits only the body's statements and visit() sets stmt_line to each "
                     "statement's line before anything under it is recorded: the initial value "
                     "is never read")
@@ -629,24 +629,24 @@ _NO_EMPTY_OR_EXTRA_KEY = ("top_writes keys are non-empty dotted chains: the pref
                           "('') is never a key, and parts[:len+1] is parts itself, already "
                           "looked up")
 EQUIVALENT_RULES += [
-    ("drift_guard._collect.xǁ_Collectorǁ__init__", "self.stmt_line = ", _FIRST_STMT_LINE),
-    ("drift_guard._collect.xǁ_Collectorǁ__init__", "self.locals: set[str] = None",
+    ("static._collect.xǁ_Collectorǁ__init__", "self.stmt_line = ", _FIRST_STMT_LINE),
+    ("static._collect.xǁ_Collectorǁ__init__", "self.locals: set[str] = None",
      _LOCALS_SET_FIRST),
-    ("drift_guard._collect.x__swallows", 'getattr(n, "attr", None)', _NOT_A_CLASS_NAME),
-    ("drift_guard._collect.x__swallows", 'getattr(n, "attr", "XXXX")', _NOT_A_CLASS_NAME),
-    ("drift_guard._collect.xǁ_Collectorǁ_module_function", 'return "XXXX"', _ONLY_GET_PREFIX),
-    ("drift_guard._collect.xǁ_Collectorǁfacts", "in range(len(parts) + 1)]",
+    ("static._collect.x__swallows", 'getattr(n, "attr", None)', _NOT_A_CLASS_NAME),
+    ("static._collect.x__swallows", 'getattr(n, "attr", "XXXX")', _NOT_A_CLASS_NAME),
+    ("static._collect.xǁ_Collectorǁ_module_function", 'return "XXXX"', _ONLY_GET_PREFIX),
+    ("static._collect.xǁ_Collectorǁfacts", "in range(len(parts) + 1)]",
      _NO_EMPTY_OR_EXTRA_KEY),
-    ("drift_guard._collect.xǁ_Collectorǁfacts", "in range(1, len(parts) + 2)]",
+    ("static._collect.xǁ_Collectorǁfacts", "in range(1, len(parts) + 2)]",
      _NO_EMPTY_OR_EXTRA_KEY),
 ]
 
 # ---------------------------------------------------------------------------------------------
 EQUIVALENT_RULES += [
-    ("drift_guard._model.x__find_class_node", "line)), None)", _LINE_ALWAYS_FOUND),
-    ("drift_guard._model.x__find_class_node", "line)), )", _LINE_ALWAYS_FOUND),
-    ("drift_guard._model.x__find_class_node", "line)), candidates[1])", _LINE_ALWAYS_FOUND),
-    ("drift_guard._static.xǁStaticIndexǁ_absolute", 'if (package) or True else []', _NO_PACKAGE),
+    ("static._model.x__find_class_node", "line)), None)", _LINE_ALWAYS_FOUND),
+    ("static._model.x__find_class_node", "line)), )", _LINE_ALWAYS_FOUND),
+    ("static._model.x__find_class_node", "line)), candidates[1])", _LINE_ALWAYS_FOUND),
+    ("static._static.xǁStaticIndexǁ_absolute", 'if (package) or True else []', _NO_PACKAGE),
 ]
 EQUIVALENT_RULES += [
     ("gate.regress.x_compare", 'else "FAILED"', _NO_RERUN),
@@ -695,19 +695,19 @@ EQUIVALENT_RULES += [
      "like ''"),
     ("mutants.reuse.xǁTestUniverseǁ_text", 'encoding="UTF-8"', "'UTF-8' and 'utf-8' name the "
      "same codec"),
-    ("drift_guard._surface.x__trace_body", "NameUse(None)", "a NameUse is reached by its key in "
+    ("static._surface.x__trace_body", "NameUse(None)", "a NameUse is reached by its key in "
      "Surface.names; its own name field is never read"),
-    ("drift_guard._surface.x__trace_body", 'top = acc.name.split(".", )[0]', _SPLIT),
-    ("drift_guard._surface.x__trace_body", 'top = acc.name.split(".", 2)[0]', _SPLIT),
-    ("drift_guard._surface.x__trace_body", "top = acc.name.split(None, 1)[0]", _PREFIXES),
-    ("drift_guard._surface.x__trace_body", 'top = acc.name.rsplit(".", 1)[0]', _PREFIXES),
-    ("drift_guard._surface.x__trace_body", 'top = acc.name.split("XX.XX", 1)[0]', _PREFIXES),
-    ("drift_guard._surface.x__trace_body", '("XX.XX" in acc.name and acc.kind == WRITE)',
+    ("static._surface.x__trace_body", 'top = acc.name.split(".", )[0]', _SPLIT),
+    ("static._surface.x__trace_body", 'top = acc.name.split(".", 2)[0]', _SPLIT),
+    ("static._surface.x__trace_body", "top = acc.name.split(None, 1)[0]", _PREFIXES),
+    ("static._surface.x__trace_body", 'top = acc.name.rsplit(".", 1)[0]', _PREFIXES),
+    ("static._surface.x__trace_body", 'top = acc.name.split("XX.XX", 1)[0]', _PREFIXES),
+    ("static._surface.x__trace_body", '("XX.XX" in acc.name and acc.kind == WRITE)',
      _PREFIXES),
-    ("drift_guard._surface.x__trace_body", '("." in acc.name and acc.kind != WRITE)', _PREFIXES),
-    ("drift_guard._surface.x_trace", "indexes: dict = None", _INDEX_CACHE),
-    ("drift_guard._surface.x_trace", "wrapper_functions(klass, declared, None)", _INDEX_CACHE),
-    ("drift_guard._surface.x_trace", "wrapper_functions(klass, declared, )", _INDEX_CACHE),
+    ("static._surface.x__trace_body", '("." in acc.name and acc.kind != WRITE)', _PREFIXES),
+    ("static._surface.x_trace", "indexes: dict = None", _INDEX_CACHE),
+    ("static._surface.x_trace", "wrapper_functions(klass, declared, None)", _INDEX_CACHE),
+    ("static._surface.x_trace", "wrapper_functions(klass, declared, )", _INDEX_CACHE),
     ("mutants.owners.x_foreign_kills", "sorted(all_ids), cutoff=0.8)", _BEST_MATCH),
     ("mutants.owners.x_foreign_kills", "sorted(all_ids), n=2, cutoff=0.8)", _BEST_MATCH),
     ("mutants.owners.x_resolve_owners", "order.get(i.nodeid, None)", _IN_ORDER),

@@ -12,8 +12,8 @@ from deskcheck._lazy import lazy_exports
 # Resolved on first use (PEP 562): ``deskcheck standins`` and the pytest plugin import parts of
 # this package without paying for unittest.mock / asyncio (``objects``) or the verdict machinery.
 __getattr__, __dir__, __all__ = lazy_exports(__name__, {
-    "clear_cache": "_sources",
-    **dict.fromkeys(("NameUse", "ReachedMethod", "Site", "Surface", "surface"), "_surface"),
+    "clear_cache": "deskcheck.static",
+    **dict.fromkeys(("NameUse", "ReachedMethod", "Site", "Surface", "surface"), "deskcheck.static"),
     **dict.fromkeys(("assert_faithful", "provision_of"), "objects"),
     **dict.fromkeys(("PathRecord", "PathVerdict", "judge_paths"), "paths"),
     **dict.fromkeys(("PointerReport", "check_pointers"), "pointers"),

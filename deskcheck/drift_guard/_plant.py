@@ -7,7 +7,7 @@ import ast
 import secrets
 from pathlib import Path
 
-from deskcheck.drift_guard._model import ClassModel
+from deskcheck.static import ClassModel
 
 
 def plant_read(model: ClassModel, root: str) -> tuple[str, dict[str, str]]:

@@ -46,8 +46,7 @@ def _show(path: str, line: int) -> str:
 def _production_sets(cls: type, name: str, *, init_only: bool = False) -> str:
     """Where ``cls``'s own code (its ``__init__`` only, with ``init_only``) assigns
     ``self.<name>`` (``file:line``), or ""."""
-    from deskcheck.drift_guard._collect import WRITE, first_param, function_facts
-    from deskcheck.drift_guard._surface import build_model
+    from deskcheck.static import WRITE, build_model, first_param, function_facts
 
     try:
         model = build_model(cls, mode="runtime")

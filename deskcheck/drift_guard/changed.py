@@ -21,8 +21,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from deskcheck.drift_guard._surface import surface
 from deskcheck.errors import ConfigError, DeskcheckError
+from deskcheck.static import surface
 
 
 @dataclass(frozen=True)
@@ -144,8 +144,8 @@ def _needed(subject: Subject, root: Path) -> dict[str, str] | None:
 
 def _unexercised(subject: Subject, root: Path) -> dict[str, str]:
     """Names the stand-in's own state rules out on the branch side (name -> branch)."""
-    from deskcheck.drift_guard._surface import build_model
     from deskcheck.drift_guard.paths import judge_paths
+    from deskcheck.static import build_model
 
     try:
         cmodel = build_model(subject.model, roots=[root], mode="static")
@@ -202,8 +202,8 @@ def _relative(site: str, repo: Path) -> str:
 def registered_subjects(repo: Path) -> list[Subject]:
     """Every registered Harness/stub, as a :class:`Subject` (its model read statically)."""
     from deskcheck.drift_guard import registry
-    from deskcheck.drift_guard._model import default_roots
     from deskcheck.drift_guard.verdicts import provision_of
+    from deskcheck.static import default_roots
 
     out: list[Subject] = []
     for key, subject in registry.registered().items():

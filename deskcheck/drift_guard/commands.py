@@ -56,7 +56,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run_surface(args: argparse.Namespace) -> int:
-    from deskcheck.drift_guard._surface import surface
+    from deskcheck.static import surface
 
     roots = args.root or [str(Path.cwd())]
     if args.mode == "runtime":

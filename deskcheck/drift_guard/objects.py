@@ -37,11 +37,10 @@ from pathlib import Path
 from typing import Any
 from unittest import mock
 
-from deskcheck.drift_guard._model import ClassModel, split_spec
-from deskcheck.drift_guard._surface import build_model
 from deskcheck.drift_guard.paths import PathVerdict, judge_paths
 from deskcheck.drift_guard.verdicts import Provision, StandIn
 from deskcheck.errors import UnknownTargetError
+from deskcheck.static import ClassModel, build_model, split_spec
 
 _MOCK_INTERNALS = frozenset(mock.NonCallableMagicMock().__dict__) | frozenset(
     mock.MagicMock(spec=object).__dict__)

@@ -40,22 +40,26 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from deskcheck.drift_guard._collect import (
+from deskcheck.static import (
     CALL,
+    DEAD,
     GUARDED,
+    LIVE,
     READ,
     RMW,
+    UNKNOWN,
     WRITE,
+    ClassModel,
+    ClassSource,
     Cond,
+    Member,
+    build_model,
+    class_key,
+    decide,
     first_param,
     function_facts,
+    wrapper_functions,
 )
-from deskcheck.drift_guard._conditions import DEAD, LIVE, UNKNOWN, decide
-from deskcheck.drift_guard._members import ClassSource, Member
-from deskcheck.drift_guard._model import ClassModel
-from deskcheck.drift_guard._static import class_key
-from deskcheck.drift_guard._surface import build_model
-from deskcheck.drift_guard._wrappers import wrapper_functions
 
 NEEDING = (READ, CALL, RMW, GUARDED)
 CATEGORIES = ("drift", "silent_skips", "unexercised", "unknown", "context", "reverse")

@@ -17,8 +17,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from deskcheck.drift_guard._sources import Sources
 from deskcheck.errors import SourceResolutionError
+from deskcheck.static import Sources
 
 _TEXT_SUFFIXES = {".md", ".rst", ".txt", ".py", ".toml", ".cfg", ".ini", ".yaml", ".yml"}
 _SKIP_DIRS = {".git", ".venv", "venv", "node_modules", "__pycache__", "_work", ".deskcheck",

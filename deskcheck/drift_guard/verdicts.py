@@ -15,8 +15,8 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from deskcheck.drift_guard._plant import plant_read
-from deskcheck.drift_guard._surface import Site, Surface, build_model, trace
 from deskcheck.errors import DriftError
+from deskcheck.static import Site, Surface, build_model, trace
 
 MISSING: Any = type("MISSING", (), {"__repr__": lambda self: "MISSING"})()
 

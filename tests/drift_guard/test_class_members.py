@@ -4,7 +4,7 @@ source). Every form a class body uses to define a name is pinned with its kind, 
 the accessor functions it brings, so a member read wrongly is named by the failure: the
 ``property(...)`` call form (positional and keyword), ``@x.getter/.setter/.deleter``,
 aliases (``x = other_def``), annotated-only fields, nested classes, defs inside ``if``/``try``
-blocks, and the per-node cache. Gaps mutmut found in drift_guard/_members.py."""
+blocks, and the per-node cache. Gaps mutmut found in static/_members.py."""
 
 from __future__ import annotations
 
@@ -14,8 +14,8 @@ import textwrap
 import pytest
 
 from deskcheck.drift_guard import clear_cache, surface
-from deskcheck.drift_guard._members import ClassSource, Member, class_members
 from deskcheck.errors import UnknownTargetError
+from deskcheck.static._members import ClassSource, Member, class_members
 
 BODY = '''\
 class Shop:

@@ -3,7 +3,7 @@
 as a root, with a note), ``--runtime`` walks the imported class's real ``__mro__`` (bases with
 no source are leaves, noted unless builtins). Targets are ``MODULE:Class[.method]``; a bad one,
 a missing class or a root that is not a method or property is an error naming where and the
-fix (*Errors*). Gaps mutmut found in drift_guard/_model.py."""
+fix (*Errors*). Gaps mutmut found in static/_model.py."""
 
 from __future__ import annotations
 
@@ -15,10 +15,10 @@ from pathlib import Path
 import pytest
 
 from deskcheck.drift_guard import clear_cache
-from deskcheck.drift_guard._model import default_roots, import_class, split_spec
-from deskcheck.drift_guard._static import External
-from deskcheck.drift_guard._surface import build_model
 from deskcheck.errors import SourceResolutionError, UnknownTargetError
+from deskcheck.static._model import default_roots, import_class, split_spec
+from deskcheck.static._static import External
+from deskcheck.static._surface import build_model
 
 SHOP = '''\
 import functools

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from deskcheck.drift_guard import surface
-from deskcheck.drift_guard._hollow import hollow, parse_body
-from deskcheck.drift_guard._sources import Sources
+from deskcheck.static._hollow import hollow, parse_body
+from deskcheck.static._sources import Sources
 
 TRICKY = '''\
 """Module docstring.
@@ -109,7 +109,7 @@ def test_a_doubtful_split_falls_back_to_the_full_parse(tmp_path: Path):
 def test_hollow_and_full_surfaces_agree(shop_root, tmp_path):
     import shutil
 
-    from deskcheck.drift_guard import _sources
+    from deskcheck.static import _sources
 
     hollow_result = surface("dg_shop.scheduler:Scheduler.run_once", roots=[shop_root])
     _sources.clear_cache()

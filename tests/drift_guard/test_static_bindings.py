@@ -4,7 +4,7 @@ taken noted; a module missing inside a package under the roots is an unresolvabl
 error naming the import statements tried). Every binding form a base can come through is
 pinned: ``import a.b``, ``import a.b as c``, a ``with`` block, an annotated alias, a ``try``
 inside an ``if``; and the error's trail of statements with their lines. Gaps mutmut found in
-drift_guard/_static.py."""
+static/_static.py."""
 
 from __future__ import annotations
 
@@ -13,9 +13,9 @@ from pathlib import Path
 import pytest
 
 from deskcheck.drift_guard import clear_cache
-from deskcheck.drift_guard._static import class_key
-from deskcheck.drift_guard._surface import build_model
 from deskcheck.errors import SourceResolutionError
+from deskcheck.static._static import class_key
+from deskcheck.static._surface import build_model
 
 BASE = """\
 class Base:

@@ -6,8 +6,9 @@ import ast
 
 import pytest
 
-from deskcheck.drift_guard import _sources, surface
+from deskcheck.drift_guard import surface
 from deskcheck.errors import SourceResolutionError, UnknownTargetError
+from deskcheck.static import _sources
 
 SPEC = "dg_shop.scheduler:Scheduler.run_once"
 

@@ -2,7 +2,7 @@
 write, ``delattr`` a delete, ``hasattr`` a guarded read; the name argument of ``getattr`` is an
 expression that reads too; ``del self.x`` is a delete; a nested function whose parameters
 (``*args``/``**kwargs`` included) rebind ``self`` reads nothing of the instance. Gaps mutmut
-found in drift_guard/_collect.py."""
+found in static/_collect.py."""
 
 from __future__ import annotations
 

@@ -4,7 +4,7 @@ module-level state read once each, a local's or a parameter's method is not; eve
 carries its own line and the first line of its statement (what coverage.py records) and the
 branch conditions it sits under; a read after a top-level write of the same chain is marked
 ``after_write``; ``super().m()`` keeps its conditions. Gaps mutmut found in
-drift_guard/_collect.py (_visit_call, _context, _module_function, _is_env_name, _swallows,
+static/_collect.py (_visit_call, _context, _module_function, _is_env_name, _swallows,
 _top_level_writes, facts, visit, _record, first_param). Each test parses its own source and
 computes its facts itself, so mutmut credits every test that reaches the code."""
 
@@ -15,7 +15,7 @@ import textwrap
 
 import pytest
 
-from deskcheck.drift_guard._collect import (
+from deskcheck.static._collect import (
     Access,
     ContextRead,
     FunctionFacts,

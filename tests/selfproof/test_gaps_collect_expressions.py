@@ -2,7 +2,7 @@
 the branch conditions a touch inside a ternary, an ``and``/``or`` operand, a comprehension,
 a closure or a lambda sits under, as the static verdict judges and names them; ``super()``
 reads and writes; ``global`` names as context reads. Gaps mutmut found in
-drift_guard/_collect.py (``_visit_expr``, ``_visit_function``).
+static/_collect.py (``_visit_expr``, ``_visit_function``).
 
 Every test builds its own result (no module-scoped fixture): mutmut credits a test only with
 the calls it makes itself."""

@@ -4,7 +4,7 @@ sits under, and the guard prunes branches statically with the stand-in's own con
 ``if``/``elif``/``else``, ``while``, early returns, loops over a known container, locals bound
 to a ``self`` chain). Checked through ``function_facts`` (what each ``self.X`` touch sits
 under, as ``Cond.text`` shows it in the verdict) and ``decide`` (the static pruning of one
-condition). Gaps mutmut found in drift_guard/_collect.py's statements."""
+condition). Gaps mutmut found in static/_collect.py's statements."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ import ast
 import textwrap
 from types import SimpleNamespace
 
-from deskcheck.drift_guard._collect import (
+from deskcheck.static._collect import (
     Access,
     Cond,
     FunctionFacts,
@@ -20,7 +20,7 @@ from deskcheck.drift_guard._collect import (
     first_param,
     function_facts,
 )
-from deskcheck.drift_guard._conditions import DEAD, LIVE, UNKNOWN, decide
+from deskcheck.static._conditions import DEAD, LIVE, UNKNOWN, decide
 
 _WORDS = {DEAD: "DEAD (never entered)", LIVE: "LIVE (entered)", UNKNOWN: "UNKNOWN"}
 

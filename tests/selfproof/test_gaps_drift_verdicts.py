@@ -8,9 +8,9 @@ from __future__ import annotations
 import functools
 
 from deskcheck.drift_guard import can_fail, guard
-from deskcheck.drift_guard._surface import NameUse, Site
 from deskcheck.drift_guard.verdicts import signature_misfit
 from deskcheck.harness import Harness, bind, stand_in, state
+from deskcheck.static._surface import NameUse, Site
 from tests.selfproof.test_mutmut_gaps import _shop_harnesses
 
 
@@ -243,7 +243,7 @@ class Hooked:
 
 
 def test_assigning_a_methods_name_does_not_enter_the_method():
-    from deskcheck.drift_guard._surface import surface
+    from deskcheck.static._surface import surface
 
     names = sorted(surface(Hooked, "reset").names)
     assert names == ["hook"], (
@@ -350,7 +350,7 @@ def test_context_reads_are_recorded_with_their_site_and_call_path():
     import inspect
     from pathlib import Path
 
-    from deskcheck.drift_guard._surface import surface
+    from deskcheck.static._surface import surface
 
     engine, _ = _cases()
     file = inspect.getsourcefile(engine)
@@ -375,7 +375,7 @@ class Chained:
 
 
 def test_a_dotted_read_enters_the_property_it_starts_with():
-    from deskcheck.drift_guard._surface import surface
+    from deskcheck.static._surface import surface
 
     names = sorted(surface(Chained, "step").names)
     assert "hidden" in names, (
@@ -419,7 +419,7 @@ class Counted:
 
 
 def test_an_augmented_assignment_through_a_property_only_gets_it():
-    from deskcheck.drift_guard._surface import surface
+    from deskcheck.static._surface import surface
 
     names = sorted(surface(Counted, "bump").names)
     assert "read_side" in names and "write_side" not in names, (
@@ -442,7 +442,7 @@ class Decorated:
 
 
 def test_a_decorator_wrapper_is_traced_around_the_method_it_wraps():
-    from deskcheck.drift_guard._surface import surface
+    from deskcheck.static._surface import surface
 
     names = sorted(surface(Decorated, "step").names)
     assert names == ["alpha", "calls_seen"], (

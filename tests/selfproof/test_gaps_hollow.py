@@ -1,4 +1,4 @@
-"""Hollow parsing (deskcheck/drift_guard/_hollow.py): which defs are hollowed, the exact lines
+"""Hollow parsing (deskcheck/static/_hollow.py): which defs are hollowed, the exact lines
 each ``Body`` spans, strings and comments that only look like code, and ``parse_body``'s
 refusal of a split that does not hold exactly one def."""
 
@@ -8,7 +8,7 @@ import ast
 
 import pytest
 
-from deskcheck.drift_guard._hollow import Body, _inside_string, hollow, parse_body
+from deskcheck.static._hollow import Body, _inside_string, hollow, parse_body
 
 
 def _real_defs(text: str) -> dict[int, tuple[int, int]]:

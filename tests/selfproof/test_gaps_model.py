@@ -1,4 +1,4 @@
-"""A production class as deskcheck sees it (deskcheck/drift_guard/_model.py): a nested class is
+"""A production class as deskcheck sees it (deskcheck/static/_model.py): a nested class is
 found by its qualified name even where an overlay has shifted its lines, an overlay applies to
 an installed package too, and the errors of naming a class say what to do."""
 
@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from deskcheck.drift_guard._model import build_runtime, build_static, import_class
-from deskcheck.drift_guard._sources import Sources
 from deskcheck.errors import UnknownTargetError
+from deskcheck.static._model import build_runtime, build_static, import_class
+from deskcheck.static._sources import Sources
 
 NESTED = '''\
 class B:

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from deskcheck.drift_guard._plant import plant_read
-from deskcheck.drift_guard._surface import build_model
+from deskcheck.static._surface import build_model
 
 SOURCE = '''\
 class Shop:

@@ -5,7 +5,7 @@ parse)"; *Errors*: "a syntax error in a production file (file:line)"). Pinned: t
 a file that does not parse or cannot be read; each file keeps its own path, text and tree even
 when another has the same content; a file in another encoding; exact lines inside a hollowed
 body; a wrong split still gives the real def; one snapshot per Sources. Gaps mutmut found in
-drift_guard/_sources.py."""
+static/_sources.py."""
 
 from __future__ import annotations
 
@@ -15,10 +15,10 @@ from pathlib import Path
 import pytest
 
 from deskcheck.drift_guard import clear_cache
-from deskcheck.drift_guard._hollow import Body
-from deskcheck.drift_guard._sources import Sources
-from deskcheck.drift_guard._surface import surface
 from deskcheck.errors import SourceResolutionError
+from deskcheck.static._hollow import Body
+from deskcheck.static._sources import Sources
+from deskcheck.static._surface import surface
 
 SYNTAX_FIX = "fix the syntax error at that line (deskcheck parses, never imports)"
 

@@ -3,7 +3,7 @@
 re-exports, relative imports, namespace packages, builtins, installed and missing external
 packages), every ``try`` form around imports and the branch note each one owes, the bound on
 re-export chains and the errors for cycles, unknown modules and classes, and impossible MROs.
-Gaps mutmut found in drift_guard/_static.py."""
+Gaps mutmut found in static/_static.py."""
 
 from __future__ import annotations
 
@@ -13,9 +13,9 @@ from pathlib import Path
 import pytest
 
 from deskcheck.drift_guard import clear_cache
-from deskcheck.drift_guard._static import class_key
-from deskcheck.drift_guard._surface import build_model, surface
 from deskcheck.errors import SourceResolutionError, UnknownTargetError
+from deskcheck.static._static import class_key
+from deskcheck.static._surface import build_model, surface
 
 FILES = {
     "dcs/__init__.py": """\

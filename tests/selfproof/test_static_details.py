@@ -1,7 +1,7 @@
 """Details of the drift guard's model and citation checks (docs/drift.md, ``deskcheck
 pointers`` and *Errors*): a citation of a decorated def, of a method of a nested class, of a def
 inside an ``if``; the report as text and JSON; unknown classes named with a fix. Gaps mutmut
-found in drift_guard/pointers.py and drift_guard/_model.py."""
+found in drift_guard/pointers.py and static/_model.py."""
 
 from __future__ import annotations
 
@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from deskcheck.drift_guard._model import import_class, installed_root
 from deskcheck.drift_guard.pointers import check_pointers
 from deskcheck.errors import DeskcheckError
+from deskcheck.static._model import import_class, installed_root
 
 SOURCE = '''\
 import functools

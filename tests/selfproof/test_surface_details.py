@@ -179,7 +179,7 @@ def test_a_staticmethod_argument_is_not_self(shop):
 
 def test_the_canary_is_planted_after_the_docstring_into_a_non_self_method(shop):
     from deskcheck.drift_guard._plant import plant_read
-    from deskcheck.drift_guard._surface import build_model
+    from deskcheck.static._surface import build_model
 
     _, root = shop
     model = build_model("sp_detail.shop:Shop", roots=[root])

@@ -10,12 +10,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from deskcheck.config import ProjectConfig
-from deskcheck.drift_guard._members import ClassSource
-from deskcheck.drift_guard._model import ClassModel, installed_root
-from deskcheck.drift_guard._sources import Sources
-from deskcheck.drift_guard._static import StaticIndex, _nested
-from deskcheck.drift_guard._surface import build_model
 from deskcheck.errors import DeskcheckError
+from deskcheck.static import (
+    ClassModel,
+    ClassSource,
+    Sources,
+    StaticIndex,
+    build_model,
+    installed_root,
+    nested_class,
+)
 
 SKIP_DIRS = {"__pycache__", "node_modules", "site-packages", ".venv", "venv", ".tox", ".git",
              "build", "dist", ".deskcheck"}
@@ -98,7 +102,7 @@ class Resolver:
             try:
                 found = index.resolve_name(module, parts[cut], [])
                 for inner in parts[cut + 1:]:
-                    found = _nested(found, inner) if isinstance(found, ClassSource) else None
+                    found = nested_class(found, inner) if isinstance(found, ClassSource) else None
             except DeskcheckError as exc:
                 return f"{qualified}: {exc.message}"
             if isinstance(found, ClassSource):

@@ -14,9 +14,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from deskcheck.drift_guard._members import ClassSource, class_members
-from deskcheck.drift_guard._sources import ParsedFile, Sources
 from deskcheck.errors import SourceResolutionError, UnknownTargetError
+from deskcheck.static._members import ClassSource, class_members
+from deskcheck.static._sources import ParsedFile, Sources
 
 _IMPORT_ERRORS = {"ImportError", "ModuleNotFoundError", "Exception", "BaseException"}
 
@@ -281,7 +281,7 @@ class StaticIndex:
         for part in parts[1:]:
             if not isinstance(found, ClassSource):
                 break
-            found = _nested(found, part)
+            found = nested_class(found, part)
         if not isinstance(found, ClassSource):
             raise UnknownTargetError(
                 f"no class {qualname!r} in module {module}", location=info.file,
@@ -309,7 +309,7 @@ class StaticIndex:
         return out
 
 
-def _nested(owner: ClassSource, name: str) -> ClassSource | None:
+def nested_class(owner: ClassSource, name: str) -> ClassSource | None:
     inner = next((s for s in owner.node.body if isinstance(s, ast.ClassDef) and s.name == name), None)
     if inner is None:
         return None

@@ -13,8 +13,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from deskcheck.drift_guard._hollow import Body, hollow, parse_body
 from deskcheck.errors import SourceResolutionError
+from deskcheck.static._hollow import Body, hollow, parse_body
 
 FunctionNode = ast.FunctionDef | ast.AsyncFunctionDef
 
@@ -121,7 +121,7 @@ def clear_cache() -> None:
     """Forget every parsed tree (benchmarks use this to measure a cold run)."""
     _TREES.clear()
     _BODIES.clear()
-    from deskcheck.drift_guard import _collect, _members  # local: avoid an import cycle
+    from deskcheck.static import _collect, _members  # local: avoid an import cycle
 
     _collect.clear_cache()
     _members.clear_cache()

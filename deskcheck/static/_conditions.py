@@ -18,7 +18,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from deskcheck.drift_guard._collect import Cond
+from deskcheck.static._collect import Cond
 
 DEAD, UNKNOWN, LIVE = 0, 1, 2
 _NOTHING = object()

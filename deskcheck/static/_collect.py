@@ -10,7 +10,7 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass
 
-from deskcheck.drift_guard._members import FunctionNode
+from deskcheck.static._members import FunctionNode
 
 READ, WRITE, RMW, CALL, GUARDED, DELETE = "read", "write", "rmw", "call", "guarded", "delete"
 _FACTS: dict[int, FunctionFacts] = {}

@@ -13,9 +13,9 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-from deskcheck.drift_guard._members import ClassSource, FunctionNode
-from deskcheck.drift_guard._sources import ParsedFile, Sources
-from deskcheck.drift_guard._static import StaticIndex
+from deskcheck.static._members import ClassSource, FunctionNode
+from deskcheck.static._sources import ParsedFile, Sources
+from deskcheck.static._static import StaticIndex
 
 _SKIP = {"property", "staticmethod", "classmethod", "abstractmethod", "cached_property",
          "overload", "override", "wraps", "setter", "getter", "deleter", "final"}

@@ -11,11 +11,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from deskcheck.drift_guard._collect import first_param, function_facts
-from deskcheck.drift_guard._members import ClassSource, Member, class_members
-from deskcheck.drift_guard._sources import Sources
-from deskcheck.drift_guard._static import External, StaticIndex, class_key
 from deskcheck.errors import SourceResolutionError, UnknownTargetError
+from deskcheck.static._collect import first_param, function_facts
+from deskcheck.static._members import ClassSource, Member, class_members
+from deskcheck.static._sources import Sources
+from deskcheck.static._static import External, StaticIndex, class_key
 
 
 @dataclass

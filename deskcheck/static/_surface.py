@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from deskcheck.drift_guard._collect import (
+from deskcheck.static._collect import (
     CALL,
     DELETE,
     GUARDED,
@@ -20,8 +20,8 @@ from deskcheck.drift_guard._collect import (
     first_param,
     function_facts,
 )
-from deskcheck.drift_guard._members import ClassSource, Member
-from deskcheck.drift_guard._model import (
+from deskcheck.static._members import ClassSource, Member
+from deskcheck.static._model import (
     ClassModel,
     build_runtime,
     build_static,
@@ -29,9 +29,9 @@ from deskcheck.drift_guard._model import (
     import_class,
     split_spec,
 )
-from deskcheck.drift_guard._sources import Sources
-from deskcheck.drift_guard._static import class_key
-from deskcheck.drift_guard._wrappers import wrapper_functions
+from deskcheck.static._sources import Sources
+from deskcheck.static._static import class_key
+from deskcheck.static._wrappers import wrapper_functions
 
 NEEDING_KINDS = (READ, CALL, RMW, GUARDED)
 WRITING_KINDS = (WRITE, RMW, DELETE)

@@ -1,0 +1,27 @@
+"""deskcheck.static: the model of production code, read from source without importing it.
+
+The layer below :mod:`deskcheck.drift_guard` and :mod:`deskcheck.uniformity`: a parse cache by
+content hash (hollow parsing: a body is parsed when first reached), imports, re-exports and the
+MRO of classes across modules, class members, the ``self.X`` touches of one function with the
+branch conditions each sits under, deciding those conditions from known constants, decorator
+wrappers, and the production surface that follows ``self.m()``, properties and ``super()``.
+It imports no other part of deskcheck. Public names only; every ``_module`` is private.
+"""
+
+from deskcheck._lazy import lazy_exports
+
+__getattr__, __dir__, __all__ = lazy_exports(__name__, {
+    **dict.fromkeys(("CALL", "DELETE", "GUARDED", "READ", "RMW", "WRITE", "Access", "Cond",
+                     "ContextRead", "FunctionFacts", "first_param", "function_facts"),
+                    "_collect"),
+    **dict.fromkeys(("DEAD", "LIVE", "UNKNOWN", "decide"), "_conditions"),
+    **dict.fromkeys(("ClassSource", "Member", "class_members"), "_members"),
+    **dict.fromkeys(("ClassModel", "build_runtime", "build_static", "default_roots",
+                     "import_class", "installed_root", "split_spec"), "_model"),
+    **dict.fromkeys(("ParsedFile", "Sources", "clear_cache"), "_sources"),
+    **dict.fromkeys(("Binding", "External", "StaticIndex", "class_key", "nested_class"),
+                    "_static"),
+    **dict.fromkeys(("NameUse", "ReachedMethod", "Site", "Surface", "build_model", "surface",
+                     "trace"), "_surface"),
+    **dict.fromkeys(("source_root", "wrapper_functions"), "_wrappers"),
+}, globals())
