@@ -16,7 +16,7 @@ from typing import Any
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
-from deskcheck.errors import RankTimeoutError, VacuousPremiseError
+from deskcheck.errors import CongruenceError, RankTimeoutError, VacuousPremiseError
 from deskcheck.suites.congruence import (
     ArmResult,
     CongruenceArm,
@@ -26,6 +26,7 @@ from deskcheck.suites.congruence import (
     check_decisions,
 )
 from deskcheck.suites.registry import rank_pool
+from deskcheck.suites.split import note_split, recording
 
 DEFAULT_SETTINGS = settings(
     max_examples=40,
@@ -79,11 +80,16 @@ def check_arm_property(arm: CongruenceArm, inputs: st.SearchStrategy[Sequence[An
     def holds_for(drawn: Sequence[Any]) -> None:
         tally.examples += 1
         target = pool_for(drawn)
-        try:
-            decisions = _run(arm, drawn, target, enforced=True)
-        except RankTimeoutError as exc:
-            raise _StopSearch(exc, drawn) from exc
-        check_decisions(arm, drawn, decisions, _label(arm, target))
+        with recording(target) as folder:
+            try:
+                decisions = _run(arm, drawn, target, enforced=True, record=folder)
+            except RankTimeoutError as exc:
+                raise _StopSearch(exc, drawn) from exc
+            try:
+                check_decisions(arm, drawn, decisions, _label(arm, target))
+            except CongruenceError as exc:
+                note_split(exc, folder, target.world)
+                raise
         if premise and tally.premise_diverged == 0:
             tally.premise_runs += 1
             unenforced = _shared(arm, _run(arm, drawn, target, enforced=False))

@@ -15,9 +15,11 @@ import os
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from deskcheck.errors import CongruenceError, RankError, VacuousPremiseError
+from deskcheck.suites.split import note_split, recording
 
 Safety = Callable[[int, Any, Any], "str | None"]
 
@@ -128,16 +130,27 @@ def _shared(arm: CongruenceArm, decisions: Sequence[Any]) -> list[Any]:
 
 
 def decide_in_rank(rank_input: Any, decide: Callable[..., Any], kill_switch: KillSwitch,
-                   enforced: bool) -> Any:
+                   enforced: bool, record: str | None = None) -> Any:
     """The task a rank runs: the arm's decision, with or without the enforcer.
 
     Only ``decide`` and the kill switch travel to the ranks; the arm's safety, ``uniform``
-    and ``show`` run in the parent, so they may be lambdas.
+    and ``show`` run in the parent, so they may be lambdas. With ``record`` (a folder), the
+    rank records the decisions its code takes there (:mod:`deskcheck.suites.recorder`).
     """
-    if enforced:
-        return decide(rank_input)
-    with kill_switch.applied() as keywords:
-        return decide(rank_input, **keywords)
+    with _recorded(record):
+        if enforced:
+            return decide(rank_input)
+        with kill_switch.applied() as keywords:
+            return decide(rank_input, **keywords)
+
+
+def _recorded(folder: str | None) -> contextlib.AbstractContextManager[Any]:
+    if folder is None:
+        return contextlib.nullcontext()
+    from deskcheck.suites._rank_main import rank_context
+    from deskcheck.suites.recorder import record_decisions
+
+    return record_decisions(folder, rank_context().rank)
 
 
 def _ranks(numbers: Sequence[int]) -> str:
@@ -169,13 +182,17 @@ def _label(arm: CongruenceArm, pool: Any) -> str:
     return f"congruence arm {arm.name!r} ({pool.describe()})"
 
 
-def _run(arm: CongruenceArm, inputs: Sequence[Any], pool: Any, enforced: bool) -> list[Any]:
+def _run(arm: CongruenceArm, inputs: Sequence[Any], pool: Any, enforced: bool,
+         record: Path | None = None) -> list[Any]:
+    """The decisions rank by rank; a rank failure names the arm, and with ``record`` (a
+    folder the ranks record into) the first decision where the ranks split."""
     try:
         return pool.run(decide_in_rank, arm.decide, arm.kill_switch, enforced,
-                        per_rank=list(inputs))
+                        per_rank=list(inputs), record=str(record) if record else None)
     except RankError as exc:
         state = "on" if enforced else f"off ({arm.kill_switch.describe()})"
         exc.add_note(f"while {_label(arm, pool)} decided with the enforcer {state}")
+        note_split(exc, record, pool.world)
         raise
 
 
@@ -208,8 +225,13 @@ def check_arm(arm: CongruenceArm, inputs: Sequence[Any], pool: Any, *,
     if len(inputs) != pool.world:
         raise ValueError(f"{len(inputs)} rank inputs for a world of {pool.world}")
     label = _label(arm, pool)
-    decisions = _run(arm, inputs, pool, enforced=True)
-    check_decisions(arm, inputs, decisions, label)
+    with recording(pool) as folder:
+        decisions = _run(arm, inputs, pool, enforced=True, record=folder)
+        try:
+            check_decisions(arm, inputs, decisions, label)
+        except CongruenceError as exc:
+            note_split(exc, folder, pool.world)
+            raise
     if not premise:
         return ArmResult(arm.name, tuple(_shared(arm, decisions)), None)
     unenforced = _shared(arm, _run(arm, inputs, pool, enforced=False))

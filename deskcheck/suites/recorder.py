@@ -1,0 +1,258 @@
+"""Record which way each decision of production code went, inside a rank process.
+
+A *decision* is an ``if``/``elif``, a ``while`` test or a ``for`` step of project code (not the
+standard library, not site-packages, not deskcheck). While recording, every evaluation appends
+one JSON line to the rank's file: where (file:line, function, the call path of recorded
+functions), the condition's text, the way taken, and the values the condition reads, taken just
+before it is evaluated (locals, globals and attribute chains such as ``self.tp_size``; a
+property is never run, a large value is shown by its length and a digest).
+
+The way is read off the next line the frame runs: inside the body, the branch was taken. Each
+line is written (and flushed) as it happens, so a rank killed in a hang leaves what it recorded
+up to its stack. ``sys.settrace`` is set for the recording thread only and restored after.
+"""
+
+from __future__ import annotations
+
+import ast
+import contextlib
+import functools
+import hashlib
+import inspect
+import json
+import os
+import sys
+import sysconfig
+import types
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, TextIO
+
+RECORD_ENV = "DESKCHECK_RECORD"  # "off" turns the congruence arms' recording off
+_MAX_VALUE = 48
+_LIBRARY_ROOTS = tuple(sorted({str(Path(p).resolve()) + os.sep for p in (
+    sysconfig.get_paths()["stdlib"], sysconfig.get_paths()["purelib"],
+    sysconfig.get_paths()["platlib"], str(Path(__file__).resolve().parents[1]))}))
+
+
+@dataclass(frozen=True)
+class Branch:
+    """One decision of the source: its kind, condition text, and the lines that mean 'taken'."""
+
+    kind: str  # "if", "while" or "for"
+    condition: str
+    head: tuple[int, int]  # the lines of the condition (a line event there is not a way yet)
+    body: tuple[int, int]  # a line event inside means the branch (or the loop body) was taken
+    reads: tuple[str, ...]  # names and attribute chains the condition reads
+
+
+def recording_enabled() -> bool:
+    """Whether congruence arms record decisions (``DESKCHECK_RECORD=off`` turns it off)."""
+    return os.environ.get(RECORD_ENV, "").strip().lower() not in {"off", "0", "no", "false"}
+
+
+def is_project_file(filename: str) -> bool:
+    """True for code a test's decision reaches: not the stdlib, site-packages or deskcheck."""
+    if filename.startswith("<"):
+        return False
+    return not str(Path(filename).resolve()).startswith(_LIBRARY_ROOTS)
+
+
+_BRANCHES: dict[str, dict[int, Branch]] = {}
+
+
+def branches_of(filename: str) -> dict[int, Branch]:
+    """Every decision of a source file, keyed by the line its condition starts on (cached)."""
+    if filename not in _BRANCHES:
+        try:
+            tree = ast.parse(Path(filename).read_text(encoding="utf-8"), filename)
+        except (OSError, SyntaxError, ValueError):
+            tree = ast.Module(body=[], type_ignores=[])
+        found: dict[int, Branch] = {}
+        for node in ast.walk(tree):
+            branch = _branch(node)
+            if branch is not None:
+                found[node.lineno] = branch
+        _BRANCHES[filename] = found
+    return _BRANCHES[filename]
+
+
+def _branch(node: ast.AST) -> Branch | None:
+    if isinstance(node, (ast.If, ast.While)):
+        test, kind = node.test, "if" if isinstance(node, ast.If) else "while"
+    elif isinstance(node, (ast.For, ast.AsyncFor)):
+        test, kind = node.iter, "for"
+    else:
+        return None
+    body = node.body
+    head_end = test.end_lineno or node.lineno
+    if isinstance(node, (ast.For, ast.AsyncFor)):
+        head_end = max(head_end, node.target.end_lineno or head_end)
+    condition = ast.unparse(test) if kind != "for" \
+        else f"{ast.unparse(node.target)} in {ast.unparse(test)}"
+    return Branch(kind, condition, (node.lineno, head_end),
+                  (body[0].lineno, max(b.end_lineno or b.lineno for b in body)), _reads(test))
+
+
+def _reads(test: ast.expr) -> tuple[str, ...]:
+    """Names and attribute chains the condition reads, outermost chain only, called names not."""
+    called = {id(n.func) for n in ast.walk(test) if isinstance(n, ast.Call)}
+    inner = {id(n.value) for n in ast.walk(test) if isinstance(n, ast.Attribute)}
+    out: list[str] = []
+    for node in ast.walk(test):
+        if id(node) in called or id(node) in inner or not isinstance(node, (ast.Name,
+                                                                             ast.Attribute)):
+            continue
+        text = _chain(node)
+        if text and text not in out:
+            out.append(text)
+    return tuple(out)
+
+
+def _chain(node: ast.expr) -> str | None:
+    parts: list[str] = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if not isinstance(node, ast.Name):
+        return None
+    return ".".join([node.id, *reversed(parts)])
+
+
+_MISSING = object()
+_PROPERTY = "<property>"
+_NOT_AN_INPUT = (types.ModuleType, types.FunctionType, types.BuiltinFunctionType, type)
+
+
+def _lookup(frame: types.FrameType, chain: str) -> Any:
+    """The value ``chain`` (``x`` or ``self.a.b``) has in ``frame``, never running a property."""
+    head, *rest = chain.split(".")
+    if head in frame.f_locals:
+        value = frame.f_locals[head]
+    elif head in frame.f_globals:
+        value = frame.f_globals[head]
+    else:
+        return _MISSING
+    if not rest and isinstance(value, _NOT_AN_INPUT):
+        return _MISSING
+    for attr in rest:
+        try:
+            found = inspect.getattr_static(value, attr)
+        except AttributeError:
+            return _MISSING
+        if isinstance(found, (types.MemberDescriptorType, types.GetSetDescriptorType)):
+            found = getattr(value, attr, _MISSING)  # __slots__ and C fields: plain storage
+        elif isinstance(found, (property, functools.cached_property)):
+            return _PROPERTY
+        value = found
+    return value
+
+
+def show(value: Any) -> str:
+    """A short, stable rendering: the repr, or type, length and digest when it is long."""
+    if value is _PROPERTY:
+        return value
+    try:
+        text = repr(value)
+    except Exception as exc:  # noqa: BLE001 - a broken __repr__ must not break the rank
+        text = f"<{type(value).__name__}: repr raised {type(exc).__name__}>"
+    text = " ".join(text.split())
+    if len(text) <= _MAX_VALUE:
+        return text
+    size = f" len={len(value)}" if hasattr(value, "__len__") and not isinstance(value, type) \
+        else ""
+    digest = hashlib.sha1(text.encode("utf-8", "replace")).hexdigest()[:8]
+    return f"<{type(value).__name__}{size} sha1:{digest}>"
+
+
+class DecisionRecorder:
+    """Traces project frames of the current thread and writes each decision to ``out``."""
+
+    def __init__(self, out: TextIO, include: Callable[[str], bool] = is_project_file):
+        self.out = out
+        self.include = include
+        self.count = 0
+        self._wanted: dict[types.CodeType, bool] = {}
+        self._pending: dict[types.FrameType, tuple[Branch, int, dict[str, str]]] = {}
+        self._path: list[str] = []
+
+    def _trace_calls(self, frame: types.FrameType, event: str, arg: Any) -> Any:
+        code = frame.f_code
+        wanted = self._wanted.get(code)
+        if wanted is None:
+            wanted = self._wanted[code] = self.include(code.co_filename)
+        if not wanted:
+            return None
+        self._path.append(getattr(code, "co_qualname", code.co_name))
+        return self._trace_lines
+
+    def _trace_lines(self, frame: types.FrameType, event: str, arg: Any) -> Any:
+        pending = self._pending.get(frame)
+        if event == "line":
+            line = frame.f_lineno
+            if pending is not None and not pending[0].head[0] <= line <= pending[0].head[1]:
+                self._write(frame, pending, pending[0].body[0] <= line <= pending[0].body[1])
+                del self._pending[frame]
+            branch = branches_of(frame.f_code.co_filename).get(line)
+            if branch is not None and frame not in self._pending:
+                inputs = {}
+                for chain in branch.reads:
+                    value = _lookup(frame, chain)
+                    if value is not _MISSING:
+                        inputs[chain] = show(value)
+                self._pending[frame] = (branch, line, inputs)
+        elif event == "return":
+            if pending is not None:  # the branch ran no line of its own after the condition
+                self._write(frame, pending, None)
+                del self._pending[frame]
+            if self._path:
+                self._path.pop()
+        return self._trace_lines
+
+    def _write(self, frame: types.FrameType, pending: tuple[Branch, int, dict[str, str]],
+               took: bool | None) -> None:
+        branch, line, inputs = pending
+        self.count += 1
+        record = {"n": self.count, "file": frame.f_code.co_filename, "line": line,
+                  "kind": branch.kind, "condition": branch.condition, "took": took,
+                  "inputs": inputs, "path": list(self._path)}
+        self.out.write(json.dumps(record) + "\n")
+
+    @contextlib.contextmanager
+    def active(self) -> Iterator[DecisionRecorder]:
+        previous = sys.gettrace()
+        sys.settrace(self._trace_calls)
+        try:
+            yield self
+        finally:
+            sys.settrace(previous)
+            self._pending.clear()
+            self._path.clear()
+
+
+def rank_file(folder: str | Path, rank: int) -> Path:
+    """Where rank ``rank`` writes its decisions inside ``folder``."""
+    return Path(folder) / f"rank{rank}.jsonl"
+
+
+@contextlib.contextmanager
+def record_decisions(folder: str | Path, rank: int,
+                     include: Callable[[str], bool] | Sequence[str] | None = None,
+                     ) -> Iterator[DecisionRecorder]:
+    """Record this rank's decisions into ``folder`` for :func:`deskcheck.suites.first_split`.
+
+    Use it inside each rank of your own multi-rank test (``mp.spawn``, your own groups):
+    ``with record_decisions(tmp, rank): step()``. ``include`` narrows what is recorded: a
+    predicate on file names, or path fragments (``["tp_scheduler/"]``); default: project code.
+    """
+    if include is None:
+        chosen: Callable[[str], bool] = is_project_file
+    elif callable(include):
+        chosen = include
+    else:
+        fragments = tuple(include)
+        chosen = lambda name: any(f in name for f in fragments)  # noqa: E731
+    with open(rank_file(folder, rank), "a", buffering=1, encoding="utf-8") as out:
+        with DecisionRecorder(out, chosen).active() as recorder:
+            yield recorder

@@ -1,0 +1,160 @@
+"""The first decision where ranks split: recorded in each rank, diffed in the parent.
+
+Pure parts first (the diff over recorded decisions, the recorder in this process), then real
+gloo ranks: a diverged congruence arm and a rank that skips a gated collective both name the
+decision, each rank's way and the values its condition read.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+
+import pytest
+
+from deskcheck.suites.recorder import record_decisions, show
+from deskcheck.suites.split import Decision, first_split, read_records
+from tests.suites import _split_decisions as S
+
+HERE = S.__file__
+
+
+def _d(n: int, line: int, took: bool | None, kind: str = "if", **inputs: str) -> Decision:
+    return Decision(n, "/p/sched.py", line, kind, "free >= need", took, dict(inputs),
+                    ("Sched.step", "Sched.admit"))
+
+
+def test_no_split_when_every_rank_decided_alike():
+    same = [_d(1, 10, True), _d(2, 12, False)]
+    assert first_split([same, list(same)]) is None, "identical records must not split"
+
+
+def test_one_decision_taken_two_ways_is_the_split_with_each_ranks_inputs():
+    split = first_split([[_d(1, 10, True), _d(2, 12, True, free="3")],
+                         [_d(1, 10, True), _d(2, 12, False, free="1")]])
+    assert split is not None and split.kind == "way" and split.index == 1, split
+    text = split.render()
+    assert text.splitlines()[0] == "first split: /p/sched.py:12 in Sched.admit: if free >= need"
+    assert "  rank 0: true (free=3)" in text and "  rank 1: false (free=1)" in text, text
+    assert "call path: Sched.step -> Sched.admit" in text, text
+
+
+def test_ranks_at_different_decisions_name_the_last_shared_one():
+    split = first_split([[_d(1, 10, True), _d(2, 12, True)], [_d(1, 10, True), _d(2, 30, True)]])
+    assert split is not None and split.kind == "decision", split
+    assert "the last shared one: /p/sched.py:10" in split.render(), split.render()
+
+
+def test_a_record_that_stops_early_is_the_split_and_says_how_many_it_recorded():
+    split = first_split([[_d(1, 10, True), _d(2, 12, True)], [_d(1, 10, True)]])
+    assert split is not None and split.kind == "stopped" and split.counts == (2, 1), split
+    assert "rank 1: no more decisions (recorded 1" in split.render(), split.render()
+
+
+def test_a_line_cut_by_a_kill_is_dropped_not_fatal(tmp_path):
+    good = {"n": 1, "file": "/p/a.py", "line": 3, "kind": "if", "condition": "x",
+            "took": True, "inputs": {}, "path": ["f"]}
+    (tmp_path / "rank0.jsonl").write_text(json.dumps(good) + "\n{\"n\": 2, \"fi")
+    records = read_records(tmp_path, 2)
+    assert [len(r) for r in records] == [1, 0], "a torn last line must be skipped, a missing " \
+        f"rank file read as no decisions; got {records}"
+
+
+def test_the_recorder_writes_each_way_and_the_values_the_condition_reads(tmp_path):
+    admitter = S.Admitter(free=3, enforce=False)
+    with record_decisions(tmp_path, 0):
+        assert admitter.admit(need=2) == 2
+    records = read_records(tmp_path, 1)[0]
+    admit = S.line_of("ADMIT-DECISION")
+    ways = [(r.line, r.kind, r.took) for r in records]
+    assert ways.count((admit, "if", True)) == 2, f"expected the admit decision twice, {ways}"
+    loop = [w for w in ways if w[1] == "for"]
+    assert [t for _l, _k, t in loop] == [True, True, False], \
+        f"the for loop must record two items then its end, got {loop}"
+    at_admit = next(r for r in records if r.line == admit)
+    assert at_admit.inputs == {"free": "3", "need": "2"}, at_admit.inputs
+    assert at_admit.path[-1] == "Admitter.admit", at_admit.path
+    assert sys.gettrace() is None, "the recorder must restore the previous trace function"
+
+
+def test_the_recorder_never_runs_a_property_and_shortens_large_values(tmp_path):
+    assert show(list(range(100))).startswith("<list len=100 sha1:"), show(list(range(100)))
+    admitter = S.Admitter(free=3, enforce=False)
+    source = "def probe(a):\n    if a.exploding and a.free:\n        return 1\n    return 0\n"
+    (tmp_path / "probe_mod.py").write_text(source)
+    namespace: dict = {}
+    exec(compile(source, str(tmp_path / "probe_mod.py"), "exec"), namespace)
+    out = tmp_path / "rec"
+    out.mkdir()
+    with record_decisions(out, 0, include=[str(tmp_path)]):
+        with pytest.raises(RuntimeError):
+            namespace["probe"](admitter)
+    records = read_records(out, 1)[0]
+    assert records and records[0].inputs.get("a.exploding") == "<property>", \
+        f"a property must be shown as <property>, never run by the recorder: {records}"
+
+
+def test_recording_can_be_turned_off(monkeypatch):
+    from deskcheck.suites.recorder import recording_enabled
+    monkeypatch.setenv("DESKCHECK_RECORD", "off")
+    assert not recording_enabled(), "DESKCHECK_RECORD=off must turn recording off"
+    monkeypatch.setenv("DESKCHECK_RECORD", "")
+    assert recording_enabled(), "recording is on by default"
+
+
+
+
+
+@pytest.mark.xdist_group("deskcheck-suites")
+@pytest.mark.world(2, 3)
+@pytest.mark.backend("gloo")
+def test_a_diverged_arm_names_its_first_split_with_each_ranks_way_and_inputs(rank_pool, world):
+    from deskcheck.errors import CongruenceError
+    from deskcheck.suites import check_arm
+
+    inputs = [3] + [1] * (world - 1)
+    with pytest.raises(CongruenceError) as caught:
+        check_arm(S.ADMIT_LOCAL, inputs, rank_pool)
+    notes = "\n".join(getattr(caught.value, "__notes__", []))
+    where = f"{os.path.relpath(HERE)}:{S.line_of('ADMIT-DECISION')} in Admitter.admit"
+    assert f"first split: {where}: if free >= need" in notes, \
+        f"the split must name the admit decision ({where}); notes were:\n{notes}"
+    assert "rank 0: true (free=3, need=2)" in notes, notes
+    assert all(f"rank {r}: false (free=1, need=2)" in notes for r in range(1, world)), notes
+    assert "call path: count_admitted_local -> count_admitted -> Admitter.admit" in notes, notes
+    assert caught.value.first_split.kind == "way"
+
+
+@pytest.mark.xdist_group("deskcheck-suites")
+@pytest.mark.world(2)
+@pytest.mark.backend("gloo")
+def test_an_agreeing_arm_leaves_no_record_folder_behind(rank_pool, tmp_path, monkeypatch):
+    from deskcheck.suites import check_arm
+
+    monkeypatch.setenv("DESKCHECK_SCRATCH_DIR", str(tmp_path))
+    check_arm(S.ADMIT, [3, 1], rank_pool)
+    left = [p.name for p in tmp_path.iterdir()]
+    assert not [n for n in left if n.startswith("deskcheck-w-decisions-")], \
+        f"the record folder must be removed after the arm, found {left}"
+
+
+@pytest.mark.xdist_group("deskcheck-suites-hang")
+@pytest.mark.parametrize("start_method", ["fork", "spawn"])
+def test_a_rank_that_skips_a_gated_collective_names_the_decision_that_sent_it_away(
+        start_method, tmp_path, monkeypatch):
+    from deskcheck.errors import RankTimeoutError
+    from deskcheck.suites import CongruenceArm, KillSwitch, RankPool, check_arm
+
+    monkeypatch.setenv("DESKCHECK_SCRATCH_DIR", str(tmp_path))
+    arm = CongruenceArm("gate", S.gated_collective, KillSwitch.from_keyword("unused", 0))
+    with RankPool(2, "gloo", timeout_s=2.0, start_method=start_method) as pool:
+        with pytest.raises(RankTimeoutError) as caught:
+            check_arm(arm, [3, 1], pool, premise=False)
+    notes = "\n".join(getattr(caught.value, "__notes__", []))
+    gate = f"{os.path.relpath(HERE)}:{S.line_of('GATE-DECISION')}"
+    assert f"first split: {gate} in Admitter.admit_with_collective" in notes, \
+        f"the hang must name the gating decision {gate}; notes were:\n{notes}"
+    assert "rank 0: true (self.free=3, need=2)" in notes, notes
+    assert "rank 1: false (self.free=1, need=2)" in notes, notes
+    assert not list(tmp_path.glob("deskcheck-w-decisions-*")), "record folder left behind"
