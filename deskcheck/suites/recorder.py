@@ -1,11 +1,14 @@
 """Record which way each decision of production code went, inside a rank process.
 
 A *decision* is an ``if``/``elif``, a ``while`` test or a ``for`` step of project code (not the
-standard library, not site-packages, not deskcheck). While recording, every evaluation appends
-one JSON line to the rank's file: where (file:line, function, the call path of recorded
-functions), the condition's text, the way taken, and the values the condition reads, taken just
-before it is evaluated (locals, globals and attribute chains such as ``self.tp_size``; a
-property is never run, a large value is shown by its length and a digest).
+standard library, not site-packages, not deskcheck), and every call of a project function (the
+value it returned: ``min(vote, local_limit)`` decides without a branch). While recording, each
+one appends a JSON line to the rank's file: where (file:line, function, the call path of
+recorded functions), the condition's text, the way taken (or the value returned), and the values
+the condition reads, taken just before it is evaluated (locals, globals and attribute chains
+such as ``self.tp_size``; a property is never run, no ``repr`` of user objects is called: they
+show as their type). Values the group's collectives produced are remembered, so an input that
+shows one of them is marked *agreed*.
 
 The way is read off the next line the frame runs: inside the body, the branch was taken. Each
 line is written (and flushed) as it happens, so a rank killed in a hang leaves what it recorded
@@ -149,50 +152,80 @@ def _lookup(frame: types.FrameType, chain: str) -> Any:
     return value
 
 
+_SCALARS = (bool, int, float, str, bytes, type(None))
+
+
 def show(value: Any) -> str:
-    """A short, stable rendering: the repr, or type, length and digest when it is long."""
+    """A short, stable rendering that never runs user code: scalars and small containers of
+    scalars by their repr (a digest when long), anything else by its type (and length)."""
     if value is _PROPERTY:
         return value
+    if isinstance(value, _SCALARS) or isinstance(value, (tuple, list, frozenset, set)) \
+            and len(value) <= 64 and all(isinstance(v, _SCALARS) for v in value):
+        text = " ".join(repr(value).split())
+        if len(text) <= _MAX_VALUE:
+            return text
+        digest = hashlib.sha1(text.encode("utf-8", "replace")).hexdigest()[:8]
+        size = f" len={len(value)}" if not isinstance(value, (int, float, bool)) else ""
+        return f"<{type(value).__name__}{size} sha1:{digest}>"
     try:
-        text = repr(value)
-    except Exception as exc:  # noqa: BLE001 - a broken __repr__ must not break the rank
-        text = f"<{type(value).__name__}: repr raised {type(exc).__name__}>"
-    text = " ".join(text.split())
-    if len(text) <= _MAX_VALUE:
-        return text
-    size = f" len={len(value)}" if hasattr(value, "__len__") and not isinstance(value, type) \
-        else ""
-    digest = hashlib.sha1(text.encode("utf-8", "replace")).hexdigest()[:8]
-    return f"<{type(value).__name__}{size} sha1:{digest}>"
+        size = f" len={len(value)}" if isinstance(value, (tuple, list, dict, set, frozenset,
+                                                            str, bytes)) else ""
+    except TypeError:
+        size = ""
+    return f"<{type(value).__name__}{size}>"
+
+
+_SUSPENDS = inspect.CO_GENERATOR | inspect.CO_COROUTINE | inspect.CO_ASYNC_GENERATOR
+_COLLECTIVES = ("all_reduce", "all_gather", "all_gather_into_tensor", "reduce_scatter_tensor",
+                "broadcast", "reduce", "all_gather_object", "broadcast_object_list",
+                "all_to_all_single")
 
 
 class DecisionRecorder:
-    """Traces project frames of the current thread and writes each decision to ``out``."""
+    """Traces project frames of the current thread and writes each decision to ``out``.
+
+    Two kinds of record: a branch (``if``/``while``/``for``: the way taken) and a call of a
+    project function (the value it returned, its arguments as inputs). Values a collective of
+    the group produced are remembered as *agreed*: an input showing one of them is marked so.
+    """
 
     def __init__(self, out: TextIO, include: Callable[[str], bool] = is_project_file):
         self.out = out
         self.include = include
         self.count = 0
+        self.agreed: set[str] = set()
         self._wanted: dict[types.CodeType, bool] = {}
         self._pending: dict[types.FrameType, tuple[Branch, int, dict[str, str]]] = {}
+        self._args: dict[types.FrameType, dict[str, str]] = {}
+        self._raised: dict[types.FrameType, str] = {}
         self._path: list[str] = []
 
     def _trace_calls(self, frame: types.FrameType, event: str, arg: Any) -> Any:
         code = frame.f_code
         wanted = self._wanted.get(code)
         if wanted is None:
-            wanted = self._wanted[code] = self.include(code.co_filename)
+            wanted = self._wanted[code] = self.include(code.co_filename) \
+                and not code.co_name.startswith("<")  # comprehensions and lambdas: no calls
         if not wanted:
             return None
         self._path.append(getattr(code, "co_qualname", code.co_name))
+        count = code.co_argcount + code.co_kwonlyargcount
+        names = code.co_varnames[:count]
+        local = frame.f_locals
+        self._args[frame] = {n: show(local[n]) for n in names
+                             if n not in ("self", "cls") and n in local}
         return self._trace_lines
 
     def _trace_lines(self, frame: types.FrameType, event: str, arg: Any) -> Any:
         pending = self._pending.get(frame)
-        if event == "line":
+        if event == "exception":
+            self._raised[frame] = f"raised {arg[0].__name__}"
+        elif event == "line":
+            self._raised.pop(frame, None)  # handled inside the frame
             line = frame.f_lineno
             if pending is not None and not pending[0].head[0] <= line <= pending[0].head[1]:
-                self._write(frame, pending, pending[0].body[0] <= line <= pending[0].body[1])
+                self._write_branch(frame, pending, pending[0].body[0] <= line <= pending[0].body[1])
                 del self._pending[frame]
             branch = branches_of(frame.f_code.co_filename).get(line)
             if branch is not None and frame not in self._pending:
@@ -204,31 +237,86 @@ class DecisionRecorder:
                 self._pending[frame] = (branch, line, inputs)
         elif event == "return":
             if pending is not None:  # the branch ran no line of its own after the condition
-                self._write(frame, pending, None)
+                self._write_branch(frame, pending, None)
                 del self._pending[frame]
+            code = frame.f_code
+            args = self._args.pop(frame, {})
+            raised = self._raised.pop(frame, None)
+            if not code.co_flags & _SUSPENDS:  # a yield is not a return
+                self._emit(code.co_filename, code.co_firstlineno, "call",
+                           f"{getattr(code, 'co_qualname', code.co_name)}({', '.join(args)})",
+                           raised or show(arg), args)
             if self._path:
                 self._path.pop()
         return self._trace_lines
 
-    def _write(self, frame: types.FrameType, pending: tuple[Branch, int, dict[str, str]],
-               took: bool | None) -> None:
+    def _write_branch(self, frame: types.FrameType,
+                      pending: tuple[Branch, int, dict[str, str]], took: bool | None) -> None:
         branch, line, inputs = pending
+        self._emit(frame.f_code.co_filename, line, branch.kind, branch.condition, took, inputs)
+
+    def _emit(self, file: str, line: int, kind: str, condition: str, took: bool | str | None,
+              inputs: dict[str, str]) -> None:
         self.count += 1
-        record = {"n": self.count, "file": frame.f_code.co_filename, "line": line,
-                  "kind": branch.kind, "condition": branch.condition, "took": took,
-                  "inputs": inputs, "path": list(self._path)}
+        record = {"n": self.count, "c": _collectives(), "file": file, "line": line,
+                  "kind": kind, "condition": condition, "took": took, "inputs": inputs,
+                  "agreed": [k for k, v in inputs.items() if v in self.agreed],
+                  "path": list(self._path)}
         self.out.write(json.dumps(record) + "\n")
+
+    def _wrap(self, collective: Callable[..., Any]) -> Callable[..., Any]:
+        @functools.wraps(collective)
+        def remembering(*args: Any, **kwargs: Any) -> Any:
+            result = collective(*args, **kwargs)
+            for value in (*args, *kwargs.values()):
+                self._remember(value)
+            return result
+        return remembering
+
+    def _remember(self, value: Any) -> None:
+        """Note the values a collective left in its tensors and lists as agreed."""
+        tolist = getattr(value, "tolist", None)
+        if callable(tolist) and getattr(value, "numel", lambda: 1 << 20)() <= 4096:
+            value = tolist()
+        if isinstance(value, list):
+            flat: list[Any] = []
+            for item in value:
+                flat.extend(item if isinstance(item, list) else [item])
+            self.agreed.update(show(v) for v in flat)
+            self.agreed.add(show(value))
+        elif isinstance(value, _SCALARS):
+            self.agreed.add(show(value))
 
     @contextlib.contextmanager
     def active(self) -> Iterator[DecisionRecorder]:
+        dist = sys.modules.get("torch.distributed")
+        originals = {name: getattr(dist, name) for name in _COLLECTIVES
+                     if dist is not None and hasattr(dist, name)}
+        for name, function in originals.items():
+            setattr(dist, name, self._wrap(function))
         previous = sys.gettrace()
         sys.settrace(self._trace_calls)
         try:
             yield self
         finally:
             sys.settrace(previous)
+            for name, function in originals.items():
+                setattr(dist, name, function)
             self._pending.clear()
+            self._args.clear()
+            self._raised.clear()
             self._path.clear()
+
+
+def _collectives() -> int:
+    """How many collectives the default group has run (0 outside a process group)."""
+    dist = sys.modules.get("torch.distributed")
+    try:
+        if dist is None or not dist.is_initialized():
+            return 0
+        return int(dist.group.WORLD._get_sequence_number_for_group())
+    except Exception:  # noqa: BLE001 - a backend without sequence numbers: no epochs
+        return 0
 
 
 def rank_file(folder: str | Path, rank: int) -> Path:

@@ -1,15 +1,22 @@
 """The first decision where ranks split: read every rank's recorded decisions and diff them.
 
-Ranks that agree take the same decisions in the same order the same way. Walking the records
-in step, the first place they differ is either one decision taken different ways (the split:
-its condition, each rank's way and input values, the call path), or ranks that reached
-different decisions (a way this recorder does not see, e.g. a ternary, came first: the last
-decision they shared is named), or a rank whose record stops (it hung there or returned).
+Ranks on diverged inputs split all the time by design (each searches its own cache, sizes its
+own pool); what the reader wants is the split that made the *outcome* differ. So the diff
+works in epochs, the stretches between two collectives of the group (each record carries the
+collective count it was taken at): the telling epoch is the last one every rank reached — the
+one after the last collective they shared, where a rank that skips the next collective turned
+away, and where ranks that all returned made their final choices. In it, rank 0's decisions
+are aligned with each other rank's (longest matching runs, :mod:`difflib`), and the split is
+the first aligned decision taken different ways whose condition mixes a value every rank
+shares with one that differs (an agreed value against a rank-local one), else the first one
+taken different ways there. Failing that, the first place the records differ at all: one
+decision taken two ways, different decisions reached, or a record that stops.
 """
 
 from __future__ import annotations
 
 import contextlib
+import difflib
 import json
 import os
 import shutil
@@ -26,6 +33,7 @@ FOLDER_PREFIX = "deskcheck-w-decisions-"
 
 _WAYS = {"if": ("true", "false"), "while": ("true", "false"),
          "for": ("next item", "loop done")}
+# A call record's function is the last entry of its own path.
 
 
 @dataclass(frozen=True)
@@ -33,13 +41,15 @@ class Decision:
     """One recorded evaluation of a decision in one rank."""
 
     n: int
+    epoch: int
     file: str
     line: int
     kind: str
     condition: str
-    took: bool | None
+    took: bool | str | None
     inputs: dict[str, str] = field(default_factory=dict)
     path: tuple[str, ...] = ()
+    agreed: frozenset[str] = frozenset()
 
     @property
     def where(self) -> str:
@@ -47,6 +57,8 @@ class Decision:
 
     @property
     def way(self) -> str:
+        if self.kind == "call":
+            return f"returned {self.took}"
         if self.took is None:
             return "no line ran after it"
         yes, no = _WAYS.get(self.kind, ("taken", "not taken"))
@@ -68,14 +80,16 @@ class Split:
     per_rank: tuple[Decision | None, ...]
     last_shared: Decision | None
     counts: tuple[int, ...]
+    others: tuple[str, ...] = ()  # where else the ranks split (file:line), for the record
 
     def render(self) -> str:
         """The words every renderer uses (terminal, JSON ``text``, Markdown, HTML)."""
         first = next(d for d in self.per_rank if d is not None)
         lines: list[str] = []
         if self.kind == "way":
-            lines.append(f"first split: {first.where} in {_function(first)}: "
-                         f"{first.kind} {_one_line(first.condition)}")
+            what = f"call {_one_line(first.condition)}" if first.kind == "call" \
+                else f"{first.kind} {_one_line(first.condition)}"
+            lines.append(f"first split: {first.where} in {_function(first)}: {what}")
         elif self.kind == "decision":
             lines.append(f"first split: after {self.index} shared decisions the ranks reached "
                          "different decisions" + _after(self.last_shared))
@@ -90,13 +104,18 @@ class Split:
             head = f"  rank {rank}: {decision.way}" if self.kind == "way" else \
                 f"  rank {rank}: {decision.where} {decision.kind} " \
                 f"{_one_line(decision.condition)} -> {decision.way}"
-            values = ", ".join(f"{k}={v}" for k, v in decision.inputs.items())
+            values = ", ".join(f"{k}={v}" + (" [agreed]" if k in decision.agreed else "")
+                               for k, v in decision.inputs.items())
             lines.append(head + (f" ({values})" if values else ""))
         lines.append("  call path: " + " -> ".join(first.path or (_function(first),)))
+        if self.others:
+            lines.append("  other splits (rank-local work, or after this one): "
+                         + ", ".join(self.others))
         return "\n".join(lines)
 
     def as_json(self) -> dict[str, Any]:
         return {"kind": self.kind, "index": self.index, "counts": list(self.counts),
+                "others": list(self.others),
                 "per_rank": [d.as_json() if d else None for d in self.per_rank],
                 "last_shared": self.last_shared.as_json() if self.last_shared else None,
                 "text": self.render()}
@@ -139,10 +158,12 @@ def read_records(folder: str | Path, world: int) -> list[list[Decision]]:
         for line in text.splitlines():
             try:
                 raw = json.loads(line)
-                decisions.append(Decision(int(raw["n"]), raw["file"], int(raw["line"]),
+                decisions.append(Decision(int(raw["n"]), int(raw.get("c", 0)), raw["file"],
+                                          int(raw["line"]),
                                           raw["kind"], raw["condition"], raw["took"],
                                           dict(raw.get("inputs", {})),
-                                          tuple(raw.get("path", ()))))
+                                          tuple(raw.get("path", ())),
+                                          frozenset(raw.get("agreed", ()))))
             except (ValueError, KeyError, TypeError):
                 continue
         ranks.append(decisions)
@@ -166,9 +187,68 @@ def first_split(records: Sequence[Sequence[Decision]]) -> Split | None:
     return None
 
 
+def _aligned(reference: Sequence[Decision], other: Sequence[Decision]) -> dict[int, Decision]:
+    """Index in ``reference`` -> the decision of ``other`` it aligns with (same file:line)."""
+    keys = [(d.file, d.line) for d in reference]
+    matcher = difflib.SequenceMatcher(None, keys, [(d.file, d.line) for d in other],
+                                      autojunk=False)
+    pairs: dict[int, Decision] = {}
+    for block in matcher.get_matching_blocks():
+        for k in range(block.size):
+            pairs[block.a + k] = other[block.b + k]
+    return pairs
+
+
+def _mixes_shared_and_local(step: Sequence[Decision]) -> bool:
+    """The condition read one value every rank shares and one that differs."""
+    keys = set.intersection(*(set(d.inputs) for d in step)) if step else set()
+    same = [k for k in keys if len({d.inputs[k] for d in step}) == 1]
+    differ = [k for k in keys if len({d.inputs[k] for d in step}) > 1]
+    return bool(same) and bool(differ)
+
+
+def _agreed_meets_local(step: Sequence[Decision]) -> bool:
+    """An input every rank holds as agreed (a collective's value), against one that differs."""
+    keys = set.intersection(*(set(d.inputs) for d in step)) if step else set()
+    agreed = [k for k in keys if all(k in d.agreed for d in step)
+              and len({d.inputs[k] for d in step}) == 1]
+    return bool(agreed) and any(len({d.inputs[k] for d in step}) > 1 for k in keys)
+
+
+def way_splits(records: Sequence[Sequence[Decision]]) -> list[tuple[Decision, ...]]:
+    """Every decision of rank 0 that every other rank also took, at least one another way,
+    in rank 0's order (each as the tuple of every rank's evaluation of it)."""
+    reference = records[0]
+    alignments = [_aligned(reference, other) for other in records[1:]]
+    found = []
+    for index, decision in enumerate(reference):
+        step = [decision] + [a.get(index) for a in alignments]
+        if all(d is not None for d in step) and len({d.took for d in step}) > 1:
+            found.append(tuple(step))
+    return found
+
+
+def telling_split(records: Sequence[Sequence[Decision]]) -> Split | None:
+    """The split that made the outcome differ (see the module docstring), or None."""
+    if not records or not any(records):
+        return None
+    counts = tuple(len(r) for r in records)
+    reached = min(max((d.epoch for d in r), default=0) for r in records)
+    epoch = [[d for d in r if d.epoch == reached] for r in records]
+    splits = way_splits(epoch) if all(epoch) else []
+    chosen = next((s for s in splits if _agreed_meets_local(s)),
+                  next((s for s in splits if _mixes_shared_and_local(s)),
+                       splits[0] if splits else None))
+    if chosen is None:
+        return first_split(records)
+    everywhere = {s[0].where for s in way_splits(records)} | {s[0].where for s in splits}
+    others = tuple(sorted(everywhere - {chosen[0].where}))[:4]
+    return Split("way", chosen[0].n - 1, chosen, None, counts, others)
+
+
 def split_in(folder: str | Path, world: int) -> Split | None:
-    """:func:`first_split` of what the ranks recorded into ``folder``."""
-    return first_split(read_records(folder, world))
+    """:func:`telling_split` of what the ranks recorded into ``folder``."""
+    return telling_split(read_records(folder, world))
 
 
 @contextlib.contextmanager

@@ -14,14 +14,15 @@ import sys
 import pytest
 
 from deskcheck.suites.recorder import record_decisions, show
-from deskcheck.suites.split import Decision, first_split, read_records
+from deskcheck.suites.split import Decision, first_split, read_records, telling_split
 from tests.suites import _split_decisions as S
 
 HERE = S.__file__
 
 
-def _d(n: int, line: int, took: bool | None, kind: str = "if", **inputs: str) -> Decision:
-    return Decision(n, "/p/sched.py", line, kind, "free >= need", took, dict(inputs),
+def _d(n: int, line: int, took: bool | None, kind: str = "if", epoch: int = 0,
+       **inputs: str) -> Decision:
+    return Decision(n, epoch, "/p/sched.py", line, kind, "free >= need", took, dict(inputs),
                     ("Sched.step", "Sched.admit"))
 
 
@@ -52,8 +53,39 @@ def test_a_record_that_stops_early_is_the_split_and_says_how_many_it_recorded():
     assert "rank 1: no more decisions (recorded 1" in split.render(), split.render()
 
 
+def test_the_telling_split_skips_rank_local_work_before_the_last_shared_collective():
+    # epoch 0: each rank searches its own cache (splits by design); epoch 1, after the
+    # reduce: the admission compares the agreed budget with a rank-local room.
+    rank0 = [_d(1, 5, True, epoch=0, child="None"), _d(2, 12, True, epoch=1, budget="4",
+                                                       room="5")]
+    rank1 = [_d(1, 5, False, epoch=0, child="<node>"), _d(2, 9, True, epoch=0),
+             _d(3, 12, False, epoch=1, budget="4", room="2")]
+    split = telling_split([rank0, rank1])
+    assert split is not None and split.per_rank[0].line == 12, \
+        f"expected the admission after the reduce (line 12), got {split and split.render()}"
+    assert "other splits (rank-local work, or after this one): /p/sched.py:5" in split.render()
+
+
+def test_in_the_telling_epoch_a_condition_mixing_shared_and_local_values_wins():
+    rank0 = [_d(1, 5, True, child="None"), _d(2, 7, True, need="2", free="3")]
+    rank1 = [_d(1, 5, False, child="<node>"), _d(2, 6, True), _d(3, 7, False, need="2",
+                                                                 free="1")]
+    split = telling_split([rank0, rank1])
+    assert split is not None and split.per_rank[0].line == 7, \
+        "rank 0's and rank 1's records must stay aligned past a rank-local detour, and the " \
+        f"decision reading an agreed need against a local free must win: {split}"
+    assert split.per_rank[1].line == 7 and split.per_rank[1].took is False
+
+
+def test_a_rank_that_turned_away_from_the_next_collective_is_split_at_its_guard():
+    rank0 = [_d(1, 3, True, epoch=1, **{"self.tp_rank": "0"})]            # then waits in it
+    rank1 = [_d(1, 3, False, epoch=1, **{"self.tp_rank": "1"}), _d(2, 20, True, epoch=1)]
+    split = telling_split([rank0, rank1])
+    assert split is not None and split.kind == "way" and split.per_rank[0].line == 3, split
+
+
 def test_a_line_cut_by_a_kill_is_dropped_not_fatal(tmp_path):
-    good = {"n": 1, "file": "/p/a.py", "line": 3, "kind": "if", "condition": "x",
+    good = {"n": 1, "c": 0, "file": "/p/a.py", "line": 3, "kind": "if", "condition": "x",
             "took": True, "inputs": {}, "path": ["f"]}
     (tmp_path / "rank0.jsonl").write_text(json.dumps(good) + "\n{\"n\": 2, \"fi")
     records = read_records(tmp_path, 2)
@@ -79,7 +111,14 @@ def test_the_recorder_writes_each_way_and_the_values_the_condition_reads(tmp_pat
 
 
 def test_the_recorder_never_runs_a_property_and_shortens_large_values(tmp_path):
-    assert show(list(range(100))).startswith("<list len=100 sha1:"), show(list(range(100)))
+    assert show(list(range(40))).startswith("<list len=40 sha1:"), show(list(range(40)))
+    assert show(list(range(100))) == "<list len=100>", show(list(range(100)))
+
+    class Loud:
+        def __repr__(self) -> str:
+            raise AssertionError("the recorder called a user __repr__")
+
+    assert show(Loud()) == "<Loud>", "a user object must show as its type, repr never called"
     admitter = S.Admitter(free=3, enforce=False)
     source = "def probe(a):\n    if a.exploding and a.free:\n        return 1\n    return 0\n"
     (tmp_path / "probe_mod.py").write_text(source)
