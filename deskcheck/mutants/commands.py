@@ -47,6 +47,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     sweep.add_argument("-n", "--workers", type=int, default=os.cpu_count() or 1,
                        help="mutants run in parallel (default: cores)")
     sweep.add_argument("--json", metavar="PATH", help="write the results as JSON ('-': stdout)")
+    sweep.add_argument("--record", action="store_true",
+                       help="every rank-pool task records its decisions: a kill's excerpt names "
+                            "the first decision where the ranks split (DESKCHECK_RECORD=all)")
     sweep.add_argument("--full-matrix", action="store_true",
                        help="run every test under every mutant (the kill matrix)")
     sweep.add_argument("--no-store", action="store_true",
@@ -87,6 +90,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     run = sub.add_parser("run", help="run pytest under one mutant: mutants run ID -- ARGS")
     _add_catalog(run)
     run.add_argument("id", help="the mutant id (deskcheck mutants list)")
+    run.add_argument("--record", action="store_true",
+                     help="every rank-pool task records its decisions, so a rank failure or "
+                          "hang names the first decision where the ranks split (congruence "
+                          "arms always do; DESKCHECK_RECORD=all)")
     run.add_argument("pytest_args", nargs=argparse.REMAINDER, metavar="-- PYTEST_ARGS",
                      help="arguments for pytest after --")
     run.set_defaults(func=cmd_run)
@@ -104,6 +111,8 @@ def cmd_sweep(args: argparse.Namespace) -> int:
 
 
 def _sweep(args: argparse.Namespace) -> int:
+    if getattr(args, "record", False):  # inherited by every forked child and started python
+        os.environ["DESKCHECK_RECORD"] = "all"
     if getattr(args, "auto", False):
         from deskcheck.mutants.auto.commands import run_auto
 
@@ -338,14 +347,19 @@ def cmd_run(args: argparse.Namespace) -> int:
             args.catalog = head.pop(0)
         elif option.startswith("--catalog="):
             args.catalog = option.split("=", 1)[1]
+        elif option == "--record":
+            args.record = True
         else:
             raise ConfigError(f"unexpected argument {option!r} before '--'",
-                              fix="deskcheck mutants run ID [--catalog PATH] -- [pytest args]")
+                              fix="deskcheck mutants run ID [--catalog PATH] [--record] -- "
+                                  "[pytest args]")
     catalog = _catalog(args)
     mutant = catalog.get(args.id)
     sys.path.insert(0, str(catalog.root))
     mutated = build_mutation(mutant)
     env = {**os.environ, **child_environment(mutated.payload(), None, f"run-{mutant.id}")}
+    if args.record:
+        env["DESKCHECK_RECORD"] = "all"
     print(f"deskcheck: running pytest under mutant {mutant.id} ({mutant.title})",
           file=sys.stderr)
     return subprocess.call([sys.executable, "-m", "pytest", "-p", "no:cacheprovider",

@@ -24,9 +24,10 @@ from deskcheck.suites.congruence import (
     _run,
     _shared,
     check_decisions,
+    note_divergence,
 )
 from deskcheck.suites.registry import rank_pool
-from deskcheck.suites.split import note_split, recording
+from deskcheck.suites.split import recording
 
 DEFAULT_SETTINGS = settings(
     max_examples=40,
@@ -88,7 +89,7 @@ def check_arm_property(arm: CongruenceArm, inputs: st.SearchStrategy[Sequence[An
             try:
                 check_decisions(arm, drawn, decisions, _label(arm, target))
             except CongruenceError as exc:
-                note_split(exc, folder, target.world)
+                note_divergence(arm, decisions, exc, folder, target.world)
                 raise
         if premise and tally.premise_diverged == 0:
             tally.premise_runs += 1

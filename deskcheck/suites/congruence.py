@@ -219,6 +219,14 @@ def check_decisions(arm: CongruenceArm, inputs: Sequence[Any], decisions: Sequen
             fix="every rank must derive the decision from group-reduced values only")
 
 
+def note_divergence(arm: CongruenceArm, decisions: Sequence[Any], exc: BaseException,
+                    folder: Path | None, world: int) -> None:
+    """Name the first split when the ranks diverged (a safety failure on agreeing ranks has
+    no split to name)."""
+    if diverging_ranks(_shared(arm, decisions))[1]:
+        note_split(exc, folder, world)
+
+
 def check_arm(arm: CongruenceArm, inputs: Sequence[Any], pool: Any, *,
               premise: bool = True) -> ArmResult:
     """Run the arm on ``pool`` with one input per rank; raise on any of the three checks."""
@@ -230,7 +238,7 @@ def check_arm(arm: CongruenceArm, inputs: Sequence[Any], pool: Any, *,
         try:
             check_decisions(arm, inputs, decisions, label)
         except CongruenceError as exc:
-            note_split(exc, folder, pool.world)
+            note_divergence(arm, decisions, exc, folder, pool.world)
             raise
     if not premise:
         return ArmResult(arm.name, tuple(_shared(arm, decisions)), None)

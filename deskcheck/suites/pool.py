@@ -281,10 +281,26 @@ class RankPool:
             **kwargs: Any) -> list[Any]:
         """Run ``fn`` on every rank; return the values rank by rank or raise naming the ranks.
 
-        With ``per_rank``, rank r calls ``fn(per_rank[r], *args, **kwargs)``.
+        With ``per_rank``, rank r calls ``fn(per_rank[r], *args, **kwargs)``. Under
+        ``DESKCHECK_RECORD=all`` the ranks record their decisions and a failure names the
+        first split (:mod:`deskcheck.suites.split`).
         """
-        return values_or_raise(self.run_outcomes(fn, *args, per_rank=per_rank, **kwargs), fn,
-                               self.describe(), self.timeout_s)
+        from deskcheck.suites.recorder import recording_every_task
+
+        if not recording_every_task() or kwargs.get("record"):
+            return values_or_raise(self.run_outcomes(fn, *args, per_rank=per_rank, **kwargs),
+                                   fn, self.describe(), self.timeout_s)
+        from deskcheck.suites.split import note_split, recorded_task, recording
+
+        with recording(self) as folder:
+            outcomes = self.run_outcomes(recorded_task, *args, per_rank=per_rank,
+                                         _deskcheck_task=fn, _deskcheck_folder=str(folder),
+                                         **kwargs)
+            try:
+                return values_or_raise(outcomes, fn, self.describe(), self.timeout_s)
+            except RankError as exc:
+                note_split(exc, folder, self.world)
+                raise
 
     def run_outcomes(self, fn: Callable[..., Any], *args: Any,
                      per_rank: Sequence[Any] | None = None, **kwargs: Any) -> list[RankOutcome]:

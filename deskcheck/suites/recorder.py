@@ -55,6 +55,11 @@ def recording_enabled() -> bool:
     return os.environ.get(RECORD_ENV, "").strip().lower() not in {"off", "0", "no", "false"}
 
 
+def recording_every_task() -> bool:
+    """``DESKCHECK_RECORD=all`` (``--record``): every rank-pool task records, not only arms."""
+    return os.environ.get(RECORD_ENV, "").strip().lower() == "all"
+
+
 def is_project_file(filename: str) -> bool:
     """True for code a test's decision reaches: not the stdlib, site-packages or deskcheck."""
     if filename.startswith("<"):
@@ -176,6 +181,7 @@ def show(value: Any) -> str:
     return f"<{type(value).__name__}{size}>"
 
 
+_TOO_COMMON = frozenset({"0", "1", "-1", "True", "False", "None", "0.0", "1.0", "()", "[]"})
 _SUSPENDS = inspect.CO_GENERATOR | inspect.CO_COROUTINE | inspect.CO_ASYNC_GENERATOR
 _COLLECTIVES = ("all_reduce", "all_gather", "all_gather_into_tensor", "reduce_scatter_tensor",
                 "broadcast", "reduce", "all_gather_object", "broadcast_object_list",
@@ -274,7 +280,8 @@ class DecisionRecorder:
         return remembering
 
     def _remember(self, value: Any) -> None:
-        """Note the values a collective left in its tensors and lists as agreed."""
+        """Note the values a collective left in its tensors and lists as agreed (not the
+        commonest ones, 0, 1, -1, booleans and None, which would mark half the inputs)."""
         tolist = getattr(value, "tolist", None)
         if callable(tolist) and getattr(value, "numel", lambda: 1 << 20)() <= 4096:
             value = tolist()
@@ -286,6 +293,7 @@ class DecisionRecorder:
             self.agreed.add(show(value))
         elif isinstance(value, _SCALARS):
             self.agreed.add(show(value))
+        self.agreed -= _TOO_COMMON
 
     @contextlib.contextmanager
     def active(self) -> Iterator[DecisionRecorder]:

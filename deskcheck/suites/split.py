@@ -7,9 +7,11 @@ collective count it was taken at): the telling epoch is the last one every rank 
 one after the last collective they shared, where a rank that skips the next collective turned
 away, and where ranks that all returned made their final choices. In it, rank 0's decisions
 are aligned with each other rank's (longest matching runs, :mod:`difflib`), and the split is
-the first aligned decision taken different ways whose condition mixes a value every rank
-shares with one that differs (an agreed value against a rank-local one), else the first one
-taken different ways there. Failing that, the first place the records differ at all: one
+the first aligned decision taken different ways whose inputs set a value a collective agreed
+against one that differs on the ranks — a function's return before a branch (``min(vote,
+limit)`` is where a wrong vote meets the local limit) —, else the innermost one (a branch, or a
+call with no split inside it) whose inputs mix a value every rank shares with one that differs,
+else the first one taken different ways there. Failing that, the first place the records differ at all: one
 decision taken two ways, different decisions reached, or a record that stops.
 """
 
@@ -215,6 +217,17 @@ def _agreed_meets_local(step: Sequence[Decision]) -> bool:
     return bool(agreed) and any(len({d.inputs[k] for d in step}) > 1 for k in keys)
 
 
+def _is_origin(split: tuple[Decision, ...], splits: Sequence[tuple[Decision, ...]]) -> bool:
+    """A branch, or a call inside which no other split happened (its value differs because
+    its own inputs meet there, not because a split inside it says so)."""
+    call = split[0]
+    if call.kind != "call":
+        return True
+    depth = len(call.path)
+    return not any(other[0].n < call.n and other[0].path[:depth] == call.path
+                   and other is not split for other in splits)
+
+
 def way_splits(records: Sequence[Sequence[Decision]]) -> list[tuple[Decision, ...]]:
     """Every decision of rank 0 that every other rank also took, at least one another way,
     in rank 0's order (each as the tuple of every rank's evaluation of it)."""
@@ -236,9 +249,12 @@ def telling_split(records: Sequence[Sequence[Decision]]) -> Split | None:
     reached = min(max((d.epoch for d in r), default=0) for r in records)
     epoch = [[d for d in r if d.epoch == reached] for r in records]
     splits = way_splits(epoch) if all(epoch) else []
-    chosen = next((s for s in splits if _agreed_meets_local(s)),
-                  next((s for s in splits if _mixes_shared_and_local(s)),
-                       splits[0] if splits else None))
+    def preference(split: tuple[Decision, ...]) -> tuple[bool, bool, bool, bool]:
+        agreed = _agreed_meets_local(split)
+        return (not agreed, agreed and split[0].kind != "call",
+                not _is_origin(split, splits), not _mixes_shared_and_local(split))
+
+    chosen = min(splits, key=preference) if splits else None
     if chosen is None:
         return first_split(records)
     everywhere = {s[0].where for s in way_splits(records)} | {s[0].where for s in splits}
@@ -284,3 +300,12 @@ def note_split(exc: BaseException, folder: Path | None, world: int) -> Split | N
         exc.add_note(split.render())
         exc.first_split = split  # type: ignore[attr-defined]
     return split
+
+
+def recorded_task(*args: Any, _deskcheck_task: Any, _deskcheck_folder: str, **kwargs: Any) -> Any:
+    """A rank-pool task run under the recorder (``DESKCHECK_RECORD=all``)."""
+    from deskcheck.suites._rank_main import rank_context
+    from deskcheck.suites.recorder import record_decisions
+
+    with record_decisions(_deskcheck_folder, rank_context().rank):
+        return _deskcheck_task(*args, **kwargs)

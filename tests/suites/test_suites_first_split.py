@@ -197,3 +197,23 @@ def test_a_rank_that_skips_a_gated_collective_names_the_decision_that_sent_it_aw
     assert "rank 0: true (self.free=3, need=2)" in notes, notes
     assert "rank 1: false (self.free=1, need=2)" in notes, notes
     assert not list(tmp_path.glob("deskcheck-w-decisions-*")), "record folder left behind"
+
+
+@pytest.mark.xdist_group("deskcheck-suites-hang")
+def test_under_record_all_a_plain_pool_task_names_its_split_too(tmp_path, monkeypatch):
+    from deskcheck.errors import RankTimeoutError
+    from deskcheck.suites import RankPool
+
+    monkeypatch.setenv("DESKCHECK_SCRATCH_DIR", str(tmp_path))
+    with RankPool(2, "gloo", timeout_s=2.0) as pool:
+        monkeypatch.setenv("DESKCHECK_RECORD", "arms")
+        with pytest.raises(RankTimeoutError) as plain:
+            pool.run(S.gated_collective, per_rank=[3, 1])
+        assert "first split" not in "\n".join(getattr(plain.value, "__notes__", [])), \
+            "a plain pool task must not record unless DESKCHECK_RECORD=all"
+        monkeypatch.setenv("DESKCHECK_RECORD", "all")
+        with pytest.raises(RankTimeoutError) as recorded:
+            pool.run(S.gated_collective, per_rank=[3, 1])
+    notes = "\n".join(getattr(recorded.value, "__notes__", []))
+    assert f":{S.line_of('GATE-DECISION')} in Admitter.admit_with_collective" in notes, \
+        f"DESKCHECK_RECORD=all must name the gating decision of a plain task; notes:\n{notes}"
