@@ -40,6 +40,15 @@ def skip_all_reduce_on(skipper: int) -> int:
     return probe_all_reduce(1)
 
 
+def skip_all_reduce_recorded(skipper: int, folder: str) -> int:
+    """:func:`skip_all_reduce_on` with this module's decisions recorded into ``folder``."""
+    from deskcheck.suites._rank_main import rank_context
+    from deskcheck.suites.recorder import record_decisions
+
+    with record_decisions(folder, rank_context().rank, include=[__file__]):
+        return skip_all_reduce_on(skipper)
+
+
 HANG_SLACK_S = 5.0  # a loaded machine may take this long past timeout + grace to answer
 
 
@@ -52,12 +61,20 @@ def hang_arm(backend: str, world: int, timeout_s: float) -> dict[str, Any]:
                 "reason": "the hang arm needs world >= 2 (a rank must wait for the skipper)"}
     skipper = world - 1
     expected = f"rank {skipper} skipped all_reduce"
+    from deskcheck.suites.split import recording, split_in
+
     pool = RankPool(world, backend, timeout_s=timeout_s)
+    split = None
     try:
         pool.start()
         began = time.perf_counter()
         try:
-            values = pool.run(skip_all_reduce_on, per_rank=[skipper] * world)
+            with recording(pool) as folder:
+                try:
+                    values = pool.run(skip_all_reduce_recorded, str(folder),
+                                      per_rank=[skipper] * world)
+                finally:
+                    split = split_in(folder, world) if folder else None
         except RankTimeoutError as exc:
             seconds = time.perf_counter() - began
             headline = str(exc).splitlines()[0]
@@ -69,7 +86,8 @@ def hang_arm(backend: str, world: int, timeout_s: float) -> dict[str, Any]:
     finally:
         pool.close()
     limit = timeout_s + GRACE_S + HANG_SLACK_S
-    row = {"message": headline, "seconds": round(seconds, 3), "limit_seconds": limit}
+    row = {"message": headline, "seconds": round(seconds, 3), "limit_seconds": limit,
+           "split": split.render() if split else None}
     if expected not in headline:
         return {**row, "ok": False, "reason": f"the error does not say {expected!r}"}
     if seconds > limit:
@@ -132,6 +150,8 @@ def doctor(args: argparse.Namespace) -> int:
                            f"named in {hang['seconds']:.1f} s: {hang['message']}" if hang["ok"]
                            else "FAILED: " + hang["reason"])
                 print(f"      hang arm {verdict}")
+                if hang.get("split"):
+                    print("      " + hang["split"].replace("\n", "\n      "))
     return 0 if all(r["ok"] for r in rows) else 1
 
 

@@ -210,11 +210,14 @@ def _mixes_shared_and_local(step: Sequence[Decision]) -> bool:
 
 
 def _agreed_meets_local(step: Sequence[Decision]) -> bool:
-    """An input every rank holds as agreed (a collective's value), against one that differs."""
+    """An input every rank holds as agreed (a collective's value), against one that differs
+    and is no collective's value on some rank (a reduced vector full of lengths makes many
+    small numbers look agreed: a rank-local one is one the group never produced)."""
     keys = set.intersection(*(set(d.inputs) for d in step)) if step else set()
     agreed = [k for k in keys if all(k in d.agreed for d in step)
               and len({d.inputs[k] for d in step}) == 1]
-    return bool(agreed) and any(len({d.inputs[k] for d in step}) > 1 for k in keys)
+    return bool(agreed) and any(len({d.inputs[k] for d in step}) > 1
+                                and not all(k in d.agreed for d in step) for k in keys)
 
 
 def _is_origin(split: tuple[Decision, ...], splits: Sequence[tuple[Decision, ...]]) -> bool:

@@ -53,6 +53,10 @@ def test_doctor_runs_the_hang_arm_and_names_the_rank_that_skipped(capsys):
     assert "rank 1 skipped all_reduce #1: returned after 0 collectives while ranks 0 waited" \
         in out or "rank 1 skipped all_reduce #1: returned after 0 collectives while rank 0 " \
         "waited" in out, f"the hang arm must name rank 1 as the rank that skipped:\n{out}"
+    assert "first split: deskcheck/suites/commands.py:" in out and \
+        "in skip_all_reduce_on: if rank_context().rank == skipper" in out, \
+        f"the hang arm must name the decision where the skipping rank left the others:\n{out}"
+    assert "rank 0: false (skipper=1)" in out and "rank 1: true (skipper=1)" in out, out
 
 
 @pytest.mark.world(2, 3)

@@ -1,0 +1,114 @@
+"""Every reference-catalog mutant a congruence arm kills, run under its owner: where the ranks
+diverged, the failure names the first split, and it is the decision the mutant changed or one
+the mutated value feeds; where they agreed (a safety predicate failed on every rank alike, or
+another check of the test failed) no split is claimed.
+
+The mutants run as a user sweeps them (``deskcheck sweep --only ...``); the split is read
+from each kill's failure excerpt.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import tomllib
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("torch.distributed")
+
+ROOT = Path(__file__).resolve().parents[2]
+TARGET = ROOT / "examples" / "tp_scheduler"
+CONGRUENCE = "tests/test_congruence_suites.py"
+
+# mutant id -> the functions its split may name: the one the mutant changed, or one its value
+# feeds (the reduced count meets each rank's own limit in group_count).
+SPLITS = {
+    "head.count_max_instead_of_min": {"group_count"},
+    "reduce.max_instead_of_min": {"group_count"},
+    "reduce.count_vote_not_published": {"group_count"},
+}
+# mutant id -> why its owner's failure has no split to name (the ranks agreed).
+NO_SPLIT = {
+    "ballot.parted_heads_unseen": "every rank reads the same wrong verdict: safety fails alike",
+    "ballot.on_side_call_site_dropped": "the detector's own report is checked, not an arm",
+    "head.enforcer_switch_ignored": "the premise fails: with the switch ignored nothing diverges",
+    "reduce.slot_appended_after_tail_ballot": "every rank reads the same shifted slot",
+    "reduce.constant_yes_published": "every rank holds the head alike; safety fails on one",
+    "batch.group_count_ignored": "every rank admits the same count; safety fails",
+}
+# Known misses of the split heuristic, kept visible: the test fails if one starts to pass.
+MISSES = {
+    "batch.group_prefix_ignored": (
+        "the group's prefix lengths are dropped in an expression (dict.get's default), not a "
+        "branch or a return: the split named is the rank-local prefix match it exposes"),
+}
+
+
+def _congruence_mutants() -> list[tuple[str, str]]:
+    catalog = tomllib.loads((TARGET / "mutants.toml").read_text(encoding="utf-8"))
+    found = []
+    for mutant in catalog["mutant"]:
+        owners = [o for o in mutant["owners"] if o.startswith(CONGRUENCE + "::")]
+        if owners:
+            found.append((mutant["id"], owners[0]))
+    return found
+
+
+MUTANTS = _congruence_mutants()
+
+
+def test_every_congruence_killed_mutant_is_classified():
+    unknown = [m for m, _o in MUTANTS if m not in SPLITS and m not in NO_SPLIT
+               and m not in MISSES]
+    assert not unknown, ("reference-catalog mutants killed by a congruence arm that this test "
+                         f"does not classify (add each to SPLITS, NO_SPLIT or MISSES): {unknown}")
+
+
+@pytest.fixture(scope="module")
+def excerpts(tmp_path_factory) -> dict[str, str]:
+    """One sweep of every congruence-killed mutant (one warm session, a fork per mutant):
+    each mutant's verdict and failure excerpt, as a user's sweep reports them."""
+    out = tmp_path_factory.mktemp("split-sweep") / "sweep.json"
+    ids = [m for m, _o in MUTANTS]
+    proc = subprocess.run(
+        [sys.executable, "-m", "deskcheck", "sweep", "--catalog", str(TARGET / "mutants.toml"),
+         "--only", *ids, "--no-store", "--json", str(out), "-n", "2"],
+        cwd=ROOT, capture_output=True, text=True, timeout=900)
+    assert out.exists(), f"the sweep wrote no JSON (exit {proc.returncode}):\n{proc.stderr}"
+    document = json.loads(out.read_text(encoding="utf-8"))
+    not_killed = {m["id"]: m["verdict"] for m in document["mutants"] if m["verdict"] != "KILLED"}
+    assert not not_killed, f"every congruence-owned mutant must be KILLED: {not_killed}"
+    return {m["id"]: m.get("excerpt", "") for m in document["mutants"]}
+
+
+def _split_functions(excerpt: str) -> set[str]:
+    return {line.split(" in ", 1)[1].split(":", 1)[0].strip()
+            for line in excerpt.splitlines() if "first split: " in line and " in " in line}
+
+
+def test_a_diverging_mutant_names_the_decision_it_changed_or_feeds(excerpts):
+    wrong = {}
+    for mutant, allowed in SPLITS.items():
+        named = _split_functions(excerpts[mutant])
+        if not named or not named <= allowed or "rank 1: returned" not in excerpts[mutant]:
+            wrong[mutant] = f"named {sorted(named)}, expected one of {sorted(allowed)} with " \
+                            "each rank's returned value"
+    assert not wrong, "the ranks diverged under these mutants but the first split named in " \
+        "the sweep's excerpt is not the decision changed or fed:\n" + \
+        "\n".join(f"  {m}: {why}" for m, why in wrong.items())
+
+
+def test_a_mutant_the_ranks_agree_under_claims_no_split(excerpts):
+    claimed = [m for m in NO_SPLIT if "first split" in excerpts[m]]
+    assert not claimed, "these mutants leave the ranks agreeing, yet a split was claimed: " + \
+        ", ".join(f"{m} ({NO_SPLIT[m]})" for m in claimed)
+
+
+def test_known_misses_still_miss(excerpts):
+    moved = {m: sorted(_split_functions(excerpts[m])) for m in MISSES
+             if "_shared_len" not in _split_functions(excerpts[m])}
+    assert not moved, f"known misses now name another split: {moved}; if it is the decision " \
+        "the mutant changed or feeds, move the mutant to SPLITS"
