@@ -75,7 +75,15 @@ def values_or_raise(outcomes: list[RankOutcome], fn: Callable[..., Any], where: 
 
 def failure_error(outcomes: list[RankOutcome], fn: Callable[..., Any], label: str,
                   timeout_s: float) -> RankError:
-    """The error for a task in which at least one rank did not succeed."""
+    """The error for a task in which at least one rank did not succeed (its ``outcomes``
+    attribute keeps every rank's outcome, for notes added on the way up)."""
+    error = _failure_error(outcomes, fn, label, timeout_s)
+    error.outcomes = list(outcomes)  # type: ignore[attr-defined]
+    return error
+
+
+def _failure_error(outcomes: list[RankOutcome], fn: Callable[..., Any], label: str,
+                   timeout_s: float) -> RankError:
     code = getattr(fn, "__code__", None)
     location = f"{code.co_filename}:{code.co_firstlineno}" if code else repr(fn)
     task = getattr(fn, "__qualname__", repr(fn))

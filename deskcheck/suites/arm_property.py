@@ -27,7 +27,6 @@ from deskcheck.suites.congruence import (
     note_divergence,
 )
 from deskcheck.suites.registry import rank_pool
-from deskcheck.suites.split import recording
 
 DEFAULT_SETTINGS = settings(
     max_examples=40,
@@ -81,24 +80,29 @@ def check_arm_property(arm: CongruenceArm, inputs: st.SearchStrategy[Sequence[An
     def holds_for(drawn: Sequence[Any]) -> None:
         tally.examples += 1
         target = pool_for(drawn)
-        with recording(target) as folder:
-            try:
-                decisions = _run(arm, drawn, target, enforced=True, record=folder)
-            except RankTimeoutError as exc:
-                raise _StopSearch(exc, drawn) from exc
-            try:
-                check_decisions(arm, drawn, decisions, _label(arm, target))
-            except CongruenceError as exc:
-                note_divergence(arm, decisions, exc, folder, target.world)
-                raise
+        try:
+            decisions = _run(arm, drawn, target, enforced=True)
+        except RankTimeoutError as exc:
+            raise _StopSearch(exc, drawn) from exc
+        try:
+            check_decisions(arm, drawn, decisions, _label(arm, target))
+        except CongruenceError:
+            failing.append((drawn, decisions, target))  # the last one is the shrunk example
+            raise
         if premise and tally.premise_diverged == 0:
             tally.premise_runs += 1
             unenforced = _shared(arm, _run(arm, drawn, target, enforced=False))
             if ArmResult(arm.name, (), tuple(unenforced)).premise_diverged:
                 tally.premise_diverged += 1
 
+    failing: list[tuple[Sequence[Any], list[Any], Any]] = []
     try:
         holds_for()
+    except CongruenceError as exc:
+        if failing:  # the split of the minimal example only, not of every shrinking step
+            drawn, decisions, target = failing[-1]
+            note_divergence(arm, drawn, decisions, exc, target, None)
+        raise
     except _StopSearch as stop:
         stop.error.add_note(f"hung on this example (not shrunk: every try costs a timeout):\n"
                             f"{stop.inputs!r}")

@@ -19,6 +19,8 @@ from pathlib import Path
 from typing import Any
 
 from deskcheck.errors import CongruenceError, RankError, VacuousPremiseError
+from deskcheck.suites.hang_gate import note_gate
+from deskcheck.suites.recorder import recording_enabled, recording_every_task
 from deskcheck.suites.split import note_split, recording
 
 Safety = Callable[[int, Any, Any], "str | None"]
@@ -192,8 +194,25 @@ def _run(arm: CongruenceArm, inputs: Sequence[Any], pool: Any, enforced: bool,
     except RankError as exc:
         state = "on" if enforced else f"off ({arm.kill_switch.describe()})"
         exc.add_note(f"while {_label(arm, pool)} decided with the enforcer {state}")
-        note_split(exc, record, pool.world)
+        if record is not None:
+            note_split(exc, record, pool.world)
+        elif recording_enabled():
+            note_gate(exc)
         raise
+
+
+def _split_on_rerun(arm: CongruenceArm, inputs: Sequence[Any], pool: Any,
+                    exc: BaseException) -> None:
+    """Run the enforced decision once more with the recorder (the code is deterministic, the
+    inputs the same) and add the first split to ``exc``."""
+    with recording(pool) as folder:
+        if folder is None:
+            return
+        try:
+            _run(arm, inputs, pool, enforced=True, record=folder)
+        except RankError:
+            pass  # a rank failing the second time still leaves what it recorded
+        note_split(exc, folder, pool.world)
 
 
 def check_decisions(arm: CongruenceArm, inputs: Sequence[Any], decisions: Sequence[Any],
@@ -219,12 +238,16 @@ def check_decisions(arm: CongruenceArm, inputs: Sequence[Any], decisions: Sequen
             fix="every rank must derive the decision from group-reduced values only")
 
 
-def note_divergence(arm: CongruenceArm, decisions: Sequence[Any], exc: BaseException,
-                    folder: Path | None, world: int) -> None:
+def note_divergence(arm: CongruenceArm, inputs: Sequence[Any], decisions: Sequence[Any],
+                    exc: BaseException, pool: Any, folder: Path | None) -> None:
     """Name the first split when the ranks diverged (a safety failure on agreeing ranks has
-    no split to name)."""
-    if diverging_ranks(_shared(arm, decisions))[1]:
-        note_split(exc, folder, world)
+    no split to name): from what the ranks recorded, else by a recorded re-run."""
+    if not diverging_ranks(_shared(arm, decisions))[1] or not recording_enabled():
+        return
+    if folder is not None:
+        note_split(exc, folder, pool.world)
+    else:
+        _split_on_rerun(arm, inputs, pool, exc)
 
 
 def check_arm(arm: CongruenceArm, inputs: Sequence[Any], pool: Any, *,
@@ -233,12 +256,12 @@ def check_arm(arm: CongruenceArm, inputs: Sequence[Any], pool: Any, *,
     if len(inputs) != pool.world:
         raise ValueError(f"{len(inputs)} rank inputs for a world of {pool.world}")
     label = _label(arm, pool)
-    with recording(pool) as folder:
+    with recording(pool) if recording_every_task() else contextlib.nullcontext() as folder:
         decisions = _run(arm, inputs, pool, enforced=True, record=folder)
         try:
             check_decisions(arm, inputs, decisions, label)
         except CongruenceError as exc:
-            note_divergence(arm, decisions, exc, folder, pool.world)
+            note_divergence(arm, inputs, decisions, exc, pool, folder)
             raise
     if not premise:
         return ArmResult(arm.name, tuple(_shared(arm, decisions)), None)

@@ -133,6 +133,21 @@ _PROPERTY = "<property>"
 _NOT_AN_INPUT = (types.ModuleType, types.FunctionType, types.BuiltinFunctionType, type)
 
 
+def _static_attribute(value: Any, attr: str) -> Any:
+    """``inspect.getattr_static`` for the common cases, fast: the instance's own ``__dict__``,
+    then the classes of its MRO; never runs a descriptor."""
+    own = getattr(value, "__dict__", None)
+    if type(own) is dict and attr in own:
+        return own[attr]
+    for klass in type(value).__mro__:
+        if attr in klass.__dict__:
+            return klass.__dict__[attr]
+    try:
+        return inspect.getattr_static(value, attr)  # modules, classes as values, the rest
+    except AttributeError:
+        return _MISSING
+
+
 def _lookup(frame: types.FrameType, chain: str) -> Any:
     """The value ``chain`` (``x`` or ``self.a.b``) has in ``frame``, never running a property."""
     head, *rest = chain.split(".")
@@ -145,9 +160,8 @@ def _lookup(frame: types.FrameType, chain: str) -> Any:
     if not rest and isinstance(value, _NOT_AN_INPUT):
         return _MISSING
     for attr in rest:
-        try:
-            found = inspect.getattr_static(value, attr)
-        except AttributeError:
+        found = _static_attribute(value, attr)
+        if found is _MISSING:
             return _MISSING
         if isinstance(found, (types.MemberDescriptorType, types.GetSetDescriptorType)):
             found = getattr(value, attr, _MISSING)  # __slots__ and C fields: plain storage
@@ -158,6 +172,12 @@ def _lookup(frame: types.FrameType, chain: str) -> Any:
 
 
 _SCALARS = (bool, int, float, str, bytes, type(None))
+_NUMBERS = (bool, int, float, type(None))
+_MASK = 0xFFFFFFFF
+
+
+def _sha1(text: str) -> str:
+    return hashlib.sha1(text.encode("utf-8", "replace")).hexdigest()[:8]
 
 
 def show(value: Any) -> str:
@@ -165,14 +185,20 @@ def show(value: Any) -> str:
     scalars by their repr (a digest when long), anything else by its type (and length)."""
     if value is _PROPERTY:
         return value
-    if isinstance(value, _SCALARS) or isinstance(value, (tuple, list, frozenset, set)) \
-            and len(value) <= 64 and all(isinstance(v, _SCALARS) for v in value):
-        text = " ".join(repr(value).split())
+    if isinstance(value, _SCALARS):
+        text = repr(value)
         if len(text) <= _MAX_VALUE:
             return text
-        digest = hashlib.sha1(text.encode("utf-8", "replace")).hexdigest()[:8]
-        size = f" len={len(value)}" if not isinstance(value, (int, float, bool)) else ""
-        return f"<{type(value).__name__}{size} sha1:{digest}>"
+        return f"<{type(value).__name__} sha1:{_sha1(text)}>"
+    if isinstance(value, (tuple, list)) and len(value) <= 256:
+        if all(isinstance(v, _NUMBERS) for v in value):  # hash() of numbers is the same in
+            if len(value) <= 8:                          # every process: cheap and stable
+                return repr(value)
+            return f"<{type(value).__name__} len={len(value)} #{hash(tuple(value)) & _MASK:08x}>"
+        if all(isinstance(v, _SCALARS) for v in value):
+            text = repr(value)
+            return text if len(text) <= _MAX_VALUE \
+                else f"<{type(value).__name__} len={len(value)} sha1:{_sha1(text)}>"
     try:
         size = f" len={len(value)}" if isinstance(value, (tuple, list, dict, set, frozenset,
                                                             str, bytes)) else ""
@@ -205,6 +231,7 @@ class DecisionRecorder:
         self._pending: dict[types.FrameType, tuple[Branch, int, dict[str, str]]] = {}
         self._args: dict[types.FrameType, dict[str, str]] = {}
         self._raised: dict[types.FrameType, str] = {}
+        self._loops: dict[tuple[types.FrameType, int], tuple[Branch, int]] = {}
         self._path: list[str] = []
 
     def _trace_calls(self, frame: types.FrameType, event: str, arg: Any) -> Any:
@@ -223,6 +250,14 @@ class DecisionRecorder:
                              if n not in ("self", "cls") and n in local}
         return self._trace_lines
 
+    def _inputs(self, frame: types.FrameType, branch: Branch) -> dict[str, str]:
+        inputs = {}
+        for chain in branch.reads:
+            value = _lookup(frame, chain)
+            if value is not _MISSING:
+                inputs[chain] = show(value)
+        return inputs
+
     def _trace_lines(self, frame: types.FrameType, event: str, arg: Any) -> Any:
         pending = self._pending.get(frame)
         if event == "exception":
@@ -231,20 +266,20 @@ class DecisionRecorder:
             self._raised.pop(frame, None)  # handled inside the frame
             line = frame.f_lineno
             if pending is not None and not pending[0].head[0] <= line <= pending[0].head[1]:
-                self._write_branch(frame, pending, pending[0].body[0] <= line <= pending[0].body[1])
                 del self._pending[frame]
+                self._resolve(frame, pending, pending[0].body[0] <= line <= pending[0].body[1])
             branch = branches_of(frame.f_code.co_filename).get(line)
             if branch is not None and frame not in self._pending:
-                inputs = {}
-                for chain in branch.reads:
-                    value = _lookup(frame, chain)
-                    if value is not _MISSING:
-                        inputs[chain] = show(value)
+                # an if's values are read before its body runs; a loop's when it ends
+                inputs = self._inputs(frame, branch) if branch.kind == "if" else {}
                 self._pending[frame] = (branch, line, inputs)
         elif event == "return":
             if pending is not None:  # the branch ran no line of its own after the condition
-                self._write_branch(frame, pending, None)
                 del self._pending[frame]
+                self._resolve(frame, pending, None)
+            for key in [k for k in self._loops if k[0] is frame]:  # returned inside a loop
+                branch, count = self._loops.pop(key)
+                self._write_branch(frame, (branch, key[1], self._inputs(frame, branch)), count)
             code = frame.f_code
             args = self._args.pop(frame, {})
             raised = self._raised.pop(frame, None)
@@ -256,12 +291,30 @@ class DecisionRecorder:
                 self._path.pop()
         return self._trace_lines
 
+    def _resolve(self, frame: types.FrameType, pending: tuple[Branch, int, dict[str, str]],
+                 taken: bool | None) -> None:
+        """An if is written at once; a loop counts its iterations and is written once, with
+        its trip count, when it ends (one record a loop, not one an iteration)."""
+        branch, line, _inputs = pending
+        if branch.kind == "if":
+            self._write_branch(frame, pending, taken)
+            return
+        key = (frame, line)
+        if taken:
+            _branch, count = self._loops.get(key, (branch, 0))
+            self._loops[key] = (branch, count + 1)
+        else:
+            _branch, count = self._loops.pop(key, (branch, 0))
+            self._write_branch(frame, (branch, line, self._inputs(frame, branch)), count)
+
     def _write_branch(self, frame: types.FrameType,
-                      pending: tuple[Branch, int, dict[str, str]], took: bool | None) -> None:
+                      pending: tuple[Branch, int, dict[str, str]], took: bool | int | None
+                      ) -> None:
         branch, line, inputs = pending
         self._emit(frame.f_code.co_filename, line, branch.kind, branch.condition, took, inputs)
 
-    def _emit(self, file: str, line: int, kind: str, condition: str, took: bool | str | None,
+    def _emit(self, file: str, line: int, kind: str, condition: str,
+              took: bool | int | str | None,
               inputs: dict[str, str]) -> None:
         self.count += 1
         record = {"n": self.count, "c": _collectives(), "file": file, "line": line,
@@ -313,6 +366,7 @@ class DecisionRecorder:
             self._pending.clear()
             self._args.clear()
             self._raised.clear()
+            self._loops.clear()
             self._path.clear()
 
 

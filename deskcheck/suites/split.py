@@ -48,7 +48,7 @@ class Decision:
     line: int
     kind: str
     condition: str
-    took: bool | str | None
+    took: bool | int | str | None
     inputs: dict[str, str] = field(default_factory=dict)
     path: tuple[str, ...] = ()
     agreed: frozenset[str] = frozenset()
@@ -61,6 +61,8 @@ class Decision:
     def way(self) -> str:
         if self.kind == "call":
             return f"returned {self.took}"
+        if self.kind in ("for", "while") and type(self.took) is int:
+            return f"{self.took} iteration" + ("" if self.took == 1 else "s")
         if self.took is None:
             return "no line ran after it"
         yes, no = _WAYS.get(self.kind, ("taken", "not taken"))

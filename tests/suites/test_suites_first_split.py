@@ -84,6 +84,23 @@ def test_a_rank_that_turned_away_from_the_next_collective_is_split_at_its_guard(
     assert split is not None and split.kind == "way" and split.per_rank[0].line == 3, split
 
 
+def test_a_loop_is_one_record_with_its_trip_count_and_the_values_it_ended_on(tmp_path):
+    source = ("def count(n):\n    i = 0\n    while i < n:\n        i += 1\n"
+              "    for _x in range(3):\n        return i\n    return -1\n")
+    path = tmp_path / "loops_mod.py"
+    path.write_text(source)
+    namespace: dict = {}
+    exec(compile(source, str(path), "exec"), namespace)
+    out = tmp_path / "rec"
+    out.mkdir()
+    with record_decisions(out, 0, include=[str(tmp_path)]):
+        assert namespace["count"](4) == 4
+    loops = [(r.kind, r.took, r.inputs) for r in read_records(out, 1)[0] if r.kind != "call"]
+    assert loops[0] == ("while", 4, {"i": "4", "n": "4"}), \
+        f"the while loop must be one record: 4 iterations, ended on i=4, n=4; got {loops}"
+    assert loops[1][:2] == ("for", 1), f"a return inside a for body ends it after 1: {loops}"
+
+
 def test_a_line_cut_by_a_kill_is_dropped_not_fatal(tmp_path):
     good = {"n": 1, "c": 0, "file": "/p/a.py", "line": 3, "kind": "if", "condition": "x",
             "took": True, "inputs": {}, "path": ["f"]}
@@ -102,8 +119,8 @@ def test_the_recorder_writes_each_way_and_the_values_the_condition_reads(tmp_pat
     ways = [(r.line, r.kind, r.took) for r in records]
     assert ways.count((admit, "if", True)) == 2, f"expected the admit decision twice, {ways}"
     loop = [w for w in ways if w[1] == "for"]
-    assert [t for _l, _k, t in loop] == [True, True, False], \
-        f"the for loop must record two items then its end, got {loop}"
+    assert [t for _l, _k, t in loop] == [2], \
+        f"the for loop must be one record with its trip count (2), got {loop}"
     at_admit = next(r for r in records if r.line == admit)
     assert at_admit.inputs == {"free": "3", "need": "2"}, at_admit.inputs
     assert at_admit.path[-1] == "Admitter.admit", at_admit.path
@@ -111,8 +128,11 @@ def test_the_recorder_writes_each_way_and_the_values_the_condition_reads(tmp_pat
 
 
 def test_the_recorder_never_runs_a_property_and_shortens_large_values(tmp_path):
-    assert show(list(range(40))).startswith("<list len=40 sha1:"), show(list(range(40)))
-    assert show(list(range(100))) == "<list len=100>", show(list(range(100)))
+    assert show(list(range(40))).startswith("<list len=40 #"), show(list(range(40)))
+    assert show(list(range(40))) != show(list(range(1, 41))), \
+        "two long lists of numbers must not show alike (the split compares what is shown)"
+    assert show(["x"] * 30).startswith("<list len=30 sha1:"), show(["x"] * 30)
+    assert show(list(range(300))) == "<list len=300>", show(list(range(300)))
 
     class Loud:
         def __repr__(self) -> str:
@@ -182,20 +202,29 @@ def test_an_agreeing_arm_leaves_no_record_folder_behind(rank_pool, tmp_path, mon
 @pytest.mark.parametrize("start_method", ["fork", "spawn"])
 def test_a_rank_that_skips_a_gated_collective_names_the_decision_that_sent_it_away(
         start_method, tmp_path, monkeypatch):
+    """Nothing recorded (the default): the waiting ranks' call site and its source name the
+    gate. With DESKCHECK_RECORD=all: each rank's way and the values it read."""
     from deskcheck.errors import RankTimeoutError
     from deskcheck.suites import CongruenceArm, KillSwitch, RankPool, check_arm
 
     monkeypatch.setenv("DESKCHECK_SCRATCH_DIR", str(tmp_path))
     arm = CongruenceArm("gate", S.gated_collective, KillSwitch.from_keyword("unused", 0))
-    with RankPool(2, "gloo", timeout_s=2.0, start_method=start_method) as pool:
-        with pytest.raises(RankTimeoutError) as caught:
-            check_arm(arm, [3, 1], pool, premise=False)
-    notes = "\n".join(getattr(caught.value, "__notes__", []))
     gate = f"{os.path.relpath(HERE)}:{S.line_of('GATE-DECISION')}"
-    assert f"first split: {gate} in Admitter.admit_with_collective" in notes, \
-        f"the hang must name the gating decision {gate}; notes were:\n{notes}"
-    assert "rank 0: true (self.free=3, need=2)" in notes, notes
-    assert "rank 1: false (self.free=1, need=2)" in notes, notes
+    notes = {}
+    for mode in ("", "all"):
+        monkeypatch.setenv("DESKCHECK_RECORD", mode)
+        with RankPool(2, "gloo", timeout_s=2.0, start_method=start_method) as pool:
+            with pytest.raises(RankTimeoutError) as caught:
+                check_arm(arm, [3, 1], pool, premise=False)
+        notes[mode] = "\n".join(getattr(caught.value, "__notes__", []))
+    assert "where the paths parted: rank(s) 0 waited in the collective called at " \
+        f"{os.path.relpath(HERE)}:" in notes[""] and \
+        f"{gate}: if self.free >= need  (it runs only inside this branch)" in notes[""], \
+        f"without recording the hang must name the gate {gate} from the source:\n{notes['']}"
+    assert f"first split: {gate} in Admitter.admit_with_collective" in notes["all"], \
+        f"recorded, the hang must name the gating decision {gate}; notes:\n{notes['all']}"
+    assert "rank 0: true (self.free=3, need=2)" in notes["all"], notes["all"]
+    assert "rank 1: false (self.free=1, need=2)" in notes["all"], notes["all"]
     assert not list(tmp_path.glob("deskcheck-w-decisions-*")), "record folder left behind"
 
 

@@ -1,0 +1,128 @@
+"""Where a hung rank's path left the others', from the hang diagnosis and the source alone.
+
+When a rank skips a collective its peers wait in, the diagnosis knows where the waiting ranks
+are (``model.py:88 in step``, from their traceback or faulthandler stack). The decisions that
+sent the skipping rank elsewhere are in that function's source: the branches the call sits
+inside, and the early exits (``if ...: return``) before it. Nothing was recorded, so each
+rank's values are not known; ``--record`` (``DESKCHECK_RECORD=all``) records them.
+"""
+
+from __future__ import annotations
+
+import ast
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+_EXITS = (ast.Return, ast.Raise, ast.Continue, ast.Break)
+
+
+@dataclass(frozen=True)
+class Gate:
+    """One decision the collective's call depends on."""
+
+    line: int
+    text: str  # "if self.free >= need"
+    role: str  # "it runs only inside this branch" / "an early exit before it"
+
+
+def _site(call_site: str) -> tuple[str, int] | None:
+    head = call_site.split(" in ", 1)[0]
+    path, _, line = head.rpartition(":")
+    return (path, int(line)) if path and line.isdigit() else None
+
+
+def _inner_function(tree: ast.AST, line: int) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
+    best = None
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) \
+                and node.lineno <= line <= (node.end_lineno or node.lineno):
+            if best is None or node.lineno > best.lineno:
+                best = node
+    return best
+
+
+def _inside(body: Sequence[ast.stmt], line: int) -> bool:
+    return bool(body) and body[0].lineno <= line <= max(s.end_lineno or s.lineno for s in body)
+
+
+def _head(node: ast.If | ast.While | ast.For | ast.AsyncFor) -> str:
+    if isinstance(node, (ast.For, ast.AsyncFor)):
+        return f"for {ast.unparse(node.target)} in {ast.unparse(node.iter)}"
+    return f"{'if' if isinstance(node, ast.If) else 'while'} {ast.unparse(node.test)}"
+
+
+def gates(call_site: str) -> list[Gate]:
+    """The decisions of the function at ``call_site`` that its collective call depends on."""
+    site = _site(call_site)
+    if site is None:
+        return []
+    path, line = site
+    try:
+        tree = ast.parse(Path(path).read_text(encoding="utf-8"), path)
+    except (OSError, SyntaxError, ValueError):
+        return []
+    function = _inner_function(tree, line)
+    if function is None:
+        return []
+    found: list[Gate] = []
+    for node in ast.walk(function):
+        if not isinstance(node, (ast.If, ast.While, ast.For, ast.AsyncFor)):
+            continue
+        if _inside(node.body, line):
+            found.append(Gate(node.lineno, _head(node), "it runs only inside this branch"))
+        elif isinstance(node, ast.If) and _inside(node.orelse, line):
+            found.append(Gate(node.lineno, _head(node), "it runs only when this is false"))
+        elif isinstance(node, ast.If) and (node.end_lineno or node.lineno) < line \
+                and node.body and isinstance(node.body[-1], _EXITS):
+            found.append(Gate(node.lineno, _head(node), "an early exit before it"))
+    return sorted(found, key=lambda g: g.line)
+
+
+def _relative(path: str) -> str:
+    rel = os.path.relpath(path)
+    return path if rel.startswith("..") else rel
+
+
+def gate_note(outcomes: Sequence[Any]) -> str | None:
+    """The note for a rank timeout: where the waiting ranks wait, and the decisions that gate
+    that call; None when no rank waits in a collective or no decision gates it."""
+    waiting = [o for o in outcomes if o.failure is not None and o.failure.call_site]
+    if not waiting:
+        from deskcheck.suites._stacks import collective_in_stack
+
+        sites = [(o, collective_in_stack(o.stack)) for o in outcomes if o.hung]
+        waiting_sites = [(o, s) for o, (_name, s) in sites if s]
+    else:
+        waiting_sites = [(o, o.failure.call_site) for o in waiting]
+    if not waiting_sites:
+        return None
+    _rank, call_site = waiting_sites[0]
+    found = gates(call_site)
+    if not found:
+        return None
+    site = _site(call_site)
+    assert site is not None
+    path, line = site
+    function = call_site.split(" in ", 1)[1] if " in " in call_site else "?"
+    ranks = ", ".join(str(o.rank) for o, _s in waiting_sites)
+    others = ", ".join(str(o.rank) for o in outcomes if o not in [w for w, _s in waiting_sites])
+    lines = [f"where the paths parted: rank(s) {ranks} waited in the collective called at "
+             f"{_relative(path)}:{line} in {function}; rank(s) {others} did not get there. "
+             "It depends on:"]
+    lines += [f"  {_relative(path)}:{g.line}: {g.text}  ({g.role})" for g in found]
+    lines.append("  each rank's way and values: rerun with --record (DESKCHECK_RECORD=all)")
+    return "\n".join(lines)
+
+
+def note_gate(exc: BaseException) -> None:
+    """Add :func:`gate_note` to a rank timeout that carries its ranks' outcomes."""
+    from deskcheck.errors import RankTimeoutError
+
+    outcomes = getattr(exc, "outcomes", None)
+    if isinstance(exc, RankTimeoutError) and outcomes:
+        note = gate_note(outcomes)
+        if note:
+            exc.add_note(note)
