@@ -8,6 +8,8 @@ import torch; starting a pool does.
 - :class:`CongruenceArm`, :func:`check_arm`, :func:`check_arm_property`: uniformity,
   per-rank safety, and the premise (with the kill switch the inputs really diverge).
 - :mod:`deskcheck.suites.strategies`: hypothesis strategies for per-rank inputs.
+- :func:`record_decisions`, :func:`split_in`, :class:`DecisionLog`: the first decision where
+  ranks split (a failing arm names it by itself; these are for your own multi-rank tests).
 """
 
 from __future__ import annotations
@@ -19,6 +21,8 @@ from deskcheck._lazy import lazy_exports
 _EXPORTS: dict[str, str] = {
     'ArmResult': 'deskcheck.suites.congruence',
     'CongruenceArm': 'deskcheck.suites.congruence',
+    'DecisionLog': 'deskcheck.suites.split',
+    'Split': 'deskcheck.suites.split',
     'DEFAULT_PG_TIMEOUT_S': 'deskcheck.suites.pool',
     'EnvGroup': 'deskcheck.suites.env_group',
     'KillSwitch': 'deskcheck.suites.congruence',
@@ -40,6 +44,8 @@ _EXPORTS: dict[str, str] = {
     'rank_context': 'deskcheck.suites._rank_main',
     'rank_pool': 'deskcheck.suites.registry',
     'rank_queues': 'deskcheck.suites.strategies',
+    'record_decisions': 'deskcheck.suites.recorder',
+    'split_in': 'deskcheck.suites.split',
     'shutdown_pools': 'deskcheck.suites.registry',
     'tier_of': 'deskcheck.suites.backends',
     'under_torchrun': 'deskcheck.suites.env_group',

@@ -139,10 +139,26 @@ def _tier_of_item(item: pytest.Item) -> str | None:
     return None
 
 
+@pytest.fixture
+def decision_log(tmp_path: Any) -> Any:
+    """A :class:`~deskcheck.suites.split.DecisionLog` for your own ranks to record into
+    (``record_decisions(log.folder, rank)``); a failing test's report shows its first split."""
+    from deskcheck.suites.split import DecisionLog
+
+    folder = tmp_path / "decisions"
+    folder.mkdir()
+    return DecisionLog(str(folder))
+
+
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Any:
     report = yield
     report.deskcheck_tier = _tier_of_item(item)  # travels with the report under xdist
+    log = getattr(item, "funcargs", {}).get("decision_log")
+    if report.failed and log is not None:
+        split = log.split()
+        if split is not None:
+            report.sections.append(("deskcheck: first split", split.render()))
     return report
 
 

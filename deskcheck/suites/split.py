@@ -314,3 +314,21 @@ def recorded_task(*args: Any, _deskcheck_task: Any, _deskcheck_folder: str, **kw
 
     with record_decisions(_deskcheck_folder, rank_context().rank):
         return _deskcheck_task(*args, **kwargs)
+
+
+@dataclass
+class DecisionLog:
+    """A folder the ranks of your own multi-rank test record into, and its first split.
+
+    Pass ``log.folder`` (a string, it pickles) to each rank (``mp.spawn``, your own groups);
+    in the rank: ``with record_decisions(folder, rank): step()``. After the ranks end,
+    ``log.split(world)`` is the first split (or None); the ``decision_log`` fixture adds it
+    to a failing test's report.
+    """
+
+    folder: str
+    world: int | None = None
+
+    def split(self, world: int | None = None) -> Split | None:
+        size = world or self.world or len(list(Path(self.folder).glob("rank*.jsonl")))
+        return split_in(self.folder, size) if size else None

@@ -18,6 +18,7 @@ from deskcheck.suites.split import Decision, first_split, read_records, telling_
 from tests.suites import _split_decisions as S
 
 HERE = S.__file__
+pytest_plugins = ["pytester"]
 
 
 def _d(n: int, line: int, took: bool | None, kind: str = "if", epoch: int = 0,
@@ -246,3 +247,47 @@ def test_under_record_all_a_plain_pool_task_names_its_split_too(tmp_path, monkey
     notes = "\n".join(getattr(recorded.value, "__notes__", []))
     assert f":{S.line_of('GATE-DECISION')} in Admitter.admit_with_collective" in notes, \
         f"DESKCHECK_RECORD=all must name the gating decision of a plain task; notes:\n{notes}"
+
+
+USER_TEST = '''
+import multiprocessing
+
+from deskcheck.suites import record_decisions
+
+from helper_mod import admit
+
+
+def rank_main(folder, rank, free):
+    with record_decisions(folder, rank):
+        admit(free)
+
+
+def test_my_own_ranks(decision_log):
+    ctx = multiprocessing.get_context("fork")
+    procs = [ctx.Process(target=rank_main, args=(decision_log.folder, r, free))
+             for r, free in enumerate([3, 1])]
+    for p in procs:
+        p.start()
+    for p in procs:
+        p.join()
+    assert decision_log.split(2) is not None
+    assert False, "the ranks disagreed"
+'''
+
+HELPER = '''
+def admit(free):
+    need = 2
+    if free >= need:
+        return 1
+    return 0
+'''
+
+
+def test_the_decision_log_fixture_puts_the_split_of_a_users_own_ranks_in_the_report(pytester):
+    pytester.makepyfile(helper_mod=HELPER, test_user=USER_TEST)
+    result = pytester.runpytest_subprocess("-p", "no:cacheprovider", "-q")
+    result.assert_outcomes(failed=1)
+    text = result.stdout.str()
+    assert "deskcheck: first split" in text and "helper_mod.py:3 in admit: if free >= need" \
+        in text, f"the failing test's report must carry its ranks' first split:\n{text}"
+    assert "rank 0: true (free=3, need=2)" in text and "rank 1: false (free=1, need=2)" in text
