@@ -1,0 +1,143 @@
+"""The event loop into the forward pass, on real gloo ranks (world 2 and 3).
+
+Every rank runs ``Scheduler.event_loop_normal`` on its OWN diverged state (queue order,
+cache, pools, limiter, prefetches): the leader (rank 0) polls its inbox and broadcasts, each
+rank reduces, forms its batch and runs the forward, whose every layer all_reduces over the
+TP group. A rank that forms another batch, or none, enters other collectives than its peers,
+so these arms check what the forward ran on: every rank ran the same forwards (rids, tokens,
+checksum), each one computed what a single process computes for that batch (safety), and the
+premise: with the enforcer off (``TP_HEAD_CONGRUENCE=0``, or the reduce skipped) the same
+ranks would run different forwards (recorded, not run: diverged collectives would hang).
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+
+import pytest
+
+pytest.importorskip("torch.distributed")
+
+from test_congruence_suites import (  # noqa: E402
+    DIVERGED,
+    PROMPT_LEN,
+    TPRankState,
+    _skip_the_reduce,
+    build_scheduler,
+    prompt,
+)
+from tp_scheduler import SHUTDOWN, Req, ScheduleBatch, TPModelRunner  # noqa: E402
+from tp_scheduler.tp_head_congruence import KILL_SWITCH_ENV  # noqa: E402
+
+from deskcheck.suites import CongruenceArm, KillSwitch, RankInputs, check_arm  # noqa: E402
+
+NEW = ("foxtrot", "golf")
+"""What the leader's inbox delivers on the first pass (every rank gets it by broadcast)."""
+
+
+@dataclass(frozen=True)
+class LoopView:
+    """The forwards one rank ran in its event loop (uniform), and what a single process
+    computes for the same batches (this rank's own reference)."""
+
+    forwards: tuple[tuple[tuple[str, ...], int, float], ...]
+    passes: int
+    reference: tuple[float, ...] = field(compare=False)
+    held: tuple[str, ...] = field(default=(), compare=False)
+
+
+def _run_loop(state: TPRankState, *, enforce: bool, reduce: bool) -> LoopView:
+    """Two passes of the real event loop on this rank's own state; the leader's inbox
+    delivers NEW, then a shutdown. Without the enforcer (or the reduce) the forward is
+    recorded, not run: ranks that formed different batches would hang in its collectives."""
+    sched = build_scheduler(state)
+    sched.inbox.deliver([Req(rid, prompt(rid), max_new_tokens=8) for rid in NEW])
+    sched.inbox.deliver([SHUTDOWN])
+    single = TPModelRunner(0, 1, num_layers=sched.config.num_layers,
+                           hidden_size=sched.config.hidden_size)
+    reference: list[float] = []
+    real_forward = sched.model_runner.forward
+
+    def forward(batch: ScheduleBatch):
+        reference.append(single.forward(batch).checksum)
+        if enforce and reduce:
+            return real_forward(batch)
+        return single.forward(batch)  # what would enter the collectives, without them
+
+    sched.model_runner.forward = forward  # type: ignore[method-assign]
+    if not reduce:
+        _skip_the_reduce(sched)
+    held = tuple(sorted(sched.prefetch_pending))
+    if not enforce:
+        os.environ[KILL_SWITCH_ENV] = "0"
+    try:
+        passes = sched.event_loop_normal()
+    finally:
+        if not enforce:
+            os.environ.pop(KILL_SWITCH_ENV, None)
+    return LoopView(forwards=tuple((o.rids, o.num_tokens, o.checksum)
+                                   for o in sched.forward_outputs),
+                    passes=passes, reference=tuple(reference), held=held)
+
+
+def event_loop(state: TPRankState, enforce: bool = True) -> LoopView:
+    return _run_loop(state, enforce=enforce, reduce=True)
+
+
+def event_loop_reduced(state: TPRankState, reduce: bool = True) -> LoopView:
+    return _run_loop(state, enforce=True, reduce=reduce)
+
+
+def forward_safety(rank: int, state: TPRankState, view: LoopView) -> str | None:
+    for (rids, tokens, checksum), expected in zip(view.forwards, view.reference, strict=True):
+        if abs(checksum - expected) > 1e-9:
+            return (f"computed {checksum} for the forward of {', '.join(rids)} ({tokens} "
+                    f"tokens) where one process computes {expected}")
+    return None
+
+
+def hold_safety(rank: int, state: TPRankState, view: LoopView) -> str | None:
+    if view.held and view.forwards:
+        return (f"ran a forward of {', '.join(view.forwards[0][0])} while its prefetch of "
+                f"{', '.join(view.held)} is still in flight")
+    return forward_safety(rank, state, view)
+
+
+FORWARD = CongruenceArm("forward", event_loop, KillSwitch.from_keyword("enforce", False),
+                        safety=forward_safety, uniform=lambda v: (v.forwards, v.passes))
+HOLD_UNDER_PARTED_HEADS = CongruenceArm(
+    "prefetch-hold-under-parted-heads", event_loop_reduced,
+    KillSwitch.from_keyword("reduce", False), safety=hold_safety,
+    uniform=lambda v: (v.forwards, v.passes))
+
+pytestmark = [pytest.mark.world(2, 3), pytest.mark.backend("gloo")]
+
+
+@pytest.fixture(autouse=True)
+def _enforcer_on(monkeypatch):
+    monkeypatch.delenv(KILL_SWITCH_ENV, raising=False)
+
+
+def test_every_rank_runs_the_same_forwards(rank_pool, world):
+    result = check_arm(FORWARD, RankInputs(DIVERGED[:world]), rank_pool)
+    forwards, passes = result.decisions[0]
+    assert passes == 2, f"the loop ran {passes} passes, expected 2 (the shutdown's included)"
+    assert forwards and forwards[0][0] == ("charlie", "alpha"), (
+        f"the first forward ran {forwards}: expected the group head (charlie, alpha)")
+    assert forwards[0][1] == 2 * PROMPT_LEN - 16 - 8, "the forward ran other than the extend "\
+        "tokens of the group's prefix lengths (charlie 16, alpha 8 cached)"
+
+
+def test_a_pending_prefetch_under_parted_heads_holds_every_rank(rank_pool, world):
+    """Queue heads parted (the ballot's digests differ) and rank 1's own head still in
+    flight: every rank holds, or the others enter the forward's all_reduce alone."""
+    states = RankInputs(tuple(
+        TPRankState(s.queue, s.cached, s.limiter, s.req_slots, s.token_pool,
+                    prefetch_pending=(s.queue[0],) if r == 1 else ())
+        for r, s in enumerate(DIVERGED[:world])))
+    result = check_arm(HOLD_UNDER_PARTED_HEADS, states, rank_pool)
+    assert result.decisions == (((), 2),) * world, (
+        f"ranks ran forwards {result.decisions} while rank 1's head was in flight")
+    assert result.premise[1][0] == () and result.premise[0][0] != (), (
+        "without the reduce rank 1 alone should hold")
