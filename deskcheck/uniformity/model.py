@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from enum import Enum
+from enum import StrEnum
 from typing import Any
 
 
-class InputClass(str, Enum):
+class InputClass(StrEnum):
     """Where an input's value comes from, relative to the collective's group."""
 
     AGREED = "AGREED"  # made by a collective over a group that covers it
@@ -23,7 +23,7 @@ AGREED, CONFIG, SANCTIONED, TRIVIAL_INPUT, RANK_LOCAL, UNKNOWN = (
     InputClass.RANK_LOCAL, InputClass.UNKNOWN)
 
 
-class Verdict(str, Enum):
+class Verdict(StrEnum):
     """A decision's verdict. The first five hold (exit 0)."""
 
     UNIFORM = "UNIFORM"
