@@ -1,0 +1,464 @@
+"""Walk an expression's input set back to its sources: locals (reaching definitions),
+parameters (every call site's argument, constants specialised), self fields (every write in
+the MRO, and the conditions each write sits under), properties and return values, component
+fields (constructor keywords, factories), containers (length and membership apart from
+content). Each leaf carries its witness, ``file:line hop`` per step."""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, replace
+from typing import Any
+
+from deskcheck.static import FieldWrite, Fn, field_writes, first_param, flow_facts
+from deskcheck.uniformity.collectives import classify_call, site_dim
+from deskcheck.uniformity.reach import Ctx, Reach
+from deskcheck.uniformity.rules import (
+    config_reason,
+    hop_text,
+    rank_id_dim,
+    rank_local_reason,
+    single_rank_dim,
+)
+
+_MAX_DEPTH = 40
+_MAX_LEAVES = 48
+_LENGTH_KEEP = {"list", "tuple", "set", "sorted", "frozenset", "reversed", "enumerate", "zip",
+                "dict", "deque"}
+_ADDS = {"append", "insert", "add", "appendleft", "setdefault", "put", "put_nowait",
+         "__setitem__"}
+_TESTED_GUARDS = ("if", "exit", "exit-outer", "while", "for", "break", "ternary", "boolop",
+                  "comprehension", "except")
+
+
+@dataclass(frozen=True)
+class Leaf:
+    """A source of a decision's input. ``category``: rank_id (``dim`` says of which group),
+    rank_local, agreed (over ``dim``), config, sanctioned, unknown. ``single``: dimensions
+    whose group has one rank on the path this leaf reaches the decision by."""
+
+    name: str
+    category: str
+    reason: str
+    dim: str = ""
+    witness: tuple[str, ...] = ()
+    single: frozenset[str] = frozenset()
+
+
+class Tracer:
+    def __init__(self, reach: Reach, sanctioned: dict[str, str], rank_local: list[str],
+                 config: list[str], line_text) -> None:
+        self.reach = reach
+        self.resolver = reach.resolver
+        self.sanctioned = sanctioned  # field name or "file:line" -> why
+        self.rank_local = rank_local
+        self.config = config
+        self.line_text = line_text  # (file, line) -> source text of that line
+        self._memo: dict[tuple, tuple[Leaf, ...]] = {}
+        self._active: set[tuple] = set()
+
+    # -- entry ---------------------------------------------------------------------------
+    def trace(self, expr: ast.expr | None, ctx: Ctx, mode: str = "value",
+              depth: int = 0) -> tuple[Leaf, ...]:
+        if expr is None:
+            return ()
+        if depth > _MAX_DEPTH:
+            return (Leaf(ast.unparse(expr), "unknown", "trace depth limit reached",
+                         witness=(self._hop(ctx, expr, ast.unparse(expr)),)),)
+        key = (id(expr), ctx.key, mode)
+        found = self._memo.get(key)
+        if found is not None:
+            return found
+        if key in self._active:
+            return ()
+        self._active.add(key)
+        try:
+            leaves = _dedupe(self._expr(expr, ctx, mode, depth))
+        finally:
+            self._active.discard(key)
+        self._memo[key] = leaves
+        return leaves
+
+    def _hop(self, ctx: Ctx, node: ast.AST, text: str) -> str:
+        return f"{ctx.fn.file}:{getattr(node, 'lineno', 0)} {text}"
+
+    def _prefixed(self, hop: str, leaves: tuple[Leaf, ...], single: frozenset[str] = frozenset()
+                  ) -> list[Leaf]:
+        return [replace(leaf, witness=(hop, *leaf.witness)[:14], single=leaf.single | single)
+                for leaf in leaves]
+
+    # -- expressions ---------------------------------------------------------------------
+    def _expr(self, e: ast.expr, ctx: Ctx, mode: str, depth: int) -> list[Leaf]:
+        if isinstance(e, ast.Constant | ast.Lambda):
+            return []
+        if isinstance(e, ast.Name):
+            return self._name(e, ctx, mode, depth)
+        if isinstance(e, ast.Attribute):
+            return self._attribute(e, ctx, mode, depth)
+        if isinstance(e, ast.Call):
+            return self._call(e, ctx, mode, depth)
+        if isinstance(e, ast.Compare):
+            out = list(self.trace(e.left, ctx, "value", depth + 1))
+            for op, right in zip(e.ops, e.comparators, strict=True):
+                member = "length" if isinstance(op, ast.In | ast.NotIn) else "value"
+                out += self.trace(right, ctx, member, depth + 1)
+            return out
+        if isinstance(e, ast.Subscript):
+            if mode == "length" and isinstance(e.slice, ast.Slice):
+                return (list(self.trace(e.value, ctx, "length", depth + 1))
+                        + list(self.trace(e.slice, ctx, "value", depth + 1)))
+            return (list(self.trace(e.value, ctx, "value", depth + 1))
+                    + list(self.trace(e.slice, ctx, "value", depth + 1)))
+        if isinstance(e, ast.List | ast.Tuple | ast.Set):
+            if mode == "length":
+                return [x for elt in e.elts if isinstance(elt, ast.Starred)
+                        for x in self.trace(elt.value, ctx, "length", depth + 1)]
+            return [x for elt in e.elts for x in self.trace(elt, ctx, "value", depth + 1)]
+        if isinstance(e, ast.Dict):
+            parts = [k for k in e.keys if k is not None] + ([] if mode == "length" else e.values)
+            return [x for p in parts for x in self.trace(p, ctx, "value", depth + 1)]
+        if isinstance(e, ast.ListComp | ast.SetComp | ast.GeneratorExp | ast.DictComp):
+            out: list[Leaf] = []
+            for gen in e.generators:
+                out += self.trace(gen.iter, ctx, mode, depth + 1)
+                for cond in gen.ifs:
+                    out += self.trace(cond, ctx, "value", depth + 1)
+            if mode != "length":
+                elts = [e.key, e.value] if isinstance(e, ast.DictComp) else [e.elt]
+                for elt in elts:
+                    out += self.trace(elt, ctx, "value", depth + 1)
+            return out
+        out = []
+        for child in ast.iter_child_nodes(e):
+            if isinstance(child, ast.expr):
+                out += self.trace(child, ctx, mode, depth + 1)
+        return out
+
+    def _name(self, e: ast.Name, ctx: Ctx, mode: str, depth: int) -> list[Leaf]:
+        if e.id in ctx.consts:
+            return []
+        reaching = ctx.flow.reaching.get(id(e))
+        if not reaching:
+            return []  # module-level name, builtin, or closure: replicated code
+        out: list[Leaf] = []
+        shared = set.intersection(*(set(d.guards) for d, _f in reaching)) if len(reaching) > 1 \
+            else set()
+        for d, facts in reaching:
+            single = frozenset(dim for g in facts if g.kind in ("if", "exit") and g.test is not None
+                               for dim in [single_rank_dim(g.test, g.negated)] if dim)
+            hop = f"{ctx.fn.file}:{d.line} {e.id} ({d.kind})"
+            out += self._prefixed(hop, tuple(self._def(d, ctx, mode, depth)), single)
+            if len(reaching) > 1:
+                for g in d.guards:
+                    if g not in shared and g.test is not None and g.kind in ("if", "exit",
+                                                                             "ternary", "while"):
+                        out += self._prefixed(f"{ctx.fn.file}:{g.line} which value of {e.id} "
+                                              f"reaches: {g.text}",
+                                              self.trace(g.test, ctx, "value", depth + 1), single)
+        return out
+
+    def _def(self, d: Any, ctx: Ctx, mode: str, depth: int) -> list[Leaf]:
+        if d.kind == "param":
+            return self._param(d.name, ctx, mode, depth)
+        if d.kind in ("assign", "walrus", "augassign", "with", "match"):
+            value = d.value
+            if isinstance(value, ast.Tuple) and d.index is not None and d.index < len(value.elts):
+                value = value.elts[d.index]
+            return list(self.trace(value, ctx, mode, depth + 1))
+        if d.kind == "for":
+            return list(self.trace(d.value, ctx, "value", depth + 1))
+        if d.kind == "except":
+            return [Leaf(d.name, "unknown", "exception object: which exception a rank sees is "
+                         "not modelled", witness=(f"{ctx.fn.file}:{d.line} except",))]
+        return []
+
+    def _param(self, name: str, ctx: Ctx, mode: str, depth: int) -> list[Leaf]:
+        fn = ctx.fn
+        if name == fn.self_name or name in ("cls",):
+            return []
+        callers = self.reach.callers.get(fn.key, [])
+        if not callers:
+            if fn.node is not None and fn.qualname.endswith(".__init__"):
+                return [Leaf(name, "unknown", f"constructor parameter {name!r} of "
+                             f"{fn.qualname}: no construction site found",
+                             witness=(self._hop(ctx, fn.node, f"param {name}"),))]
+            return []  # a root's parameter (the event loop takes none but self)
+        out: list[Leaf] = []
+        for caller, call in callers:
+            arg = _argument(fn, call, name)
+            hop = f"{caller.fn.file}:{call.lineno} {ast.unparse(call.func)}({name}=...)"
+            if arg is None:
+                default = _default(fn.node, name)
+                if default is not None:
+                    out += self._prefixed(hop, self.trace(default, ctx, mode, depth + 1))
+                continue
+            out += self._prefixed(hop, self.trace(arg, caller, mode, depth + 1))
+        return out
+
+    # -- fields ------------------------------------------------------------------------
+    def _declared(self, text: str, ctx: Ctx, node: ast.AST) -> Leaf | None:
+        why = self.sanctioned.get(text) or self.sanctioned.get(text.removeprefix("self."))
+        if why:
+            return Leaf(text, "sanctioned", why, witness=(self._hop(ctx, node, text),))
+        return None
+
+    def _classified(self, text: str, ctx: Ctx, node: ast.AST) -> Leaf | None:
+        hop = (self._hop(ctx, node, text),)
+        declared = self._declared(text, ctx, node)
+        if declared is not None:
+            return declared
+        dim = rank_id_dim(text)
+        if dim is not None:
+            return Leaf(text, "rank_id", f"rank id of the {dim} group", dim, hop)
+        reason = rank_local_reason(text, self.rank_local)
+        if reason is not None:
+            return Leaf(text, "rank_local", reason, witness=hop)
+        reason = config_reason(text, self.config)
+        if reason is not None:
+            return Leaf(text, "config", reason, witness=hop)
+        return None
+
+    def _attribute(self, e: ast.Attribute, ctx: Ctx, mode: str, depth: int) -> list[Leaf]:
+        text = hop_text(e)
+        classified = self._classified(text, ctx, e)
+        if classified is not None:
+            return [classified]
+        base = e.value
+        if isinstance(base, ast.Name) and base.id == ctx.fn.self_name and ctx.fn.model:
+            return self._field(ctx, ctx.fn.model, e.attr, mode, depth, e)
+        if (isinstance(base, ast.Attribute) and isinstance(base.value, ast.Name)
+                and base.value.id == ctx.fn.self_name and ctx.fn.model):
+            classes = self.resolver.component_classes(ctx.fn.model, base.attr)
+            if classes:
+                out: list[Leaf] = []
+                for klass in classes:
+                    model = self.resolver.model_for(klass)
+                    out += self._component_field(ctx, base.attr, model, e.attr, mode, depth, e)
+                return out
+        if isinstance(base, ast.Name) and not ctx.flow.reaching.get(id(base)):
+            return []  # module.attribute: replicated code or constants
+        return list(self.trace(base, ctx, mode, depth + 1))
+
+    def _fn_ctx(self, fn: Fn) -> Ctx:
+        existing = self.reach.by_fn.get(fn.key)
+        if existing:
+            plain = [c for c in existing if not c.consts]
+            return plain[0] if plain else existing[0]
+        return Ctx(fn, {}, flow_facts(fn.node))
+
+    def _write_ctx(self, model, write: FieldWrite) -> Ctx | None:
+        if write.function is None:
+            return None
+        fn = Fn(write.function, f"{write.klass.qualname}.{write.function.name}", write.file,
+                write.klass.module, model, write.klass, first_param(write.function))
+        return self._fn_ctx(fn)
+
+    def _field(self, ctx: Ctx, model, name: str, mode: str, depth: int, node: ast.AST
+               ) -> list[Leaf]:
+        if self.resolver.is_property(model, name):
+            getter = self.resolver.method(model, name)
+            if getter is not None:
+                return self._returns(self._fn_ctx(getter), mode, depth,
+                                     f"{ctx.fn.file}:{getattr(node, 'lineno', 0)} property "
+                                     f"{name}")
+        if self.resolver.method(model, name) is not None:
+            return []  # a bound method, passed as a value
+        writes = field_writes(model).get(name, [])
+        if not writes:
+            return [Leaf(f"self.{name}", "unknown",
+                         f"no write of self.{name} in {model.name}'s MRO",
+                         witness=(self._hop(ctx, node, f"self.{name}"),))]
+        out: list[Leaf] = []
+        for write in writes[:24]:
+            if self.sanctioned.get(f"{write.file}:{write.line}"):
+                out.append(Leaf(f"self.{name}", "sanctioned",
+                                self.sanctioned[f"{write.file}:{write.line}"],
+                                witness=(f"{write.where} self.{name} (declared inline)",)))
+                continue
+            out += self._write(model, write, name, mode, depth)
+        return out
+
+    def _write(self, model, write: FieldWrite, name: str, mode: str, depth: int) -> list[Leaf]:
+        hop = f"{write.where} self.{name} {write.kind}{('.' + write.method) if write.method else ''}"
+        wctx = self._write_ctx(model, write)
+        if wctx is None:  # a class-level default
+            return self._prefixed(hop, self.trace(write.value, self._class_ctx(), mode, depth + 1)
+                                  ) if write.value is not None and not isinstance(
+                                      write.value, ast.Constant) else []
+        out: list[Leaf] = []
+        value = write.value
+        if write.index is not None and isinstance(value, ast.Tuple) and write.index < len(value.elts):
+            value = value.elts[write.index]
+        if write.kind == "mutate":
+            if mode == "length" and write.method in _ADDS:
+                value = None
+            elif mode == "length" and write.method not in ("extend", "update", "__iadd__"):
+                value = None
+        if write.kind != "delete" and value is not None:
+            out += self.trace(value, wctx, "length" if mode == "length" and write.kind != "item"
+                              else "value", depth + 1)
+        if not write.function.name == "__init__":
+            stmt = _statement_at(write.function, write.line)
+            for g in wctx.flow.guards.get(id(stmt), ()) if stmt is not None else ():
+                if g.test is not None and g.kind in _TESTED_GUARDS:
+                    out += self._prefixed(f"{write.file}:{g.line} written when: {g.text}",
+                                          self.trace(g.test, wctx, "value", depth + 1))
+        return self._prefixed(hop, tuple(out))
+
+    def _class_ctx(self) -> Ctx:
+        dummy = ast.parse("def _class_body():\n    pass\n").body[0]
+        assert isinstance(dummy, ast.FunctionDef)
+        return Ctx(Fn(dummy, "<class body>", "", ""), {}, flow_facts(dummy))
+
+    def _component_field(self, ctx: Ctx, owner_field: str, model, name: str, mode: str,
+                         depth: int, node: ast.AST) -> list[Leaf]:
+        """``self.<owner_field>.<name>``: the component's own writes, properties, or the
+        constructor keyword that sets it (dataclass fields, ``__init__`` parameters)."""
+        # register the construction sites as callers of the component's __init__
+        init = self.resolver.method(model, "__init__")
+        owner_writes = field_writes(ctx.fn.model).get(owner_field, [])
+        constructions = [(w, w.value) for w in owner_writes if isinstance(w.value, ast.Call)]
+        if init is not None:
+            known = self.reach.callers.setdefault(init.key, [])
+            for write, call in constructions:
+                wctx = self._write_ctx(ctx.fn.model, write)
+                if wctx is not None and not any(c is call for _x, c in known):
+                    known.append((wctx, call))
+        found = self.resolver.is_property(model, name) or name in field_writes(model) \
+            or self.resolver.method(model, name) is not None
+        if found:
+            hop = self._hop(ctx, node, f"self.{owner_field}.{name}")
+            fake = Ctx(Fn(init.node if init else ctx.fn.node, f"{model.name}", ctx.fn.file,
+                          model.sources[0].module if model.sources else "", model,
+                          model.sources[0] if model.sources else None, "self"), {},
+                       flow_facts(init.node if init else ctx.fn.node))
+            return self._prefixed(hop, tuple(self._field(fake, model, name, mode, depth + 1,
+                                                         node)))
+        out: list[Leaf] = []
+        for write, call in constructions:
+            for keyword in call.keywords:
+                if keyword.arg == name:
+                    wctx = self._write_ctx(ctx.fn.model, write)
+                    if wctx is not None:
+                        out += self._prefixed(f"{write.where} {ast.unparse(call.func)}({name}=...)",
+                                              self.trace(keyword.value, wctx, mode, depth + 1))
+        if out:
+            return out
+        return [Leaf(f"self.{owner_field}.{name}", "unknown",
+                     f"{model.name} has no write of {name} and no constructor keyword {name}",
+                     witness=(self._hop(ctx, node, f"self.{owner_field}.{name}"),))]
+
+    # -- calls -----------------------------------------------------------------------
+    def _call(self, e: ast.Call, ctx: Ctx, mode: str, depth: int) -> list[Leaf]:
+        text = hop_text(e.func)
+        classified = self._classified(text, ctx, e)
+        if classified is not None:
+            return [classified]
+        imported = None
+        if isinstance(e.func, ast.Name):
+            info = self.resolver.index.module(ctx.fn.module) if ctx.fn.module else None
+            binding = info.bindings.get(e.func.id) if info else None
+            imported = binding.module if binding is not None else None
+        kind = classify_call(e, self.reach.config, imported)
+        if kind is not None and kind[0] == "collective":
+            dim = site_dim(kind[1], self.reach.config)
+            return [Leaf(ast.unparse(e.func), "agreed", f"made by {ast.unparse(e.func)} over "
+                         f"{kind[1] or 'WORLD'}", dim, (self._hop(ctx, e, ast.unparse(e.func)),))]
+        if isinstance(e.func, ast.Name) and e.func.id == "len" and e.args:
+            return list(self.trace(e.args[0], ctx, "length", depth + 1))
+        if isinstance(e.func, ast.Name) and not ctx.flow.reaching.get(id(e.func)) \
+                and imported is None and e.func.id in __builtins__:  # type: ignore[operator]
+            inner = mode if e.func.id in _LENGTH_KEEP or e.func.id == "range" else "value"
+            return [x for a in e.args for x in self.trace(
+                a.value if isinstance(a, ast.Starred) else a, ctx, inner, depth + 1)] + [
+                x for k in e.keywords for x in self.trace(k.value, ctx, "value", depth + 1)]
+        callees = [t for c, t in ctx.edges if c is e]
+        note = ""
+        if not callees:
+            try:
+                fns, note = self.resolver.resolve(ctx.fn, e)
+            except RecursionError:
+                fns, note = [], "resolution too deep"
+            callees = [self._fn_ctx(fn) for fn in fns]
+        if note:
+            return [Leaf(text, "unknown", f"call on an unresolved receiver: {note}",
+                         witness=(self._hop(ctx, e, text),))]
+        if callees:
+            out: list[Leaf] = []
+            for callee in callees[:6]:
+                if callee.fn.qualname.endswith(".__init__"):
+                    out += self._args(e, ctx, mode, depth)
+                    continue
+                out += self._returns(callee, mode, depth, self._hop(ctx, e, f"{text}() returns"))
+            return out
+        # not ours (external or a method of a local value): a function of its receiver and
+        # arguments (the rules above catch the rank-local sources: clocks, pools, polls)
+        out = []
+        if isinstance(e.func, ast.Attribute):
+            out += self.trace(e.func.value, ctx, mode, depth + 1)
+        return out + self._args(e, ctx, "value", depth)
+
+    def _args(self, e: ast.Call, ctx: Ctx, mode: str, depth: int) -> list[Leaf]:
+        out: list[Leaf] = []
+        for a in e.args:
+            out += self.trace(a.value if isinstance(a, ast.Starred) else a, ctx, mode, depth + 1)
+        for k in e.keywords:
+            out += self.trace(k.value, ctx, mode, depth + 1)
+        return out
+
+    def _returns(self, callee: Ctx, mode: str, depth: int, hop: str) -> list[Leaf]:
+        out: list[Leaf] = []
+        returns = callee.flow.returns
+        for value, guards in returns:
+            out += self.trace(value, callee, mode, depth + 1)
+            if len(returns) > 1:
+                for g in guards:
+                    if g.test is not None and g.kind in ("if", "exit", "while", "ternary"):
+                        out += self._prefixed(f"{callee.fn.file}:{g.line} which return: {g.text}",
+                                              self.trace(g.test, callee, "value", depth + 1))
+        return self._prefixed(hop, tuple(out))
+
+
+def _dedupe(leaves: list[Leaf]) -> tuple[Leaf, ...]:
+    seen: dict[tuple, Leaf] = {}
+    for leaf in leaves:
+        key = (leaf.name, leaf.category, leaf.dim, leaf.single)
+        if key not in seen or len(leaf.witness) < len(seen[key].witness):
+            seen[key] = leaf
+    return tuple(list(seen.values())[:_MAX_LEAVES])
+
+
+def _argument(fn: Fn, call: ast.Call, name: str) -> ast.expr | None:
+    node = fn.node
+    for keyword in call.keywords:
+        if keyword.arg == name:
+            return keyword.value
+    params = [a.arg for a in node.args.posonlyargs + node.args.args]
+    offset = 1 if fn.self_name and (isinstance(call.func, ast.Attribute)
+                                    or fn.qualname.endswith(".__init__")) else 0
+    if name in params:
+        position = params.index(name) - offset
+        if 0 <= position < len(call.args) and not isinstance(call.args[position], ast.Starred):
+            return call.args[position]
+    return None
+
+
+def _default(node: Any, name: str) -> ast.expr | None:
+    params = [a.arg for a in node.args.posonlyargs + node.args.args]
+    defaults = node.args.defaults
+    for param, default in zip(params[len(params) - len(defaults):], defaults, strict=True):
+        if param == name:
+            return default
+    for kw_arg, default in zip(node.args.kwonlyargs, node.args.kw_defaults, strict=True):
+        if kw_arg.arg == name:
+            return default
+    return None
+
+
+def _statement_at(function: Any, line: int) -> ast.stmt | None:
+    best = None
+    for sub in ast.walk(function):
+        if isinstance(sub, ast.stmt) and sub.lineno == line and sub is not function:
+            if best is None or isinstance(sub, ast.Expr | ast.Assign | ast.AugAssign):
+                best = sub
+    return best
