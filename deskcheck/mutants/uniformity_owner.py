@@ -234,7 +234,10 @@ class UniformityJudge:
         fails under the mutant (every one held on clean code: see ``baseline_red``)."""
         report = self.audit(self.settings, self.catalog_root,
                             {mutated.file: mutated.mutated_file_text()})
-        before = {d.key: _verdict_word(d.verdict) for d in self.decisions(self.clean(), owner)}
+        clean = self.decisions(self.clean(), owner)
+        before = {d.key: _verdict_word(d.verdict) for d in clean}
+        # a mutated condition reads differently: the clean decision of that kind and line
+        before.update({(d.kind, d.line): _verdict_word(d.verdict) for d in clean})
         flipped = [d for d in self.decisions(report, owner) if self.failing(d)]
         if not flipped:
             held = ", ".join(sorted({_verdict_word(d.verdict)
@@ -242,18 +245,13 @@ class UniformityJudge:
             return OwnerJudgement(owner, False, f"the audit still holds under the mutant: "
                                   f"{owner_function(owner)}'s decisions are {held}")
         first = flipped[0]
-        was = before.get(first.key, "a new decision")
+        was = before.get(first.key) or before.get((first.kind, first.line), "a new decision")
         message = (f"{FAILURE}: {self._describe(first, was)}")
         return OwnerJudgement(owner, True, message,
                               "\n".join(self._witness(d) for d in flipped))
 
     def _where(self, decision: Any) -> str:
-        path = decision.file
-        try:
-            path = os.path.relpath(path, Path.cwd())
-        except ValueError:
-            pass
-        return f"{path}:{decision.line}"
+        return f"{_relative(decision.file)}:{decision.line}"
 
     def _describe(self, decision: Any, was: str | None = None) -> str:
         now = _verdict_word(decision.verdict)
@@ -265,12 +263,20 @@ class UniformityJudge:
         lines = [f"decision {decision.function} at {self._where(decision)}: "
                  f"{decision.condition} [{_verdict_word(decision.verdict)}]"]
         for site in getattr(decision, "collectives", [])[:3]:
-            lines.append(f"  gates {site.call} at {site.file}:{site.line}")
+            lines.append(f"  gates {site.call} at {_relative(site.file)}:{site.line}")
         for item in decision.inputs:
             word = _verdict_word(item.klass)
             if word not in ("RANK-LOCAL", "UNKNOWN"):
                 continue
             reason = f" ({item.reason})" if getattr(item, "reason", "") else ""
             lines.append(f"  input {item.name}: {word}{reason}")
-            lines.extend(f"    {hop}" for hop in item.witness)
+            lines.extend(f"    {_relative(hop)}" for hop in item.witness)
         return "\n".join(lines)
+
+
+def _relative(text: str) -> str:
+    """Paths under the current folder written relative (a witness hop starts with one)."""
+    here = str(Path.cwd())
+    for folder in dict.fromkeys((here, os.path.realpath(here))):
+        text = text.replace(folder.rstrip(os.sep) + os.sep, "")
+    return text

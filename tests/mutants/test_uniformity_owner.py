@@ -90,8 +90,9 @@ def test_a_decision_that_flips_to_rank_local_kills_with_its_witness(tmp_path):
     got = judge(audit).judge(OWNER, mutated_function(tmp_path))
     assert got.killed, "a decision that turned RANK-LOCAL under the mutant did not kill"
     assert got.message.startswith("RankLocalDecision: Sched.step at sched.py:3"), got.message
-    assert "RANK-LOCAL" in got.message and "a new decision -> RANK-LOCAL" in got.message, (
-        "the kill does not say the decision is new (its condition text changed)")
+    assert "`self.local > 0` UNIFORM -> RANK-LOCAL" in got.message, (
+        "the kill does not name the clean verdict of the decision at that line (its "
+        f"condition text changed): {got.message}")
     assert "input self.local: RANK-LOCAL (a pool's free size)" in got.text, got.text
     assert "    sched.py:9 write" in got.text, "the witness hops are not shown"
 
