@@ -192,10 +192,15 @@ class UniformityJudge:
         return self._clean
 
     def decisions(self, report: Any, owner: str) -> list[Any]:
+        """The decisions of the owner's function: by qualname, or, when the owner names the
+        audited class (``Scheduler.m``), its method ``m`` wherever the MRO defines it."""
         function = owner_function(owner)
+        klass, _, method = function.rpartition(".")
+        audited = self.settings.target.rpartition(":")[2].rpartition(".")[2]
         return [d for d in report.decisions
                 if d.function == function or d.function.endswith("." + function)
-                or function.endswith("." + d.function)]
+                or function.endswith("." + d.function)
+                or (klass == audited and d.function.rpartition(".")[2] == method)]
 
     def owner_errors(self, mutants: Iterable[Any], line_of: Callable[[Any, str], str]
                      ) -> list[CatalogError]:

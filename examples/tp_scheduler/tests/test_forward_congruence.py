@@ -47,10 +47,12 @@ class LoopView:
     held: tuple[str, ...] = field(default=(), compare=False)
 
 
-def _run_loop(state: TPRankState, *, enforce: bool, reduce: bool) -> LoopView:
+def _run_loop(state: TPRankState, *, enforce: bool, reduce: bool,
+              collectives: bool = True) -> LoopView:
     """Two passes of the real event loop on this rank's own state; the leader's inbox
-    delivers NEW, then a shutdown. Without the enforcer (or the reduce) the forward is
-    recorded, not run: ranks that formed different batches would hang in its collectives."""
+    delivers NEW, then a shutdown. Without the enforcer (or the reduce), or without
+    ``collectives``, the forward is recorded, not run: ranks that formed different batches
+    would hang in its collectives, where a recorded forward names the rank that diverged."""
     sched = build_scheduler(state)
     sched.inbox.deliver([Req(rid, prompt(rid), max_new_tokens=8) for rid in NEW])
     sched.inbox.deliver([SHUTDOWN])
@@ -61,7 +63,7 @@ def _run_loop(state: TPRankState, *, enforce: bool, reduce: bool) -> LoopView:
 
     def forward(batch: ScheduleBatch):
         reference.append(single.forward(batch).checksum)
-        if enforce and reduce:
+        if enforce and reduce and collectives:
             return real_forward(batch)
         return single.forward(batch)  # what would enter the collectives, without them
 
@@ -85,8 +87,9 @@ def event_loop(state: TPRankState, enforce: bool = True) -> LoopView:
     return _run_loop(state, enforce=enforce, reduce=True)
 
 
-def event_loop_reduced(state: TPRankState, reduce: bool = True) -> LoopView:
-    return _run_loop(state, enforce=True, reduce=reduce)
+def event_loop_recorded(state: TPRankState, reduce: bool = True) -> LoopView:
+    """The loop with the forward recorded: what each rank would run, compared."""
+    return _run_loop(state, enforce=True, reduce=reduce, collectives=False)
 
 
 def forward_safety(rank: int, state: TPRankState, view: LoopView) -> str | None:
@@ -107,7 +110,7 @@ def hold_safety(rank: int, state: TPRankState, view: LoopView) -> str | None:
 FORWARD = CongruenceArm("forward", event_loop, KillSwitch.from_keyword("enforce", False),
                         safety=forward_safety, uniform=lambda v: (v.forwards, v.passes))
 HOLD_UNDER_PARTED_HEADS = CongruenceArm(
-    "prefetch-hold-under-parted-heads", event_loop_reduced,
+    "prefetch-hold-under-parted-heads", event_loop_recorded,
     KillSwitch.from_keyword("reduce", False), safety=hold_safety,
     uniform=lambda v: (v.forwards, v.passes))
 
@@ -141,3 +144,24 @@ def test_a_pending_prefetch_under_parted_heads_holds_every_rank(rank_pool, world
         f"ranks ran forwards {result.decisions} while rank 1's head was in flight")
     assert result.premise[1][0] == () and result.premise[0][0] != (), (
         "without the reduce rank 1 alone should hold")
+
+
+def reduce_once(state: TPRankState) -> tuple[bool | None, int | None]:
+    """One packed reduce on this rank's own state: (floors on, the group's eviction floor)."""
+    sched = build_scheduler(state)
+    sched._update_uniform_pool_budget()
+    return sched._uniform_floor_covered, sched._uniform_evict_floor
+
+
+@pytest.mark.world(2)
+def test_a_rank_with_a_full_pool_still_enters_the_reduce():
+    """Rank 1's device pool is full (all of it cached, evictable): it still votes, and the
+    group floor is its 40 evictable tokens. A rank that skipped the reduce on its own pool
+    would leave its peer waiting in the collective: the pool names it within 1 s."""
+    from deskcheck.suites import RankPool
+
+    full = TPRankState(("alpha",), (("alpha", PROMPT_LEN),), token_pool=PROMPT_LEN)
+    with RankPool(2, "gloo", timeout_s=1.0) as pool:
+        got = pool.run(reduce_once, per_rank=[DIVERGED[0], full])
+    assert got == [(True, PROMPT_LEN)] * 2, (
+        f"ranks read {got}: every rank must reduce, the floor being rank 1's 40 evictable")
