@@ -12,7 +12,7 @@ from typing import Any
 
 from deskcheck.static import FieldWrite, Fn, field_writes, first_param, flow_facts
 from deskcheck.uniformity.collectives import classify_call, site_dim
-from deskcheck.uniformity.reach import Ctx, Reach
+from deskcheck.uniformity.reach import Ctx, Reach, guard_state, is_dead
 from deskcheck.uniformity.rules import (
     config_reason,
     hop_text,
@@ -143,6 +143,7 @@ class Tracer:
         out: list[Leaf] = []
         shared = set.intersection(*(set(d.guards) for d, _f in reaching)) if len(reaching) > 1 \
             else set()
+        reaching = tuple((d, f) for d, f in reaching if not is_dead(d.guards, ctx.consts))
         for d, facts in reaching:
             single = frozenset(dim for g in facts if g.kind in ("if", "exit") and g.test is not None
                                for dim in [single_rank_dim(g.test, g.negated)] if dim)
@@ -237,7 +238,9 @@ class Tracer:
                 return out
         if isinstance(base, ast.Name) and not ctx.flow.reaching.get(id(base)):
             return []  # module.attribute: replicated code or constants
-        return list(self.trace(base, ctx, mode, depth + 1))
+        # field-sensitive through constructors: `scope.covered` follows covered=... only
+        inner = f"attr:{e.attr}" if mode != "length" else mode
+        return list(self.trace(base, ctx, inner, depth + 1))
 
     def _fn_ctx(self, fn: Fn) -> Ctx:
         existing = self.reach.by_fn.get(fn.key)
@@ -387,16 +390,39 @@ class Tracer:
             out: list[Leaf] = []
             for callee in callees[:6]:
                 if callee.fn.qualname.endswith(".__init__"):
-                    out += self._args(e, ctx, mode, depth)
+                    out += self._constructed(e, callee, ctx, mode, depth)
                     continue
                 out += self._returns(callee, mode, depth, self._hop(ctx, e, f"{text}() returns"))
             return out
+        klass = self.resolver.class_of_expr(ctx.fn.module, e.func) if ctx.fn.module else None
+        if klass is not None and mode.startswith("attr:"):  # a dataclass / NamedTuple
+            name = mode[5:]
+            fields = [s.target.id for s in klass.node.body
+                      if isinstance(s, ast.AnnAssign) and isinstance(s.target, ast.Name)]
+            for keyword in e.keywords:
+                if keyword.arg == name:
+                    return list(self.trace(keyword.value, ctx, "value", depth + 1))
+            if name in fields and fields.index(name) < len(e.args):
+                return list(self.trace(e.args[fields.index(name)], ctx, "value", depth + 1))
         # not ours (external or a method of a local value): a function of its receiver and
         # arguments (the rules above catch the rank-local sources: clocks, pools, polls)
         out = []
         if isinstance(e.func, ast.Attribute):
             out += self.trace(e.func.value, ctx, mode, depth + 1)
         return out + self._args(e, ctx, "value", depth)
+
+    def _constructed(self, e: ast.Call, init: Ctx, ctx: Ctx, mode: str, depth: int
+                     ) -> list[Leaf]:
+        """``Cls(...)`` read for one attribute (mode ``attr:x``): only what sets ``x``."""
+        if mode.startswith("attr:"):
+            name = mode[5:]
+            for keyword in e.keywords:
+                if keyword.arg == name:
+                    return list(self.trace(keyword.value, ctx, "value", depth + 1))
+            params = [a.arg for a in init.fn.node.args.args[1:]]
+            if name in params and params.index(name) < len(e.args):
+                return list(self.trace(e.args[params.index(name)], ctx, "value", depth + 1))
+        return self._args(e, ctx, "length" if mode == "length" else "value", depth)
 
     def _args(self, e: ast.Call, ctx: Ctx, mode: str, depth: int) -> list[Leaf]:
         out: list[Leaf] = []
@@ -408,12 +434,13 @@ class Tracer:
 
     def _returns(self, callee: Ctx, mode: str, depth: int, hop: str) -> list[Leaf]:
         out: list[Leaf] = []
-        returns = callee.flow.returns
+        returns = [(v, g) for v, g in callee.flow.returns if not is_dead(g, callee.consts)]
         for value, guards in returns:
             out += self.trace(value, callee, mode, depth + 1)
             if len(returns) > 1:
                 for g in guards:
-                    if g.test is not None and g.kind in ("if", "exit", "while", "ternary"):
+                    if g.test is not None and g.kind in ("if", "exit", "while", "ternary") \
+                            and guard_state(g, callee.consts) is None:
                         out += self._prefixed(f"{callee.fn.file}:{g.line} which return: {g.text}",
                                               self.trace(g.test, callee, "value", depth + 1))
         return self._prefixed(hop, tuple(out))
