@@ -32,7 +32,9 @@ def classify_call(call: ast.Call, config: UniformityConfig,
             return "forward", pattern.group or "tp"
     for pattern in config.collectives:
         if matches(text, [pattern.call]):
-            return "collective", _group(call, pattern)
+            last = text.rsplit(".", 1)[-1]
+            p2p = last in P2P or "point_to_point" in last or last.startswith(("send_", "recv_"))
+            return ("p2p" if p2p else "collective"), _group(call, pattern)
     last = text.rsplit(".", 1)[-1]
     if last not in COLLECTIVES and last not in P2P:
         return None
