@@ -24,10 +24,10 @@ def main() -> int:
 
     config = load_uniformity_config(HERE / "sglang_uniformity.toml")
     clear_cache()
-    started = time.perf_counter()
+    started, cpu = time.perf_counter(), time.process_time()
     report = audit("sglang.srt.managers.scheduler:Scheduler", root=src, config=config)
-    cold = time.perf_counter() - started
-    print(f"cold: {cold:.2f}s  functions={report.functions} sites={len(report.sites)} "
+    cold, cpu = time.perf_counter() - started, time.process_time() - cpu
+    print(f"cold: {cold:.2f}s wall, {cpu:.2f}s cpu  functions={report.functions} sites={len(report.sites)} "
           f"decisions={len(report.decisions)} {report.counts()}")
     for d in report.by_verdict(Verdict.RANK_LOCAL):
         first = next(i for i in d.inputs if i.klass.value == "RANK-LOCAL")

@@ -7,12 +7,11 @@ content). Each leaf carries its witness, ``file:line hop`` per step."""
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, NamedTuple
 
 from deskcheck.static import FieldWrite, Fn, field_writes, first_param, flow_facts
 from deskcheck.uniformity.collectives import classify_call, site_dim
-from deskcheck.uniformity.reach import Ctx, Reach, guard_state, is_dead
+from deskcheck.uniformity.reach import Ctx, Reach, argument_for, guard_state, is_dead
 from deskcheck.uniformity.rules import (
     config_reason,
     hop_text,
@@ -21,7 +20,7 @@ from deskcheck.uniformity.rules import (
     single_rank_dim,
 )
 
-_MAX_DEPTH = 40
+_MAX_DEPTH = 24
 _MAX_LEAVES = 48
 _LENGTH_KEEP = {"list", "tuple", "set", "sorted", "frozenset", "reversed", "enumerate", "zip",
                 "dict", "deque"}
@@ -31,8 +30,7 @@ _TESTED_GUARDS = ("if", "exit", "exit-outer", "while", "for", "break", "ternary"
                   "comprehension", "except")
 
 
-@dataclass(frozen=True)
-class Leaf:
+class Leaf(NamedTuple):
     """A source of a decision's input. ``category``: rank_id (``dim`` says of which group),
     rank_local, agreed (over ``dim``), config, sanctioned, unknown. ``single``: dimensions
     whose group has one rank on the path this leaf reaches the decision by."""
@@ -84,8 +82,11 @@ class Tracer:
 
     def _prefixed(self, hop: str, leaves: tuple[Leaf, ...], single: frozenset[str] = frozenset()
                   ) -> list[Leaf]:
-        return [replace(leaf, witness=(hop, *leaf.witness)[:14], single=leaf.single | single)
-                for leaf in leaves]
+        if single:
+            return [leaf._replace(witness=(hop, *leaf.witness[:13]), single=leaf.single | single)
+                    for leaf in leaves]
+        return [Leaf(leaf.name, leaf.category, leaf.reason, leaf.dim, (hop, *leaf.witness[:13]),
+                     leaf.single) for leaf in leaves]
 
     # -- expressions ---------------------------------------------------------------------
     def _expr(self, e: ast.expr, ctx: Ctx, mode: str, depth: int) -> list[Leaf]:
@@ -98,40 +99,40 @@ class Tracer:
         if isinstance(e, ast.Call):
             return self._call(e, ctx, mode, depth)
         if isinstance(e, ast.Compare):
-            out = list(self.trace(e.left, ctx, "value", depth + 1))
+            out = list(self.trace(e.left, ctx, "value", depth))
             for op, right in zip(e.ops, e.comparators, strict=True):
                 member = "length" if isinstance(op, ast.In | ast.NotIn) else "value"
-                out += self.trace(right, ctx, member, depth + 1)
+                out += self.trace(right, ctx, member, depth)
             return out
         if isinstance(e, ast.Subscript):
             if mode == "length" and isinstance(e.slice, ast.Slice):
-                return (list(self.trace(e.value, ctx, "length", depth + 1))
-                        + list(self.trace(e.slice, ctx, "value", depth + 1)))
-            return (list(self.trace(e.value, ctx, "value", depth + 1))
-                    + list(self.trace(e.slice, ctx, "value", depth + 1)))
+                return (list(self.trace(e.value, ctx, "length", depth))
+                        + list(self.trace(e.slice, ctx, "value", depth)))
+            return (list(self.trace(e.value, ctx, "value", depth))
+                    + list(self.trace(e.slice, ctx, "value", depth)))
         if isinstance(e, ast.List | ast.Tuple | ast.Set):
             if mode == "length":
                 return [x for elt in e.elts if isinstance(elt, ast.Starred)
-                        for x in self.trace(elt.value, ctx, "length", depth + 1)]
-            return [x for elt in e.elts for x in self.trace(elt, ctx, "value", depth + 1)]
+                        for x in self.trace(elt.value, ctx, "length", depth)]
+            return [x for elt in e.elts for x in self.trace(elt, ctx, "value", depth)]
         if isinstance(e, ast.Dict):
             parts = [k for k in e.keys if k is not None] + ([] if mode == "length" else e.values)
-            return [x for p in parts for x in self.trace(p, ctx, "value", depth + 1)]
+            return [x for p in parts for x in self.trace(p, ctx, "value", depth)]
         if isinstance(e, ast.ListComp | ast.SetComp | ast.GeneratorExp | ast.DictComp):
             out: list[Leaf] = []
             for gen in e.generators:
-                out += self.trace(gen.iter, ctx, mode, depth + 1)
+                out += self.trace(gen.iter, ctx, mode, depth)
                 for cond in gen.ifs:
-                    out += self.trace(cond, ctx, "value", depth + 1)
+                    out += self.trace(cond, ctx, "value", depth)
             if mode != "length":
                 elts = [e.key, e.value] if isinstance(e, ast.DictComp) else [e.elt]
                 for elt in elts:
-                    out += self.trace(elt, ctx, "value", depth + 1)
+                    out += self.trace(elt, ctx, "value", depth)
             return out
         out = []
         for child in ast.iter_child_nodes(e):
             if isinstance(child, ast.expr):
-                out += self.trace(child, ctx, mode, depth + 1)
+                out += self.trace(child, ctx, mode, depth)
         return out
 
     def _name(self, e: ast.Name, ctx: Ctx, mode: str, depth: int) -> list[Leaf]:
@@ -186,7 +187,7 @@ class Tracer:
             return []  # a root's parameter (the event loop takes none but self)
         out: list[Leaf] = []
         for caller, call in callers:
-            arg = _argument(fn, call, name)
+            arg = argument_for(fn, call, name)
             hop = f"{caller.fn.file}:{call.lineno} {ast.unparse(call.func)}({name}=...)"
             if arg is None:
                 default = _default(fn.node, name)
@@ -301,8 +302,7 @@ class Tracer:
             out += self.trace(value, wctx, "length" if mode == "length" and write.kind != "item"
                               else "value", depth + 1)
         if not write.function.name == "__init__":
-            stmt = _statement_at(write.function, write.line)
-            for g in wctx.flow.guards.get(id(stmt), ()) if stmt is not None else ():
+            for g in wctx.flow.guards.get(id(write.node), ()):
                 if g.test is not None and g.kind in _TESTED_GUARDS:
                     out += self._prefixed(f"{write.file}:{g.line} written when: {g.text}",
                                           self.trace(g.test, wctx, "value", depth + 1))
@@ -455,21 +455,6 @@ def _dedupe(leaves: list[Leaf]) -> tuple[Leaf, ...]:
     return tuple(list(seen.values())[:_MAX_LEAVES])
 
 
-def _argument(fn: Fn, call: ast.Call, name: str) -> ast.expr | None:
-    node = fn.node
-    for keyword in call.keywords:
-        if keyword.arg == name:
-            return keyword.value
-    params = [a.arg for a in node.args.posonlyargs + node.args.args]
-    offset = 1 if fn.self_name and (isinstance(call.func, ast.Attribute)
-                                    or fn.qualname.endswith(".__init__")) else 0
-    if name in params:
-        position = params.index(name) - offset
-        if 0 <= position < len(call.args) and not isinstance(call.args[position], ast.Starred):
-            return call.args[position]
-    return None
-
-
 def _default(node: Any, name: str) -> ast.expr | None:
     params = [a.arg for a in node.args.posonlyargs + node.args.args]
     defaults = node.args.defaults
@@ -480,12 +465,3 @@ def _default(node: Any, name: str) -> ast.expr | None:
         if kw_arg.arg == name:
             return default
     return None
-
-
-def _statement_at(function: Any, line: int) -> ast.stmt | None:
-    best = None
-    for sub in ast.walk(function):
-        if isinstance(sub, ast.stmt) and sub.lineno == line and sub is not function:
-            if best is None or isinstance(sub, ast.Expr | ast.Assign | ast.AugAssign):
-                best = sub
-    return best
