@@ -137,7 +137,7 @@ def _inputs(build: _Build, ctx: Ctx, tracer: Tracer) -> list[Leaf]:
     if g.kind == "except":
         return [Leaf(g.text, "unknown", "whether the try body raises on every rank alike",
                      witness=(f"{ctx.fn.file}:{g.line} {g.text}",))]
-    mode = "length" if g.kind == "for" else "value"
+    mode = "length" if g.kind == "for" else "truth"
     return list(tracer.trace(g.test, ctx, mode))
 
 
@@ -153,7 +153,7 @@ def _classify(leaves: list[Leaf], dim: str) -> list[Input]:
             else:
                 klass, reason = CONFIG, f"{leaf.reason}: the same on every rank of a {dim} group"
         elif leaf.category == "agreed":
-            if covers(leaf.dim, dim):
+            if all(covers(a, dim) for a in leaf.dim.split("|")):
                 klass, reason = AGREED, leaf.reason
             else:
                 klass, reason = RANK_LOCAL, f"{leaf.reason}: agreed over {leaf.dim}, not over {dim}"

@@ -10,7 +10,7 @@ import ast
 from typing import Any, NamedTuple
 
 from deskcheck.static import FieldWrite, Fn, field_writes, first_param, flow_facts
-from deskcheck.uniformity.collectives import classify_call, site_dim
+from deskcheck.uniformity.collectives import classify_call, inplace_output, site_dim
 from deskcheck.uniformity.reach import Ctx, Reach, argument_for, guard_state, is_dead
 from deskcheck.uniformity.rules import (
     config_reason,
@@ -54,6 +54,7 @@ class Tracer:
         self.line_text = line_text  # (file, line) -> source text of that line
         self._memo: dict[tuple, tuple[Leaf, ...]] = {}
         self._active: set[tuple] = set()
+        self._inplace: dict[int, list[tuple[str, ast.Call]]] = {}
 
     # -- entry ---------------------------------------------------------------------------
     def trace(self, expr: ast.expr | None, ctx: Ctx, mode: str = "value",
@@ -90,6 +91,12 @@ class Tracer:
 
     # -- expressions ---------------------------------------------------------------------
     def _expr(self, e: ast.expr, ctx: Ctx, mode: str, depth: int) -> list[Leaf]:
+        if mode == "truth":  # a condition's truth: a bare container is tested by its length
+            if isinstance(e, ast.UnaryOp) and isinstance(e.op, ast.Not):
+                return list(self.trace(e.operand, ctx, "truth", depth))
+            if isinstance(e, ast.BoolOp):
+                return [x for v in e.values for x in self.trace(v, ctx, "truth", depth)]
+            mode = "length" if isinstance(e, ast.Name | ast.Attribute | ast.Subscript) else "value"
         if isinstance(e, ast.Constant | ast.Lambda):
             return []
         if isinstance(e, ast.Name):
@@ -145,6 +152,9 @@ class Tracer:
         shared = set.intersection(*(set(d.guards) for d, _f in reaching)) if len(reaching) > 1 \
             else set()
         reaching = tuple((d, f) for d, f in reaching if not is_dead(d.guards, ctx.consts))
+        agreed = self._inplace_agreed(e, ctx)
+        if agreed is not None:
+            return [agreed]
         for d, facts in reaching:
             single = frozenset(dim for g in facts if g.kind in ("if", "exit") and g.test is not None
                                for dim in [single_rank_dim(g.test, g.negated)] if dim)
@@ -158,6 +168,37 @@ class Tracer:
                                               f"reaches: {g.text}",
                                               self.trace(g.test, ctx, "value", depth + 1), single)
         return out
+
+    def _inplace_agreed(self, e: ast.Name, ctx: Ctx) -> Leaf | None:
+        """``dist.all_reduce(x, group=g)`` between ``x``'s definitions and this read: agreed."""
+        key = id(ctx.fn.node)
+        calls = self._inplace.get(key)
+        if calls is None:
+            calls = []
+            for call in ctx.flow.calls:
+                out = inplace_output(call)
+                if isinstance(out, ast.Name) and classify_call(call, self.reach.config,
+                                                               "torch.distributed"):
+                    calls.append((out.id, call))
+            self._inplace[key] = calls
+        reaching = ctx.flow.reaching.get(id(e), ())
+        first_def = min((d.line for d, _f in reaching), default=0)
+        for name, call in calls:
+            if name == e.id and first_def <= call.lineno <= e.lineno and call is not None:
+                kind = classify_call(call, self.reach.config, "torch.distributed")
+                group = kind[1] if kind else ""
+                try:
+                    texts = self.reach._group_texts(ctx, ast.parse(group, mode="eval").body, 0) \
+                        if group and group != "WORLD" else ["WORLD"]
+                except SyntaxError:
+                    texts = [group]
+                dims = sorted({site_dim(t, self.reach.config) for t in texts})
+                # agreed over the smallest of the groups it may run over (conservative)
+                dim = dims[0] if len(dims) == 1 else "|".join(dims)
+                return Leaf(e.id, "agreed", f"reduced in place by {ast.unparse(call.func)} over "
+                            f"{group or 'WORLD'}", dim,
+                            (f"{ctx.fn.file}:{call.lineno} {ast.unparse(call.func)}({e.id}, ...)",))
+        return None
 
     def _def(self, d: Any, ctx: Ctx, mode: str, depth: int) -> list[Leaf]:
         if d.kind == "param":
