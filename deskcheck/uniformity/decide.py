@@ -85,7 +85,10 @@ def judge(build: _Build, reach: Reach, tracer: Tracer, roles: dict[str, str],
     leaves: list[Leaf] = []
     for c in build.ctxs:
         leaves += _inputs(build, c, tracer)
-    dims = sorted({d for s in sites for d in s.dim.split("|")}) or ["world"]
+    # a point-to-point pair is not entered by every rank of its group: when the decision also
+    # gates group collectives, uniformity is judged over those groups
+    judged = [s for s in sites if s.kind != "p2p"] or sites
+    dims = sorted({d for s in judged for d in s.dim.split("|")}) or ["world"]
     worst_inputs: list[Input] = []
     worst = -1
     for dim in dims:

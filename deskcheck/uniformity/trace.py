@@ -20,7 +20,7 @@ from deskcheck.uniformity.rules import (
     single_rank_dim,
 )
 
-_MAX_DEPTH = 24
+_MAX_DEPTH = 400  # a guard against runaway recursion; memo + cycle check bound the work
 _MAX_LEAVES = 48
 _LENGTH_KEEP = {"list", "tuple", "set", "sorted", "frozenset", "reversed", "enumerate", "zip",
                 "dict", "deque"}

@@ -47,6 +47,11 @@ def test_stage_arms_that_differ_only_by_point_to_point_are_a_role(make_pkg):
     root = make_pkg({"s.py": """
         class S:
             def step(self):
+                if self.tp_group.is_first_rank:
+                    ids = self.local_ids()
+                else:
+                    prev = self.tp_group.recv_object(src=0)
+                    ids = self.local_ids()
                 if self.pp_group.is_first_rank:
                     ids = self.local_ids()
                 else:
@@ -56,9 +61,13 @@ def test_stage_arms_that_differ_only_by_point_to_point_are_a_role(make_pkg):
                 dist.all_reduce(1, group=self.tp_cpu_group)
                 return []
     """}, CFG)
-    d = _verdicts(audit("pkg.s:S", root=root))["self.pp_group.is_first_rank"]
+    by_cond = _verdicts(audit("pkg.s:S", root=root))
+    d = by_cond["self.tp_group.is_first_rank"]
     assert d.verdict is Verdict.ROLE, (
-        f"both arms issue the same TP reduce; only the PP recv differs: {d.verdict} {d.why}")
+        f"both arms issue the same TP reduce; only the recv differs: {d.verdict} {d.why}")
+    pp = by_cond["self.pp_group.is_first_rank"]
+    assert pp.verdict is Verdict.UNIFORM, (
+        f"a PP stage test is the same on every rank of the TP reduce it gates: {pp.verdict}")
 
 
 def test_a_rank_role_reached_through_a_local_gating_p2p_is_a_role(make_pkg):
