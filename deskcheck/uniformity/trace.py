@@ -106,6 +106,10 @@ class Tracer:
         if isinstance(e, ast.Call):
             return self._call(e, ctx, mode, depth)
         if isinstance(e, ast.Compare):
+            none_test = all(isinstance(op, ast.Is | ast.IsNot) for op in e.ops) and all(
+                isinstance(c, ast.Constant) and c.value is None for c in e.comparators)
+            if none_test:  # `x is None`: whether x exists, not what it holds
+                return list(self.trace(e.left, ctx, "length", depth))
             out = list(self.trace(e.left, ctx, "value", depth))
             for op, right in zip(e.ops, e.comparators, strict=True):
                 member = "length" if isinstance(op, ast.In | ast.NotIn) else "value"
@@ -416,6 +420,10 @@ class Tracer:
             return [x for a in e.args for x in self.trace(
                 a.value if isinstance(a, ast.Starred) else a, ctx, inner, depth + 1)] + [
                 x for k in e.keywords for x in self.trace(k.value, ctx, "value", depth + 1)]
+        if ctx.fn.klass is not None and (
+                isinstance(e.func, ast.Name) and e.func.id == "cls"
+                or ast.unparse(e.func) == f"type({ctx.fn.self_name})"):
+            return self._object(ctx.fn.klass, e, ctx, mode, depth)
         callees = [t for c, t in ctx.edges if c is e]
         note = ""
         if not callees:
@@ -430,21 +438,14 @@ class Tracer:
         if callees:
             out: list[Leaf] = []
             for callee in callees[:6]:
-                if callee.fn.qualname.endswith(".__init__"):
-                    out += self._constructed(e, callee, ctx, mode, depth)
+                if callee.fn.qualname.endswith(".__init__") and callee.fn.klass is not None:
+                    out += self._object(callee.fn.klass, e, ctx, mode, depth)
                     continue
                 out += self._returns(callee, mode, depth, self._hop(ctx, e, f"{text}() returns"))
             return out
         klass = self.resolver.class_of_expr(ctx.fn.module, e.func) if ctx.fn.module else None
-        if klass is not None and mode.startswith("attr:"):  # a dataclass / NamedTuple
-            name = mode[5:]
-            fields = [s.target.id for s in klass.node.body
-                      if isinstance(s, ast.AnnAssign) and isinstance(s.target, ast.Name)]
-            for keyword in e.keywords:
-                if keyword.arg == name:
-                    return list(self.trace(keyword.value, ctx, "value", depth + 1))
-            if name in fields and fields.index(name) < len(e.args):
-                return list(self.trace(e.args[fields.index(name)], ctx, "value", depth + 1))
+        if klass is not None:  # a class without __init__ of its own: dataclass, NamedTuple
+            return self._object(klass, e, ctx, mode, depth)
         # not ours (external or a method of a local value): a function of its receiver and
         # arguments (the rules above catch the rank-local sources: clocks, pools, polls)
         out = []
@@ -452,18 +453,47 @@ class Tracer:
             out += self.trace(e.func.value, ctx, mode, depth + 1)
         return out + self._args(e, ctx, "value", depth)
 
-    def _constructed(self, e: ast.Call, init: Ctx, ctx: Ctx, mode: str, depth: int
-                     ) -> list[Leaf]:
-        """``Cls(...)`` read for one attribute (mode ``attr:x``): only what sets ``x``."""
-        if mode.startswith("attr:"):
-            name = mode[5:]
-            for keyword in e.keywords:
-                if keyword.arg == name:
-                    return list(self.trace(keyword.value, ctx, "value", depth + 1))
-            params = [a.arg for a in init.fn.node.args.args[1:]]
-            if name in params and params.index(name) < len(e.args):
-                return list(self.trace(e.args[params.index(name)], ctx, "value", depth + 1))
-        return self._args(e, ctx, "length" if mode == "length" else "value", depth)
+    def _object(self, klass, e: ast.Call, ctx: Ctx, mode: str, depth: int) -> list[Leaf]:
+        """``Cls(...)``: in length mode the object simply exists (unless the class defines
+        ``__len__``/``__bool__``); read for one attribute (``attr:x``) only what sets ``x``:
+        its constructor keyword, or its writes in the class (``__init__`` parameters mapped
+        to this call's arguments); otherwise the arguments."""
+        model = self.resolver.model_for(klass)
+        if mode == "length":
+            if model.lookup("__len__") is None and model.lookup("__bool__") is None:
+                return []
+            return self._args(e, ctx, "length", depth)
+        if not mode.startswith("attr:"):
+            return self._args(e, ctx, "value", depth)
+        name = mode[5:]
+        for keyword in e.keywords:
+            if keyword.arg == name:
+                return list(self.trace(keyword.value, ctx, "value", depth + 1))
+        init = self.resolver.method(model, "__init__")
+        if init is None:  # dataclass / NamedTuple: fields in annotation order
+            fields = [s.target.id for s in klass.node.body
+                      if isinstance(s, ast.AnnAssign) and isinstance(s.target, ast.Name)]
+            if name in fields and fields.index(name) < len(e.args):
+                return list(self.trace(e.args[fields.index(name)], ctx, "value", depth + 1))
+        writes = field_writes(model).get(name, [])
+        if not writes:
+            if self.resolver.is_property(model, name) or model.lookup(name) is not None:
+                return []  # a method or property of the class: code, not this call's data
+            return self._args(e, ctx, "value", depth)
+        out: list[Leaf] = []
+        for write in writes[:24]:
+            value = write.value
+            if (init is not None and write.function is init.node and isinstance(value, ast.Name)
+                    and value.id in flow_facts(init.node).params):
+                arg = argument_for(init, e, value.id)
+                if arg is None:
+                    arg = _default(init.node, value.id)
+                if arg is not None:
+                    out += self._prefixed(f"{write.where} self.{name} = {value.id}",
+                                          self.trace(arg, ctx, "value", depth + 1))
+                continue
+            out += self._write(model, write, name, "value", depth)
+        return out
 
     def _args(self, e: ast.Call, ctx: Ctx, mode: str, depth: int) -> list[Leaf]:
         out: list[Leaf] = []
