@@ -246,8 +246,14 @@ class CallResolver:
         if isinstance(receiver, ast.Name):  # module.function(...)
             info = self.index.module(fn.module)
             binding = info.bindings.get(receiver.id) if info else None
+            target = None
             if binding is not None and binding.kind == "import" and binding.module:
-                found = self.function_named(binding.module, func.attr)
+                target = binding.module
+            elif binding is not None and binding.kind == "from" and binding.module:
+                sub = f"{binding.module}.{binding.name}"
+                target = sub if self.index.find_module(sub) is not None else None
+            if target is not None:
+                found = self.function_named(target, func.attr)
                 if found is not None:
                     return [found], ""
         return [], ""

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import sys
 import time
 from collections.abc import Mapping
 from fnmatch import fnmatchcase
@@ -29,6 +30,8 @@ def audit(target: str, *, root: Path | str, roots_methods: list[str] | None = No
     ``sources``/``overlay``: audit source text held in memory (mutants, can-fail arms).
     """
     started = time.perf_counter()
+    if sys.getrecursionlimit() < 20000:
+        sys.setrecursionlimit(20000)  # input sets are walked recursively, hop by hop
     root_path = Path(root).resolve()
     if config is None:
         config = load_uniformity_config(root_path / "pyproject.toml")

@@ -32,7 +32,9 @@ def classify_call(call: ast.Call, config: UniformityConfig,
             return "forward", pattern.group or "tp"
     for pattern in config.collectives:
         if matches(text, [pattern.call]):
-            return "collective", _group(call, pattern)
+            last = text.rsplit(".", 1)[-1]
+            p2p = last in P2P or "point_to_point" in last or last.startswith(("send_", "recv_"))
+            return ("p2p" if p2p else "collective"), _group(call, pattern)
     last = text.rsplit(".", 1)[-1]
     if last not in COLLECTIVES and last not in P2P:
         return None
@@ -55,6 +57,8 @@ def _group(call: ast.Call, pattern: CallPattern | None) -> str:
         for keyword in call.keywords:
             if keyword.arg == spec:
                 return ast.unparse(keyword.value)
+        if not spec.isidentifier():
+            return spec  # the group expression itself: a wrapper that takes no group
     for keyword in call.keywords:
         if keyword.arg in _GROUP_KEYWORDS:
             return ast.unparse(keyword.value)
@@ -63,6 +67,15 @@ def _group(call: ast.Call, pattern: CallPattern | None) -> str:
         if "group" in shown.lower():
             return shown
     return ""
+
+
+def inplace_output(call: ast.Call) -> ast.expr | None:
+    """The argument a torch-style collective writes in place (its first), else None."""
+    text = hop_text(call.func)
+    last = text.rsplit(".", 1)[-1]
+    if last in COLLECTIVES and last not in ("barrier", "monitored_barrier") and call.args:
+        return call.args[0]
+    return None
 
 
 def site_dim(group: str, config: UniformityConfig) -> str:

@@ -23,7 +23,6 @@ from deskcheck.uniformity.model import (
 from deskcheck.uniformity.reach import Ctx, Reach, guard_state
 from deskcheck.uniformity.rules import (
     covers,
-    rank_id_dim,
     single_rank_dim,
     trivial_for,
     varies_within,
@@ -86,7 +85,10 @@ def judge(build: _Build, reach: Reach, tracer: Tracer, roles: dict[str, str],
     leaves: list[Leaf] = []
     for c in build.ctxs:
         leaves += _inputs(build, c, tracer)
-    dims = sorted({s.dim for s in sites}) or ["world"]
+    # a point-to-point pair is not entered by every rank of its group: when the decision also
+    # gates group collectives, uniformity is judged over those groups
+    judged = [s for s in sites if s.kind != "p2p"] or sites
+    dims = sorted({d for s in judged for d in s.dim.split("|")}) or ["world"]
     worst_inputs: list[Input] = []
     worst = -1
     for dim in dims:
@@ -102,12 +104,16 @@ def judge(build: _Build, reach: Reach, tracer: Tracer, roles: dict[str, str],
     elif _all_trivial(build, reach, sites):
         decision.verdict = Verdict.TRIVIAL
         decision.why = "every collective it gates runs only where its group has one rank"
-    elif _symmetric(build, reach):
+    elif _symmetric(build, reach, with_p2p=True):
         decision.verdict = Verdict.SYMMETRIC
         decision.why = "both arms issue the same collective sequence"
-    elif _p2p_role(g, sites):
+    elif _only_rank_ids(decision.inputs) and all(s.kind == "p2p" for s in sites):
         decision.verdict = Verdict.ROLE
         decision.why = "a rank-id role that gates point-to-point transfers only"
+    elif _only_rank_ids(decision.inputs) and _symmetric(build, reach, with_p2p=False):
+        decision.verdict = Verdict.ROLE
+        decision.why = ("a rank-id role: both arms issue the same group collectives; only "
+                        "point-to-point transfers differ")
     else:
         decision.verdict, decision.why = _verdict(decision.inputs)
     return decision
@@ -134,7 +140,7 @@ def _inputs(build: _Build, ctx: Ctx, tracer: Tracer) -> list[Leaf]:
     if g.kind == "except":
         return [Leaf(g.text, "unknown", "whether the try body raises on every rank alike",
                      witness=(f"{ctx.fn.file}:{g.line} {g.text}",))]
-    mode = "length" if g.kind == "for" else "value"
+    mode = "length" if g.kind == "for" else "truth"
     return list(tracer.trace(g.test, ctx, mode))
 
 
@@ -150,7 +156,7 @@ def _classify(leaves: list[Leaf], dim: str) -> list[Input]:
             else:
                 klass, reason = CONFIG, f"{leaf.reason}: the same on every rank of a {dim} group"
         elif leaf.category == "agreed":
-            if covers(leaf.dim, dim):
+            if all(covers(a, dim) for a in leaf.dim.split("|")):
                 klass, reason = AGREED, leaf.reason
             else:
                 klass, reason = RANK_LOCAL, f"{leaf.reason}: agreed over {leaf.dim}, not over {dim}"
@@ -197,42 +203,47 @@ def _all_trivial(build: _Build, reach: Reach, sites: list[CollectiveSite]) -> bo
     return True
 
 
-def _arm_signature(body: list[ast.AST], ctx: Ctx, reach: Reach) -> tuple:
+def _only_rank_ids(inputs: list[Input]) -> bool:
+    local = [i for i in inputs if i.klass is RANK_LOCAL]
+    return bool(local) and all(i.reason.startswith("rank id") for i in local)
+
+
+def _arm_signature(body: list[ast.AST], ctx: Ctx, reach: Reach, with_p2p: bool = True) -> tuple:
     calls: list[ast.AST] = []
     for stmt in body:
         calls += [n for n in ast.walk(stmt) if isinstance(n, ast.Call)]
     ids = {id(c): c for c in calls}
     found: list[tuple[int, int, tuple]] = []
     for call, site in ctx.sites:
-        if id(call) in ids:
+        if id(call) in ids and (with_p2p or site.kind != "p2p"):
             found.append((call.lineno, call.col_offset, ((site.call.rsplit(".", 1)[-1],
                                                           site.group),)))
     for call, target in ctx.edges:
         if id(call) in ids and target.reaches:
             sig = tuple(sorted((s.call.rsplit(".", 1)[-1], s.group)
-                               for s in reach.sites_under(target)))
+                               for s in reach.sites_under(target)
+                               if with_p2p or s.kind != "p2p"))
             found.append((call.lineno, call.col_offset, sig))
     return tuple(x for _l, _c, sig in sorted(found) for x in sig)
 
 
-def _symmetric(build: _Build, reach: Reach) -> bool:
+def _symmetric(build: _Build, reach: Reach, with_p2p: bool) -> bool:
+    """Both arms issue the same collective sequence (``with_p2p=False``: the same group
+    collectives, point-to-point transfers aside)."""
     node = build.guard.node
     ctx = build.first
     if isinstance(node, ast.If) and build.guard.kind == "if":
-        yes = _arm_signature(node.body, ctx, reach)
-        no = _arm_signature(node.orelse, ctx, reach)
-        return bool(yes) and yes == no
-    if isinstance(node, ast.IfExp):
-        yes = _arm_signature([node.body], ctx, reach)
-        return bool(yes) and yes == _arm_signature([node.orelse], ctx, reach)
-    return False
-
-
-def _p2p_role(g: Guard, sites: list[CollectiveSite]) -> bool:
-    if g.test is None or not sites or any(s.kind != "p2p" for s in sites):
+        arms = (node.body, node.orelse)
+    elif isinstance(node, ast.IfExp):
+        arms = ([node.body], [node.orelse])
+    else:
         return False
-    return any(rank_id_dim(ast.unparse(n)) for n in ast.walk(g.test)
-               if isinstance(n, ast.Attribute | ast.Name))
+    yes = _arm_signature(arms[0], ctx, reach, with_p2p)
+    no = _arm_signature(arms[1], ctx, reach, with_p2p)
+    if with_p2p:
+        return bool(yes) and yes == no
+    return yes == no and (bool(yes) or bool(_arm_signature(arms[0], ctx, reach)
+                                             or _arm_signature(arms[1], ctx, reach)))
 
 
 def verdict_holds(verdict: Verdict, strict: bool) -> bool:

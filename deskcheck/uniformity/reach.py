@@ -5,7 +5,7 @@ in them, and which functions (transitively) issue a collective."""
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from deskcheck.static import CallResolver, FlowFacts, Fn, Guard, flow_facts
@@ -96,6 +96,7 @@ class Reach:
         self.callers: dict[tuple, list[tuple[Ctx, ast.Call]]] = {}
         self.sites: list[CollectiveSite] = []
         self.notes: list[str] = []
+        self._tested: dict[int, set[str]] = {}
 
     def ctx(self, fn: Fn, consts: dict[str, Any]) -> tuple[Ctx, bool]:
         probe = Ctx(fn, consts, flow_facts(fn.node))
@@ -123,7 +124,53 @@ class Reach:
                 queue.append(callee)
         if len(self.ctxs) >= _MAX_FUNCTIONS:
             self.notes.append(f"stopped after {_MAX_FUNCTIONS} function contexts")
+        self._resolve_groups()
         self._propagate()
+
+    # -- groups ---------------------------------------------------------------------------
+    def _resolve_groups(self) -> None:
+        """A site whose group is a parameter or a field: its dimension(s) from the callers'
+        arguments / the field's writes (``attn_tp|attn_cp`` when callers differ)."""
+        resolved: dict[tuple, CollectiveSite] = {}
+        for ctx in self.ctxs.values():
+            for i, (call, site) in enumerate(ctx.sites):
+                if site.dim != "world" or site.group in ("", "WORLD"):
+                    continue
+                try:
+                    expr = ast.parse(site.group, mode="eval").body
+                except SyntaxError:
+                    continue
+                texts = self._group_texts(ctx, expr, 0)
+                dims = sorted({site_dim(t, self.config) for t in texts} - {"world"})
+                if dims and len(dims) == len({site_dim(t, self.config) for t in texts}):
+                    new = replace(site, dim="|".join(dims),
+                                  group=f"{site.group} = {' | '.join(sorted(set(texts)))}")
+                    ctx.sites[i] = (call, new)
+                    resolved[(site.file, site.line, site.call)] = new
+        if resolved:
+            self.sites = [resolved.get((s.file, s.line, s.call), s) for s in self.sites]
+
+    def _group_texts(self, ctx: Ctx, expr: ast.expr, depth: int) -> list[str]:
+        fn = ctx.fn
+        if depth > 4:
+            return [ast.unparse(expr)]
+        if isinstance(expr, ast.Name) and expr.id in ctx.flow.params:
+            out: list[str] = []
+            for caller, call in self.callers.get(fn.key, []):
+                arg = argument_for(fn, call, expr.id)
+                if arg is not None:
+                    out += self._group_texts(caller, arg, depth + 1)
+            return out or [ast.unparse(expr)]
+        if (isinstance(expr, ast.Attribute) and isinstance(expr.value, ast.Name)
+                and expr.value.id == fn.self_name and fn.model is not None
+                and site_dim(ast.unparse(expr), self.config) == "world"):
+            from deskcheck.static import field_writes
+
+            writes = [w for w in field_writes(fn.model).get(expr.attr, [])
+                      if w.value is not None and w.kind == "assign"]
+            texts = [ast.unparse(w.value) for w in writes]
+            return texts or [ast.unparse(expr)]
+        return [ast.unparse(expr)]
 
     def _scan(self, ctx: Ctx) -> list[Ctx]:
         new: list[Ctx] = []
@@ -165,8 +212,11 @@ class Reach:
         """Constant arguments (and constant defaults) for the callee's parameters that its
         conditions read: each distinct set is a context of its own."""
         node = callee.node
-        tested = {n.id for g in _guards(callee) for n in ast.walk(g.test) if isinstance(n, ast.Name)
-                  } if node is not None else set()
+        tested = self._tested.get(id(node))
+        if tested is None:
+            tested = {n.id for g in _guards(callee) for n in ast.walk(g.test)
+                      if isinstance(n, ast.Name)}
+            self._tested[id(node)] = tested
         if not tested:
             return {}
         params = [a.arg for a in node.args.posonlyargs + node.args.args]
@@ -244,6 +294,23 @@ class Reach:
             current = parent
             seen += 1
         return list(reversed(out))
+
+
+def argument_for(fn: Fn, call: ast.Call, name: str) -> ast.expr | None:
+    """The expression a call passes for parameter ``name`` of ``fn`` (None: not passed)."""
+    node = fn.node
+    for keyword in call.keywords:
+        if keyword.arg == name:
+            return keyword.value
+    params = [a.arg for a in node.args.posonlyargs + node.args.args]
+    offset = 1 if fn.self_name and (isinstance(call.func, ast.Attribute)
+                                    or fn.qualname.endswith(".__init__")) else 0
+    if name in params:
+        position = params.index(name) - offset
+        if 0 <= position < len(call.args) and not any(
+                isinstance(a, ast.Starred) for a in call.args[:position + 1]):
+            return call.args[position]
+    return None
 
 
 def _guards(fn: Fn) -> list[Guard]:

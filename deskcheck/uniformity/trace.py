@@ -7,12 +7,11 @@ content). Each leaf carries its witness, ``file:line hop`` per step."""
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, NamedTuple
 
 from deskcheck.static import FieldWrite, Fn, field_writes, first_param, flow_facts
-from deskcheck.uniformity.collectives import classify_call, site_dim
-from deskcheck.uniformity.reach import Ctx, Reach
+from deskcheck.uniformity.collectives import classify_call, inplace_output, site_dim
+from deskcheck.uniformity.reach import Ctx, Reach, argument_for, guard_state, is_dead
 from deskcheck.uniformity.rules import (
     config_reason,
     hop_text,
@@ -21,7 +20,7 @@ from deskcheck.uniformity.rules import (
     single_rank_dim,
 )
 
-_MAX_DEPTH = 40
+_MAX_DEPTH = 400  # a guard against runaway recursion; memo + cycle check bound the work
 _MAX_LEAVES = 48
 _LENGTH_KEEP = {"list", "tuple", "set", "sorted", "frozenset", "reversed", "enumerate", "zip",
                 "dict", "deque"}
@@ -31,8 +30,7 @@ _TESTED_GUARDS = ("if", "exit", "exit-outer", "while", "for", "break", "ternary"
                   "comprehension", "except")
 
 
-@dataclass(frozen=True)
-class Leaf:
+class Leaf(NamedTuple):
     """A source of a decision's input. ``category``: rank_id (``dim`` says of which group),
     rank_local, agreed (over ``dim``), config, sanctioned, unknown. ``single``: dimensions
     whose group has one rank on the path this leaf reaches the decision by."""
@@ -56,6 +54,7 @@ class Tracer:
         self.line_text = line_text  # (file, line) -> source text of that line
         self._memo: dict[tuple, tuple[Leaf, ...]] = {}
         self._active: set[tuple] = set()
+        self._inplace: dict[int, list[tuple[str, ast.Call]]] = {}
 
     # -- entry ---------------------------------------------------------------------------
     def trace(self, expr: ast.expr | None, ctx: Ctx, mode: str = "value",
@@ -84,11 +83,20 @@ class Tracer:
 
     def _prefixed(self, hop: str, leaves: tuple[Leaf, ...], single: frozenset[str] = frozenset()
                   ) -> list[Leaf]:
-        return [replace(leaf, witness=(hop, *leaf.witness)[:14], single=leaf.single | single)
-                for leaf in leaves]
+        if single:
+            return [leaf._replace(witness=(hop, *leaf.witness[:13]), single=leaf.single | single)
+                    for leaf in leaves]
+        return [Leaf(leaf.name, leaf.category, leaf.reason, leaf.dim, (hop, *leaf.witness[:13]),
+                     leaf.single) for leaf in leaves]
 
     # -- expressions ---------------------------------------------------------------------
     def _expr(self, e: ast.expr, ctx: Ctx, mode: str, depth: int) -> list[Leaf]:
+        if mode == "truth":  # a condition's truth: a bare container is tested by its length
+            if isinstance(e, ast.UnaryOp) and isinstance(e.op, ast.Not):
+                return list(self.trace(e.operand, ctx, "truth", depth))
+            if isinstance(e, ast.BoolOp):
+                return [x for v in e.values for x in self.trace(v, ctx, "truth", depth)]
+            mode = "length" if isinstance(e, ast.Name | ast.Attribute | ast.Subscript) else "value"
         if isinstance(e, ast.Constant | ast.Lambda):
             return []
         if isinstance(e, ast.Name):
@@ -98,40 +106,44 @@ class Tracer:
         if isinstance(e, ast.Call):
             return self._call(e, ctx, mode, depth)
         if isinstance(e, ast.Compare):
-            out = list(self.trace(e.left, ctx, "value", depth + 1))
+            none_test = all(isinstance(op, ast.Is | ast.IsNot) for op in e.ops) and all(
+                isinstance(c, ast.Constant) and c.value is None for c in e.comparators)
+            if none_test:  # `x is None`: whether x exists, not what it holds
+                return list(self.trace(e.left, ctx, "length", depth))
+            out = list(self.trace(e.left, ctx, "value", depth))
             for op, right in zip(e.ops, e.comparators, strict=True):
                 member = "length" if isinstance(op, ast.In | ast.NotIn) else "value"
-                out += self.trace(right, ctx, member, depth + 1)
+                out += self.trace(right, ctx, member, depth)
             return out
         if isinstance(e, ast.Subscript):
             if mode == "length" and isinstance(e.slice, ast.Slice):
-                return (list(self.trace(e.value, ctx, "length", depth + 1))
-                        + list(self.trace(e.slice, ctx, "value", depth + 1)))
-            return (list(self.trace(e.value, ctx, "value", depth + 1))
-                    + list(self.trace(e.slice, ctx, "value", depth + 1)))
+                return (list(self.trace(e.value, ctx, "length", depth))
+                        + list(self.trace(e.slice, ctx, "value", depth)))
+            return (list(self.trace(e.value, ctx, "value", depth))
+                    + list(self.trace(e.slice, ctx, "value", depth)))
         if isinstance(e, ast.List | ast.Tuple | ast.Set):
             if mode == "length":
                 return [x for elt in e.elts if isinstance(elt, ast.Starred)
-                        for x in self.trace(elt.value, ctx, "length", depth + 1)]
-            return [x for elt in e.elts for x in self.trace(elt, ctx, "value", depth + 1)]
+                        for x in self.trace(elt.value, ctx, "length", depth)]
+            return [x for elt in e.elts for x in self.trace(elt, ctx, "value", depth)]
         if isinstance(e, ast.Dict):
             parts = [k for k in e.keys if k is not None] + ([] if mode == "length" else e.values)
-            return [x for p in parts for x in self.trace(p, ctx, "value", depth + 1)]
+            return [x for p in parts for x in self.trace(p, ctx, "value", depth)]
         if isinstance(e, ast.ListComp | ast.SetComp | ast.GeneratorExp | ast.DictComp):
             out: list[Leaf] = []
             for gen in e.generators:
-                out += self.trace(gen.iter, ctx, mode, depth + 1)
+                out += self.trace(gen.iter, ctx, mode, depth)
                 for cond in gen.ifs:
-                    out += self.trace(cond, ctx, "value", depth + 1)
+                    out += self.trace(cond, ctx, "value", depth)
             if mode != "length":
                 elts = [e.key, e.value] if isinstance(e, ast.DictComp) else [e.elt]
                 for elt in elts:
-                    out += self.trace(elt, ctx, "value", depth + 1)
+                    out += self.trace(elt, ctx, "value", depth)
             return out
         out = []
         for child in ast.iter_child_nodes(e):
             if isinstance(child, ast.expr):
-                out += self.trace(child, ctx, mode, depth + 1)
+                out += self.trace(child, ctx, mode, depth)
         return out
 
     def _name(self, e: ast.Name, ctx: Ctx, mode: str, depth: int) -> list[Leaf]:
@@ -143,6 +155,10 @@ class Tracer:
         out: list[Leaf] = []
         shared = set.intersection(*(set(d.guards) for d, _f in reaching)) if len(reaching) > 1 \
             else set()
+        reaching = tuple((d, f) for d, f in reaching if not is_dead(d.guards, ctx.consts))
+        agreed = self._inplace_agreed(e, ctx)
+        if agreed is not None:
+            return [agreed]
         for d, facts in reaching:
             single = frozenset(dim for g in facts if g.kind in ("if", "exit") and g.test is not None
                                for dim in [single_rank_dim(g.test, g.negated)] if dim)
@@ -156,6 +172,37 @@ class Tracer:
                                               f"reaches: {g.text}",
                                               self.trace(g.test, ctx, "value", depth + 1), single)
         return out
+
+    def _inplace_agreed(self, e: ast.Name, ctx: Ctx) -> Leaf | None:
+        """``dist.all_reduce(x, group=g)`` between ``x``'s definitions and this read: agreed."""
+        key = id(ctx.fn.node)
+        calls = self._inplace.get(key)
+        if calls is None:
+            calls = []
+            for call in ctx.flow.calls:
+                out = inplace_output(call)
+                if isinstance(out, ast.Name) and classify_call(call, self.reach.config,
+                                                               "torch.distributed"):
+                    calls.append((out.id, call))
+            self._inplace[key] = calls
+        reaching = ctx.flow.reaching.get(id(e), ())
+        first_def = min((d.line for d, _f in reaching), default=0)
+        for name, call in calls:
+            if name == e.id and first_def <= call.lineno <= e.lineno and call is not None:
+                kind = classify_call(call, self.reach.config, "torch.distributed")
+                group = kind[1] if kind else ""
+                try:
+                    texts = self.reach._group_texts(ctx, ast.parse(group, mode="eval").body, 0) \
+                        if group and group != "WORLD" else ["WORLD"]
+                except SyntaxError:
+                    texts = [group]
+                dims = sorted({site_dim(t, self.reach.config) for t in texts})
+                # agreed over the smallest of the groups it may run over (conservative)
+                dim = dims[0] if len(dims) == 1 else "|".join(dims)
+                return Leaf(e.id, "agreed", f"reduced in place by {ast.unparse(call.func)} over "
+                            f"{group or 'WORLD'}", dim,
+                            (f"{ctx.fn.file}:{call.lineno} {ast.unparse(call.func)}({e.id}, ...)",))
+        return None
 
     def _def(self, d: Any, ctx: Ctx, mode: str, depth: int) -> list[Leaf]:
         if d.kind == "param":
@@ -185,7 +232,7 @@ class Tracer:
             return []  # a root's parameter (the event loop takes none but self)
         out: list[Leaf] = []
         for caller, call in callers:
-            arg = _argument(fn, call, name)
+            arg = argument_for(fn, call, name)
             hop = f"{caller.fn.file}:{call.lineno} {ast.unparse(call.func)}({name}=...)"
             if arg is None:
                 default = _default(fn.node, name)
@@ -237,7 +284,9 @@ class Tracer:
                 return out
         if isinstance(base, ast.Name) and not ctx.flow.reaching.get(id(base)):
             return []  # module.attribute: replicated code or constants
-        return list(self.trace(base, ctx, mode, depth + 1))
+        # field-sensitive through constructors: `scope.covered` follows covered=... only
+        inner = f"attr:{e.attr}" if mode != "length" else mode
+        return list(self.trace(base, ctx, inner, depth + 1))
 
     def _fn_ctx(self, fn: Fn) -> Ctx:
         existing = self.reach.by_fn.get(fn.key)
@@ -298,8 +347,7 @@ class Tracer:
             out += self.trace(value, wctx, "length" if mode == "length" and write.kind != "item"
                               else "value", depth + 1)
         if not write.function.name == "__init__":
-            stmt = _statement_at(write.function, write.line)
-            for g in wctx.flow.guards.get(id(stmt), ()) if stmt is not None else ():
+            for g in wctx.flow.guards.get(id(write.node), ()):
                 if g.test is not None and g.kind in _TESTED_GUARDS:
                     out += self._prefixed(f"{write.file}:{g.line} written when: {g.text}",
                                           self.trace(g.test, wctx, "value", depth + 1))
@@ -372,6 +420,10 @@ class Tracer:
             return [x for a in e.args for x in self.trace(
                 a.value if isinstance(a, ast.Starred) else a, ctx, inner, depth + 1)] + [
                 x for k in e.keywords for x in self.trace(k.value, ctx, "value", depth + 1)]
+        if ctx.fn.klass is not None and (
+                isinstance(e.func, ast.Name) and e.func.id == "cls"
+                or ast.unparse(e.func) == f"type({ctx.fn.self_name})"):
+            return self._object(ctx.fn.klass, e, ctx, mode, depth)
         callees = [t for c, t in ctx.edges if c is e]
         note = ""
         if not callees:
@@ -386,17 +438,62 @@ class Tracer:
         if callees:
             out: list[Leaf] = []
             for callee in callees[:6]:
-                if callee.fn.qualname.endswith(".__init__"):
-                    out += self._args(e, ctx, mode, depth)
+                if callee.fn.qualname.endswith(".__init__") and callee.fn.klass is not None:
+                    out += self._object(callee.fn.klass, e, ctx, mode, depth)
                     continue
                 out += self._returns(callee, mode, depth, self._hop(ctx, e, f"{text}() returns"))
             return out
+        klass = self.resolver.class_of_expr(ctx.fn.module, e.func) if ctx.fn.module else None
+        if klass is not None:  # a class without __init__ of its own: dataclass, NamedTuple
+            return self._object(klass, e, ctx, mode, depth)
         # not ours (external or a method of a local value): a function of its receiver and
         # arguments (the rules above catch the rank-local sources: clocks, pools, polls)
         out = []
         if isinstance(e.func, ast.Attribute):
             out += self.trace(e.func.value, ctx, mode, depth + 1)
         return out + self._args(e, ctx, "value", depth)
+
+    def _object(self, klass, e: ast.Call, ctx: Ctx, mode: str, depth: int) -> list[Leaf]:
+        """``Cls(...)``: in length mode the object simply exists (unless the class defines
+        ``__len__``/``__bool__``); read for one attribute (``attr:x``) only what sets ``x``:
+        its constructor keyword, or its writes in the class (``__init__`` parameters mapped
+        to this call's arguments); otherwise the arguments."""
+        model = self.resolver.model_for(klass)
+        if mode == "length":
+            if model.lookup("__len__") is None and model.lookup("__bool__") is None:
+                return []
+            return self._args(e, ctx, "length", depth)
+        if not mode.startswith("attr:"):
+            return self._args(e, ctx, "value", depth)
+        name = mode[5:]
+        for keyword in e.keywords:
+            if keyword.arg == name:
+                return list(self.trace(keyword.value, ctx, "value", depth + 1))
+        init = self.resolver.method(model, "__init__")
+        if init is None:  # dataclass / NamedTuple: fields in annotation order
+            fields = [s.target.id for s in klass.node.body
+                      if isinstance(s, ast.AnnAssign) and isinstance(s.target, ast.Name)]
+            if name in fields and fields.index(name) < len(e.args):
+                return list(self.trace(e.args[fields.index(name)], ctx, "value", depth + 1))
+        writes = field_writes(model).get(name, [])
+        if not writes:
+            if self.resolver.is_property(model, name) or model.lookup(name) is not None:
+                return []  # a method or property of the class: code, not this call's data
+            return self._args(e, ctx, "value", depth)
+        out: list[Leaf] = []
+        for write in writes[:24]:
+            value = write.value
+            if (init is not None and write.function is init.node and isinstance(value, ast.Name)
+                    and value.id in flow_facts(init.node).params):
+                arg = argument_for(init, e, value.id)
+                if arg is None:
+                    arg = _default(init.node, value.id)
+                if arg is not None:
+                    out += self._prefixed(f"{write.where} self.{name} = {value.id}",
+                                          self.trace(arg, ctx, "value", depth + 1))
+                continue
+            out += self._write(model, write, name, "value", depth)
+        return out
 
     def _args(self, e: ast.Call, ctx: Ctx, mode: str, depth: int) -> list[Leaf]:
         out: list[Leaf] = []
@@ -408,12 +505,13 @@ class Tracer:
 
     def _returns(self, callee: Ctx, mode: str, depth: int, hop: str) -> list[Leaf]:
         out: list[Leaf] = []
-        returns = callee.flow.returns
+        returns = [(v, g) for v, g in callee.flow.returns if not is_dead(g, callee.consts)]
         for value, guards in returns:
             out += self.trace(value, callee, mode, depth + 1)
             if len(returns) > 1:
                 for g in guards:
-                    if g.test is not None and g.kind in ("if", "exit", "while", "ternary"):
+                    if g.test is not None and g.kind in ("if", "exit", "while", "ternary") \
+                            and guard_state(g, callee.consts) is None:
                         out += self._prefixed(f"{callee.fn.file}:{g.line} which return: {g.text}",
                                               self.trace(g.test, callee, "value", depth + 1))
         return self._prefixed(hop, tuple(out))
@@ -428,21 +526,6 @@ def _dedupe(leaves: list[Leaf]) -> tuple[Leaf, ...]:
     return tuple(list(seen.values())[:_MAX_LEAVES])
 
 
-def _argument(fn: Fn, call: ast.Call, name: str) -> ast.expr | None:
-    node = fn.node
-    for keyword in call.keywords:
-        if keyword.arg == name:
-            return keyword.value
-    params = [a.arg for a in node.args.posonlyargs + node.args.args]
-    offset = 1 if fn.self_name and (isinstance(call.func, ast.Attribute)
-                                    or fn.qualname.endswith(".__init__")) else 0
-    if name in params:
-        position = params.index(name) - offset
-        if 0 <= position < len(call.args) and not isinstance(call.args[position], ast.Starred):
-            return call.args[position]
-    return None
-
-
 def _default(node: Any, name: str) -> ast.expr | None:
     params = [a.arg for a in node.args.posonlyargs + node.args.args]
     defaults = node.args.defaults
@@ -453,12 +536,3 @@ def _default(node: Any, name: str) -> ast.expr | None:
         if kw_arg.arg == name:
             return default
     return None
-
-
-def _statement_at(function: Any, line: int) -> ast.stmt | None:
-    best = None
-    for sub in ast.walk(function):
-        if isinstance(sub, ast.stmt) and sub.lineno == line and sub is not function:
-            if best is None or isinstance(sub, ast.Expr | ast.Assign | ast.AugAssign):
-                best = sub
-    return best
