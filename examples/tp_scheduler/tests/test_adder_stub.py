@@ -48,9 +48,12 @@ def test_the_host_floor_caps_only_the_evictable_part():
     assert _adder(host_floor=8).rem_total_tokens == 40 + 8
 
 
-def test_the_eviction_floor_caps_the_whole_budget():
+def test_the_eviction_floor_is_the_whole_budget_under_the_floors():
+    """The floor is the group MIN of every rank's own budget: every rank prices that same
+    number (a rank-local min with its own budget would part the ranks' batches)."""
     assert _adder(evict_floor=50, offset=5).rem_total_tokens == 50 - 5
-    assert _adder(evict_floor=500).rem_total_tokens == 60
+    assert _adder(evict_floor=30, host_floor=8).rem_total_tokens == 30, (
+        "under the floors a rank priced its own host-capped budget instead of the group's")
 
 
 def test_a_stub_is_a_prefill_adder_running_the_real_property():

@@ -165,3 +165,49 @@ def test_a_rank_with_a_full_pool_still_enters_the_reduce():
         got = pool.run(reduce_once, per_rank=[DIVERGED[0], full])
     assert got == [(True, PROMPT_LEN)] * 2, (
         f"ranks read {got}: every rank must reduce, the floor being rank 1's 40 evictable")
+
+
+@dataclass(frozen=True)
+class HostState:
+    """A rank's state with its own host pool size (the host floor is the group's smallest)."""
+
+    rank: TPRankState
+    host: int
+
+
+def priced_pass(state: HostState, floors: bool = True) -> tuple[tuple[str, ...], int]:
+    """One pass; ``floors=False`` drops the group's eviction floor after the reduce (each rank
+    prices its own budget). Returns the batch's rids and its extend tokens (the forward's
+    shape)."""
+    from tp_scheduler.memory_pool import HostKVPool
+
+    sched = build_scheduler(state.rank)
+    sched.host_pool = sched.tree_cache.host_pool = HostKVPool(state.host)
+    sched._update_uniform_pool_budget()
+    if not floors:
+        sched._uniform_evict_floor = None
+    batch = sched.get_new_batch_prefill()
+    return (batch.summary().rids, batch.extend_num_tokens) if batch else ((), 0)
+
+
+def _budget_state(token_pool: int, cached: tuple[tuple[str, int], ...], host: int) -> HostState:
+    return HostState(TPRankState(("alpha", "bravo", "charlie", "delta", "echo"), cached,
+                                 limiter=16, req_slots=8, token_pool=token_pool), host)
+
+
+BUDGET = CongruenceArm("token-budget", priced_pass, KillSwitch.from_keyword("floors", False),
+                       uniform=lambda v: v)
+
+
+@pytest.mark.world(2)
+def test_every_rank_prices_the_group_budget(rank_pool):
+    """Rank 0: 200 free + 100 evictable (its own host backs them all); rank 1: 250 free and
+    a 10-token host, so the host floor is 10. A rank that priced min(its own host-floor-capped
+    budget 210, the floor 250) would stop at four requests where rank 1 seats five."""
+    states = RankInputs((
+        _budget_state(300, (("xray", PROMPT_LEN), ("yankee", PROMPT_LEN), ("zulu", 20)), 8192),
+        _budget_state(250, (), 10)))
+    result = check_arm(BUDGET, states, rank_pool)
+    rids, tokens = result.decisions[0]
+    assert (len(rids), tokens) == (5, 5 * PROMPT_LEN), (
+        f"the group budget of 250 seats all five 48-token requests, got {rids} ({tokens})")

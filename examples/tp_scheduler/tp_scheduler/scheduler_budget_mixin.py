@@ -8,7 +8,7 @@ PAYLOAD LAYOUT (written out so nobody has to reconstruct it):
 
     index                         value (local)                        read back as
     ----------------------------  -----------------------------------  -------------------------
-    EVICT_FLOOR_SLOT (0)          free device tokens + evictable       group eviction floor
+    EVICT_FLOOR_SLOT (0)          free device + evictable (host-capped) group eviction floor
     HOST_FLOOR_SLOT  (1)          free host tokens                     group host floor
     count_at                      count vote (or UNPRICED)             group count (MIN)
     head_at .. +3*HEAD_WIDTH      per canonical rid: (match, id, -id)  group match per rid
@@ -65,9 +65,7 @@ class SchedulerBudgetMixin:
         matches = self._local_head_prefix_matches(canonical)
 
         vals: list[int] = [0, 0]
-        vals[EVICT_FLOOR_SLOT] = (
-            self.token_to_kv_pool.available_size() + self.tree_cache.evictable_size()
-        )
+        vals[EVICT_FLOOR_SLOT] = self._local_token_budget()
         vals[HOST_FLOOR_SLOT] = self.host_pool.available_size() if self.host_pool else 0
 
         count_at = len(vals)  # captured BEFORE appending; read back by this index only
@@ -145,6 +143,14 @@ class SchedulerBudgetMixin:
                 logger.exception("prefix match for %s failed; voting ABSENT", rid)
                 matches[rid] = ABSENT
         return matches
+
+    def _local_token_budget(self: Scheduler) -> int:
+        """This rank's own token budget: free device tokens plus the evictable cache its own
+        host can back up. The group prices against the MIN of these (the eviction floor)."""
+        evictable = self.tree_cache.evictable_size()
+        if self.host_pool:
+            evictable = min(evictable, self.host_pool.available_size())
+        return self.token_to_kv_pool.available_size() + evictable
 
     def _local_admit_limit(self: Scheduler) -> int:
         """This rank's count vote: requests it can seat now, or UNPRICED."""
