@@ -55,6 +55,7 @@ class Tracer:
         self._memo: dict[tuple, tuple[Leaf, ...]] = {}
         self._active: set[tuple] = set()
         self._inplace: dict[int, list[tuple[str, ast.Call]]] = {}
+        self._keep: list[ast.AST] = []  # synthetic nodes: alive while their id() is a memo key
 
     # -- entry ---------------------------------------------------------------------------
     def trace(self, expr: ast.expr | None, ctx: Ctx, mode: str = "value",
@@ -285,8 +286,27 @@ class Tracer:
         if isinstance(base, ast.Name) and not ctx.flow.reaching.get(id(base)):
             return []  # module.attribute: replicated code or constants
         # field-sensitive through constructors: `scope.covered` follows covered=... only
-        inner = f"attr:{e.attr}" if mode != "length" else mode
+        alias = self._self_alias(base, ctx)
+        if alias is not None:  # tc = self.tree_cache; tc.pending -> self.tree_cache.pending
+            synthetic = ast.Attribute(value=alias, attr=e.attr, ctx=ast.Load(),
+                                      lineno=e.lineno, col_offset=e.col_offset)
+            self._keep.append(synthetic)
+            return self._attribute(synthetic, ctx, mode, depth)
+        inner = f"lattr:{e.attr}" if mode == "length" else f"attr:{e.attr}"
         return list(self.trace(base, ctx, inner, depth + 1))
+
+    def _self_alias(self, base: ast.expr, ctx: Ctx) -> ast.Attribute | None:
+        """A local whose every reaching definition is ``self.F``: that attribute."""
+        if not isinstance(base, ast.Name):
+            return None
+        reaching = ctx.flow.reaching.get(id(base), ())
+        values = {ast.unparse(d.value) for d, _f in reaching if d.kind == "assign"
+                  and d.index is None and isinstance(d.value, ast.Attribute)
+                  and isinstance(d.value.value, ast.Name) and d.value.value.id == ctx.fn.self_name}
+        if reaching and len(values) == 1 and len(reaching) == 1:
+            value = reaching[0][0].value
+            return value if isinstance(value, ast.Attribute) else None
+        return None
 
     def _fn_ctx(self, fn: Fn) -> Ctx:
         existing = self.reach.by_fn.get(fn.key)
@@ -344,8 +364,9 @@ class Tracer:
             elif mode == "length" and write.method not in ("extend", "update", "__iadd__"):
                 value = None
         if write.kind != "delete" and value is not None:
-            out += self.trace(value, wctx, "length" if mode == "length" and write.kind != "item"
-                              else "value", depth + 1)
+            keep = mode if mode.startswith(("attr:", "lattr:")) and write.kind == "assign" \
+                else "length" if mode == "length" and write.kind != "item" else "value"
+            out += self.trace(value, wctx, keep, depth + 1)
         if not write.function.name == "__init__":
             for g in wctx.flow.guards.get(id(write.node), ()):
                 if g.test is not None and g.kind in _TESTED_GUARDS:
@@ -448,10 +469,12 @@ class Tracer:
             return self._object(klass, e, ctx, mode, depth)
         # not ours (external or a method of a local value): a function of its receiver and
         # arguments (the rules above catch the rank-local sources: clocks, pools, polls)
+        if mode == "length" and text.rsplit(".", 1)[-1][:1].isupper():
+            return []  # an object built by a class we cannot read: it exists on every rank
         out = []
         if isinstance(e.func, ast.Attribute):
             out += self.trace(e.func.value, ctx, mode, depth + 1)
-        return out + self._args(e, ctx, "value", depth)
+        return out + self._args(e, ctx, "length" if mode == "length" else "value", depth)
 
     def _object(self, klass, e: ast.Call, ctx: Ctx, mode: str, depth: int) -> list[Leaf]:
         """``Cls(...)``: in length mode the object simply exists (unless the class defines
@@ -463,18 +486,19 @@ class Tracer:
             if model.lookup("__len__") is None and model.lookup("__bool__") is None:
                 return []
             return self._args(e, ctx, "length", depth)
-        if not mode.startswith("attr:"):
+        if not mode.startswith(("attr:", "lattr:")):
             return self._args(e, ctx, "value", depth)
-        name = mode[5:]
+        name = mode.split(":", 1)[1]
+        sub = "length" if mode.startswith("lattr:") else "value"
         for keyword in e.keywords:
             if keyword.arg == name:
-                return list(self.trace(keyword.value, ctx, "value", depth + 1))
+                return list(self.trace(keyword.value, ctx, sub, depth + 1))
         init = self.resolver.method(model, "__init__")
         if init is None:  # dataclass / NamedTuple: fields in annotation order
             fields = [s.target.id for s in klass.node.body
                       if isinstance(s, ast.AnnAssign) and isinstance(s.target, ast.Name)]
             if name in fields and fields.index(name) < len(e.args):
-                return list(self.trace(e.args[fields.index(name)], ctx, "value", depth + 1))
+                return list(self.trace(e.args[fields.index(name)], ctx, sub, depth + 1))
         writes = field_writes(model).get(name, [])
         if not writes:
             if self.resolver.is_property(model, name) or model.lookup(name) is not None:
@@ -490,9 +514,9 @@ class Tracer:
                     arg = _default(init.node, value.id)
                 if arg is not None:
                     out += self._prefixed(f"{write.where} self.{name} = {value.id}",
-                                          self.trace(arg, ctx, "value", depth + 1))
+                                          self.trace(arg, ctx, sub, depth + 1))
                 continue
-            out += self._write(model, write, name, "value", depth)
+            out += self._write(model, write, name, sub, depth)
         return out
 
     def _args(self, e: ast.Call, ctx: Ctx, mode: str, depth: int) -> list[Leaf]:
