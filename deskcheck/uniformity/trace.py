@@ -292,8 +292,7 @@ class Tracer:
                                       lineno=e.lineno, col_offset=e.col_offset)
             self._keep.append(synthetic)
             return self._attribute(synthetic, ctx, mode, depth)
-        inner = f"lattr:{e.attr}" if mode == "length" else f"attr:{e.attr}"
-        return list(self.trace(base, ctx, inner, depth + 1))
+        return list(self.trace(base, ctx, _outer(mode, e.attr), depth + 1))
 
     def _self_alias(self, base: ast.expr, ctx: Ctx) -> ast.Attribute | None:
         """A local whose every reaching definition is ``self.F``: that attribute."""
@@ -469,7 +468,7 @@ class Tracer:
             return self._object(klass, e, ctx, mode, depth)
         # not ours (external or a method of a local value): a function of its receiver and
         # arguments (the rules above catch the rank-local sources: clocks, pools, polls)
-        if mode == "length" and text.rsplit(".", 1)[-1][:1].isupper():
+        if (mode == "length" or mode.startswith("lattr:")) and text.rsplit(".", 1)[-1][:1].isupper():
             return []  # an object built by a class we cannot read: it exists on every rank
         out = []
         if isinstance(e.func, ast.Attribute):
@@ -488,8 +487,9 @@ class Tracer:
             return self._args(e, ctx, "length", depth)
         if not mode.startswith(("attr:", "lattr:")):
             return self._args(e, ctx, "value", depth)
-        name = mode.split(":", 1)[1]
-        sub = "length" if mode.startswith("lattr:") else "value"
+        kind, chain = mode.split(":", 1)
+        name, _dot, rest = chain.partition(".")
+        sub = f"{kind}:{rest}" if rest else "length" if kind == "lattr" else "value"
         for keyword in e.keywords:
             if keyword.arg == name:
                 return list(self.trace(keyword.value, ctx, sub, depth + 1))
@@ -503,7 +503,14 @@ class Tracer:
         if not writes:
             if self.resolver.is_property(model, name) or model.lookup(name) is not None:
                 return []  # a method or property of the class: code, not this call's data
-            return self._args(e, ctx, "value", depth)
+            external = [k for k in model.mro if not hasattr(k, "members")
+                        and k.qualname != "builtins.object"]
+            if not external:
+                return []  # the class never has this field: the path cannot be taken with it
+            return [Leaf(f"{klass.name}.{name}", "unknown",
+                         f"{klass.name} has no field {name}; its bases "
+                         f"{', '.join(k.qualname for k in external)} are not read",
+                         witness=(self._hop(ctx, e, f"{klass.name}(...).{name}"),))]
         out: list[Leaf] = []
         for write in writes[:24]:
             value = write.value
@@ -539,6 +546,17 @@ class Tracer:
                         out += self._prefixed(f"{callee.fn.file}:{g.line} which return: {g.text}",
                                               self.trace(g.test, callee, "value", depth + 1))
         return self._prefixed(hop, tuple(out))
+
+
+def _outer(mode: str, attr: str) -> str:
+    """The mode for ``base`` when ``base.attr`` is read in ``mode``: an attribute chain
+    (``attr:a.b`` = the value of ``base.a.b``; ``lattr:`` its length), at most four deep."""
+    if mode.startswith(("attr:", "lattr:")):
+        kind, chain = mode.split(":", 1)
+        if chain.count(".") >= 3:
+            return "length" if kind == "lattr" else "value"
+        return f"{kind}:{attr}.{chain}"
+    return f"lattr:{attr}" if mode == "length" else f"attr:{attr}"
 
 
 def _dedupe(leaves: list[Leaf]) -> tuple[Leaf, ...]:
