@@ -57,6 +57,10 @@ class Tracer:
         self._inplace: dict[int, list[tuple[str, ast.Call]]] = {}
         self._keep: list[ast.AST] = []  # synthetic nodes: alive while their id() is a memo key
 
+    def forget(self) -> None:
+        """Drop memoised input sets (after the declarations it reads were changed)."""
+        self._memo.clear()
+
     # -- entry ---------------------------------------------------------------------------
     def trace(self, expr: ast.expr | None, ctx: Ctx, mode: str = "value",
               depth: int = 0) -> tuple[Leaf, ...]:
@@ -193,7 +197,7 @@ class Tracer:
                 kind = classify_call(call, self.reach.config, "torch.distributed")
                 group = kind[1] if kind else ""
                 try:
-                    texts = self.reach._group_texts(ctx, ast.parse(group, mode="eval").body, 0) \
+                    texts = self.reach.group_texts(ctx, ast.parse(group, mode="eval").body, 0) \
                         if group and group != "WORLD" else ["WORLD"]
                 except SyntaxError:
                     texts = [group]
@@ -314,7 +318,7 @@ class Tracer:
             return plain[0] if plain else existing[0]
         return Ctx(fn, {}, flow_facts(fn.node))
 
-    def _write_ctx(self, model, write: FieldWrite) -> Ctx | None:
+    def write_ctx(self, model, write: FieldWrite) -> Ctx | None:
         if write.function is None:
             return None
         fn = Fn(write.function, f"{write.klass.qualname}.{write.function.name}", write.file,
@@ -348,7 +352,7 @@ class Tracer:
 
     def _write(self, model, write: FieldWrite, name: str, mode: str, depth: int) -> list[Leaf]:
         hop = f"{write.where} self.{name} {write.kind}{('.' + write.method) if write.method else ''}"
-        wctx = self._write_ctx(model, write)
+        wctx = self.write_ctx(model, write)
         if wctx is None:  # a class-level default
             return self._prefixed(hop, self.trace(write.value, self._class_ctx(), mode, depth + 1)
                                   ) if write.value is not None and not isinstance(
@@ -389,7 +393,7 @@ class Tracer:
         if init is not None:
             known = self.reach.callers.setdefault(init.key, [])
             for write, call in constructions:
-                wctx = self._write_ctx(ctx.fn.model, write)
+                wctx = self.write_ctx(ctx.fn.model, write)
                 if wctx is not None and not any(c is call for _x, c in known):
                     known.append((wctx, call))
         found = self.resolver.is_property(model, name) or name in field_writes(model) \
@@ -406,7 +410,7 @@ class Tracer:
         for write, call in constructions:
             for keyword in call.keywords:
                 if keyword.arg == name:
-                    wctx = self._write_ctx(ctx.fn.model, write)
+                    wctx = self.write_ctx(ctx.fn.model, write)
                     if wctx is not None:
                         out += self._prefixed(f"{write.where} {ast.unparse(call.func)}({name}=...)",
                                               self.trace(keyword.value, wctx, mode, depth + 1))
