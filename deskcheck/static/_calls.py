@@ -52,6 +52,10 @@ class CallResolver:
     notes: list[str] = field(default_factory=list)
 
     # -- classes ------------------------------------------------------------------------
+    def models(self) -> list[ClassModel]:
+        """Every class model built so far (the components the resolution reached)."""
+        return list(self._models.values())
+
     def model_for(self, klass: ClassSource) -> ClassModel:
         key = class_key(klass)
         found = self._models.get(key)

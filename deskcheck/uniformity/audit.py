@@ -61,6 +61,10 @@ def audit(target: str, *, root: Path | str, roots_methods: list[str] | None = No
                          functions=len({c.fn.key for c in reach.ctxs.values()}),
                          notes=list(dict.fromkeys(model.notes + resolver.notes + reach.notes)))
     report.declarations = check_declarations(config, report, reach, tracer, model)
+    files = {c.fn.file for c in reach.ctxs.values()} | {k.file for k in model.sources}
+    for m in resolver.models():
+        files.update(k.file for k in m.sources)
+    report.files_read = sorted(f for f in files if f)
     report.seconds = time.perf_counter() - started
     return report
 
@@ -97,7 +101,7 @@ def _inline_declarations(reach: Reach, sources: Sources) -> dict[str, tuple[str,
     """``# deskcheck: agreed|role|replica <why>`` comments in the files the audit entered."""
     out: dict[str, tuple[str, str]] = {}
     files = {c.fn.file for c in reach.ctxs.values()}
-    for model in reach.resolver._models.values():
+    for model in reach.resolver.models():
         files.update(k.file for k in model.sources)
     for file in files:
         if not file:

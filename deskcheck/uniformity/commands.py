@@ -44,10 +44,17 @@ def run_uniformity(args: argparse.Namespace) -> int:
     root = Path(args.root[0] if args.root else ".")
     config = load_uniformity_config(Path(args.config) if args.config else root / "pyproject.toml")
     if args.changed_since:
-        from deskcheck.errors import ConfigError
+        from deskcheck.uniformity.changed import changed_since
 
-        raise ConfigError("--changed-since is not built yet", location="deskcheck uniformity",
-                          fix="run the full audit (without --changed-since)")
+        changes = changed_since(args.target, root=root, ref=args.changed_since,
+                                roots_methods=args.roots or None, config=config)
+        if args.json:
+            print(json.dumps(changes.to_json(), indent=2))
+        else:
+            print("\n".join(changes.lines()))
+        if args.markdown:
+            Path(args.markdown).write_text(changes.to_markdown(), encoding="utf-8")
+        return changes.exit_code(args.strict)
     report = audit(args.target, root=root, roots_methods=args.roots or None, config=config)
     if args.can_fail:
         from deskcheck.uniformity.canfail import run_can_fail

@@ -58,10 +58,10 @@ def _made_by(tracer: Tracer, model, writes, collective: str, field: str) -> bool
     saved = dict(tracer.sanctioned)
     for key in (field, field.removeprefix("self.")):
         tracer.sanctioned.pop(key, None)
-    tracer._memo.clear()
+    tracer.forget()
     try:
         for write in writes:
-            wctx = tracer._write_ctx(model, write)
+            wctx = tracer.write_ctx(model, write)
             if wctx is None or write.value is None:
                 continue
             for leaf in tracer.trace(write.value, wctx):
@@ -72,7 +72,7 @@ def _made_by(tracer: Tracer, model, writes, collective: str, field: str) -> bool
     finally:
         tracer.sanctioned.clear()
         tracer.sanctioned.update(saved)
-        tracer._memo.clear()
+        tracer.forget()
 
 
 def _arm_exists(config: UniformityConfig, arm: str) -> bool:

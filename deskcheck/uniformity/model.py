@@ -138,6 +138,7 @@ class AuditReport:
     declarations: list[DeclarationFinding] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     seconds: float = 0.0
+    files_read: list[str] = field(default_factory=list)  # every source file the audit entered
 
     def by_verdict(self, verdict: Verdict) -> list[Decision]:
         return [d for d in self.decisions if d.verdict is verdict]

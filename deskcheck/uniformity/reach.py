@@ -140,7 +140,7 @@ class Reach:
                     expr = ast.parse(site.group, mode="eval").body
                 except SyntaxError:
                     continue
-                texts = self._group_texts(ctx, expr, 0)
+                texts = self.group_texts(ctx, expr, 0)
                 dims = sorted({site_dim(t, self.config) for t in texts} - {"world"})
                 if dims and len(dims) == len({site_dim(t, self.config) for t in texts}):
                     new = replace(site, dim="|".join(dims),
@@ -150,7 +150,7 @@ class Reach:
         if resolved:
             self.sites = [resolved.get((s.file, s.line, s.call), s) for s in self.sites]
 
-    def _group_texts(self, ctx: Ctx, expr: ast.expr, depth: int) -> list[str]:
+    def group_texts(self, ctx: Ctx, expr: ast.expr, depth: int) -> list[str]:
         fn = ctx.fn
         if depth > 4:
             return [ast.unparse(expr)]
@@ -159,7 +159,7 @@ class Reach:
             for caller, call in self.callers.get(fn.key, []):
                 arg = argument_for(fn, call, expr.id)
                 if arg is not None:
-                    out += self._group_texts(caller, arg, depth + 1)
+                    out += self.group_texts(caller, arg, depth + 1)
             return out or [ast.unparse(expr)]
         if (isinstance(expr, ast.Attribute) and isinstance(expr.value, ast.Name)
                 and expr.value.id == fn.self_name and fn.model is not None

@@ -55,6 +55,11 @@ class Tracer:
         self._memo: dict[tuple, tuple[Leaf, ...]] = {}
         self._active: set[tuple] = set()
         self._inplace: dict[int, list[tuple[str, ast.Call]]] = {}
+        self._keep: list[ast.AST] = []  # synthetic nodes: alive while their id() is a memo key
+
+    def forget(self) -> None:
+        """Drop memoised input sets (after the declarations it reads were changed)."""
+        self._memo.clear()
 
     # -- entry ---------------------------------------------------------------------------
     def trace(self, expr: ast.expr | None, ctx: Ctx, mode: str = "value",
@@ -192,7 +197,7 @@ class Tracer:
                 kind = classify_call(call, self.reach.config, "torch.distributed")
                 group = kind[1] if kind else ""
                 try:
-                    texts = self.reach._group_texts(ctx, ast.parse(group, mode="eval").body, 0) \
+                    texts = self.reach.group_texts(ctx, ast.parse(group, mode="eval").body, 0) \
                         if group and group != "WORLD" else ["WORLD"]
                 except SyntaxError:
                     texts = [group]
@@ -285,8 +290,26 @@ class Tracer:
         if isinstance(base, ast.Name) and not ctx.flow.reaching.get(id(base)):
             return []  # module.attribute: replicated code or constants
         # field-sensitive through constructors: `scope.covered` follows covered=... only
-        inner = f"attr:{e.attr}" if mode != "length" else mode
-        return list(self.trace(base, ctx, inner, depth + 1))
+        alias = self._self_alias(base, ctx)
+        if alias is not None:  # tc = self.tree_cache; tc.pending -> self.tree_cache.pending
+            synthetic = ast.Attribute(value=alias, attr=e.attr, ctx=ast.Load(),
+                                      lineno=e.lineno, col_offset=e.col_offset)
+            self._keep.append(synthetic)
+            return self._attribute(synthetic, ctx, mode, depth)
+        return list(self.trace(base, ctx, _outer(mode, e.attr), depth + 1))
+
+    def _self_alias(self, base: ast.expr, ctx: Ctx) -> ast.Attribute | None:
+        """A local whose every reaching definition is ``self.F``: that attribute."""
+        if not isinstance(base, ast.Name):
+            return None
+        reaching = ctx.flow.reaching.get(id(base), ())
+        values = {ast.unparse(d.value) for d, _f in reaching if d.kind == "assign"
+                  and d.index is None and isinstance(d.value, ast.Attribute)
+                  and isinstance(d.value.value, ast.Name) and d.value.value.id == ctx.fn.self_name}
+        if reaching and len(values) == 1 and len(reaching) == 1:
+            value = reaching[0][0].value
+            return value if isinstance(value, ast.Attribute) else None
+        return None
 
     def _fn_ctx(self, fn: Fn) -> Ctx:
         existing = self.reach.by_fn.get(fn.key)
@@ -295,7 +318,7 @@ class Tracer:
             return plain[0] if plain else existing[0]
         return Ctx(fn, {}, flow_facts(fn.node))
 
-    def _write_ctx(self, model, write: FieldWrite) -> Ctx | None:
+    def write_ctx(self, model, write: FieldWrite) -> Ctx | None:
         if write.function is None:
             return None
         fn = Fn(write.function, f"{write.klass.qualname}.{write.function.name}", write.file,
@@ -329,7 +352,7 @@ class Tracer:
 
     def _write(self, model, write: FieldWrite, name: str, mode: str, depth: int) -> list[Leaf]:
         hop = f"{write.where} self.{name} {write.kind}{('.' + write.method) if write.method else ''}"
-        wctx = self._write_ctx(model, write)
+        wctx = self.write_ctx(model, write)
         if wctx is None:  # a class-level default
             return self._prefixed(hop, self.trace(write.value, self._class_ctx(), mode, depth + 1)
                                   ) if write.value is not None and not isinstance(
@@ -344,8 +367,9 @@ class Tracer:
             elif mode == "length" and write.method not in ("extend", "update", "__iadd__"):
                 value = None
         if write.kind != "delete" and value is not None:
-            out += self.trace(value, wctx, "length" if mode == "length" and write.kind != "item"
-                              else "value", depth + 1)
+            keep = mode if mode.startswith(("attr:", "lattr:")) and write.kind == "assign" \
+                else "length" if mode == "length" and write.kind != "item" else "value"
+            out += self.trace(value, wctx, keep, depth + 1)
         if not write.function.name == "__init__":
             for g in wctx.flow.guards.get(id(write.node), ()):
                 if g.test is not None and g.kind in _TESTED_GUARDS:
@@ -369,7 +393,7 @@ class Tracer:
         if init is not None:
             known = self.reach.callers.setdefault(init.key, [])
             for write, call in constructions:
-                wctx = self._write_ctx(ctx.fn.model, write)
+                wctx = self.write_ctx(ctx.fn.model, write)
                 if wctx is not None and not any(c is call for _x, c in known):
                     known.append((wctx, call))
         found = self.resolver.is_property(model, name) or name in field_writes(model) \
@@ -386,7 +410,7 @@ class Tracer:
         for write, call in constructions:
             for keyword in call.keywords:
                 if keyword.arg == name:
-                    wctx = self._write_ctx(ctx.fn.model, write)
+                    wctx = self.write_ctx(ctx.fn.model, write)
                     if wctx is not None:
                         out += self._prefixed(f"{write.where} {ast.unparse(call.func)}({name}=...)",
                                               self.trace(keyword.value, wctx, mode, depth + 1))
@@ -448,10 +472,12 @@ class Tracer:
             return self._object(klass, e, ctx, mode, depth)
         # not ours (external or a method of a local value): a function of its receiver and
         # arguments (the rules above catch the rank-local sources: clocks, pools, polls)
+        if (mode == "length" or mode.startswith("lattr:")) and text.rsplit(".", 1)[-1][:1].isupper():
+            return []  # an object built by a class we cannot read: it exists on every rank
         out = []
         if isinstance(e.func, ast.Attribute):
             out += self.trace(e.func.value, ctx, mode, depth + 1)
-        return out + self._args(e, ctx, "value", depth)
+        return out + self._args(e, ctx, "length" if mode == "length" else "value", depth)
 
     def _object(self, klass, e: ast.Call, ctx: Ctx, mode: str, depth: int) -> list[Leaf]:
         """``Cls(...)``: in length mode the object simply exists (unless the class defines
@@ -463,23 +489,32 @@ class Tracer:
             if model.lookup("__len__") is None and model.lookup("__bool__") is None:
                 return []
             return self._args(e, ctx, "length", depth)
-        if not mode.startswith("attr:"):
+        if not mode.startswith(("attr:", "lattr:")):
             return self._args(e, ctx, "value", depth)
-        name = mode[5:]
+        kind, chain = mode.split(":", 1)
+        name, _dot, rest = chain.partition(".")
+        sub = f"{kind}:{rest}" if rest else "length" if kind == "lattr" else "value"
         for keyword in e.keywords:
             if keyword.arg == name:
-                return list(self.trace(keyword.value, ctx, "value", depth + 1))
+                return list(self.trace(keyword.value, ctx, sub, depth + 1))
         init = self.resolver.method(model, "__init__")
         if init is None:  # dataclass / NamedTuple: fields in annotation order
             fields = [s.target.id for s in klass.node.body
                       if isinstance(s, ast.AnnAssign) and isinstance(s.target, ast.Name)]
             if name in fields and fields.index(name) < len(e.args):
-                return list(self.trace(e.args[fields.index(name)], ctx, "value", depth + 1))
+                return list(self.trace(e.args[fields.index(name)], ctx, sub, depth + 1))
         writes = field_writes(model).get(name, [])
         if not writes:
             if self.resolver.is_property(model, name) or model.lookup(name) is not None:
                 return []  # a method or property of the class: code, not this call's data
-            return self._args(e, ctx, "value", depth)
+            external = [k for k in model.mro if not hasattr(k, "members")
+                        and k.qualname != "builtins.object"]
+            if not external:
+                return []  # the class never has this field: the path cannot be taken with it
+            return [Leaf(f"{klass.name}.{name}", "unknown",
+                         f"{klass.name} has no field {name}; its bases "
+                         f"{', '.join(k.qualname for k in external)} are not read",
+                         witness=(self._hop(ctx, e, f"{klass.name}(...).{name}"),))]
         out: list[Leaf] = []
         for write in writes[:24]:
             value = write.value
@@ -490,9 +525,9 @@ class Tracer:
                     arg = _default(init.node, value.id)
                 if arg is not None:
                     out += self._prefixed(f"{write.where} self.{name} = {value.id}",
-                                          self.trace(arg, ctx, "value", depth + 1))
+                                          self.trace(arg, ctx, sub, depth + 1))
                 continue
-            out += self._write(model, write, name, "value", depth)
+            out += self._write(model, write, name, sub, depth)
         return out
 
     def _args(self, e: ast.Call, ctx: Ctx, mode: str, depth: int) -> list[Leaf]:
@@ -515,6 +550,17 @@ class Tracer:
                         out += self._prefixed(f"{callee.fn.file}:{g.line} which return: {g.text}",
                                               self.trace(g.test, callee, "value", depth + 1))
         return self._prefixed(hop, tuple(out))
+
+
+def _outer(mode: str, attr: str) -> str:
+    """The mode for ``base`` when ``base.attr`` is read in ``mode``: an attribute chain
+    (``attr:a.b`` = the value of ``base.a.b``; ``lattr:`` its length), at most four deep."""
+    if mode.startswith(("attr:", "lattr:")):
+        kind, chain = mode.split(":", 1)
+        if chain.count(".") >= 3:
+            return "length" if kind == "lattr" else "value"
+        return f"{kind}:{attr}.{chain}"
+    return f"lattr:{attr}" if mode == "length" else f"attr:{attr}"
 
 
 def _dedupe(leaves: list[Leaf]) -> tuple[Leaf, ...]:

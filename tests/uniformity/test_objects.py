@@ -52,3 +52,37 @@ def test_an_objects_existence_and_fields_are_traced_apart(make_pkg):
             f"{d.verdict} {d.why}")
     assert by_cond["batch.cache.rank == 0"].verdict is Verdict.RANK_LOCAL, (
         "the rank given to the cache's constructor must reach `batch.cache.rank == 0`")
+
+
+def test_a_components_field_read_through_a_local_alias_is_that_field(make_pkg):
+    root = make_pkg({"s.py": """
+        class Tree:
+            def __init__(self, rank):
+                self.rank = rank
+                self.pending = []
+            def start(self, item):
+                self.pending.append(item)
+
+        def make_tree(rank):
+            return Tree(rank)
+
+        class S:
+            def __init__(self):
+                self.tree_cache = make_tree(self.tp_rank)
+                self.worker = Worker(seed=self.tp_rank)
+
+            def step(self):
+                tc = self.tree_cache
+                if len(tc.pending) == 0:
+                    dist.barrier(group=self.tp_cpu_group)
+                if self.worker is not None:
+                    dist.barrier(group=self.tp_cpu_group)
+    """}, CFG)
+    by_cond = {d.condition: d for d in audit("pkg.s:S", root=root).decisions}
+    d = by_cond["len(tc.pending) == 0"]
+    assert d.verdict is not Verdict.RANK_LOCAL, (
+        f"the length of tree_cache.pending does not depend on the rank the tree was built "
+        f"with: {d.why}")
+    w = by_cond["self.worker is not None"]
+    assert w.verdict is not Verdict.RANK_LOCAL, (
+        f"an object built by an unresolved constructor exists on every rank: {w.why}")
