@@ -18,7 +18,7 @@ from deskcheck.errors import CatalogError
 from deskcheck.mutants.catalog import Catalog, Mutant
 from deskcheck.mutants.mutated import MutatedFunction
 from deskcheck.mutants.uniformity_owner import UniformityJudge, is_uniformity_owner
-from deskcheck.mutants.verdicts import ItemResult
+from deskcheck.mutants.verdicts import ItemResult, decide
 
 
 def owner_line(mutant: Mutant, owner: str) -> str:
@@ -79,3 +79,23 @@ class StaticOwners:
         """Fixed failure reasons for ``decide``: a uniformity owner that failed killed."""
         return {r.nodeid: "kill" if r.outcome == "failed" else None
                 for r in self.results.get(mutant_id, [])}
+
+    def verdict(self, mutant: Mutant, mutated: MutatedFunction, test_owners: list[str]
+                ) -> tuple[str, str, list[str], list[str]] | None:
+        """Judge the mutant's ``uniformity:`` owners before any child: ``(verdict, excerpt,
+        owners, killed_by)`` when that decides it (BASELINE_RED: one is red on clean code;
+        KILLED: the audit killed and no test owner is left to run), else None (the tests
+        run and both are judged)."""
+        uniformity = self.of(mutant.id)
+        if not uniformity:
+            return None
+        every = test_owners + uniformity
+        red = self.baseline_red(mutant)
+        if red is not None:
+            return "BASELINE_RED", red, every, []
+        results = self.judge_mutant(mutant, mutated)
+        if test_owners or not self.killed(mutant.id):
+            return None
+        found = decide(uniformity, results, None, (), mutant.accepted_survivor,
+                       judged=self.reasons(mutant.id))
+        return found.verdict, found.excerpt, every, found.killed_by

@@ -388,23 +388,14 @@ class SweepPlugin:
 
     def _static_verdict(self, mutant: Mutant, mutated: MutatedFunction,
                         owner_items: list[pytest.Item]) -> MutantRecord | None:
-        """Judge the mutant's ``uniformity:`` owners here, before any child: BASELINE_RED
-        when one is red on clean code; the verdict itself when the audit killed it and no
-        test owner is left to run (otherwise the tests run and both are judged)."""
-        uniformity = self.static.of(mutant.id)
-        if not uniformity:
+        """The ``uniformity:`` owners' verdict when it needs no test process (see
+        ``StaticOwners.verdict``), else None (the tests run, both are judged in ``_judge``)."""
+        found = self.static.verdict(mutant, mutated, [i.nodeid for i in owner_items])
+        if found is None:
             return None
-        every = [i.nodeid for i in owner_items] + uniformity
-        red = self.static.baseline_red(mutant)
-        if red is not None:
-            return _record(mutant, "BASELINE_RED", owners=every, excerpt=red)
-        results = self.static.judge_mutant(mutant, mutated)
-        if owner_items or not self.static.killed(mutant.id):
-            return None
-        verdict = decide(uniformity, results, None, (), mutant.accepted_survivor,
-                         judged=self.static.reasons(mutant.id))
-        return _record(mutant, verdict.verdict, excerpt=verdict.excerpt, owners=every,
-                       killed_by=verdict.killed_by, diff=mutated.diff(relative_to=Path.cwd()),
+        verdict, excerpt, owners, killed_by = found
+        return _record(mutant, verdict, excerpt=excerpt, owners=owners, killed_by=killed_by,
+                       diff=mutated.diff(relative_to=Path.cwd()) if killed_by else "",
                        fingerprint=self.fingerprints.get(mutant.id, ""))
 
     def _job(self, mutant: Mutant, mutated: MutatedFunction, owner_items: list[pytest.Item],

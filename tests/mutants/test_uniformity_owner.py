@@ -190,3 +190,33 @@ def test_a_uniformity_owner_without_an_audit_target_is_an_error_at_its_line(tmp_
         load_catalog(path)
     assert (f"{path}:8: owner 'uniformity:Sched.step': a uniformity owner needs the catalog's "
             "[uniformity] target") in caught.value.render(), caught.value.render()
+
+
+def test_an_audit_verdict_is_reused_only_while_the_files_the_audit_reads_are_unchanged(
+        tmp_path):
+    import shutil
+
+    from deskcheck.mutants.reuse import TestUniverse
+
+    project = tmp_path / "uniproj"
+    shutil.copytree(Path(__file__).parent / "fixtures" / "uniproj", project,
+                    ignore=shutil.ignore_patterns("__pycache__"))
+
+    def fingerprint() -> tuple[list[Path], str]:
+        catalog = load_catalog(project / "mutants.toml")
+        mutant = catalog.get("room.audit_only")
+        universe = TestUniverse(catalog)
+        files = universe.owner_files(mutant)
+        return files, universe.fingerprint(mutant, "def step(self): ...", files)
+
+    files, first = fingerprint()
+    assert files is not None and {project.resolve() / "unisched" / "sched.py",
+                                  project.resolve() / "pyproject.toml"} <= set(files), (
+        f"the audit's source and declarations are not among the files its verdict uses: {files}")
+    (project / "unisched" / "pool.py").write_text("SIZE = 4\n")
+    _, second = fingerprint()
+    assert second != first, "a new source file under the audit's root kept the old verdict"
+    with (project / "pyproject.toml").open("a") as out:
+        out.write('rank_local = ["*.busy"]\n')
+    _, third = fingerprint()
+    assert third != second, "a changed declaration kept the old verdict"
