@@ -20,7 +20,7 @@ from deskcheck.stubs import StubSpec, stub
 AdderStub = StubSpec(
     PrefillAdder,
     fields=["tree_cache", "token_to_kv_pool", "host_floor", "evict_floor",
-            "rem_total_token_offset"],
+            "rem_total_token_offset", "tp_size"],
     roots=["rem_total_tokens"],
     name="AdderStub",
 )
@@ -34,10 +34,10 @@ def _pool_and_cache(free: int, cached: int) -> tuple[TokenToKVPool, RadixCache]:
     return pool, cache
 
 
-def _adder(free=40, cached=20, host_floor=None, evict_floor=None, offset=0):
+def _adder(free=40, cached=20, host_floor=None, evict_floor=None, offset=0, tp_size=1):
     pool, cache = _pool_and_cache(free, cached)
     return AdderStub(tree_cache=cache, token_to_kv_pool=pool, host_floor=host_floor,
-                     evict_floor=evict_floor, rem_total_token_offset=offset)
+                     evict_floor=evict_floor, rem_total_token_offset=offset, tp_size=tp_size)
 
 
 def test_floors_off_the_budget_is_free_plus_evictable_minus_promised():

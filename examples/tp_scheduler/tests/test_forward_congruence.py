@@ -176,16 +176,18 @@ class HostState:
 
 
 def priced_pass(state: HostState, floors: bool = True) -> tuple[tuple[str, ...], int]:
-    """One pass; ``floors=False`` drops the group's eviction floor after the reduce (each rank
-    prices its own budget). Returns the batch's rids and its extend tokens (the forward's
-    shape)."""
+    """One pass; ``floors=False`` prices as each rank did before the floor was the price:
+    ``min(its own budget with the group's host floor, the floor)``. Returns the batch's rids
+    and its extend tokens (the forward's shape)."""
     from tp_scheduler.memory_pool import HostKVPool
 
     sched = build_scheduler(state.rank)
     sched.host_pool = sched.tree_cache.host_pool = HostKVPool(state.host)
     sched._update_uniform_pool_budget()
     if not floors:
-        sched._uniform_evict_floor = None
+        evictable = min(sched.tree_cache.evictable_size(), sched._uniform_host_floor)
+        own = sched.token_to_kv_pool.available_size() + evictable
+        sched._uniform_evict_floor = min(own, sched._uniform_evict_floor)
     batch = sched.get_new_batch_prefill()
     return (batch.summary().rids, batch.extend_num_tokens) if batch else ((), 0)
 

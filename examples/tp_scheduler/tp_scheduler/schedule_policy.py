@@ -65,6 +65,7 @@ class PrefillAdder:
         rem_total_token_offset: int = 0,
         evict_floor: int | None = None,
         host_floor: int | None = None,
+        tp_size: int = 1,
     ) -> None:
         self.tree_cache = tree_cache
         self.token_to_kv_pool = token_to_kv_pool
@@ -74,6 +75,8 @@ class PrefillAdder:
         """Group MIN of device budget (free + evictable); None when floors are OFF."""
         self.host_floor = host_floor
         """Group MIN of free host tokens; None when floors are OFF."""
+        self.tp_size = tp_size
+        """The TP group this batch is priced for: only a group of one prices its own pools."""
         self.can_run_list: list[Req] = []
         self.prefix_lens: list[int] = []
         self.log_hit_tokens = 0
@@ -93,10 +96,12 @@ class PrefillAdder:
         """
         if self.evict_floor is not None:
             return self.evict_floor - self.rem_total_token_offset
-        evictable = self.tree_cache.evictable_size()
-        if self.host_floor is not None:
-            evictable = min(evictable, self.host_floor)
-        budget = self.token_to_kv_pool.available_size() + evictable
+        budget = 0  # a group without this pass's floor prices nothing: delay, never force
+        if self.tp_size == 1:
+            evictable = self.tree_cache.evictable_size()
+            if self.host_floor is not None:
+                evictable = min(evictable, self.host_floor)
+            budget = self.token_to_kv_pool.available_size() + evictable
         return budget - self.rem_total_token_offset
 
     @contextmanager

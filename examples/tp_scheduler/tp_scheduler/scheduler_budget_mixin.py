@@ -85,9 +85,8 @@ class SchedulerBudgetMixin:
         self._uniform_host_floor = reduced[HOST_FLOOR_SLOT] if self.host_pool else None
         self._uniform_admit_limit = reduced[count_at]
         head_block = reduced[head_at : head_at + HEAD_WIDTH * SLOT_STRIDE]
-        self._uniform_head_match_lens = tp_head_congruence.group_head_matches(
-            head_block, canonical, HEAD_WIDTH
-        )
+        group_matches = tp_head_congruence.group_head_matches(head_block, canonical, HEAD_WIDTH)
+        self._uniform_head_match_lens = group_matches  # deskcheck: agreed MIN per canonical rid
         self._uniform_canonical_head = tuple(canonical)
 
         reading = prefetch_ballot.read_ballot(reduced)
@@ -172,9 +171,13 @@ class SchedulerBudgetMixin:
 
     def _prefetch_head_admissible(self: Scheduler) -> bool:
         """The ballot's verdict for this pass; the rank-local one when no ballot stands."""
-        return prefetch_ballot.prefetch_done_under_ballot(
-            self._prefetch_ballot, self._local_prefetch_done()
-        )
+        # A group of one has nobody to agree with: its own verdict. In a group the ballot
+        # stands after every reduce; without one (formation before this pass's reduce) the
+        # group holds: a rank-local verdict would gate the forward's collectives per rank.
+        local = False
+        if self.tp_size == 1:
+            local = self._local_prefetch_done()
+        return prefetch_ballot.prefetch_done_under_ballot(self._prefetch_ballot, local)
 
     @staticmethod
     def _record(history: list[str], line: str) -> None:
