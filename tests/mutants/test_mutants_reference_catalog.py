@@ -73,10 +73,15 @@ def test_each_is_killed_by_its_congruence_arm_alone(tmp_path):
             f"{proc.stdout[-3000:]}")
 
 
-@pytest.mark.xfail(reason="the clean audit of examples/tp_scheduler still reports two decisions "
-                   "RANK-LOCAL through agreed fields that are None only where the group has one "
-                   "rank (prefetch ballot, eviction floor): every owner is BASELINE_RED until "
-                   "deskcheck.uniformity judges that path TRIVIAL", strict=False)
+# Mutants the audit cannot see yet (a gap of deskcheck.uniformity, not of the catalog): each
+# must stay unkilled by the audit alone, so that closing the gap fails this test and the entry
+# is removed here.
+AUDIT_GAPS = {
+    "uniformity.count_from_local_vote": "the audit does not follow the candidate loop's break "
+    "on the group count into the shape of the batch the loop forms",
+}
+
+
 @pytest.mark.xdist_group("mutants-reference-sweep")
 def test_each_is_killed_by_the_audit_alone(tmp_path):
     catalog = load_catalog(REFERENCE)
@@ -84,7 +89,12 @@ def test_each_is_killed_by_the_audit_alone(tmp_path):
                             is_uniformity_owner)
     proc, document = sweep_json(tmp_path, catalog=derived, cwd=REFERENCE.parent)
     got = {m["id"]: (m["verdict"], m["killed_by"], m["excerpt"]) for m in document["mutants"]}
+    assert set(got) == {m.id for m in _audit_owned()}, sorted(got)
     for mutant_id, (verdict, killed_by, excerpt) in got.items():
+        if mutant_id in AUDIT_GAPS:
+            assert verdict != "KILLED", (
+                f"{mutant_id} is now KILLED by the audit: remove it from AUDIT_GAPS")
+            continue
         assert verdict == "KILLED" and killed_by[0].startswith("uniformity:"), (
             f"{mutant_id}: {verdict} by {killed_by}: the audit must see the gating input "
             f"turn rank-local\n{excerpt[:2000]}")
