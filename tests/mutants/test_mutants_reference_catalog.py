@@ -42,6 +42,13 @@ def test_reference_sweep_kills_every_mutant_by_its_owner(tmp_path):
     rank_only = [m for m in mutants.values() if m["target"] in RANK_ONLY]
     assert rank_only and all(
         all("test_gloo_" in k or "suites" in k for k in m["killed_by"]) for m in rank_only)
+    for owned in _audit_owned():  # the audit and the arm both judged, both killed
+        if owned.id in AUDIT_GAPS:
+            continue
+        kinds = [is_uniformity_owner(k) for k in mutants[owned.id]["killed_by"]]
+        assert True in kinds and False in kinds, (
+            f"{owned.id} was killed by {mutants[owned.id]['killed_by']}: expected the audit "
+            "and its congruence arm")
 
 
 def _audit_owned() -> list:
