@@ -7,7 +7,9 @@ target's file (nothing is written, nothing imported), and the owner
 
 * KILLS when a gating decision of that function is RANK-LOCAL (or, with ``strict = true``,
   UNKNOWN) under the mutant, where every one of its decisions held on today's source: the
-  mutant made a gating input rank-local and the audit saw it;
+  mutant made a gating input rank-local and the audit saw it; or when a declaration that
+  sanctions one of its inputs (``agreed``, ``replica``) fails under the mutant where it held:
+  the agreed value was replaced by its local source, and the claim no longer holds;
 * is red on clean code (the mutant is BASELINE_RED) when one of its decisions already fails
   on today's source: a flip cannot be told from what was there;
 * is a catalog error (exit 2, at the owner's line) when the function has no gating decision
@@ -44,6 +46,7 @@ from deskcheck.mutants.verdicts import ItemResult
 PREFIX = "uniformity:"
 SETTINGS_KEYS = ("target", "root", "pyproject", "strict")
 FAILURE = "RankLocalDecision"  # the exception-like name a kill's failure line starts with
+UNPROVEN = "UnprovenSource"  # a kill through a declaration that no longer holds
 _QUALNAME = re.compile(r"^[A-Za-z_]\w*(\.[A-Za-z_]\w*)*$")
 _TARGET = re.compile(r"^[A-Za-z_]\w*(\.[A-Za-z_]\w*)*:[A-Za-z_]\w*(\.[A-Za-z_]\w*)*$")
 
@@ -225,13 +228,35 @@ class UniformityJudge:
                         + (", ".join(functions[:8]) or "the audit found none")))
         return errors
 
+    def broken_sources(self, report: Any, owner: str, since: Any = None
+                       ) -> list[tuple[Any, str]]:
+        """``(decision, "subject: status (detail)")`` for each failing declaration that
+        sanctions an input of one of the owner's decisions (in ``report``; not when it
+        already fails in ``since``)."""
+        before = {(f.subject, f.status) for f in getattr(since, "declarations", [])}
+        found = []
+        for finding in getattr(report, "declarations", []):
+            if (finding.subject, finding.status) in before:
+                continue
+            decision = next((d for d in self.decisions(report, owner) for i in d.inputs
+                             if i.name == finding.subject
+                             and _verdict_word(i.klass) == "SANCTIONED"), None)
+            if decision is not None:
+                found.append((decision, _relative(
+                    f"{finding.subject}: {finding.status} ({finding.detail})")))
+        return found
+
     def baseline_red(self, owner: str) -> str | None:
-        """Why ``owner`` is red on clean code (a decision already fails), else None."""
+        """Why ``owner`` is red on clean code (a decision already fails, or a declaration
+        one of its inputs rests on), else None."""
         bad = [d for d in self.decisions(self.clean(), owner) if self.failing(d)]
-        if not bad:
+        broken = self.broken_sources(self.clean(), owner)
+        if not bad and not broken:
             return None
         return (f"owner {owner!r} is not green on clean code: the audit already judges "
-                + "; ".join(self._describe(d) for d in bad)
+                + "; ".join([self._describe(d) for d in bad]
+                            + [f"a declaration its decisions rest on fails: {b}"
+                               for _, b in broken])
                 + "\n" + "\n".join(self._witness(d) for d in bad))
 
     def judge(self, owner: str, mutated: MutatedFunction) -> OwnerJudgement:
@@ -244,6 +269,13 @@ class UniformityJudge:
         # a mutated condition reads differently: the clean decision of that kind and line
         before.update({(d.kind, d.line): _verdict_word(d.verdict) for d in clean})
         flipped = [d for d in self.decisions(report, owner) if self.failing(d)]
+        broken = self.broken_sources(report, owner, since=self.clean())
+        if broken and not flipped:
+            first, why = broken[0]
+            return OwnerJudgement(owner, True, (
+                f"{UNPROVEN}: {first.function} at {self._where(first)}: `{first.condition}` "
+                f"{_verdict_word(first.verdict)}, through a declaration that fails under the "
+                f"mutant: {why}"), "\n".join(b for _, b in broken))
         if not flipped:
             held = ", ".join(sorted({_verdict_word(d.verdict)
                                      for d in self.decisions(report, owner)})) or "none left"

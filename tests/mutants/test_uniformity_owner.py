@@ -47,22 +47,32 @@ class FakeDecision:
 
 
 @dataclass
+class FakeFinding:
+    subject: str
+    status: str
+    detail: str = "no write of it comes from its collective"
+
+
+@dataclass
 class FakeReport:
     decisions: list[FakeDecision]
+    declarations: list[FakeFinding] = field(default_factory=list)
 
 
 class FakeAudit:
     """``clean`` without an overlay, ``mutated`` with one; records every overlay given."""
 
-    def __init__(self, clean: list[FakeDecision], mutated: list[FakeDecision] | None = None):
+    def __init__(self, clean: list[FakeDecision], mutated: list[FakeDecision] | None = None,
+                 clean_findings=(), mutated_findings=()):
         self.clean, self.mutated = clean, mutated if mutated is not None else clean
+        self.findings = list(clean_findings), list(mutated_findings)
         self.overlays: list[dict[str, str]] = []
 
     def __call__(self, settings, catalog_root, overlay=None):
         if overlay is None:
-            return FakeReport(self.clean)
+            return FakeReport(self.clean, self.findings[0])
         self.overlays.append(overlay)
-        return FakeReport(self.mutated)
+        return FakeReport(self.mutated, self.findings[1])
 
 
 def mutated_function(tmp_path: Path) -> MutatedFunction:
@@ -220,3 +230,29 @@ def test_an_audit_verdict_is_reused_only_while_the_files_the_audit_reads_are_unc
         out.write('rank_local = ["*.busy"]\n')
     _, third = fingerprint()
     assert third != second, "a changed declaration kept the old verdict"
+
+
+def sanctioned() -> FakeDecision:
+    return FakeDecision("Sched.step", "SANCTIONED", inputs=[
+        FakeInput("self.agreed", "SANCTIONED", ["sched.py:3 self.agreed"])])
+
+
+def test_a_declaration_that_fails_under_the_mutant_kills_through_the_decision_it_sanctions(
+        tmp_path):
+    unproven = FakeFinding("self.agreed", "unproven")
+    audit = FakeAudit([sanctioned()], mutated_findings=[unproven])
+    got = judge(audit).judge(OWNER, mutated_function(tmp_path))
+    assert got.killed, "an agreed field written from its local source did not kill"
+    assert got.message.startswith(
+        "UnprovenSource: Sched.step at sched.py:3: `self.agreed > 0` SANCTIONED, through a "
+        "declaration that fails under the mutant: self.agreed: unproven"), got.message
+    other = FakeAudit([sanctioned()], mutated_findings=[FakeFinding("self.other", "unproven")])
+    assert not judge(other).judge(OWNER, mutated_function(tmp_path)).killed, (
+        "a declaration no input of the owner's decisions rests on killed it")
+
+
+def test_a_declaration_already_failing_on_clean_code_makes_the_owner_red():
+    red = judge(FakeAudit([sanctioned()], clean_findings=[FakeFinding("self.agreed", "stale")])
+                ).baseline_red(OWNER)
+    assert red is not None and "a declaration its decisions rest on fails: self.agreed: " \
+        "stale" in red, red

@@ -1,6 +1,7 @@
 """The ``uniformity:`` owner kind through the real CLI, with the real audit, on a tiny
 scheduler (fixtures/uniproj): a gating input made rank-local is KILLED by the audit (and by
-the test owner beside it), an equivalent change survives, an owner whose decision is already
+the test owner beside it), so is an agreed field written from its local source (its
+declaration fails), an equivalent change survives, an owner whose decision is already
 rank-local is BASELINE_RED, an owner naming a function with no gating decision is a catalog
 error at its line (exit 2, nothing run), ``mutants run`` prints the audit's judgement, and no
 file of the project is written."""
@@ -29,7 +30,8 @@ def test_the_audit_kills_a_gating_input_made_rank_local_and_judges_nothing_else(
     verdicts = {k: m["verdict"] for k, m in mutants.items()}
     assert verdicts == {"room.local_source": "KILLED", "room.audit_only": "KILLED",
                         "room.still_agreed": "SURVIVED",
-                        "poll.already_local": "BASELINE_RED"}, verdicts
+                        "poll.already_local": "BASELINE_RED",
+                        "room.agreed_from_local_source": "KILLED"}, verdicts
     assert proc.returncode == 1, "a sweep with a survivor and a red owner must fall short"
     both = mutants["room.local_source"]
     assert both["killed_by"] == ["uniformity:Sched.step",
@@ -44,6 +46,12 @@ def test_the_audit_kills_a_gating_input_made_rank_local_and_judges_nothing_else(
         "`self.pool.available_size() > 0` SANCTIONED -> RANK-LOCAL"), alone["excerpt"]
     assert "input self.pool.available_size: RANK-LOCAL (per-rank resource size)" in (
         alone["excerpt"]), "the kill does not show the rank-local input and its witness"
+    unproven = mutants["room.agreed_from_local_source"]["excerpt"]
+    assert ("UnprovenSource: Sched.step at tests/mutants/fixtures/uniproj/unisched/sched.py:33: "
+            "`self.agreed_room > 0` SANCTIONED, through a declaration that fails under the "
+            "mutant: self.agreed_room: unproven") in unproven, (
+        f"an agreed field written from its local source must kill through its declaration: "
+        f"{unproven}")
     red = mutants["poll.already_local"]["excerpt"]
     assert "not green on clean code" in red and "sched.py:38" in red, red
     assert _tree(UNIPROJ) == before, "the sweep wrote into the project"
