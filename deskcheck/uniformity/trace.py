@@ -20,7 +20,7 @@ from deskcheck.uniformity.rules import (
     single_rank_dim,
 )
 
-_MAX_DEPTH = 400  # a guard against runaway recursion; memo + cycle check bound the work
+_MAX_DEPTH = 3000  # a guard against runaway recursion; the memo bounds the work
 _MAX_LEAVES = 48
 _LENGTH_KEEP = {"list", "tuple", "set", "sorted", "frozenset", "reversed", "enumerate", "zip",
                 "dict", "deque"}
@@ -53,9 +53,14 @@ class Tracer:
         self.config = config
         self.line_text = line_text  # (file, line) -> source text of that line
         self._memo: dict[tuple, tuple[Leaf, ...]] = {}
-        self._active: set[tuple] = set()
+        self._index: dict[tuple, int] = {}  # Tarjan: visit order of keys on the stack
+        self._low: dict[tuple, int] = {}
+        self._component: list[tuple] = []
+        self._calls: list[tuple] = []
+        self._counter = 0
         self._inplace: dict[int, list[tuple[str, ast.Call]]] = {}
-        self._keep: list[ast.AST] = []  # synthetic nodes: alive while their id() is a memo key
+        self._keep: list[ast.AST] = []
+        self._class_body: Ctx | None = None  # synthetic nodes: alive while their id() is a memo key
 
     def forget(self) -> None:
         """Drop memoised input sets (after the declarations it reads were changed)."""
@@ -64,23 +69,42 @@ class Tracer:
     # -- entry ---------------------------------------------------------------------------
     def trace(self, expr: ast.expr | None, ctx: Ctx, mode: str = "value",
               depth: int = 0) -> tuple[Leaf, ...]:
+        """The sources of ``expr``'s value (``mode``: value, length, truth, attr:a.b, ...).
+
+        The hops form a graph with cycles (a field written from itself, mutual recursion);
+        its strongly connected components are found as in Tarjan's algorithm, so a result
+        is memoised only once it is complete, whatever order the walk took."""
         if expr is None:
             return ()
-        if depth > _MAX_DEPTH:
-            return (Leaf(ast.unparse(expr), "unknown", "trace depth limit reached",
-                         witness=(self._hop(ctx, expr, ast.unparse(expr)),)),)
         key = (id(expr), ctx.key, mode)
         found = self._memo.get(key)
         if found is not None:
             return found
-        if key in self._active:
+        caller = self._calls[-1] if self._calls else None
+        if key in self._index:  # on the component stack: its sources reach the root later
+            if caller is not None:
+                self._low[caller] = min(self._low[caller], self._index[key])
             return ()
-        self._active.add(key)
+        if depth > _MAX_DEPTH:
+            return (Leaf(ast.unparse(expr), "unknown", "trace depth limit reached",
+                         witness=(self._hop(ctx, expr, ast.unparse(expr)),)),)
+        index = self._counter = self._counter + 1
+        self._index[key] = self._low[key] = index
+        self._component.append(key)
+        self._calls.append(key)
         try:
             leaves = _dedupe(self._expr(expr, ctx, mode, depth))
         finally:
-            self._active.discard(key)
-        self._memo[key] = leaves
+            self._calls.pop()
+        if self._low[key] == index:  # the root of its component: every member is complete
+            while True:
+                member = self._component.pop()
+                del self._index[member]
+                self._memo[member] = leaves if member == key else self._memo.get(member, leaves)
+                if member == key:
+                    break
+        elif caller is not None:
+            self._low[caller] = min(self._low[caller], self._low[key])
         return leaves
 
     def _hop(self, ctx: Ctx, node: ast.AST, text: str) -> str:
@@ -89,9 +113,9 @@ class Tracer:
     def _prefixed(self, hop: str, leaves: tuple[Leaf, ...], single: frozenset[str] = frozenset()
                   ) -> list[Leaf]:
         if single:
-            return [leaf._replace(witness=(hop, *leaf.witness[:13]), single=leaf.single | single)
+            return [leaf._replace(witness=(hop, *leaf.witness[:23]), single=leaf.single | single)
                     for leaf in leaves]
-        return [Leaf(leaf.name, leaf.category, leaf.reason, leaf.dim, (hop, *leaf.witness[:13]),
+        return [Leaf(leaf.name, leaf.category, leaf.reason, leaf.dim, (hop, *leaf.witness[:23]),
                      leaf.single) for leaf in leaves]
 
     # -- expressions ---------------------------------------------------------------------
@@ -378,9 +402,13 @@ class Tracer:
         return self._prefixed(hop, tuple(out))
 
     def _class_ctx(self) -> Ctx:
-        dummy = ast.parse("def _class_body():\n    pass\n").body[0]
-        assert isinstance(dummy, ast.FunctionDef)
-        return Ctx(Fn(dummy, "<class body>", "", ""), {}, flow_facts(dummy))
+        """One context for class-level defaults (kept alive: flow facts are cached by id)."""
+        if self._class_body is None:
+            dummy = ast.parse("def _class_body():\n    pass\n").body[0]
+            assert isinstance(dummy, ast.FunctionDef)
+            self._keep.append(dummy)
+            self._class_body = Ctx(Fn(dummy, "<class body>", "", ""), {}, flow_facts(dummy))
+        return self._class_body
 
     def _component_field(self, ctx: Ctx, owner_field: str, model, name: str, mode: str,
                          depth: int, node: ast.AST) -> list[Leaf]:
