@@ -21,7 +21,7 @@ from deskcheck.uniformity.rules import (
 )
 
 _MAX_DEPTH = 3000  # a guard against runaway recursion; the memo bounds the work
-_MAX_LEAVES = 48
+_MAX_LEAVES = 96
 _LENGTH_KEEP = {"list", "tuple", "set", "sorted", "frozenset", "reversed", "enumerate", "zip",
                 "dict", "deque"}
 _ADDS = {"append", "insert", "add", "appendleft", "setdefault", "put", "put_nowait",
@@ -591,13 +591,23 @@ def _outer(mode: str, attr: str) -> str:
     return f"lattr:{attr}" if mode == "length" else f"attr:{attr}"
 
 
+_PRIORITY = {"rank_local": 0, "rank_id": 1, "unknown": 2, "agreed": 3, "sanctioned": 4,
+             "config": 5}
+
+
 def _dedupe(leaves: list[Leaf]) -> tuple[Leaf, ...]:
+    """One leaf per source (the shortest witness); over the cap, the sources that can fail
+    a decision are kept first, then the rest in a stable order."""
     seen: dict[tuple, Leaf] = {}
     for leaf in leaves:
         key = (leaf.name, leaf.category, leaf.dim, leaf.single)
         if key not in seen or len(leaf.witness) < len(seen[key].witness):
             seen[key] = leaf
-    return tuple(list(seen.values())[:_MAX_LEAVES])
+    if len(seen) <= _MAX_LEAVES:
+        return tuple(seen.values())
+    ranked = sorted(seen.values(), key=lambda x: (_PRIORITY.get(x.category, 9), x.name, x.dim,
+                                                  sorted(x.single), len(x.witness)))
+    return tuple(ranked[:_MAX_LEAVES])
 
 
 def _default(node: Any, name: str) -> ast.expr | None:
