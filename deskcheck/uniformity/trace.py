@@ -390,6 +390,8 @@ class Tracer:
                 value = None
             elif mode == "length" and write.method not in ("extend", "update", "__iadd__"):
                 value = None
+        if write.kind == "item" and mode == "length":
+            value = None  # d[k] = v: the length follows the keys and the write's conditions
         if write.kind != "delete" and value is not None:
             keep = mode if mode.startswith(("attr:", "lattr:")) and write.kind == "assign" \
                 else "length" if mode == "length" and write.kind != "item" else "value"
@@ -496,12 +498,20 @@ class Tracer:
                 out += self._returns(callee, mode, depth, self._hop(ctx, e, f"{text}() returns"))
             return out
         klass = self.resolver.class_of_expr(ctx.fn.module, e.func) if ctx.fn.module else None
+        if klass is None and isinstance(e.func, ast.Name) and ctx.fn.module:
+            local = self.resolver.local_import(ctx.fn, e.func.id)
+            klass = self.resolver.class_named(*local) if local is not None else None
         if klass is not None:  # a class without __init__ of its own: dataclass, NamedTuple
             return self._object(klass, e, ctx, mode, depth)
         # not ours (external or a method of a local value): a function of its receiver and
         # arguments (the rules above catch the rank-local sources: clocks, pools, polls)
-        if (mode == "length" or mode.startswith("lattr:")) and text.rsplit(".", 1)[-1][:1].isupper():
-            return []  # an object built by a class we cannot read: it exists on every rank
+        if text.rsplit(".", 1)[-1][:1].isupper():  # an object built by a class we cannot read
+            if mode == "length" or mode.startswith("lattr:"):
+                return []  # it exists on every rank
+            if mode.startswith("attr:"):
+                return [Leaf(f"{text}(...).{mode[5:]}", "unknown",
+                             f"attribute {mode[5:]} of an object built by {text}, a class "
+                             f"not found under the roots", witness=(self._hop(ctx, e, text),))]
         out = []
         if isinstance(e.func, ast.Attribute):
             out += self.trace(e.func.value, ctx, mode, depth + 1)
