@@ -93,6 +93,30 @@ class CallResolver:
             return None
         return found if isinstance(found, ClassSource) else None
 
+    def local_import(self, fn: Fn, name: str) -> tuple[str, str] | None:
+        """``from pkg.mod import name`` inside the function: (absolute module, name)."""
+        for sub in ast.walk(fn.node):
+            if not isinstance(sub, ast.ImportFrom):
+                continue
+            for alias in sub.names:
+                if (alias.asname or alias.name) == name:
+                    module = sub.module or ""
+                    if sub.level:
+                        info = self.index.module(fn.module)
+                        package = fn.module if info is not None and info.is_package \
+                            else fn.module.rpartition(".")[0]
+                        parts = package.split(".")[: len(package.split(".")) - (sub.level - 1)]
+                        module = ".".join(parts + ([module] if module else []))
+                    return module, alias.name
+        return None
+
+    def class_named(self, module: str, name: str) -> ClassSource | None:
+        try:
+            found = self.index.resolve_name(module, name, [])
+        except Exception:
+            return None
+        return found if isinstance(found, ClassSource) else None
+
     def function_named(self, module: str, name: str, depth: int = 0) -> Fn | None:
         """A module-level def bound to ``name`` in ``module`` (through ``from`` imports)."""
         if depth > 8:
@@ -149,6 +173,9 @@ class CallResolver:
             if not isinstance(expr, ast.Call):
                 continue
             found = self.class_of_expr(module, expr.func)
+            if found is None and isinstance(expr.func, ast.Name) and write.function is not None:
+                local = self.local_import(Fn(write.function, "", write.file, module), expr.func.id)
+                found = self.class_named(*local) if local is not None else None
             if found is not None:
                 out.append(found)
                 continue
@@ -212,6 +239,15 @@ class CallResolver:
             found = self.function_named(fn.module, func.id)
             if found is not None:
                 return [found], ""
+            local = self.local_import(fn, func.id)
+            if local is not None:
+                found = self.function_named(*local)
+                if found is not None:
+                    return [found], ""
+                klass = self.class_named(*local)
+                if klass is not None:
+                    init = self.method(self.model_for(klass), "__init__")
+                    return ([init] if init is not None else []), ""
             klass = self.class_of_expr(fn.module, func)
             if klass is not None:
                 init = self.method(self.model_for(klass), "__init__")

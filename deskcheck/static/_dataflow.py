@@ -94,10 +94,10 @@ def _join(a: State, b: State, on_a: Guard | None = None, on_b: Guard | None = No
     if b is None:
         return a
     out: dict[str, dict[Def, frozenset[Guard]]] = {}
-    for name in a.keys() | b.keys():
+    for name in sorted(a.keys() | b.keys()):  # sorted: the result never depends on hashing
         left, right = a.get(name, {}), b.get(name, {})
         merged: dict[Def, frozenset[Guard]] = {}
-        for d in left.keys() | right.keys():
+        for d in sorted(left.keys() | right.keys(), key=_def_order):
             if d in left and d in right:
                 merged[d] = left[d] & right[d]
             elif d in left:
@@ -106,6 +106,10 @@ def _join(a: State, b: State, on_a: Guard | None = None, on_b: Guard | None = No
                 merged[d] = right[d] | ({on_b} if on_b else set())
         out[name] = merged
     return out
+
+
+def _def_order(d: Def) -> tuple[int, str, str, int]:
+    return (d.line, d.name, d.kind, -1 if d.index is None else d.index)
 
 
 def _copy(state: State) -> State:

@@ -30,8 +30,8 @@ def audit(target: str, *, root: Path | str, roots_methods: list[str] | None = No
     ``sources``/``overlay``: audit source text held in memory (mutants, can-fail arms).
     """
     started = time.perf_counter()
-    if sys.getrecursionlimit() < 20000:
-        sys.setrecursionlimit(20000)  # input sets are walked recursively, hop by hop
+    if sys.getrecursionlimit() < 100000:
+        sys.setrecursionlimit(100000)  # input sets are walked recursively, hop by hop
     root_path = Path(root).resolve()
     if config is None:
         config = load_uniformity_config(root_path / "pyproject.toml")

@@ -20,8 +20,8 @@ from deskcheck.uniformity.rules import (
     single_rank_dim,
 )
 
-_MAX_DEPTH = 400  # a guard against runaway recursion; memo + cycle check bound the work
-_MAX_LEAVES = 48
+_MAX_DEPTH = 3000  # a guard against runaway recursion; the memo bounds the work
+_MAX_LEAVES = 96
 _LENGTH_KEEP = {"list", "tuple", "set", "sorted", "frozenset", "reversed", "enumerate", "zip",
                 "dict", "deque"}
 _ADDS = {"append", "insert", "add", "appendleft", "setdefault", "put", "put_nowait",
@@ -53,9 +53,14 @@ class Tracer:
         self.config = config
         self.line_text = line_text  # (file, line) -> source text of that line
         self._memo: dict[tuple, tuple[Leaf, ...]] = {}
-        self._active: set[tuple] = set()
+        self._index: dict[tuple, int] = {}  # Tarjan: visit order of keys on the stack
+        self._low: dict[tuple, int] = {}
+        self._component: list[tuple] = []
+        self._calls: list[tuple] = []
+        self._counter = 0
         self._inplace: dict[int, list[tuple[str, ast.Call]]] = {}
-        self._keep: list[ast.AST] = []  # synthetic nodes: alive while their id() is a memo key
+        self._keep: list[ast.AST] = []
+        self._class_body: Ctx | None = None  # synthetic nodes: alive while their id() is a memo key
 
     def forget(self) -> None:
         """Drop memoised input sets (after the declarations it reads were changed)."""
@@ -64,23 +69,42 @@ class Tracer:
     # -- entry ---------------------------------------------------------------------------
     def trace(self, expr: ast.expr | None, ctx: Ctx, mode: str = "value",
               depth: int = 0) -> tuple[Leaf, ...]:
+        """The sources of ``expr``'s value (``mode``: value, length, truth, attr:a.b, ...).
+
+        The hops form a graph with cycles (a field written from itself, mutual recursion);
+        its strongly connected components are found as in Tarjan's algorithm, so a result
+        is memoised only once it is complete, whatever order the walk took."""
         if expr is None:
             return ()
-        if depth > _MAX_DEPTH:
-            return (Leaf(ast.unparse(expr), "unknown", "trace depth limit reached",
-                         witness=(self._hop(ctx, expr, ast.unparse(expr)),)),)
         key = (id(expr), ctx.key, mode)
         found = self._memo.get(key)
         if found is not None:
             return found
-        if key in self._active:
+        caller = self._calls[-1] if self._calls else None
+        if key in self._index:  # on the component stack: its sources reach the root later
+            if caller is not None:
+                self._low[caller] = min(self._low[caller], self._index[key])
             return ()
-        self._active.add(key)
+        if depth > _MAX_DEPTH:
+            return (Leaf(ast.unparse(expr), "unknown", "trace depth limit reached",
+                         witness=(self._hop(ctx, expr, ast.unparse(expr)),)),)
+        index = self._counter = self._counter + 1
+        self._index[key] = self._low[key] = index
+        self._component.append(key)
+        self._calls.append(key)
         try:
             leaves = _dedupe(self._expr(expr, ctx, mode, depth))
         finally:
-            self._active.discard(key)
-        self._memo[key] = leaves
+            self._calls.pop()
+        if self._low[key] == index:  # the root of its component: every member is complete
+            while True:
+                member = self._component.pop()
+                del self._index[member]
+                self._memo[member] = leaves if member == key else self._memo.get(member, leaves)
+                if member == key:
+                    break
+        elif caller is not None:
+            self._low[caller] = min(self._low[caller], self._low[key])
         return leaves
 
     def _hop(self, ctx: Ctx, node: ast.AST, text: str) -> str:
@@ -89,9 +113,9 @@ class Tracer:
     def _prefixed(self, hop: str, leaves: tuple[Leaf, ...], single: frozenset[str] = frozenset()
                   ) -> list[Leaf]:
         if single:
-            return [leaf._replace(witness=(hop, *leaf.witness[:13]), single=leaf.single | single)
+            return [leaf._replace(witness=(hop, *leaf.witness[:23]), single=leaf.single | single)
                     for leaf in leaves]
-        return [Leaf(leaf.name, leaf.category, leaf.reason, leaf.dim, (hop, *leaf.witness[:13]),
+        return [Leaf(leaf.name, leaf.category, leaf.reason, leaf.dim, (hop, *leaf.witness[:23]),
                      leaf.single) for leaf in leaves]
 
     # -- expressions ---------------------------------------------------------------------
@@ -366,6 +390,8 @@ class Tracer:
                 value = None
             elif mode == "length" and write.method not in ("extend", "update", "__iadd__"):
                 value = None
+        if write.kind == "item" and mode == "length":
+            value = None  # d[k] = v: the length follows the keys and the write's conditions
         if write.kind != "delete" and value is not None:
             keep = mode if mode.startswith(("attr:", "lattr:")) and write.kind == "assign" \
                 else "length" if mode == "length" and write.kind != "item" else "value"
@@ -378,9 +404,13 @@ class Tracer:
         return self._prefixed(hop, tuple(out))
 
     def _class_ctx(self) -> Ctx:
-        dummy = ast.parse("def _class_body():\n    pass\n").body[0]
-        assert isinstance(dummy, ast.FunctionDef)
-        return Ctx(Fn(dummy, "<class body>", "", ""), {}, flow_facts(dummy))
+        """One context for class-level defaults (kept alive: flow facts are cached by id)."""
+        if self._class_body is None:
+            dummy = ast.parse("def _class_body():\n    pass\n").body[0]
+            assert isinstance(dummy, ast.FunctionDef)
+            self._keep.append(dummy)
+            self._class_body = Ctx(Fn(dummy, "<class body>", "", ""), {}, flow_facts(dummy))
+        return self._class_body
 
     def _component_field(self, ctx: Ctx, owner_field: str, model, name: str, mode: str,
                          depth: int, node: ast.AST) -> list[Leaf]:
@@ -468,12 +498,20 @@ class Tracer:
                 out += self._returns(callee, mode, depth, self._hop(ctx, e, f"{text}() returns"))
             return out
         klass = self.resolver.class_of_expr(ctx.fn.module, e.func) if ctx.fn.module else None
+        if klass is None and isinstance(e.func, ast.Name) and ctx.fn.module:
+            local = self.resolver.local_import(ctx.fn, e.func.id)
+            klass = self.resolver.class_named(*local) if local is not None else None
         if klass is not None:  # a class without __init__ of its own: dataclass, NamedTuple
             return self._object(klass, e, ctx, mode, depth)
         # not ours (external or a method of a local value): a function of its receiver and
         # arguments (the rules above catch the rank-local sources: clocks, pools, polls)
-        if (mode == "length" or mode.startswith("lattr:")) and text.rsplit(".", 1)[-1][:1].isupper():
-            return []  # an object built by a class we cannot read: it exists on every rank
+        if text.rsplit(".", 1)[-1][:1].isupper():  # an object built by a class we cannot read
+            if mode == "length" or mode.startswith("lattr:"):
+                return []  # it exists on every rank
+            if mode.startswith("attr:"):
+                return [Leaf(f"{text}(...).{mode[5:]}", "unknown",
+                             f"attribute {mode[5:]} of an object built by {text}, a class "
+                             f"not found under the roots", witness=(self._hop(ctx, e, text),))]
         out = []
         if isinstance(e.func, ast.Attribute):
             out += self.trace(e.func.value, ctx, mode, depth + 1)
@@ -563,13 +601,23 @@ def _outer(mode: str, attr: str) -> str:
     return f"lattr:{attr}" if mode == "length" else f"attr:{attr}"
 
 
+_PRIORITY = {"rank_local": 0, "rank_id": 1, "unknown": 2, "agreed": 3, "sanctioned": 4,
+             "config": 5}
+
+
 def _dedupe(leaves: list[Leaf]) -> tuple[Leaf, ...]:
+    """One leaf per source (the shortest witness); over the cap, the sources that can fail
+    a decision are kept first, then the rest in a stable order."""
     seen: dict[tuple, Leaf] = {}
     for leaf in leaves:
         key = (leaf.name, leaf.category, leaf.dim, leaf.single)
         if key not in seen or len(leaf.witness) < len(seen[key].witness):
             seen[key] = leaf
-    return tuple(list(seen.values())[:_MAX_LEAVES])
+    if len(seen) <= _MAX_LEAVES:
+        return tuple(seen.values())
+    ranked = sorted(seen.values(), key=lambda x: (_PRIORITY.get(x.category, 9), x.name, x.dim,
+                                                  sorted(x.single), len(x.witness)))
+    return tuple(ranked[:_MAX_LEAVES])
 
 
 def _default(node: Any, name: str) -> ast.expr | None:

@@ -219,3 +219,31 @@ def test_an_unresolved_receiver_is_unknown_never_dropped(make_pkg):
     (d,) = _only(audit("pkg.s:S", root=root), "S.step")
     assert d.verdict is Verdict.UNKNOWN, f"expected UNKNOWN, got {d.verdict}: {d.why}"
     assert "self.mystery" in d.why, f"the reason does not name the hop: {d.why}"
+
+
+def test_classes_and_functions_imported_inside_a_function_are_followed(make_pkg):
+    root = make_pkg({"comp.py": """
+        class Cache:
+            def sync(self):
+                dist.all_reduce(1, group=self.group)
+
+        def flush(group):
+            dist.barrier(group=group)
+    """, "s.py": """
+        class S:
+            def __init__(self):
+                from .comp import Cache
+                self.cache = Cache()
+            def step(self):
+                from pkg.comp import flush
+                if self.tp_rank == 0:
+                    self.cache.sync()
+                if self.pp_rank == 0:
+                    flush(self.tp_cpu_group)
+    """}, MIN_CFG)
+    report = audit("pkg.s:S", root=root)
+    assert {s.function for s in report.sites} == {"Cache.sync", "pkg.comp.flush"}, (
+        f"locally imported class/function not followed: {[s.function for s in report.sites]}")
+    by_cond = {d.condition: d.verdict for d in report.decisions}
+    assert by_cond == {"self.tp_rank == 0": Verdict.RANK_LOCAL,
+                       "self.pp_rank == 0": Verdict.UNIFORM}, by_cond
