@@ -14,7 +14,7 @@ import re
 from collections.abc import Sequence
 from pathlib import Path
 
-from deskcheck.errors import CatalogError
+from deskcheck.errors import CatalogError, UnknownTargetError
 from deskcheck.mutants.catalog import Catalog, Mutant
 from deskcheck.mutants.mutated import MutatedFunction
 from deskcheck.mutants.uniformity_owner import UniformityJudge, is_uniformity_owner
@@ -40,6 +40,7 @@ class StaticOwners:
     """The ``uniformity:`` owners of the mutants being swept, and their judgements."""
 
     def __init__(self, catalog: Catalog, mutants: Sequence[Mutant]):
+        self.catalog = catalog
         self.owners = {m.id: [o for o in m.owners if is_uniformity_owner(o)] for m in mutants}
         wanted = any(self.owners.values())
         self.judge = (UniformityJudge(catalog.uniformity, catalog.root)
@@ -53,7 +54,14 @@ class StaticOwners:
         """Owners naming a function with no gating decision (runs the clean audit)."""
         if self.judge is None:
             return []
-        return self.judge.owner_errors([m for m in mutants if self.of(m.id)], owner_line)
+        try:
+            return self.judge.owner_errors([m for m in mutants if self.of(m.id)], owner_line)
+        except UnknownTargetError as exc:  # the [uniformity] target names no class there
+            settings = self.judge.settings
+            return [CatalogError(f"[uniformity] target {settings.target!r}: {exc.message}",
+                                 location=f"{self.catalog.path}:{settings.line}",
+                                 fix=exc.fix or "name the class the audit walks "
+                                 "(package.module:Class)")]
 
     def baseline_red(self, mutant: Mutant) -> str | None:
         """Why the mutant cannot be judged: an owner's decision already fails clean."""

@@ -106,7 +106,7 @@ def parse_settings(raw: Any, key_line: Callable[[str], int], err) -> AuditSettin
             err(key_line(key), f"unknown [uniformity] key {key!r}"
                 + (f"; did you mean {close[0]!r}?" if close else ""),
                 f"allowed keys: {', '.join(SETTINGS_KEYS)}")
-    values: dict[str, Any] = {"line": key_line("")}
+    values: dict[str, Any] = {"line": key_line("target") if "target" in raw else key_line("")}
     target = raw.get("target", "")
     if not isinstance(target, str) or not _TARGET.match(target):
         err(key_line("target"), f"[uniformity] target {target!r} is not "

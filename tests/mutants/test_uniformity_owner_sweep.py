@@ -84,3 +84,16 @@ def test_mutants_run_prints_the_audits_judgement(tmp_path):
         proc.stderr)
     held = deskcheck("mutants", "run", "--catalog", str(CATALOG), "room.still_agreed")
     assert held.returncode == 0 and "uniformity:Sched.step: held:" in held.stderr, held.stderr
+
+
+def test_a_uniformity_target_that_names_no_class_is_an_error_at_its_line(tmp_path):
+    project = tmp_path / "uniproj"
+    shutil.copytree(UNIPROJ, project, ignore=shutil.ignore_patterns("__pycache__"))
+    catalog = project / "mutants.toml"
+    catalog.write_text(catalog.read_text().replace('target = "unisched.sched:Sched"\n',
+                                                   'target = "unisched.sched:Nope"\n'))
+    line = catalog.read_text().splitlines().index('target = "unisched.sched:Nope"') + 1
+    proc = deskcheck("mutants", "run", "--catalog", str(catalog), "room.audit_only")
+    assert proc.returncode == 2, f"exit {proc.returncode}: {proc.stderr}"
+    assert (f"{catalog}:{line}: [uniformity] target 'unisched.sched:Nope': no class 'Nope'"
+            in proc.stderr), proc.stderr
