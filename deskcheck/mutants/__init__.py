@@ -21,6 +21,7 @@ _EXPORTS = {
     "label_process": "process_hook",
     "ItemResult": "verdicts", "decide": "verdicts", "failure_reason": "verdicts",
     "SweepOptions": "sweep", "SweepResult": "sweep", "run_sweep": "sweep",
+    "AuditSettings": "uniformity_owner", "UniformityJudge": "uniformity_owner",
 }
 
 __getattr__, __dir__, __all__ = lazy_exports(__name__, _EXPORTS, globals())

@@ -43,6 +43,12 @@ from deskcheck.mutants.catalog_checks import (
 )
 from deskcheck.mutants.operators import OperatorParamError, catalog_operators, operator_class
 from deskcheck.mutants.operators.base import line_key_hint
+from deskcheck.mutants.uniformity_owner import (
+    AuditSettings,
+    is_uniformity_owner,
+    owner_problem,
+    parse_settings,
+)
 
 TARGET_RE = re.compile(r"^[A-Za-z_][\w]*(\.[A-Za-z_]\w*)*:[A-Za-z_]\w*(\.[A-Za-z_]\w*)*$")
 ID_RE = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.\-]*$")
@@ -104,6 +110,7 @@ class Catalog:
     path: Path
     mutants: tuple[Mutant, ...]
     settings: SweepSettings = field(default_factory=SweepSettings)
+    uniformity: AuditSettings | None = None  # [uniformity]: the audit ``uniformity:`` owners run
 
     @property
     def root(self) -> Path:
@@ -137,6 +144,7 @@ class _Lines:
         self.lines = text.splitlines()
         self.blocks: list[tuple[int, int]] = []  # (header line, end line) for [[mutant]]
         self.sweep: tuple[int, int] | None = None
+        self.uniformity: tuple[int, int] | None = None
         headers = [i for i, line in enumerate(self.lines) if line.lstrip().startswith("[")
                    and not re.match(r"^\s*\[\s*\]", line) and self._is_header(line)]
         for n, start in enumerate(headers):
@@ -146,6 +154,8 @@ class _Lines:
                 self.blocks.append((start, end))
             elif re.match(r"^\[\s*sweep\s*\]", name):
                 self.sweep = (start, end)
+            elif re.match(r"^\[\s*uniformity\s*\]", name):
+                self.uniformity = (start, end)
 
     @staticmethod
     def _is_header(line: str) -> bool:
@@ -193,9 +203,13 @@ def load_catalog(path: str | Path) -> Catalog:
         errors.append(CatalogError(message, location=f"{path}:{line}", fix=fix))
 
     for key in data:
-        if key not in ("mutant", "sweep"):
-            err(1, f"unknown top-level key {key!r}", "use [sweep] and [[mutant]] tables only")
+        if key not in ("mutant", "sweep", "uniformity"):
+            err(1, f"unknown top-level key {key!r}",
+                "use [sweep], [uniformity] and [[mutant]] tables only")
     settings = _settings(data.get("sweep", {}), lines, err)
+    audit = None if "uniformity" not in data else parse_settings(
+        data["uniformity"], lambda key: lines.key_line(lines.uniformity, key) if key else (
+            lines.uniformity[0] + 1 if lines.uniformity else 1), err)
     raw_mutants = data.get("mutant", [])
     if not isinstance(raw_mutants, list):
         err(1, "'mutant' must be an array of tables", "write each mutant as [[mutant]]")
@@ -206,7 +220,7 @@ def load_catalog(path: str | Path) -> Catalog:
     owner_roots = _owner_roots(path.parent, settings.tests)
     for index, raw in enumerate(raw_mutants):
         block = lines.blocks[index] if index < len(lines.blocks) else None
-        mutant = _mutant(raw, block, lines, str(path), err, marked, owner_roots)
+        mutant = _mutant(raw, block, lines, str(path), err, marked, owner_roots, audit)
         # an id is taken even by an entry with other problems: its duplicate is named now,
         # not in the next pass
         mutant_id = raw.get("id") if isinstance(raw, dict) else None
@@ -223,7 +237,7 @@ def load_catalog(path: str | Path) -> Catalog:
         errors.sort(key=lambda e: int(str(e.location).rpartition(":")[2] or 0))
         raise CatalogError(f"{len(errors)} problem(s) in catalog {path}", location=str(path),
                            errors=errors)
-    return Catalog(path=path, mutants=tuple(mutants), settings=settings)
+    return Catalog(path=path, mutants=tuple(mutants), settings=settings, uniformity=audit)
 
 
 class _LazyMarked:
@@ -292,7 +306,8 @@ def _settings(raw: Any, lines: _Lines, err) -> SweepSettings:
 
 def _mutant(raw: Any, block, lines: _Lines, file: str, err,
             marked: _LazyMarked | None = None,
-            owner_roots: list[Path] | None = None) -> Mutant | None:
+            owner_roots: list[Path] | None = None,
+            audit: AuditSettings | None = None) -> Mutant | None:
     header = block[0] + 1 if block else 1
     if not isinstance(raw, dict):
         err(header, "a mutant must be a table", "write it as [[mutant]] with keys")
@@ -360,7 +375,8 @@ def _mutant(raw: Any, block, lines: _Lines, file: str, err,
             'e.g. owners = ["tests/test_x.py::test_y"]')
     elif owners and owner_roots is not None:  # a node id that names nothing: this pass too
         for owner in owners:
-            problem = static_owner_problem(owner.strip(), owner_roots)
+            problem = owner_problem(owner.strip(), audit) if is_uniformity_owner(
+                owner.strip()) else static_owner_problem(owner.strip(), owner_roots)
             if problem:
                 bad(lines.value_line(block, owner, "owners"), *problem)
     elif not owners and isinstance(mutant_id, str) and mutant_id and marked is not None:

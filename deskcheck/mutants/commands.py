@@ -357,6 +357,11 @@ def cmd_run(args: argparse.Namespace) -> int:
     mutant = catalog.get(args.id)
     sys.path.insert(0, str(catalog.root))
     mutated = build_mutation(mutant)
+    from deskcheck.mutants.uniformity_owner import node_owners
+
+    caught = _run_uniformity_owners(catalog, mutant, mutated)
+    if caught is not None and not pytest_args and not node_owners(mutant.owners):
+        return 1 if caught else 0  # only the audit owns it: its judgement is the run
     env = {**os.environ, **child_environment(mutated.payload(), None, f"run-{mutant.id}")}
     if args.record:
         env["DESKCHECK_RECORD"] = "all"
@@ -364,3 +369,27 @@ def cmd_run(args: argparse.Namespace) -> int:
           file=sys.stderr)
     return subprocess.call([sys.executable, "-m", "pytest", "-p", "no:cacheprovider",
                             *pytest_args], env=env)
+
+
+def _run_uniformity_owners(catalog: Catalog, mutant, mutated) -> bool | None:
+    """Judge the mutant's ``uniformity:`` owners (the audit on the mutated source, in
+    memory) and print each judgement; True when one killed, None when it has none."""
+    from deskcheck.errors import CatalogError
+    from deskcheck.mutants.static_owners import StaticOwners
+
+    static = StaticOwners(catalog, [mutant])
+    if not static.of(mutant.id):
+        return None
+    errors = static.errors([mutant])
+    if errors:
+        raise CatalogError(f"{len(errors)} problem(s) in catalog {catalog.path}",
+                           location=str(catalog.path), errors=errors)
+    red = static.baseline_red(mutant)
+    if red is not None:
+        print(f"{mutant.id}: BASELINE_RED: {red}", file=sys.stderr)
+        return False
+    for result in static.judge_mutant(mutant, mutated):
+        word = "KILLED" if result.outcome == "failed" else "held"
+        print(f"{result.nodeid}: {word}: {result.message}"
+              + (f"\n{result.text}" if result.text else ""), file=sys.stderr)
+    return static.killed(mutant.id)

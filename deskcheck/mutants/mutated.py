@@ -44,12 +44,21 @@ class MutatedFunction:
     def from_payload(cls, data: dict[str, Any]) -> MutatedFunction:
         return cls(**data)
 
-    def diff(self, relative_to: Path | None = None) -> str:
-        """Unified diff of the mutant against the file on disk."""
+    def file_lines(self) -> tuple[list[str], list[str]]:
+        """(the file on disk, the file with the mutant in place), as lines; nothing written."""
         _, lines, _ = read_file(self.file)
         new_lines = [self.indent + line if line.strip() else line
                      for line in self.mutated.splitlines(keepends=True)]
-        mutated = lines[: self.start_line - 1] + new_lines + lines[self.end_line:]
+        return lines, lines[: self.start_line - 1] + new_lines + lines[self.end_line:]
+
+    def mutated_file_text(self) -> str:
+        """The target's whole file with the mutant in place: what a static reader (the
+        uniformity audit) is given as an in-memory overlay of that file."""
+        return "".join(self.file_lines()[1])
+
+    def diff(self, relative_to: Path | None = None) -> str:
+        """Unified diff of the mutant against the file on disk."""
+        lines, mutated = self.file_lines()
         name = self.file
         if relative_to is not None:
             try:

@@ -12,6 +12,7 @@ import pytest
 from deskcheck.errors import CatalogError
 from deskcheck.mutants.catalog import Mutant
 from deskcheck.mutants.owner_index import KILLS_MARKER, OwnerIndex
+from deskcheck.mutants.uniformity_owner import is_uniformity_owner
 
 __all__ = ["KILLS_MARKER", "item_location", "marked_owners", "resolve_owners", "select"]
 
@@ -68,6 +69,8 @@ def resolve_owners(mutants: Sequence[Mutant], all_ids: set[str], items: Sequence
     for mutant in mutants:
         chosen: dict[str, pytest.Item] = {}
         for selection in mutant.owners:
+            if is_uniformity_owner(selection):
+                continue  # judged by the audit, not selected from the items (static_owners)
             try:
                 hits = index.select(selection)
             except ValueError as exc:

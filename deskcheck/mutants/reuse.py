@@ -6,6 +6,8 @@ collecting, so the same fingerprint is computed before a session (the fast path:
 reusable, no session, no baseline) and inside one (the engine, which records it):
 
 * a node-id owner (``tests/test_x.py::T::t``) -> its file; a folder -> every ``.py`` under it;
+* a ``uniformity:`` owner -> every ``.py`` file under the audit's source root and the
+  pyproject that declares its sources (what the audit reads);
 * a ``-k``/``-m`` owner, or a ``@pytest.mark.kills`` declaration naming the mutant -> every
   ``.py`` file of the test universe (``[sweep] tests``): what such a selection matches can
   only change through one of them;
@@ -33,6 +35,7 @@ from pathlib import Path
 
 from deskcheck import __version__
 from deskcheck.mutants.catalog import Catalog, Mutant
+from deskcheck.mutants.uniformity_owner import is_uniformity_owner
 from deskcheck.report.fingerprint import file_digest, mutant_fingerprint
 from deskcheck.report.records import MutantRecord
 
@@ -121,6 +124,12 @@ class TestUniverse:
         return sorted(files | {c for f in files for c in _conftests(f, self._chains)})
 
     @cached_property
+    def audit_files(self) -> list[Path] | None:
+        """What the ``uniformity:`` owners' audit reads (None: the catalog has no audit)."""
+        settings = self.catalog.uniformity
+        return None if settings is None else settings.source_files(self.catalog.root)
+
+    @cached_property
     def file_set(self) -> frozenset[Path]:
         return frozenset(self.files)
 
@@ -167,6 +176,11 @@ class TestUniverse:
         files: set[Path] = set()  # the owners' own files; the universe is added when wide
         for owner in mutant.owners:
             if owner.startswith(("-k", "-m")):
+                continue
+            if is_uniformity_owner(owner):
+                if self.audit_files is None:
+                    return None
+                files.update(self.audit_files)
                 continue
             hit = self._on_disk(owner.partition("::")[0])
             if hit is None:

@@ -41,6 +41,7 @@ from deskcheck.mutants.pytest_config import config_file, xdist_off
 from deskcheck.mutants.reuse import TestUniverse, reuse_before_collection
 from deskcheck.mutants.roots import outside_project
 from deskcheck.mutants.runner import Budget, JobOutcome, Runner
+from deskcheck.mutants.static_owners import StaticOwners
 from deskcheck.mutants.target import resolve
 from deskcheck.mutants.verdicts import PROCESS_CRASH, ItemResult, decide
 from deskcheck.mutants.worker import ChildJob
@@ -144,6 +145,7 @@ class SweepPlugin:
         self.options = options
         self.catalog = options.catalog
         self.mutants = self.catalog.select(list(options.only))
+        self.static = StaticOwners(self.catalog, self.mutants)  # the ``uniformity:`` owners
         self.reporter = reporter or _Silent()
         self.collect_errors: dict[Path, str] = {}
         self.result: SweepResult | None = None
@@ -231,6 +233,7 @@ class SweepPlugin:
             self.mutants, {m.id for m in self.catalog.mutants}, items, roots,
             set(self.collect_errors), index=self.index)
         errors += owner_errors
+        errors += self.static.errors(self.mutants)  # runs the clean audit (once) if needed
         notes = foreign_kills(items, {m.id for m in self.catalog.mutants}) \
             if self.note_foreign_kills else []
         self._fingerprint_all(mutations, owners, roots)
@@ -259,6 +262,11 @@ class SweepPlugin:
             self._lap("baseline_s")
             jobs = []
             for mutant in to_run:
+                static = self._static_verdict(mutant, mutations[mutant.id], owners[mutant.id])
+                if static is not None:  # red on clean code, or only the audit owns it
+                    decided[mutant.id] = static
+                    self._record(static)
+                    continue
                 red = [i.nodeid for i in owners[mutant.id]
                        if baseline.get(i.nodeid, ItemResult(i.nodeid, "failed")).outcome
                        != "passed"]
@@ -378,6 +386,18 @@ class SweepPlugin:
             self.clean_crashes |= crash_verdict.clean_signatures(outcome)
         return results
 
+    def _static_verdict(self, mutant: Mutant, mutated: MutatedFunction,
+                        owner_items: list[pytest.Item]) -> MutantRecord | None:
+        """The ``uniformity:`` owners' verdict when it needs no test process (see
+        ``StaticOwners.verdict``), else None (the tests run, both are judged in ``_judge``)."""
+        found = self.static.verdict(mutant, mutated, [i.nodeid for i in owner_items])
+        if found is None:
+            return None
+        verdict, excerpt, owners, killed_by = found
+        return _record(mutant, verdict, excerpt=excerpt, owners=owners, killed_by=killed_by,
+                       diff=mutated.diff(relative_to=Path.cwd()) if killed_by else "",
+                       fingerprint=self.fingerprints.get(mutant.id, ""))
+
     def _job(self, mutant: Mutant, mutated: MutatedFunction, owner_items: list[pytest.Item],
              items: list[pytest.Item], baseline: dict[str, ItemResult]
              ) -> tuple[ChildJob, Budget]:
@@ -393,7 +413,8 @@ class SweepPlugin:
         job = ChildJob(key=mutant.id, mutated=mutated, owner_items=fastest, other_items=others,
                        expect=mutant.expect, wrong_failure_types=settings.wrong_failure_types,
                        full_matrix=self.options.full_matrix,
-                       probe_non_owners=self.probe_non_owners,
+                       probe_non_owners=self.probe_non_owners and not self.static.killed(
+                           mutant.id),  # the audit killed it: no non-owner search
                        clean_passed=clean_passed, clean_red=clean_red)
         budget = Budget(constant=mutant.timeout_s or settings.timeout_s,
                         factor=settings.timeout_factor, baseline=durations,
@@ -404,6 +425,7 @@ class SweepPlugin:
                outcome: JobOutcome, baseline: dict[str, ItemResult],
                clean_red: Sequence[str] = ()) -> MutantRecord:
         owner_ids = [i.nodeid for i in owner_items]
+        static = self.static.results.get(mutant.id, [])  # ``uniformity:`` owners, judged here
         diff = mutated.diff(relative_to=Path.cwd())
         ran = [e for e in outcome.events if e.get("event") == "item"]
         detail: dict[str, Any] = {"timeout_s": round(outcome.timeout_s, 3),
@@ -411,7 +433,7 @@ class SweepPlugin:
                                   "tests_s": round(sum(e.get("duration", 0.0) for e in ran), 4)}
         if outcome.leftovers:
             detail["leftover_pids"] = outcome.leftovers
-        common = {"owners": owner_ids, "diff": diff, "duration_s": round(outcome.duration_s, 4),
+        common = {"owners": owner_ids + [r.nodeid for r in static], "diff": diff, "duration_s": round(outcome.duration_s, 4),
                   "fingerprint": self.fingerprints.get(mutant.id, ""), "detail": detail}
         broken = [e for e in outcome.events if e.get("event") in ("broken", "error")]
         if broken:
@@ -427,6 +449,12 @@ class SweepPlugin:
             if told is not None:
                 return _record(mutant, told.verdict, excerpt=told.excerpt,
                                killed_by=told.killed_by, **common)
+        if outcome.timed_out and self.static.killed(mutant.id):
+            killer = next(r for r in static if r.outcome == "failed")  # the audit's kill holds
+            detail["alive"] = [p.to_json() for p in outcome.alive]
+            return _record(mutant, "KILLED", killed_by=[killer.nodeid], **common, excerpt=(
+                f"{killer.nodeid}: {killer.message}\n{killer.text}\n(the owner tests then "
+                f"timed out after {outcome.timeout_s:.1f}s in {outcome.running_item or '?'})"))
         if outcome.timed_out:
             alive = ", ".join(f"{p.label} (pid {p.pid})" for p in outcome.alive) or "none"
             detail["alive"] = [p.to_json() for p in outcome.alive]
@@ -439,9 +467,10 @@ class SweepPlugin:
         if crashed:  # the first event was a process's crash: the owner's failure says it
             results = crash_verdict.owner_failures_told_by(results, owner_ids, crashed[0])
         red = {n for n, r in baseline.items() if r.outcome != "passed"} | set(clean_red)
-        verdict = decide(owner_ids, results, mutant.expect,
-                         self.catalog.settings.wrong_failure_types, mutant.accepted_survivor,
-                         sorted(red))
+        verdict = decide(owner_ids + [r.nodeid for r in static], static + results,
+                         mutant.expect, self.catalog.settings.wrong_failure_types,
+                         mutant.accepted_survivor, sorted(red),
+                         judged=self.static.reasons(mutant.id))
         excerpt = verdict.excerpt
         if outcome.search_stopped:
             spent = outcome.duration_s - sum(e.get("duration", 0.0) for e in ran

@@ -8,7 +8,7 @@ the kinds in ``wrong_failure_types`` (ImportError, TypeError, ...), and not a ti
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -89,12 +89,16 @@ def _excerpt(result: ItemResult, limit: int = 1200) -> str:
 
 def decide(owners: Iterable[str], results: Sequence[ItemResult], expect: str | None,
            wrong_failure_types: Sequence[str], accepted_survivor: str | None = None,
-           clean_red: Iterable[str] = ()) -> Verdict:
+           clean_red: Iterable[str] = (), judged: Mapping[str, str | None] | None = None
+           ) -> Verdict:
     """The verdict of one mutant from its item results.
 
-    ``clean_red``: non-owner tests that fail on clean code too (they say nothing)."""
-    owner_set, red = set(owners), set(clean_red)
-    reasons = {r.nodeid: failure_reason(r, expect, wrong_failure_types)
+    ``clean_red``: non-owner tests that fail on clean code too (they say nothing).
+    ``judged``: owners whose failure reason is already decided (``uniformity:`` owners: a
+    verdict flip is a kill; ``expect`` is for the tests)."""
+    owner_set, red, judged = set(owners), set(clean_red), judged or {}
+    reasons = {r.nodeid: judged[r.nodeid] if r.nodeid in judged
+               else failure_reason(r, expect, wrong_failure_types)
                for r in results if r.nodeid in owner_set}
     killed = [r for r in results if reasons.get(r.nodeid) == "kill"]
     if killed:

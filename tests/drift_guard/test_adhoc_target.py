@@ -111,8 +111,8 @@ def test_a_new_read_on_a_branch_no_test_enters_is_unexercised_not_a_failure(run,
     assert "PASSED tests/test_adhoc_standins.py::test_prefetch_vote_of_a_scheduler_built_" \
            "without_init" in run, f"unexercised is information, not failure: {run[-3000:]}"
     verdict = judge_paths("tp_scheduler.scheduler:Scheduler", ["_prefetch_head_admissible"],
-                          provided={"waiting_queue", "prefetch_pending", "_prefetch_ballot",
-                                    "_local_prefetch_done"},
+                          provided={"tp_size", "waiting_queue", "prefetch_pending",
+                                    "_prefetch_ballot", "_local_prefetch_done"},
                           roots=[scratch], constants={"_prefetch_ballot": None,
                                                       "prefetch_pending": set()})
     assert verdict.holds and verdict.names("unexercised") == ["_ballot_mismatch_seen"], \

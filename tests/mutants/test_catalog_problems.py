@@ -139,7 +139,7 @@ def test_every_problem_of_a_catalog_is_named_at_its_line_with_its_fix(tmp_path):
 
 @pytest.mark.parametrize(("text", "expected"), [
     ("surprise = 1\n", [(1, "unknown top-level key 'surprise'",
-                         "use [sweep] and [[mutant]] tables only")]),
+                         "use [sweep], [uniformity] and [[mutant]] tables only")]),
     ("sweep = 3\n", [(1, "[sweep] must be a table", "write it as a [sweep] section")]),
     ('mutant = "x"\n', [(1, "'mutant' must be an array of tables",
                          "write each mutant as [[mutant]]")]),
@@ -304,7 +304,7 @@ title = "not the mutant's title"
 def test_bracketed_lines_that_are_not_tables_and_capitalised_tables_keep_lines_right(tmp_path):
     _, found = _problems(tmp_path, BRACKETS)
     assert found == [
-        (1, "unknown top-level key 'Extra'", "use [sweep] and [[mutant]] tables only"),
+        (1, "unknown top-level key 'Extra'", "use [sweep], [uniformity] and [[mutant]] tables only"),
         (1, "mutant needs a non-empty string 'title'", 'add title = "..." to this [[mutant]]'),
         (11, "expect is not a valid regex: missing ), unterminated subpattern at position 0",
          "fix the pattern"),

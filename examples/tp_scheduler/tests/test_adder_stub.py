@@ -20,7 +20,7 @@ from deskcheck.stubs import StubSpec, stub
 AdderStub = StubSpec(
     PrefillAdder,
     fields=["tree_cache", "token_to_kv_pool", "host_floor", "evict_floor",
-            "rem_total_token_offset"],
+            "rem_total_token_offset", "tp_size"],
     roots=["rem_total_tokens"],
     name="AdderStub",
 )
@@ -34,10 +34,10 @@ def _pool_and_cache(free: int, cached: int) -> tuple[TokenToKVPool, RadixCache]:
     return pool, cache
 
 
-def _adder(free=40, cached=20, host_floor=None, evict_floor=None, offset=0):
+def _adder(free=40, cached=20, host_floor=None, evict_floor=None, offset=0, tp_size=1):
     pool, cache = _pool_and_cache(free, cached)
     return AdderStub(tree_cache=cache, token_to_kv_pool=pool, host_floor=host_floor,
-                     evict_floor=evict_floor, rem_total_token_offset=offset)
+                     evict_floor=evict_floor, rem_total_token_offset=offset, tp_size=tp_size)
 
 
 def test_floors_off_the_budget_is_free_plus_evictable_minus_promised():
@@ -48,9 +48,12 @@ def test_the_host_floor_caps_only_the_evictable_part():
     assert _adder(host_floor=8).rem_total_tokens == 40 + 8
 
 
-def test_the_eviction_floor_caps_the_whole_budget():
+def test_the_eviction_floor_is_the_whole_budget_under_the_floors():
+    """The floor is the group MIN of every rank's own budget: every rank prices that same
+    number (a rank-local min with its own budget would part the ranks' batches)."""
     assert _adder(evict_floor=50, offset=5).rem_total_tokens == 50 - 5
-    assert _adder(evict_floor=500).rem_total_tokens == 60
+    assert _adder(evict_floor=30, host_floor=8).rem_total_tokens == 30, (
+        "under the floors a rank priced its own host-capped budget instead of the group's")
 
 
 def test_a_stub_is_a_prefill_adder_running_the_real_property():

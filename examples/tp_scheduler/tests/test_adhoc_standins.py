@@ -30,6 +30,7 @@ def _req(rid: str, tokens: int = 4, new: int = 0) -> Req:
 # -- Cls.__new__ plus hand-set attributes ---------------------------------------------------
 def test_prefetch_vote_of_a_scheduler_built_without_init():
     sched = Scheduler.__new__(Scheduler)
+    sched.tp_size = 1
     sched.waiting_queue = [_req("a"), _req("b")]
     sched.prefetch_pending = {"a"}
     sched._prefetch_ballot = None
@@ -59,6 +60,7 @@ def test_token_budget_of_a_spec_mock_adder():
     adder.token_to_kv_pool = SimpleNamespace(available_size=lambda: 100)
     adder.host_floor = 20
     adder.evict_floor = None
+    adder.tp_size = 1
     adder.rem_total_token_offset = 30
     assert PrefillAdder.rem_total_tokens.fget(adder) == 100 + 20 - 30
     assert_faithful(adder, "rem_total_tokens")

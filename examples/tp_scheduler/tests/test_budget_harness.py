@@ -47,6 +47,7 @@ class BudgetHarness(Harness, model=Scheduler, roots=["_update_uniform_pool_budge
     _clear_uniform_decision = bind(Budget._clear_uniform_decision)
     _local_head_prefix_matches = bind(Budget._local_head_prefix_matches)
     _local_admit_limit = bind(Budget._local_admit_limit)
+    _local_token_budget = bind(Budget._local_token_budget)
     _local_prefetch_done = bind(Budget._local_prefetch_done)
     _record = bind(Budget._record)
     get_num_allocatable_reqs = bind(Scheduler.get_num_allocatable_reqs)

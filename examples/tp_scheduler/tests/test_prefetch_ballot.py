@@ -66,10 +66,17 @@ class TestReading:
         reading = pb.read_ballot([0, 5, -5])
         assert pb.prefetch_done_under_ballot(reading, local_done=True) is False
 
-    def test_a_void_or_missing_ballot_falls_back_to_the_local_verdict(self):
-        void = pb.read_ballot([0, 5, -6])
-        assert pb.prefetch_done_under_ballot(void, local_done=True) is True
+    def test_parted_heads_still_take_the_group_verdict(self):
+        """The verdict slot is a MIN over every rank whatever its head: agreed, so it gates
+        the batch (and the forward's collectives) the same way on every rank."""
+        parted = pb.read_ballot([0, 5, -6])
+        assert parted.mismatch
+        assert pb.prefetch_done_under_ballot(parted, local_done=True) is False, (
+            "under parted queue heads a rank took its own verdict: it forwards alone")
+
+    def test_without_a_ballot_the_verdict_is_the_ranks_own(self):
         assert pb.prefetch_done_under_ballot(None, local_done=False) is False
+        assert pb.prefetch_done_under_ballot(None, local_done=True) is True
 
 
 class TestMismatchStreak:

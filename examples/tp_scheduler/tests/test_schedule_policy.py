@@ -82,6 +82,16 @@ class TestRemTotalTokens:
         cache, pool = cache_with({}, pool_size=50)
         assert PrefillAdder(cache, pool, rem_input_tokens=10).rem_total_tokens == 50
 
+    def test_a_group_prices_only_the_floor_and_nothing_without_one(self):
+        """Only a group of one prices its own pools: a TP group without this pass's floor
+        (formation before the reduce) admits nothing rather than each rank its own budget."""
+        cache, pool = cache_with({A: 20}, pool_size=100)
+        group = PrefillAdder(cache, pool, rem_input_tokens=1000, tp_size=2)
+        assert group.rem_total_tokens == 0, (
+            f"a TP group without a floor priced {group.rem_total_tokens}: this rank's own pools")
+        floored = PrefillAdder(cache, pool, rem_input_tokens=1000, evict_floor=70, tp_size=2)
+        assert floored.rem_total_tokens == 70
+
 
 class TestAddOneReq:
     def test_admits_and_charges_the_extend_and_reserve(self):

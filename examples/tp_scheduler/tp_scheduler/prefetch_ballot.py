@@ -4,8 +4,12 @@ Each rank votes whether the host->device prefetch for its queue head is done; th
 the scheduler's packed MIN all_reduce, so the group verdict is "done on every rank". Beside
 the vote travels a CRC digest of the rank's waiting-queue head as the pair ``(x, -x)``: a MIN
 over ``x`` is the group's smallest digest and ``-MIN(-x)`` its largest, so one MIN reduce
-yields both and ``min != max`` says the TP replicas' queue heads have parted. On a mismatch
-the ballot is void for the pass and the caller falls back to the rank-local verdict.
+yields both and ``min != max`` says the TP replicas' queue heads have parted. The verdict
+stands on a mismatch too: it is still the MIN of every rank's vote, agreed by the reduce, and
+it gates whether the pass forms a batch, i.e. whether this rank enters the forward's
+collectives. A rank-local fallback there let the ranks whose own head had landed run a
+forward alone while the others held, and hang (test_forward_congruence.py; found by
+``deskcheck uniformity``). A mismatch is reported (the streak below), never acted on per rank.
 
 The ballot is TAIL-indexed: its reader finds it at ``len(payload) - BALLOT_WIDTH`` so that
 blocks inserted at the head of the payload never move it. The price is that NOTHING may be
@@ -78,8 +82,9 @@ def read_ballot(reduced: Sequence[int]) -> BallotReading:
 
 
 def prefetch_done_under_ballot(reading: BallotReading | None, local_done: bool) -> bool:
-    """Group verdict when the ballot stands; the rank-local verdict when none or void."""
-    if reading is None or reading.mismatch:
+    """The group verdict whenever a ballot was reduced (parted heads included); this rank's
+    own only without one (a group of one, which has nobody to disagree with)."""
+    if reading is None:
         return local_done
     return bool(reading.verdicts[0])
 

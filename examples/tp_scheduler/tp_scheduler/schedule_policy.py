@@ -5,9 +5,10 @@ longest-prefix-match policy it sorts the waiting queue by ``num_matched_prefix_t
 number read from this rank's own radix cache. Same queue, same policy, different order on
 different ranks. The head-congruence arm overrides exactly this sort and nothing else.
 
-``PrefillAdder`` prices candidates against ``rem_total_tokens``, which combines several adder
-fields: the device pool, the evictable cache capped by the host floor, the group's eviction
-floor and the tokens already promised this pass.
+``PrefillAdder`` prices candidates against ``rem_total_tokens``: under the group's floors the
+eviction floor (the group MIN of every rank's own budget, so every rank prices the SAME
+number and forms the same batch), else this rank's device pool plus its evictable cache
+capped by the host floor; minus the tokens already promised this pass.
 """
 
 from __future__ import annotations
@@ -64,6 +65,7 @@ class PrefillAdder:
         rem_total_token_offset: int = 0,
         evict_floor: int | None = None,
         host_floor: int | None = None,
+        tp_size: int = 1,
     ) -> None:
         self.tree_cache = tree_cache
         self.token_to_kv_pool = token_to_kv_pool
@@ -73,6 +75,8 @@ class PrefillAdder:
         """Group MIN of device budget (free + evictable); None when floors are OFF."""
         self.host_floor = host_floor
         """Group MIN of free host tokens; None when floors are OFF."""
+        self.tp_size = tp_size
+        """The TP group this batch is priced for: only a group of one prices its own pools."""
         self.can_run_list: list[Req] = []
         self.prefix_lens: list[int] = []
         self.log_hit_tokens = 0
@@ -82,16 +86,22 @@ class PrefillAdder:
     def rem_total_tokens(self) -> int:
         """Tokens this pass may still promise.
 
-        Evicting a cached token is only recoverable while the host can back it up, so the
-        evictable part is capped by the host floor; the whole is capped by the group's
-        eviction floor so every rank prices against the poorest rank's budget.
+        Under the floors, the group's eviction floor alone: it is the MIN of every rank's own
+        budget (this rank's included, each capped by its own host), so it never promises more
+        than a rank holds, and a rank-local term here (``min(own, floor)``) would let a rank
+        whose own budget is below the floor stop the candidate loop where its peers go on,
+        a batch of another shape in the forward. Without floors (a group of one): the device
+        pool plus the evictable cache, capped by the host floor (an eviction is recoverable
+        only while the host can back it up).
         """
-        evictable = self.tree_cache.evictable_size()
-        if self.host_floor is not None:
-            evictable = min(evictable, self.host_floor)
-        budget = self.token_to_kv_pool.available_size() + evictable
         if self.evict_floor is not None:
-            budget = min(budget, self.evict_floor)
+            return self.evict_floor - self.rem_total_token_offset
+        budget = 0  # a group without this pass's floor prices nothing: delay, never force
+        if self.tp_size == 1:
+            evictable = self.tree_cache.evictable_size()
+            if self.host_floor is not None:
+                evictable = min(evictable, self.host_floor)
+            budget = self.token_to_kv_pool.available_size() + evictable
         return budget - self.rem_total_token_offset
 
     @contextmanager

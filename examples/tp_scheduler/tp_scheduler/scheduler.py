@@ -5,6 +5,11 @@ Each TP rank runs one ``Scheduler``. The waiting queue's rid SET and prompts are
 the pools' free counts, the admission limiter, the prefetch progress. One pass is
 ``run_pass``: the uniform reduce (``SchedulerBudgetMixin``) and then batch formation
 (``SchedulerBatchMixin``), so the reduce is entered unconditionally before any branch.
+
+``event_loop_normal`` is the whole TP loop: the leader (tp_rank 0) polls its inbox and
+broadcasts what it found, every rank runs the pass, and a formed batch goes into the model's
+forward (``model_runner``), whose every layer all_reduces over the TP group. Batch formation
+therefore gates collectives: a rank that forms another batch, or none, hangs the group.
 """
 
 from __future__ import annotations
@@ -14,7 +19,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from tp_scheduler.admission_limiter import AdmissionLimiter
+from tp_scheduler.inbox import Message, RequestInbox, Shutdown
 from tp_scheduler.memory_pool import HostKVPool, ReqToTokenPool, TokenToKVPool
+from tp_scheduler.model_runner import ForwardOutput, TPModelRunner
 from tp_scheduler.prefetch_ballot import DEFAULT_STREAK_CAP, BallotReading, MismatchStreak
 from tp_scheduler.radix_cache import RadixCache
 from tp_scheduler.req import Req
@@ -23,6 +30,9 @@ from tp_scheduler.schedule_policy import POLICY_LPM, SchedulePolicy
 from tp_scheduler.scheduler_batch_mixin import SchedulerBatchMixin
 from tp_scheduler.scheduler_budget_mixin import SchedulerBudgetMixin
 from tp_scheduler.tp_head_congruence import BatchDecision
+
+FORWARD_HISTORY = 256
+"""How many forward outputs a scheduler keeps for inspection."""
 
 
 @dataclass(frozen=True)
@@ -37,9 +47,13 @@ class SchedulerConfig:
     """0 disables the host tier (and with it the host floor)."""
     schedule_policy: str = POLICY_LPM
     ballot_streak_cap: int = DEFAULT_STREAK_CAP
+    num_layers: int = 2
+    """Layers of the model's forward: one all_reduce over the TP group each."""
+    hidden_size: int = 8
 
     def __post_init__(self) -> None:
-        for name in ("max_running_requests", "max_prefill_tokens", "req_pool_size"):
+        for name in ("max_running_requests", "max_prefill_tokens", "req_pool_size",
+                     "num_layers", "hidden_size"):
             if getattr(self, name) < 1:
                 raise ValueError(f"SchedulerConfig.{name} must be >= 1, got {getattr(self, name)}")
         if self.token_pool_size < 1 or self.host_pool_size < 0:
@@ -77,6 +91,13 @@ class Scheduler(SchedulerBudgetMixin, SchedulerBatchMixin):
         self.admission_limiter = AdmissionLimiter(
             initial=self.config.max_running_requests, maximum=self.config.max_running_requests
         )
+
+        self.model_runner = TPModelRunner(tp_rank, tp_size, tp_cpu_group,
+                                          num_layers=self.config.num_layers,
+                                          hidden_size=self.config.hidden_size)
+        self.inbox = RequestInbox()
+        """The tokenizer's deliveries; only the leader's (tp_rank 0) is ever polled."""
+        self.forward_outputs: list[ForwardOutput] = []
 
         self.waiting_queue: list[Req] = []
         self.running_batch: list[Req] = []
@@ -131,3 +152,46 @@ class Scheduler(SchedulerBudgetMixin, SchedulerBatchMixin):
         """One TP-loop iteration: the uniform reduce, then prefill batch formation."""
         self._update_uniform_pool_budget()
         return self.get_new_batch_prefill()
+
+    # -- the event loop ------------------------------------------------------------------
+    def event_loop_normal(self) -> int:
+        """The TP loop until a shutdown arrives: receive, reduce, form a batch, forward it.
+
+        Returns the number of passes run (the shutdown's pass included).
+        """
+        passes = 0
+        while True:
+            stop = self.process_input_requests(self.recv_requests())
+            batch = self.run_pass()
+            if batch is not None:
+                self.run_batch(batch)
+            passes += 1
+            if stop:
+                return passes
+
+    def recv_requests(self) -> list[Message]:
+        """This pass's messages: the leader polls its inbox and broadcasts what it found."""
+        messages = self.inbox.poll() if self.tp_rank == 0 else None
+        if self.tp_size > 1:
+            messages = self._broadcast_requests(messages)
+        return list(messages or ())
+
+    def _broadcast_requests(self, messages: list[Message] | None) -> list[Message]:
+        """The leader's messages on every rank of ``tp_cpu_group`` (one object broadcast)."""
+        import torch.distributed as dist  # lazy, as in _all_reduce_min
+
+        payload = [messages]
+        dist.broadcast_object_list(payload, group=self.tp_cpu_group, group_src=0)
+        return list(payload[0] or ())
+
+    def process_input_requests(self, messages: list[Message]) -> bool:
+        """Queue the received requests; True when a shutdown came with them."""
+        self.add_requests(m for m in messages if isinstance(m, Req))
+        return any(isinstance(m, Shutdown) for m in messages)
+
+    def run_batch(self, batch: ScheduleBatch) -> ForwardOutput:
+        """The batch's forward: every layer all_reduces over the TP group."""
+        output = self.model_runner.forward(batch)
+        self.forward_outputs.append(output)
+        del self.forward_outputs[:-FORWARD_HISTORY]
+        return output

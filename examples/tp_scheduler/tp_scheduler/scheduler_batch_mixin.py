@@ -46,6 +46,7 @@ class SchedulerBatchMixin:
             rem_total_token_offset=self._running_reservation(),
             evict_floor=self._uniform_evict_floor,
             host_floor=self._uniform_host_floor,
+            tp_size=self.tp_size,
         )
         group_lens = self._group_prefix_lens(decision)
         for req in self.waiting_queue:

@@ -8,7 +8,7 @@ PAYLOAD LAYOUT (written out so nobody has to reconstruct it):
 
     index                         value (local)                        read back as
     ----------------------------  -----------------------------------  -------------------------
-    EVICT_FLOOR_SLOT (0)          free device tokens + evictable       group eviction floor
+    EVICT_FLOOR_SLOT (0)          free device + evictable (host-capped) group eviction floor
     HOST_FLOOR_SLOT  (1)          free host tokens                     group host floor
     count_at                      count vote (or UNPRICED)             group count (MIN)
     head_at .. +3*HEAD_WIDTH      per canonical rid: (match, id, -id)  group match per rid
@@ -65,9 +65,7 @@ class SchedulerBudgetMixin:
         matches = self._local_head_prefix_matches(canonical)
 
         vals: list[int] = [0, 0]
-        vals[EVICT_FLOOR_SLOT] = (
-            self.token_to_kv_pool.available_size() + self.tree_cache.evictable_size()
-        )
+        vals[EVICT_FLOOR_SLOT] = self._local_token_budget()
         vals[HOST_FLOOR_SLOT] = self.host_pool.available_size() if self.host_pool else 0
 
         count_at = len(vals)  # captured BEFORE appending; read back by this index only
@@ -87,9 +85,8 @@ class SchedulerBudgetMixin:
         self._uniform_host_floor = reduced[HOST_FLOOR_SLOT] if self.host_pool else None
         self._uniform_admit_limit = reduced[count_at]
         head_block = reduced[head_at : head_at + HEAD_WIDTH * SLOT_STRIDE]
-        self._uniform_head_match_lens = tp_head_congruence.group_head_matches(
-            head_block, canonical, HEAD_WIDTH
-        )
+        group_matches = tp_head_congruence.group_head_matches(head_block, canonical, HEAD_WIDTH)
+        self._uniform_head_match_lens = group_matches  # deskcheck: agreed MIN per canonical rid
         self._uniform_canonical_head = tuple(canonical)
 
         reading = prefetch_ballot.read_ballot(reduced)
@@ -146,6 +143,14 @@ class SchedulerBudgetMixin:
                 matches[rid] = ABSENT
         return matches
 
+    def _local_token_budget(self: Scheduler) -> int:
+        """This rank's own token budget: free device tokens plus the evictable cache its own
+        host can back up. The group prices against the MIN of these (the eviction floor)."""
+        evictable = self.tree_cache.evictable_size()
+        if self.host_pool:
+            evictable = min(evictable, self.host_pool.available_size())
+        return self.token_to_kv_pool.available_size() + evictable
+
     def _local_admit_limit(self: Scheduler) -> int:
         """This rank's count vote: requests it can seat now, or UNPRICED."""
         try:
@@ -166,9 +171,13 @@ class SchedulerBudgetMixin:
 
     def _prefetch_head_admissible(self: Scheduler) -> bool:
         """The ballot's verdict for this pass; the rank-local one when no ballot stands."""
-        return prefetch_ballot.prefetch_done_under_ballot(
-            self._prefetch_ballot, self._local_prefetch_done()
-        )
+        # A group of one has nobody to agree with: its own verdict. In a group the ballot
+        # stands after every reduce; without one (formation before this pass's reduce) the
+        # group holds: a rank-local verdict would gate the forward's collectives per rank.
+        local = False
+        if self.tp_size == 1:
+            local = self._local_prefetch_done()
+        return prefetch_ballot.prefetch_done_under_ballot(self._prefetch_ballot, local)
 
     @staticmethod
     def _record(history: list[str], line: str) -> None:
