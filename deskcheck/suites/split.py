@@ -7,6 +7,8 @@ collective count it was taken at): the telling epoch is the last one every rank 
 one after the last collective they shared, where a rank that skips the next collective turned
 away, and where ranks that all returned made their final choices. In it, rank 0's decisions
 are aligned with each other rank's (longest matching runs, :mod:`difflib`), and the split is
+a split inside a call the project declares rank-local for the uniformity audit
+(``[tool.deskcheck.uniformity] rank_local``: each rank's own cache lookup) comes last; then
 the first aligned decision taken different ways whose inputs set a value a collective agreed
 against one that differs on the ranks — a function's return before a branch (``min(vote,
 limit)`` is where a wrong vote meets the local limit) —, else the innermost one (a branch, or a
@@ -19,9 +21,11 @@ from __future__ import annotations
 
 import contextlib
 import difflib
+import fnmatch
 import json
 import os
 import shutil
+import tomllib
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -246,18 +250,65 @@ def way_splits(records: Sequence[Sequence[Decision]]) -> list[tuple[Decision, ..
     return found
 
 
-def telling_split(records: Sequence[Sequence[Decision]]) -> Split | None:
-    """The split that made the outcome differ (see the module docstring), or None."""
+def declared_rank_local(path: str | Path) -> tuple[str, ...]:
+    """The ``rank_local`` patterns of ``[tool.deskcheck.uniformity]`` in the nearest
+    pyproject.toml above ``path`` (calls such as ``*.match_len``: work each rank does on its
+    own state by design, where ranks split on clean code too)."""
+    for folder in Path(path).resolve().parents:
+        candidate = folder / "pyproject.toml"
+        if candidate.is_file():
+            try:
+                data = tomllib.loads(candidate.read_text(encoding="utf-8"))
+            except (OSError, ValueError):
+                return ()
+            section = data.get("tool", {}).get("deskcheck", {}).get("uniformity", {})
+            patterns = section.get("rank_local", []) if isinstance(section, dict) else []
+            return tuple(p for p in patterns if isinstance(p, str))
+    return ()
+
+
+def _declared_call(function: str, patterns: Sequence[str]) -> bool:
+    calls = [p for p in patterns if not p.startswith("self.") or p.count(".") > 1]
+    return any(fnmatch.fnmatchcase(function, p.removeprefix("self.")) for p in calls)
+
+
+def _declared_owners(records: Sequence[Sequence[Decision]], patterns: Sequence[str]) -> set[str]:
+    """The classes whose methods the project declares rank-local (``*.match_len`` seen at run
+    time as ``RadixCache.match_len``): every method of a rank's own cache is its own work."""
+    owners = set()
+    for rank in records:
+        for decision in rank:
+            for function in decision.path:
+                if "." in function and _declared_call(function, patterns):
+                    owners.add(function.rsplit(".", 1)[0])
+    return owners
+
+
+def _inside_declared_work(split: tuple[Decision, ...], patterns: Sequence[str],
+                          owners: set[str]) -> bool:
+    """The split happened inside a call the project declares rank-local, or inside a method
+    of a class such a call belongs to."""
+    return any(_declared_call(f, patterns) or f.rsplit(".", 1)[0] in owners
+               for f in split[0].path if "." in f)
+
+
+def telling_split(records: Sequence[Sequence[Decision]],
+                  rank_local: Sequence[str] = ()) -> Split | None:
+    """The split that made the outcome differ (see the module docstring), or None.
+    ``rank_local``: the project's declared rank-local calls; a split inside one comes last."""
     if not records or not any(records):
         return None
     counts = tuple(len(r) for r in records)
     reached = min(max((d.epoch for d in r), default=0) for r in records)
     epoch = [[d for d in r if d.epoch == reached] for r in records]
     splits = way_splits(epoch) if all(epoch) else []
-    def preference(split: tuple[Decision, ...]) -> tuple[bool, bool, bool, bool]:
+    owners = _declared_owners(records, rank_local)
+
+    def preference(split: tuple[Decision, ...]) -> tuple[bool, bool, bool, bool, bool]:
         agreed = _agreed_meets_local(split)
-        return (not agreed, agreed and split[0].kind != "call",
-                not _is_origin(split, splits), not _mixes_shared_and_local(split))
+        return (_inside_declared_work(split, rank_local, owners), not agreed,
+                agreed and split[0].kind != "call", not _mixes_shared_and_local(split),
+                not _is_origin(split, splits))
 
     chosen = min(splits, key=preference) if splits else None
     if chosen is None:
@@ -268,8 +319,11 @@ def telling_split(records: Sequence[Sequence[Decision]]) -> Split | None:
 
 
 def split_in(folder: str | Path, world: int) -> Split | None:
-    """:func:`telling_split` of what the ranks recorded into ``folder``."""
-    return telling_split(read_records(folder, world))
+    """:func:`telling_split` of what the ranks recorded into ``folder``, with the rank-local
+    calls the recorded project declares for the uniformity audit."""
+    records = read_records(folder, world)
+    first = next((r[0] for r in records if r), None)
+    return telling_split(records, declared_rank_local(first.file) if first else ())
 
 
 @contextlib.contextmanager

@@ -34,6 +34,7 @@ SPLITS = {
     "reduce.count_vote_not_published": {"group_count"},
     "uniformity.prefetch_verdict_from_local_source": {
         "SchedulerBudgetMixin._local_prefetch_done"},
+    "uniformity.count_from_local_vote": {"SchedulerBatchMixin.get_new_batch_prefill"},
 }
 # mutant id -> why its owner's failure has no split to name (the ranks agreed).
 NO_SPLIT = {
@@ -45,16 +46,15 @@ NO_SPLIT = {
     "batch.group_count_ignored": "every rank admits the same count; safety fails",
 }
 # Known misses of the split heuristic, kept visible: the test fails if one starts to pass.
-_RADIX = ("the changed value is consumed in an expression or a property, not at a branch or a "
-          "return whose inputs tell a group value from a local one: the split named is the "
-          "rank-local prefix match each rank runs on its own cache (it splits on clean code too)")
+_OWN_LIMIT = ("the changed value is consumed in an expression or a property, not at a branch "
+              "or a return whose inputs tell a group value from a local one: the split named "
+              "is the rank's own admit limit, the local input its vote was made from")
 MISSES = {
-    "batch.group_prefix_ignored": _RADIX,
-    "uniformity.count_from_local_vote": _RADIX,
-    "uniformity.token_budget_from_local_source": _RADIX,
-    "uniformity.evict_floor_from_the_local_payload": _RADIX,
+    "batch.group_prefix_ignored": _OWN_LIMIT,
+    "uniformity.token_budget_from_local_source": _OWN_LIMIT,
+    "uniformity.evict_floor_from_the_local_payload": _OWN_LIMIT,
 }
-RANK_LOCAL_WORK = {"_shared_len", "RadixCache.match_prefix"}
+RANK_LOCAL_WORK = {"Scheduler.get_num_allocatable_reqs"}
 
 
 def _congruence_mutants() -> list[tuple[str, str]]:
