@@ -82,6 +82,33 @@ def label_process(label: str) -> None:
             pass
 
 
+GROUP_SUFFIX = ".group"
+
+
+def note_rank_group(timeout_s: float) -> None:
+    """Say that this process joined a rank group whose collectives time out after
+    ``timeout_s``: a sweep then lets the test running it live long enough for the group's
+    timeout and the hang's diagnosis (which rank skipped the collective). A no-op outside a
+    sweep; rank launchers call it once the group's timeout is set."""
+    stacks_dir = os.environ.get(STACKS_ENV)
+    if stacks_dir and timeout_s > 0:
+        try:
+            (Path(stacks_dir) / f"{os.getpid()}{GROUP_SUFFIX}").write_text(f"{timeout_s:g}")
+        except OSError:
+            pass
+
+
+def rank_group_timeout(stacks_dir: str) -> float | None:
+    """The longest process-group timeout a process of this run noted (each process's last)."""
+    found = []
+    for path in Path(stacks_dir).glob(f"*{GROUP_SUFFIX}"):
+        try:
+            found.append(float(path.read_text()))
+        except (OSError, ValueError):
+            continue
+    return max(found, default=None)
+
+
 def label_torch_ranks() -> None:
     """Label ranks automatically: wrap ``torch.distributed.init_process_group`` (if imported)
     so each rank that joins a group writes ``rank R/WORLD``."""
@@ -94,6 +121,9 @@ def label_torch_ranks() -> None:
         result = original(*args, **kwargs)
         try:
             label_process(f"rank {dist.get_rank()}/{dist.get_world_size()}")
+            timeout = kwargs.get("timeout")
+            if timeout is not None:
+                note_rank_group(timeout.total_seconds())
         except Exception:  # labelling must never break a test
             pass
         return result

@@ -42,7 +42,13 @@ from deskcheck.mutants.reuse import TestUniverse, reuse_before_collection
 from deskcheck.mutants.roots import outside_project
 from deskcheck.mutants.runner import Budget, JobOutcome, Runner
 from deskcheck.mutants.target import resolve
-from deskcheck.mutants.verdicts import PROCESS_CRASH, ItemResult, decide
+from deskcheck.mutants.verdicts import (
+    PROCESS_CRASH,
+    ItemResult,
+    Verdict,
+    crash_kills_rule,
+    decide,
+)
 from deskcheck.mutants.worker import ChildJob
 from deskcheck.report.records import MutantRecord
 
@@ -425,6 +431,7 @@ class SweepPlugin:
             told = crash_verdict.after_timeout(outcome, owner_ids, crashed[0], mutant.expect,
                                                self.catalog.settings.wrong_failure_types)
             if told is not None:
+                told = self._crash_kills(told, detail)
                 return _record(mutant, told.verdict, excerpt=told.excerpt,
                                killed_by=told.killed_by, **common)
         if outcome.timed_out:
@@ -442,6 +449,7 @@ class SweepPlugin:
         verdict = decide(owner_ids, results, mutant.expect,
                          self.catalog.settings.wrong_failure_types, mutant.accepted_survivor,
                          sorted(red))
+        verdict = self._crash_kills(verdict, detail)
         excerpt = verdict.excerpt
         if outcome.search_stopped:
             spent = outcome.duration_s - sum(e.get("duration", 0.0) for e in ran
@@ -456,6 +464,11 @@ class SweepPlugin:
         return _record(mutant, verdict.verdict, excerpt=excerpt,
                        killed_by=verdict.killed_by, failed_non_owners=verdict.failed_non_owners,
                        **common)
+
+    def _crash_kills(self, verdict: Verdict, detail: dict[str, Any]) -> Verdict:
+        if verdict.verdict == "KILLED" and verdict.kill_kind:
+            detail["kill"], detail["kill_reason"] = verdict.kill_kind, verdict.kill_reason
+        return crash_kills_rule(verdict, self.catalog.settings.crash_kills)
 
     def _recheck_non_owners(self, runner: Runner, records: dict[str, MutantRecord],
                             owners: dict[str, list[pytest.Item]],

@@ -167,6 +167,9 @@ def _init_group(config: RankConfig) -> RankContext:
     )
     if set_timeout and join_s != config.timeout_s:
         set_timeout(datetime.timedelta(seconds=config.timeout_s))
+    from deskcheck.mutants import note_rank_group  # light: a file write inside a sweep only
+
+    note_rank_group(config.timeout_s)  # a sweep lets the hang's diagnosis finish
     return RankContext(config.rank, config.world, config.backend, device)
 
 
