@@ -41,6 +41,7 @@ from deskcheck.mutants.catalog_checks import (
     static_owner_problem,
     static_target_problem,
 )
+from deskcheck.mutants.occurrence_check import static_occurrence_problem
 from deskcheck.mutants.operators import OperatorParamError, catalog_operators, operator_class
 from deskcheck.mutants.operators.base import line_key_hint
 
@@ -365,6 +366,12 @@ def _mutant(raw: Any, block, lines: _Lines, file: str, err,
             except OperatorParamError as exc:
                 for key, message, fix in exc.problems:
                     bad(line(key) if key else line("operator"), message, fix)
+            else:
+                problem = isinstance(target, str) and TARGET_RE.match(target) and \
+                    static_occurrence_problem(target, op_name, params,
+                                              [Path(file).parent, Path.cwd()])
+                if problem:
+                    bad(line("occurrence"), *problem)
     owners = raw.get("owners", [])
     if not isinstance(owners, list) or not all(isinstance(o, str) and o.strip() for o in owners):
         bad(line("owners"), "owners must be a list of test node ids or '-k EXPR' / '-m EXPR'",

@@ -18,6 +18,11 @@ class StaleOperator(Exception):
     """The operator no longer matches the target function (names the snippet and function)."""
 
 
+class OccurrenceOutOfRange(StaleOperator):
+    """``occurrence = N`` names a site the target does not have: a catalog error (the entry
+    is wrong), not drift of the production code."""
+
+
 class BrokenMutant(Exception):
     """The mutated function does not parse or compile."""
 

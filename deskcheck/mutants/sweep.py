@@ -33,8 +33,14 @@ from deskcheck.interrupts import as_interrupted
 from deskcheck.mutants import crash_verdict
 from deskcheck.mutants.catalog import Catalog, Mutant
 from deskcheck.mutants.injection import compile_mutated
-from deskcheck.mutants.mutated import BrokenMutant, MutatedFunction, StaleOperator
+from deskcheck.mutants.mutated import (
+    BrokenMutant,
+    MutatedFunction,
+    OccurrenceOutOfRange,
+    StaleOperator,
+)
 from deskcheck.mutants.mutation import build_mutation
+from deskcheck.mutants.occurrence_check import OCCURRENCE_FIX
 from deskcheck.mutants.owner_index import OtherItems, OwnerIndex
 from deskcheck.mutants.owners import foreign_kills, resolve_owners
 from deskcheck.mutants.pytest_config import config_file, xdist_off
@@ -216,6 +222,9 @@ class SweepPlugin:
                 compile_mutated(live.function, mutated)
             except (UnknownTargetError, SourceResolutionError) as exc:
                 errors.append(CatalogError(exc.message, location=mutant.location, fix=exc.fix))
+            except OccurrenceOutOfRange as exc:  # the entry is wrong, not the code: exit 2
+                errors.append(CatalogError(f"mutant {mutant.id!r}: {exc}",
+                                           location=mutant.location, fix=OCCURRENCE_FIX))
             except StaleOperator as exc:
                 decided[mutant.id] = _record(mutant, "STALE", excerpt=str(exc),
                                              owners=mutant.owners)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from deskcheck.mutants.operators.base import (
     BrokenMutant,
+    OccurrenceOutOfRange,
     Operator,
     OperatorParamError,
     StaleOperator,
@@ -53,5 +54,6 @@ def operator_class(name: str) -> type[Operator]:
     return OPERATORS[name]
 
 
-__all__ = ["BUG_CLASS_OPERATORS", "OPERATORS", "catalog_operators", "BrokenMutant", "Operator", "OperatorParamError", "StaleOperator",
+__all__ = ["BUG_CLASS_OPERATORS", "OPERATORS", "catalog_operators", "BrokenMutant",
+           "OccurrenceOutOfRange", "Operator", "OperatorParamError", "StaleOperator",
            "operator_class", "register"]
