@@ -24,7 +24,10 @@ PROCESS_CRASH = "ProcessCrash"  # the test process itself died (signal, os._exit
 REASONS = ("kill", "wrong", "timeout")
 KILL_KINDS = ("assertion", "hang", "error", "crash")  # strongest proof first
 CRASH_TYPES = ("TypeError", "AttributeError", "NameError", "UnboundLocalError")
-_ASSERTION_TYPES = ("AssertionError", "RankAssertionError", "Failed")
+# assertion-style failures: AssertionError and deskcheck's subclasses of it (a congruence arm's
+# divergence or safety verdict), pytest.fail
+_ASSERTION_TYPES = ("AssertionError", "RankAssertionError", "CongruenceError",
+                    "VacuousPremiseError", "Failed")
 # deskcheck.suites' diagnosis: "rank 1 skipped all_reduce #4: ..." / "rank 2 never reached ..."
 _DIAGNOSED = re.compile(r"\branks? \d+(?:(?:, | and )\d+)* (?:skipped|never reached) \w+")
 

@@ -266,10 +266,32 @@ def serve(conn: Connection, config: RankConfig) -> None:
             return
         if message[0] == "stop":
             return
-        _, task_id, payload, parent_sys_path = message
+        _, task_id, payload, parent_sys_path, coverage_context = message
         if parent_sys_path is not None:  # test dirs pytest added after the fork
             sys.path[:] = parent_sys_path
+        _follow_coverage_context(coverage_context)
         conn.send_bytes(_run(task_id, payload, config.rank, output, conn.send_bytes))
+
+
+# deskcheck auto's owners pass labels coverage with the running test (its coverage plugin
+# exports the node id here); a warm rank runs tasks of many tests, so each task is measured
+# under the test that sent it, not the one that started the pool.
+COVERAGE_CONTEXT_ENV = "DESKCHECK_AUTO_CONTEXT"
+
+
+def _follow_coverage_context(context: str | None) -> None:
+    """Measure the next task under the sending test's coverage context (when measured)."""
+    if context is None and COVERAGE_CONTEXT_ENV not in os.environ:
+        return
+    if context is None:
+        os.environ.pop(COVERAGE_CONTEXT_ENV, None)
+    else:
+        os.environ[COVERAGE_CONTEXT_ENV] = context
+    coverage = sys.modules.get("coverage")
+    current = getattr(getattr(coverage, "Coverage", None), "current", None)
+    cov = current() if current is not None else None
+    if cov is not None:
+        cov.switch_context(context or "")
 
 
 def _spawn_main(argv: list[str]) -> None:

@@ -32,7 +32,7 @@ from typing import Any
 from deskcheck.errors import BackendUnavailableError, RankError, RankTaskError
 from deskcheck.scratch import make_scratch
 from deskcheck.suites._diagnose import values_or_raise
-from deskcheck.suites._rank_main import RankConfig, serve
+from deskcheck.suites._rank_main import COVERAGE_CONTEXT_ENV, RankConfig, serve
 from deskcheck.suites._rank_process import RankProcess, dump_stacks
 from deskcheck.suites.backends import backend_unavailable_reason, parent_touched_cuda, tier_of
 from deskcheck.suites.outcomes import RankFailure, RankOutcome
@@ -301,7 +301,8 @@ class RankPool:
         changed, self._sent_sys_path = (path if path != self._sent_sys_path else None), path
         try:
             for r, payload in zip(self._ranks, payloads, strict=True):
-                r.conn.send(("run", self._task_id, payload, changed))
+                r.conn.send(("run", self._task_id, payload, changed,
+                             os.environ.get(COVERAGE_CONTEXT_ENV)))
             outcomes = self._collect(self._task_id)
         except BaseException:  # interrupted mid-task: the ranks' state is unknown
             self.close()

@@ -43,6 +43,8 @@ def test_a_hang_nobody_diagnosed_stays_a_timeout():
     ("deskcheck.errors.RankAssertionError: rank 0 raised AssertionError", "", None,
      ("assertion", "RankAssertionError")),
     ("Failed: the plan diverged", "", None, ("assertion", "Failed")),
+    ("deskcheck.errors.CongruenceError: t.py:3: congruence arm 'count' diverged", "", None,
+     ("assertion", "CongruenceError")),
     ("TypeError: cannot unpack non-iterable NoneType object", "", None, ("crash", "TypeError")),
     ("AttributeError: 'NoneType' object has no attribute 'admit'", "", None,
      ("crash", "AttributeError")),

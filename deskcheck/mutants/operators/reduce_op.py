@@ -16,6 +16,7 @@ from deskcheck.mutants.operators.base import (
     replace_nodes,
 )
 from deskcheck.mutants.operators.collectives import (
+    DIST_PREFIXES,
     REDUCE_OPS,
     call_label,
     collective_calls,
@@ -24,7 +25,7 @@ from deskcheck.mutants.operators.collectives import (
 )
 
 
-def _op_of(call: cst.Call) -> cst.BaseExpression | None:
+def op_of(call: cst.Call) -> cst.BaseExpression | None:
     """The ``op=`` argument, or a positional ``ReduceOp.X`` one."""
     arg = keyword(call, "op")
     if arg is not None:
@@ -32,6 +33,17 @@ def _op_of(call: cst.Call) -> cst.BaseExpression | None:
     return next((a.value for a in call.args if a.keyword is None
                  and dotted(a.value).rpartition(".")[2] in REDUCE_OPS
                  and "ReduceOp" in dotted(a.value)), None)
+
+
+def reducing_calls(calls: list[cst.Call]) -> list[cst.Call]:
+    """The calls whose reduce op can be swapped: an explicit op, or a torch.distributed
+    reduce (whose default op is SUM); a wrapper without an op has none to swap."""
+    found = []
+    for call in calls:
+        prefix, _, last = dotted(call.func).rpartition(".")
+        if op_of(call) is not None or (prefix in DIST_PREFIXES and "reduce" in last):
+            found.append(call)
+    return found
 
 
 class ReduceOpSwap(Operator):
@@ -51,13 +63,12 @@ class ReduceOpSwap(Operator):
 
     def apply(self, func: cst.FunctionDef, where: str) -> cst.FunctionDef:
         to = self.params["to"].upper()
-        calls = [c for c in collective_calls(func, self.params.get("call"))
-                 if _op_of(c) is not None or "reduce" in dotted(c.func).lower()]
+        calls = reducing_calls(collective_calls(func, self.params.get("call")))
         sites = choose(calls, self.params.get("occurrence"),
                        f"reduce-op: {call_label(self.params.get('call'))} with a reduce op", where)
         mapping: dict[Any, Any] = {}
         for call in sites:
-            op = _op_of(call)
+            op = op_of(call)
             if op is None:  # torch's default op is SUM: name the new one explicitly
                 if to == "SUM":
                     raise StaleOperator(f"reduce-op: {code_of(call)} already reduces with SUM "
