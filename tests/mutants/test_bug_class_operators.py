@@ -160,3 +160,19 @@ def test_catalog_keys_are_checked(operator, params, key):
         operator_class(operator).validate(params)
     keys = [p[0] for p in info.value.problems]
     assert key in keys, f"{operator} {params}: no problem named key {key!r}: {info.value.problems}"
+
+
+@pytest.mark.parametrize("code, collective", [
+    ("dist.all_reduce(t)", True), ("self._all_reduce_min(vals)", True),
+    ("tensor_model_parallel_all_reduce(x)", True), ("dist.broadcast_object_list(objs)", True),
+    ("dist.reduce(t, dst=0)", True), ("torch.distributed.gather(t)", True),
+    ("functools.reduce(add, xs)", False), ("torch.gather(t, 0, idx)", False),
+    ("reduce(add, xs)", False), ("self.scatter_(0, idx, src)", False),
+])
+def test_which_calls_are_collectives(code, collective):
+    import libcst as cst
+
+    from deskcheck.mutants.operators.collectives import is_collective_call
+
+    assert is_collective_call(cst.parse_expression(code)) is collective, (
+        f"{code} was {'not ' if collective else ''}taken for a collective")

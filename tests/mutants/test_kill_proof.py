@@ -55,7 +55,8 @@ def test_a_hang_nobody_diagnosed_stays_a_timeout():
     ("TypeError: cannot unpack", "", "cannot unpack", ("assertion", "expect")),
 ])
 def test_each_kill_says_what_it_proves(message, text, expect, kind):
-    assert kill_kind(failed(message, text), expect) == kind
+    got = kill_kind(failed(message, text), expect)
+    assert got == kind, f"a kill by {message[:50]!r} was classified {got}, not {kind}"
 
 
 def test_the_strongest_proof_among_the_owners_is_the_one_reported():
