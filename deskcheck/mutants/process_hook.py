@@ -87,9 +87,11 @@ GROUP_SUFFIX = ".group"
 
 def note_rank_group(timeout_s: float) -> None:
     """Say that this process joined a rank group whose collectives time out after
-    ``timeout_s``: a sweep then lets the test running it live long enough for the group's
-    timeout and the hang's diagnosis (which rank skipped the collective). A no-op outside a
-    sweep; rank launchers call it once the group's timeout is set."""
+    ``timeout_s`` and whose launcher diagnoses a hang (names the rank that skipped the
+    collective, as deskcheck.suites does): a sweep then lets the test running it live long
+    enough for the group's timeout and that diagnosis. A no-op outside a sweep. A group
+    without such a diagnosis must not call it: its hang stays a TIMEOUT, reported at the
+    mutant's own deadline."""
     stacks_dir = os.environ.get(STACKS_ENV)
     if stacks_dir and timeout_s > 0:
         try:
@@ -121,9 +123,6 @@ def label_torch_ranks() -> None:
         result = original(*args, **kwargs)
         try:
             label_process(f"rank {dist.get_rank()}/{dist.get_world_size()}")
-            timeout = kwargs.get("timeout")
-            if timeout is not None:
-                note_rank_group(timeout.total_seconds())
         except Exception:  # labelling must never break a test
             pass
         return result

@@ -91,9 +91,9 @@ def fix_hint(mutant: MutantRecord) -> str:
     if mutant.verdict == "TIMEOUT":
         return ("run the owner's ranks in a deskcheck.suites rank pool: its short process-group "
                 "timeout names the rank that skipped the collective, the sweep waits for that "
-                "diagnosis, and a diagnosed hang is a kill; ranks you start yourself: give "
-                "init_process_group a short timeout= (deskcheck.mutants.note_rank_group(s) "
-                "once it is set some other way)")
+                "diagnosis, and a diagnosed hang is a kill (a launcher of your own that names "
+                "the skipping rank calls deskcheck.mutants.note_rank_group(timeout_s) in each "
+                "rank)")
     return ""
 
 
