@@ -19,6 +19,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from deskcheck.rank_hooks import note_rank_group, rank_group_timeout  # noqa: F401 - public here
+
 MUTANT_ENV = "DESKCHECK_MUTANT"
 STACKS_ENV = "DESKCHECK_STACKS_DIR"
 BOOTSTRAP_DIR = str(Path(__file__).with_name("_bootstrap"))
@@ -80,35 +82,6 @@ def label_process(label: str) -> None:
             (Path(stacks_dir) / f"{os.getpid()}.label").write_text(label)
         except OSError:
             pass
-
-
-GROUP_SUFFIX = ".group"
-
-
-def note_rank_group(timeout_s: float) -> None:
-    """Say that this process joined a rank group whose collectives time out after
-    ``timeout_s`` and whose launcher diagnoses a hang (names the rank that skipped the
-    collective, as deskcheck.suites does): a sweep then lets the test running it live long
-    enough for the group's timeout and that diagnosis. A no-op outside a sweep. A group
-    without such a diagnosis must not call it: its hang stays a TIMEOUT, reported at the
-    mutant's own deadline."""
-    stacks_dir = os.environ.get(STACKS_ENV)
-    if stacks_dir and timeout_s > 0:
-        try:
-            (Path(stacks_dir) / f"{os.getpid()}{GROUP_SUFFIX}").write_text(f"{timeout_s:g}")
-        except OSError:
-            pass
-
-
-def rank_group_timeout(stacks_dir: str) -> float | None:
-    """The longest process-group timeout a process of this run noted (each process's last)."""
-    found = []
-    for path in Path(stacks_dir).glob(f"*{GROUP_SUFFIX}"):
-        try:
-            found.append(float(path.read_text()))
-        except (OSError, ValueError):
-            continue
-    return max(found, default=None)
 
 
 def label_torch_ranks() -> None:

@@ -25,6 +25,7 @@ from deskcheck.interrupts import raise_if_interrupted
 from deskcheck.mutants import procs
 from deskcheck.mutants.crashes import Crash, read_crashes
 from deskcheck.mutants.worker import ChildJob, child_main
+from deskcheck.rank_hooks import rank_group_timeout
 from deskcheck.scratch import make_scratch, reap_stale
 
 STACK_WAIT_S = 0.6
@@ -291,8 +292,6 @@ class Runner:
         collective, must be able to finish (a diagnosed hang is a kill, not a TIMEOUT)."""
         if not run.current or run.group_waited_for == run.current:
             return False
-        from deskcheck.mutants.process_hook import rank_group_timeout
-
         group = rank_group_timeout(run.stacks_dir)
         if group is None or group > MAX_GROUP_TIMEOUT_S:
             return False

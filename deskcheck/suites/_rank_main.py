@@ -26,6 +26,7 @@ from dataclasses import asdict, dataclass
 from multiprocessing.connection import Connection
 from typing import Any
 
+from deskcheck.rank_hooks import follow_coverage_context, note_rank_group
 from deskcheck.suites._stacks import collective_in_traceback
 from deskcheck.suites.backends import TORCH_BACKEND, rank_device
 from deskcheck.suites.outcomes import RankFailure, RankOutcome
@@ -167,8 +168,6 @@ def _init_group(config: RankConfig) -> RankContext:
     )
     if set_timeout and join_s != config.timeout_s:
         set_timeout(datetime.timedelta(seconds=config.timeout_s))
-    from deskcheck.mutants import note_rank_group  # light: a file write inside a sweep only
-
     note_rank_group(config.timeout_s)  # a sweep lets the hang's diagnosis finish
     return RankContext(config.rank, config.world, config.backend, device)
 
@@ -269,29 +268,8 @@ def serve(conn: Connection, config: RankConfig) -> None:
         _, task_id, payload, parent_sys_path, coverage_context = message
         if parent_sys_path is not None:  # test dirs pytest added after the fork
             sys.path[:] = parent_sys_path
-        _follow_coverage_context(coverage_context)
+        follow_coverage_context(coverage_context)
         conn.send_bytes(_run(task_id, payload, config.rank, output, conn.send_bytes))
-
-
-# deskcheck auto's owners pass labels coverage with the running test (its coverage plugin
-# exports the node id here); a warm rank runs tasks of many tests, so each task is measured
-# under the test that sent it, not the one that started the pool.
-COVERAGE_CONTEXT_ENV = "DESKCHECK_AUTO_CONTEXT"
-
-
-def _follow_coverage_context(context: str | None) -> None:
-    """Measure the next task under the sending test's coverage context (when measured)."""
-    if context is None and COVERAGE_CONTEXT_ENV not in os.environ:
-        return
-    if context is None:
-        os.environ.pop(COVERAGE_CONTEXT_ENV, None)
-    else:
-        os.environ[COVERAGE_CONTEXT_ENV] = context
-    coverage = sys.modules.get("coverage")
-    current = getattr(getattr(coverage, "Coverage", None), "current", None)
-    cov = current() if current is not None else None
-    if cov is not None:
-        cov.switch_context(context or "")
 
 
 def _spawn_main(argv: list[str]) -> None:

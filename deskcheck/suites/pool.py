@@ -30,9 +30,10 @@ from multiprocessing.connection import Connection, wait
 from typing import Any
 
 from deskcheck.errors import BackendUnavailableError, RankError, RankTaskError
+from deskcheck.rank_hooks import coverage_context
 from deskcheck.scratch import make_scratch
 from deskcheck.suites._diagnose import values_or_raise
-from deskcheck.suites._rank_main import COVERAGE_CONTEXT_ENV, RankConfig, serve
+from deskcheck.suites._rank_main import RankConfig, serve
 from deskcheck.suites._rank_process import RankProcess, dump_stacks
 from deskcheck.suites.backends import backend_unavailable_reason, parent_touched_cuda, tier_of
 from deskcheck.suites.outcomes import RankFailure, RankOutcome
@@ -302,7 +303,7 @@ class RankPool:
         try:
             for r, payload in zip(self._ranks, payloads, strict=True):
                 r.conn.send(("run", self._task_id, payload, changed,
-                             os.environ.get(COVERAGE_CONTEXT_ENV)))
+                             coverage_context()))
             outcomes = self._collect(self._task_id)
         except BaseException:  # interrupted mid-task: the ranks' state is unknown
             self.close()
