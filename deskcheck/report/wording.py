@@ -88,6 +88,11 @@ def fix_hint(mutant: MutantRecord) -> str:
         return (f"compare the entry's snippet and occurrence with the target's source today "
                 f"(`deskcheck mutants show {mutant.id}`); update the entry to the code as it "
                 "is, or remove it if the defect can no longer be written")
+    if mutant.verdict == "TIMEOUT" and "RankTimeoutError" in mutant.excerpt:
+        return ("the rank pool's diagnosis named no rank that skipped the collective (every "
+                "rank waited in one: a deadlock, or collectives that differ in order or shape "
+                "across ranks): read each rank's stack in the excerpt; add an `expect` if this "
+                "hang is the failure the mutant must cause")
     if mutant.verdict == "TIMEOUT":
         return ("run the owner's ranks in a deskcheck.suites rank pool: its short process-group "
                 "timeout names the rank that skipped the collective, the sweep waits for that "

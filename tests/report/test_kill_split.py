@@ -66,3 +66,17 @@ def test_kills_recorded_before_kinds_were_kept_are_not_guessed(tmp_path):
     old = MutantRecord(id="m", title="t", target="p:f", operator="swap", verdict="KILLED")
     assert killed_phrase([old]) == "1 KILLED", "a kill without a recorded kind was classified"
     assert kill_split([old]) == {"unrecorded": 1}
+
+
+def test_a_timeout_says_how_to_get_the_diagnosis():
+    from deskcheck.report.wording import fix_hint
+
+    hung = MutantRecord(id="m", title="t", target="p:f", operator="skip-on-rank",
+                        verdict="TIMEOUT", excerpt="timed out after 13.0s in t.py::test_a")
+    assert "deskcheck.suites rank pool" in fix_hint(hung), fix_hint(hung)
+    undiagnosed = MutantRecord(id="m", title="t", target="p:f", operator="skip-on-rank",
+                               verdict="TIMEOUT", excerpt=(
+                                   "t.py::test_a: deskcheck.errors.RankTimeoutError: ranks 0 "
+                                   "and 1 did not get through all_reduce within the 10 s "
+                                   "timeout"))
+    assert "named no rank that skipped" in fix_hint(undiagnosed), fix_hint(undiagnosed)
