@@ -35,6 +35,10 @@ def wrong_failure_fix(mutant: MutantRecord) -> str:
     """What to try for a WRONG_FAILURE, naming the exception the owner died of."""
     found = _EXCEPTION.search(mutant.excerpt)
     crash = found.group(1) if found else "an exception"
+    if "crash_kills = \"fall-short\"" in mutant.excerpt:
+        return (f"the owner only crashed on {crash} (e.g. a None the mutant put there): make "
+                "it assert on the behaviour the mutant breaks; crash_kills = \"fall-short\" "
+                "counts no kill by a crash alone")
     return (f"the owner stopped on {crash} before its assertion judged the defect: make the "
             f"test reach an assertion on the behaviour the mutant breaks, or, if {crash} is "
             f"how this defect shows, declare it: expect = \"{crash}\" on the mutant (or drop "

@@ -80,3 +80,16 @@ def test_a_timeout_says_how_to_get_the_diagnosis():
                                    "and 1 did not get through all_reduce within the 10 s "
                                    "timeout"))
     assert "named no rank that skipped" in fix_hint(undiagnosed), fix_hint(undiagnosed)
+
+
+def test_a_crash_kill_that_falls_short_says_to_assert_on_the_behaviour():
+    from deskcheck.report.wording import fix_hint
+
+    short = MutantRecord(id="m", title="t", target="p:f", operator="replace",
+                         verdict="WRONG_FAILURE", owners=["t.py::test_a"], excerpt=(
+                             "t.py::test_a: AttributeError: 'NoneType' object has no attribute "
+                             "'admit'\nkilled only by a crash (AttributeError), and crash_kills "
+                             "= \"fall-short\": no owner reached an assertion on the behaviour"))
+    hint = fix_hint(short)
+    assert "assert on the behaviour" in hint and "AttributeError" in hint, hint
+    assert "wrong_failure_types" not in hint, f"the hint points at the wrong setting: {hint}"
