@@ -15,7 +15,7 @@ from deskcheck.mutants.source import read_file
 
 
 class StaleOperator(Exception):
-    """The operator no longer matches the target function (names the snippet and function)."""
+    """The operator does not match the target function (names the snippet and function)."""
 
 
 class OccurrenceOutOfRange(StaleOperator):
