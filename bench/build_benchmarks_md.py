@@ -9,7 +9,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))  # deskcheck from this tree (the METAL section's renderer)
-ORDER = ["drift", "suites", "mutants", "gate", "report", "report_incremental", "auto", "selfproof",
+ORDER = ["drift", "suites", "mutants", "gate", "report", "report_incremental", "auto",
+         "auto_bug_class", "selfproof",
          "scale", "scale_shards"]
 
 HEADER = """# Benchmarks

@@ -18,7 +18,7 @@ _EXPORTS = {
     "inject": "injection", "Injection": "injection",
     "resolve": "target", "LiveTarget": "target",
     "MUTANT_ENV": "process_hook", "STACKS_ENV": "process_hook",
-    "label_process": "process_hook",
+    "label_process": "process_hook", "note_rank_group": "process_hook",
     "ItemResult": "verdicts", "decide": "verdicts", "failure_reason": "verdicts",
     "SweepOptions": "sweep", "SweepResult": "sweep", "run_sweep": "sweep",
     "AuditSettings": "uniformity_owner", "UniformityJudge": "uniformity_owner",

@@ -41,6 +41,7 @@ from deskcheck.mutants.catalog_checks import (
     static_owner_problem,
     static_target_problem,
 )
+from deskcheck.mutants.occurrence_check import static_occurrence_problem
 from deskcheck.mutants.operators import OperatorParamError, catalog_operators, operator_class
 from deskcheck.mutants.operators.base import line_key_hint
 from deskcheck.mutants.uniformity_owner import (
@@ -54,7 +55,8 @@ TARGET_RE = re.compile(r"^[A-Za-z_][\w]*(\.[A-Za-z_]\w*)*:[A-Za-z_]\w*(\.[A-Za-z
 ID_RE = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.\-]*$")
 COMMON_KEYS = ("id", "title", "target", "operator", "owners", "expect", "accepted_survivor",
                "timeout_s")
-SWEEP_KEYS = ("tests", "timeout_factor", "timeout_s", "search_timeout_s", "wrong_failure_types")
+SWEEP_KEYS = ("tests", "timeout_factor", "timeout_s", "search_timeout_s", "wrong_failure_types",
+              "crash_kills")
 DEFAULT_WRONG_FAILURE_TYPES: tuple[str, ...] = (
     "ImportError", "ModuleNotFoundError", "NameError", "UnboundLocalError", "TypeError",
     "AttributeError", "SyntaxError", "IndentationError", "RecursionError", "fixture",
@@ -103,6 +105,7 @@ class SweepSettings:
     timeout_s: float = 10.0
     wrong_failure_types: tuple[str, ...] = DEFAULT_WRONG_FAILURE_TYPES
     search_timeout_s: float | None = None  # the non-owner search's own budget (None: 60 s+)
+    crash_kills: str = "hold"  # "fall-short": a kill only by a crash is a WRONG_FAILURE
 
 
 @dataclass(frozen=True)
@@ -301,6 +304,15 @@ def _settings(raw: Any, lines: _Lines, err) -> SweepSettings:
                 'e.g. wrong_failure_types = ["ImportError", "TypeError"]')
         else:
             values["wrong_failure_types"] = tuple(value)
+    if "crash_kills" in raw:
+        value = raw["crash_kills"]
+        if value not in ("hold", "fall-short"):
+            err(lines.key_line(block, "crash_kills"),
+                f"[sweep] crash_kills = {value!r}: must be \"hold\" or \"fall-short\"",
+                'crash_kills = "fall-short" (a kill only by a TypeError/AttributeError/'
+                'NameError then falls short)')
+        else:
+            values["crash_kills"] = value
     return SweepSettings(**values)
 
 
@@ -351,8 +363,8 @@ def _mutant(raw: Any, block, lines: _Lines, file: str, err,
             every = {k for o in known.values() for k in (*o.required, *o.optional)}
             for key in raw:
                 if key not in COMMON_KEYS and key not in every:
-                    bad(line(key), f"unknown key {key!r} in [[mutant]]" + line_key_hint(key)
-                        + did_you_mean(key, (*COMMON_KEYS, *sorted(every))),
+                    bad(line(key), f"unknown key {key!r} in [[mutant]]" + (line_key_hint(key)
+                        or did_you_mean(key, (*COMMON_KEYS, *sorted(every)))),
                         f"keys: {', '.join(COMMON_KEYS)} + the operator's own")
         else:
             op = operator_class(op_name)
@@ -360,7 +372,7 @@ def _mutant(raw: Any, block, lines: _Lines, file: str, err,
             for key in raw:
                 if key not in known:  # a typo of a common key reads better than "allowed: old"
                     bad(line(key), f"unknown key {key!r} in [[mutant]] (operator {op_name!r})"
-                        + line_key_hint(key) + did_you_mean(key, known),
+                        + (line_key_hint(key) or did_you_mean(key, known)),
                         f"keys: {', '.join(COMMON_KEYS)}; {op_name}: "
                         f"{', '.join((*op.required, *op.optional)) or 'none'}")
             params = {k: v for k, v in raw.items() if k not in COMMON_KEYS and k in known}
@@ -369,6 +381,12 @@ def _mutant(raw: Any, block, lines: _Lines, file: str, err,
             except OperatorParamError as exc:
                 for key, message, fix in exc.problems:
                     bad(line(key) if key else line("operator"), message, fix)
+            else:
+                problem = isinstance(target, str) and TARGET_RE.match(target) and \
+                    static_occurrence_problem(target, op_name, params,
+                                              [Path(file).parent, Path.cwd()])
+                if problem:
+                    bad(line("occurrence"), *problem)
     owners = raw.get("owners", [])
     if not isinstance(owners, list) or not all(isinstance(o, str) and o.strip() for o in owners):
         bad(line("owners"), "owners must be a list of test node ids or '-k EXPR' / '-m EXPR'",

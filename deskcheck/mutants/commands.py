@@ -132,6 +132,10 @@ def _sweep(args: argparse.Namespace) -> int:
     from deskcheck.progress import ProgressReporter
 
     catalog = _catalog(args)
+    if getattr(args, "crash_kills_fall_short", False):
+        from dataclasses import replace
+
+        catalog = replace(catalog, settings=replace(catalog.settings, crash_kills="fall-short"))
     if not catalog.mutants:  # nothing swept must not read as "every mutant held"
         from deskcheck.errors import CatalogError
 

@@ -15,7 +15,12 @@ from deskcheck.mutants.source import read_file
 
 
 class StaleOperator(Exception):
-    """The operator no longer matches the target function (names the snippet and function)."""
+    """The operator does not match the target function (names the snippet and function)."""
+
+
+class OccurrenceOutOfRange(StaleOperator):
+    """``occurrence = N`` names a site the target does not have: a catalog error (the entry
+    is wrong), not drift of the production code."""
 
 
 class BrokenMutant(Exception):

@@ -19,6 +19,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from deskcheck.rank_hooks import note_rank_group, rank_group_timeout  # noqa: F401 - public here
+
 MUTANT_ENV = "DESKCHECK_MUTANT"
 STACKS_ENV = "DESKCHECK_STACKS_DIR"
 BOOTSTRAP_DIR = str(Path(__file__).with_name("_bootstrap"))

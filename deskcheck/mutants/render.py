@@ -120,9 +120,14 @@ def summary_text(result: SweepResult) -> Text:
     text = Text.assemble(f"{len(result.records)} mutants in ",
                          (f"{result.duration_s:.1f}s", "bold"),
                          f" with {result.workers} worker(s): ")
+    from deskcheck.report.summary import killed_phrase
+
+    killed = killed_phrase(result.records)
+    separator = "; " if ":" in killed else ", "  # "8 KILLED: 2 by an assertion, ...; 1 TIMEOUT"
     for n, (verdict, count) in enumerate(sorted(result.counts().items())):
-        text.append(", " if n else "")
-        text.append(f"{count} {verdict}", style=STYLE.get(verdict, ""))
+        text.append(separator if n else "")
+        text.append(killed if verdict == "KILLED" else f"{count} {verdict}",
+                    style=STYLE.get(verdict, ""))
     text.append(" -> ")
     text.append("holds" if holds else "falls short", style="bold green" if holds else "bold red")
     return text
@@ -148,9 +153,14 @@ def run_record(result: SweepResult) -> RunRecord:
 
 
 def to_json(result: SweepResult, catalog: Path) -> dict[str, Any]:
+    """``kills``: how the KILLED mutants were killed (``assertion``/``hang``/``error``/
+    ``crash``), ``killed`` the same in words (``8 KILLED: 2 by an assertion, ...``)."""
+    from deskcheck.report.summary import kill_split, killed_phrase
+
     return {"catalog": str(catalog), "run": run_record(result).to_json(),
             "duration_s": round(result.duration_s, 3), "workers": result.workers,
             "holds": result.holds, "summary": result.counts(), "timing": result.timing,
+            "kills": kill_split(result.records), "killed": killed_phrase(result.records),
             "mutants": [r.to_json() for r in result.records]}
 
 

@@ -25,9 +25,15 @@ from deskcheck.interrupts import raise_if_interrupted
 from deskcheck.mutants import procs
 from deskcheck.mutants.crashes import Crash, read_crashes
 from deskcheck.mutants.worker import ChildJob, child_main
+from deskcheck.rank_hooks import rank_group_timeout
 from deskcheck.scratch import make_scratch, reap_stale
 
 STACK_WAIT_S = 0.6
+# A test that runs a rank group gets, beside its own allowance, the time a hung collective
+# takes to be diagnosed: the group's timeout, the parent's second wait (at most another
+# timeout), and the stacks. Groups with a longer timeout than this are not waited for.
+DIAGNOSIS_S = 5.0
+MAX_GROUP_TIMEOUT_S = 300.0
 SCRATCH_PREFIX = "deskcheck-sweep-"
 POOL_PREFIX = "deskcheck-w"  # deskcheck.suites.pool's work folders (deskcheck-w2-gloo-...)
 
@@ -99,6 +105,8 @@ class _Running:
     finished_at: float | None = None
     leftovers: list[int] = field(default_factory=list)
     searching: bool = False  # the owners are done; the non-owner search runs
+    item_started: float = 0.0
+    group_waited_for: str | None = None  # the item whose deadline covers a group's diagnosis
     crashes: list[Crash] | None = None  # read once, before the scratch folder goes
 
 
@@ -186,7 +194,7 @@ class Runner:
                         done(run, outcome)
                     elif time.monotonic() > run.deadline and run.searching:
                         done(run, self._search_stopped(run))
-                    elif time.monotonic() > run.deadline:
+                    elif time.monotonic() > run.deadline and not self._wait_for_diagnosis(run):
                         done(run, self._timeout(run))
                 self._tidy()
             end = time.monotonic() + 5.0
@@ -270,12 +278,29 @@ class Runner:
             run.current = event["nodeid"]
             run.deadline += run.budget.search_allowance(event["nodeid"])
         elif event.get("event") == "start":
-            run.current = event["nodeid"]
+            run.current, run.item_started = event["nodeid"], time.monotonic()
             run.deadline += run.budget.allowance(event["nodeid"])
         elif event.get("event") == "item":
             run.current = ""
         elif event.get("event") in ("done", "broken", "error"):
             run.finished_at = time.monotonic()
+
+    @staticmethod
+    def _wait_for_diagnosis(run: _Running) -> bool:
+        """Extend the deadline once per test when a process of the run joined a rank group:
+        the group's own timeout, then the diagnosis naming the rank that skipped the
+        collective, must be able to finish (a diagnosed hang is a kill, not a TIMEOUT)."""
+        if not run.current or run.group_waited_for == run.current:
+            return False
+        group = rank_group_timeout(run.stacks_dir)
+        if group is None or group > MAX_GROUP_TIMEOUT_S:
+            return False
+        run.group_waited_for = run.current
+        until = run.item_started + run.budget.allowance(run.current) + 2 * group + DIAGNOSIS_S
+        if until <= run.deadline:
+            return False
+        run.deadline = until
+        return True
 
     def _search_stopped(self, run: _Running) -> JobOutcome:
         """The non-owner search ran out of its own budget: every process of the run is

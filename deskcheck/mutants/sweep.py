@@ -33,8 +33,14 @@ from deskcheck.interrupts import as_interrupted
 from deskcheck.mutants import crash_verdict
 from deskcheck.mutants.catalog import Catalog, Mutant
 from deskcheck.mutants.injection import compile_mutated
-from deskcheck.mutants.mutated import BrokenMutant, MutatedFunction, StaleOperator
+from deskcheck.mutants.mutated import (
+    BrokenMutant,
+    MutatedFunction,
+    OccurrenceOutOfRange,
+    StaleOperator,
+)
 from deskcheck.mutants.mutation import build_mutation
+from deskcheck.mutants.occurrence_check import OCCURRENCE_FIX
 from deskcheck.mutants.owner_index import OtherItems, OwnerIndex
 from deskcheck.mutants.owners import foreign_kills, resolve_owners
 from deskcheck.mutants.pytest_config import config_file, xdist_off
@@ -43,7 +49,13 @@ from deskcheck.mutants.roots import outside_project
 from deskcheck.mutants.runner import Budget, JobOutcome, Runner
 from deskcheck.mutants.static_owners import StaticOwners
 from deskcheck.mutants.target import resolve
-from deskcheck.mutants.verdicts import PROCESS_CRASH, ItemResult, decide
+from deskcheck.mutants.verdicts import (
+    PROCESS_CRASH,
+    ItemResult,
+    Verdict,
+    crash_kills_rule,
+    decide,
+)
 from deskcheck.mutants.worker import ChildJob
 from deskcheck.report.records import MutantRecord
 
@@ -212,6 +224,9 @@ class SweepPlugin:
                 compile_mutated(live.function, mutated)
             except (UnknownTargetError, SourceResolutionError) as exc:
                 errors.append(CatalogError(exc.message, location=mutant.location, fix=exc.fix))
+            except OccurrenceOutOfRange as exc:  # the entry is wrong, not the code: exit 2
+                errors.append(CatalogError(f"mutant {mutant.id!r}: {exc}",
+                                           location=mutant.location, fix=OCCURRENCE_FIX))
             except StaleOperator as exc:
                 decided[mutant.id] = _record(mutant, "STALE", excerpt=str(exc),
                                              owners=mutant.owners)
@@ -447,6 +462,7 @@ class SweepPlugin:
             told = crash_verdict.after_timeout(outcome, owner_ids, crashed[0], mutant.expect,
                                                self.catalog.settings.wrong_failure_types)
             if told is not None:
+                told = self._crash_kills(told, detail)
                 return _record(mutant, told.verdict, excerpt=told.excerpt,
                                killed_by=told.killed_by, **common)
         if outcome.timed_out and self.static.killed(mutant.id):
@@ -471,6 +487,7 @@ class SweepPlugin:
                          mutant.expect, self.catalog.settings.wrong_failure_types,
                          mutant.accepted_survivor, sorted(red),
                          judged=self.static.reasons(mutant.id))
+        verdict = self._crash_kills(verdict, detail)
         excerpt = verdict.excerpt
         if outcome.search_stopped:
             spent = outcome.duration_s - sum(e.get("duration", 0.0) for e in ran
@@ -485,6 +502,11 @@ class SweepPlugin:
         return _record(mutant, verdict.verdict, excerpt=excerpt,
                        killed_by=verdict.killed_by, failed_non_owners=verdict.failed_non_owners,
                        **common)
+
+    def _crash_kills(self, verdict: Verdict, detail: dict[str, Any]) -> Verdict:
+        if verdict.verdict == "KILLED" and verdict.kill_kind:
+            detail["kill"], detail["kill_reason"] = verdict.kill_kind, verdict.kill_reason
+        return crash_kills_rule(verdict, self.catalog.settings.crash_kills)
 
     def _recheck_non_owners(self, runner: Runner, records: dict[str, MutantRecord],
                             owners: dict[str, list[pytest.Item]],

@@ -2,19 +2,34 @@
 
 A failure of an owner is a *kill* only for the right reason: the ``expect`` regex matches
 its text when one is given; otherwise it is an assertion-style failure and not a crash of
-the kinds in ``wrong_failure_types`` (ImportError, TypeError, ...), and not a timeout.
+the kinds in ``wrong_failure_types`` (ImportError, TypeError, ...), and not a timeout. A hang
+deskcheck's rank pool diagnosed (``RankTimeoutError`` naming the rank that skipped the
+collective, or the one that never reached it) is the failure the mutant causes: a kill.
+
+Each kill also says what it proves (``kill_kind``): ``assertion`` (an assertion, or the
+``expect``ed message), ``hang`` (a diagnosed hang), ``error`` (another exception the code
+raised) or ``crash`` (only a TypeError/AttributeError/NameError, typically from a ``None``
+the mutant put there: the test never reached an assertion on the behaviour).
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 TIMEOUT_TYPES = ("RankTimeoutError", "TimeoutError")
 PROCESS_CRASH = "ProcessCrash"  # the test process itself died (signal, os._exit)
 REASONS = ("kill", "wrong", "timeout")
+KILL_KINDS = ("assertion", "hang", "error", "crash")  # strongest proof first
+CRASH_TYPES = ("TypeError", "AttributeError", "NameError", "UnboundLocalError")
+# assertion-style failures: AssertionError and deskcheck's subclasses of it (a congruence arm's
+# divergence or safety verdict), pytest.fail
+_ASSERTION_TYPES = ("AssertionError", "RankAssertionError", "CongruenceError",
+                    "VacuousPremiseError", "Failed")
+# deskcheck.suites' diagnosis: "rank 1 skipped all_reduce #4: ..." / "rank 2 never reached ..."
+_DIAGNOSED = re.compile(r"\branks? \d+(?:(?:, | and )\d+)* (?:skipped|never reached) \w+")
 
 
 @dataclass
@@ -54,7 +69,7 @@ def failure_reason(result: ItemResult, expect: str | None,
         return "kill" if re.search(expect, haystack) else "wrong"
     name = exception_name(result.message)
     if name in TIMEOUT_TYPES:
-        return "timeout"
+        return "kill" if diagnosed_hang(result) else "timeout"
     if name == PROCESS_CRASH:
         return "wrong"
     if result.when == "setup" and "fixture" in wrong_failure_types and name not in (
@@ -70,6 +85,39 @@ def failure_reason(result: ItemResult, expect: str | None,
     return "kill"
 
 
+def diagnosed_hang(result: ItemResult) -> bool:
+    """deskcheck's own rank-timeout error, naming the rank that skipped the collective."""
+    return (exception_name(result.message) == "RankTimeoutError"
+            and bool(_DIAGNOSED.search(result.message)))
+
+
+def _crash_in_rank_text(result: ItemResult) -> str:
+    found = re.search(r"\b(" + "|".join(CRASH_TYPES) + r")\b:", result.text)
+    return found.group(1) if found and not re.search(r"\bAssertionError\b", result.text) else ""
+
+
+def kill_kind(result: ItemResult, expect: str | None) -> tuple[str, str]:
+    """(kind, what it was) of a kill: ``("assertion", "expect")``, ``("hang",
+    "RankTimeoutError")``, ``("crash", "TypeError")``, ``("error", "RuntimeError")``."""
+    if expect is not None:
+        return "assertion", "expect"
+    if result.nodeid.startswith("uniformity:"):  # the audit's verdict flipped: a checked claim
+        return "assertion", "uniformity audit"
+    name = exception_name(result.message) or "failure"
+    if name in TIMEOUT_TYPES:
+        return "hang", name
+    if name in _ASSERTION_TYPES or name.endswith("AssertionError") or (
+            not exception_name(result.message) and "assert" in result.message):
+        return "assertion", name
+    if name in CRASH_TYPES:
+        return "crash", name
+    if name.endswith("RankError"):
+        crash = _crash_in_rank_text(result)
+        if crash:
+            return "crash", crash
+    return "error", name
+
+
 @dataclass
 class Verdict:
     verdict: str
@@ -77,6 +125,8 @@ class Verdict:
     failed_non_owners: list[str] = field(default_factory=list)
     excerpt: str = ""
     wrong_owners: list[str] = field(default_factory=list)  # WRONG_FAILURE: who failed that way
+    kill_kind: str = ""  # KILLED: the strongest proof among the kills (KILL_KINDS)
+    kill_reason: str = ""  # what that kill was: "expect", "AssertionError", "TypeError", ...
 
 
 def _excerpt(result: ItemResult, limit: int = 1200) -> str:
@@ -102,8 +152,12 @@ def decide(owners: Iterable[str], results: Sequence[ItemResult], expect: str | N
                for r in results if r.nodeid in owner_set}
     killed = [r for r in results if reasons.get(r.nodeid) == "kill"]
     if killed:
+        kinds = [(KILL_KINDS.index(kill_kind(r, expect)[0]), n) for n, r in enumerate(killed)]
+        best = killed[min(kinds)[1]]
+        kind, reason = kill_kind(best, expect)
         return Verdict("KILLED", [r.nodeid for r in killed],
-                       _non_owner_failures(results, owner_set, red), _excerpt(killed[0]))
+                       _non_owner_failures(results, owner_set, red), _excerpt(best),
+                       kill_kind=kind, kill_reason=reason)
     non_owner = _non_owner_failures(results, owner_set, red)
     for reason, verdict in (("timeout", "TIMEOUT"), ("wrong", "WRONG_FAILURE")):
         hit = [r for r in results if reasons.get(r.nodeid) == reason]
@@ -125,3 +179,18 @@ def _non_owner_failures(results: Sequence[ItemResult], owners: set[str],
                         red: set[str]) -> list[str]:
     return [r.nodeid for r in results
             if r.outcome == "failed" and r.nodeid not in owners and r.nodeid not in red]
+
+
+CRASH_KILLS = ("hold", "fall-short")
+
+
+def crash_kills_rule(verdict: Verdict, crash_kills: str) -> Verdict:
+    """With ``crash_kills = "fall-short"`` a kill only by a crash is a WRONG_FAILURE: no owner
+    reached an assertion on the behaviour the mutant breaks."""
+    if verdict.verdict != "KILLED" or verdict.kill_kind != "crash" or crash_kills != "fall-short":
+        return verdict
+    note = (f"killed only by a crash ({verdict.kill_reason}), and crash_kills = \"fall-short\": "
+            "no owner reached an assertion on the behaviour")
+    return replace(verdict, verdict="WRONG_FAILURE", killed_by=[],
+                   wrong_owners=list(verdict.killed_by),
+                   excerpt=f"{verdict.excerpt}\n{note}".strip())

@@ -26,7 +26,46 @@ def summarize(mutants: Iterable[MutantRecord]) -> dict[str, Any]:
         "reused": sum(1 for r in records if r.reused),
         "duration_s": round(sum(r.duration_s for r in records), 6),
         "holds": held == len(records),
+        "kills": kill_split(records),
     }
+
+
+# What a kill proves (``detail["kill"]``, decided by deskcheck.mutants.verdicts), strongest
+# first: the words every output uses.
+KILL_WORDS: dict[str, str] = {
+    "assertion": "by an assertion",
+    "hang": "by a diagnosed hang",
+    "error": "by an error the code raised",
+    "crash": "only by a crash",
+}
+
+
+def kill_split(mutants: Iterable[MutantRecord]) -> dict[str, int]:
+    """How the KILLED mutants were killed, per ``KILL_WORDS`` kind (kinds with none left
+    out); ``unrecorded`` counts kills stored before deskcheck told them apart."""
+    split: dict[str, int] = {}
+    for record in mutants:
+        if record.verdict == "KILLED":
+            kind = str(record.detail.get("kill") or "unrecorded")
+            split[kind] = split.get(kind, 0) + 1
+    order = [*KILL_WORDS, "unrecorded"]
+    return {k: split[k] for k in sorted(split, key=lambda k: order.index(k)
+                                        if k in order else len(order))}
+
+
+def kill_phrase(split: dict[str, int]) -> str:
+    """``"2 by an assertion, 6 only by a crash"`` ("" when no kill says what it proves)."""
+    if not split or set(split) == {"unrecorded"}:
+        return ""
+    return ", ".join(f"{n} {KILL_WORDS.get(kind, 'as recorded before kinds were kept')}"
+                     for kind, n in split.items())
+
+
+def killed_phrase(mutants: Iterable[MutantRecord]) -> str:
+    """``"8 KILLED: 2 by an assertion, 6 only by a crash"`` (``"8 KILLED"`` without kinds)."""
+    records = [m for m in mutants if m.verdict == "KILLED"]
+    phrase = kill_phrase(kill_split(records))
+    return f"{len(records)} KILLED" + (f": {phrase}" if phrase else "")
 
 
 def verdict_order(verdict: str) -> int:

@@ -35,25 +35,44 @@ def wrong_failure_fix(mutant: MutantRecord) -> str:
     """What to try for a WRONG_FAILURE, naming the exception the owner died of."""
     found = _EXCEPTION.search(mutant.excerpt)
     crash = found.group(1) if found else "an exception"
+    if "crash_kills = \"fall-short\"" in mutant.excerpt:
+        return (f"the owner only crashed on {crash} (e.g. a None the mutant put there): make "
+                "it assert on the behaviour the mutant breaks; crash_kills = \"fall-short\" "
+                "counts no kill by a crash alone")
     return (f"the owner stopped on {crash} before its assertion judged the defect: make the "
             f"test reach an assertion on the behaviour the mutant breaks, or, if {crash} is "
             f"how this defect shows, declare it: expect = \"{crash}\" on the mutant (or drop "
             f"it from [sweep] wrong_failure_types)")
 
 
+def kill_proof(mutant: MutantRecord) -> str:
+    """What a KILLED mutant's kill proves, in words: ``"only by a crash (TypeError)"``."""
+    from deskcheck.report.summary import KILL_WORDS
+
+    kind, reason = mutant.detail.get("kill"), mutant.detail.get("kill_reason")
+    if mutant.verdict != "KILLED" or kind not in KILL_WORDS:
+        return ""
+    what = {"expect": "the expected message"}.get(str(reason), str(reason or ""))
+    return KILL_WORDS[kind] + (f" ({what})" if what and kind != "assertion" or
+                               reason == "expect" else "")
+
+
 def verdict_message(mutant: MutantRecord) -> str:
     """One line saying why this mutant's verdict is what it is."""
     owners = ", ".join(mutant.owners) or "(no owner)"
     others = ", ".join(mutant.failed_non_owners)
+    proof = kill_proof(mutant)
     return {
-        "KILLED": f"killed by {', '.join(mutant.killed_by) or owners}",
+        "KILLED": f"killed by {', '.join(mutant.killed_by) or owners}"
+                  + (f", {proof}" if proof else ""),
         "SURVIVED": f"survived: no test failed; owners missed it: {owners}",
         "OWNER_MISSED": f"owner missed it: killed only by non-owners {others or '(unnamed)'}; "
                         f"owners: {owners}",
         "WRONG_FAILURE": "owner failed for another reason than expected: "
                          f"{', '.join(wrong_failure_owners(mutant))}",
-        "STALE": "stale: the operator no longer matches the production source",
-        "TIMEOUT": "timeout: the mutant hung (never counted as a kill)",
+        "STALE": "stale: the operator does not match the target's source",
+        "TIMEOUT": "timeout: the mutant hung and no owner diagnosed the hang (never counted "
+                   "as a kill)",
         "BROKEN": "broken: the mutant does not compile or import",
         "BASELINE_RED": f"baseline red: owners fail on clean code, nothing judged: {owners}",
         "ACCEPTED_SURVIVOR": f"accepted survivor: {accepted_reason(mutant)}",
@@ -69,6 +88,21 @@ def fix_hint(mutant: MutantRecord) -> str:
                 "is equivalent, set accepted_survivor = \"why\" on it")
     if mutant.verdict == "OWNER_MISSED":
         return "add the test that failed to owners = [...], or make an owner catch it too"
+    if mutant.verdict == "STALE":
+        return (f"compare the entry's snippet and occurrence with the target's source today "
+                f"(`deskcheck mutants show {mutant.id}`); update the entry to the code as it "
+                "is, or remove it if the defect can no longer be written")
+    if mutant.verdict == "TIMEOUT" and "RankTimeoutError" in mutant.excerpt:
+        return ("the rank pool's diagnosis named no rank that skipped the collective (every "
+                "rank waited in one: a deadlock, or collectives that differ in order or shape "
+                "across ranks): read each rank's stack in the excerpt; add an `expect` if this "
+                "hang is the failure the mutant must cause")
+    if mutant.verdict == "TIMEOUT":
+        return ("run the owner's ranks in a deskcheck.suites rank pool: its short process-group "
+                "timeout names the rank that skipped the collective, the sweep waits for that "
+                "diagnosis, and a diagnosed hang is a kill (a launcher of your own that names "
+                "the skipping rank calls deskcheck.mutants.note_rank_group(timeout_s) in each "
+                "rank)")
     return ""
 
 

@@ -26,6 +26,7 @@ from dataclasses import asdict, dataclass
 from multiprocessing.connection import Connection
 from typing import Any
 
+from deskcheck.rank_hooks import follow_coverage_context, note_rank_group
 from deskcheck.suites._stacks import collective_in_traceback
 from deskcheck.suites.backends import TORCH_BACKEND, rank_device
 from deskcheck.suites.outcomes import RankFailure, RankOutcome
@@ -167,6 +168,7 @@ def _init_group(config: RankConfig) -> RankContext:
     )
     if set_timeout and join_s != config.timeout_s:
         set_timeout(datetime.timedelta(seconds=config.timeout_s))
+    note_rank_group(config.timeout_s)  # a sweep lets the hang's diagnosis finish
     return RankContext(config.rank, config.world, config.backend, device)
 
 
@@ -263,9 +265,10 @@ def serve(conn: Connection, config: RankConfig) -> None:
             return
         if message[0] == "stop":
             return
-        _, task_id, payload, parent_sys_path = message
+        _, task_id, payload, parent_sys_path, coverage_context = message
         if parent_sys_path is not None:  # test dirs pytest added after the fork
             sys.path[:] = parent_sys_path
+        follow_coverage_context(coverage_context)
         conn.send_bytes(_run(task_id, payload, config.rank, output, conn.send_bytes))
 
 

@@ -30,6 +30,7 @@ from multiprocessing.connection import Connection, wait
 from typing import Any
 
 from deskcheck.errors import BackendUnavailableError, RankError, RankTaskError
+from deskcheck.rank_hooks import coverage_context
 from deskcheck.scratch import make_scratch
 from deskcheck.suites._diagnose import values_or_raise
 from deskcheck.suites._rank_main import RankConfig, serve
@@ -317,7 +318,8 @@ class RankPool:
         changed, self._sent_sys_path = (path if path != self._sent_sys_path else None), path
         try:
             for r, payload in zip(self._ranks, payloads, strict=True):
-                r.conn.send(("run", self._task_id, payload, changed))
+                r.conn.send(("run", self._task_id, payload, changed,
+                             coverage_context()))
             outcomes = self._collect(self._task_id)
         except BaseException:  # interrupted mid-task: the ranks' state is unknown
             self.close()

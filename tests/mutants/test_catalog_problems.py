@@ -76,7 +76,7 @@ EXPECTED = [
     (6, "[sweep] wrong_failure_types must be a list of exception names",
      'e.g. wrong_failure_types = ["ImportError", "TypeError"]'),
     (7, "unknown [sweep] key 'retries'",
-     "allowed keys: tests, timeout_factor, timeout_s, search_timeout_s, wrong_failure_types"),
+     "allowed keys: tests, timeout_factor, timeout_s, search_timeout_s, wrong_failure_types, crash_kills"),
     (10, "mutant id 'bad id!' has characters other than letters, digits, '_', '.', '-'",
      "rename it, e.g. ballot.M2"),
     (11, "mutant needs a non-empty string 'title'", 'add title = "..." to this [[mutant]]'),
@@ -95,7 +95,8 @@ EXPECTED = [
          "@pytest.mark.kills('twice') in the [sweep] tests",
      'add owners = ["tests/test_x.py::test_y"] (the test that must kill it)'),
     (32, "unknown operator 'teleport'",
-     "use one of: drop-call, force-branch, offset, replace, return, swap"),
+     "use one of: drop-call, drop-collective, force-branch, group-size-one, offset, "
+     "rank-local, reduce-op, replace, return, skip-on-rank, slot-shift, swap, swap-group"),
     (33, "unknown key 'ownres' in [[mutant]]; did you mean 'owners'?",
      "keys: id, title, target, operator, owners, expect, accepted_survivor, timeout_s + the "
      "operator's own"),
@@ -215,7 +216,8 @@ def test_targets_keys_and_headers_in_less_common_forms_are_named_at_their_lines(
         (24, "mutant needs a non-empty string 'title'", 'add title = "..." to this [[mutant]]'),
         (27, "mutant needs a non-empty string 'target'", 'add target = "..." to this [[mutant]]'),
         (28, "unknown operator 'teleport'",
-         "use one of: drop-call, force-branch, offset, replace, return, swap"),
+         "use one of: drop-call, drop-collective, force-branch, group-size-one, offset, "
+     "rank-local, reduce-op, replace, return, skip-on-rank, slot-shift, swap, swap-group"),
         (29, "unknown key 'line' in [[mutant]]; mutants are located by qualified name and "
              "snippet, never by line",
          "keys: id, title, target, operator, owners, expect, accepted_survivor, timeout_s + "
@@ -335,6 +337,7 @@ def test_the_operators_a_catalog_accepts_do_not_depend_on_what_else_was_imported
     operators = [f for f in found if f[1].startswith("unknown operator")]
     assert operators == [
         (5, f"unknown operator {AUTO_OPERATOR!r}",
-         "use one of: drop-call, force-branch, offset, replace, return, swap")], (
+         "use one of: drop-call, drop-collective, force-branch, group-size-one, offset, "
+     "rank-local, reduce-op, replace, return, skip-on-rank, slot-shift, swap, swap-group")], (
         "a hand-written catalog must refuse the internal auto-source operator and list only the "
         f"documented operators, whatever modules were imported before: {found}")

@@ -51,6 +51,10 @@ def add_auto_arguments(parser: argparse.ArgumentParser, *, standalone: bool = Fa
     add("--build-coverage-map", action="store_true",
         help="measure the whole suite once and store the per-test coverage map in the store "
              "(the nightly; a PR then re-measures only the tests its change made stale)")
+    add("--crash-kills-fall-short", action="store_true",
+        help="a kill only by a crash (TypeError/AttributeError/NameError, e.g. from a None the "
+             "mutant put there) falls short: the mutant is WRONG_FAILURE ([sweep] crash_kills "
+             "= \"fall-short\"; auto: auto_crash_kills)")
     add("--no-coverage-map", action="store_true",
         help="ignore the stored coverage map: run the whole suite under coverage")
 
@@ -84,6 +88,7 @@ def run_auto(args: argparse.Namespace) -> int:
         "tests": tuple(args.tests) if getattr(args, "tests", None) else None,
         "workers": workers if workers is not None else (os.cpu_count() or 1),
         "run_mutants": not getattr(args, "no_run", False),
+        "crash_kills": "fall-short" if getattr(args, "crash_kills_fall_short", False) else None,
         "use_coverage_map": not (getattr(args, "no_store", False)
                                  or getattr(args, "no_coverage_map", False)),
     }

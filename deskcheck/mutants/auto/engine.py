@@ -96,7 +96,7 @@ def engine_mutant(mutant: AutoMutant, owners: Sequence[str]) -> Mutant:
 def build_catalog(rootdir: Path, mutants: Sequence[AutoMutant],
                   owners: dict[str, list[str]], *, timeout_s: float = 10.0,
                   timeout_factor: float = 3.0,
-                  wrong_failure_types: Sequence[str] = ()) -> Catalog:
+                  wrong_failure_types: Sequence[str] = (), crash_kills: str = "hold") -> Catalog:
     """An in-memory catalog rooted at pytest's ``rootdir`` (owner node ids are relative to it).
 
     The test universe is exactly the covering tests: every test that runs a mutated line owns
@@ -113,7 +113,8 @@ def build_catalog(rootdir: Path, mutants: Sequence[AutoMutant],
                    mutants=tuple(engine_mutant(m, owners[m.id]) for m in mutants),
                    settings=SweepSettings(tests=tuple(universe), timeout_s=timeout_s,
                                           timeout_factor=timeout_factor,
-                                          wrong_failure_types=tuple(wrong_failure_types)))
+                                          wrong_failure_types=tuple(wrong_failure_types),
+                                          crash_kills=crash_kills))
 
 
 @contextmanager
@@ -155,11 +156,12 @@ def run_through_engine(rootdir: Path, mutants: Sequence[AutoMutant], owners: dic
                        *, workers: int, pytest_args: Sequence[str] = (),
                        reporter: Reporter | None = None, timeout_s: float = 10.0,
                        timeout_factor: float = 3.0,
-                       wrong_failure_types: Sequence[str] = ()) -> SweepResult:
+                       wrong_failure_types: Sequence[str] = (),
+                       crash_kills: str = "hold") -> SweepResult:
     """Sweep ``mutants`` (all of which have owners) with the engine, from ``rootdir``."""
     catalog = build_catalog(rootdir, mutants, owners, timeout_s=timeout_s,
                             timeout_factor=timeout_factor,
-                            wrong_failure_types=wrong_failure_types)
+                            wrong_failure_types=wrong_failure_types, crash_kills=crash_kills)
     roots = list(dict.fromkeys(m.import_root for m in mutants))
     cwd = Path.cwd()
     os.chdir(rootdir)

@@ -21,9 +21,11 @@ from mutmut.mutation.pragma_handling import PragmaParseError, PragmaVisitor
 
 from deskcheck.errors import ConfigError, SourceResolutionError
 from deskcheck.mutants.auto.arid import aridity, dotted_name, is_type_checking
+from deskcheck.mutants.auto.bug_class import apply_site, bug_class_sites
 from deskcheck.mutants.auto.changes import ChangeSet
 from deskcheck.mutants.auto.locate import module_name_for
 from deskcheck.mutants.auto.operators import OPERATORS, family_of, rank_of
+from deskcheck.mutants.operators.base import code_of
 
 # Mirrors mutmut's file_mutation: never mutated (dunder machinery, calls whose mutants crash).
 NEVER_MUTATE_FUNCTIONS = frozenset({"__getattribute__", "__setattr__", "__new__"})
@@ -156,8 +158,11 @@ class _CandidateVisitor(cst.CSTVisitor):
         return None
 
     def on_visit(self, node: cst.CSTNode) -> bool:
+        outermost = isinstance(node, cst.FunctionDef) and self._outermost_function() is None
         if isinstance(node, cst.ClassDef | cst.FunctionDef):
             self._scopes.append(node)
+        if outermost and self._skip_reason(node) is None:
+            self._collect_bug_class(node)  # type: ignore[arg-type]
         if isinstance(node, cst.BaseSmallStatement | cst.BaseCompoundStatement):
             self._statements.append(node)
         reason = self._skip_reason(node)
@@ -194,6 +199,35 @@ class _CandidateVisitor(cst.CSTVisitor):
                 line=span[0], column=pos.start.column, end_line=span[1],
                 coverage_lines=self._coverage_lines(), function=function,
                 qualname=self._qualname(function), order=len(self.candidates)))
+
+    def _collect_bug_class(self, function: cst.FunctionDef) -> None:
+        """The bug-class mutants of the changed lines of ``function`` (``bug_class``)."""
+        span = self._span(function)
+        if span is None or not any(span[0] <= line <= span[1] for line in self.changed):
+            return
+
+        def where(node: cst.CSTNode) -> tuple[int, int, int]:
+            pos = self.get_metadata(PositionProvider, node)
+            return pos.start.line, pos.end.line, pos.start.column
+
+        qualname = self._qualname(function)
+        seen: set[str] = set()
+        for site in bug_class_sites(function, self.changed, where):
+            if site.line in self.no_mutate or site.line in self.ignore_node or \
+                    not self.keep(site.operator, site.family):
+                continue
+            mutated = apply_site(function, site, f"function {qualname}")
+            if mutated is None:
+                continue
+            key = f"{site.line}:{code_of(mutated)}"
+            if key in seen:  # the same mutant reached from two touched lines of one line
+                continue
+            seen.add(key)
+            self.candidates.append(_Candidate(
+                node=function, mutated=mutated, operator=site.operator, family=site.family,
+                line=site.line, column=site.column, end_line=site.line,
+                coverage_lines=tuple(sorted({site.line, *site.site_lines})), function=function,
+                qualname=qualname, order=len(self.candidates)))
 
     def _outermost_function(self) -> cst.FunctionDef | None:
         return next((s for s in self._scopes if isinstance(s, cst.FunctionDef)), None)
@@ -295,6 +329,13 @@ def _materialize(root: Path, path: str, module: cst.Module, candidate: _Candidat
         module.code.splitlines(keepends=True), mutated_module.code.splitlines(keepends=True),
         fromfile=f"a/{path}", tofile=f"b/{path}", n=2))
     module_name, import_root = module_name_for(root, path)
+    before, after = _line_text(module.code, candidate.line), \
+        _line_text(mutated_module.code, candidate.line)
+    original, mutated = module.code_for_node(candidate.node), \
+        module.code_for_node(candidate.mutated)
+    if candidate.node is candidate.function:  # a bug-class mutant: the function is the node
+        original, mutated = _changed_hunk(original, mutated)
+        before, after = " ".join(original.split()), " ".join(mutated.split())
     return AutoMutant(
         id=f"auto:{path}:{candidate.line}:{candidate.column}:{candidate.family}",
         path=path, module=module_name, import_root=str(import_root),
@@ -302,17 +343,28 @@ def _materialize(root: Path, path: str, module: cst.Module, candidate: _Candidat
         line=candidate.line, column=candidate.column, end_line=candidate.end_line,
         coverage_lines=candidate.coverage_lines, operator=candidate.operator,
         family=candidate.family, rank=rank_of(candidate.family),
-        original=module.code_for_node(candidate.node),
-        mutated=module.code_for_node(candidate.mutated),
+        original=original, mutated=mutated,
         function_source=_exact(module.code, path, candidate, function_line) or _function_code(
             module, candidate.function),
         mutated_function_source=_exact(mutated_module.code, path, candidate, function_line)
         or _function_code(module, mutated_function),
         function_line=function_line,
         diff=diff,
-        changed_line_before=_line_text(module.code, candidate.line),
-        changed_line_after=_line_text(mutated_module.code, candidate.line),
+        changed_line_before=before, changed_line_after=after,
     )
+
+
+def _changed_hunk(before: str, after: str) -> tuple[str, str]:
+    """The lines that differ between two versions of a function (dedented, as text)."""
+    a, b = before.splitlines(), after.splitlines()
+    start = 0
+    while start < min(len(a), len(b)) and a[start] == b[start]:
+        start += 1
+    tail = 0
+    while tail < min(len(a), len(b)) - start and a[-1 - tail] == b[-1 - tail]:
+        tail += 1
+    return ("\n".join(line.strip() for line in a[start:len(a) - tail]),
+            "\n".join(line.strip() for line in b[start:len(b) - tail]))
 
 
 @dataclass

@@ -41,6 +41,20 @@ FAMILY_RANK: dict[str, int] = {
     "STR": 16,  # "x" -> "XXxXX"
 }
 
+# The bug class (deskcheck's own operators, ``auto.bug_class``): ranks that stop agreeing.
+# They rank before every mutmut family on a changed line that touches a collective.
+BUG_CLASS_RANK: dict[str, int] = {
+    "LOCAL": -7,  # a read of the agreed value made rank-local
+    "REDOP": -6,  # the reduce op swapped
+    "SKIP": -5,  # the collective run on rank 0 only (the others skip it: a hang)
+    "SLOT": -4,  # a packed slot read at the next index
+    "SIZE1": -3,  # a group size read as 1
+    "GROUP": -2,  # the collective over the default group
+    "DROPC": -1,  # the collective dropped on every rank
+}
+BUG_CLASS_OPERATOR_NAMES = frozenset({"rank-local", "reduce-op", "skip-on-rank", "slot-shift",
+                                      "group-size-one", "swap-group", "drop-collective"})
+
 _COMPARISON_KEYWORDS = (cst.In, cst.NotIn, cst.Is, cst.IsNot)
 
 
@@ -89,7 +103,13 @@ def family_of(operator_name: str, node: cst.CSTNode) -> str:
 
 
 def rank_of(family: str) -> int:
+    if family in BUG_CLASS_RANK:
+        return BUG_CLASS_RANK[family]
     return FAMILY_RANK.get(family, len(FAMILY_RANK))
+
+
+def is_bug_class(family: str) -> bool:
+    return family in BUG_CLASS_RANK
 
 
 def operator_filter(names: Iterable[str] | None) -> Callable[[str, str], bool]:
@@ -100,14 +120,17 @@ def operator_filter(names: Iterable[str] | None) -> Callable[[str, str], bool]:
     if names is None:
         return lambda _name, _family: True
     wanted = frozenset(names)
-    unknown = wanted - OPERATOR_NAMES - set(FAMILY_RANK)
+    unknown = wanted - OPERATOR_NAMES - set(FAMILY_RANK) - set(BUG_CLASS_RANK) \
+        - BUG_CLASS_OPERATOR_NAMES
     if unknown:
         from deskcheck.errors import ConfigError
 
         raise ConfigError(
             f"unknown auto-mutation operator(s): {', '.join(sorted(unknown))}",
             location="[tool.deskcheck] auto_operators",
-            fix=f"use mutmut operator names ({', '.join(sorted(OPERATOR_NAMES))}) "
-                f"or families ({', '.join(FAMILY_RANK)})",
+            fix=f"use mutmut operator names ({', '.join(sorted(OPERATOR_NAMES))}), "
+                f"families ({', '.join(FAMILY_RANK)}), or the bug-class operators "
+                f"({', '.join(sorted(BUG_CLASS_OPERATOR_NAMES))}) and their families "
+                f"({', '.join(BUG_CLASS_RANK)})",
         )
     return lambda name, family: name in wanted or family in wanted

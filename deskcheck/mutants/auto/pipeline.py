@@ -92,7 +92,8 @@ def _sweep(coverage: CoveragePass, changes: ChangeSet, owned: list[AutoMutant],
                                        workers=settings.workers, reporter=reporter,
                                        timeout_s=settings.timeout_s,
                                        timeout_factor=settings.timeout_factor,
-                                       wrong_failure_types=settings.wrong_failure_types)
+                                       wrong_failure_types=settings.wrong_failure_types,
+                                       crash_kills=settings.crash_kills)
         except CatalogError as exc:
             located = {e.location: e for e in exc.errors}
             unresolved = [m for m in owned if f"{m.path}:{m.line}" in located]

@@ -13,6 +13,8 @@ from rich.text import Text
 from deskcheck.mutants.auto.coverage_map import describe
 from deskcheck.mutants.auto.pipeline import NO_COVERAGE, AutoResult
 from deskcheck.report.records import MutantRecord
+from deskcheck.report.summary import kill_phrase, kill_split, killed_phrase
+from deskcheck.report.wording import kill_proof
 
 try:  # the report part's helpers keep our Markdown consistent with its renderers
     from deskcheck.report.renderers.markdown import code, fence
@@ -35,7 +37,10 @@ def _auto(record: MutantRecord) -> dict[str, Any]:
 
 def headline(result: AutoResult) -> str:
     gen, changes = result.generation, result.changes
-    counts = ", ".join(f"{n} {v}" for v, n in sorted(result.counts().items())) or "no mutants"
+    killed = killed_phrase(result.records)
+    counts = ("; " if ":" in killed else ", ").join(
+        killed if v == "KILLED" else f"{n} {v}" for v, n in sorted(result.counts().items())
+    ) or "no mutants"
     state = "holds" if result.holds else "falls short"
     return (f"deskcheck auto vs {result.settings.changed_since} ({changes.base[:10]}): "
             f"{changes.line_count} changed production line(s) in {len(changes.files)} file(s), "
@@ -56,7 +61,8 @@ def verdict_table(result: AutoResult) -> Table:
     for record in result.records:
         auto = _auto(record)
         style = STYLE.get(record.verdict, "")
-        who = ", ".join(record.killed_by) or (
+        proof = kill_proof(record)
+        who = ", ".join(record.killed_by) + (f" ({proof})" if proof else "") or (
             f"{len(record.owners)} covering test(s)" if record.owners else "no covering test")
         after = auto.get("change", "").rpartition(" -> ")[2]
         # Text cells: source code is full of `[...]`, which rich would read as markup
@@ -93,8 +99,9 @@ def markdown_summary(result: AutoResult) -> str:
     """The PR comment: counts, then what needs attention grouped by file, kills folded away."""
     state = "holds" if result.holds else "falls short"
     killed = sum(1 for r in result.records if r.verdict == "KILLED")
+    proof = kill_phrase(kill_split(result.records))
     lines = [f"## deskcheck auto: {state} — {killed} of {len(result.records)} mutants on "
-             f"changed lines killed", "", headline(result), ""]
+             f"changed lines killed" + (f": {proof}" if proof else ""), "", headline(result), ""]
     if result.coverage_refresh is not None:
         lines += [*describe(result.coverage_refresh), ""]
     if result.generation.suppressed:
@@ -120,7 +127,7 @@ def markdown_summary(result: AutoResult) -> str:
         lines += ["<details><summary>killed</summary>", ""]
         lines += [f"- {code(_auto(r).get('path', '') + ':' + str(_auto(r).get('line')))} "
                   f"{code(_auto(r).get('change', ''))} by {', '.join(code(k) for k in r.killed_by)}"
-                  for r in kills]
+                  + (f", {kill_proof(r)}" if kill_proof(r) else "") for r in kills]
         lines += ["", "</details>", ""]
     return "\n".join(lines)
 
@@ -142,6 +149,8 @@ def to_json(result: AutoResult) -> dict[str, Any]:
         "dropped_by_pr_cap": gen.dropped_by_pr_cap,
         "mutants": [r.to_json() for r in result.records],
         "counts": result.counts(),
+        "kills": kill_split(result.records),
+        "killed": killed_phrase(result.records),
         "holds": result.holds,
         "timings_s": {k: round(v, 3) for k, v in result.timings.items()},
         "coverage_map": describe(result.coverage_refresh),

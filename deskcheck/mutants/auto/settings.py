@@ -24,6 +24,8 @@ CONFIG_KEYS: dict[str, tuple[tuple[type, ...], str]] = {
     "auto_timeout_factor": ((int, float), "a factor of the owners' baseline time, e.g. 3"),
     "auto_wrong_failure_types": ((list,), 'exception names that do not count as a kill, '
                                           'e.g. ["TypeError"] (default: none)'),
+    "auto_crash_kills": ((str,), '"hold" (default) or "fall-short": a kill only by a crash '
+                                 '(TypeError/AttributeError/NameError) falls short'),
 }
 
 
@@ -43,6 +45,7 @@ class AutoSettings:
     timeout_s: float = 10.0
     timeout_factor: float = 3.0
     wrong_failure_types: tuple[str, ...] = ()
+    crash_kills: str = "hold"  # "fall-short": a kill only by a crash is a WRONG_FAILURE
     workers: int = field(default_factory=lambda: os.cpu_count() or 1)
     run_mutants: bool = True
     use_coverage_map: bool = True  # owners from the store's coverage map when it has one
@@ -81,7 +84,8 @@ def settings_from(config: ProjectConfig, root: Path, changed_since: str,
                       ("auto_arid_calls", "arid_calls"), ("auto_tests", "tests"),
                       ("auto_coverage_timeout", "coverage_timeout_s"),
                       ("auto_timeout_s", "timeout_s"), ("auto_timeout_factor", "timeout_factor"),
-                      ("auto_wrong_failure_types", "wrong_failure_types")):
+                      ("auto_wrong_failure_types", "wrong_failure_types"),
+                      ("auto_crash_kills", "crash_kills")):
         value = _checked(config, key)
         if value is not None:
             values[name] = tuple(value) if isinstance(value, list) and name != "operators" \
@@ -92,6 +96,11 @@ def settings_from(config: ProjectConfig, root: Path, changed_since: str,
         raise ConfigError("the per-line mutant cap must be at least 1",
                           location=f"{config.pyproject}:{_line_of(config, 'auto_max_per_line')}",
                           fix="use --max-per-line 1 (the default) or more")
+    if settings.crash_kills not in ("hold", "fall-short"):
+        raise ConfigError(f"[tool.deskcheck] auto_crash_kills = {settings.crash_kills!r}: must "
+                          "be \"hold\" or \"fall-short\"",
+                          location=f"{config.pyproject}:{_line_of(config, 'auto_crash_kills')}",
+                          fix='auto_crash_kills = "fall-short"')
     if settings.workers < 1:
         raise ConfigError("--workers must be at least 1", fix="pass --workers N with N >= 1")
     return settings

@@ -12,7 +12,7 @@ from typing import Any, ClassVar
 
 import libcst as cst
 
-from deskcheck.mutants.mutated import BrokenMutant, StaleOperator
+from deskcheck.mutants.mutated import BrokenMutant, OccurrenceOutOfRange, StaleOperator
 
 _EMPTY = cst.Module(body=[])
 
@@ -118,8 +118,8 @@ def choose(matches: Sequence[Any], occurrence: Any, what: str, where: str) -> li
                                 f"add occurrence = 1..{len(matches)} (or \"all\")")
         return [matches[0]]
     if not 1 <= occurrence <= len(matches):
-        raise StaleOperator(f"{what}: occurrence {occurrence} requested but {where} has "
-                            f"{len(matches)} site(s)")
+        raise OccurrenceOutOfRange(f"{what}: occurrence {occurrence} requested but {where} has "
+                                   f"{len(matches)} site(s)")
     return [matches[occurrence - 1]]
 
 

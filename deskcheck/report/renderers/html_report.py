@@ -15,7 +15,7 @@ from html import escape
 from deskcheck.report.locations import function_span, mutant_span
 from deskcheck.report.records import HOLDING_VERDICTS, MutantRecord
 from deskcheck.report.reportdata import ReportData
-from deskcheck.report.summary import mutation_score, verdict_order
+from deskcheck.report.summary import kill_phrase, kill_split, mutation_score, verdict_order
 from deskcheck.report.wording import excerpt_lines, fix_hint, verdict_message
 
 _CSS = """
@@ -181,6 +181,7 @@ def _score_html(mutants: list[MutantRecord]) -> str:
                          ("STALE", "not judged")))
     return (f'<p class="score" id="mutation-score">Mutation score <b>{value}</b>: '
             f"{score['killed']} killed by their owners of {score['judged']} judged"
+            + (f" ({escape(proof)})" if (proof := kill_phrase(kill_split(mutants))) else "")
             + (f" · {' · '.join(apart)}" if apart else "") + "</p>"
             + f'<p class="legend">mutated lines: {legend}</p>')
 

@@ -12,6 +12,7 @@ import xml.etree.ElementTree as ET
 
 from deskcheck.report.records import MutantRecord
 from deskcheck.report.reportdata import ReportData
+from deskcheck.report.summary import killed_phrase
 from deskcheck.report.wording import accepted_reason, verdict_message
 
 __all__ = ["accepted_reason", "render", "verdict_message", "xml_safe"]
@@ -52,6 +53,7 @@ def render(data: ReportData) -> str:
     properties = ET.SubElement(suite, "properties")
     for name in ("commit", "branch", "tier", "shard", "deskcheck_version"):
         ET.SubElement(properties, "property", name=name, value=str(getattr(data.run, name)))
+    ET.SubElement(properties, "property", name="kills", value=killed_phrase(mutants))
     for mutant in mutants:
         case = ET.SubElement(suite, "testcase", classname=mutant.target.replace(":", "."),
                              name=mutant.id, time=f"{mutant.duration_s:.3f}")

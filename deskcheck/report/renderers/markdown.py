@@ -5,8 +5,14 @@ from __future__ import annotations
 
 from deskcheck.report.records import HOLDING_VERDICTS, MutantRecord
 from deskcheck.report.reportdata import ReportData
-from deskcheck.report.summary import verdict_order
-from deskcheck.report.wording import accepted_reason, excerpt_lines, fix_hint, verdict_message
+from deskcheck.report.summary import kill_phrase, kill_split, verdict_order
+from deskcheck.report.wording import (
+    accepted_reason,
+    excerpt_lines,
+    fix_hint,
+    kill_proof,
+    verdict_message,
+)
 
 GITHUB_COMMENT_LIMIT = 65_000  # GitHub refuses comments over 65,536 characters
 _TRUNCATED = "\n\n_…report truncated to fit a PR comment; see the full report artifact._\n"
@@ -74,8 +80,9 @@ def render(data: ReportData, *, limit: int = GITHUB_COMMENT_LIMIT) -> str:
     accepted = [m for m in data.mutants if m.verdict == "ACCEPTED_SURVIVOR"]
     killed = [m for m in data.mutants if m.verdict == "KILLED"]
     state = "holds" if not short else "falls short"
+    proof = kill_phrase(kill_split(killed))
     head = [f"## deskcheck {run.kind}: {state} — {len(killed)} of {len(data.mutants)} "
-            "mutants killed by their owners", "",
+            "mutants killed by their owners" + (f": {proof}" if proof else ""), "",
             f"run {run.id} · commit {code(run.commit[:12] or 'unknown')} · branch "
             f"{code(run.branch or 'unknown')} · tier {run.tier}"
             + (f" · shard {run.shard}" if run.shard else "")
@@ -92,7 +99,8 @@ def render(data: ReportData, *, limit: int = GITHUB_COMMENT_LIMIT) -> str:
     if killed:
         rows = ["| mutant | target | killed by | time |", "| --- | --- | --- | ---: |"]
         rows += [f"| {code(m.id)} | {code(m.target)} | "
-                 f"{', '.join(code(t) for t in m.killed_by)} | "
+                 f"{', '.join(code(t) for t in m.killed_by)}"
+                 + (f" ({kill_proof(m)})" if kill_proof(m) else "") + " | "
                  f"{'reused' if m.reused else f'{m.duration_s:.2f}s'} |" for m in killed]
         body.append(f"<details><summary>Killed ({len(killed)})</summary>\n\n"
                     + "\n".join(rows) + "\n\n</details>\n")

@@ -29,6 +29,7 @@ from deskcheck.report.locations import mutant_span, replacement_text
 from deskcheck.report.records import MutantRecord
 from deskcheck.report.renderers.junit import accepted_reason, verdict_message
 from deskcheck.report.reportdata import ReportData
+from deskcheck.report.summary import kill_split, killed_phrase
 
 STRYKER_STATUS = {
     "KILLED": "Killed",
@@ -99,6 +100,7 @@ def build(data: ReportData) -> dict[str, Any]:
         "testFiles": tests,
         "framework": {"name": "deskcheck", "version": data.run.deskcheck_version or __version__},
         "config": {"run": data.run.id, "kind": data.run.kind, "commit": data.run.commit,
+                   "kills": kill_split(data.mutants), "killed": killed_phrase(data.mutants),
                    "branch": data.run.branch, "tier": data.run.tier, "shard": data.run.shard,
                    "config_fingerprint": data.run.config_fingerprint},
     }

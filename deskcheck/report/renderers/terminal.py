@@ -10,7 +10,7 @@ from rich.text import Text
 
 from deskcheck.report.records import HOLDING_VERDICTS
 from deskcheck.report.reportdata import ReportData
-from deskcheck.report.summary import verdict_order
+from deskcheck.report.summary import killed_phrase, verdict_order
 
 VERDICT_STYLES = {
     "KILLED": "green", "ACCEPTED_SURVIVOR": "cyan", "SURVIVED": "bold red",
@@ -53,7 +53,10 @@ def build_table(data: ReportData) -> Table:
 
 def summary_line(data: ReportData) -> str:
     summary = data.summary
-    counts = ", ".join(f"{n} {v}" for v, n in summary.get("counts", {}).items() if n)
+    killed = killed_phrase(data.mutants)
+    counts = ("; " if ":" in killed else ", ").join(
+        killed if v == "KILLED" else f"{n} {v}" for v, n in summary.get("counts", {}).items()
+        if n)
     state = "holds" if summary.get("holds") else "falls short"
     return (f"{summary.get('total', 0)} mutants: {counts or 'none'} · reused "
             f"{summary.get('reused', 0)} · {state}")

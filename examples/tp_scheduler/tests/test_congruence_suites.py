@@ -407,6 +407,39 @@ def test_packed_slot_layout_arm(rank_pool, world):
     assert width == 2 + 1 + 3 * 8 + 3, "floors, count, 8 head triples, verdict + digest pair"
 
 
+# Two TP groups in one world (DP attention): each group must reduce over its OWN ranks.
+TWO_GROUPS = (*DIVERGED, TPRankState(("alpha", "bravo"), limiter=8, req_slots=8, token_pool=1536))
+
+
+def floors_in_two_tp_groups(state: TPRankState) -> tuple[int | None, int]:
+    """A world of 4 as TP groups {0, 1} and {2, 3}: this rank's scheduler reduces over its
+    own TP group; returns (the eviction floor it read, its own eviction room)."""
+    import torch.distributed as dist
+
+    ctx = rank_context()
+    groups = [dist.new_group([0, 1]), dist.new_group([2, 3])]  # every rank makes both
+    config = SchedulerConfig(max_running_requests=16, req_pool_size=state.req_slots,
+                             token_pool_size=state.token_pool, host_pool_size=8192)
+    sched = Scheduler(tp_rank=ctx.rank % 2, tp_size=2, tp_cpu_group=groups[ctx.rank // 2],
+                      config=config)
+    sched.add_requests(Req(rid, prompt(rid), max_new_tokens=8) for rid in state.queue)
+    own = sched.token_to_kv_pool.available_size() + sched.tree_cache.evictable_size()
+    sched._update_uniform_pool_budget()
+    return sched._uniform_evict_floor, own
+
+
+def test_each_tp_group_agrees_on_its_own_floor():
+    from deskcheck.suites import rank_pool
+
+    floors = rank_pool(4, "gloo").run(floors_in_two_tp_groups, per_rank=list(TWO_GROUPS))
+    expected = [min(floors[0][1], floors[1][1])] * 2 + [min(floors[2][1], floors[3][1])] * 2
+    assert expected[0] != expected[2], "premise: the two TP groups must hold different rooms"
+    read = [floor for floor, _own in floors]
+    assert read == expected, (f"each TP group must agree on the MIN of its own ranks: ranks "
+                              f"read eviction floors {read}, expected {expected} (a reduce "
+                              f"over another group than the TP group?)")
+
+
 def test_a_group_of_one_has_its_floors_off():
     from deskcheck.suites import rank_pool
 
