@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ast
 import os
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -86,9 +87,40 @@ def _relative(path: str) -> str:
     return path if rel.startswith("..") else rel
 
 
+_FRAME = re.compile(r'File "(?P<file>[^"]+)", line (?P<line>\d+)(?:, in (?P<func>\S+))?'
+                    r'|File "(?P<ffile>[^"]+)", line (?P<fline>\d+) in (?P<ffunc>\S+)')
+
+
+def _project_sites(text: str) -> list[str]:
+    """``file:line in func`` of the project frames of a traceback or faulthandler dump,
+    innermost first (the collective's wrapper, then its caller, ...)."""
+    from deskcheck.suites.recorder import is_project_file
+
+    sites = []
+    for match in _FRAME.finditer(text):
+        file = match["file"] or match["ffile"]
+        line = match["line"] or match["fline"]
+        func = match["func"] or match["ffunc"] or "?"
+        if is_project_file(file):
+            sites.append(f"{file}:{line} in {func}")
+    if "Traceback (most recent call last)" in text:
+        sites.reverse()  # a Python traceback lists the innermost frame last
+    return sites
+
+
+def _gates_up_the_stack(first_site: str, text: str) -> tuple[str, list[Gate]]:
+    """The innermost frame whose function has a decision the call depends on."""
+    for site in [first_site, *[s for s in _project_sites(text) if s != first_site]]:
+        found = gates(site)
+        if found:
+            return site, found
+    return first_site, []
+
+
 def gate_note(outcomes: Sequence[Any]) -> str | None:
     """The note for a rank timeout: where the waiting ranks wait, and the decisions that gate
-    that call; None when no rank waits in a collective or no decision gates it."""
+    that call (in its function, else in the nearest caller that has one); None when no rank
+    waits in a collective or no decision gates it."""
     waiting = [o for o in outcomes if o.failure is not None and o.failure.call_site]
     if not waiting:
         from deskcheck.suites._stacks import collective_in_stack
@@ -99,8 +131,9 @@ def gate_note(outcomes: Sequence[Any]) -> str | None:
         waiting_sites = [(o, o.failure.call_site) for o in waiting]
     if not waiting_sites:
         return None
-    _rank, call_site = waiting_sites[0]
-    found = gates(call_site)
+    first, call_site = waiting_sites[0]
+    text = first.failure.traceback if first.failure is not None else first.stack
+    call_site, found = _gates_up_the_stack(call_site, text or "")
     if not found:
         return None
     site = _site(call_site)
@@ -109,11 +142,14 @@ def gate_note(outcomes: Sequence[Any]) -> str | None:
     function = call_site.split(" in ", 1)[1] if " in " in call_site else "?"
     ranks = ", ".join(str(o.rank) for o, _s in waiting_sites)
     others = ", ".join(str(o.rank) for o in outcomes if o not in [w for w, _s in waiting_sites])
-    lines = [f"where the paths parted: rank(s) {ranks} waited in the collective called at "
+    lines = [f"where the paths parted: rank(s) {ranks} waited in a collective reached from "
              f"{_relative(path)}:{line} in {function}; rank(s) {others} did not get there. "
              "It depends on:"]
     lines += [f"  {_relative(path)}:{g.line}: {g.text}  ({g.role})" for g in found]
     lines.append("  each rank's way and values: rerun with --record (DESKCHECK_RECORD=all)")
+    if os.environ.get("DESKCHECK_MUTANT"):
+        lines.append("  (read from the file on disk: under a mutant the code that ran may "
+                     "differ there; --record shows what ran)")
     return "\n".join(lines)
 
 

@@ -89,6 +89,7 @@ class Split:
     last_shared: Decision | None
     counts: tuple[int, ...]
     others: tuple[str, ...] = ()  # where else the ranks split (file:line), for the record
+    collectives: bool = True  # False: no rank's record saw a collective of the group
 
     def render(self) -> str:
         """The words every renderer uses (terminal, JSON ``text``, Markdown, HTML)."""
@@ -119,6 +120,9 @@ class Split:
         if self.others:
             lines.append("  other splits (rank-local work, or after this one): "
                          + ", ".join(self.others))
+        if not self.collectives:
+            lines.append("  no collective of the group ran in this task on any rank: every "
+                         "value the ranks decided on was their own")
         return "\n".join(lines)
 
     def as_json(self) -> dict[str, Any]:
@@ -284,10 +288,19 @@ def _declared_owners(records: Sequence[Sequence[Decision]], patterns: Sequence[s
     return owners
 
 
+def _in_test_code(split: tuple[Decision, ...]) -> bool:
+    name = Path(split[0].file).name
+    return name.startswith("test_") or name == "conftest.py" \
+        or f"{os.sep}tests{os.sep}" in split[0].file
+
+
 def _inside_declared_work(split: tuple[Decision, ...], patterns: Sequence[str],
                           owners: set[str]) -> bool:
     """The split happened inside a call the project declares rank-local, or inside a method
-    of a class such a call belongs to."""
+    of a class such a call belongs to, or in test code (the arm's own set-up diverges by
+    design: each rank builds its own scenario)."""
+    if _in_test_code(split):
+        return True
     return any(_declared_call(f, patterns) or f.rsplit(".", 1)[0] in owners
                for f in split[0].path if "." in f)
 
@@ -301,7 +314,8 @@ def telling_split(records: Sequence[Sequence[Decision]],
     counts = tuple(len(r) for r in records)
     reached = min(max((d.epoch for d in r), default=0) for r in records)
     epoch = [[d for d in r if d.epoch == reached] for r in records]
-    splits = way_splits(epoch) if all(epoch) else []
+    splits = [s for s in (way_splits(epoch) if all(epoch) else []) if not _in_test_code(s)] \
+        or [s for s in way_splits(records) if not _in_test_code(s)]
     owners = _declared_owners(records, rank_local)
 
     def preference(split: tuple[Decision, ...]) -> tuple[bool, bool, bool, bool, bool]:
@@ -315,7 +329,8 @@ def telling_split(records: Sequence[Sequence[Decision]],
         return first_split(records)
     everywhere = {s[0].where for s in way_splits(records)} | {s[0].where for s in splits}
     others = tuple(sorted(everywhere - {chosen[0].where}))[:4]
-    return Split("way", chosen[0].n - 1, chosen, None, counts, others)
+    ran = any(d.epoch for r in records for d in r)
+    return Split("way", chosen[0].n - 1, chosen, None, counts, others, ran)
 
 
 def split_in(folder: str | Path, world: int) -> Split | None:

@@ -44,17 +44,28 @@ NO_SPLIT = {
     "reduce.slot_appended_after_tail_ballot": "every rank reads the same shifted slot",
     "reduce.constant_yes_published": "every rank holds the head alike; safety fails on one",
     "batch.group_count_ignored": "every rank admits the same count; safety fails",
+    "bugclass.reduce_op_sum": "the test's own assertion on the reduced room fails, not an arm",
+    "bugclass.reduce_over_the_default_group": "the world-4 test asserts each group's floor",
+    "bugclass.count_slot_shifted": "every rank reads the same shifted count: safety fails",
+    "bugclass.tp_size_read_as_one": "every rank reports floors off alike: safety fails",
 }
+# mutant id -> the function whose hang note must name the waiting ranks' call site
+HANGS = {"bugclass.reduce_only_on_rank_0": "_update_uniform_pool_budget"}
 # Known misses of the split heuristic, kept visible: the test fails if one starts to pass.
 _OWN_LIMIT = ("the changed value is consumed in an expression or a property, not at a branch "
               "or a return whose inputs tell a group value from a local one: the split named "
               "is the rank's own admit limit, the local input its vote was made from")
+_OWN_DIGEST = ("the arm reads each rank's own queue-head digest as evidence beside the reduced "
+               "one: with the reduce changed, the first production split is that rank-local "
+               "digest, not the read of the reduced payload (an expression)")
 MISSES = {
     "batch.group_prefix_ignored": _OWN_LIMIT,
     "uniformity.token_budget_from_local_source": _OWN_LIMIT,
     "uniformity.evict_floor_from_the_local_payload": _OWN_LIMIT,
+    "bugclass.admit_limit_rank_local": _OWN_DIGEST,
+    "bugclass.reduce_dropped": _OWN_DIGEST,
 }
-RANK_LOCAL_WORK = {"Scheduler.get_num_allocatable_reqs"}
+RANK_LOCAL_WORK = {"Scheduler.get_num_allocatable_reqs", "queue_head_digest"}
 
 
 def _congruence_mutants() -> list[tuple[str, str]]:
@@ -72,9 +83,10 @@ MUTANTS = _congruence_mutants()
 
 def test_every_congruence_killed_mutant_is_classified():
     unknown = [m for m, _o in MUTANTS if m not in SPLITS and m not in NO_SPLIT
-               and m not in MISSES]
+               and m not in MISSES and m not in HANGS]
     assert not unknown, ("reference-catalog mutants killed by a congruence arm that this test "
-                         f"does not classify (add each to SPLITS, NO_SPLIT or MISSES): {unknown}")
+                         "does not classify (add each to SPLITS, NO_SPLIT, HANGS or MISSES): "
+                         f"{unknown}")
 
 
 @pytest.fixture(scope="module")
@@ -108,9 +120,11 @@ def test_a_diverging_mutant_names_the_decision_it_changed_or_feeds(excerpts):
     wrong = {}
     for mutant, allowed in SPLITS.items():
         named = _split_functions(excerpts[mutant])
-        if not named or not named <= allowed or "rank 1: returned" not in excerpts[mutant]:
+        tail = excerpts[mutant].split("first split: ", 1)[-1]
+        if not named or not named <= allowed or "\n  rank 0: " not in tail \
+                or "\n  rank 1: " not in tail:
             wrong[mutant] = f"named {sorted(named)}, expected one of {sorted(allowed)} with " \
-                            "each rank's returned value"
+                            "each rank's way and inputs"
     assert not wrong, "the ranks diverged under these mutants but the first split named in " \
         "the sweep's excerpt is not the decision changed or fed:\n" + \
         "\n".join(f"  {m}: {why}" for m, why in wrong.items())
@@ -128,3 +142,10 @@ def test_known_misses_still_miss(excerpts):
              or not _split_functions(excerpts[m])}
     assert not moved, f"known misses now name another split: {moved}; if it is the decision " \
         "the mutant changed or feeds, move the mutant to SPLITS"
+
+
+def test_a_hang_names_where_the_waiting_ranks_wait_and_what_it_depends_on(excerpts):
+    missing = {m: f for m, f in HANGS.items()
+               if "where the paths parted: rank(s) 0 waited in a collective reached from " not in
+               excerpts[m] or f" in {f}; rank(s) 1 did not get there" not in excerpts[m]}
+    assert not missing, f"these hangs must say where the waiting ranks wait: {missing}"

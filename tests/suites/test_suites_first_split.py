@@ -218,7 +218,7 @@ def test_a_rank_that_skips_a_gated_collective_names_the_decision_that_sent_it_aw
             with pytest.raises(RankTimeoutError) as caught:
                 check_arm(arm, [3, 1], pool, premise=False)
         notes[mode] = "\n".join(getattr(caught.value, "__notes__", []))
-    assert "where the paths parted: rank(s) 0 waited in the collective called at " \
+    assert "where the paths parted: rank(s) 0 waited in a collective reached from " \
         f"{os.path.relpath(HERE)}:" in notes[""] and \
         f"{gate}: if self.free >= need  (it runs only inside this branch)" in notes[""], \
         f"without recording the hang must name the gate {gate} from the source:\n{notes['']}"
