@@ -29,6 +29,8 @@ class FailingId:
     base: str
     branch: str
     new_test: bool = False
+    base_subtests_failed: tuple[str, ...] = ()
+    branch_subtests_failed: tuple[str, ...] = ()
 
 
 @dataclass
@@ -79,7 +81,9 @@ def compare(base: SideResult, branch: SideResult,
 
     def entry(nodeid: str) -> FailingId:
         b = _outcome(base, nodeid)
-        return FailingId(nodeid, b, _outcome(branch, nodeid), new_test=b == "absent")
+        return FailingId(nodeid, b, _outcome(branch, nodeid), new_test=b == "absent",
+                         base_subtests_failed=base.subtests_failed(nodeid),
+                         branch_subtests_failed=branch.subtests_failed(nodeid))
 
     regressions, flaky = [], []
     for nodeid in sorted(branch_failing - base_failing):

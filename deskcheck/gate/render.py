@@ -4,7 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from deskcheck.gate.redfirst import REDFIRST_VERDICTS, UNTESTED_CHANGE, RedFirstReport
+from deskcheck.gate.redfirst import (
+    REDFIRST_VERDICTS,
+    UNTESTED_CHANGE,
+    RedFirstReport,
+    subtest_words,
+)
 from deskcheck.gate.regress import FailingId, RegressReport
 
 # The fix to try, printed under each test with that verdict (terminal and Markdown alike).
@@ -97,10 +102,16 @@ def _id_lines(title: str, items: list[FailingId], limit: int = 200) -> list[str]
     lines = [f"{title} ({len(items)}):"]
     for item in items[:limit]:
         new = " (new test)" if item.new_test else ""
-        lines.append(f"  {item.id}  base={item.base} branch={item.branch}{new}")
+        lines.append(f"  {item.id}  base={item.base} branch={item.branch}{new}"
+                     + _subtests(item))
     if len(items) > limit:
         lines.append(f"  ... {len(items) - limit} more (see --json)")
     return lines
+
+
+def _subtests(item: FailingId) -> str:
+    names = item.branch_subtests_failed or item.base_subtests_failed
+    return subtest_words(names)
 
 
 def regress_text(report: RegressReport) -> str:
@@ -138,7 +149,8 @@ def regress_markdown(report: RegressReport) -> str:
         if items:
             shown = items[:100]
             lines += ["<details><summary>ids</summary>", ""]
-            lines += [f"- `{i.id}`" + (" (new test)" if i.new_test else "") for i in shown]
+            lines += [f"- `{i.id}`" + (" (new test)" if i.new_test else "") + _subtests(i)
+                      for i in shown]
             if len(items) > len(shown):
                 lines.append(f"- ... {len(items) - len(shown)} more")
             lines += ["", "</details>"]

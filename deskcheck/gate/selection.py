@@ -11,6 +11,12 @@ import ast
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+from deskcheck.gate.doctests import (
+    docstring_doctest_ids,
+    has_doctest,
+    module_name,
+    text_doctest_id,
+)
 from deskcheck.gate.git import GitRepo
 from deskcheck.gate.layout import PytestNaming, TestLayout
 
@@ -105,4 +111,37 @@ def changed_tests(repo: GitRepo, base: str, layout: TestLayout,
                 selected.append(SelectedTest(f"{path}::{name}", path, line, ADDED))
             elif base_tests[name][1] != dump:
                 selected.append(SelectedTest(f"{path}::{name}", path, line, MODIFIED))
+    selected += _changed_doctests(repo, base, base_blobs, layout, limit_to, changed)
     return ChangeSet(selected=selected, changed_test_files=changed, unparsable=unparsable)
+
+
+def _changed_doctests(repo: GitRepo, base: str, base_blobs: dict[str, str], layout: TestLayout,
+                      limit_to: list[str] | None, changed: list[str]) -> list[SelectedTest]:
+    """Doctest items (text files, and docstrings with ``--doctest-modules``) new or changed."""
+    files = repo.working_files()
+    candidates = [p for p in files
+                  if (layout.is_doctest_file(p) or (layout.doctest_modules and p.endswith(".py")
+                                                    and layout.is_collected(p)))
+                  and (not limit_to or any(_within(p, x) for x in limit_to))]
+    current = repo.working_blob_ids(candidates)
+    all_files = set(files)
+    found: list[SelectedTest] = []
+    for path in candidates:
+        if base_blobs.get(path) == current[path]:
+            continue
+        try:
+            text = (repo.root / path).read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError):
+            continue
+        if not path.endswith(".py"):
+            if has_doctest(text):
+                found.append(SelectedTest(text_doctest_id(path), path, 1,
+                                          ADDED if path not in base_blobs else MODIFIED))
+                if path not in changed:
+                    changed.append(path)
+            continue
+        base_text = repo.show(base, path) if path in base_blobs else None
+        for nodeid, line, added in docstring_doctest_ids(
+                path, module_name(path, all_files), text, base_text):
+            found.append(SelectedTest(nodeid, path, line, ADDED if added else MODIFIED))
+    return found
