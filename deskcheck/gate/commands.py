@@ -85,9 +85,13 @@ def _json_on_error(args: argparse.Namespace, command: str) -> Iterator[None]:
         yield
     except (DeskcheckError, KeyboardInterrupt) as exc:
         if args.json:
-            code = getattr(exc, "exit_code", 130)
-            error = ({"message": exc.message, "location": exc.location, "fix": exc.fix}
-                     if isinstance(exc, DeskcheckError) else {"message": "interrupted"})
+            from deskcheck.interrupts import exit_status
+
+            interrupted = not isinstance(exc, DeskcheckError)
+            code = exit_status(exc) if interrupted else exc.exit_code  # what the process exits
+            error = ({"message": f"interrupted ({exc})" if str(exc) else "interrupted"}
+                     if interrupted else
+                     {"message": exc.message, "location": exc.location, "fix": exc.fix})
             _write_outputs(argparse.Namespace(json=args.json, markdown=None), {
                 "command": command, "schema": 1, "holds": False, "exit_code": code,
                 "error": error}, "")
