@@ -26,7 +26,7 @@ except ImportError:  # pragma: no cover - the report part is optional here
 STYLE = {"KILLED": "green", "SURVIVED": "bold red", "OWNER_MISSED": "red",
          NO_COVERAGE: "bold yellow", "TIMEOUT": "yellow", "BASELINE_RED": "bold red"}
 ATTENTION = ("SURVIVED", "OWNER_MISSED", NO_COVERAGE, "WRONG_FAILURE", "TIMEOUT", "BROKEN",
-             "STALE", "BASELINE_RED", "NOT_RUN")
+             "NOT_INJECTABLE", "STALE", "BASELINE_RED", "NOT_RUN")
 
 
 def _auto(record: MutantRecord) -> dict[str, Any]:
