@@ -86,6 +86,8 @@ def print_result(result: AutoResult, console: Console) -> None:
                       soft_wrap=True)
     for line in describe(result.coverage_refresh):
         console.print(line, markup=False, soft_wrap=True)
+    for note in result.coverage.notes if result.coverage is not None else ():
+        console.print(f"note: {note}", markup=False, soft_wrap=True)
     console.print(headline(result), markup=False, soft_wrap=True)
 
 
@@ -145,6 +147,7 @@ def to_json(result: AutoResult) -> dict[str, Any]:
         "holds": result.holds,
         "timings_s": {k: round(v, 3) for k, v in result.timings.items()},
         "coverage_map": describe(result.coverage_refresh),
+        "notes": list(result.coverage.notes) if result.coverage is not None else [],
     }
 
 
