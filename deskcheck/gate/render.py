@@ -22,6 +22,15 @@ VERDICT_FIXES = {
 _ORDER = ("failed", "passed", "skipped", "error", "xfailed", "xpassed", "collection_errors")
 
 
+def fixes_by_verdict(failing: list[Any]) -> list[tuple[str, int, str]]:
+    """``(verdict, how many tests, the fix)`` once per failing verdict group."""
+    counts: dict[str, int] = {}
+    for test in failing:
+        if test.verdict in VERDICT_FIXES:
+            counts[test.verdict] = counts.get(test.verdict, 0) + 1
+    return [(verdict, n, VERDICT_FIXES[verdict]) for verdict, n in counts.items()]
+
+
 def side_counts(counts: dict[str, int]) -> str:
     """``246 failed / 4648 passed / 18 skipped / 8 errors`` (zero entries left out)."""
     names = {"error": "errors", "collection_errors": "collection errors"}
@@ -52,8 +61,8 @@ def redfirst_text(report: RedFirstReport) -> str:
             mark = "FAIL" if test in failing else "ok"
             extra = f"  pin: {test.pin}" if test.pin else ""
             lines.append(f"  {mark:4} {test.verdict:13} {test.id:{width}}  {test.detail}{extra}")
-            if test in failing and test.verdict in VERDICT_FIXES:
-                lines.append(f"       fix: {VERDICT_FIXES[test.verdict]}")
+        lines += [f"  fix ({verdict}, {n} test{'s' if n > 1 else ''}): {fix}"
+                  for verdict, n, fix in fixes_by_verdict(failing)]
     lines.extend(f"  note: {n}" for n in report.notes)
     summary = ", ".join(f"{counts[v]} {v}" for v in REDFIRST_VERDICTS if counts[v])
     verdict = "HOLDS" if report.exit_code == 0 else "FALLS SHORT"
@@ -86,10 +95,13 @@ def redfirst_markdown(report: RedFirstReport) -> str:
         lines += ["", "| verdict | test | base | branch | note |", "|---|---|---|---|---|"]
         for t in report.tests:
             note = f"pin: {t.pin}" if t.pin else t.detail
-            if t in report.failing and t.verdict in VERDICT_FIXES:
-                note += f"; fix: {VERDICT_FIXES[t.verdict]}"
             lines.append(f"| {t.verdict} | `{t.id}` | {t.base} | {t.branch} | "
                          f"{note.replace('|', '/')} |")
+        fixes = fixes_by_verdict(report.failing)
+        if fixes:
+            lines.append("")
+            lines += [f"- **fix** ({verdict}, {n} test{'s' if n > 1 else ''}): {fix}"
+                      for verdict, n, fix in fixes]
     lines += [f"- {n}" for n in report.notes]
     if ctx["dirty"]:
         lines += ["", f"_Working tree was dirty: {ctx['dirty_policy']}._"]
