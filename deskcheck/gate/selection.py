@@ -19,6 +19,7 @@ from deskcheck.gate.doctests import (
 )
 from deskcheck.gate.git import GitRepo
 from deskcheck.gate.layout import PytestNaming, TestLayout
+from deskcheck.gate.param_cases import changed_cases
 
 ADDED = "added"
 MODIFIED = "modified"
@@ -67,9 +68,9 @@ def _is_unittest_case(node: ast.ClassDef) -> bool:
     return False
 
 
-def _fingerprints(source: str, naming: PytestNaming) -> dict[str, tuple[int, str]]:
+def _fingerprints(source: str, naming: PytestNaming) -> dict[str, tuple[int, str, ast.AST]]:
     tree = ast.parse(source)
-    return {name: (getattr(node, "lineno", 1), ast.dump(node))
+    return {name: (getattr(node, "lineno", 1), ast.dump(node), node)
             for name, node in _test_functions(tree, naming)}
 
 
@@ -100,17 +101,22 @@ def changed_tests(repo: GitRepo, base: str, layout: TestLayout,
             unparsable.append(path)  # run whole: the branch side reports its collection error
             selected.append(SelectedTest(path, path, 1, MODIFIED))
             continue
-        base_tests: dict[str, tuple[int, str]] = {}
+        base_tests: dict[str, tuple[int, str, ast.AST]] = {}
         if path in base_blobs:
             try:
                 base_tests = _fingerprints(repo.show(base, path), layout.naming)
             except (SyntaxError, ValueError):
                 base_tests = {}
-        for name, (line, dump) in branch_tests.items():
+        for name, (line, dump, node) in branch_tests.items():
             if name not in base_tests:
                 selected.append(SelectedTest(f"{path}::{name}", path, line, ADDED))
             elif base_tests[name][1] != dump:
-                selected.append(SelectedTest(f"{path}::{name}", path, line, MODIFIED))
+                cases = changed_cases(base_tests[name][2], node)
+                if cases is None:  # judged whole
+                    selected.append(SelectedTest(f"{path}::{name}", path, line, MODIFIED))
+                else:  # only its cases changed, and their ids are stable: judged per case
+                    selected += [SelectedTest(f"{path}::{name}[{case}]", path, line, MODIFIED)
+                                 for case in cases]
     selected += _changed_doctests(repo, base, base_blobs, layout, limit_to, changed)
     return ChangeSet(selected=selected, changed_test_files=changed, unparsable=unparsable)
 
