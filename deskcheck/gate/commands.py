@@ -48,8 +48,9 @@ def register(subparsers: Any) -> None:
     _common(reg)
     reg.add_argument("paths", nargs="*", metavar="PATHS",
                      help="the bounded suite (default: pytest's testpaths)")
-    reg.add_argument("-n", "--workers", type=int, default=0, metavar="N",
-                     help="pytest-xdist workers per side (default 0: in-process)")
+    reg.add_argument("-n", "--workers", type=int, default=None, metavar="N",
+                     help="pytest-xdist workers per side (default: chosen from the measured "
+                          "suite time, and said; 0: in-process)")
     reg.add_argument("--no-rerun", action="store_true",
                      help="do not re-run candidate regressions to flag flaky tests")
     reg.add_argument("--strict", action="store_true", help="also fail on flaky tests")
