@@ -113,3 +113,43 @@ def test_no_closure_mutant_survives(closures_report: tuple[str, dict], line: str
                        f"judged {wrong}; on disk the tests fail\\n{output}")
     for verdict, excerpt in found.values():
         assert verdict != "NOT_INJECTABLE" or excerpt, "NOT_INJECTABLE must say why"
+
+
+CLOSURE_CATALOG = '''\
+[[mutant]]
+id = "scale.factor_dropped"
+title = "the class-body closure forgets its factor"
+target = "userpkg.box:scaled_by"
+operator = "replace"
+old = "return x * factor"
+new = "return x * 2"
+owners = ["tests/test_box.py"]
+
+[[mutant]]
+id = "scale.added_not_multiplied"
+title = "the class-body closure adds instead of multiplying"
+target = "userpkg.box:scaled_by"
+operator = "replace"
+old = "return x * factor"
+new = "return x + factor"
+owners = ["tests/test_box.py"]
+'''
+
+
+def test_a_catalog_mutant_of_a_built_closure_is_killed_or_not_injectable(tmp_path) -> None:
+    root = make_project(tmp_path / "proj", {
+        "userpkg/box.py": "def scaled_by(factor):\n    def scale(x):\n        return x * factor\n"
+                          "    return scale\n\n\nclass Box:\n"
+                          "    triple = staticmethod(scaled_by(3))\n",
+        "tests/test_box.py": "from userpkg.box import Box\n\n\ndef test_triple():\n"
+                             "    assert Box.triple(5) == 15\n",
+        "mutants.toml": CLOSURE_CATALOG})
+    done, report = run_json(root, "sweep", "--catalog", "mutants.toml", "--no-store",
+                            "--workers", "1")
+    verdicts = {m["id"]: (m["verdict"], m.get("excerpt") or "") for m in report["mutants"]}
+    assert verdicts["scale.added_not_multiplied"][0] == "KILLED", (
+        f"the mutant of a closure built in a class body did not run: {verdicts}")
+    verdict, excerpt = verdicts["scale.factor_dropped"]
+    assert verdict == "NOT_INJECTABLE" and "free variables ('factor',) -> ()" in excerpt, (
+        f"a mutant the live closure cannot take must be NOT_INJECTABLE with the reason, got "
+        f"{verdict}: {excerpt}\n{done.stdout}")
