@@ -220,7 +220,9 @@ def _markdown(rows: list, auto_rows: list) -> str:
              "Written by `bench/gates_shapes.py` (repositories and commits: "
              "`bench/gates_shapes_manifest.json`). Agreement: every item `redfirst` judges has "
              "the by-hand outcome on both sides, and no item red on base and green on the "
-             "commit is missed (subtests and doctests included).", "",
+             "commit is missed (subtests and doctests included). A GREEN_ON_BASE or "
+             "RED_ON_BRANCH below agrees with the by-hand outcomes: it is what that commit's "
+             "tests do on this machine.", "",
              "| repository | commit | what | judged | red→green by hand | missed | "
              "disagreements | subtest / doctest items | verdicts |",
              "|---|---|---|---|---|---|---|---|---|"]
