@@ -93,3 +93,26 @@ def test_a_failed_auto_run_still_writes_its_json_and_quotes_whole_lines(tmp_path
     first = said.lstrip("\n").splitlines()[0]
     assert "error" in first.lower() or first.startswith(("ERROR", "usage", "  ", "__")), (
         f"the quoted excerpt starts mid-line: {first!r}")
+
+
+BREAKS_AFTER_THE_TESTS = '''\
+import pytest
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtestloop(session):
+    result = yield
+    raise RuntimeError("a plugin broke after the last test")
+'''
+
+
+def test_a_pass_that_ran_tests_and_then_broke_says_so(tmp_path) -> None:
+    base = {"userpkg/ops.py": CODE.replace("x < hi", "x <= hi - 1"), "tests/test_ops.py": TESTS,
+            "tests/conftest.py": BREAKS_AFTER_THE_TESTS}
+    root = make_project(tmp_path / "proj", base, {"userpkg/ops.py": CODE})
+    done = deskcheck(root, "sweep", "--auto", "--changed-since", "main", "--no-store")
+    assert done.returncode == 2, f"a broken pass is exit 2:\n{done.stderr}"
+    assert "ran 1 tests, then pytest exited 3" in done.stderr, (
+        f"the error must say the tests ran and pytest then broke, not 'ran no tests':\n"
+        f"{done.stderr}")
+    assert "a plugin broke after the last test" in done.stderr, "pytest's own words are quoted"

@@ -292,11 +292,16 @@ def run_coverage_pass(root: Path, paths: Sequence[str], pytest_args: Sequence[st
         if returncode not in (0, 1) or not payload["tests"]:
             # 0/1: tests ran (some may fail: the engine's baseline judges that); anything else
             # (usage error, nothing collected, interrupted) would make every line look uncovered
+            ran = len(payload["tests"])
+            what = (f"ran {ran} tests, then pytest exited {returncode}"
+                    + (" (an internal error: see pytest's words below)" if returncode == 3
+                       else "") if ran else f"ran no tests (pytest exit code {returncode})")
             raise CoveragePassError(
-                f"the owners coverage pass ran no tests (pytest exit code {returncode})",
+                f"the owners coverage pass {what}",
                 location=f"{root}: {' '.join(command[command.index('pytest'):])}",
-                fix="check the test selection (--tests / [tool.deskcheck] auto_tests); pytest "
-                    "said:\n" + whole_lines_tail(output))
+                fix=("check the test selection (--tests / [tool.deskcheck] auto_tests); "
+                     if not ran else "fix what pytest reports; ")
+                + "pytest said:\n" + whole_lines_tail(output))
         results = payload["tests"]
         if lines_file.is_file():
             lines = {path: {int(line): frozenset(tests) for line, tests in by_line.items()}
