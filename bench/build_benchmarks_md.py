@@ -9,8 +9,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))  # deskcheck from this tree (the METAL section's renderer)
-ORDER = ["drift", "suites", "mutants", "gate", "report", "report_incremental", "auto",
-         "auto_bug_class", "selfproof",
+ORDER = ["drift", "suites", "mutants", "gate", "gates_real", "gates_shapes", "report",
+         "report_incremental", "auto", "auto_bug_class", "auto_generation", "selfproof",
          "scale", "scale_shards"]
 
 HEADER = """# Benchmarks

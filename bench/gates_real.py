@@ -12,6 +12,12 @@ files copied in, ``pytest`` on the changed tests (the same ids ``redfirst`` sele
 ids compared (regress). Every redfirst timing is the median of ``REPEATS`` wall-clock runs of
 a child process; regress (whole suites) runs ``REGRESS_REPEATS`` times. Writes
 bench/results/gates_real.md.
+
+Two more public repositories of other test shapes (``hukkin/tomli``: unittest ``subTest``;
+``python-semver``: ``.pytest.ini`` with ``--cov``, rst doctests, decorator-built comparisons)
+are judged for correctness against the truth by hand by ``bench/gates_shapes.py`` (manifest
+``bench/gates_shapes_manifest.json``, results bench/results/gates_shapes.md): every changed
+test id, subtests and doctests included, and ``sweep --auto``'s survivors re-run on disk.
 """
 
 from __future__ import annotations

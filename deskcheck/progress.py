@@ -6,7 +6,7 @@ done), named in a person's words: "collecting tests", "base: running 12 tests", 
 key. On a terminal it draws rich bars, refreshed by the caller (no thread of its own: a sweep
 forks, and a fork must never happen while another thread holds a lock). Elsewhere (a CI log,
 ``TERM=dumb``) it writes plain lines, nothing redrawn: one when a step starts, one when it
-ends, and at most one every ``PLAIN_EVERY_S`` seconds in between.
+ends, and in between one when what it says changed, at most every ``PLAIN_EVERY_S`` seconds.
 
 A command makes its reporter the active one (``with reporter:``); the code that starts a
 pytest child then shows the child's counts through ``child_progress(label)`` while it waits
@@ -63,6 +63,7 @@ class ProgressReporter:
         self._tasks: dict[str, Any] = {}
         self._clock: dict[str, float] = {}
         self._said: dict[str, float] = {}
+        self._plain: dict[str, str] = {}  # the plain line last said per step
         self.name = ""  # the sweep's current phase
         self.total = 0
         self.done = 0
@@ -109,8 +110,9 @@ class ProgressReporter:
         with self._lock:
             if not self.live:
                 now = time.monotonic()
-                if plain and now - self._said.get(key, 0.0) >= PLAIN_EVERY_S:
-                    self._said[key] = now
+                if (plain and plain != self._plain.get(key)
+                        and now - self._said.get(key, 0.0) >= PLAIN_EVERY_S):
+                    self._said[key], self._plain[key] = now, plain  # said on change only
                     self.line(plain)
                 return
             task = self._tasks.get(key)

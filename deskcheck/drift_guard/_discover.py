@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import importlib
 import re
-import tomllib
 from collections.abc import Sequence
 from pathlib import Path
 
 from deskcheck.config import ProjectConfig
 from deskcheck.errors import ConfigError
+from deskcheck.pytest_ini import pytest_config
 
 _MENTIONS = re.compile(r"deskcheck\.(harness|stubs)\b|from deskcheck import .*\b(Harness|stub)")
 
@@ -31,12 +31,8 @@ def search_paths(config: ProjectConfig, explicit: Sequence[str] = ()) -> list[st
                               location=str(config.pyproject),
                               fix='harnesses = ["tests", "examples/tp_scheduler/tests"]')
         return value
-    if config.pyproject is not None:
-        data = tomllib.loads(config.pyproject.read_text(encoding="utf-8"))
-        testpaths = data.get("tool", {}).get("pytest", {}).get("ini_options", {}).get("testpaths")
-        if isinstance(testpaths, list) and testpaths:
-            return [str(t) for t in testpaths]
-    return ["tests"]
+    testpaths = pytest_config(config.root).args("testpaths")
+    return testpaths or ["tests"]
 
 
 def candidate_files(root: Path, entries: Sequence[str]) -> tuple[list[Path], list[str]]:

@@ -48,8 +48,9 @@ def register(subparsers: Any) -> None:
     _common(reg)
     reg.add_argument("paths", nargs="*", metavar="PATHS",
                      help="the bounded suite (default: pytest's testpaths)")
-    reg.add_argument("-n", "--workers", type=int, default=0, metavar="N",
-                     help="pytest-xdist workers per side (default 0: in-process)")
+    reg.add_argument("-n", "--workers", type=int, default=None, metavar="N",
+                     help="pytest-xdist workers per side (default: chosen from the measured "
+                          "suite time, and said; 0: in-process)")
     reg.add_argument("--no-rerun", action="store_true",
                      help="do not re-run candidate regressions to flag flaky tests")
     reg.add_argument("--strict", action="store_true", help="also fail on flaky tests")
@@ -85,9 +86,13 @@ def _json_on_error(args: argparse.Namespace, command: str) -> Iterator[None]:
         yield
     except (DeskcheckError, KeyboardInterrupt) as exc:
         if args.json:
-            code = getattr(exc, "exit_code", 130)
-            error = ({"message": exc.message, "location": exc.location, "fix": exc.fix}
-                     if isinstance(exc, DeskcheckError) else {"message": "interrupted"})
+            from deskcheck.interrupts import exit_status
+
+            interrupted = not isinstance(exc, DeskcheckError)
+            code = exit_status(exc) if interrupted else exc.exit_code  # what the process exits
+            error = ({"message": f"interrupted ({exc})" if str(exc) else "interrupted"}
+                     if interrupted else
+                     {"message": exc.message, "location": exc.location, "fix": exc.fix})
             _write_outputs(argparse.Namespace(json=args.json, markdown=None), {
                 "command": command, "schema": 1, "holds": False, "exit_code": code,
                 "error": error}, "")

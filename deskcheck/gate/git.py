@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from deskcheck.errors import GitError
+from deskcheck.own_folders import is_own_path
 
 _GIT_ENV = {"GIT_OPTIONAL_LOCKS": "0", "GIT_TERMINAL_PROMPT": "0", "LC_ALL": "C"}
 SHALLOW_FIX = (
@@ -111,7 +112,8 @@ class GitRepo:
                 skip_next = False
                 continue
             status, path = entry[:2], entry[3:]
-            paths.append(path)
+            if not is_own_path(path):  # deskcheck's store is not a change of the branch
+                paths.append(path)
             skip_next = "R" in status or "C" in status
         return paths
 
@@ -131,7 +133,7 @@ class GitRepo:
     def working_files(self) -> list[str]:
         """Files of the working tree: tracked (and still present) plus untracked, not ignored."""
         out = self.run(["ls-files", "-z", "--cached", "--others", "--exclude-standard"]).stdout
-        paths = sorted({p for p in out.split("\0") if p})
+        paths = sorted({p for p in out.split("\0") if p and not is_own_path(p)})
         return [p for p in paths if (self.root / p).is_file()]
 
     def working_blob_ids(self, paths: list[str]) -> dict[str, str]:

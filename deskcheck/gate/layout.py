@@ -16,17 +16,15 @@ Files named like pytest's ``python_files`` (default ``test_*.py``, ``*_test.py``
 
 from __future__ import annotations
 
-import configparser
 import fnmatch
 import sys
-import tomllib
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
-from typing import Any
 
 from deskcheck.config import ProjectConfig
 from deskcheck.errors import ConfigError
+from deskcheck.pytest_ini import DEFAULT_DOCTEST_GLOBS, pytest_config
 
 DEFAULT_PYTHON_FILES = ("test_*.py", "*_test.py")
 DEFAULT_TEST_FOLDER_NAMES = frozenset({"tests", "test"})
@@ -65,6 +63,21 @@ class TestLayout:
     naming: PytestNaming = field(default_factory=PytestNaming)
     folder_heuristic: bool = True
     project_root: str = ""  # the pyproject folder, git-root-relative
+    doctest_modules: bool = False  # ``--doctest-modules``: docstrings are tests too
+    doctest_globs: tuple[str, ...] = DEFAULT_DOCTEST_GLOBS  # text files of doctests
+    collected_paths: tuple[str, ...] = ()  # pytest's testpaths (empty: the whole project)
+
+    def is_doctest_file(self, path: str) -> bool:
+        """A text file pytest collects doctests from (``--doctest-glob``)."""
+        name = PurePosixPath(path).name
+        return (not path.endswith(".py") and self.is_collected(path)
+                and any(fnmatch.fnmatchcase(name, g) or fnmatch.fnmatchcase(path, g)
+                        for g in self.doctest_globs))
+
+    def is_collected(self, path: str) -> bool:
+        """Under pytest's ``testpaths`` (or the project, without them)."""
+        roots = self.collected_paths or (self.project_root,)
+        return any(_under(path, r) for r in roots)
 
     def is_test_module(self, path: str) -> bool:
         """A file pytest collects tests from."""
@@ -150,16 +163,17 @@ def load_layout(config: ProjectConfig, git_root: Path) -> TestLayout:
     """The layout from ``[tool.deskcheck]`` and pytest's ini, as git-root-relative paths."""
     offset = config.root.resolve().relative_to(git_root.resolve()).as_posix()
     offset = "" if offset == "." else offset
-    pytest_ini = _pytest_ini(config.root)
+    pytest_ini = pytest_config(config.root)
     test_paths = _string_list(config, "test_paths")
     source_paths = _string_list(config, "source_paths")
     heuristic = test_paths is None
-    if test_paths is None:
-        test_paths = _as_list(pytest_ini.get("testpaths"))
+    testpaths = pytest_ini.args("testpaths")
+    if test_paths is None:  # testpaths that hold production packages (doctests) are not tests
+        test_paths = [p for p in testpaths if not _holds_production(config.root / p)]
     naming = PytestNaming(
-        files=tuple(_as_list(pytest_ini.get("python_files"))) or DEFAULT_PYTHON_FILES,
-        classes=tuple(_as_list(pytest_ini.get("python_classes"))) or ("Test",),
-        functions=tuple(_as_list(pytest_ini.get("python_functions"))) or ("test",),
+        files=tuple(pytest_ini.args("python_files")) or DEFAULT_PYTHON_FILES,
+        classes=tuple(pytest_ini.args("python_classes")) or ("Test",),
+        functions=tuple(pytest_ini.args("python_functions")) or ("test",),
     )
     return TestLayout(
         test_paths=tuple(_join(offset, p) for p in test_paths),
@@ -167,7 +181,22 @@ def load_layout(config: ProjectConfig, git_root: Path) -> TestLayout:
         naming=naming,
         folder_heuristic=heuristic,
         project_root=_norm(offset),
+        doctest_modules=pytest_ini.doctest_modules(),
+        doctest_globs=pytest_ini.doctest_globs(),
+        collected_paths=tuple(_join(offset, p) for p in testpaths),
     )
+
+
+def _holds_production(folder: Path) -> bool:
+    """A ``testpaths`` entry listed for its doctests: it is, or directly holds, a package
+    with no test module of its own (``src``, ``src/pkg``)."""
+    if not folder.is_dir() or folder.name in DEFAULT_TEST_FOLDER_NAMES:
+        return False
+    packages = [folder] if (folder / "__init__.py").is_file() else []
+    packages += [p for p in folder.iterdir() if p.is_dir() and (p / "__init__.py").is_file()]
+    return any(p.name not in DEFAULT_TEST_FOLDER_NAMES
+               and not any(fnmatch.fnmatchcase(f.name, g) for f in p.glob("*.py")
+                           for g in DEFAULT_PYTHON_FILES) for p in packages)
 
 
 def _join(offset: str, path: str) -> str:
@@ -195,28 +224,3 @@ def _key_line(pyproject: Path | None, key: str) -> int | str:
         if line.strip().startswith(f"{key}") and "=" in line:
             return number
     return "?"
-
-
-def _as_list(value: Any) -> list[str]:
-    if value is None:
-        return []
-    if isinstance(value, str):
-        return value.split()
-    return [str(v) for v in value]
-
-
-def _pytest_ini(folder: Path) -> dict[str, Any]:
-    """pytest's ini options from ``pytest.ini`` or ``pyproject.toml`` in ``folder``."""
-    ini = folder / "pytest.ini"
-    if ini.is_file():
-        parser = configparser.ConfigParser()
-        parser.read(ini, encoding="utf-8")
-        return dict(parser["pytest"]) if parser.has_section("pytest") else {}
-    pyproject = folder / "pyproject.toml"
-    if pyproject.is_file():
-        try:
-            data = tomllib.loads(pyproject.read_text(encoding="utf-8"))
-        except tomllib.TOMLDecodeError:
-            return {}
-        return data.get("tool", {}).get("pytest", {}).get("ini_options", {})
-    return {}

@@ -128,7 +128,11 @@ def pytest_runtest_logreport(report: pytest.TestReport) -> None:
         return
     record = _STATE.tests.setdefault(report.nodeid, {
         "outcome": None, "when": None, "exc_type": None, "import_error": False, "pin": None,
-        "location": list(report.location), "duration_s": 0.0, "reruns": 0})
+        "location": list(report.location), "duration_s": 0.0, "reruns": 0,
+        "subtests_failed": []})
+    if _is_subtest(report):
+        _record_subtest(record, report)
+        return
     record["duration_s"] += report.duration
     if getattr(report, "deskcheck_pin", None) is not None:
         record["pin"] = report.deskcheck_pin
@@ -140,10 +144,56 @@ def pytest_runtest_logreport(report: pytest.TestReport) -> None:
         return
     if report.when == "teardown" and record["outcome"] not in (None, "passed"):
         return  # a teardown error does not mask the call's own result
+    if record["subtests_failed"] and record["outcome"] == "failed" and report.when == "call":
+        return  # unittest reports the test passed after its subtests failed: it failed
     record["outcome"], record["when"] = outcome, report.when
     if getattr(report, "deskcheck_exc_type", None):
         record["exc_type"] = report.deskcheck_exc_type
         record["import_error"] = bool(getattr(report, "deskcheck_import_error", False))
+
+
+def _is_subtest(report: pytest.TestReport) -> bool:
+    """A report of one ``subTest`` / ``subtests.test`` block (pytest >= 9, pytest-subtests)."""
+    return hasattr(report, "context") and hasattr(report.context, "kwargs")
+
+
+def subtest_name(report: Any) -> str:
+    """``[msg] (k=v, ...)``: the subtest's name as pytest prints it after ``SUBFAILED``."""
+    context = report.context
+    parts = [f"[{context.msg}]"] if context.msg is not None else []
+    if context.kwargs:
+        crossed = hasattr(report, "node")  # came from an xdist worker
+        parts.append("(" + ", ".join(f"{k}={_plain(v) if crossed else v}"
+                                     for k, v in context.kwargs.items()) + ")")
+    return " ".join(parts) or "<subtest>"
+
+
+def _plain(value: Any) -> str:
+    """pytest's subtests turn each value into its ``repr`` once, and once more when the report
+    crosses from an xdist worker: undo the second one so both name the subtest alike."""
+    import ast
+
+    text = str(value)
+    try:
+        inner = ast.literal_eval(text)
+    except (ValueError, SyntaxError):
+        return text
+    return inner if isinstance(inner, str) else text
+
+
+def _record_subtest(record: dict[str, Any], report: Any) -> None:
+    """A failed subtest fails its item (whatever the item's own call report says after it)."""
+    if not report.failed:
+        return
+    name = subtest_name(report)
+    if name not in record["subtests_failed"]:
+        record["subtests_failed"].append(name)
+    if record["outcome"] in (None, "passed"):
+        record["outcome"], record["when"] = "failed", "call"
+        crash = getattr(getattr(report, "longrepr", None), "reprcrash", None)
+        message = getattr(crash, "message", "") or ""
+        head = message.partition(":")[0].strip()
+        record["exc_type"] = head if head.isidentifier() else "AssertionError"
 
 
 def _phase_outcome(report: pytest.TestReport) -> str | None:

@@ -66,6 +66,8 @@ class TestVerdict:
     verdict: str
     pin: str | None
     detail: str
+    base_subtests_failed: tuple[str, ...] = ()
+    branch_subtests_failed: tuple[str, ...] = ()
 
 
 @dataclass
@@ -141,9 +143,18 @@ def _detail(side: str, outcome: str, record: dict[str, Any] | None,
         lines = [ln.strip() for ln in error["message"].splitlines() if ln.strip()]
         last = lines[-1] if lines else ""
         return f"{side}: collection error ({last[:160]})"
+    subtests = subtest_words(result.subtests_failed(nodeid))
     if record and record.get("exc_type") and outcome in ("failed", "error", "xfailed"):
-        return f"{side}: {outcome} in {record['when']} with {record['exc_type']}"
-    return f"{side}: {outcome}"
+        return f"{side}: {outcome} in {record['when']} with {record['exc_type']}{subtests}"
+    return f"{side}: {outcome}{subtests}"
+
+
+def subtest_words(names: tuple[str, ...], shown: int = 5) -> str:
+    """`` (failed subtests: (i=1), (i=2))``, the first ``shown`` of them; '' when none."""
+    if not names:
+        return ""
+    more = f" and {len(names) - shown} more" if len(names) > shown else ""
+    return f" (failed subtests: {', '.join(names[:shown])}{more})"
 
 
 def _items_of(function: str, branch: SideResult) -> list[str]:
@@ -171,7 +182,9 @@ def judge(selected: list[SelectedTest], base: SideResult, branch: SideResult,
                 detail += "; pin() needs a reason: pin(\"why this holds on base\")"
             verdicts.append(TestVerdict(id=nodeid, function=function, change=chosen.change,
                                         base=base_outcome, branch=branch_outcome,
-                                        verdict=verdict, pin=pin or None, detail=detail))
+                                        verdict=verdict, pin=pin or None, detail=detail,
+                                        base_subtests_failed=base.subtests_failed(nodeid),
+                                        branch_subtests_failed=branch.subtests_failed(nodeid)))
     return verdicts
 
 
@@ -191,7 +204,8 @@ def judge_test_only(selected: list[SelectedTest], branch: SideResult,
                 id=nodeid, function=function, change=chosen.change, base="not run",
                 branch=outcome, verdict=verdict, pin=(record or {}).get("pin") or None,
                 detail="base: not run (production identical at base and branch); "
-                + _detail("branch", outcome, record, branch, nodeid)))
+                + _detail("branch", outcome, record, branch, nodeid),
+                branch_subtests_failed=branch.subtests_failed(nodeid)))
     return verdicts
 
 

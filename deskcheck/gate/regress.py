@@ -9,6 +9,7 @@ the regressions, and do not fail the gate unless ``--strict``.
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -16,6 +17,7 @@ from typing import Any
 
 from deskcheck.gate.context import GateContext, prepare
 from deskcheck.gate.runner import SideResult, SideSpec, run_side, run_sides
+from deskcheck.gate.workers import WorkerChoice, choose, record_suite_s, recorded_suite_s
 from deskcheck.gate.worktree import gate_scratch, scratch_worktree
 
 SMALL_RERUN = 8  # fewer candidates than this re-run without xdist (worker start-up dominates)
@@ -29,6 +31,8 @@ class FailingId:
     base: str
     branch: str
     new_test: bool = False
+    base_subtests_failed: tuple[str, ...] = ()
+    branch_subtests_failed: tuple[str, ...] = ()
 
 
 @dataclass
@@ -79,7 +83,9 @@ def compare(base: SideResult, branch: SideResult,
 
     def entry(nodeid: str) -> FailingId:
         b = _outcome(base, nodeid)
-        return FailingId(nodeid, b, _outcome(branch, nodeid), new_test=b == "absent")
+        return FailingId(nodeid, b, _outcome(branch, nodeid), new_test=b == "absent",
+                         base_subtests_failed=base.subtests_failed(nodeid),
+                         branch_subtests_failed=branch.subtests_failed(nodeid))
 
     regressions, flaky = [], []
     for nodeid in sorted(branch_failing - base_failing):
@@ -90,22 +96,34 @@ def compare(base: SideResult, branch: SideResult,
     return regressions, flaky, repairs, pre_existing
 
 
-def run_regress(ref: str, paths: list[str] | None = None, *, workers: int = 0,
+def run_regress(ref: str, paths: list[str] | None = None, *, workers: int | None = 0,
                 cwd: Path | None = None, strict: bool = False, require_clean: bool = False,
                 rerun: bool = True, parallel: bool = False,
                 progress: Any = None) -> RegressReport:
-    """Run the regression gate of the working tree against ``merge-base(ref, HEAD)``."""
+    """Run the regression gate of the working tree against ``merge-base(ref, HEAD)``.
+    ``workers=None``: chosen from the measured suite time (:mod:`deskcheck.gate.workers`)."""
     say = progress or (lambda _msg: None)
     started = time.perf_counter()
     timings: dict[str, float] = {}
     ctx = prepare(ref, cwd=cwd, require_clean=require_clean)
+    choice: WorkerChoice | None = None
+    if workers is None:
+        recorded = recorded_suite_s(ctx.project_root)
+        if recorded is not None:
+            choice = choose(recorded, "in-process on the last regress here")
+        elif parallel:
+            choice = WorkerChoice(0, "-n 0 chosen: no suite time measured here yet, and the "
+                                     "two sides run at once (-n N to choose)")
+        if choice is not None:
+            workers = choice.workers
+            say(choice.reason)
     rel_paths = [_rootdir_relative(ctx, p, cwd) for p in (paths or [])]
     branch_own, notes = ctx.layout.production_modules(ctx.repo.working_files())
     base_own, _ = ctx.layout.production_modules(list(ctx.repo.tree_blobs(ctx.base)))
     branch_modules = ctx.side_modules(ctx.repo.root, branch_own, base_own)
     branch_spec = SideSpec(side="branch", label="branch", code_root=ctx.repo.root,
                            tests_root=ctx.project_root, modules=branch_modules, paths=rel_paths,
-                           workers=workers)
+                           workers=workers or 0)
     with gate_scratch(ctx.repo, notes) as scratch:
         t0 = time.perf_counter()
         say(f"base {ctx.base[:12]}: checking it out in a scratch worktree")
@@ -118,14 +136,21 @@ def run_regress(ref: str, paths: list[str] | None = None, *, workers: int = 0,
                 notes.append(f"absent on base (branch side only): {', '.join(absent)}")
             say(f"base {ctx.base[:12]} and branch: running the bounded suite"
                 + (" (at the same time)" if parallel else ""))
+            base_spec = SideSpec(
+                side="base", label="base", code_root=worktree, tests_root=base_root,
+                modules=ctx.side_modules(worktree, base_own, branch_own), paths=base_paths,
+                workers=workers or 0)
             if rel_paths and not base_paths:
                 base = SideResult("base", None, {}, [], None)
                 branch = run_side(branch_spec, scratch)
+            elif workers is None:  # measure the base in-process, then choose for the branch
+                base = run_side(base_spec, scratch)
+                choice = choose(base.duration_s, "in-process on base")
+                workers = choice.workers
+                say(choice.reason)
+                branch = run_side(dataclasses.replace(branch_spec, workers=workers), scratch)
             else:
-                base, branch = run_sides([SideSpec(
-                    side="base", label="base", code_root=worktree, tests_root=base_root,
-                    modules=ctx.side_modules(worktree, base_own, branch_own), paths=base_paths,
-                    workers=workers), branch_spec], scratch, parallel=parallel)
+                base, branch = run_sides([base_spec, branch_spec], scratch, parallel=parallel)
         timings["base_run"] = base.duration_s
         timings["branch_run"] = branch.duration_s
         candidates = sorted(branch.failing_ids() - base.failing_ids())
@@ -136,8 +161,11 @@ def run_regress(ref: str, paths: list[str] | None = None, *, workers: int = 0,
                 side="branch", label="branch-rerun", code_root=ctx.repo.root,
                 tests_root=ctx.project_root, modules=branch_modules,
                 paths=sorted({c.partition("::")[0] for c in candidates}), select=candidates,
-                workers=0 if len(candidates) < SMALL_RERUN else workers), scratch)
+                workers=0 if len(candidates) < SMALL_RERUN else workers or 0), scratch)
             timings["rerun"] = again.duration_s
+    if choice is not None:
+        notes.append(choice.reason)
+        record_suite_s(ctx.project_root, branch.duration_s, workers or 0)
     regressions, flaky, repairs, pre_existing = compare(base, branch, again)
     timings["total"] = time.perf_counter() - started
     sides = {r.side: {"counts": r.counts(), "exitstatus": r.exitstatus,

@@ -4,7 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from deskcheck.gate.redfirst import REDFIRST_VERDICTS, UNTESTED_CHANGE, RedFirstReport
+from deskcheck.gate.redfirst import (
+    REDFIRST_VERDICTS,
+    UNTESTED_CHANGE,
+    RedFirstReport,
+    subtest_words,
+)
 from deskcheck.gate.regress import FailingId, RegressReport
 
 # The fix to try, printed under each test with that verdict (terminal and Markdown alike).
@@ -15,6 +20,15 @@ VERDICT_FIXES = {
     "RED_ON_BRANCH": "the test fails on this branch: fix the code or the test before merging",
 }
 _ORDER = ("failed", "passed", "skipped", "error", "xfailed", "xpassed", "collection_errors")
+
+
+def fixes_by_verdict(failing: list[Any]) -> list[tuple[str, int, str]]:
+    """``(verdict, how many tests, the fix)`` once per failing verdict group."""
+    counts: dict[str, int] = {}
+    for test in failing:
+        if test.verdict in VERDICT_FIXES:
+            counts[test.verdict] = counts.get(test.verdict, 0) + 1
+    return [(verdict, n, VERDICT_FIXES[verdict]) for verdict, n in counts.items()]
 
 
 def side_counts(counts: dict[str, int]) -> str:
@@ -47,8 +61,8 @@ def redfirst_text(report: RedFirstReport) -> str:
             mark = "FAIL" if test in failing else "ok"
             extra = f"  pin: {test.pin}" if test.pin else ""
             lines.append(f"  {mark:4} {test.verdict:13} {test.id:{width}}  {test.detail}{extra}")
-            if test in failing and test.verdict in VERDICT_FIXES:
-                lines.append(f"       fix: {VERDICT_FIXES[test.verdict]}")
+        lines += [f"  fix ({verdict}, {n} test{'s' if n > 1 else ''}): {fix}"
+                  for verdict, n, fix in fixes_by_verdict(failing)]
     lines.extend(f"  note: {n}" for n in report.notes)
     summary = ", ".join(f"{counts[v]} {v}" for v in REDFIRST_VERDICTS if counts[v])
     verdict = "HOLDS" if report.exit_code == 0 else "FALLS SHORT"
@@ -81,10 +95,13 @@ def redfirst_markdown(report: RedFirstReport) -> str:
         lines += ["", "| verdict | test | base | branch | note |", "|---|---|---|---|---|"]
         for t in report.tests:
             note = f"pin: {t.pin}" if t.pin else t.detail
-            if t in report.failing and t.verdict in VERDICT_FIXES:
-                note += f"; fix: {VERDICT_FIXES[t.verdict]}"
             lines.append(f"| {t.verdict} | `{t.id}` | {t.base} | {t.branch} | "
                          f"{note.replace('|', '/')} |")
+        fixes = fixes_by_verdict(report.failing)
+        if fixes:
+            lines.append("")
+            lines += [f"- **fix** ({verdict}, {n} test{'s' if n > 1 else ''}): {fix}"
+                      for verdict, n, fix in fixes]
     lines += [f"- {n}" for n in report.notes]
     if ctx["dirty"]:
         lines += ["", f"_Working tree was dirty: {ctx['dirty_policy']}._"]
@@ -97,10 +114,16 @@ def _id_lines(title: str, items: list[FailingId], limit: int = 200) -> list[str]
     lines = [f"{title} ({len(items)}):"]
     for item in items[:limit]:
         new = " (new test)" if item.new_test else ""
-        lines.append(f"  {item.id}  base={item.base} branch={item.branch}{new}")
+        lines.append(f"  {item.id}  base={item.base} branch={item.branch}{new}"
+                     + _subtests(item))
     if len(items) > limit:
         lines.append(f"  ... {len(items) - limit} more (see --json)")
     return lines
+
+
+def _subtests(item: FailingId) -> str:
+    names = item.branch_subtests_failed or item.base_subtests_failed
+    return subtest_words(names)
 
 
 def regress_text(report: RegressReport) -> str:
@@ -138,7 +161,8 @@ def regress_markdown(report: RegressReport) -> str:
         if items:
             shown = items[:100]
             lines += ["<details><summary>ids</summary>", ""]
-            lines += [f"- `{i.id}`" + (" (new test)" if i.new_test else "") for i in shown]
+            lines += [f"- `{i.id}`" + (" (new test)" if i.new_test else "") + _subtests(i)
+                      for i in shown]
             if len(items) > len(shown):
                 lines.append(f"- ... {len(items) - len(shown)} more")
             lines += ["", "</details>"]

@@ -73,6 +73,11 @@ class SideResult:
         record = self.tests.get(nodeid)
         return record["outcome"] if record else None
 
+    def subtests_failed(self, nodeid: str) -> tuple[str, ...]:
+        """The names of ``nodeid``'s failed subtests (``subTest`` / ``subtests.test``)."""
+        record = self.tests.get(nodeid) or {}
+        return tuple(record.get("subtests_failed") or ())
+
     def collection_error_for(self, nodeid: str) -> dict[str, Any] | None:
         """The collection error (or conftest startup error) that kept ``nodeid`` from running."""
         if self.startup_error is not None:

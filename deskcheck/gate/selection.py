@@ -11,8 +11,15 @@ import ast
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+from deskcheck.gate.doctests import (
+    docstring_doctest_ids,
+    has_doctest,
+    module_name,
+    text_doctest_id,
+)
 from deskcheck.gate.git import GitRepo
 from deskcheck.gate.layout import PytestNaming, TestLayout
+from deskcheck.gate.param_cases import changed_cases
 
 ADDED = "added"
 MODIFIED = "modified"
@@ -61,9 +68,9 @@ def _is_unittest_case(node: ast.ClassDef) -> bool:
     return False
 
 
-def _fingerprints(source: str, naming: PytestNaming) -> dict[str, tuple[int, str]]:
+def _fingerprints(source: str, naming: PytestNaming) -> dict[str, tuple[int, str, ast.AST]]:
     tree = ast.parse(source)
-    return {name: (getattr(node, "lineno", 1), ast.dump(node))
+    return {name: (getattr(node, "lineno", 1), ast.dump(node), node)
             for name, node in _test_functions(tree, naming)}
 
 
@@ -94,15 +101,53 @@ def changed_tests(repo: GitRepo, base: str, layout: TestLayout,
             unparsable.append(path)  # run whole: the branch side reports its collection error
             selected.append(SelectedTest(path, path, 1, MODIFIED))
             continue
-        base_tests: dict[str, tuple[int, str]] = {}
+        base_tests: dict[str, tuple[int, str, ast.AST]] = {}
         if path in base_blobs:
             try:
                 base_tests = _fingerprints(repo.show(base, path), layout.naming)
             except (SyntaxError, ValueError):
                 base_tests = {}
-        for name, (line, dump) in branch_tests.items():
+        for name, (line, dump, node) in branch_tests.items():
             if name not in base_tests:
                 selected.append(SelectedTest(f"{path}::{name}", path, line, ADDED))
             elif base_tests[name][1] != dump:
-                selected.append(SelectedTest(f"{path}::{name}", path, line, MODIFIED))
+                cases = changed_cases(base_tests[name][2], node)
+                if cases is None:  # judged whole
+                    selected.append(SelectedTest(f"{path}::{name}", path, line, MODIFIED))
+                else:  # only its cases changed, and their ids are stable: judged per case
+                    selected += [SelectedTest(f"{path}::{name}[{case}]", path, line, MODIFIED)
+                                 for case in cases]
+    selected += _changed_doctests(repo, base, base_blobs, layout, limit_to, changed)
     return ChangeSet(selected=selected, changed_test_files=changed, unparsable=unparsable)
+
+
+def _changed_doctests(repo: GitRepo, base: str, base_blobs: dict[str, str], layout: TestLayout,
+                      limit_to: list[str] | None, changed: list[str]) -> list[SelectedTest]:
+    """Doctest items (text files, and docstrings with ``--doctest-modules``) new or changed."""
+    files = repo.working_files()
+    candidates = [p for p in files
+                  if (layout.is_doctest_file(p) or (layout.doctest_modules and p.endswith(".py")
+                                                    and layout.is_collected(p)))
+                  and (not limit_to or any(_within(p, x) for x in limit_to))]
+    current = repo.working_blob_ids(candidates)
+    all_files = set(files)
+    found: list[SelectedTest] = []
+    for path in candidates:
+        if base_blobs.get(path) == current[path]:
+            continue
+        try:
+            text = (repo.root / path).read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError):
+            continue
+        if not path.endswith(".py"):
+            if has_doctest(text):
+                found.append(SelectedTest(text_doctest_id(path), path, 1,
+                                          ADDED if path not in base_blobs else MODIFIED))
+                if path not in changed:
+                    changed.append(path)
+            continue
+        base_text = repo.show(base, path) if path in base_blobs else None
+        for nodeid, line, added in docstring_doctest_ids(
+                path, module_name(path, all_files), text, base_text):
+            found.append(SelectedTest(nodeid, path, line, ADDED if added else MODIFIED))
+    return found

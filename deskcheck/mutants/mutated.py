@@ -27,6 +27,12 @@ class BrokenMutant(Exception):
     """The mutated function does not parse or compile."""
 
 
+class NotInjectable(BrokenMutant):
+    """The mutant compiles, but the code that would run it cannot be reached in memory (e.g. a
+    closure built before the tests ran whose free variables the mutant changes): judged
+    NOT_INJECTABLE with this reason, never SURVIVED."""
+
+
 @dataclass(frozen=True)
 class MutatedFunction:
     """A mutant made concrete against today's source of its target."""

@@ -36,10 +36,11 @@ from pathlib import Path
 from deskcheck import __version__
 from deskcheck.mutants.catalog import Catalog, Mutant
 from deskcheck.mutants.uniformity_owner import is_uniformity_owner
+from deskcheck.pytest_ini import PYTEST_CONFIG_FILES
 from deskcheck.report.fingerprint import file_digest, mutant_fingerprint
 from deskcheck.report.records import MutantRecord
 
-ROOT_MARKERS = ("pyproject.toml", "pytest.ini", "tox.ini", "setup.cfg")
+ROOT_MARKERS = PYTEST_CONFIG_FILES
 _KILLS = re.compile(r"\bkills\b")
 DYNAMIC = "*"  # a file whose kills markers name mutants we cannot read statically
 

@@ -282,7 +282,7 @@ class Runner:
             run.deadline += run.budget.allowance(event["nodeid"])
         elif event.get("event") == "item":
             run.current = ""
-        elif event.get("event") in ("done", "broken", "error"):
+        elif event.get("event") in ("done", "broken", "not_injectable", "error"):
             run.finished_at = time.monotonic()
 
     @staticmethod

@@ -75,6 +75,13 @@ def locate_in_text(text: str, file: str, scope_path: tuple[str, ...],
     return _segment(file, "", text.splitlines(keepends=True), tree, scope_path, first_line)
 
 
+def segment_of(file: str, lines: list[str], tree: ast.Module, scope_path: tuple[str, ...],
+               first_line: int | None = None) -> FunctionSource:
+    """``locate_in_text`` over a module already parsed (``lines``: its text, ``\n`` ends):
+    one parse for every function of a file."""
+    return _segment(file, "", lines, tree, scope_path, first_line)
+
+
 def _segment(file: str, sha: str, lines: list[str], tree: ast.Module,
              scope_path: tuple[str, ...], first_line: int | None) -> FunctionSource:
     candidates: list[ast.AST] = [tree]

@@ -450,6 +450,9 @@ class SweepPlugin:
             detail["leftover_pids"] = outcome.leftovers
         common = {"owners": owner_ids + [r.nodeid for r in static], "diff": diff, "duration_s": round(outcome.duration_s, 4),
                   "fingerprint": self.fingerprints.get(mutant.id, ""), "detail": detail}
+        unreachable = [e for e in outcome.events if e.get("event") == "not_injectable"]
+        if unreachable:
+            return _record(mutant, "NOT_INJECTABLE", excerpt=unreachable[0]["message"], **common)
         broken = [e for e in outcome.events if e.get("event") in ("broken", "error")]
         if broken:
             return _record(mutant, "BROKEN", excerpt=broken[0]["message"], **common)
@@ -549,7 +552,8 @@ def _baseline_views(baseline: dict[str, ItemResult], cache: list[Any]
 def _item_results(outcome: JobOutcome) -> list[ItemResult]:
     results = [ItemResult.from_json({k: v for k, v in e.items() if k not in ("event", "phase", "t")})
                for e in outcome.events if e.get("event") == "item"]
-    done = any(e.get("event") in ("done", "broken", "error") for e in outcome.events)
+    done = any(e.get("event") in ("done", "broken", "not_injectable", "error")
+               for e in outcome.events)
     if not done and not outcome.timed_out and not outcome.search_stopped:
         status = outcome.exit_status
         how = (f"signal {os.WTERMSIG(status)}" if status is not None and os.WIFSIGNALED(status)

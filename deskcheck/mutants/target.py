@@ -86,4 +86,28 @@ def resolve(spec: str, *, location: str | None = None) -> LiveTarget:
         raise UnknownTargetError(f"target {spec!r} is a {type(obj).__name__}, not a function",
                                  location=location,
                                  fix="target a function, method, property or nested def")
+    if obj.__code__.co_qualname != qualname:  # a decorator's wrapper, without functools.wraps
+        obj = _decorated_in_closure(obj, qualname) or obj
     return LiveTarget(spec, obj)
+
+
+def _decorated_in_closure(wrapper: types.FunctionType,
+                          qualname: str) -> types.FunctionType | None:
+    """The function named ``qualname`` a decorator's wrapper holds in its closure (the
+    decorated function, reached through wrappers of wrappers), or None."""
+    seen: set[int] = set()
+    todo: list[object] = [wrapper]
+    while todo:
+        current = todo.pop(0)
+        if id(current) in seen or len(seen) > 256:
+            continue
+        seen.add(id(current))
+        if isinstance(current, types.FunctionType):
+            if current.__code__.co_qualname == qualname:
+                return current
+            for cell in current.__closure__ or ():
+                try:
+                    todo.append(_unwrap(cell.cell_contents))
+                except ValueError:  # an empty cell
+                    continue
+    return None

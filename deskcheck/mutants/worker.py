@@ -185,10 +185,13 @@ def child_main(job: ChildJob, fd: int, stacks_dir: str, token: str) -> None:
         write({"event": "ready"})
         if job.mutated is not None:
             from deskcheck.mutants.injection import inject
-            from deskcheck.mutants.mutated import BrokenMutant
+            from deskcheck.mutants.mutated import BrokenMutant, NotInjectable
 
             try:
                 inject(job.mutated)
+            except NotInjectable as exc:
+                write({"event": "not_injectable", "message": str(exc)})
+                os._exit(0)
             except BrokenMutant as exc:
                 write({"event": "broken", "message": str(exc)})
                 os._exit(0)

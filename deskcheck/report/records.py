@@ -20,6 +20,7 @@ VERDICTS: tuple[str, ...] = (
     "BASELINE_RED",
     "ACCEPTED_SURVIVOR",
     "NO_COVERAGE",  # auto mutants: a changed line no test covers (nothing could kill it)
+    "NOT_INJECTABLE",  # compiles, but the code that would run it cannot be reached in memory
 )
 HOLDING_VERDICTS: frozenset[str] = frozenset({"KILLED", "ACCEPTED_SURVIVOR"})
 # A survivor: the mutant's owners did not kill it (whether or not some other test did).

@@ -25,6 +25,7 @@ from deskcheck import __version__
 from deskcheck.config import ProjectConfig, load_config
 from deskcheck.errors import ConfigError, StoreError
 from deskcheck.liveness import process_alive, process_token
+from deskcheck.own_folders import ignore_own_folder
 from deskcheck.report.locations import mutated_file, read_source
 from deskcheck.report.records import (
     HOLDING_VERDICTS,
@@ -106,6 +107,7 @@ class Store:
         self.path = Path(path)
         self.root = Path(root) if root else self.path.resolve().parent.parent
         self.path.parent.mkdir(parents=True, exist_ok=True)
+        ignore_own_folder(self.path.parent)
         try:
             self._connect()
             with self._write() as db:

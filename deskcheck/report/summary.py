@@ -71,6 +71,7 @@ def killed_phrase(mutants: Iterable[MutantRecord]) -> str:
 def verdict_order(verdict: str) -> int:
     """Sort key putting what needs attention first: survivors, then the rest, kills last."""
     order = ("SURVIVED", "OWNER_MISSED", "WRONG_FAILURE", "TIMEOUT", "STALE", "BROKEN",
+             "NOT_INJECTABLE",
              "BASELINE_RED", "ACCEPTED_SURVIVOR", "KILLED")
     return order.index(verdict) if verdict in order else len(order)
 

@@ -74,6 +74,8 @@ def verdict_message(mutant: MutantRecord) -> str:
         "TIMEOUT": "timeout: the mutant hung and no owner diagnosed the hang (never counted "
                    "as a kill)",
         "BROKEN": "broken: the mutant does not compile or import",
+        "NOT_INJECTABLE": "not injectable: the code that would run the mutant cannot be "
+                          "reached in memory (see the excerpt); judge it on disk",
         "BASELINE_RED": f"baseline red: owners fail on clean code, nothing judged: {owners}",
         "ACCEPTED_SURVIVOR": f"accepted survivor: {accepted_reason(mutant)}",
     }.get(mutant.verdict, mutant.verdict)

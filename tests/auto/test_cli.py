@@ -78,7 +78,9 @@ def test_survivors_are_printed_with_their_diff_and_a_catalog_entry(auto_run):
 
 def test_nothing_is_written_to_the_checkout_but_the_store_and_no_process_is_left(auto_run):
     repo, _, _, _ = auto_run
-    assert git(repo, "status", "--porcelain").splitlines() == ["?? .deskcheck/"]
+    assert git(repo, "status", "--porcelain").splitlines() == [], (
+        "the run left the checkout dirty (the store's folder ignores itself)")
+    assert (repo / ".deskcheck" / ".gitignore").is_file()
     with sqlite3.connect(repo / ".deskcheck" / "results.sqlite") as db:
         kinds = [row[0] for row in db.execute("SELECT kind FROM runs")]
         verdicts = sorted(row[0] for row in db.execute("SELECT verdict FROM mutants"))

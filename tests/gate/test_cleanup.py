@@ -3,6 +3,7 @@ retries cannot sneak in; the pin marker is documented."""
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
@@ -75,7 +76,9 @@ def test_signal_during_the_runs_cleans_up(tmp_path: Path, signum: int, parallel:
     env.pop("PYTHONPATH", None)
     gate = subprocess.Popen(
         [sys.executable, "-m", "deskcheck.cli", "redfirst", "--base", "main",
-         "tests/test_slow.py", *(["--parallel"] if parallel else [])], cwd=project.root, env={**env, "GATE_PID_FILE": str(pid_file)},
+         "tests/test_slow.py", "--json", str(tmp_path / "gate.json"),
+         *(["--parallel"] if parallel else [])], cwd=project.root,
+        env={**env, "GATE_PID_FILE": str(pid_file)},
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, preexec_fn=sigint_default)
     try:
         expected = 2 if parallel else 1
@@ -102,6 +105,9 @@ def test_signal_during_the_runs_cleans_up(tmp_path: Path, signum: int, parallel:
             gate.wait()
     assert gate.returncode == 128 + signum, f"exit status should be 128 + the signal: {err}"
     assert "interrupted" in err
+    written = json.loads((tmp_path / "gate.json").read_text())
+    assert written["exit_code"] == gate.returncode, (
+        f"the JSON says exit {written['exit_code']}, the process exited {gate.returncode}")
     assert not scratch.exists()
     assert not any(_alive(pid) for pid in test_pids)
     assert project.snapshot() == before  # worktree removed and pruned, index untouched

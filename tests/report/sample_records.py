@@ -130,6 +130,11 @@ def every_verdict_mutants() -> list[MutantRecord]:
                 BALLOT_FILE, b, "head = rids[:depth]", "head = rids[:depth - 1]",
                 operator="auto-source", owners=[],
                 excerpt="no test covers this changed line"),
+        _mutant("auto.digest.2", "digest depth: closure built at import", digest_target,
+                "NOT_INJECTABLE", BALLOT_FILE, b, "head = rids[:depth]", "head = rids[:2]",
+                operator="auto-source", owners=[OWNER_DIGEST],
+                excerpt="digest.<locals>.head (line 3) is a closure built before the tests ran "
+                        "(1 live function(s)); the mutant changes its free variables"),
     ]
     assert {m.verdict for m in mutants} == set(VERDICTS)
     return mutants

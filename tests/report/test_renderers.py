@@ -76,8 +76,8 @@ def test_junit_drops_characters_xml_cannot_carry(data: ReportData):
 
 def test_markdown_lists_survivors_first_with_diff_and_the_owner_that_missed(data: ReportData):
     text = render(data, "markdown")
-    assert text.startswith("## deskcheck sweep: falls short — 2 of 11 mutants killed")
-    attention = text.index("### Needs attention (8)")
+    assert text.startswith("## deskcheck sweep: falls short — 2 of 12 mutants killed")
+    attention = text.index("### Needs attention (9)")
     assert attention < text.index("#### SURVIVED: `ballot.M2`") < text.index(
         "#### OWNER_MISSED: `ballot.M3`") < text.index("#### WRONG_FAILURE") < text.index(
         "<summary>Killed (2)</summary>")

@@ -301,11 +301,12 @@ def test_regress_json_lists_each_failing_id():
     assert (data["command"], data["schema"], data["holds"], data["exit_code"], data["strict"],
             data["flaky"], data["pre_existing"]) == ("regress", 1, False, 1, False, [], []), (
         f"regress's JSON head is wrong: {data}")
+    none = {"base_subtests_failed": (), "branch_subtests_failed": ()}
     assert data["regressions"] == [
-        {"id": "t::x", "base": "passed", "branch": "failed", "new_test": False},
-        {"id": "t::n", "base": "absent", "branch": "failed", "new_test": True}] and \
+        {"id": "t::x", "base": "passed", "branch": "failed", "new_test": False, **none},
+        {"id": "t::n", "base": "absent", "branch": "failed", "new_test": True, **none}] and \
         data["repairs"] == [{"id": "t::x", "base": "passed", "branch": "failed",
-                             "new_test": False}], (
+                             "new_test": False, **none}], (
             f"regress's JSON must list each id with both outcomes and new_test: {data}")
     assert (data["context"], data["sides"], data["notes"], data["timings_s"]) == (
         {"base": "abc"}, {"base": {}}, ["n"], {"total": 2.0}), (

@@ -47,13 +47,9 @@ def default_paths(config) -> list[Path]:
 
 
 def _pytest_testpaths(config) -> list[str]:
-    import tomllib
+    from deskcheck.pytest_ini import pytest_config
 
-    if config.pyproject is None:
-        return []
-    data = tomllib.loads(config.pyproject.read_text(encoding="utf-8"))
-    value = data.get("tool", {}).get("pytest", {}).get("ini_options", {}).get("testpaths", [])
-    return [value] if isinstance(value, str) else list(value)
+    return pytest_config(config.root).args("testpaths")
 
 
 def run_standins(args: argparse.Namespace) -> int:

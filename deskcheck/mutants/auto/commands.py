@@ -9,13 +9,16 @@ survived or a changed line has no covering test, 2 usage/config error (raised).
 from __future__ import annotations
 
 import argparse
+import json
 import os
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from rich.console import Console
 
 from deskcheck.config import load_config
-from deskcheck.errors import ConfigError
+from deskcheck.errors import ConfigError, DeskcheckError
 
 
 def add_auto_arguments(parser: argparse.ArgumentParser, *, standalone: bool = False) -> None:
@@ -94,9 +97,10 @@ def run_auto(args: argparse.Namespace) -> int:
     }
     reporter = _reporter()
     reporter.line(f"deskcheck auto: mutating the lines changed since {ref}")  # the first second
-    settings = settings_from(load_config(root), root, ref, overrides)
-    with reporter:  # the coverage pass and the sweep show their progress on it
-        result = run_pipeline(settings, reporter)
+    with _json_on_error(getattr(args, "json", None), ref):
+        settings = settings_from(load_config(root), root, ref, overrides)
+        with reporter:  # the coverage pass and the sweep show their progress on it
+            result = run_pipeline(settings, reporter)
     print_result(result, Console(highlight=False))
     if getattr(args, "json", None):
         write_json(result, args.json)
@@ -107,6 +111,31 @@ def run_auto(args: argparse.Namespace) -> int:
 
         save(result)
     return 0 if result.holds else 1
+
+
+@contextmanager
+def _json_on_error(path: str | None, ref: str) -> Iterator[None]:
+    """``--json`` is written on every exit path: a run that could not finish says why there
+    (``holds: false``, its ``exit_code`` and ``error``), then the error goes on as before."""
+    try:
+        yield
+    except (DeskcheckError, KeyboardInterrupt) as exc:
+        if path:
+            from deskcheck.interrupts import exit_status
+
+            interrupted = not isinstance(exc, DeskcheckError)
+            error = ({"message": f"interrupted ({exc})" if str(exc) else "interrupted"}
+                     if interrupted else
+                     {"message": exc.message, "location": exc.location, "fix": exc.fix})
+            payload = {"command": "auto", "changed_since": ref, "holds": False,
+                       "exit_code": exit_status(exc) if interrupted else exc.exit_code,
+                       "error": error, "mutants": [], "counts": {}}
+            text = json.dumps(payload, indent=2, sort_keys=True)
+            if path == "-":
+                print(text)
+            else:
+                Path(path).write_text(text + "\n", encoding="utf-8")
+        raise
 
 
 def build_coverage_map(args: argparse.Namespace) -> int:

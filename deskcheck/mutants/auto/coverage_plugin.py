@@ -48,6 +48,11 @@ from deskcheck.mutants.auto.coverage_env import (
 _outcomes: dict[str, str] = {}
 _durations: dict[str, float] = {}
 _started: list[Any] = []  # the Coverage this plugin started (RCFILE_ENV mode), at most one
+_notes: list[str] = []  # what the pass did about another coverage collector
+FOREIGN_COLLECTOR_NOTE = (
+    "another coverage collector was running (a coverage plugin in the project's pytest "
+    "options): deskcheck's own measurement took over for the tests, and handed it back after "
+    "the last test")
 
 
 def _switch_to_current_test() -> None:
@@ -67,6 +72,8 @@ def _start_measuring() -> None:
         return
     import coverage
 
+    if coverage.Coverage.current() is not None:  # e.g. a plugin started one at configure
+        _notes.append(FOREIGN_COLLECTOR_NOTE)
     os.environ.pop(CONTEXT_ENV, None)  # the rcfile's ``context = ${...-}`` expands to ""
 
     cov = coverage.Coverage(config_file=rcfile)
@@ -115,6 +122,17 @@ def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None):
         _switch_to_current_test()
 
 
+@pytest.hookimpl(wrapper=True, trylast=True)
+def pytest_runtestloop(session: pytest.Session):
+    """Stop measuring as soon as the last test ran, innermost of every plugin's wrapper: a
+    coverage plugin that stops its own collector when the loop ends (pytest-cov) then finds
+    its collector current again (coverage.py's collectors stop in the order they started)."""
+    try:
+        return (yield)
+    finally:
+        _stop_measuring()
+
+
 def pytest_runtest_logreport(report: pytest.TestReport) -> None:
     previous = _outcomes.get(report.nodeid)
     _durations[report.nodeid] = _durations.get(report.nodeid, 0.0) + report.duration
@@ -130,6 +148,7 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
     if path:
         tests = {nodeid: {"outcome": outcome, "duration_s": round(_durations[nodeid], 6)}
                  for nodeid, outcome in _outcomes.items()}
-        payload = {"rootdir": str(session.config.rootpath), "tests": tests}
+        payload = {"rootdir": str(session.config.rootpath), "tests": tests,
+                   "notes": list(dict.fromkeys(_notes))}
         with open(path, "w", encoding="utf-8") as handle:
             json.dump(payload, handle, indent=1, sort_keys=True)

@@ -9,7 +9,7 @@ pragma parser) are suppressed and reported. Then the per-line cap keeps the most
 
 from __future__ import annotations
 
-import difflib
+import bisect
 from collections import defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
@@ -25,6 +25,7 @@ from deskcheck.mutants.auto.bug_class import apply_site, bug_class_sites
 from deskcheck.mutants.auto.changes import ChangeSet
 from deskcheck.mutants.auto.locate import module_name_for
 from deskcheck.mutants.auto.operators import OPERATORS, family_of, rank_of
+from deskcheck.mutants.auto.splice import ModuleText, window_diff
 from deskcheck.mutants.operators.base import code_of
 
 # Mirrors mutmut's file_mutation: never mutated (dunder machinery, calls whose mutants crash).
@@ -96,6 +97,7 @@ class _Candidate:
     function: cst.FunctionDef
     qualname: str
     order: int
+    end: tuple[int, int] = (0, 0)  # the node's end (line, column): the text spliced over
 
 
 class _CandidateVisitor(cst.CSTVisitor):
@@ -105,6 +107,7 @@ class _CandidateVisitor(cst.CSTVisitor):
                  keep: Callable[[str, str], bool], arid_calls: Sequence[str]):
         super().__init__()
         self.changed = changed
+        self._changed_sorted = sorted(changed)
         self.no_mutate = pragma.no_mutate_lines
         self.ignore_node = pragma.ignore_node_lines
         self.keep = keep
@@ -125,6 +128,10 @@ class _CandidateVisitor(cst.CSTVisitor):
             self._scopes.pop()
         if isinstance(original_node, cst.BaseSmallStatement | cst.BaseCompoundStatement):
             self._statements.pop()
+
+    def _touches_change(self, span: tuple[int, int]) -> bool:
+        at = bisect.bisect_left(self._changed_sorted, span[0])
+        return at < len(self._changed_sorted) and self._changed_sorted[at] <= span[1]
 
     def _span(self, node: cst.CSTNode) -> tuple[int, int] | None:
         pos = self.get_metadata(PositionProvider, node, None)
@@ -165,13 +172,15 @@ class _CandidateVisitor(cst.CSTVisitor):
             self._collect_bug_class(node)  # type: ignore[arg-type]
         if isinstance(node, cst.BaseSmallStatement | cst.BaseCompoundStatement):
             self._statements.append(node)
+        span = self._span(node)
+        if span is not None and not self._touches_change(span):
+            return False  # nothing below starts on a changed line: not visited at all
         reason = self._skip_reason(node)
         if reason:
             self._suppress(node, reason)
             return False
         if isinstance(node, cst.If) and is_type_checking(node.test):
             self._arid_blocks.add(id(node.body))
-        span = self._span(node)
         if span is None or span[0] not in self.changed:
             return True
         if span[0] in self.no_mutate or span[0] in self.ignore_node:
@@ -198,7 +207,8 @@ class _CandidateVisitor(cst.CSTVisitor):
                 node=node, mutated=_keep_operator_spacing(node, mutated), operator=op.name, family=family,
                 line=span[0], column=pos.start.column, end_line=span[1],
                 coverage_lines=self._coverage_lines(), function=function,
-                qualname=self._qualname(function), order=len(self.candidates)))
+                qualname=self._qualname(function), order=len(self.candidates),
+                end=(pos.end.line, pos.end.column)))
 
     def _collect_bug_class(self, function: cst.FunctionDef) -> None:
         """The bug-class mutants of the changed lines of ``function`` (``bug_class``)."""
@@ -274,8 +284,10 @@ def _keep_operator_spacing(original: cst.CSTNode, mutated: cst.CSTNode) -> cst.C
     return mutated.with_changes(operator=new_op) if hasattr(mutated, "operator") else new_op
 
 
-def _pragma_lines(path: str, wrapper: MetadataWrapper) -> PragmaVisitor:
+def _pragma_lines(path: str, wrapper: MetadataWrapper, source: str) -> PragmaVisitor:
     pragma = PragmaVisitor(path)
+    if "pragma" not in source:
+        return pragma  # no pragma comment anywhere: nothing for mutmut's visitor to find
     try:
         wrapper.visit(pragma)
     except PragmaParseError as exc:
@@ -319,18 +331,15 @@ def _line_text(code: str, line: int) -> str:
     return lines[line - 1].strip() if 0 < line <= len(lines) else ""
 
 
-def _materialize(root: Path, path: str, module: cst.Module, candidate: _Candidate,
+def _materialize(root: Path, path: str, text: ModuleText, candidate: _Candidate,
                  function_line: int) -> AutoMutant:
-    mutated_module = module.deep_replace(candidate.node, candidate.mutated)
-    assert isinstance(mutated_module, cst.Module)
-    mutated_function = candidate.function.deep_replace(candidate.node, candidate.mutated)
-    assert isinstance(mutated_function, cst.FunctionDef)
-    diff = "".join(difflib.unified_diff(
-        module.code.splitlines(keepends=True), mutated_module.code.splitlines(keepends=True),
-        fromfile=f"a/{path}", tofile=f"b/{path}", n=2))
+    module = text.module
+    mutated_code = text.mutated_code(candidate)
+    source = text.exact(path, candidate, function_line)
+    diff = window_diff(path, text, mutated_code, candidate)
     module_name, import_root = module_name_for(root, path)
-    before, after = _line_text(module.code, candidate.line), \
-        _line_text(mutated_module.code, candidate.line)
+    before, after = _line_text(text.code, candidate.line), \
+        _line_text(mutated_code, candidate.line)
     original, mutated = module.code_for_node(candidate.node), \
         module.code_for_node(candidate.mutated)
     if candidate.node is candidate.function:  # a bug-class mutant: the function is the node
@@ -344,10 +353,11 @@ def _materialize(root: Path, path: str, module: cst.Module, candidate: _Candidat
         coverage_lines=candidate.coverage_lines, operator=candidate.operator,
         family=candidate.family, rank=rank_of(candidate.family),
         original=original, mutated=mutated,
-        function_source=_exact(module.code, path, candidate, function_line) or _function_code(
+        function_source=getattr(source, "text", None) or _function_code(
             module, candidate.function),
-        mutated_function_source=_exact(mutated_module.code, path, candidate, function_line)
-        or _function_code(module, mutated_function),
+        mutated_function_source=text.mutated_exact(mutated_code, source)
+        or _exact(mutated_code, path, candidate, function_line)
+        or _function_code(module, _mutated_function(candidate)),
         function_line=function_line,
         diff=diff,
         changed_line_before=before, changed_line_after=after,
@@ -365,6 +375,12 @@ def _changed_hunk(before: str, after: str) -> tuple[str, str]:
         tail += 1
     return ("\n".join(line.strip() for line in a[start:len(a) - tail]),
             "\n".join(line.strip() for line in b[start:len(b) - tail]))
+
+
+def _mutated_function(candidate: _Candidate) -> cst.FunctionDef:
+    mutated = candidate.function.deep_replace(candidate.node, candidate.mutated)
+    assert isinstance(mutated, cst.FunctionDef)
+    return mutated
 
 
 @dataclass
@@ -386,7 +402,7 @@ def _plan_file(root: Path, path: str, changed: frozenset[int], per_line: int,
                                     location=f"{path}:{exc.raw_line}",
                                     fix="fix the syntax error before mutating") from exc
     wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
-    pragma = _pragma_lines(path, wrapper)
+    pragma = _pragma_lines(path, wrapper, source)
     visitor = _CandidateVisitor(changed, pragma, keep, arid_calls)
     wrapper.visit(visitor)
     positions = wrapper.resolve(PositionProvider)
@@ -426,8 +442,10 @@ def generate_auto_mutants(changes: ChangeSet, *, per_line: int = 1, max_mutants:
         pool = pool[:max_mutants]
     pool.sort(key=lambda pc: (pc[0].path, pc[1].line, pc[1].column, pc[1].order))
     seen: set[str] = set()
+    texts: dict[str, ModuleText] = {}
     for plan, candidate in pool:
-        mutant = _materialize(changes.root, plan.path, plan.module, candidate,
+        text = texts.get(plan.path) or texts.setdefault(plan.path, ModuleText(plan.module))
+        mutant = _materialize(changes.root, plan.path, text, candidate,
                               plan.first_line[id(candidate.function)])
         if mutant.id in seen:
             mutant = replace(mutant, id=f"{mutant.id}:{candidate.order}")

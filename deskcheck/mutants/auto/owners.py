@@ -96,6 +96,7 @@ class CoveragePass:
     wall_s: float = 0.0
     command: list[str] = field(default_factory=list)
     output_tail: str = ""
+    notes: list[str] = field(default_factory=list)  # what the pass did about coverage plugins
 
     def owners_for(self, path: str, lines: Iterable[int]) -> list[str]:
         """Covering tests of any of ``lines`` of ``path``, fastest first. A test that was
@@ -110,6 +111,32 @@ class CoveragePass:
 
     def failing(self, tests: Iterable[str]) -> list[str]:
         return [t for t in tests if self.outcomes.get(t) == "failed"]
+
+
+def whole_lines_tail(output: str, chars: int = 2000) -> str:
+    """The last ``chars`` of ``output``, starting at a line start (never mid-word)."""
+    if len(output) <= chars:
+        return output.strip()
+    tail = output[-chars:]
+    cut = tail.find("\n")
+    return (tail[cut + 1:] if cut >= 0 else tail).strip()
+
+
+PYTEST_COV_NOTE = ("pytest-cov's --cov (in the project's pytest options) is disabled for the "
+                   "owners coverage pass (--no-cov): deskcheck measures each test itself")
+
+
+def coverage_plugin_off(root: Path, pytest_args: Sequence[str]) -> tuple[list[str], list[str]]:
+    """``--no-cov`` (and the note saying so) when pytest-cov would measure the pass: its
+    collector and deskcheck's must not run at once."""
+    from deskcheck.pytest_ini import pytest_config
+
+    words = [*pytest_config(root).addopts(), *pytest_args]
+    wants_cov = any(w == "--cov" or w.startswith("--cov=") for w in words)
+    if wants_cov and importlib.util.find_spec("pytest_cov") is not None \
+            and "--no-cov" not in words:
+        return ["--no-cov"], [PYTEST_COV_NOTE]
+    return [], []
 
 
 def _import_roots(root: Path, paths: Sequence[str]) -> list[str]:
@@ -245,8 +272,9 @@ def run_coverage_pass(root: Path, paths: Sequence[str], pytest_args: Sequence[st
                           encoding="utf-8")
         outcomes_file = work / "outcomes.json"
         runner = (["-m", "coverage", "run", f"--rcfile={rcfile}"] if measure_all else [])
+        plugin_off, notes = coverage_plugin_off(root, pytest_args)
         command = [python or sys.executable, *runner, "-m", "pytest", "-p", PLUGIN,
-                   "-p", COUNTS_PLUGIN, "-q", "-rN", *xdist_off(), *pytest_args]
+                   "-p", COUNTS_PLUGIN, "-q", "-rN", *xdist_off(), *plugin_off, *pytest_args]
         env = _environment(work, rcfile, outcomes_file, _import_roots(root, paths),
                            measure_children, from_first_test=not measure_all)
         lines_file = work / "lines.json"
@@ -264,11 +292,16 @@ def run_coverage_pass(root: Path, paths: Sequence[str], pytest_args: Sequence[st
         if returncode not in (0, 1) or not payload["tests"]:
             # 0/1: tests ran (some may fail: the engine's baseline judges that); anything else
             # (usage error, nothing collected, interrupted) would make every line look uncovered
+            ran = len(payload["tests"])
+            what = (f"ran {ran} tests, then pytest exited {returncode}"
+                    + (" (an internal error: see pytest's words below)" if returncode == 3
+                       else "") if ran else f"ran no tests (pytest exit code {returncode})")
             raise CoveragePassError(
-                f"the owners coverage pass ran no tests (pytest exit code {returncode})",
+                f"the owners coverage pass {what}",
                 location=f"{root}: {' '.join(command[command.index('pytest'):])}",
-                fix="check the test selection (--tests / [tool.deskcheck] auto_tests); pytest "
-                    "said:\n" + output[-2000:].strip())
+                fix=("check the test selection (--tests / [tool.deskcheck] auto_tests); "
+                     if not ran else "fix what pytest reports; ")
+                + "pytest said:\n" + whole_lines_tail(output))
         results = payload["tests"]
         if lines_file.is_file():
             lines = {path: {int(line): frozenset(tests) for line, tests in by_line.items()}
@@ -280,6 +313,8 @@ def run_coverage_pass(root: Path, paths: Sequence[str], pytest_args: Sequence[st
             lines=lines,
             outcomes={k: v["outcome"] for k, v in results.items()},
             durations={k: float(v["duration_s"]) for k, v in results.items()},
-            returncode=returncode, wall_s=wall, command=command, output_tail=output[-4000:])
+            returncode=returncode, wall_s=wall, command=command,
+            output_tail=whole_lines_tail(output, 4000),
+            notes=[*notes, *payload.get("notes", [])])
     finally:
         shutil.rmtree(work, ignore_errors=True)

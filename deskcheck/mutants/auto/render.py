@@ -28,7 +28,7 @@ except ImportError:  # pragma: no cover - the report part is optional here
 STYLE = {"KILLED": "green", "SURVIVED": "bold red", "OWNER_MISSED": "red",
          NO_COVERAGE: "bold yellow", "TIMEOUT": "yellow", "BASELINE_RED": "bold red"}
 ATTENTION = ("SURVIVED", "OWNER_MISSED", NO_COVERAGE, "WRONG_FAILURE", "TIMEOUT", "BROKEN",
-             "STALE", "BASELINE_RED", "NOT_RUN")
+             "NOT_INJECTABLE", "STALE", "BASELINE_RED", "NOT_RUN")
 
 
 def _auto(record: MutantRecord) -> dict[str, Any]:
@@ -92,6 +92,8 @@ def print_result(result: AutoResult, console: Console) -> None:
                       soft_wrap=True)
     for line in describe(result.coverage_refresh):
         console.print(line, markup=False, soft_wrap=True)
+    for note in result.coverage.notes if result.coverage is not None else ():
+        console.print(f"note: {note}", markup=False, soft_wrap=True)
     console.print(headline(result), markup=False, soft_wrap=True)
 
 
@@ -154,6 +156,7 @@ def to_json(result: AutoResult) -> dict[str, Any]:
         "holds": result.holds,
         "timings_s": {k: round(v, 3) for k, v in result.timings.items()},
         "coverage_map": describe(result.coverage_refresh),
+        "notes": list(result.coverage.notes) if result.coverage is not None else [],
     }
 
 

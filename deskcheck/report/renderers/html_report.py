@@ -26,7 +26,7 @@ pre{background:#f6f8fa;padding:.6em;overflow:auto;border-radius:4px;margin:.4em 
 .badge{display:inline-block;padding:0 .5em;border-radius:3px;color:#fff;font-size:.85em}
 .v-KILLED{background:#1a7f37}.v-ACCEPTED_SURVIVOR{background:#0969da}
 .v-SURVIVED,.v-OWNER_MISSED,.v-WRONG_FAILURE{background:#cf222e}.v-TIMEOUT{background:#8250df}
-.v-STALE,.v-BROKEN,.v-BASELINE_RED{background:#9a6700}.v-NO_COVERAGE{background:#57606a}
+.v-STALE,.v-BROKEN,.v-NOT_INJECTABLE,.v-BASELINE_RED{background:#9a6700}.v-NO_COVERAGE{background:#57606a}
 .mutant{border:1px solid #d0d7de;border-radius:6px;padding:.5em .8em;margin:.6em 0}
 .mutant dl{display:grid;grid-template-columns:max-content 1fr;gap:.1em .8em;margin:.3em 0}
 .mutant dt{color:#57606a}.mutant dd{margin:0}

@@ -42,6 +42,7 @@ STRYKER_STATUS = {
     "BASELINE_RED": "RuntimeError",
     "ACCEPTED_SURVIVOR": "Ignored",
     "NO_COVERAGE": "NoCoverage",
+    "NOT_INJECTABLE": "RuntimeError",
 }
 THRESHOLDS = {"high": 80, "low": 60}
 UNKNOWN_FILE = "(unknown source)"
