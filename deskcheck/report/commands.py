@@ -178,20 +178,39 @@ def cmd_results(args: argparse.Namespace) -> int:
 
 
 def cmd_init(args: argparse.Namespace) -> int:
-    root = Path(args.root) if args.root else Path.cwd()
-    actions = init_project(root)
-    if args.json:
-        _write(json.dumps([{"path": str(a.path), "action": a.action, "note": a.note}
-                           for a in actions], indent=2) + "\n", args.json)
-        return 0
-    for action in actions:
-        note = f" ({action.note})" if action.note else ""
-        print(f"{action.action:9} {action.path}{note}")
     from deskcheck.report.init_project import deskcheck_ignored
 
+    root = Path(args.root) if args.root else Path.cwd()
+    result = init_project(root)
+    shape = result.shape
+    if args.json:
+        found = {} if shape is None else {
+            "adhoc_standins": shape.adhoc_standins, "harnesses": shape.harnesses,
+            "catalog": shape.catalog, "metal_tests": shape.metal_tests,
+            "uses_torch": shape.uses_torch}
+        _write(json.dumps({"actions": [{"path": str(a.path), "action": a.action,
+                                        "note": a.note} for a in result.actions],
+                           "decisions": result.decisions, "found": found}, indent=2) + "\n",
+               args.json)
+        return 0
+    for action in result.actions:
+        note = f" ({action.note})" if action.note else ""
+        print(f"{action.action:11} {_relative(action.path, root)}{note}")
+    print("found:")
+    for decision in result.decisions:
+        print(f"  {decision}")
     steps = [] if deskcheck_ignored(root) else ["add `.deskcheck/` to .gitignore"]
-    print("next: " + "; ".join([*steps, "list your mutants in the catalog"]))
+    if shape is not None and not shape.catalog:
+        steps.append("write a mutant catalog (docs/mutants.md)")
+    print("next: " + "; ".join([*steps, "commit the workflows and open a pull request"]))
     return 0
+
+
+def _relative(path: Path, root: Path) -> str:
+    try:
+        return path.resolve().relative_to(root.resolve()).as_posix()
+    except ValueError:
+        return str(path)
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
