@@ -15,7 +15,7 @@ PACKAGE = Path(deskcheck.__file__).parent
 PARTS = {p.name for p in PACKAGE.iterdir() if p.is_dir() and (p / "__init__.py").exists()}
 # Shared helpers below every part (not parts themselves).
 SHARED = {"errors", "_lazy", "config", "scratch", "liveness", "interrupts", "watchdog",
-          "progress", "progress_counts"}
+          "progress", "progress_counts", "screen"}
 
 
 def _imports(path: Path) -> list[tuple[int, str]]:

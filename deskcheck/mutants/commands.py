@@ -273,12 +273,11 @@ def _recorder(catalog: Catalog, incremental: bool, shard: str = ""):
 
 
 def cmd_list(args: argparse.Namespace) -> int:
-    from rich.console import Console
-
+    from deskcheck import screen
     from deskcheck.mutants.render import catalog_listing
 
     catalog = _catalog(args)
-    Console().print(catalog_listing(catalog.mutants), highlight=False, soft_wrap=True)
+    screen.console().print(catalog_listing(catalog.mutants), highlight=False, soft_wrap=True)
     return 0
 
 
