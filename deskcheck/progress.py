@@ -43,7 +43,6 @@ class ProgressReporter:
     for a session run in this process: collection then shows its running count."""
 
     def __init__(self, console: Console | None = None):
-        from rich.console import Console
         from rich.progress import (
             BarColumn,
             MofNCompleteColumn,
@@ -51,13 +50,21 @@ class ProgressReporter:
             TextColumn,
             TimeElapsedColumn,
         )
+        from rich.table import Column
 
-        self.console = console or Console(stderr=True)
+        from deskcheck import screen
+
+        self.console = console or screen.console(stderr=True)
         self.live = self.console.is_terminal and not self.console.is_dumb_terminal
-        self.progress = Progress(TextColumn("{task.description}"), BarColumn(),
-                                 MofNCompleteColumn(), TimeElapsedColumn(),
-                                 TextColumn("{task.fields[last]}"), console=self.console,
-                                 auto_refresh=False, transient=False)
+        # the count and the time are never cut: the last thing done takes what is left
+        whole = Column(no_wrap=True)
+        self.progress = Progress(
+            TextColumn("{task.description}", table_column=Column(no_wrap=True)),
+            BarColumn(bar_width=16), MofNCompleteColumn(table_column=whole),
+            TimeElapsedColumn(table_column=Column(no_wrap=True)),
+            TextColumn("{task.fields[last]}", table_column=Column(
+                no_wrap=True, overflow="ellipsis", ratio=1, min_width=0)),
+            console=self.console, auto_refresh=False, transient=False, expand=True)
         self.started = False
         self._lock = threading.RLock()  # the two sides of a --parallel gate report at once
         self._tasks: dict[str, Any] = {}
