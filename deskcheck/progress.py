@@ -154,9 +154,14 @@ class ProgressReporter:
 
     # -- the sweep's phases (deskcheck.mutants.sweep.Reporter) ---------------------------
     def start(self, what: str) -> None:
-        """Say what is about to happen, then show collection as it goes."""
+        """Say what is about to happen; collection is shown once a test session starts
+        (``phase("collect", 0)``), so a sweep that reuses every verdict never says
+        "collecting tests"."""
         self.line(what)
-        self.phase("collect", 0)
+
+    def say(self, text: str) -> None:
+        """A line of the sweep's own (e.g. verdicts reused), before the mutant lines."""
+        self.line(text)
 
     def phase(self, name: str, total: int) -> None:
         self._finish_collect()
@@ -173,14 +178,14 @@ class ProgressReporter:
     def pytest_collectstart(self, collector: Any) -> None:
         path = getattr(collector, "path", None)
         if self.name == "collect" and path is not None:  # the file, short
-            self.update("collect", last=f"{self.collected} tests · {path.name}")
+            self.update("collect", last=f"{tests_word(self.collected)} · {path.name}")
 
     def pytest_itemcollected(self, item: Any) -> None:
         if self.name != "collect":
             return
         self.collected += 1
-        self.update("collect", completed=self.collected, last=f"{self.collected} tests",
-                    plain=f"  {self.collected} tests collected so far ({item.nodeid})")
+        self.update("collect", completed=self.collected, last=tests_word(self.collected),
+                    plain=f"  {tests_word(self.collected)} collected so far ({item.nodeid})")
 
     def pytest_collection_finish(self, session: Any) -> None:
         if self.name == "collect":
@@ -189,7 +194,7 @@ class ProgressReporter:
 
     def _finish_collect(self) -> None:
         if self.name == "collect":
-            self.end("collect", f"collected {self.collected} tests in "
+            self.end("collect", f"collected {tests_word(self.collected)} in "
                      f"{self.elapsed('collect'):.1f}s", count=self.collected)
 
     # -- a pytest child -------------------------------------------------------------------
@@ -220,18 +225,18 @@ class ChildProgress:
             found = counts.get("collected", 0)
             if not found:
                 return
-            say.update(self.key, completed=found, last=f"{found} tests",
-                       plain=f"  {self.label}: {found} tests collected so far")
+            say.update(self.key, completed=found, last=tests_word(found),
+                       plain=f"  {self.label}: {tests_word(found)} collected so far")
             return
         if not self.running:
             self.running = True
             found = max(counts.get("collected", 0), total)
             chosen = f", {total} selected" if found != total else ""
-            say.end(self.key, f"{self.label}: collected {found} tests in "
+            say.end(self.key, f"{self.label}: collected {tests_word(found)} in "
                     f"{say.elapsed(self.key):.1f}s{chosen}", count=total)
             self.key = f"{self.label}\0run"
             say.begin(self.key, f"{self.label}: running {self.what}", total,
-                      text=f"{self.label}: running {total} {self.what}")
+                      text=f"{self.label}: running {tests_word(total, self.what)}")
         done = counts.get("done", 0)
         say.update(self.key, completed=done, last=str(counts.get("last", "")),
                    plain=f"  {self.label}: {done}/{total} run ({counts.get('last', '')})")
@@ -244,12 +249,19 @@ class ChildProgress:
         counts = self.counts
         if not self.running:  # the child ended before it finished collecting
             self.reporter.end(self.key, f"{self.label}: stopped while collecting "
-                              f"({counts.get('collected', 0)} tests collected)")
+                              f"({tests_word(counts.get('collected', 0))} collected)")
             return
         done, failed = counts.get("done", 0), counts.get("failed", 0)
-        self.reporter.end(self.key, f"{self.label}: {done} {self.what} run in "
+        self.reporter.end(self.key, f"{self.label}: {tests_word(done, self.what)} run in "
                           f"{self.reporter.elapsed(self.key):.1f}s, {failed} failed",
                           count=counts.get("total"))
+
+
+def tests_word(count: int, what: str = "tests") -> str:
+    """``1 test``, ``2 tests`` (``what``: the plural, e.g. ``tests under coverage``)."""
+    if count == 1 and what.startswith("tests"):
+        what = "test" + what[len("tests"):]  # "tests under coverage" -> "test under coverage"
+    return f"{count} {what}"
 
 
 def child_progress(label: str, what: str = "tests") -> ChildProgress:

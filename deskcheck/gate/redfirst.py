@@ -34,6 +34,7 @@ from deskcheck.gate.production import changed_production_files
 from deskcheck.gate.runner import SideResult, SideSpec, run_sides
 from deskcheck.gate.selection import SelectedTest, changed_tests
 from deskcheck.gate.worktree import gate_scratch, scratch_worktree
+from deskcheck.progress import tests_word
 
 RED_GREEN = "RED_GREEN"
 WEAK_RED = "WEAK_RED"
@@ -241,7 +242,7 @@ def run_redfirst(ref: str, paths: list[str] | None = None, *, cwd: Path | None =
         notes.append("production identical at base and branch: a test-only change, "
                      "judged on the branch alone")
         with gate_scratch(ctx.repo, notes) as scratch:
-            say(f"test-only change: {len(select)} tests on the working tree")
+            say(f"test-only change: {tests_word(len(select))} on the working tree")
             (branch,) = run_sides([SideSpec(
                 side="branch", label="branch", code_root=ctx.repo.root,
                 tests_root=ctx.project_root,
@@ -259,7 +260,7 @@ def run_redfirst(ref: str, paths: list[str] | None = None, *, cwd: Path | None =
         say(f"base {ctx.base[:12]}: checking it out in a scratch worktree")
         with scratch_worktree(ctx.repo, ctx.base, scratch) as worktree:
             timings["worktree"] = time.perf_counter() - t0
-            say(f"base {ctx.base[:12]}: {len(select)} tests from the branch on the base code; "
+            say(f"base {ctx.base[:12]}: {tests_word(len(select))} from the branch on the base code; "
                 "branch: the same tests on the working tree"
                 + (" (at the same time)" if parallel else ""))
             base, branch = run_sides([

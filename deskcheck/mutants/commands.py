@@ -171,9 +171,6 @@ def _sweep(args: argparse.Namespace) -> int:
     if not result.session:
         console.print(f"deskcheck: all {result.reused_before_session} verdict(s) reused from "
                       "the store; no test session, no baseline", highlight=False)
-    elif result.reused_before_session:
-        console.print(f"deskcheck: {result.reused_before_session} verdict(s) reused before "
-                      "collecting", highlight=False)
     left = changed(tree_before, snapshot(project), _own_outputs(project, args))
     if left:
         shown = "\n".join(f"  {path}" for path in left[:20]) + (
