@@ -24,6 +24,7 @@ changed"); it fails the gate only with ``--require-tests``.
 
 from __future__ import annotations
 
+import re
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -143,8 +144,25 @@ def _detail(side: str, outcome: str, record: dict[str, Any] | None,
         last = lines[-1] if lines else ""
         return f"{side}: collection error ({last[:160]})"
     if record and record.get("exc_type") and outcome in ("failed", "error", "xfailed"):
-        return f"{side}: {outcome} in {record['when']} with {record['exc_type']}"
+        said = failure_line(record.get("message", ""))
+        return (f"{side}: {outcome} in {record['when']} with {record['exc_type']}"
+                + (f": {said}" if said else ""))
     return f"{side}: {outcome}"
+
+
+_RANK_LINE = re.compile(r"\brank \d+\b")
+FAILURE_LINE_MAX = 300
+
+
+def failure_line(message: str) -> str:
+    """What a reviewer wants from a failure, in one line: the lines that name ranks ("rank 1
+    diverged: ...", a congruence failure) up to the rank-by-rank table, else the first line."""
+    lines = [line.strip() for line in message.splitlines() if line.strip()]
+    head = lines[:lines.index("rank by rank (enforcer on):")] if (
+        "rank by rank (enforcer on):" in lines) else lines
+    ranked = [line for line in head if _RANK_LINE.search(line)]
+    said = "; ".join(ranked) if ranked else (lines[0] if lines else "")
+    return said if len(said) <= FAILURE_LINE_MAX else said[:FAILURE_LINE_MAX - 1] + "…"
 
 
 def _items_of(function: str, branch: SideResult) -> list[str]:
