@@ -283,6 +283,7 @@ class RankPool:
 
         With ``per_rank``, rank r calls ``fn(per_rank[r], *args, **kwargs)``.
         """
+        __tracebackhide__ = True  # a RankError names the ranks; the user's line is the frame
         return values_or_raise(self.run_outcomes(fn, *args, per_rank=per_rank, **kwargs), fn,
                                self.describe(), self.timeout_s)
 
