@@ -180,3 +180,26 @@ def test_the_workflows_run_every_part():
                  "deskcheck sweep", "deskcheck merge", "deskcheck diff", "deskcheck report",
                  "deskcheck history"):
         assert part in commands, part
+
+
+@pytest.mark.parametrize("found", ["adhoc", "harness", "catalog", "metal", "nothing"])
+def test_each_finding_brings_its_steps_and_only_those(found: str, tmp_path: Path):
+    shape = ProjectShape(root=tmp_path, adhoc_standins=["t.py:1 A.__new__"] * (found == "adhoc"),
+                         harnesses=["h.py:1 class H(Harness)"] * (found == "harness"),
+                         catalog="mutants.toml" if found == "catalog" else None,
+                         catalog_configured=True,
+                         metal_tests=["m.py:1 pytest.mark.metal"] * (found == "metal"))
+    built = build_workflows(shape)
+    pr = built.files[PR] + "\n"
+    assert ("deskcheck standins" in pr) == (found == "adhoc"), f"{found}: standins step\n{pr}"
+    assert ("deskcheck drift\n" in pr) == (found == "harness"), (
+        f"{found}: `deskcheck drift` (exit 2 without a registered harness)\n{pr}")
+    assert ('drift --changed-since "$BASE"' in pr) == (found in ("adhoc", "harness")), found
+    assert ("deskcheck sweep" in pr) == (found == "catalog"), f"{found}: sweep step\n{pr}"
+    assert 'regress --base "$BASE" -n 2' in pr and "--edit-last" not in pr
+    nightly = built.files[NIGHTLY]
+    assert (nightly is not None) == (found in ("catalog", "metal")), found
+    if nightly is not None:
+        assert ("suites metal" in nightly) == (found == "metal"), f"{found}: GPU job"
+    said = "\n".join(built.decisions)
+    assert ("no GPU job" in said) == (found != "metal"), said
