@@ -110,7 +110,6 @@ def _sweep(args: argparse.Namespace) -> int:
         return run_auto(args)
     # the first second: say something before the catalog (libcst) and pytest are imported
     print("deskcheck sweep: loading the catalog and pytest...", file=sys.stderr, flush=True)
-    from rich.console import Console
 
     from deskcheck.mutants.render import (
         output_console,
@@ -147,7 +146,9 @@ def _sweep(args: argparse.Namespace) -> int:
         changes = ChangesSince(load_config().root, args.changed_since)
         options.affected = lambda mutant, file, owners: changes.mutant_affected(
             file, mutant.target, owners)
-    console = Console(stderr=True)
+    from deskcheck import screen
+
+    console = screen.console(stderr=True)
     from deskcheck.mutants.tree_guard import changed, snapshot
 
     project = load_config().root

@@ -12,8 +12,6 @@ import argparse
 import os
 from pathlib import Path
 
-from rich.console import Console
-
 from deskcheck import screen
 from deskcheck.config import load_config
 from deskcheck.errors import ConfigError
@@ -132,4 +130,4 @@ def build_coverage_map(args: argparse.Namespace) -> int:
 def _reporter():
     from deskcheck.progress import ProgressReporter
 
-    return ProgressReporter(Console(stderr=True))
+    return ProgressReporter(screen.console(stderr=True))
