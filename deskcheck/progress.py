@@ -56,7 +56,8 @@ class ProgressReporter:
 
         self.console = console or screen.console(stderr=True)
         self.live = self.console.is_terminal and not self.console.is_dumb_terminal
-        # the count and the time are never cut: the last thing done takes what is left
+        # the count and the time are never cut: the last thing done takes what is left;
+        # transient: a finished step stays as its summary line (``end``), not as a bar
         whole = Column(no_wrap=True)
         self.progress = Progress(
             TextColumn("{task.description}", table_column=Column(no_wrap=True)),
@@ -64,7 +65,7 @@ class ProgressReporter:
             TimeElapsedColumn(table_column=Column(no_wrap=True)),
             TextColumn("{task.fields[last]}", table_column=Column(
                 no_wrap=True, overflow="ellipsis", ratio=1, min_width=0)),
-            console=self.console, auto_refresh=False, transient=False, expand=True)
+            console=self.console, auto_refresh=False, transient=True, expand=True)
         self.started = False
         self._lock = threading.RLock()  # the two sides of a --parallel gate report at once
         self._tasks: dict[str, Any] = {}
@@ -89,7 +90,10 @@ class ProgressReporter:
     def line(self, text: str) -> None:
         """A line of its own (above the bars on a terminal)."""
         with self._lock:
-            self.console.print(text, markup=False, highlight=False, soft_wrap=True)
+            from deskcheck import screen
+
+            self.console.print(screen.block(text, self.console.width), markup=False,
+                               highlight=False, soft_wrap=True)
 
     def elapsed(self, key: str) -> float:
         return time.monotonic() - self._clock.get(key, time.monotonic())
@@ -132,16 +136,20 @@ class ProgressReporter:
             self.progress.refresh()
 
     def end(self, key: str, summary: str, count: int | None = None) -> None:
-        """Close step ``key`` with its one-line ``summary`` (``count``: its final total)."""
+        """Close step ``key`` with its one-line ``summary``: on a terminal its bar leaves the
+        live display and the summary stays above it as a line of its own, whole (a bar's
+        last column would cut it at 80 columns); ``count`` is accepted for the caller's
+        symmetry with ``begin``."""
         with self._lock:
             task = self._tasks.pop(key, None)
-            if not self.live or task is None:
-                self.line(summary)
-                return
-            if count is not None:
-                self.progress.update(task, total=count, completed=count)
-            self.progress.update(task, last=summary)
-            self.progress.refresh()
+            if self.live and task is not None:
+                self.progress.remove_task(task)
+                if not self._tasks and self.started:  # no bar left: no empty live region
+                    self.progress.stop()
+                    self.started = False
+                else:
+                    self.progress.refresh()  # the bar leaves before the line is printed
+            self.line(summary)
 
     def stop(self) -> None:
         with self._lock:

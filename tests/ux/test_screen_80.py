@@ -136,3 +136,24 @@ def test_mutants_list_at_80_columns():
     _check(text, ids, column=None, what="mutants list")
     catalog = json.dumps(ids)
     assert "ballot.M1.latch_restored" in catalog
+
+
+def test_progress_bars_at_80_columns_keep_count_time_and_summaries_whole():
+    import io
+    import re
+
+    from deskcheck.progress import ProgressReporter
+
+    buffer = io.StringIO()
+    console = Console(file=buffer, width=WIDTH, force_terminal=True, color_system=None)
+    with ProgressReporter(console) as reporter:
+        reporter.begin("m", "mutants", 168)
+        reporter.update("m", completed=16, last="ballot.M2.recovery_edge_disabled KILLED "
+                                                "and a long tail that cannot fit")
+        shown = re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", buffer.getvalue())
+        assert "16/168" in shown and "0:00:00" in shown, (
+            f"the running bar cut its count or its time at {WIDTH} columns:\n{shown!r}")
+        reporter.end("m", "base: 168 mutants run in 20.1s, 3 failed", count=168)
+    text = re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", buffer.getvalue())
+    assert "base: 168 mutants run in 20.1s, 3 failed\n" in text, (
+        f"a finished step's summary is cut or shares a line:\n{text!r}")
