@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     from rich.table import Table
 
 DEFAULT_WIDTH = 80
-_BREAK_AFTER = re.compile(r"(?<=::)|(?<=[/,-])(?=.)|(?<=\.)(?!py\b)(?=.)|(?=\[)")
+_BREAK_AFTER = re.compile(r"(?<=::)|(?<=[/,-])(?=.)|(?<=\.)(?!py\b)(?=.)")
 _WORDS = re.compile(r"(?<=_)(?=.)")  # the last resort: between the words of a snake_case name
 _TOKENS = re.compile(r"[^ ]+| +")
 
@@ -51,9 +51,18 @@ def console(stderr: bool = False, **options: Any) -> Console:
 
 
 def id_pieces(text: str) -> list[str]:
-    """``text`` cut at the places an id may break: after ``::`` ``/`` ``.`` ``-`` ``,`` and
-    before ``[``. Joined, the pieces are ``text`` again."""
-    return [p for p in _BREAK_AFTER.split(text) if p]
+    """``text`` cut at the places an id may break: after ``::`` ``/`` ``.`` ``-`` ``,``, and
+    before a ``[`` whose parametrization stays one piece. Joined, the pieces are ``text``."""
+    head, bracket, params = text.partition("[")
+    pieces = [p for p in _BREAK_AFTER.split(head) if p]
+    return pieces + ["[" + params] if bracket else pieces
+
+
+def _smaller(piece: str) -> list[str]:
+    """A piece too long for a line: at its own separators (a parametrization's ``-``),
+    else between the words of a snake_case name."""
+    inner = [p for p in _BREAK_AFTER.split(piece) if p]
+    return inner if len(inner) > 1 else [p for p in _WORDS.split(piece) if p]
 
 
 def id_lines(text: str, room: int, indent: int = 2, first_room: int | None = None
@@ -66,7 +75,7 @@ def id_lines(text: str, room: int, indent: int = 2, first_room: int | None = Non
         return [text]
     lines, line = [], ""
     pieces = [small for piece in id_pieces(text)
-              for small in (_WORDS.split(piece) if len(piece) > room - indent else [piece])]
+              for small in (_smaller(piece) if len(piece) > room - indent else [piece])]
     for piece in pieces:
         limit = first_room if not lines else room - indent
         if len(line) + len(piece) > limit and (line or not lines and first_room < room):
@@ -139,7 +148,6 @@ class Column:
     ids: bool = False
     drop_order: int = 0
     justify: str = "left"
-    style: str = ""
     cells: list[Any] = field(default_factory=list)
 
 
@@ -170,36 +178,34 @@ def fit_table(columns: list[Column], room: int, title: str = "") -> tuple[Table,
     id_columns = [c for c in shown if c.ids]
     spare = room - _table_width([0] * len(shown)) - fixed
     table = Table(title=title or None, title_justify="left")
+    laid_out = []
     for column in shown:
         cell_room = natural[id(column)]
         if column.ids:
-            cell_room = max(12, min(natural[id(column)], spare // max(1, len(id_columns))))
+            cell_room = max(12, min(cell_room, spare // max(1, len(id_columns))))
         table.add_column(column.header, justify=column.justify, no_wrap=True,  # type: ignore[arg-type]
                          min_width=cell_room if column.ids else None,
                          max_width=cell_room if column.ids else None)
-        column.cells = [_fit_cell(cell, cell_room) if column.ids else cell
-                        for cell in column.cells]
-    for row in zip(*(c.cells for c in shown), strict=True):
+        laid_out.append([_fit_cell(cell, cell_room) if column.ids else cell
+                         for cell in column.cells])
+    for row in zip(*laid_out, strict=True):
         table.add_row(*(cell if isinstance(cell, Text) else Text(str(cell)) for cell in row))
     return table, dropped
 
 
 def _fit_cell(cell: Any, room: int) -> Any:
+    """Each line of ``cell`` (a str or a rich Text) as ``id_lines`` within ``room``, its
+    leading indentation kept."""
     from rich.text import Text
 
-    if isinstance(cell, Text):
-        out = Text(style=cell.style)
-        for n, line in enumerate(cell.split("\n")):
-            lead = len(line.plain) - len(line.plain.lstrip(" "))
-            pieces = id_lines(line.plain.strip(), room - lead, indent=2)
-            for k, piece in enumerate(pieces):
-                out.append("\n" if n or k else "")
-                out.append(" " * lead + piece, style=line.style or None)
-        return out
-    return "\n".join(" " * (len(line) - len(line.lstrip(" "))) + piece
-                     for line in str(cell).splitlines()
-                     for piece in id_lines(line.strip(), room - (len(line) - len(line.lstrip())),
-                                           indent=2))
+    lines = cell.split("\n") if isinstance(cell, Text) else [Text(line) for line in
+                                                              str(cell).splitlines()]
+    out = Text(style=cell.style if isinstance(cell, Text) else "")
+    for line in lines:
+        lead = len(line.plain) - len(line.plain.lstrip(" "))
+        for piece in id_lines(line.plain.strip(), room - lead, indent=2):
+            out.append(("\n" if out.plain else "") + " " * lead + piece, style=line.style or None)
+    return out
 
 
 def dropped_note(dropped: list[str], how: str = "--json has them") -> str:
@@ -210,9 +216,10 @@ def dropped_note(dropped: list[str], how: str = "--json has them") -> str:
 
 
 class Wrapped:
-    """A table cell (or any rich renderable) of prose and ids, laid out by ``block`` at the
-    width rich gives it: rich never makes it narrower than its longest unbreakable piece,
-    and never folds an id mid-word."""
+    """A table cell of prose and ids, laid out by ``block`` at the width rich gives it: it
+    measures at least its longest piece between separators, so rich narrows it only when
+    the table cannot fit otherwise (then a name breaks between its snake_case words), and
+    it never folds an id mid-word."""
 
     def __init__(self, text: str, style: str = ""):
         self.text, self.style = text, style
