@@ -275,6 +275,10 @@ def cmd_list(args: argparse.Namespace) -> int:
     from deskcheck.mutants.render import catalog_listing
 
     catalog = _catalog(args)
+    if not catalog.mutants:
+        print(f"no mutants in {screen.relative(catalog.path)}: add [[mutant]] tables "
+              "(docs/mutants.md)")
+        return 0
     screen.console().print(catalog_listing(catalog.mutants), highlight=False, soft_wrap=True)
     return 0
 
