@@ -43,7 +43,6 @@ class ProgressReporter:
     for a session run in this process: collection then shows its running count."""
 
     def __init__(self, console: Console | None = None):
-        from rich.console import Console
         from rich.progress import (
             BarColumn,
             MofNCompleteColumn,
@@ -51,13 +50,22 @@ class ProgressReporter:
             TextColumn,
             TimeElapsedColumn,
         )
+        from rich.table import Column
 
-        self.console = console or Console(stderr=True)
+        from deskcheck import screen
+
+        self.console = console or screen.console(stderr=True)
         self.live = self.console.is_terminal and not self.console.is_dumb_terminal
-        self.progress = Progress(TextColumn("{task.description}"), BarColumn(),
-                                 MofNCompleteColumn(), TimeElapsedColumn(),
-                                 TextColumn("{task.fields[last]}"), console=self.console,
-                                 auto_refresh=False, transient=False)
+        # the count and the time are never cut: the last thing done takes what is left;
+        # transient: a finished step stays as its summary line (``end``), not as a bar
+        whole = Column(no_wrap=True)
+        self.progress = Progress(
+            TextColumn("{task.description}", table_column=Column(no_wrap=True)),
+            BarColumn(bar_width=16), MofNCompleteColumn(table_column=whole),
+            TimeElapsedColumn(table_column=Column(no_wrap=True)),
+            TextColumn("{task.fields[last]}", table_column=Column(
+                no_wrap=True, overflow="ellipsis", ratio=1, min_width=0)),
+            console=self.console, auto_refresh=False, transient=True, expand=True)
         self.started = False
         self._lock = threading.RLock()  # the two sides of a --parallel gate report at once
         self._tasks: dict[str, Any] = {}
@@ -83,7 +91,10 @@ class ProgressReporter:
     def line(self, text: str) -> None:
         """A line of its own (above the bars on a terminal)."""
         with self._lock:
-            self.console.print(text, markup=False, highlight=False, soft_wrap=True)
+            from deskcheck import screen
+
+            self.console.print(screen.block(text, self.console.width), markup=False,
+                               highlight=False, soft_wrap=True)
 
     def elapsed(self, key: str) -> float:
         return time.monotonic() - self._clock.get(key, time.monotonic())
@@ -127,16 +138,20 @@ class ProgressReporter:
             self.progress.refresh()
 
     def end(self, key: str, summary: str, count: int | None = None) -> None:
-        """Close step ``key`` with its one-line ``summary`` (``count``: its final total)."""
+        """Close step ``key`` with its one-line ``summary``: on a terminal its bar leaves the
+        live display and the summary stays above it as a line of its own, whole (a bar's
+        last column would cut it at 80 columns); ``count`` is accepted for the caller's
+        symmetry with ``begin``."""
         with self._lock:
             task = self._tasks.pop(key, None)
-            if not self.live or task is None:
-                self.line(summary)
-                return
-            if count is not None:
-                self.progress.update(task, total=count, completed=count)
-            self.progress.update(task, last=summary)
-            self.progress.refresh()
+            if self.live and task is not None:
+                self.progress.remove_task(task)
+                if not self._tasks and self.started:  # no bar left: no empty live region
+                    self.progress.stop()
+                    self.started = False
+                else:
+                    self.progress.refresh()  # the bar leaves before the line is printed
+            self.line(summary)
 
     def stop(self) -> None:
         with self._lock:
@@ -149,9 +164,14 @@ class ProgressReporter:
 
     # -- the sweep's phases (deskcheck.mutants.sweep.Reporter) ---------------------------
     def start(self, what: str) -> None:
-        """Say what is about to happen, then show collection as it goes."""
+        """Say what is about to happen; collection is shown once a test session starts
+        (``phase("collect", 0)``), so a sweep that reuses every verdict never says
+        "collecting tests"."""
         self.line(what)
-        self.phase("collect", 0)
+
+    def say(self, text: str) -> None:
+        """A line of the sweep's own (e.g. verdicts reused), before the mutant lines."""
+        self.line(text)
 
     def phase(self, name: str, total: int) -> None:
         self._finish_collect()
@@ -168,14 +188,14 @@ class ProgressReporter:
     def pytest_collectstart(self, collector: Any) -> None:
         path = getattr(collector, "path", None)
         if self.name == "collect" and path is not None:  # the file, short
-            self.update("collect", last=f"{self.collected} tests · {path.name}")
+            self.update("collect", last=f"{tests_word(self.collected)} · {path.name}")
 
     def pytest_itemcollected(self, item: Any) -> None:
         if self.name != "collect":
             return
         self.collected += 1
-        self.update("collect", completed=self.collected, last=f"{self.collected} tests",
-                    plain=f"  {self.collected} tests collected so far ({item.nodeid})")
+        self.update("collect", completed=self.collected, last=tests_word(self.collected),
+                    plain=f"  {tests_word(self.collected)} collected so far ({item.nodeid})")
 
     def pytest_collection_finish(self, session: Any) -> None:
         if self.name == "collect":
@@ -184,7 +204,7 @@ class ProgressReporter:
 
     def _finish_collect(self) -> None:
         if self.name == "collect":
-            self.end("collect", f"collected {self.collected} tests in "
+            self.end("collect", f"collected {tests_word(self.collected)} in "
                      f"{self.elapsed('collect'):.1f}s", count=self.collected)
 
     # -- a pytest child -------------------------------------------------------------------
@@ -215,18 +235,18 @@ class ChildProgress:
             found = counts.get("collected", 0)
             if not found:
                 return
-            say.update(self.key, completed=found, last=f"{found} tests",
-                       plain=f"  {self.label}: {found} tests collected so far")
+            say.update(self.key, completed=found, last=tests_word(found),
+                       plain=f"  {self.label}: {tests_word(found)} collected so far")
             return
         if not self.running:
             self.running = True
             found = max(counts.get("collected", 0), total)
             chosen = f", {total} selected" if found != total else ""
-            say.end(self.key, f"{self.label}: collected {found} tests in "
+            say.end(self.key, f"{self.label}: collected {tests_word(found)} in "
                     f"{say.elapsed(self.key):.1f}s{chosen}", count=total)
             self.key = f"{self.label}\0run"
             say.begin(self.key, f"{self.label}: running {self.what}", total,
-                      text=f"{self.label}: running {total} {self.what}")
+                      text=f"{self.label}: running {tests_word(total, self.what)}")
         done = counts.get("done", 0)
         say.update(self.key, completed=done, last=str(counts.get("last", "")),
                    plain=f"  {self.label}: {done}/{total} run ({counts.get('last', '')})")
@@ -239,12 +259,19 @@ class ChildProgress:
         counts = self.counts
         if not self.running:  # the child ended before it finished collecting
             self.reporter.end(self.key, f"{self.label}: stopped while collecting "
-                              f"({counts.get('collected', 0)} tests collected)")
+                              f"({tests_word(counts.get('collected', 0))} collected)")
             return
         done, failed = counts.get("done", 0), counts.get("failed", 0)
-        self.reporter.end(self.key, f"{self.label}: {done} {self.what} run in "
+        self.reporter.end(self.key, f"{self.label}: {tests_word(done, self.what)} run in "
                           f"{self.reporter.elapsed(self.key):.1f}s, {failed} failed",
                           count=counts.get("total"))
+
+
+def tests_word(count: int, what: str = "tests") -> str:
+    """``1 test``, ``2 tests`` (``what``: the plural, e.g. ``tests under coverage``)."""
+    if count == 1 and what.startswith("tests"):
+        what = "test" + what[len("tests"):]  # "tests under coverage" -> "test under coverage"
+    return f"{count} {what}"
 
 
 def child_progress(label: str, what: str = "tests") -> ChildProgress:

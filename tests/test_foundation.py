@@ -132,3 +132,16 @@ def test_config_reads_tool_deskcheck(tmp_path) -> None:
     config = load_config(tmp_path / "sub")
     assert config.root == tmp_path.resolve()
     assert config.path("catalog") == tmp_path.resolve() / "m.toml"
+
+
+def test_the_torch_extra_brings_numpy():
+    """Issue 32: without numpy, torch warns "Failed to initialize NumPy" on every run; the
+    [torch] extra must install it beside torch."""
+    import re
+    import tomllib
+    from pathlib import Path
+
+    project = tomllib.loads((Path(__file__).parents[1] / "pyproject.toml").read_text())
+    extra = project["project"]["optional-dependencies"]["torch"]
+    names = {re.match(r"[A-Za-z0-9_.-]+", r).group(0).lower() for r in extra}
+    assert {"torch", "numpy"} <= names, f"the [torch] extra is {extra}: numpy is missing"

@@ -12,7 +12,7 @@ from typing import Any
 from deskcheck.errors import DeskcheckError
 
 
-def _common(parser: argparse.ArgumentParser) -> None:
+def _common(parser: argparse.ArgumentParser, command: str) -> None:
     parser.add_argument("--base", required=True, metavar="REF",
                         help="compare against merge-base(REF, HEAD), e.g. origin/main")
     parser.add_argument("--json", type=Path, metavar="PATH", help="write the report as JSON")
@@ -20,6 +20,10 @@ def _common(parser: argparse.ArgumentParser) -> None:
                         help="write the report as Markdown (a PR comment)")
     parser.add_argument("--require-clean", action="store_true",
                         help="refuse a dirty working tree (default: gate it as is)")
+    parser.add_argument("--no-store", action="store_true",
+                        help="do not record this run in the results store (by default each run "
+                             "is recorded in .deskcheck/results.sqlite; list them with "
+                             f"`deskcheck history --kind {command}`)")
     parser.add_argument("--parallel", action="store_true",
                         help="run the base and branch sides at the same time (only for suites "
                              "that share no fixed ports or files between two runs)")
@@ -31,7 +35,7 @@ def register(subparsers: Any) -> None:
         description="Run the tests the branch adds or changes against the base commit's "
                     "production code (scratch worktree), then on the branch; every test must "
                     "go RED->GREEN or be a declared @pytest.mark.pin(\"reason\").")
-    _common(red)
+    _common(red, "redfirst")
     red.add_argument("paths", nargs="*", metavar="TEST_PATHS",
                      help="only look for changed tests under these paths")
     red.add_argument("--strict", action="store_true",
@@ -45,7 +49,7 @@ def register(subparsers: Any) -> None:
         "regress", help="failing test ids on the branch minus those on the base",
         description="Run the bounded suite on the base commit (scratch worktree) and on the "
                     "branch; ids failing only on the branch are regressions.")
-    _common(reg)
+    _common(reg, "regress")
     reg.add_argument("paths", nargs="*", metavar="PATHS",
                      help="the bounded suite (default: pytest's testpaths)")
     reg.add_argument("-n", "--workers", type=int, default=None, metavar="N",
@@ -109,6 +113,7 @@ def _redfirst(args: argparse.Namespace) -> int:
                               progress=say, require_tests=args.require_tests)
     print(redfirst_text(report))
     _write_outputs(args, report.to_json(), redfirst_markdown(report))
+    _record(args, "redfirst", report.to_json())
     return report.exit_code
 
 
@@ -122,4 +127,18 @@ def _regress(args: argparse.Namespace) -> int:
                              parallel=args.parallel, progress=say)
     print(regress_text(report))
     _write_outputs(args, report.to_json(), regress_markdown(report))
+    _record(args, "regress", report.to_json())
     return report.exit_code
+
+
+def _record(args: argparse.Namespace, kind: str, payload: dict[str, Any]) -> None:
+    """The run into the store (default), said on stderr; ``--no-store`` skips it."""
+    import sys
+
+    if args.no_store:
+        return
+    from deskcheck.gate.record import record_gate
+
+    run_id = record_gate(kind, payload)
+    print(f"deskcheck: recorded as run {run_id} (deskcheck history --kind {kind}; "
+          "--no-store to skip)", file=sys.stderr)

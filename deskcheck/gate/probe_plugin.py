@@ -119,6 +119,7 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]):
             report.deskcheck_pin = str(reason)
         if call.excinfo is not None:
             report.deskcheck_exc_type = call.excinfo.type.__name__
+            report.deskcheck_message = str(call.excinfo.value)[:2000]
             report.deskcheck_import_error = issubclass(call.excinfo.type, ImportError)
     return report
 
@@ -127,8 +128,8 @@ def pytest_runtest_logreport(report: pytest.TestReport) -> None:
     if _STATE is None or os.environ.get("PYTEST_XDIST_WORKER"):
         return
     record = _STATE.tests.setdefault(report.nodeid, {
-        "outcome": None, "when": None, "exc_type": None, "import_error": False, "pin": None,
-        "location": list(report.location), "duration_s": 0.0, "reruns": 0,
+        "outcome": None, "when": None, "exc_type": None, "message": "", "import_error": False,
+        "pin": None, "location": list(report.location), "duration_s": 0.0, "reruns": 0,
         "subtests_failed": []})
     if _is_subtest(report):
         _record_subtest(record, report)
@@ -149,6 +150,7 @@ def pytest_runtest_logreport(report: pytest.TestReport) -> None:
     record["outcome"], record["when"] = outcome, report.when
     if getattr(report, "deskcheck_exc_type", None):
         record["exc_type"] = report.deskcheck_exc_type
+        record["message"] = getattr(report, "deskcheck_message", "")
         record["import_error"] = bool(getattr(report, "deskcheck_import_error", False))
 
 

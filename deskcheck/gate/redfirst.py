@@ -24,6 +24,7 @@ changed"); it fails the gate only with ``--require-tests``.
 
 from __future__ import annotations
 
+import re
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -34,6 +35,7 @@ from deskcheck.gate.production import changed_production_files
 from deskcheck.gate.runner import SideResult, SideSpec, run_sides
 from deskcheck.gate.selection import SelectedTest, changed_tests
 from deskcheck.gate.worktree import gate_scratch, scratch_worktree
+from deskcheck.progress import tests_word
 
 RED_GREEN = "RED_GREEN"
 WEAK_RED = "WEAK_RED"
@@ -145,7 +147,9 @@ def _detail(side: str, outcome: str, record: dict[str, Any] | None,
         return f"{side}: collection error ({last[:160]})"
     subtests = subtest_words(result.subtests_failed(nodeid))
     if record and record.get("exc_type") and outcome in ("failed", "error", "xfailed"):
-        return f"{side}: {outcome} in {record['when']} with {record['exc_type']}{subtests}"
+        said = failure_line(record.get("message", ""))
+        return (f"{side}: {outcome} in {record['when']} with {record['exc_type']}"
+                + (f": {said}" if said else "") + subtests)
     return f"{side}: {outcome}{subtests}"
 
 
@@ -155,6 +159,21 @@ def subtest_words(names: tuple[str, ...], shown: int = 5) -> str:
         return ""
     more = f" and {len(names) - shown} more" if len(names) > shown else ""
     return f" (failed subtests: {', '.join(names[:shown])}{more})"
+
+
+_RANK_LINE = re.compile(r"\brank \d+\b")
+FAILURE_LINE_MAX = 300
+
+
+def failure_line(message: str) -> str:
+    """What a reviewer wants from a failure, in one line: the lines that name ranks ("rank 1
+    diverged: ...", a congruence failure) up to the rank-by-rank table, else the first line."""
+    lines = [line.strip() for line in message.splitlines() if line.strip()]
+    head = lines[:lines.index("rank by rank (enforcer on):")] if (
+        "rank by rank (enforcer on):" in lines) else lines
+    ranked = [line for line in head if _RANK_LINE.search(line)]
+    said = "; ".join(ranked) if ranked else (lines[0] if lines else "")
+    return said if len(said) <= FAILURE_LINE_MAX else said[:FAILURE_LINE_MAX - 1] + "…"
 
 
 def _items_of(function: str, branch: SideResult) -> list[str]:
@@ -255,7 +274,7 @@ def run_redfirst(ref: str, paths: list[str] | None = None, *, cwd: Path | None =
         notes.append("production identical at base and branch: a test-only change, "
                      "judged on the branch alone")
         with gate_scratch(ctx.repo, notes) as scratch:
-            say(f"test-only change: {len(select)} tests on the working tree")
+            say(f"test-only change: {tests_word(len(select))} on the working tree")
             (branch,) = run_sides([SideSpec(
                 side="branch", label="branch", code_root=ctx.repo.root,
                 tests_root=ctx.project_root,
@@ -273,7 +292,7 @@ def run_redfirst(ref: str, paths: list[str] | None = None, *, cwd: Path | None =
         say(f"base {ctx.base[:12]}: checking it out in a scratch worktree")
         with scratch_worktree(ctx.repo, ctx.base, scratch) as worktree:
             timings["worktree"] = time.perf_counter() - t0
-            say(f"base {ctx.base[:12]}: {len(select)} tests from the branch on the base code; "
+            say(f"base {ctx.base[:12]}: {tests_word(len(select))} from the branch on the base code; "
                 "branch: the same tests on the working tree"
                 + (" (at the same time)" if parallel else ""))
             base, branch = run_sides([

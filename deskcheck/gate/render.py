@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from deskcheck import screen
 from deskcheck.gate.redfirst import (
     REDFIRST_VERDICTS,
     UNTESTED_CHANGE,
@@ -42,7 +43,9 @@ def _side_line(name: str, side: dict[str, Any]) -> str:
     return f"{name}: {side_counts(side['counts'])} ({side['duration_s']:.2f} s)"
 
 
-def redfirst_text(report: RedFirstReport) -> str:
+def redfirst_text(report: RedFirstReport, width: int | None = None) -> str:
+    """The report for a terminal or a CI log, every line within ``width`` (the one width
+    rule of ``deskcheck.screen``; ids broken only after a separator)."""
     ctx = report.context
     lines = [f"deskcheck redfirst: {ctx['ref']} merge-base {ctx['merge_base'][:12]}"
              f" .. HEAD {ctx['head'][:12]}" + (" + working-tree changes" if ctx["dirty"] else "")]
@@ -55,12 +58,12 @@ def redfirst_text(report: RedFirstReport) -> str:
             iso = side["isolation"]
             lines.append(f"  {_side_line(name, side)}; {iso['production_modules_loaded']} "
                          f"production modules, all from the {name} tree")
-        width = max(len(t.id) for t in report.tests)
         failing = report.failing
         for test in report.tests:
             mark = "FAIL" if test in failing else "ok"
             extra = f"  pin: {test.pin}" if test.pin else ""
-            lines.append(f"  {mark:4} {test.verdict:13} {test.id:{width}}  {test.detail}{extra}")
+            lines.append(f"  {mark:4} {test.verdict:13} {test.id}")
+            lines.append(f"       {test.detail}{extra}")
         lines += [f"  fix ({verdict}, {n} test{'s' if n > 1 else ''}): {fix}"
                   for verdict, n, fix in fixes_by_verdict(failing)]
     lines.extend(f"  note: {n}" for n in report.notes)
@@ -71,7 +74,7 @@ def redfirst_text(report: RedFirstReport) -> str:
     lines.append(f"{verdict}: {summary or 'nothing to judge'}")
     if ctx["dirty"]:
         lines.append(f"  policy: {ctx['dirty_policy']}")
-    return "\n".join(lines)
+    return screen.block("\n".join(lines), width or screen.width())
 
 
 def redfirst_markdown(report: RedFirstReport) -> str:
@@ -126,7 +129,8 @@ def _subtests(item: FailingId) -> str:
     return subtest_words(names)
 
 
-def regress_text(report: RegressReport) -> str:
+def regress_text(report: RegressReport, width: int | None = None) -> str:
+    """Like ``redfirst_text``: every line within ``width``."""
     ctx = report.context
     lines = [f"deskcheck regress: {ctx['ref']} merge-base {ctx['merge_base'][:12]}"
              f" .. HEAD {ctx['head'][:12]}" + (" + working-tree changes" if ctx["dirty"] else "")]
@@ -141,7 +145,7 @@ def regress_text(report: RegressReport) -> str:
                  f"{len(report.repairs)} repairs, {len(report.pre_existing)} pre-existing")
     if ctx["dirty"]:
         lines.append(f"  policy: {ctx['dirty_policy']}")
-    return "\n".join(lines)
+    return screen.block("\n".join(lines), width or screen.width())
 
 
 def regress_markdown(report: RegressReport) -> str:

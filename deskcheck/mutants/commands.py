@@ -119,7 +119,6 @@ def _sweep(args: argparse.Namespace) -> int:
         return run_auto(args)
     # the first second: say something before the catalog (libcst) and pytest are imported
     print("deskcheck sweep: loading the catalog and pytest...", file=sys.stderr, flush=True)
-    from rich.console import Console
 
     from deskcheck.mutants.render import (
         output_console,
@@ -160,7 +159,9 @@ def _sweep(args: argparse.Namespace) -> int:
         changes = ChangesSince(load_config().root, args.changed_since)
         options.affected = lambda mutant, file, owners: changes.mutant_affected(
             file, mutant.target, owners)
-    console = Console(stderr=True)
+    from deskcheck import screen
+
+    console = screen.console(stderr=True)
     from deskcheck.mutants.tree_guard import changed, snapshot
 
     project = load_config().root
@@ -184,9 +185,6 @@ def _sweep(args: argparse.Namespace) -> int:
     if not result.session:
         console.print(f"deskcheck: all {result.reused_before_session} verdict(s) reused from "
                       "the store; no test session, no baseline", highlight=False)
-    elif result.reused_before_session:
-        console.print(f"deskcheck: {result.reused_before_session} verdict(s) reused before "
-                      "collecting", highlight=False)
     left = changed(tree_before, snapshot(project), _own_outputs(project, args))
     if left:
         shown = "\n".join(f"  {path}" for path in left[:20]) + (
@@ -286,12 +284,15 @@ def _recorder(catalog: Catalog, incremental: bool, shard: str = ""):
 
 
 def cmd_list(args: argparse.Namespace) -> int:
-    from rich.console import Console
-
+    from deskcheck import screen
     from deskcheck.mutants.render import catalog_listing
 
     catalog = _catalog(args)
-    Console().print(catalog_listing(catalog.mutants), highlight=False, soft_wrap=True)
+    if not catalog.mutants:
+        print(f"no mutants in {screen.relative(catalog.path)}: add [[mutant]] tables "
+              "(docs/mutants.md)")
+        return 0
+    screen.console().print(catalog_listing(catalog.mutants), highlight=False, soft_wrap=True)
     return 0
 
 

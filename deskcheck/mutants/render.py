@@ -14,7 +14,7 @@ from rich.console import Console, Group
 from rich.table import Table
 from rich.text import Text
 
-from deskcheck import __version__
+from deskcheck import __version__, screen
 from deskcheck.mutants.catalog import Mutant
 from deskcheck.mutants.sweep import SweepResult
 from deskcheck.report.records import MutantRecord, RunRecord
@@ -22,15 +22,6 @@ from deskcheck.report.records import MutantRecord, RunRecord
 STYLE = {"KILLED": "green", "ACCEPTED_SURVIVOR": "cyan", "SURVIVED": "bold red",
          "OWNER_MISSED": "red", "WRONG_FAILURE": "yellow", "STALE": "magenta",
          "TIMEOUT": "bold yellow", "BROKEN": "magenta", "BASELINE_RED": "bold red"}
-
-
-def _cell(*lines: Text | str) -> Text:
-    """A table cell of whole lines: a line never folds; one too long is cut with "…". (The
-    column itself stays wrappable, so rich narrows it, not the verdict, to fit the width.)"""
-    cell = Text("\n", no_wrap=True, overflow="ellipsis").join(
-        line if isinstance(line, Text) else Text(line) for line in lines)
-    cell.no_wrap, cell.overflow = True, "ellipsis"
-    return cell
 
 
 def _reason_lines(record: MutantRecord) -> list[str]:
@@ -42,43 +33,55 @@ def _reason_lines(record: MutantRecord) -> list[str]:
     return [verdict_message(record)]
 
 
-def verdict_table(records: list[MutantRecord]) -> Table:
+def verdict_table(records: list[MutantRecord], width: int | None = None) -> Table:
     """One row per mutant: its id, title and who killed it (or why not) stacked in one cell,
-    beside the verdict and the seconds. Stacked, an id keeps the width of the table at 80
-    columns too; no line folds (``no_wrap``), and a line too long for the cell is cut with an
-    ellipsis. The shortfall report below the table carries the full text."""
+    beside the verdict and the seconds. Stacked, the table fits ``width`` (``screen.width()``)
+    columns; an id or owner node id too long for the cell breaks only after a separator
+    (``screen.id_lines``), never mid-word and never cut, so its parametrization shows."""
+    room = width or screen.width()
+    verdict_w = max([len("verdict"), *(len(r.verdict) for r in records)])
+    cell_room = max(20, room - verdict_w - 5 - 10)  # two narrow columns and the borders
     table = Table(title="deskcheck sweep", title_justify="left")
-    table.add_column("mutant · killed by / reason", overflow="ellipsis")
-    table.add_column("verdict", no_wrap=True,
-                     min_width=max((len(r.verdict) for r in records), default=7))
+    table.add_column("mutant · killed by / reason", no_wrap=True, min_width=cell_room,
+                     max_width=cell_room)
+    table.add_column("verdict", no_wrap=True, min_width=verdict_w)
     table.add_column("s", no_wrap=True, justify="right", min_width=5)
     for record in records:
         style = STYLE.get(record.verdict, "")
-        lines = [Text(record.id, style="bold"), Text(f"  {record.title}", style="dim")]
-        lines += [Text(f"  {line}") for line in _reason_lines(record)]
-        table.add_row(_cell(*lines), Text(record.verdict, style=style),
-                      f"{record.duration_s:.2f}")
+        cell = Text()
+        parts = [(line, "bold", 0) for line in screen.id_lines(record.id, cell_room)]
+        parts += [(line, "dim", 0) for line in screen.wrap("  " + record.title, cell_room)]
+        for reason in _reason_lines(record):
+            parts += [(line, "", 0) for line in screen.wrap("  " + reason, cell_room)]
+        for n, (line, line_style, _) in enumerate(parts):
+            cell.append(("\n" if n else "") + line, style=line_style or None)
+        table.add_row(cell, Text(record.verdict, style=style), f"{record.duration_s:.2f}")
     return table
 
 
-def catalog_listing(mutants: Sequence[Mutant]) -> Group:
-    """``mutants list``: a block per mutant, one token per line where a line could get long,
-    printed with soft wrap so a terminal never breaks an id or a node id in two."""
+def catalog_listing(mutants: Sequence[Mutant], width: int | None = None) -> Group:
+    """``mutants list``: a block per mutant, one token per line where a line could get long;
+    every line fits ``width`` (ids broken only after a separator, see ``deskcheck.screen``)."""
+    room = width or screen.width()
     blocks: list[Text] = []
     for mutant in mutants:
-        block = Text.assemble((mutant.id, "bold"), "  ", mutant.title)
-        block.append(f"\n    target: {mutant.target}  [{mutant.operator}]")
-        owners = list(mutant.owners) or ["(none: @pytest.mark.kills markers)"]
-        block.append("\n    owners:")
-        for owner in owners:
-            block.append(f"\n      {owner}")
+        head = screen.wrap(f"{mutant.id}  {mutant.title}", room)
+        block = Text(head[0][:len(mutant.id)], style="bold")
+        block.append(head[0][len(mutant.id):] + "".join("\n" + line for line in head[1:]))
+        lines = screen.wrap(f"    target: {mutant.target}  [{mutant.operator}]", room)
+        lines.append("    owners:")
+        for owner in list(mutant.owners) or ["(none: @pytest.mark.kills markers)"]:
+            lines += screen.wrap(f"      {owner}", room)
+        block.append("".join("\n" + line for line in lines))
         if mutant.accepted_survivor:
-            block.append(f"\n    accepted survivor: {mutant.accepted_survivor}", style="cyan")
+            block.append("".join("\n" + line for line in screen.wrap(
+                f"    accepted survivor: {mutant.accepted_survivor}", room)), style="cyan")
         blocks.append(block)
     return Group(*blocks)
 
 
-def shortfall_report(records: list[MutantRecord], excerpt_lines: int = 12) -> str:
+def shortfall_report(records: list[MutantRecord], excerpt_lines: int = 12,
+                     width: int | None = None) -> str:
     """Plain text, one block per mutant that does not hold: why, where the mutant sits, the
     fix to try and the head of the failure, each said once. Printed after the table so that
     the tail of a CI log (all most CI pages show) names what fell short and why."""
@@ -90,7 +93,7 @@ def shortfall_report(records: list[MutantRecord], excerpt_lines: int = 12) -> st
     for record in records:
         if record.verdict in HOLDING_VERDICTS:
             continue
-        where = (f" (catalog entry {record.source_file}:{record.source_line})"
+        where = (f" (catalog entry {screen.relative(record.source_file)}:{record.source_line})"
                  if record.source_file else "")
         lines = [f"{record.verdict} {record.id}{where}: {verdict_message(record)}"]
         if record.failed_non_owners and record.verdict not in ("OWNER_MISSED", "KILLED"):
@@ -103,7 +106,7 @@ def shortfall_report(records: list[MutantRecord], excerpt_lines: int = 12) -> st
         hint = fix_hint(record)
         if hint:
             lines.append(f"  fix: {hint}")
-        blocks.append("\n".join(lines))
+        blocks.append(screen.block("\n".join(lines), width or screen.width()))
     return "\n\n".join(blocks)
 
 
@@ -134,14 +137,9 @@ def summary_text(result: SweepResult) -> Text:
 
 
 def output_console(stderr: bool = False) -> Console:
-    """A console for results: the terminal's width, or 120 columns when the output is a file
-    or a CI log (rich would assume 80), unless ``COLUMNS`` says otherwise."""
-    import os
-
-    console = Console(stderr=stderr)
-    if not console.is_terminal and "COLUMNS" not in os.environ:
-        console = Console(stderr=stderr, width=120)
-    return console
+    """A console for results at ``deskcheck.screen.width()``: ``COLUMNS``, else the
+    terminal's width, else 80 (the same rule for every command, on a terminal or not)."""
+    return screen.console(stderr=stderr)
 
 
 def run_record(result: SweepResult) -> RunRecord:

@@ -604,6 +604,9 @@ def run_sweep(options: SweepOptions, reporter: Reporter | None = None,
                            duration_s=time.monotonic() - wall, workers=max(1, options.workers),
                            timing={"reuse_s": reuse_s}, session=False,
                            reused_before_session=len(early.records))
+    if early.records and hasattr(reporter, "say"):  # said before the mutant lines
+        reporter.say(f"deskcheck: {len(early.records)} verdict(s) reused from the store "
+                     "before collecting")
     rest = replace(options, only=[m.id for m in early.remaining])
     result = _run_session(rest, reporter, plugin_class)
     by_id = {r.id: r for r in result.records} | early.records
@@ -628,6 +631,8 @@ def _stored(recorder: Recorder, mutant_id: str) -> MutantRecord | None:
 def _run_session(options: SweepOptions, reporter: Reporter | None,
                  plugin_class: type[SweepPlugin]) -> SweepResult:
     """One pytest session in this process: collect, baseline, a fork per mutant."""
+    if reporter is not None:
+        reporter.phase("collect", 0)  # the session starts: collection is shown from here
     plugin = plugin_class(options, reporter)
     # a reporter with pytest hooks (ProgressReporter) shows collection as it happens
     extra = [reporter] if hasattr(reporter, "pytest_itemcollected") else []

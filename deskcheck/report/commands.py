@@ -8,7 +8,6 @@ import sys
 from pathlib import Path
 
 from rich.console import Console
-from rich.table import Table
 
 from deskcheck.config import load_config
 from deskcheck.errors import StoreError
@@ -53,11 +52,12 @@ def _write(text: str, output: str | None) -> None:
 
 
 def _console() -> Console:
-    """Rich console: the terminal's width, or ``COLUMNS`` when set; when piped (CI logs)
-    otherwise, 160 columns so that ids and commits have room."""
-    import os
+    """Rich console at the one width rule (``deskcheck.screen``)."""
+    from deskcheck import screen
 
-    return Console() if sys.stdout.isatty() or "COLUMNS" in os.environ else Console(width=160)
+    return screen.console()
+
+
 
 
 def _add_db(parser: argparse.ArgumentParser) -> None:
@@ -79,22 +79,62 @@ def cmd_history(args: argparse.Namespace) -> int:
         _write(json.dumps([r.to_json() for r in runs], indent=2, sort_keys=True) + "\n",
                args.json)
         return 0
-    table = Table(title="deskcheck runs", title_justify="left")
-    for header in ("run", "kind", "started", "commit", "branch", "tier", "shard", "status",
-                   "mutants", "held", "reused"):
-        table.add_column(header, no_wrap=header in ("run", "started", "commit", "status"))
-    for run in runs:
-        summary = run.summary
-        table.add_row(str(run.id), run.kind, run.started_at.replace("T", " ")[:16], run.commit[:12], run.branch,
-                      run.tier, run.shard, run.status, str(summary.get("total", "")),
-                      str(summary.get("held", "")), str(summary.get("reused", "")))
-    _console().print(table)
+    if not runs:
+        what = f"{args.kind} runs" if args.kind else "runs"
+        print(f"no {what} recorded in {_shown_path(store.path)}" + (
+            f" ({HOW_TO_RECORD[args.kind]})" if args.kind in HOW_TO_RECORD else ""))
+    else:
+        _print_runs(runs)
     if coverage_map is not None:
         _console().print(
             f"coverage map: {coverage_map.tests} tests over {coverage_map.production_files} "
             f"production files; built {coverage_map.built_at.replace('T', ' ')[:16]}, last "
             f"refreshed {coverage_map.age()} ago", highlight=False, soft_wrap=True)
     return 0
+
+
+HOW_TO_RECORD = {
+    "sweep": "`deskcheck sweep` records each sweep unless --no-store",
+    "redfirst": "`deskcheck redfirst` records each run unless --no-store",
+    "regress": "`deskcheck regress` records each run unless --no-store",
+}
+# history columns: (header, kept at any width, drop order: the lowest goes first)
+HISTORY_COLUMNS = (("run", True, 0), ("kind", True, 0), ("started", True, 0),
+                   ("status", True, 0), ("commit", False, 7), ("mutants", False, 6),
+                   ("held", False, 5), ("reused", False, 3), ("branch", False, 4),
+                   ("tier", False, 2), ("shard", False, 1))
+
+
+def _history_cells(run: RunRecord) -> dict[str, str]:
+    summary = run.summary
+    gate = run.kind in ("redfirst", "regress")
+    return {"run": str(run.id), "kind": run.kind,
+            "started": run.started_at.replace("T", " ")[:16], "commit": run.commit[:12],
+            "branch": run.branch, "tier": run.tier, "shard": run.shard, "status": run.status,
+            "mutants": str(summary.get("tests" if gate else "total", "")),
+            "held": str(summary.get("held", "")), "reused": str(summary.get("reused", ""))}
+
+
+def _print_runs(runs: list[RunRecord]) -> None:
+    from deskcheck import screen
+
+    cells = [_history_cells(run) for run in runs]
+    columns = [screen.Column(header, keep=keep, drop_order=order,
+                             cells=[row[header] for row in cells])
+               for header, keep, order in HISTORY_COLUMNS]
+    columns = [c for c in columns if c.keep or any(c.cells)]  # all-empty columns say nothing
+    table, dropped = screen.fit_table(columns, screen.width(), title="deskcheck runs")
+    out = screen.console()
+    out.print(table)
+    if dropped:
+        out.print(screen.block(screen.dropped_note(dropped, "`history --json -` has them"),
+                               out.width), highlight=False, soft_wrap=True)
+
+
+def _shown_path(path: Path) -> str:
+    from deskcheck import screen
+
+    return screen.relative(path)
 
 
 def cmd_diff(args: argparse.Namespace) -> int:
@@ -178,20 +218,39 @@ def cmd_results(args: argparse.Namespace) -> int:
 
 
 def cmd_init(args: argparse.Namespace) -> int:
-    root = Path(args.root) if args.root else Path.cwd()
-    actions = init_project(root)
-    if args.json:
-        _write(json.dumps([{"path": str(a.path), "action": a.action, "note": a.note}
-                           for a in actions], indent=2) + "\n", args.json)
-        return 0
-    for action in actions:
-        note = f" ({action.note})" if action.note else ""
-        print(f"{action.action:9} {action.path}{note}")
     from deskcheck.report.init_project import deskcheck_ignored
 
+    root = Path(args.root) if args.root else Path.cwd()
+    result = init_project(root)
+    shape = result.shape
+    if args.json:
+        found = {} if shape is None else {
+            "adhoc_standins": shape.adhoc_standins, "harnesses": shape.harnesses,
+            "catalog": shape.catalog, "metal_tests": shape.metal_tests,
+            "uses_torch": shape.uses_torch}
+        _write(json.dumps({"actions": [{"path": str(a.path), "action": a.action,
+                                        "note": a.note} for a in result.actions],
+                           "decisions": result.decisions, "found": found}, indent=2) + "\n",
+               args.json)
+        return 0
+    for action in result.actions:
+        note = f" ({action.note})" if action.note else ""
+        print(f"{action.action:11} {_relative(action.path, root)}{note}")
+    print("found:")
+    for decision in result.decisions:
+        print(f"  {decision}")
     steps = [] if deskcheck_ignored(root) else ["add `.deskcheck/` to .gitignore"]
-    print("next: " + "; ".join([*steps, "list your mutants in the catalog"]))
+    if shape is not None and not shape.catalog:
+        steps.append("write a mutant catalog (docs/mutants.md)")
+    print("next: " + "; ".join([*steps, "commit the workflows and open a pull request"]))
     return 0
+
+
+def _relative(path: Path, root: Path) -> str:
+    try:
+        return path.resolve().relative_to(root.resolve()).as_posix()
+    except ValueError:
+        return str(path)
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:

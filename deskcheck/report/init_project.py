@@ -1,48 +1,39 @@
-"""``deskcheck init``: a [tool.deskcheck] skeleton and the PR and nightly GitHub workflows.
+"""``deskcheck init``: a [tool.deskcheck] skeleton and the PR and nightly GitHub workflows,
+fitted to what the project has (``project_shape``, ``workflows``).
 
 Never clobbers: an existing [tool.deskcheck] or workflow file is kept as it is.
 """
 
 from __future__ import annotations
 
+import json
 import re
 import tomllib
-from dataclasses import dataclass
-from importlib import resources
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from deskcheck.errors import ConfigError
+from deskcheck.report.project_shape import ProjectShape, read_project
+from deskcheck.report.workflows import build_workflows, template
 
-WORKFLOWS: dict[str, str] = {
-    ".github/workflows/deskcheck-pr.yml": "deskcheck-pr.yml",
-    ".github/workflows/deskcheck-nightly.yml": "deskcheck-nightly.yml",
-}
+WORKFLOWS = (".github/workflows/deskcheck-pr.yml", ".github/workflows/deskcheck-nightly.yml")
 PYPROJECT_SECTION = "pyproject-section.toml"
-DEFAULT_TORCH = "2.13.0"  # the Makefile's pin, when this environment has no torch
 
 
 @dataclass(frozen=True)
 class InitAction:
     path: Path
-    action: str  # created | appended | kept | unchanged
+    action: str  # created | appended | kept | unchanged | not written
     note: str = ""
 
 
-def template(name: str) -> str:
-    """A template with ``@TORCH_VERSION@`` set to ``torch_version()``."""
-    text = (resources.files("deskcheck.report") / "templates" / name).read_text(encoding="utf-8")
-    return text.replace("@TORCH_VERSION@", torch_version())
+@dataclass
+class InitResult:
+    """What ``init`` did, file by file, and what it found in the project (``decisions``)."""
 
-
-def torch_version() -> str:
-    """The torch release to pin in workflows: this environment's (less a ``+cpu`` local
-    tag), else ``DEFAULT_TORCH``. Never left open: an open range pulls a CUDA build."""
-    from importlib import metadata
-
-    try:
-        return metadata.version("torch").split("+", 1)[0]
-    except metadata.PackageNotFoundError:
-        return DEFAULT_TORCH
+    actions: list[InitAction] = field(default_factory=list)
+    decisions: list[str] = field(default_factory=list)
+    shape: ProjectShape | None = None
 
 
 def deskcheck_ignored(root: Path) -> bool:
@@ -68,8 +59,13 @@ def _toml_error_line(exc: tomllib.TOMLDecodeError) -> str:
     return match.group(1) if match else "?"
 
 
-def _ensure_section(pyproject: Path) -> InitAction:
-    section = template(PYPROJECT_SECTION)
+def _section(shape: ProjectShape) -> str:
+    line = (f"catalog = {json.dumps(shape.catalog)}" if shape.catalog
+            else '# catalog = "mutants.toml"  (none found yet: write one, see docs/mutants.md)')
+    return template(PYPROJECT_SECTION).replace("@CATALOG_LINE@", line)
+
+
+def _ensure_section(pyproject: Path, section: str) -> InitAction:
     if not pyproject.exists():
         pyproject.write_text(section.lstrip("\n"), encoding="utf-8")
         return InitAction(pyproject, "created")
@@ -99,10 +95,33 @@ def _ensure_file(path: Path, content: str) -> InitAction:
     return InitAction(path, "created")
 
 
-def init_project(root: Path) -> list[InitAction]:
-    """Write what is missing under ``root``; report what was created, appended or kept."""
+def _read_pyproject(pyproject: Path) -> dict:
+    if not pyproject.is_file():
+        return {}
+    try:
+        return tomllib.loads(pyproject.read_text(encoding="utf-8"))
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"pyproject.toml is not valid TOML: {exc}",
+                          location=f"{pyproject}:{_toml_error_line(exc)}",
+                          fix="correct the TOML, then rerun `deskcheck init`") from exc
+
+
+def init_project(root: Path) -> InitResult:
+    """Read the project (``read_project``), then write what is missing under ``root``,
+    fitted to what was found; report what was created, appended or kept, and why."""
     root = Path(root)
-    actions = [_ensure_section(root / "pyproject.toml")]
-    for relative, name in WORKFLOWS.items():
-        actions.append(_ensure_file(root / relative, template(name)))
-    return actions
+    pyproject = _read_pyproject(root / "pyproject.toml")
+    shape = read_project(root, pyproject)
+    if "deskcheck" not in pyproject.get("tool", {}):  # the section written below names it
+        shape.catalog_configured = shape.catalog is not None
+    workflows = build_workflows(shape)
+    result = InitResult(decisions=workflows.decisions, shape=shape)
+    result.actions.append(_ensure_section(root / "pyproject.toml", _section(shape)))
+    for relative in WORKFLOWS:
+        content = workflows.files[relative]
+        if content is None:
+            result.actions.append(InitAction(root / relative, "not written",
+                                             "nothing for it to run yet (see below)"))
+        else:
+            result.actions.append(_ensure_file(root / relative, content))
+    return result

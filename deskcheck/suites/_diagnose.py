@@ -68,6 +68,7 @@ def _rank_line(o: RankOutcome) -> str:
 def values_or_raise(outcomes: list[RankOutcome], fn: Callable[..., Any], where: str,
                     timeout_s: float) -> list[Any]:
     """Each rank's return value, rank by rank, or the error that names the failing ranks."""
+    __tracebackhide__ = True
     if all(o.ok for o in outcomes):
         return [o.value for o in outcomes]
     raise failure_error(outcomes, fn, where, timeout_s)

@@ -64,6 +64,7 @@ def check_arm_property(arm: CongruenceArm, inputs: st.SearchStrategy[Sequence[An
     ``pool`` is a started pool (every draw must have ``pool.world`` entries) or a backend
     name, in which case each draw runs on the warm pool for its own length (world size).
     """
+    __tracebackhide__ = True  # the user's test line, then the rank table
     tally = PropertyTally()
     chosen = hypothesis_settings or DEFAULT_SETTINGS
 
@@ -78,6 +79,7 @@ def check_arm_property(arm: CongruenceArm, inputs: st.SearchStrategy[Sequence[An
     @settings(chosen)
     @given(drawn=inputs)
     def holds_for(drawn: Sequence[Any]) -> None:
+        __tracebackhide__ = True
         tally.examples += 1
         target = pool_for(drawn)
         try:

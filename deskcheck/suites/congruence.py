@@ -188,6 +188,7 @@ def _run(arm: CongruenceArm, inputs: Sequence[Any], pool: Any, enforced: bool,
          record: Path | None = None) -> list[Any]:
     """The decisions rank by rank; a rank failure names the arm, and with ``record`` (a
     folder the ranks record into) the first decision where the ranks split."""
+    __tracebackhide__ = True  # the user's test line, then the rank table
     try:
         return pool.run(decide_in_rank, arm.decide, arm.kill_switch, enforced,
                         per_rank=list(inputs), record=str(record) if record else None)
@@ -218,6 +219,7 @@ def _split_on_rerun(arm: CongruenceArm, inputs: Sequence[Any], pool: Any,
 def check_decisions(arm: CongruenceArm, inputs: Sequence[Any], decisions: Sequence[Any],
                     label: str) -> None:
     """Uniformity and safety over decisions already taken; raises CongruenceError."""
+    __tracebackhide__ = True  # the user's test line, then the rank table
     problems: list[str] = []
     shared = _shared(arm, decisions)
     reference, diverging = diverging_ranks(shared)
@@ -253,6 +255,7 @@ def note_divergence(arm: CongruenceArm, inputs: Sequence[Any], decisions: Sequen
 def check_arm(arm: CongruenceArm, inputs: Sequence[Any], pool: Any, *,
               premise: bool = True) -> ArmResult:
     """Run the arm on ``pool`` with one input per rank; raise on any of the three checks."""
+    __tracebackhide__ = True  # the user's test line, then the rank table
     if len(inputs) != pool.world:
         raise ValueError(f"{len(inputs)} rank inputs for a world of {pool.world}")
     label = _label(arm, pool)

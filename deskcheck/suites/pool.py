@@ -286,6 +286,7 @@ class RankPool:
         ``DESKCHECK_RECORD=all`` the ranks record their decisions and a failure names the
         first split (:mod:`deskcheck.suites.split`).
         """
+        __tracebackhide__ = True  # a RankError names the ranks; the user's line is the frame
         from deskcheck.suites.recorder import recording_every_task
 
         if not recording_every_task() or kwargs.get("record"):

@@ -120,7 +120,7 @@ def build(root: Path) -> GitProject:
     project.write("calc/ops.py", BASE_OPS)
     project.write("tests/test_ops.py", BASE_TESTS)
     project.write("tests/test_flaky.py", FLAKY)
-    project.write(".gitignore", "__pycache__/\n")
+    project.write(".gitignore", "__pycache__/\n.deskcheck/\n")
     project.commit("base")
     project.git("checkout", "-q", "-b", "feature")
     project.write("calc/ops.py", BRANCH_OPS)

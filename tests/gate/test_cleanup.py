@@ -175,6 +175,7 @@ def _private_env(tmp_path: Path) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_")}
     # PYTHONPATH kept: under a deskcheck self-mutant it carries the import hook to the gates
     env["DESKCHECK_SCRATCH_DIR"] = str(tmp_path / "scratch")
+    env["COLUMNS"] = "1000"  # the notes name long scratch paths: read them on one line
     return env
 
 

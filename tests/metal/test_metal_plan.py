@@ -114,6 +114,8 @@ def test_without_a_catalog_or_the_cpu_suite_those_steps_say_so():
     assert steps["sweep"].skip_reason == ("no --catalog given: there is no CUDA mutant catalog "
                                           "to sweep")
     assert steps["cpu-suite"].skip_reason == "not asked for (--cpu-suite)"
+    sweep = " ".join(steps["sweep"].command)
+    assert "None" not in sweep, f"without a catalog the sweep step reads `--catalog None`: {sweep}"
 
 
 def test_the_budget_fits_one_device_call_with_every_step_its_floor(bench_metal):

@@ -17,6 +17,14 @@ def test_list_shows_every_mutant():
     assert "calc.admit_strict" in proc.stdout and "fixpkg.calc:admit" in proc.stdout
 
 
+def test_list_of_an_empty_catalog_says_so(tmp_path):
+    empty = tmp_path / "mutants.toml"
+    empty.write_text("[sweep]\ntests = []\n")
+    proc = deskcheck("mutants", "list", "--catalog", str(empty))
+    assert proc.returncode == 0, proc.stderr
+    assert "no mutants in" in proc.stdout, f"an empty listing says nothing: {proc.stdout!r}"
+
+
 def test_show_prints_the_unified_diff():
     proc = deskcheck("mutants", "show", "calc.admit_strict", "--catalog", str(CATALOG))
     assert proc.returncode == 0, proc.stderr

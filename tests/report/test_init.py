@@ -15,21 +15,38 @@ import yaml
 from deskcheck.cli import main
 from deskcheck.errors import ConfigError
 from deskcheck.report.init_project import init_project
+from deskcheck.report.project_shape import ProjectShape
+from deskcheck.report.workflows import build_workflows
 
 PR = ".github/workflows/deskcheck-pr.yml"
 NIGHTLY = ".github/workflows/deskcheck-nightly.yml"
 
 
 def _actions(root: Path) -> dict[str, str]:
-    return {a.path.relative_to(root).as_posix(): a.action for a in init_project(root)}
+    return {a.path.relative_to(root).as_posix(): a.action for a in init_project(root).actions}
 
 
-def test_init_in_an_empty_folder_creates_everything(tmp_path: Path):
-    assert _actions(tmp_path) == {"pyproject.toml": "created", PR: "created", NIGHTLY: "created"}
+def full_shape(root: Path) -> ProjectShape:
+    """A project with every kind of thing a workflow step checks."""
+    return ProjectShape(root=root, adhoc_standins=["tests/t.py:3 Budget.__new__"],
+                        harnesses=["tests/h.py:5 class H(Harness)"],
+                        metal_tests=["tests/m.py:7 pytest.mark.metal"], catalog="mutants.toml",
+                        catalog_configured=True, uses_torch=True)
+
+
+def _write_full(root: Path) -> None:
+    for relative, text in build_workflows(full_shape(root)).files.items():
+        (root / relative).parent.mkdir(parents=True, exist_ok=True)
+        (root / relative).write_text(text or "")
+
+
+def test_init_in_an_empty_folder_writes_the_pr_gate_and_says_why_no_nightly(tmp_path: Path):
+    assert _actions(tmp_path) == {"pyproject.toml": "created", PR: "created",
+                                  NIGHTLY: "not written"}
     config = tomllib.loads((tmp_path / "pyproject.toml").read_text())
-    assert config["tool"]["deskcheck"]["catalog"] == "mutants.toml"
+    assert "catalog" not in config["tool"]["deskcheck"], "a catalog that does not exist is named"
     assert _actions(tmp_path) == {"pyproject.toml": "kept", PR: "unchanged",
-                                  NIGHTLY: "unchanged"}
+                                  NIGHTLY: "not written"}
 
 
 def test_init_appends_the_section_and_keeps_every_existing_byte(tmp_path: Path):
@@ -40,7 +57,7 @@ def test_init_appends_the_section_and_keeps_every_existing_byte(tmp_path: Path):
     assert text.startswith(original + "\n")
     data = tomllib.loads(text)
     assert data["project"]["name"] == "sched" and data["tool"]["ruff"]["line-length"] == 100
-    assert data["tool"]["deskcheck"]["catalog"] == "mutants.toml"
+    assert data["tool"]["deskcheck"] == {}
 
 
 def test_init_never_touches_an_existing_section_or_workflow(tmp_path: Path):
@@ -49,7 +66,7 @@ def test_init_never_touches_an_existing_section_or_workflow(tmp_path: Path):
     (tmp_path / PR).parent.mkdir(parents=True)
     (tmp_path / PR).write_text("name: our own\n")
     actions = _actions(tmp_path)
-    assert actions == {"pyproject.toml": "kept", PR: "kept", NIGHTLY: "created"}
+    assert actions == {"pyproject.toml": "kept", PR: "kept", NIGHTLY: "not written"}
     assert (tmp_path / "pyproject.toml").read_text() == pyproject
     assert (tmp_path / PR).read_text() == "name: our own\n"
 
@@ -68,7 +85,7 @@ def _steps(job: dict) -> str:
 
 
 def test_pr_workflow_runs_the_gates_and_an_incremental_sweep(tmp_path: Path):
-    init_project(tmp_path)
+    _write_full(tmp_path)
     workflow = yaml.safe_load((tmp_path / PR).read_text())
     assert "pull_request" in workflow[True]  # YAML 1.1 reads the key `on` as True
     (job,) = workflow["jobs"].values()
@@ -82,7 +99,7 @@ def test_pr_workflow_runs_the_gates_and_an_incremental_sweep(tmp_path: Path):
 
 
 def test_nightly_workflow_shards_merges_diffs_and_keeps_the_store(tmp_path: Path):
-    init_project(tmp_path)
+    _write_full(tmp_path)
     workflow = yaml.safe_load((tmp_path / NIGHTLY).read_text())
     assert "schedule" in workflow[True]
     jobs = workflow["jobs"]
@@ -98,7 +115,7 @@ def test_nightly_workflow_shards_merges_diffs_and_keeps_the_store(tmp_path: Path
 
 
 def test_the_gpu_nightly_runs_the_metal_entry_point(tmp_path: Path):
-    init_project(tmp_path)
+    _write_full(tmp_path)
     gpu_job = yaml.safe_load((tmp_path / NIGHTLY).read_text())["jobs"]["nccl-suites"]
     steps = _steps(gpu_job)
     assert "deskcheck suites metal --json deskcheck-metal.json" in steps, (
@@ -109,19 +126,22 @@ def test_the_gpu_nightly_runs_the_metal_entry_point(tmp_path: Path):
 def test_init_command(tmp_path: Path, capsys):
     assert main(["init", "--root", str(tmp_path)]) == 0
     out = capsys.readouterr().out
-    assert "created" in out and "deskcheck-nightly.yml" in out
+    assert "created" in out and "deskcheck-nightly.yml" in out and "no GPU job" in out, out
 
 
 def test_init_command_json(tmp_path: Path, capsys):
     assert main(["init", "--root", str(tmp_path), "--json", "-"]) == 0
-    actions = json.loads(capsys.readouterr().out)
-    assert [a["action"] for a in actions] == ["created"] * 3
+    done = json.loads(capsys.readouterr().out)
+    assert [a["action"] for a in done["actions"]] == ["created", "created", "not written"]
+    assert done["found"]["catalog"] is None and done["decisions"], done
 
 
 def test_workflows_validate_against_the_github_workflow_schema(action_validator: str,
                                                               tmp_path: Path):
-    init_project(tmp_path)
-    for name in (PR, NIGHTLY):
+    _write_full(tmp_path)
+    (tmp_path / "bare").mkdir()
+    init_project(tmp_path / "bare")  # the smallest: a PR gate alone
+    for name in (PR, NIGHTLY, f"bare/{PR}"):
         done = subprocess.run([action_validator, str(tmp_path / name)], capture_output=True,
                               text=True, timeout=60)
         assert done.returncode == 0, done.stdout + done.stderr
@@ -133,12 +153,10 @@ def test_workflows_validate_against_the_github_workflow_schema(action_validator:
 
 
 def _workflow_commands() -> list[tuple[str, str]]:
-    """Every `deskcheck ...` command line the two workflow templates run."""
-    from deskcheck.report.init_project import WORKFLOWS, template
-
+    """Every `deskcheck ...` command line the two workflows can run."""
     found = []
-    for name in WORKFLOWS.values():
-        for job in yaml.safe_load(template(name))["jobs"].values():
+    for name, text in build_workflows(full_shape(Path("."))).files.items():
+        for job in yaml.safe_load(text or "")["jobs"].values():
             for step in job["steps"]:
                 for line in str(step.get("run", "")).splitlines():
                     for match in re.finditer(r"(?:^|[\s($])(deskcheck [^)|;&\n]*)", line):
@@ -162,3 +180,26 @@ def test_the_workflows_run_every_part():
                  "deskcheck sweep", "deskcheck merge", "deskcheck diff", "deskcheck report",
                  "deskcheck history"):
         assert part in commands, part
+
+
+@pytest.mark.parametrize("found", ["adhoc", "harness", "catalog", "metal", "nothing"])
+def test_each_finding_brings_its_steps_and_only_those(found: str, tmp_path: Path):
+    shape = ProjectShape(root=tmp_path, adhoc_standins=["t.py:1 A.__new__"] * (found == "adhoc"),
+                         harnesses=["h.py:1 class H(Harness)"] * (found == "harness"),
+                         catalog="mutants.toml" if found == "catalog" else None,
+                         catalog_configured=True,
+                         metal_tests=["m.py:1 pytest.mark.metal"] * (found == "metal"))
+    built = build_workflows(shape)
+    pr = built.files[PR] + "\n"
+    assert ("deskcheck standins" in pr) == (found == "adhoc"), f"{found}: standins step\n{pr}"
+    assert ("deskcheck drift\n" in pr) == (found == "harness"), (
+        f"{found}: `deskcheck drift` (exit 2 without a registered harness)\n{pr}")
+    assert ('drift --changed-since "$BASE"' in pr) == (found in ("adhoc", "harness")), found
+    assert ("deskcheck sweep" in pr) == (found == "catalog"), f"{found}: sweep step\n{pr}"
+    assert 'regress --base "$BASE" -n 2' in pr and "--edit-last" not in pr
+    nightly = built.files[NIGHTLY]
+    assert (nightly is not None) == (found in ("catalog", "metal")), found
+    if nightly is not None:
+        assert ("suites metal" in nightly) == (found == "metal"), f"{found}: GPU job"
+    said = "\n".join(built.decisions)
+    assert ("no GPU job" in said) == (found != "metal"), said

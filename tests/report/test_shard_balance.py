@@ -130,9 +130,11 @@ def test_merge_takes_balanced_shards_and_refuses_shards_that_planned_differently
 def test_the_nightly_plans_every_shard_from_one_durations_store() -> None:
     import yaml
 
-    from deskcheck.report.init_project import template
+    from deskcheck.report.workflows import build_workflows
+    from tests.report.test_init import NIGHTLY, full_shape
 
-    jobs = yaml.safe_load(template("deskcheck-nightly.yml"))["jobs"]
+    nightly = build_workflows(full_shape(Path("."))).files[NIGHTLY]
+    jobs = yaml.safe_load(nightly or "")["jobs"]
     sweep_steps = "\n".join(str(s.get("run", "")) for s in jobs["sweep"]["steps"])
     assert "--durations-from durations/results.sqlite" in sweep_steps, (
         "each shard job must balance by the durations store the 'durations' job fetched")

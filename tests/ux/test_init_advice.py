@@ -11,6 +11,8 @@ from pathlib import Path
 import pytest
 
 from deskcheck.report.init_project import WORKFLOWS, init_project
+from deskcheck.report.workflows import build_workflows
+from tests.report.test_init import full_shape
 
 
 def _init(root: Path) -> subprocess.CompletedProcess:
@@ -48,9 +50,9 @@ def _jobs(text: str) -> dict[str, str]:
 
 @pytest.mark.parametrize("workflow", sorted(WORKFLOWS))
 def test_cpu_jobs_install_a_pinned_cpu_torch_before_the_project(tmp_path: Path, workflow: str):
-    init_project(tmp_path)
-    text = (tmp_path / workflow).read_text()
-    assert not re.search(r"pip install[^\n]*\btorch\b(?!==)", text), (
+    text = build_workflows(full_shape(tmp_path)).files[workflow] or ""
+    # (an extra such as deskcheck[torch] is not torch itself: the pinned wheel comes first)
+    assert not re.search(r"pip install[^\n]*\btorch\b(?!==|[],])", text), (
         f"{workflow} installs torch without pinning it:\n{text}")
     for job, body in _jobs(text).items():
         if "ubuntu-latest" not in body:
@@ -63,3 +65,9 @@ def test_cpu_jobs_install_a_pinned_cpu_torch_before_the_project(tmp_path: Path, 
         assert torch and (project < 0 or torch.start() < project), (
             f"job {job!r} of {workflow} (a CPU runner) does not install a pinned CPU torch "
             f"wheel before the project:\n{body}")
+
+
+def test_a_project_without_torch_installs_no_torch(tmp_path: Path):
+    init_project(tmp_path)
+    text = (tmp_path / WORKFLOWS[0]).read_text()
+    assert "torch" not in text, f"a project without torch gets a torch install:\n{text}"

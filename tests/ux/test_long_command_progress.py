@@ -96,9 +96,9 @@ def test_redfirst_names_the_base_and_the_branch_runs(project: GitProject):
     _in_order(log, [r"^deskcheck redfirst: the working tree against merge-base\(main, HEAD\)$",
                     r"scratch worktree$", r"^base: collecting tests\.\.\.$",
                     r"^base: collected 3 tests in [\d.]+s, 1 selected$",
-                    r"^base: running 1 tests$", r"^base: 1 tests run in [\d.]+s, 1 failed$",
+                    r"^base: running 1 test$", r"^base: 1 test run in [\d.]+s, 1 failed$",
                     r"^branch: collecting tests\.\.\.$",
-                    r"^branch: 1 tests run in [\d.]+s, 0 failed$"])
+                    r"^branch: 1 test run in [\d.]+s, 0 failed$"])
     assert done.stdout.strip().splitlines()[-1].startswith("HOLDS"), (
         f"no one-line summary at the end of stdout:\n{done.stdout}")
     _plain(log, done.stdout)
@@ -115,7 +115,7 @@ def test_auto_shows_the_coverage_pass_then_the_mutants(project: GitProject):
                     r"^coverage pass: running 3 tests under coverage$",
                     r"^coverage pass: 3 tests under coverage run in [\d.]+s, 0 failed$",
                     r"against their owners$", r"^collecting tests\.\.\.$",
-                    r"^collected \d+ tests in", r"^baseline", r"^mutants: \d+ to run$"])
+                    r"^collected \d+ tests? in", r"^baseline", r"^mutants: \d+ to run$"])
     assert done.stdout.strip(), f"auto printed no result:\n{log}"
     _plain(log, done.stdout)
 

@@ -59,8 +59,8 @@ def test_a_child_is_shown_collecting_then_running_then_its_summary():
         f"the running count of the collection is not shown at once: {lines}")
     assert lines[2].startswith("base: collected 3 tests in") and lines[2].endswith(
         ", 1 selected"), f"the collection summary lost the count or the selection: {lines}"
-    assert lines[3] == "base: running 1 tests", f"the run does not say how many: {lines}"
-    assert lines[4].startswith("base: 1 tests run in") and lines[4].endswith("1 failed"), (
+    assert lines[3] == "base: running 1 test", f"the run does not say how many: {lines}"
+    assert lines[4].startswith("base: 1 test run in") and lines[4].endswith("1 failed"), (
         f"the end line does not say what ran and what failed: {lines}")
     assert not ESCAPES.search(out.getvalue()), f"escapes in a CI log: {out.getvalue()!r}"
 

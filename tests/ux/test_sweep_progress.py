@@ -91,7 +91,7 @@ def test_progress_is_written_before_collection_ends_and_names_tests(tmp_path: Pa
     assert any("collecting" in line for line in seen_before_release), (
         f"no collecting line before collection ended; stderr was:\n{log}")
     assert proc.returncode == 0, f"the sweep failed (exit {proc.returncode}):\n{log}\n{out}"
-    assert "collected 1 tests" in log, f"collection gave no count:\n{log}"
+    assert "collected 1 test in" in log and "1 tests" not in log, f"collection gave no count:\n{log}"
     assert "baseline-0" not in log and "test_bump.py" in log, (
         f"the baseline is labelled by a job key, not by the tests it runs:\n{log}")
     assert "bump.adds_two KILLED" in log, f"the mutant's progress line names no verdict:\n{log}"
@@ -99,3 +99,42 @@ def test_progress_is_written_before_collection_ends_and_names_tests(tmp_path: Pa
     summary = out.strip().splitlines()[-1]
     assert summary.startswith("1 mutants in ") and summary.endswith("-> holds"), (
         f"the last line of stdout is not the one-line summary: {summary!r}")
+
+
+TWO_MUTANTS = CATALOG + '''
+[[mutant]]
+id = "bump.subtracts"
+title = "bump subtracts"
+target = "pkg.mod:bump"
+operator = "replace"
+old = "x + 1"
+new = "x - 1"
+owners = ["tests/test_bump.py::test_bump"]
+'''
+
+
+def _sweep(root: Path, *args: str) -> subprocess.CompletedProcess:
+    env = {**os.environ, "CUDA_VISIBLE_DEVICES": "", "PYTHONPATH": extended(root)}
+    return subprocess.run([sys.executable, "-m", "deskcheck", "sweep", "--catalog",
+                           "mutants.toml", "-n", "1", *args], cwd=root, env=env,
+                          capture_output=True, text=True, timeout=600)
+
+
+def test_reuse_is_said_before_the_mutant_lines_and_no_collection_without_a_session(
+        tmp_path: Path):
+    root = _project(tmp_path)
+    (root / "tests" / "test_bump.py").write_text(
+        "def test_bump():\n    from pkg.mod import bump\n    assert bump(1) == 2\n")
+    (root / "pyproject.toml").write_text('[project]\nname = "pkg"\n')
+    first = _sweep(root)
+    assert first.returncode == 0, first.stderr
+    second = _sweep(root)  # every verdict reused: no session at all
+    assert second.returncode == 0, second.stderr
+    assert "no test session" in second.stderr and "collecting" not in second.stderr, (
+        f"a sweep that reused every verdict says it is collecting tests:\n{second.stderr}")
+    (root / "mutants.toml").write_text(TWO_MUTANTS)  # one new mutant: one reused, one run
+    third = _sweep(root)
+    log = third.stderr
+    assert third.returncode == 0, log
+    reused, mutant = log.find("verdict(s) reused"), log.find("bump.subtracts KILLED")
+    assert 0 <= reused < mutant, f"'verdict(s) reused' is not said before the mutant lines:\n{log}"

@@ -9,6 +9,7 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
+from deskcheck import screen
 from deskcheck.drift_guard.paths import PathRecord
 from deskcheck.drift_guard.standins.discover import Discovery
 from deskcheck.drift_guard.standins.judge import StandInReport
@@ -54,19 +55,21 @@ def _verdict_cell(report: StandInReport, strict: bool) -> str:
 def build_table(discovery: Discovery) -> Table:
     table = Table(title=f"stand-ins ({discovery.mode})", title_justify="left",
                   show_lines=True)
-    table.add_column("built at", overflow="fold", ratio=3)
-    table.add_column("model", overflow="fold", ratio=2)
-    table.add_column("driven by", overflow="fold", ratio=3)
-    table.add_column("sets", justify="right", ratio=1)
-    table.add_column("verdict", overflow="fold", ratio=2)
+    # widths from the cells (screen.Wrapped: never narrower than an unbreakable piece)
+    table.add_column("built at")
+    table.add_column("model")
+    table.add_column("driven by")
+    table.add_column("sets", justify="right")
+    table.add_column("verdict", no_wrap=True)
     for report in discovery.reports:
         cons = report.construction
         through = f"\nvia {', '.join(cons.through)}" if cons.through else ""
         driven = "\n".join(f"{d.method} ({len(d.tests)} test{'s' * (len(d.tests) != 1)})"
                            for d in report.driven) or "-"
-        table.add_row(f"{Path(cons.file).name}:{cons.line}\n{cons.kind}{through}",
-                      report.model.rpartition(":")[2],
-                      driven, str(len(report.sets)), _verdict_cell(report, discovery.strict))
+        table.add_row(screen.Wrapped(f"{Path(cons.file).name}:{cons.line}\n{cons.kind}{through}"),
+                      screen.Wrapped(report.model.rpartition(":")[2]),
+                      screen.Wrapped(driven), str(len(report.sets)),
+                      _verdict_cell(report, discovery.strict))
     return table
 
 
@@ -123,7 +126,10 @@ def summary(discovery: Discovery) -> str:
             f"{len(discovery.problems)} problem(s) · {state} ({discovery.elapsed_s:.2f}s)")
 
 
-def render(discovery: Discovery, *, width: int = 80, color: bool = False) -> str:
+def render(discovery: Discovery, *, width: int | None = None, color: bool = False) -> str:
+    """The table and the blocks, every line within ``width`` (default: the one width rule,
+    ``deskcheck.screen.width()``), ids broken only after a separator."""
+    width = width or screen.width()
     _BASES[:] = discovery.roots
     buffer = io.StringIO()
     console = Console(file=buffer, width=width, force_terminal=color,
@@ -131,19 +137,20 @@ def render(discovery: Discovery, *, width: int = 80, color: bool = False) -> str
     if discovery.reports:
         console.print(build_table(discovery))
     for line in details(discovery):
-        console.print(line, markup=False, soft_wrap=True)
+        console.print(screen.block(line, width), markup=False, soft_wrap=True)
     if discovery.problems:
         console.print(f"{len(discovery.problems)} problem(s) (not judged):", markup=False)
         for problem in discovery.problems:
-            console.print(f"  [{problem.kind}] " + problem.render().replace("\n", "\n  "),
-                          markup=False, soft_wrap=True)
+            console.print(screen.block(f"  [{problem.kind}] " + problem.render().replace(
+                "\n", "\n  "), width), markup=False, soft_wrap=True)
     if discovery.run:
         run = discovery.run
         console.print(f"--run: {run['tests']} driving test(s) under coverage in "
                       f"{run['wall_s']:.2f}s (exit {run['returncode']})", markup=False)
         if run.get("not_run"):
-            console.print("  did not run (their verdicts see no executed line): "
-                          + ", ".join(run["not_run"]), markup=False, soft_wrap=True)
-    console.print(summary(discovery), markup=False,
+            console.print(screen.block("  did not run (their verdicts see no executed line): "
+                                       + ", ".join(run["not_run"]), width), markup=False,
+                          soft_wrap=True)
+    console.print(screen.block(summary(discovery), width), markup=False, soft_wrap=True,
                   style="green" if discovery.holds else "red")
     return buffer.getvalue()

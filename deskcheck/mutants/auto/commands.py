@@ -15,8 +15,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from rich.console import Console
-
+from deskcheck import screen
 from deskcheck.config import load_config
 from deskcheck.errors import ConfigError, DeskcheckError
 
@@ -101,7 +100,7 @@ def run_auto(args: argparse.Namespace) -> int:
         settings = settings_from(load_config(root), root, ref, overrides)
         with reporter:  # the coverage pass and the sweep show their progress on it
             result = run_pipeline(settings, reporter)
-    print_result(result, Console(highlight=False))
+    print_result(result, screen.console(highlight=False))
     if getattr(args, "json", None):
         write_json(result, args.json)
     if getattr(args, "markdown", None):
@@ -156,7 +155,7 @@ def build_coverage_map(args: argparse.Namespace) -> int:
                              settings.coverage_timeout_s)
         info = cmap.info()
     assert info is not None
-    Console(highlight=False).print(
+    screen.console(highlight=False).print(
         f"coverage map built: {info.tests} tests over {info.production_files} production "
         f"files in {measured.wall_s:.1f} s, stored in {store.path}")
     return 0
@@ -165,4 +164,4 @@ def build_coverage_map(args: argparse.Namespace) -> int:
 def _reporter():
     from deskcheck.progress import ProgressReporter
 
-    return ProgressReporter(Console(stderr=True))
+    return ProgressReporter(screen.console(stderr=True))

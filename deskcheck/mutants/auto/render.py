@@ -54,28 +54,44 @@ def suppressed_summary(result: AutoResult) -> str:
     return ", ".join(f"{n} {reason}" for reason, n in reasons.most_common())
 
 
-def verdict_table(result: AutoResult) -> Table:
-    table = Table(title="deskcheck auto", show_lines=False)
-    for column in ("mutant", "mutated line", "verdict", "killed by / owners", "s"):
-        table.add_column(column, overflow="fold")
+def verdict_table(result: AutoResult, width: int | None = None) -> tuple[Table, list[str]]:
+    """The auto table fitted to ``width`` (``deskcheck.screen``): the mutant (path:line and
+    family), its verdict and who killed it are kept, ids broken only after separators; the
+    mutated line and the seconds are dropped first when the screen is narrow (returned)."""
+    from deskcheck import screen
+
+    mutant, line, verdict, who, secs = (
+        screen.Column("mutant", keep=True, ids=True), screen.Column("mutated line", drop_order=1),
+        screen.Column("verdict", keep=True), screen.Column("killed by / owners", ids=True,
+                                                           keep=True),
+        screen.Column("s", drop_order=0, justify="right"))
     for record in result.records:
         auto = _auto(record)
-        style = STYLE.get(record.verdict, "")
         proof = kill_proof(record)
-        who = ", ".join(record.killed_by) + (f" ({proof})" if proof else "") or (
-            f"{len(record.owners)} covering test(s)" if record.owners else "no covering test")
-        after = auto.get("change", "").rpartition(" -> ")[2]
         # Text cells: source code is full of `[...]`, which rich would read as markup
-        table.add_row(Text(f"{auto.get('path')}:{auto.get('line')} {auto.get('family')}"),
-                      Text(after), Text(record.verdict, style=style), Text(who[:160]),
-                      Text(f"{record.duration_s:.2f}"))
-    return table
+        mutant.cells.append(Text(f"{auto.get('path')}:{auto.get('line')}\n"
+                                 f"{auto.get('family')}"))
+        after = auto.get("change", "").rpartition(" -> ")[2]
+        line.cells.append(Text(after))
+        verdict.cells.append(Text(record.verdict, style=STYLE.get(record.verdict, "")))
+        who.cells.append(Text("\n".join(record.killed_by) + (f"\n({proof})" if proof else "")
+                              if record.killed_by else (
+            f"{len(record.owners)} covering test(s)" if record.owners else "no covering test")))
+        secs.cells.append(Text(f"{record.duration_s:.2f}"))
+    return screen.fit_table([mutant, line, verdict, who, secs], width or screen.width(),
+                            title="deskcheck auto")
 
 
 def print_result(result: AutoResult, console: Console) -> None:
     """Table, then every survivor with its diff and a ready-to-paste catalog entry."""
     if result.records:
-        console.print(verdict_table(result))
+        table, dropped = verdict_table(result, console.width)
+        console.print(table)
+        if dropped:
+            from deskcheck import screen
+
+            console.print(screen.block(screen.dropped_note(dropped, "--json has them"),
+                                       console.width), highlight=False, soft_wrap=True)
     for record in result.records:
         if record.verdict not in ("SURVIVED", "OWNER_MISSED", NO_COVERAGE):
             continue
@@ -87,14 +103,16 @@ def print_result(result: AutoResult, console: Console) -> None:
             console.print("no test runs this line: add one, then adopt the mutant below")
         console.print("catalog entry (paste into the mutant catalog once a test kills it):")
         console.print(auto.get("catalog_entry", "").rstrip(), markup=False, soft_wrap=True)
+    from deskcheck import screen
+
     if result.generation.suppressed:
-        console.print(f"suppressed changed lines: {suppressed_summary(result)}", markup=False,
-                      soft_wrap=True)
+        console.print(screen.block(f"suppressed changed lines: {suppressed_summary(result)}",
+                                   console.width), markup=False, soft_wrap=True)
     for line in describe(result.coverage_refresh):
-        console.print(line, markup=False, soft_wrap=True)
+        console.print(screen.block(line, console.width), markup=False, soft_wrap=True)
     for note in result.coverage.notes if result.coverage is not None else ():
-        console.print(f"note: {note}", markup=False, soft_wrap=True)
-    console.print(headline(result), markup=False, soft_wrap=True)
+        console.print(screen.block(f"note: {note}", console.width), markup=False, soft_wrap=True)
+    console.print(screen.block(headline(result), console.width), markup=False, soft_wrap=True)
 
 
 def markdown_summary(result: AutoResult) -> str:

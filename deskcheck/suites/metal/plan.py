@@ -119,7 +119,8 @@ def build_plan(facts: dict[str, Any], options: MetalOptions) -> list[Step]:
     steps.append(Step(
         "sweep", "sweep", f"mutant sweep of {options.catalog or '(none)'}: owners run CUDA code "
                           "in spawned ranks (import hook, spawn fallback)",
-        [py, "-m", "deskcheck.cli", "sweep", "--catalog", str(options.catalog), "--no-store",
+        [py, "-m", "deskcheck.cli", "sweep",
+         *(["--catalog", str(options.catalog)] if options.catalog else []), "--no-store",
          "--workers", "2"], sweep_reason))
     if not options.cpu_suite:
         cpu_reason = "not asked for (--cpu-suite)"
