@@ -3,8 +3,11 @@
 The layer below :mod:`deskcheck.drift_guard` and :mod:`deskcheck.uniformity`: a parse cache by
 content hash (hollow parsing: a body is parsed when first reached), imports, re-exports and the
 MRO of classes across modules, class members, the ``self.X`` touches of one function with the
-branch conditions each sits under, deciding those conditions from known constants, decorator
-wrappers, and the production surface that follows ``self.m()``, properties and ``super()``.
+branch conditions each sits under, call-site constants (a call's literal arguments bound to
+the callee's parameters, defaults, literal locals), deciding branch conditions from known
+constants (with the reason when undecided), reachability from driven methods with those
+constants flowing into each ``self.m(...)`` callee, decorator wrappers, and the production
+surface that follows ``self.m()``, properties and ``super()``.
 It imports no other part of deskcheck. Public names only; every ``_module`` is private.
 """
 
@@ -14,7 +17,11 @@ __getattr__, __dir__, __all__ = lazy_exports(__name__, {
     **dict.fromkeys(("CALL", "DELETE", "GUARDED", "READ", "RMW", "WRITE", "Access", "Cond",
                      "ContextRead", "FunctionFacts", "first_param", "function_facts"),
                     "_collect"),
-    **dict.fromkeys(("DEAD", "LIVE", "UNKNOWN", "decide"), "_conditions"),
+    **dict.fromkeys(("DEAD", "LIVE", "UNKNOWN", "Decision", "decide", "explain"), "_conditions"),
+    **dict.fromkeys(("CallArgs", "Env", "FunctionConstants", "Param", "Unknown", "bind",
+                     "call_args", "function_constants", "is_known", "literal", "merge",
+                     "signature_problems", "unbound"), "_constants"),
+    **dict.fromkeys(("Use", "roles_for", "walk"), "_reach"),
     **dict.fromkeys(("ClassSource", "Member", "class_members"), "_members"),
     **dict.fromkeys(("ClassModel", "build_runtime", "build_static", "default_roots",
                      "import_class", "installed_root", "split_spec"), "_model"),

@@ -31,6 +31,8 @@ class Cond:
     selves: frozenset[str] = frozenset()
     label: str = ""
     aliases: tuple[tuple[str, str], ...] = ()  # local = self.a.b bound before the branch
+    pattern: ast.pattern | None = None  # case: its pattern (``test`` is the match subject)
+    earlier: tuple[tuple[ast.pattern, bool], ...] = ()  # case: (pattern, has a guard) before
 
     @property
     def text(self) -> str:
@@ -56,6 +58,7 @@ class Access:
     swallowed: bool = False  # inside a try whose handler would catch an AttributeError
     stmt_line: int = 0  # first line of the enclosing statement (coverage.py's line)
     conds: tuple[Cond, ...] = ()
+    call: ast.Call | None = None  # CALL: the call node (its arguments flow into the callee)
 
 
 @dataclass(frozen=True)
@@ -128,7 +131,7 @@ class _Collector:
             writes = [self.top_writes.get(".".join(parts[:i])) for i in range(1, len(parts) + 1)]
             late = acc.kind in (READ, CALL) and any(w is not None and acc.line > w for w in writes)
             out.append(Access(acc.name, acc.kind, acc.line, late, acc.swallowed, acc.stmt_line,
-                              acc.conds))
+                              acc.conds, acc.call))
         return FunctionFacts(tuple(out), tuple(self.super_uses), tuple(self.dynamic),
                              tuple(self.super_conds), tuple(self.context))
 
@@ -162,12 +165,15 @@ class _Collector:
             attrs = attrs[1:]
         return attrs or None
 
-    def _record(self, chain: list[str], last_kind: str, line: int) -> None:
+    def _record(self, chain: list[str], last_kind: str, line: int,
+                call: ast.Call | None = None) -> None:
         for i in range(1, len(chain) + 1):
-            kind = last_kind if i == len(chain) else READ
+            last = i == len(chain)
+            kind = last_kind if last else READ
             self.accesses.append(Access(".".join(chain[:i]), kind, line,
                                         swallowed=self.swallowing > 0,
-                                        stmt_line=self.stmt_line, conds=tuple(self.conds)))
+                                        stmt_line=self.stmt_line, conds=tuple(self.conds),
+                                        call=call if last and len(chain) == 1 else None))
 
     def _super_name(self, node: ast.expr) -> str | None:
         if (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Call)
@@ -253,11 +259,20 @@ class _Collector:
             return
         if isinstance(node, ast.Match):
             self.visit(node.subject, selves)
+            earlier: list[tuple[ast.pattern, bool]] = []
             for case in node.cases:
                 label = f"case {ast.unparse(case.pattern)}"
-                self._under(self._cond("case", case.pattern.lineno, label=label),
-                            [*([case.guard] if case.guard else []), *case.body], selves,
-                            block=True)
+                cond = Cond("case", case.pattern.lineno, node.subject, False, frozenset(selves),
+                            label, tuple(self.aliases.items()), case.pattern, tuple(earlier))
+                self.conds.append(cond)
+                if case.guard is not None:
+                    self.visit(case.guard, selves)
+                    self._under(self._cond("if", case.guard.lineno, case.guard, False, selves),
+                                case.body, selves, block=True)
+                else:
+                    self.visit_block(case.body, selves)
+                self.conds.pop()
+                earlier.append((case.pattern, case.guard is not None))
             return
         if isinstance(node, ast.With | ast.AsyncWith):
             for item in node.items:
@@ -395,7 +410,7 @@ class _Collector:
         func = node.func
         chain = self._chain(func, selves) if isinstance(func, ast.Attribute) else None
         if chain is not None:
-            self._record(chain, CALL, node.lineno)
+            self._record(chain, CALL, node.lineno, node)
         elif (name := self._super_name(func)) is not None:
             self.super_uses.append((name, CALL, node.lineno))
             self.super_conds.append(tuple(self.conds))

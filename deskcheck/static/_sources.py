@@ -121,7 +121,8 @@ def clear_cache() -> None:
     """Forget every parsed tree (benchmarks use this to measure a cold run)."""
     _TREES.clear()
     _BODIES.clear()
-    from deskcheck.static import _collect, _members  # local: avoid an import cycle
+    from deskcheck.static import _collect, _constants, _members  # local: no import cycle
 
     _collect.clear_cache()
+    _constants.clear_cache()
     _members.clear_cache()
