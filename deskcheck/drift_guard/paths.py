@@ -52,6 +52,7 @@ from deskcheck.static import (
     Use,
     build_model,
     explain,
+    trace,
     walk,
 )
 
@@ -275,6 +276,13 @@ def judge_paths(model: type | str | ClassModel, methods: Sequence[str], *, provi
             u = live[0]
             how = "a getattr/hasattr default" if u.kind == GUARDED else \
                 "a try that catches AttributeError"
+            init_sets = _init_sets(class_model)
+            if init_sets is not None and top not in init_sets:
+                verdict.notes.append(
+                    f"`{name}` is read masked by {how} at {_show(u.site)}, and "
+                    f"{class_model.name}.__init__ never sets it either: the stand-in is as "
+                    "faithful as production there (not drift)")
+                continue
             verdict.silent_skips.append(PathRecord(
                 name, u.site, u.call_path, "", f"masked by {how}: missing, silently skipped"))
         elif any(u.status == UNKNOWN for u in needing):
@@ -297,6 +305,23 @@ def judge_paths(model: type | str | ClassModel, methods: Sequence[str], *, provi
             name, built_at, (), "",
             f"the driven methods ({', '.join(methods)}) never read or write it"))
     return verdict
+
+
+_INIT_SETS: dict[int, tuple[ClassModel, frozenset[str] | None]] = {}
+
+
+def _init_sets(model: ClassModel) -> frozenset[str] | None:
+    """The names production's own ``__init__`` sets (followed through ``self.m()`` and
+    ``super().__init__``); None when the class has no ``__init__`` in source to read."""
+    key = id(model)
+    if key not in _INIT_SETS:
+        found = model.lookup("__init__")
+        names: frozenset[str] | None = None
+        if found is not None and found[1].is_function:
+            traced = trace(model, ["__init__"])
+            names = frozenset(n.split(".", 1)[0] for n in traced.writes)
+        _INIT_SETS[key] = (model, names)  # the model is kept: its id is never reused
+    return _INIT_SETS[key][1]
 
 
 def _cond_text(use: Use, constants: Mapping[str, Any],

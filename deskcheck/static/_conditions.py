@@ -284,11 +284,8 @@ def _compare(op: ast.cmpop, left: Any, right: Any, expr: ast.expr) -> bool | Unk
             if left is None or right is None:  # an enum member is never None
                 return isinstance(op, ast.IsNot)
             return undecided
-        if isinstance(left, enum.Enum | bool | type(None)) or isinstance(
-                right, enum.Enum | bool | type(None)):
-            same = left is right  # singletons: identity is exact
-            return same if isinstance(op, ast.Is) else not same
-        return undecided
+        same = left is right  # the stand-in's own values and singletons: identity is exact
+        return same if isinstance(op, ast.Is) else not same
     if isinstance(op, ast.Eq | ast.NotEq):
         same = _equal(left, right)
         if same is None:

@@ -64,11 +64,13 @@ class Use:
 
 def walk(model: ClassModel, methods: Sequence[str], *, constants: Mapping[str, Any],
          executed: Mapping[str, set[int]] | None = None, stand_ins: Iterable[str] = (),
-         provided: set[str] | None = None, entry: Mapping[str, Env] | None = None) -> list[Use]:
+         provided: set[str] | None = None,
+         entry: Mapping[str, Env | Sequence[Env | None] | None] | None = None) -> list[Use]:
     """Every touch reachable from ``methods``, each with its driven-path status. A method the
     stand-in does not provide (``provided`` given) is not entered: calling it raises first.
-    ``entry`` maps a driven method to the env its test's call binds (default: parameters
-    unknown)."""
+    ``entry`` maps a driven method to the env its tests' calls bind, or a list of them (one
+    per call; ``None``: a call whose values are not known); by default parameters are
+    unknown. A touch is as live as on the most live of those walks."""
     stop = set(stand_ins)
     lines = {os.path.realpath(k): set(v) for k, v in executed.items()} if executed is not None \
         else None
@@ -114,7 +116,9 @@ def walk(model: ClassModel, methods: Sequence[str], *, constants: Mapping[str, A
     for name in methods:
         klass, member = model.require_root(name)
         roles = ["call"] if member.is_function else ["get", "set", "delete"]
-        enqueue(klass, member, roles, (), LIVE, (), (entry or {}).get(name))
+        given = (entry or {}).get(name)
+        for env in given if isinstance(given, list | tuple) else [given]:
+            enqueue(klass, member, roles, (), LIVE, (), env)
     while queue:
         klass, member, role, path, incoming, inherited, given = queue.popleft()
         declared = dict(member.functions()).get(role)

@@ -96,7 +96,7 @@ def test_the_failure_of_a_drifted_stand_in_names_the_drift_and_keeps_the_traceba
     assert "self.aborted.append(rid)" in ns, f"the traceback stays: {ns}"
     assert "deskcheck: stand-in drift: the SimpleNamespace standing in for Engine lacks " \
            "`aborted`" in ns, ns
-    assert "needed at dg_paths/engine.py:33 (Engine.abort_chunked)" in ns, ns
+    assert "needed at dg_paths/engine.py:34 (Engine.abort_chunked)" in ns, ns
     lines = TESTS.splitlines()
 
     def at(text: str) -> int:

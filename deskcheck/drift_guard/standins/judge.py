@@ -26,6 +26,7 @@ from deskcheck.drift_guard.standins.records import (
     Symbol,
 )
 from deskcheck.drift_guard.standins.resolve import Resolved, Resolver
+from deskcheck.static import CallArgs, Env, Unknown, bind, signature_problems
 
 Executed = Mapping[str, Mapping[str, set[int]]]  # test node id -> {abs file: lines}
 
@@ -45,6 +46,21 @@ class Judgment:
     tests: list[str]
     methods: list[str]
     verdict: PathVerdict
+    fields: frozenset[str] = frozenset()  # the names the stand-in holds in this group
+
+
+@dataclass(frozen=True)
+class SignatureDrift:
+    """A driven call that no longer fits the production method's signature."""
+
+    method: str
+    site: str
+    test: str
+    problem: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {"method": self.method, "site": self.site, "test": self.test,
+                "problem": self.problem}
 
 
 @dataclass
@@ -55,6 +71,8 @@ class StandInReport:
     driven: list[DrivenMethod] = field(default_factory=list)
     judgments: list[Judgment] = field(default_factory=list)
     needed: int = 0
+    undecided: list[str] = field(default_factory=list)  # needed names no condition decides
+    signature: list[SignatureDrift] = field(default_factory=list)
     elapsed_s: float = 0.0
 
     @property
@@ -62,8 +80,12 @@ class StandInReport:
         return self.construction.where
 
     @property
+    def decided(self) -> int:
+        return self.needed - len(self.undecided)
+
+    @property
     def holds(self) -> bool:
-        return all(j.verdict.holds for j in self.judgments)
+        return not self.signature and all(j.verdict.holds for j in self.judgments)
 
     @property
     def status(self) -> str:
@@ -72,14 +94,48 @@ class StandInReport:
         return "holds" if self.holds else "DRIFT"
 
     def records(self, category: str) -> list[PathRecord]:
+        """The findings of every driving group, each once. ``reverse``: only the names no
+        group that sets them touches (a name one group's path reads is not reverse)."""
         seen: set[tuple[str, str]] = set()
         out: list[PathRecord] = []
+        touched: set[str] = set()
+        if category == "reverse":
+            for judgment in self.judgments:
+                unused = {r.name for r in judgment.verdict.reverse}
+                touched |= {n for n in judgment.fields if n not in unused}
         for judgment in self.judgments:
             for rec in getattr(judgment.verdict, category):
+                if rec.name in touched:
+                    continue
                 if (rec.name, rec.site) not in seen:
                     seen.add((rec.name, rec.site))
                     out.append(rec)
         return out
+
+
+def _entry_env(drive: Drive, resolved: Resolved) -> Env | None:
+    """The driven method's parameters as the test's call binds them (None: not known)."""
+    if drive.args is None:
+        return None
+    found = resolved.model.lookup(drive.method)
+    if found is None or not found[1].is_function:
+        return None
+    klass, member = found
+    declared = dict(member.functions()).get("call")
+    if declared is None:
+        return None
+    args: CallArgs = drive.args
+
+    def value(v: Any) -> Any:
+        got = _constant(v)
+        return Unknown(f"`{v!r}` passed at {args.where} is not an enum member") \
+            if got is _SKIP else got
+
+    args = CallArgs(tuple(value(v) for v in args.positional),
+                    tuple((k, value(v)) for k, v in args.keywords), args.star, args.double_star,
+                    args.where)
+    return bind(klass.function(declared), args, skip_first=member.kind != "staticmethod",
+                label=f"{klass.name}.{drive.method}")
 
 
 def _constant(value: Any) -> Any:
@@ -119,6 +175,7 @@ class Judge:
         self.executed = executed
         self.verdicts = verdicts  # False: resolve and group only (which tests drive what)
         self.problems: list[Problem] = []
+        self._signatures: dict[int, list[SignatureDrift]] = {}
 
     def model_of(self, file: str, expr: str, line: int, *, report: bool) -> Resolved | None:
         qualified = self.qualify(file, expr)
@@ -155,7 +212,8 @@ class Judge:
                 continue
             found = model.model.lookup(drive.method)
             if found is None or found[1].kind in ("attribute", "annotation"):
-                if drive.how in ("Cls.method(obj)", "MethodType"):
+                if drive.how in ("Cls.method(obj)", "MethodType") \
+                        or drive.how == "obj.method()" and found is None:
                     self.problems.append(Problem(
                         "missing-method", drive.file, drive.line,
                         f"{model.spec} has no method {drive.method!r} (driven here)",
@@ -164,6 +222,8 @@ class Judge:
             if drive.how == "property" and found[1].kind != "property":
                 continue
             usable.append((drive, model))
+            if found[1].is_function and drive.args is not None:
+                self._signature(drive, found, model)
         if not usable and own is None:
             return None
         spec = own.spec if own is not None else usable[0][1].spec
@@ -185,12 +245,17 @@ class Judge:
             groups.setdefault(key, []).append((drive, model))
         report.driven = list(by_method.values())
         needed: set[str] = set()
+        decided: set[str] = set()
         for members in groups.values() if self.verdicts else ():
             judgment = self._one(cons, members)
             report.judgments.append(judgment)
             needed |= {r.name for c in ("drift", "silent_skips", "unexercised", "unknown")
                        for r in getattr(judgment.verdict, c)}
+            decided |= {r.name for c in ("drift", "silent_skips", "unexercised")
+                        for r in getattr(judgment.verdict, c)}
         report.needed = len(needed)
+        report.undecided = sorted(needed - decided)
+        report.signature = self._signatures.pop(id(cons), [])
         report.elapsed_s = time.perf_counter() - started
         return report
 
@@ -213,6 +278,14 @@ class Judge:
                     constants[item.name] = value
         tests = sorted({d.test for d, _m in members})
         methods = sorted({d.method for d, _m in members})
+        entry: dict[str, list[Env | None]] = {}
+        for drive, resolved in members:
+            envs = entry.setdefault(drive.method, [])
+            env = _entry_env(drive, resolved)
+            if env is None and None in envs or env is not None and any(
+                    e is not None and e.key() == env.key() for e in envs):
+                continue
+            envs.append(env)
         executed = None
         if self.executed is not None:
             executed = {}
@@ -224,8 +297,22 @@ class Judge:
             executed=executed, constants=constants, strict=self.strict,
             stand_ins=frozenset(names - bound), auto_children=frozenset(auto),
             fields=frozenset(n for n in names if not n.startswith("__")), subject=f"{cons.form}",
-            built_at=f"{self.rootdir}/{cons.file}:{cons.line}")
-        return Judgment(tests, methods, verdict)
+            built_at=f"{self.rootdir}/{cons.file}:{cons.line}", entry=entry)
+        return Judgment(tests, methods, verdict, frozenset(names))
+
+    def _signature(self, drive: Drive, found: Any, resolved: Resolved) -> None:
+        klass, member = found
+        declared = dict(member.functions()).get("call")
+        if declared is None:
+            return
+        node = klass.function(declared)
+        skip = member.kind != "staticmethod"
+        for problem in signature_problems(node, drive.args, skip_first=skip):
+            drift = SignatureDrift(f"{resolved.spec.rpartition(':')[2]}.{drive.method}",
+                                   drive.where, drive.test, problem)
+            found_list = self._signatures.setdefault(id(drive.construction), [])
+            if drift not in found_list:
+                found_list.append(drift)
 
 
-__all__ = ["CATEGORIES", "Judge", "Judgment", "StandInReport"]
+__all__ = ["CATEGORIES", "Judge", "Judgment", "SignatureDrift", "StandInReport"]

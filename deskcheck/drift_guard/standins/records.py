@@ -83,6 +83,7 @@ class Drive:
     file: str
     line: int
     sets: tuple[SetName, ...] = ()   # every name set on the stand-in when it is driven
+    args: Any = None  # deskcheck.static.CallArgs: what the test's call passes (None: unknown)
 
     @property
     def where(self) -> str:
