@@ -273,3 +273,35 @@ def test_a_masked_read_of_a_name_production_never_sets_is_a_note_not_drift(tmp_p
         f"production, got silent_skips={names(report, 'silent_skips')}")
     notes = [n for j in report.judgments for n in j.verdict.notes]
     assert any("audit" in n and "__init__" in n for n in notes), f"said as a note: {notes}"
+
+
+def test_the_report_fits_80_columns_with_one_line_conditions_and_a_fix_per_category(tmp_path):
+    root = _project(tmp_path, '''
+        from types import SimpleNamespace
+        from flowcore.manager import Manager
+
+        def test_abort_forced():
+            ns = SimpleNamespace(queue=[])
+            Manager.abort(ns, rid="r1", force=True)
+
+        def test_abort_computed():
+            ns = SimpleNamespace(queue=[])
+            Manager.abort(ns, rid=make_a_request_id_with_a_long_name(1, 2, 3, 4, 5, 6, 7))
+    ''')
+    manager = root / "flowcore" / "manager.py"
+    manager.write_text(manager.read_text().replace(
+        "if rid is None and not abort_all:",
+        "if rid is None and not abort_all and not self.queue and not self.limit_reached():"))
+    from deskcheck.drift_guard.standins.render import render
+
+    found = discover_in(root)
+    text = render(found)
+    wide = [line for line in text.splitlines() if len(line) > 80]
+    assert not wide, f"every line fits 80 columns: {wide}"
+    assert "fix (drift): set `dispatched`" in text and "fix (signature):" in text, (
+        f"a fix line in the words of each failing category: {text}")
+    unders = [line for line in text.splitlines() if line.strip().startswith("under:")]
+    assert any("…" in u for u in unders) and all("(manager.py:" in u for u in unders), (
+        f"the long condition is cut to one line that keeps its file:line: {unders}")
+    assert text.count(" in tests/test_shape.py") == 2, (
+        f"the test file is said once per stand-in's driving group: {text}")
