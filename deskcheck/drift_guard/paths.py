@@ -277,7 +277,8 @@ def judge_paths(model: type | str | ClassModel, methods: Sequence[str], *, provi
             how = "a getattr/hasattr default" if u.kind == GUARDED else \
                 "a try that catches AttributeError"
             init_sets = _init_sets(class_model)
-            if init_sets is not None and top not in init_sets:
+            if init_sets is not None and top not in init_sets \
+                    and class_model.lookup(top) is None:  # a method is on every real instance
                 verdict.notes.append(
                     f"`{name}` is read masked by {how} at {_show(u.site)}, and "
                     f"{class_model.name}.__init__ never sets it either: the stand-in is as "

@@ -9,6 +9,8 @@ call binds ``m``'s parameters from its arguments, evaluated in the caller's env,
 flag (``self.is_idle(for_health_check=True)``) decides the callee's branches. A method reached
 with several envs is walked once per distinct env (up to :data:`MAX_ENVS`, then once with
 nothing known). With ``executed`` (coverage.py lines) a touch is ``LIVE`` when its line ran.
+A touch inside a callee called from a ``try`` whose handler catches ``AttributeError`` (or
+``Exception``) is masked: its error never reaches the test.
 """
 
 from __future__ import annotations
@@ -76,26 +78,26 @@ def walk(model: ClassModel, methods: Sequence[str], *, constants: Mapping[str, A
         else None
     best: dict[tuple, int] = {}
     envs_seen: dict[tuple[str, str, str], set[tuple]] = {}
-    queue: deque[tuple[ClassSource, Member, str, tuple[str, ...], int, Chain, Env | None]] = \
-        deque()
+    queue: deque[tuple[ClassSource, Member, str, tuple[str, ...], int, Chain, Env | None,
+                       bool]] = deque()
     indexes: dict = {}
     uses: dict[tuple[str, str, int, str, bool], Use] = {}
 
     def enqueue(klass: ClassSource, member: Member, roles: list[str], path: tuple[str, ...],
-                status: int, conds: Chain, env: Env | None) -> None:
+                status: int, conds: Chain, env: Env | None, masked: bool = False) -> None:
         for role in roles:
             base = (class_key(klass), member.name, role)
             seen = envs_seen.setdefault(base, set())
             env_key = env.key() if env is not None else None
             if env_key not in seen and len(seen) >= MAX_ENVS:
                 env, env_key = None, None
-            key = (*base, env_key)
+            key = (*base, env_key, masked)
             if best.get(key, -1) >= status:
                 continue
             seen.add(env_key)
             best[key] = status
             queue.append((klass, member, role, (*path, f"{klass.name}.{member.name}"), status,
-                          conds, env))
+                          conds, env, masked))
 
     def status_of(file: str, line: int, stmt_line: int, conds: tuple[Cond, ...],
                   incoming: int, env: Env) -> int:
@@ -110,7 +112,8 @@ def walk(model: ClassModel, methods: Sequence[str], *, constants: Mapping[str, A
     def add(use: Use) -> None:
         key = (use.name, use.file, use.line, use.kind, use.context)
         old = uses.get(key)
-        if old is None or old.status < use.status:
+        if old is None or old.status < use.status or (
+                old.status == use.status and old.masked and not use.masked):
             uses[key] = use
 
     for name in methods:
@@ -120,7 +123,7 @@ def walk(model: ClassModel, methods: Sequence[str], *, constants: Mapping[str, A
         for env in given if isinstance(given, list | tuple) else [given]:
             enqueue(klass, member, roles, (), LIVE, (), env)
     while queue:
-        klass, member, role, path, incoming, inherited, given = queue.popleft()
+        klass, member, role, path, incoming, inherited, given, swallowed = queue.popleft()
         declared = dict(member.functions()).get(role)
         if declared is None:
             continue
@@ -141,7 +144,7 @@ def walk(model: ClassModel, methods: Sequence[str], *, constants: Mapping[str, A
             for acc in facts.accesses:
                 conds = inherited + tuple((file, c, fenv) for c in acc.conds)
                 status = status_of(file, acc.line, acc.stmt_line, acc.conds, incoming, fenv)
-                masked = acc.kind == GUARDED or acc.swallowed
+                masked = acc.kind == GUARDED or acc.swallowed or swallowed
                 add(Use(acc.name, acc.kind, file, acc.line, acc.stmt_line, fpath, conds, status,
                         masked, acc.after_write))
                 top = acc.name.split(".", 1)[0]
@@ -154,7 +157,8 @@ def walk(model: ClassModel, methods: Sequence[str], *, constants: Mapping[str, A
                     callee_env = _callee_env(found, acc.call, fenv, f"{file}:{acc.line}") \
                         if kind == CALL else None
                     enqueue(found[0], found[1], roles_for(kind, found[1]), fpath,
-                            LIVE if lines is not None else status, conds, callee_env)
+                            LIVE if lines is not None else status, conds, callee_env,
+                            swallowed or acc.swallowed)
             for (name, kind, sline), sconds in zip(facts.super_uses, facts.super_conds,
                                                    strict=False):
                 status = status_of(file, sline, sline, sconds, incoming, fenv)
@@ -163,7 +167,7 @@ def walk(model: ClassModel, methods: Sequence[str], *, constants: Mapping[str, A
                         and (provided is None or name in provided):
                     enqueue(found[0], found[1], roles_for(kind, found[1]), fpath,
                             LIVE if lines is not None else status,
-                            inherited + tuple((file, c, fenv) for c in sconds), None)
+                            inherited + tuple((file, c, fenv) for c in sconds), None, swallowed)
             for ctx in facts.context:
                 status = status_of(file, ctx.line, ctx.stmt_line, ctx.conds, incoming, fenv)
                 add(Use(ctx.name, READ, file, ctx.line, ctx.stmt_line, fpath,
