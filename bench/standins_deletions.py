@@ -234,7 +234,7 @@ def _bench(target: Target, static: dict, base: Path, scratch: Path, worker: Work
             shutil.rmtree(copy, ignore_errors=True)
             continue
         path.write_text(edited, encoding="utf-8")
-        again = {r["built_at"]: r for r in judge(copy, target.tests, target.roots)["standins"]}
+        again = {r["built_at"]: r for r in judge(copy, item.file, target.roots)["standins"]}
         report = again.get(item.standin)
         if report is not None:
             failing = failing_names(report)
