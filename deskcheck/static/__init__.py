@@ -18,7 +18,7 @@ __getattr__, __dir__, __all__ = lazy_exports(__name__, {
                      "ContextRead", "FunctionFacts", "first_param", "function_facts"),
                     "_collect"),
     **dict.fromkeys(("DEAD", "LIVE", "UNKNOWN", "Decision", "decide", "explain"), "_conditions"),
-    **dict.fromkeys(("CallArgs", "Env", "FunctionConstants", "Param", "Unknown", "bind",
+    **dict.fromkeys(("CallArgs", "Env", "FunctionConstants", "Param", "Returns", "Unknown", "bind",
                      "call_args", "function_constants", "is_known", "literal", "merge",
                      "signature_problems", "unbound"), "_constants"),
     **dict.fromkeys(("Use", "roles_for", "walk"), "_reach"),

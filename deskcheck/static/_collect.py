@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from deskcheck.static._members import FunctionNode
 
 READ, WRITE, RMW, CALL, GUARDED, DELETE = "read", "write", "rmw", "call", "guarded", "delete"
-_FACTS: dict[int, FunctionFacts] = {}
+_FACTS: dict[tuple[int, str | None], tuple[FunctionNode, FunctionFacts]] = {}
 _SWALLOWING = {"AttributeError", "Exception", "BaseException", "LookupError"}
 
 
@@ -82,12 +82,13 @@ class FunctionFacts:
 
 
 def function_facts(node: FunctionNode, self_name: str | None) -> FunctionFacts:
-    key = id(node)
+    """The touches of ``self_name`` (``self``, or any parameter) in ``node``, cached."""
+    key = (id(node), self_name)
     cached = _FACTS.get(key)
-    if cached is None:
-        cached = _Collector(node, self_name).facts()
+    if cached is None or cached[0] is not node:
+        cached = (node, _Collector(node, self_name).facts())  # the node kept: ids not reused
         _FACTS[key] = cached
-    return cached
+    return cached[1]
 
 
 def first_param(node: FunctionNode) -> str | None:
@@ -117,6 +118,7 @@ class _Collector:
         self.globals: set[str] = set()
         self.aliases: dict[str, str] = {}
         self.locals: set[str] = set()
+        self.loop_names: dict[str, tuple[str, ...]] = {}  # for n in ("a", "b"): n is one of
 
     def facts(self) -> FunctionFacts:
         for stmt in self.node.body:
@@ -237,7 +239,12 @@ class _Collector:
             self.visit(node.iter, selves)
             loop = self._cond("for", node.lineno, node.iter, False, selves)
             self._under(loop, [node.target], selves)
+            names = _literal_strings(node.iter)
+            if names is not None and isinstance(node.target, ast.Name):
+                self.loop_names[node.target.id] = names
             self._under(loop, node.body, selves, block=True)
+            if names is not None and isinstance(node.target, ast.Name):
+                self.loop_names.pop(node.target.id, None)
             if node.orelse:
                 self._under(self._cond("for-else", node.lineno, label="for ... else"),
                             node.orelse, selves, block=True)
@@ -417,11 +424,14 @@ class _Collector:
         elif (isinstance(func, ast.Name) and func.id in {"getattr", "hasattr", "setattr", "delattr"}
               and len(node.args) >= 2 and self._is_self(node.args[0], selves)):
             key = node.args[1]
-            if isinstance(key, ast.Constant) and isinstance(key.value, str):
+            keys = [key.value] if isinstance(key, ast.Constant) and isinstance(key.value, str) \
+                else list(self.loop_names.get(key.id, ())) if isinstance(key, ast.Name) else []
+            if keys:
                 kind = {"setattr": WRITE, "delattr": DELETE, "hasattr": GUARDED}.get(func.id, READ)
                 if func.id == "getattr" and (len(node.args) > 2 or node.keywords):
                     kind = GUARDED
-                self._record([key.value], kind, node.lineno)
+                for name in keys:  # getattr(self, n) for n in a literal tuple: each name
+                    self._record([name], kind, node.lineno)
             else:
                 self.dynamic.append(node.lineno)
             for arg in node.args[1:]:
@@ -436,6 +446,14 @@ class _Collector:
         for arg in [*node.args, *(k.value for k in node.keywords)]:
             self.visit(arg, selves)
         return True
+
+
+def _literal_strings(node: ast.expr) -> tuple[str, ...] | None:
+    """The strings of a literal tuple/list/set of string constants, else None."""
+    if isinstance(node, ast.Tuple | ast.List | ast.Set) and node.elts and all(
+            isinstance(e, ast.Constant) and isinstance(e.value, str) for e in node.elts):
+        return tuple(e.value for e in node.elts)  # type: ignore[union-attr]
+    return None
 
 
 def _is_env_name(base: str, attr: str) -> bool:

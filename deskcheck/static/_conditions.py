@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from deskcheck.static._collect import Cond
-from deskcheck.static._constants import EMPTY, Env, Unknown
+from deskcheck.static._constants import EMPTY, Env, Returns, Unknown
 
 DEAD, UNKNOWN, LIVE = 0, 1, 2
 _SIMPLE = (bool, int, float, str, bytes, type(None), tuple, list, set, frozenset, dict, range)
@@ -171,6 +171,10 @@ class _Context:
             if isinstance(value, enum.Enum):
                 return Unknown(f"`{_short(expr)}`: an enum member")
             return isinstance(value, kinds)
+        if not expr.args and not expr.keywords and isinstance(expr.func, ast.Attribute):
+            called = self.value(expr.func)  # `self.finished()` where finished = lambda: False
+            if isinstance(called, Returns):
+                return called.value
         return Unknown(f"`{_short(expr)}` is a call, computed at run time")
 
     def length(self, expr: ast.expr) -> int | Unknown:

@@ -36,6 +36,14 @@ class Unknown:
         return f"Unknown({self.why!r})"
 
 
+@dataclass(frozen=True)
+class Returns:
+    """A callable that always returns ``value`` (``lambda: False`` set on a stand-in): a call
+    of it in a condition is decided."""
+
+    value: Any
+
+
 def is_known(value: Any) -> bool:
     return not isinstance(value, Unknown)
 
@@ -109,7 +117,7 @@ class FunctionConstants:
     locals: Mapping[str, Any]
 
 
-_FUNCTIONS: dict[int, FunctionConstants] = {}
+_FUNCTIONS: dict[int, tuple[FunctionNode, FunctionConstants]] = {}
 _BINOPS = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul,
            ast.FloorDiv: operator.floordiv, ast.Mod: operator.mod}
 
@@ -123,6 +131,10 @@ def literal(expr: ast.expr | None, env: Env = EMPTY, where: str = "") -> Any:
         return Unknown(f"no value{at}")
     if isinstance(expr, ast.Constant):
         return expr.value
+    if isinstance(expr, ast.Lambda) and not (expr.args.args or expr.args.posonlyargs
+                                             or expr.args.vararg or expr.args.kwonlyargs):
+        inner = literal(expr.body, env, where)
+        return inner if isinstance(inner, Unknown) else Returns(inner)
     if isinstance(expr, ast.Name):
         if expr.id in env:
             return env.get(expr.id)
@@ -198,8 +210,8 @@ def call_args(call: ast.Call, env: Env = EMPTY, where: str = "", *,
 def function_constants(node: FunctionNode) -> FunctionConstants:
     """The :class:`FunctionConstants` of ``node``, cached per parsed node."""
     cached = _FUNCTIONS.get(id(node))
-    if cached is not None:
-        return cached
+    if cached is not None and cached[0] is node:
+        return cached[1]
     args = node.args
     params: list[Param] = []
     positional = args.posonlyargs + args.args
@@ -234,7 +246,7 @@ def function_constants(node: FunctionNode) -> FunctionConstants:
             local_values[name] = value
     facts = FunctionConstants(tuple(params), args.vararg is not None, args.kwarg is not None,
                               rebound, local_values)
-    _FUNCTIONS[id(node)] = facts
+    _FUNCTIONS[id(node)] = (node, facts)  # the node is kept: its id is never reused
     return facts
 
 

@@ -159,3 +159,14 @@ def test_function_constants_records_literal_defaults_and_literal_locals():
     defaults = {p.name: p.default for p in facts.params if p.has_default}
     assert defaults == {"rid": None, "abort_all": False, "force": False}, defaults
     assert facts.locals == {"limit": 2}, f"limit = 2 is the one literal local: {facts.locals}"
+
+
+def test_getattr_of_a_loop_name_over_literal_strings_reads_each_name():
+    node = _method("class C:\n    def f(self):\n        for name in ('waiting', 'staging'):\n"
+                   "            queue = getattr(self, name)\n            setattr(self, name, [])\n")
+    facts = function_facts(node, "self")
+    reads = {a.name for a in facts.accesses if a.kind == "read"}
+    writes = {a.name for a in facts.accesses if a.kind == "write"}
+    assert reads == {"waiting", "staging"} and writes == {"waiting", "staging"}, (
+        f"getattr/setattr(self, name) over a literal tuple touches each name: {facts.accesses}")
+    assert not facts.dynamic_lines, "a name from a literal tuple is not dynamic"

@@ -220,13 +220,15 @@ def _drives(result: Result, node_id: str, rel: str) -> list[Drive]:
     seen: set[tuple] = set()
     for pending in result.drives:
         key = (id(pending.obj_cons), pending.method, pending.model_expr, pending.line,
+               pending.argument,
                tuple(sorted(s.name for s in pending.sets)),
                pending.args.env_key() if pending.args is not None else None)
         if key in seen:
             continue
         seen.add(key)
         out.append(Drive(pending.obj_cons, node_id, rel, pending.method, pending.model_expr,
-                         pending.how, pending.file, pending.line, pending.sets, pending.args))
+                         pending.how, pending.file, pending.line, pending.sets, pending.args,
+                         pending.argument))
     return out
 
 

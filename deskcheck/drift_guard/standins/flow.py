@@ -28,7 +28,15 @@ from deskcheck.drift_guard.standins.flow_state import (
 from deskcheck.drift_guard.standins.flow_values import Values
 from deskcheck.drift_guard.standins.forms import Forms, literal
 from deskcheck.drift_guard.standins.module import FunctionNode, TestModule, dotted, is_staticmethod
-from deskcheck.drift_guard.standins.records import MOCK, NEW, UNKNOWN, Problem, SetName
+from deskcheck.drift_guard.standins.records import (
+    MOCK,
+    NAMESPACE,
+    NEW,
+    PLAIN,
+    UNKNOWN,
+    Problem,
+    SetName,
+)
 from deskcheck.static import CallArgs
 
 MAX_DEPTH = 6
@@ -355,12 +363,15 @@ class Flow(Values):
                 if obj.cons.kind == NEW and not obj.has(func.attr) and obj.cons.model_expr:
                     self._drive(scope, obj, func.attr, obj.cons.model_expr, "obj.method()", node,
                                 self.call_values(node, 0, scope))
+                    self._arguments(node, 0, func.attr, obj.cons.model_expr, scope)
             model = dotted(func.value)
             if not held and model and node.args and self._callee(node, scope) is None:
                 first = node.args[0]
                 for obj in self._eval(first, scope):  # Cls.method(obj, ...)
                     self._drive(scope, obj, func.attr, model, "Cls.method(obj)", node,
                                 self.call_values(node, 1, scope))
+                if self.module.qualify(model):
+                    self._arguments(node, 1, func.attr, model, scope)
                 key = self._key(first)
                 if key and key in scope.opaque and self.module.qualify(model):
                     scope.result.unfollowed.append(Unfollowed(
@@ -368,14 +379,27 @@ class Flow(Values):
         if self._callee(node, scope) is not None:
             self._call_result(node, scope)
 
+    def _arguments(self, node: ast.Call, skip: int, method: str, model: str,
+                   scope: Scope) -> None:
+        """``SimpleNamespace``/plain objects passed as ARGUMENTS (not as self) to a production
+        method stand in for what that parameter receives: each is a drive of its own."""
+        passed = [(str(i), arg) for i, arg in enumerate(node.args[skip:])
+                  if not isinstance(arg, ast.Starred)]
+        passed += [(kw.arg, kw.value) for kw in node.keywords if kw.arg]
+        for param, arg in passed:
+            for obj in self._eval(arg, scope):
+                if obj.cons.kind in (NAMESPACE, PLAIN):
+                    self._drive(scope, obj, method, model, "argument", node,
+                                self.call_values(node, skip, scope), argument=param)
+
     def _drive(self, scope: Scope, obj: Obj, method: str, model: str, how: str,
-               node: ast.AST, args: CallArgs | None = None) -> None:
+               node: ast.AST, args: CallArgs | None = None, argument: str = "") -> None:
         sets = {**obj.cons.sets, **obj.extra}
         if how == "property":
             args = CallArgs(where=f"{self.rel}:{getattr(node, 'lineno', 0)}")
         scope.result.drives.append(PendingDrive(
             obj.cons, tuple(sets.values()), method, model, how, self.rel,
-            getattr(node, "lineno", 0), args))
+            getattr(node, "lineno", 0), args, argument))
 
 
 def _walk(node: ast.AST):

@@ -42,6 +42,7 @@ class PendingDrive:
     file: str
     line: int
     args: CallArgs | None = None  # what the test's call passes (None: not known)
+    argument: str = ""  # how="argument": the parameter it is passed as ("0" / "req")
 
 
 @dataclass(frozen=True)

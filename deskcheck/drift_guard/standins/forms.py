@@ -17,6 +17,8 @@ from deskcheck.drift_guard.standins.records import (
     SetName,
     Symbol,
 )
+from deskcheck.static import Unknown
+from deskcheck.static import literal as static_literal
 
 NAMESPACES = {"types.SimpleNamespace", "argparse.Namespace"}
 MOCKS = {f"{base}.{name}" for base in ("unittest.mock", "mock")
@@ -37,6 +39,9 @@ def literal(node: ast.AST | None, module: TestModule) -> Any:
         return ast.literal_eval(node)
     except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
         pass
+    if isinstance(node, ast.Lambda):  # lambda: False -> a callable known to return False
+        value = static_literal(node)
+        return UNKNOWN if isinstance(value, Unknown) else value
     qualified = module.qualify(dotted(node))
     if qualified is not None and isinstance(node, ast.Attribute):
         return Symbol(qualified)

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from deskcheck.drift_guard.paths import CATEGORIES, PathRecord, PathVerdict, judge_paths
+from deskcheck.drift_guard.standins.arguments import judge_argument
 from deskcheck.drift_guard.standins.records import (
     MOCK,
     NEW,
@@ -205,7 +206,8 @@ class Judge:
         if cons.model_expr and own is None:
             return None
         usable: list[tuple[Drive, Resolved]] = []
-        for drive in drives:
+        arguments = [d for d in drives if d.how == "argument"]
+        for drive in (d for d in drives if d.how != "argument"):
             model = own if drive.model_expr == cons.model_expr and own is not None else \
                 self.model_of(drive.file, drive.model_expr, drive.line, report=False)
             if model is None:
@@ -224,11 +226,13 @@ class Judge:
             usable.append((drive, model))
             if found[1].is_function and drive.args is not None:
                 self._signature(drive, found, model)
-        if not usable and own is None:
+        as_argument = self._arguments(cons, arguments) if self.verdicts else []
+        if not usable and own is None and not as_argument:
             return None
-        spec = own.spec if own is not None else usable[0][1].spec
+        spec = own.spec if own is not None else usable[0][1].spec if usable else \
+            as_argument[0][0]
         sets: dict[str, SetName] = dict(cons.sets)
-        for drive, _model in usable:
+        for drive in [d for d, _model in usable] + arguments:
             for item in drive.sets:
                 sets.setdefault(item.name, item)
         report = StandInReport(cons, spec, dict(sorted(sets.items())))
@@ -249,6 +253,20 @@ class Judge:
         for members in groups.values() if self.verdicts else ():
             judgment = self._one(cons, members)
             report.judgments.append(judgment)
+            needed |= {r.name for c in ("drift", "silent_skips", "unexercised", "unknown")
+                       for r in getattr(judgment.verdict, c)}
+            decided |= {r.name for c in ("drift", "silent_skips", "unexercised")
+                        for r in getattr(judgment.verdict, c)}
+        for _spec, judgment, drive in as_argument:
+            report.judgments.append(judgment)
+            entry = by_method.setdefault((judgment.verdict.model, "argument"),
+                                         DrivenMethod(judgment.verdict.model, "argument"))
+            report.driven = list(by_method.values())
+            for test in judgment.tests:
+                if test not in entry.tests:
+                    entry.tests.append(test)
+            if drive.where not in entry.sites:
+                entry.sites.append(drive.where)
             needed |= {r.name for c in ("drift", "silent_skips", "unexercised", "unknown")
                        for r in getattr(judgment.verdict, c)}
             decided |= {r.name for c in ("drift", "silent_skips", "unexercised")
@@ -299,6 +317,35 @@ class Judge:
             fields=frozenset(n for n in names if not n.startswith("__")), subject=f"{cons.form}",
             built_at=f"{self.rootdir}/{cons.file}:{cons.line}", entry=entry)
         return Judgment(tests, methods, verdict, frozenset(names))
+
+    def _arguments(self, cons: Construction, drives: list[Drive]
+                   ) -> list[tuple[str, Judgment, Drive]]:
+        """Judge ``cons`` where it is passed as an argument: one judgment per (method,
+        parameter, names set)."""
+        groups: dict[tuple, list[Drive]] = {}
+        for drive in drives:
+            key = (drive.model_expr, drive.method, drive.argument,
+                   tuple(sorted((s.name, s.text) for s in drive.sets)))
+            groups.setdefault(key, []).append(drive)
+        out: list[tuple[str, Judgment, Drive]] = []
+        for members in groups.values():
+            first = members[0]
+            resolved = self.model_of(first.file, first.model_expr, first.line, report=False)
+            if resolved is None:
+                continue
+            sets = {s.name: s for s in first.sets}
+            names = set(sets) | set(cons.class_names if cons.kind == PLAIN else ())
+            constants = {}
+            for item in sets.values():
+                if item.constant and (value := _constant(item.value)) is not _SKIP:
+                    constants[item.name] = value
+            verdict = judge_argument(cons, members, resolved, constants, names,
+                                     f"{self.rootdir}/{cons.file}:{cons.line}")
+            if verdict is not None:
+                tests = sorted({d.test for d in members})
+                out.append((resolved.spec, Judgment(tests, [first.method], verdict,
+                                                    frozenset(names)), first))
+        return out
 
     def _signature(self, drive: Drive, found: Any, resolved: Resolved) -> None:
         klass, member = found

@@ -84,6 +84,7 @@ class Drive:
     line: int
     sets: tuple[SetName, ...] = ()   # every name set on the stand-in when it is driven
     args: Any = None  # deskcheck.static.CallArgs: what the test's call passes (None: unknown)
+    argument: str = ""  # how="argument": the parameter (position after self, or keyword)
 
     @property
     def where(self) -> str:

@@ -44,6 +44,13 @@ class Manager:
     def budget(self):
         return self.limit - self.used
 
+    def release(self, req, force=False):
+        if req.finished() and not force:
+            return
+        self.queue.remove(req.rid)
+        if req.kv is not None:
+            self.freed += req.kv.size
+
     def peek(self):
         if getattr(self, "audit", None) is not None:
             self.audit.append(1)
@@ -305,3 +312,24 @@ def test_the_report_fits_80_columns_with_one_line_conditions_and_a_fix_per_categ
         f"the long condition is cut to one line that keeps its file:line: {unders}")
     assert text.count(" in tests/test_shape.py") == 2, (
         f"the test file is said once per stand-in's driving group: {text}")
+
+
+def test_a_namespace_passed_as_an_argument_is_a_stand_in_for_that_parameter(tmp_path):
+    root = _project(tmp_path, '''
+        from types import SimpleNamespace
+        from flowcore.manager import Manager
+
+        def test_release():
+            stub = Manager.__new__(Manager)
+            stub.queue = ["a"]
+            stub.freed = 0
+            req = SimpleNamespace(rid="a", finished=lambda: False)
+            stub.release(req)
+    ''')
+    found = discover_in(root)
+    report = standin(found, "tests/test_shape.py:9")
+    assert [(d.method, d.how) for d in report.driven] == [("Manager.release(req)", "argument")], (
+        f"the namespace passed as req stands in for release's parameter: {report.driven}")
+    assert names(report, "drift") == {"kv"}, (
+        f"release reads req.kv on the driven path; the namespace lacks it: "
+        f"drift={names(report, 'drift')} unknown={names(report, 'unknown')}")
