@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from deskcheck.static._collect import Cond
-from deskcheck.static._constants import EMPTY, Env, Returns, Unknown
+from deskcheck.static._constants import EMPTY, Env, Returns, Something, Unknown
 
 DEAD, UNKNOWN, LIVE = 0, 1, 2
 _SIMPLE = (bool, int, float, str, bytes, type(None), tuple, list, set, frozenset, dict, range)
@@ -112,6 +112,8 @@ class _Context:
         value = self.value(expr)
         if isinstance(value, Unknown):
             return value
+        if isinstance(value, Something) and value.truthy is not None:
+            return value.truthy
         if not isinstance(value, _SIMPLE):
             return Unknown(f"`{_short(expr)}` has no known truth value")
         return bool(value)
@@ -288,6 +290,10 @@ def _compare(op: ast.cmpop, left: Any, right: Any, expr: ast.expr) -> bool | Unk
             if left is None or right is None:  # an enum member is never None
                 return isinstance(op, ast.IsNot)
             return undecided
+        if isinstance(left, Something) or isinstance(right, Something):
+            if left is right:  # one construction may build several objects: not decided
+                return undecided
+            return isinstance(op, ast.IsNot)  # different objects (or an object and None)
         same = left is right  # the stand-in's own values and singletons: identity is exact
         return same if isinstance(op, ast.Is) else not same
     if isinstance(op, ast.Eq | ast.NotEq):
@@ -317,6 +323,8 @@ def _compare(op: ast.cmpop, left: Any, right: Any, expr: ast.expr) -> bool | Unk
 
 
 def _equal(left: Any, right: Any) -> bool | None:
+    if isinstance(left, Something) or isinstance(right, Something):
+        return False if left is None or right is None else None
     if isinstance(right, _Member) and not isinstance(left, _Member):
         left, right = right, left
     if isinstance(left, _Member):

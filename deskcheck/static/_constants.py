@@ -44,6 +44,15 @@ class Returns:
     value: Any
 
 
+@dataclass(frozen=True)
+class Something:
+    """An object known to exist but not by value (a ``SimpleNamespace``, a ``Mock``, an
+    instance a constructor returns): never ``None``; truthy when ``truthy`` is True, else its
+    truth is unknown (a class may define ``__len__``/``__bool__``)."""
+
+    truthy: bool | None = None
+
+
 def is_known(value: Any) -> bool:
     return not isinstance(value, Unknown)
 

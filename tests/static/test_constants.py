@@ -170,3 +170,21 @@ def test_getattr_of_a_loop_name_over_literal_strings_reads_each_name():
     assert reads == {"waiting", "staging"} and writes == {"waiting", "staging"}, (
         f"getattr/setattr(self, name) over a literal tuple touches each name: {facts.accesses}")
     assert not facts.dynamic_lines, "a name from a literal tuple is not dynamic"
+
+
+def test_an_object_known_to_exist_is_never_none_and_a_namespace_is_truthy():
+    from deskcheck.static import Something
+
+    node = _method("class C:\n    def f(self, req):\n        if self.pending is None:\n"
+                   "            return\n        if self.chunked is not self.pending:\n"
+                   "            self.dropped = 1\n        if self.handle:\n"
+                   "            self.handled = 1\n")
+    pending, other = Something(True), Something(True)
+    status = _statuses(node, Env(), {"pending": pending, "chunked": None, "handle": other})
+    assert status["dropped"] == LIVE, (
+        "pending is an object (never None) and chunked is None: `is not` is True, got "
+        f"{status}")
+    assert status["handled"] == LIVE, "a namespace value is truthy"
+    same = _statuses(node, Env(), {"pending": pending, "chunked": pending, "handle": other})
+    assert same["dropped"] == UNKNOWN, (
+        "the same construction may build two objects: `x is not x` stays undecided")

@@ -173,7 +173,8 @@ class Flow(Values):
         held = self._held(owner, scope) if owner is not None else []
         if held:  # obj.x = value
             assert isinstance(target, ast.Attribute)
-            item = SetName(target.attr, target.lineno, _short(value), literal(value, self.module))
+            item = SetName(target.attr, target.lineno, _short(value),
+                           self._object_value(value, scope))
             for obj in held:
                 obj.record(item)
             return
@@ -232,9 +233,27 @@ class Flow(Values):
         found = scope.calls.get(id(node))
         if found is None:
             cons = self.forms.construction(node, scope.name)
+            if cons is not None:
+                for kw in node.keywords:  # SimpleNamespace(req=req): req holds a stand-in
+                    item = cons.sets.get(kw.arg or "")
+                    if item is not None and item.value is UNKNOWN:
+                        value = self._object_value(kw.value, scope)
+                        if value is not UNKNOWN:
+                            cons.sets[item.name] = SetName(item.name, item.line, item.text, value)
             found = [Obj(cons, cons.sets)] if cons is not None else self._follow(node, scope)
             scope.calls[id(node)] = found
         return found
+
+    def _object_value(self, node: ast.expr, scope: Scope) -> object:
+        """A literal, else an object known to exist (a stand-in, a constructor's instance:
+        never None), else ``UNKNOWN``."""
+        value = literal(node, self.module)
+        if value is not UNKNOWN:
+            return value
+        held = self._eval(node, scope) if isinstance(node, ast.Name | ast.Attribute) else []
+        if held:
+            return self.forms.something(held[0].cons)
+        return self.forms.instance(node)
 
     def _follow(self, node: ast.Call, scope: Scope) -> list[Obj]:
         """Walk a helper the call reaches; its drives join this scope, its return flows back."""

@@ -17,7 +17,7 @@ from deskcheck.drift_guard.standins.records import (
     SetName,
     Symbol,
 )
-from deskcheck.static import Unknown
+from deskcheck.static import Something, Unknown
 from deskcheck.static import literal as static_literal
 
 NAMESPACES = {"types.SimpleNamespace", "argparse.Namespace"}
@@ -56,6 +56,27 @@ class Forms:
         self.rel = rel
         self.problems = problems
         self.created: list[Construction] = []
+        self._objects: dict[int, Something] = {}
+
+    def something(self, cons: Construction) -> Something:
+        """The one value standing for the objects ``cons`` builds (never None; a namespace or
+        a mock is truthy)."""
+        if id(cons) not in self._objects:
+            self._objects[id(cons)] = Something(True if cons.kind in (NAMESPACE, MOCK) else None)
+        return self._objects[id(cons)]
+
+    def instance(self, node: ast.expr) -> Any:
+        """``Cls(...)`` / ``SimpleNamespace(...)`` / ``Mock()`` / ``object()``: an object that
+        is never None (truthy for namespaces, mocks and ``object()``), else ``UNKNOWN``."""
+        if not isinstance(node, ast.Call):
+            return UNKNOWN
+        name = dotted(node.func) or ""
+        qualified = self.module.qualify(name) or name
+        if qualified in NAMESPACES or qualified in MOCKS or name == "object":
+            return Something(True)
+        if name.split(".")[-1][:1].isupper():
+            return Something(None)
+        return UNKNOWN
 
     def _qualified(self, node: ast.AST) -> str:
         name = dotted(node)
