@@ -5,7 +5,11 @@ attribute in turn from a scratch copy of its test file (the statement ``obj.x = 
 ``pass``; a keyword ``x=...`` of ``SimpleNamespace(...)``/``Mock(...)`` is cut; line numbers
 stay), and re-judge the copy. The truth for each deletion: do the stand-in's driving tests,
 run on that copy where the production code imports, now fail with an AttributeError naming
-the deleted attribute (and did not on the untouched copy)? Scores:
+the deleted attribute (and did not on the untouched copy)? A test that already fails on the
+untouched copy (the test file is newer than the production code) decides only when the
+deletion adds an AttributeError naming the attribute (the read was reached); otherwise the
+deletion is undetermined unless a driving test that passes on the untouched copy still
+passes. Scores:
 
 - recall: true deletions reported as drift (a failing finding naming the attribute);
 - precision: failing findings naming the deleted attribute that are true, plus the failing
@@ -243,14 +247,19 @@ def _bench(target: Target, static: dict, base: Path, scratch: Path, worker: Work
             if not item.reported and item.name in {s["method"] for s in report["signature"]}:
                 item.reported = True
         before = baseline(item.tests)
-        green = [t for t in item.tests if before["outcomes"].get(t) == "passed"]
-        if not _ran(before, item.tests):
+        ran = [t for t in item.tests if before["outcomes"].get(t) in ("passed", "failed")]
+        green = [t for t in ran if before["outcomes"].get(t) == "passed"]
+        if not ran:
             item.note = "driving tests do not run here (collection error)"
-        elif not green:
-            item.note = "driving tests fail on the untouched file (version skew)"
         else:
-            result = worker.run(copy, green)
-            item.truth = item.name in _names_failing(result, green)
+            result = worker.run(copy, ran)
+            if item.name in _names_failing(result, ran) - _names_failing(before, ran):
+                item.truth = True  # a new AttributeError naming it: the read was reached
+            elif green:
+                item.truth = False  # the tests that pass on the untouched file still pass it
+            else:
+                item.note = ("driving tests fail on the untouched file (version skew) and "
+                             "raise nothing new naming it: undetermined")
         shutil.rmtree(copy, ignore_errors=True)
         print(f"  {item.standin} -{item.name}: truth={item.truth} reported={item.reported}",
               file=sys.stderr)

@@ -221,7 +221,7 @@ def _drives(result: Result, node_id: str, rel: str) -> list[Drive]:
     for pending in result.drives:
         key = (id(pending.obj_cons), pending.method, pending.model_expr, pending.line,
                pending.argument,
-               tuple(sorted(s.name for s in pending.sets)),
+               tuple(sorted((s.name, repr(s.value)) for s in pending.sets)),
                pending.args.env_key() if pending.args is not None else None)
         if key in seen:
             continue

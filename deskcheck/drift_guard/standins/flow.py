@@ -61,12 +61,13 @@ class Flow(Values):
     def run(self, func: FunctionNode, *, klass_methods: dict[str, FunctionNode] | None = None,
             bound: dict[str, list[Obj]] | None = None, label: str | None = None,
             tuples: dict[str, Items] | None = None,
-            enclosing: Scope | None = None) -> Result:
+            enclosing: Scope | None = None, literals: dict[str, object] | None = None) -> Result:
         """Walk ``func`` with ``bound`` names already holding stand-ins (``tuples``: names
         holding tuples of them; ``enclosing``: the scope a nested def closes over). Unbound
         runs are cached: a factory is analysed once however many tests call it."""
         key = id(func)
-        if not bound and not tuples and enclosing is None and key in self._cache:
+        plain = not bound and not tuples and enclosing is None and not literals
+        if plain and key in self._cache:
             return self._cache[key]
         if key in self._stack or len(self._stack) >= MAX_DEPTH:
             return Result()
@@ -76,6 +77,7 @@ class Flow(Values):
             scope.tuples = {**enclosing.tuples, **scope.tuples}
             scope.literals = dict(enclosing.literals)
             scope.nested = dict(enclosing.nested)
+        scope.literals.update(literals or {})  # the literals the caller passed
         self._stack.append(key)
         saved, self._methods = self._methods, klass_methods or {}
         try:
@@ -85,7 +87,7 @@ class Flow(Values):
             self._methods = saved
         scope.result.bindings = scope.bindings
         scope.result.tuples = scope.tuples
-        if not bound and not tuples and enclosing is None:
+        if plain:
             self._cache[key] = scope.result
         return scope.result
 
@@ -247,7 +249,7 @@ class Flow(Values):
     def _object_value(self, node: ast.expr, scope: Scope) -> object:
         """A literal, else an object known to exist (a stand-in, a constructor's instance:
         never None), else ``UNKNOWN``."""
-        value = literal(node, self.module)
+        value = self.literal_value(node, scope)
         if value is not UNKNOWN:
             return value
         held = self._eval(node, scope) if isinstance(node, ast.Name | ast.Attribute) else []
@@ -267,18 +269,19 @@ class Flow(Values):
             params = params[1:]
         bound: dict[str, list[Obj]] = {}
         passed: list[Obj] = []
-        for param, arg in zip(params, node.args, strict=False):
+        literals: dict[str, object] = {}
+        pairs = [(p, a) for p, a in zip(params, node.args, strict=False)
+                 if not isinstance(a, ast.Starred)]
+        pairs += [(kw.arg, kw.value) for kw in node.keywords if kw.arg]
+        for param, arg in pairs:
             held = self._eval(arg, scope)
             if held:
                 bound[param] = held
                 passed += held
-        for kw in node.keywords:
-            held = self._eval(kw.value, scope) if kw.arg else []
-            if held:
-                bound[kw.arg] = held  # type: ignore[index]
-                passed += held
+            elif (value := self.literal_value(arg, scope)) is not UNKNOWN:
+                literals[param] = value  # _check(align=4096): align is 4096 in the helper
         result = flow.run(func, klass_methods=self._methods if through_self or nested else None,
-                          bound=bound, enclosing=scope if nested else None,
+                          bound=bound, enclosing=scope if nested else None, literals=literals,
                           label=f"{scope.name} > {func.name}" if nested else None)
         scope.result.drives.extend(result.drives)
         scope.result.unfollowed.extend(result.unfollowed)

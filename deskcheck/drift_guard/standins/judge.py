@@ -245,7 +245,8 @@ class Judge:
                 entry.tests.append(drive.test)
             if drive.where not in entry.sites:
                 entry.sites.append(drive.where)
-            key = (model.spec, tuple(sorted((s.name, s.text) for s in drive.sets)))
+            key = (model.spec, tuple(sorted((s.name, s.text, repr(s.value))
+                                            for s in drive.sets)))
             groups.setdefault(key, []).append((drive, model))
         report.driven = list(by_method.values())
         needed: set[str] = set()

@@ -51,6 +51,14 @@ class Manager:
         if req.kv is not None:
             self.freed += req.kv.size
 
+    def fits(self):
+        limit = self.limit
+        if limit is None or limit >= 8:
+            return
+        if self.mode == "decode":
+            return
+        raise ValueError(limit)
+
     def peek(self):
         if getattr(self, "audit", None) is not None:
             self.audit.append(1)
@@ -333,3 +341,24 @@ def test_a_namespace_passed_as_an_argument_is_a_stand_in_for_that_parameter(tmp_
     assert names(report, "drift") == {"kv"}, (
         f"release reads req.kv on the driven path; the namespace lacks it: "
         f"drift={names(report, 'drift')} unknown={names(report, 'unknown')}")
+
+
+def test_literals_a_test_passes_to_its_helper_decide_the_driven_branches(tmp_path):
+    root = _project(tmp_path, '''
+        from flowcore.manager import Manager
+
+        def _check(limit):
+            stub = Manager.__new__(Manager)
+            stub.limit = limit
+            stub.fits()
+
+        def test_fits():
+            _check(limit=16)
+            _check(limit=None)
+            _check(limit=4)
+    ''')
+    report = standin(discover_in(root), "tests/test_shape.py:5")
+    assert names(report, "drift") == {"mode"}, (
+        f"_check(limit=4) passes `limit is None or limit >= 8: return`, so fits() reads mode: "
+        f"drift={names(report, 'drift')} unknown={names(report, 'unknown')} "
+        f"unexercised={names(report, 'unexercised')}")
