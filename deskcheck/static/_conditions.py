@@ -139,8 +139,9 @@ class _Context:
         if not isinstance(base, ast.Name):
             return Unknown(f"`{_short(expr)}` is computed at run time")
         if base.id in self.selves:
-            if not attrs:
-                return Unknown("`self` itself is not a constant")
+            if not attrs:  # constants[""]: the stand-in itself, when the caller knows it
+                return self.constants.get("", Unknown(f"`{base.id}` (the stand-in itself) is "
+                                                      "not a constant"))
             return _lookup(attrs, self.constants)
         if base.id in self.aliases:
             return _lookup(self.aliases[base.id].split(".") + attrs, self.constants)
@@ -168,6 +169,9 @@ class _Context:
             if isinstance(value, Unknown):
                 return value
             kinds = _types(expr.args[1])
+            if isinstance(value, Something) and value.kind == "namespace" \
+                    and _class_ref(expr.args[1]) and "Namespace" not in ast.unparse(expr.args[1]):
+                return False  # a SimpleNamespace is an instance of no other class
             if kinds is None or isinstance(value, _Member):
                 return Unknown(f"`{_short(expr)}`: the type is not a builtin")
             if isinstance(value, enum.Enum):
@@ -267,6 +271,15 @@ def _pattern_value(expr: ast.expr) -> Any:
     if attrs and isinstance(expr, ast.Name):
         return _Member(attrs[1] if len(attrs) > 1 else expr.id, attrs[0])
     return None
+
+
+def _class_ref(expr: ast.expr) -> bool:
+    """``Cls`` / ``mod.Cls`` / a tuple of them."""
+    if isinstance(expr, ast.Tuple):
+        return bool(expr.elts) and all(_class_ref(e) for e in expr.elts)
+    while isinstance(expr, ast.Attribute):
+        expr = expr.value
+    return isinstance(expr, ast.Name)
 
 
 def _types(expr: ast.expr) -> type | tuple[type, ...] | None:

@@ -51,6 +51,7 @@ class Something:
     truth is unknown (a class may define ``__len__``/``__bool__``)."""
 
     truthy: bool | None = None
+    kind: str = ""  # "namespace": a SimpleNamespace, an instance of no production class
 
 
 def is_known(value: Any) -> bool:

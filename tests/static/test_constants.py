@@ -188,3 +188,18 @@ def test_an_object_known_to_exist_is_never_none_and_a_namespace_is_truthy():
     same = _statuses(node, Env(), {"pending": pending, "chunked": pending, "handle": other})
     assert same["dropped"] == UNKNOWN, (
         "the same construction may build two objects: `x is not x` stays undecided")
+
+
+def test_a_namespace_stand_in_is_an_instance_of_no_production_class():
+    from deskcheck.static import Something
+
+    node = _method("class C:\n    def f(self, obj):\n        if isinstance(obj, EmbeddingReq):\n"
+                   "            return\n        obj.sampling.append(1)\n")
+    facts = function_facts(node, "obj")
+    access = next(a for a in facts.accesses if a.name == "sampling")
+    namespace = {"": Something(True, "namespace")}
+    assert all(explain(c, namespace, Env()).status == LIVE for c in access.conds), (
+        "isinstance(a SimpleNamespace, EmbeddingReq) is False: the read after it is LIVE")
+    unknown = [explain(c, {}, Env()) for c in access.conds]
+    assert any(d.status == UNKNOWN and "obj" in d.why for d in unknown), (
+        f"without the stand-in known, the reason names it: {unknown}")

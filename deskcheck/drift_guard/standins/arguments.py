@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 from deskcheck.drift_guard.paths import PathRecord, PathVerdict
-from deskcheck.drift_guard.standins.records import Construction, Drive
+from deskcheck.drift_guard.standins.records import NAMESPACE, Construction, Drive
 from deskcheck.drift_guard.standins.resolve import Resolved
 from deskcheck.static import (
     DEAD,
@@ -23,6 +23,7 @@ from deskcheck.static import (
     UNKNOWN,
     CallArgs,
     Env,
+    Something,
     bind,
     explain,
     function_facts,
@@ -65,6 +66,8 @@ def judge_argument(cons: Construction, drives: list[Drive], resolved: Resolved,
     envs = [bind(node, _args(d.args), skip_first=skip, label=f"{klass.name}.{first.method}")
             for d in drives]
     facts = function_facts(node, param)
+    if cons.kind == NAMESPACE:
+        constants = {**constants, "": Something(True, "namespace")}  # the argument itself
     best: dict[str, tuple[int, bool, str, str, str]] = {}
     for acc in facts.accesses:
         top = acc.name.split(".", 1)[0]

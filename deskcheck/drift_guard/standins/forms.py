@@ -62,7 +62,8 @@ class Forms:
         """The one value standing for the objects ``cons`` builds (never None; a namespace or
         a mock is truthy)."""
         if id(cons) not in self._objects:
-            self._objects[id(cons)] = Something(True if cons.kind in (NAMESPACE, MOCK) else None)
+            self._objects[id(cons)] = Something(
+                True if cons.kind in (NAMESPACE, MOCK) else None, cons.kind)
         return self._objects[id(cons)]
 
     def instance(self, node: ast.expr) -> Any:
@@ -72,7 +73,9 @@ class Forms:
             return UNKNOWN
         name = dotted(node.func) or ""
         qualified = self.module.qualify(name) or name
-        if qualified in NAMESPACES or qualified in MOCKS or name == "object":
+        if qualified in NAMESPACES:
+            return Something(True, NAMESPACE)
+        if qualified in MOCKS or name == "object":
             return Something(True)
         if name.split(".")[-1][:1].isupper():
             return Something(None)

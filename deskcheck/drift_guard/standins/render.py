@@ -160,7 +160,11 @@ def _groups(report: StandInReport) -> list[str]:
         for driven in report.driven:
             lines += _wrap(f"drives {driven.method} ({driven.how})", "  ")
         return lines
-    hows = {d.method: d.how for d in report.driven}
+    hows: dict[str, str] = {}
+    for driven in report.driven:  # an argument drive is labelled Cls.method(param)
+        name = driven.method.partition("(")[0].rpartition(".")[2] \
+            if driven.how == "argument" else driven.method
+        hows.setdefault(name, driven.how)
     shown: dict[tuple[str, ...], list[str]] = {}
     for judgment in report.judgments:
         methods = shown.setdefault(tuple(judgment.tests), [])
