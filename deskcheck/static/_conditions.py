@@ -22,6 +22,7 @@ from __future__ import annotations
 import ast
 import enum
 import operator
+import types
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -114,6 +115,8 @@ class _Context:
             return value
         if isinstance(value, Something) and value.truthy is not None:
             return value.truthy
+        if isinstance(value, types.SimpleNamespace):
+            return True  # a namespace defines no __bool__/__len__
         if not isinstance(value, _SIMPLE):
             return Unknown(f"`{_short(expr)}` has no known truth value")
         return bool(value)

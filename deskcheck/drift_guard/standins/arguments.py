@@ -11,6 +11,7 @@ handed on to are not followed (a reverse list would be unsound, so none is given
 
 from __future__ import annotations
 
+from types import SimpleNamespace
 from typing import Any
 
 from deskcheck.drift_guard.paths import PathRecord, PathVerdict
@@ -63,7 +64,8 @@ def judge_argument(cons: Construction, drives: list[Drive], resolved: Resolved,
     param = parameter(node, first.argument, skip)
     if param is None:
         return None
-    envs = [bind(node, _args(d.args), skip_first=skip, label=f"{klass.name}.{first.method}")
+    envs = [_with_receiver(bind(node, _args(d.args), skip_first=skip,
+                                label=f"{klass.name}.{first.method}"), node, d, skip)
             for d in drives]
     facts = function_facts(node, param)
     if cons.kind == NAMESPACE:
@@ -104,6 +106,16 @@ def judge_argument(cons: Construction, drives: list[Drive], resolved: Resolved,
     verdict.notes.append(f"a stand-in for parameter `{param}` of {label.partition('(')[0]}: "
                          "only the parameter's own touches in that method are judged")
     return verdict
+
+
+def _with_receiver(env: Env, node: Any, drive: Drive, skip: bool) -> Env:
+    """``env`` with the method's ``self`` bound to what the receiver stand-in holds (its
+    literal fields), so ``self.prefill_max_requests is not None`` decides too."""
+    params = node.args.posonlyargs + node.args.args
+    if not skip or not params or not drive.receiver:
+        return env
+    fields = {s.name: s.value for s in drive.receiver if s.constant}
+    return Env({**env.values, params[0].arg: SimpleNamespace(**fields)}, env.unknown)
 
 
 def _args(args: CallArgs | None) -> CallArgs:

@@ -228,7 +228,7 @@ def _drives(result: Result, node_id: str, rel: str) -> list[Drive]:
         seen.add(key)
         out.append(Drive(pending.obj_cons, node_id, rel, pending.method, pending.model_expr,
                          pending.how, pending.file, pending.line, pending.sets, pending.args,
-                         pending.argument))
+                         pending.argument, pending.receiver))
     return out
 
 

@@ -385,7 +385,7 @@ class Flow(Values):
                 if obj.cons.kind == NEW and not obj.has(func.attr) and obj.cons.model_expr:
                     self._drive(scope, obj, func.attr, obj.cons.model_expr, "obj.method()", node,
                                 self.call_values(node, 0, scope))
-                    self._arguments(node, 0, func.attr, obj.cons.model_expr, scope)
+                    self._arguments(node, 0, func.attr, obj.cons.model_expr, scope, obj)
             model = dotted(func.value)
             if not held and model and node.args and self._callee(node, scope) is None:
                 first = node.args[0]
@@ -393,7 +393,9 @@ class Flow(Values):
                     self._drive(scope, obj, func.attr, model, "Cls.method(obj)", node,
                                 self.call_values(node, 1, scope))
                 if self.module.qualify(model):
-                    self._arguments(node, 1, func.attr, model, scope)
+                    receivers = self._eval(first, scope)
+                    self._arguments(node, 1, func.attr, model, scope,
+                                    receivers[0] if receivers else None)
                 key = self._key(first)
                 if key and key in scope.opaque and self.module.qualify(model):
                     scope.result.unfollowed.append(Unfollowed(
@@ -402,7 +404,7 @@ class Flow(Values):
             self._call_result(node, scope)
 
     def _arguments(self, node: ast.Call, skip: int, method: str, model: str,
-                   scope: Scope) -> None:
+                   scope: Scope, receiver: Obj | None = None) -> None:
         """``SimpleNamespace``/plain objects passed as ARGUMENTS (not as self) to a production
         method stand in for what that parameter receives: each is a drive of its own."""
         passed = [(str(i), arg) for i, arg in enumerate(node.args[skip:])
@@ -411,17 +413,21 @@ class Flow(Values):
         for param, arg in passed:
             for obj in self._eval(arg, scope):
                 if obj.cons.kind in (NAMESPACE, PLAIN):
+                    held = tuple({**receiver.cons.sets, **receiver.extra}.values()) \
+                        if receiver is not None else ()
                     self._drive(scope, obj, method, model, "argument", node,
-                                self.call_values(node, skip, scope), argument=param)
+                                self.call_values(node, skip, scope), argument=param,
+                                receiver=held)
 
     def _drive(self, scope: Scope, obj: Obj, method: str, model: str, how: str,
-               node: ast.AST, args: CallArgs | None = None, argument: str = "") -> None:
+               node: ast.AST, args: CallArgs | None = None, argument: str = "",
+               receiver: tuple[SetName, ...] = ()) -> None:
         sets = {**obj.cons.sets, **obj.extra}
         if how == "property":
             args = CallArgs(where=f"{self.rel}:{getattr(node, 'lineno', 0)}")
         scope.result.drives.append(PendingDrive(
             obj.cons, tuple(sets.values()), method, model, how, self.rel,
-            getattr(node, "lineno", 0), args, argument))
+            getattr(node, "lineno", 0), args, argument, receiver))
 
 
 def _walk(node: ast.AST):

@@ -43,6 +43,7 @@ class PendingDrive:
     line: int
     args: CallArgs | None = None  # what the test's call passes (None: not known)
     argument: str = ""  # how="argument": the parameter it is passed as ("0" / "req")
+    receiver: tuple[SetName, ...] = ()  # how="argument": what the method's self holds
 
 
 @dataclass(frozen=True)

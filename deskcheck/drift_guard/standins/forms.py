@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import types
 from typing import Any
 
 from deskcheck.drift_guard.standins.module import TestModule, dotted
@@ -73,6 +74,19 @@ class Forms:
             return UNKNOWN
         name = dotted(node.func) or ""
         qualified = self.module.qualify(name) or name
+        if qualified in NAMESPACES and not node.args:
+            # SimpleNamespace(a=1, b=SimpleNamespace(c=False)): its literal fields are known
+            # (a field that is not a literal is left out: reading it stays undecided)
+            fields = {}
+            for kw in node.keywords:
+                if kw.arg is None:
+                    return Something(True, NAMESPACE)
+                value = literal(kw.value, self.module)
+                if value is UNKNOWN:
+                    value = self.instance(kw.value)
+                if value is not UNKNOWN and not isinstance(value, Something):
+                    fields[kw.arg] = value
+            return types.SimpleNamespace(**fields)
         if qualified in NAMESPACES:
             return Something(True, NAMESPACE)
         if qualified in MOCKS or name == "object":

@@ -51,6 +51,11 @@ class Manager:
         if req.kv is not None:
             self.freed += req.kv.size
 
+    def admit(self, req):
+        if self.limit is not None and self.limit <= 0:
+            return
+        self.used += req.size
+
     def fits(self):
         limit = self.limit
         if limit is None or limit >= 8:
@@ -362,3 +367,31 @@ def test_literals_a_test_passes_to_its_helper_decide_the_driven_branches(tmp_pat
         f"_check(limit=4) passes `limit is None or limit >= 8: return`, so fits() reads mode: "
         f"drift={names(report, 'drift')} unknown={names(report, 'unknown')} "
         f"unexercised={names(report, 'unexercised')}")
+
+
+def test_an_argument_stand_in_is_judged_with_what_the_receiver_stand_in_holds(tmp_path):
+    root = _project(tmp_path, '''
+        from types import SimpleNamespace
+        from flowcore.manager import Manager
+
+        def test_admit_open():
+            stub = Manager.__new__(Manager)
+            stub.limit = None
+            stub.used = 0
+            stub.admit(SimpleNamespace(rid="a"))
+
+        def test_admit_closed():
+            stub = Manager.__new__(Manager)
+            stub.limit = 0
+            stub.used = 0
+            stub.admit(SimpleNamespace(rid="b"))
+    ''')
+    found = discover_in(root)
+    open_ = standin(found, "tests/test_shape.py:9")
+    closed = standin(found, "tests/test_shape.py:15")
+    assert names(open_, "drift") == {"size"}, (
+        f"stub.limit is None: admit reads req.size, which the namespace lacks: "
+        f"drift={names(open_, 'drift')} unknown={names(open_, 'unknown')}")
+    assert names(closed, "unexercised") == {"size"} and closed.holds, (
+        f"stub.limit == 0 returns early: size is unexercised, got "
+        f"{names(closed, 'unexercised')} drift={names(closed, 'drift')}")
