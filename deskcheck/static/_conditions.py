@@ -133,6 +133,8 @@ class _Context:
             return bad if bad is not None else tuple(items)
         if isinstance(expr, ast.Call):
             return self.call(expr)
+        if isinstance(expr, ast.NamedExpr):  # (x := self.limit) is not None
+            return self.value(expr.value)
         attrs: list[str] = []
         base: ast.expr = expr
         while isinstance(base, ast.Attribute):

@@ -203,3 +203,10 @@ def test_a_namespace_stand_in_is_an_instance_of_no_production_class():
     unknown = [explain(c, {}, Env()) for c in access.conds]
     assert any(d.status == UNKNOWN and "obj" in d.why for d in unknown), (
         f"without the stand-in known, the reason names it: {unknown}")
+
+
+def test_a_walrus_in_a_condition_is_decided_by_its_value():
+    node = _method("class C:\n    def f(self):\n        if (x := self.limit) is not None and x < 1:\n"
+                   "            return\n        self.after = 1\n")
+    status = _statuses(node, Env(), {"limit": None})
+    assert status["after"] == LIVE, "(x := None) is not None is False: the return is not taken"

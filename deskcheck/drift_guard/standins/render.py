@@ -147,6 +147,11 @@ def _fixes(report: StandInReport, strict: bool) -> list[str]:
     return out
 
 
+def _plain(value: object) -> bool:
+    """A literal worth showing (not an object deskcheck only knows exists)."""
+    return value is None or type(value).__module__ == "builtins" or hasattr(value, "short")
+
+
 def _names(names: list[str], most: int = 6) -> str:
     shown = ", ".join(f"`{n}`" for n in names[:most])
     return shown + (f" and {len(names) - most} more" if len(names) > most else "")
@@ -206,7 +211,7 @@ def details(discovery: Discovery) -> list[str]:
                            f"name{'s' * (report.needed != 1)}{undecided}", "  ", "    ")
         lines += _groups(report)
         if report.sets:
-            shown = ", ".join(f"{n}={_cut(repr(s.value), 20)}" if s.constant else n
+            shown = ", ".join(f"{n}={_cut(repr(s.value), 20)}" if _plain(s.value) else n
                               for n, s in report.sets.items())
             lines += _wrap(f"sets: {shown}", "  ", "        ")
         if report.signature:
