@@ -30,9 +30,7 @@ from deskcheck.drift_guard.standins.forms import Forms, literal
 from deskcheck.drift_guard.standins.module import FunctionNode, TestModule, dotted, is_staticmethod
 from deskcheck.drift_guard.standins.records import (
     MOCK,
-    NAMESPACE,
     NEW,
-    PLAIN,
     UNKNOWN,
     Problem,
     SetName,
@@ -246,17 +244,6 @@ class Flow(Values):
             scope.calls[id(node)] = found
         return found
 
-    def _object_value(self, node: ast.expr, scope: Scope) -> object:
-        """A literal, else an object known to exist (a stand-in, a constructor's instance:
-        never None), else ``UNKNOWN``."""
-        value = self.literal_value(node, scope)
-        if value is not UNKNOWN:
-            return value
-        held = self._eval(node, scope) if isinstance(node, ast.Name | ast.Attribute) else []
-        if held:
-            return self.forms.something(held[0].cons)
-        return self.forms.instance(node)
-
     def _follow(self, node: ast.Call, scope: Scope) -> list[Obj]:
         """Walk a helper the call reaches; its drives join this scope, its return flows back."""
         callee = self._callee(node, scope)
@@ -402,22 +389,6 @@ class Flow(Values):
                         model, func.attr, key, scope.opaque[key], self.rel, node.lineno))
         if self._callee(node, scope) is not None:
             self._call_result(node, scope)
-
-    def _arguments(self, node: ast.Call, skip: int, method: str, model: str,
-                   scope: Scope, receiver: Obj | None = None) -> None:
-        """``SimpleNamespace``/plain objects passed as ARGUMENTS (not as self) to a production
-        method stand in for what that parameter receives: each is a drive of its own."""
-        passed = [(str(i), arg) for i, arg in enumerate(node.args[skip:])
-                  if not isinstance(arg, ast.Starred)]
-        passed += [(kw.arg, kw.value) for kw in node.keywords if kw.arg]
-        for param, arg in passed:
-            for obj in self._eval(arg, scope):
-                if obj.cons.kind in (NAMESPACE, PLAIN):
-                    held = tuple({**receiver.cons.sets, **receiver.extra}.values()) \
-                        if receiver is not None else ()
-                    self._drive(scope, obj, method, model, "argument", node,
-                                self.call_values(node, skip, scope), argument=param,
-                                receiver=held)
 
     def _drive(self, scope: Scope, obj: Obj, method: str, model: str, how: str,
                node: ast.AST, args: CallArgs | None = None, argument: str = "",

@@ -6,9 +6,9 @@ from __future__ import annotations
 import ast
 
 from deskcheck.drift_guard.standins.flow_state import Items, Obj, Scope
-from deskcheck.drift_guard.standins.forms import literal
+from deskcheck.drift_guard.standins.forms import Forms, literal
 from deskcheck.drift_guard.standins.module import TestModule
-from deskcheck.drift_guard.standins.records import UNKNOWN
+from deskcheck.drift_guard.standins.records import NAMESPACE, PLAIN, UNKNOWN, SetName
 from deskcheck.static import CallArgs, Unknown
 
 
@@ -18,6 +18,7 @@ class Values:
 
     module: TestModule
     rel: str
+    forms: Forms
 
     def _eval(self, node: ast.expr, scope: Scope) -> list[Obj]:
         raise NotImplementedError
@@ -29,6 +30,11 @@ class Values:
         raise NotImplementedError
 
     def _call_result(self, node: ast.Call, scope: Scope) -> list[Obj]:
+        raise NotImplementedError
+
+    def _drive(self, scope: Scope, obj: Obj, method: str, model: str, how: str,
+               node: ast.AST, args: CallArgs | None = None, argument: str = "",
+               receiver: tuple[SetName, ...] = ()) -> None:
         raise NotImplementedError
 
     def _items(self, node: ast.expr, scope: Scope) -> Items | None:
@@ -83,6 +89,33 @@ class Values:
         keywords = tuple((k.arg, value(k.value)) for k in node.keywords if k.arg)
         return CallArgs(tuple(positional), keywords, star,
                         any(k.arg is None for k in node.keywords), where)
+
+    def _object_value(self, node: ast.expr, scope: Scope) -> object:
+        """A literal, else an object known to exist (a stand-in, a constructor's instance:
+        never None), else ``UNKNOWN``."""
+        value = self.literal_value(node, scope)
+        if value is not UNKNOWN:
+            return value
+        held = self._eval(node, scope) if isinstance(node, ast.Name | ast.Attribute) else []
+        if held:
+            return self.forms.something(held[0].cons)
+        return self.forms.instance(node)
+
+    def _arguments(self, node: ast.Call, skip: int, method: str, model: str,
+                   scope: Scope, receiver: Obj | None = None) -> None:
+        """``SimpleNamespace``/plain objects passed as ARGUMENTS (not as self) to a production
+        method stand in for what that parameter receives: each is a drive of its own."""
+        passed = [(str(i), arg) for i, arg in enumerate(node.args[skip:])
+                  if not isinstance(arg, ast.Starred)]
+        passed += [(kw.arg, kw.value) for kw in node.keywords if kw.arg]
+        for param, arg in passed:
+            for obj in self._eval(arg, scope):
+                if obj.cons.kind in (NAMESPACE, PLAIN):
+                    held = tuple({**receiver.cons.sets, **receiver.extra}.values()) \
+                        if receiver is not None else ()
+                    self._drive(scope, obj, method, model, "argument", node,
+                                self.call_values(node, skip, scope), argument=param,
+                                receiver=held)
 
 
 def _short(node: ast.AST, limit: int = 60) -> str:
