@@ -10,6 +10,8 @@ pytest hook adds it as an exception note: the traceback is never shortened, only
 
 from __future__ import annotations
 
+import linecache
+import re
 import sys
 import types
 from pathlib import Path
@@ -34,6 +36,32 @@ def _owner_class(frame: types.FrameType) -> type | None:
     for part in qualname.split(".")[:-1]:
         obj = getattr(obj, part, None)
     return obj if isinstance(obj, type) else None
+
+
+def _model_class(obj: Any, kind: str, owner: type | None,
+                 frames: list[tuple[types.FrameType, int]],
+                 chain: list[tuple[types.FrameType, int]]) -> type | None:
+    """The class the stand-in stands in for: the instance's class, the mock's spec, or the
+    class the test called the method through (``Scheduler.abort(ns)``, where ``abort`` is
+    defined in a mixin); the defining class only when none of those is known."""
+    if kind == "instance":
+        return type(obj)
+    spec = getattr(obj, "_spec_class", None) if kind == "mock" else None
+    if isinstance(spec, type):
+        return spec
+    index = next((i for i, (f, _line) in enumerate(frames) if f is chain[0][0]), 0)
+    if index and owner is not None:
+        caller, line = frames[index - 1]
+        text = linecache.getline(caller.f_code.co_filename, line)
+        for dotted in re.findall(rf"([A-Za-z_][\w.]*)\.{re.escape(chain[0][0].f_code.co_name)}\b",
+                                 text):
+            head, *rest = dotted.split(".")
+            found: Any = caller.f_locals.get(head, caller.f_globals.get(head))
+            for part in rest:
+                found = getattr(found, part, None)
+            if isinstance(found, type) and issubclass(found, owner):
+                return found
+    return owner
 
 
 def _show(path: str, line: int) -> str:
@@ -103,10 +131,11 @@ def drift_note(exc: BaseException, tb: types.TracebackType | None = None,
         func = next((f for v, f in (fixtures or {}).values() if v is obj), None)
         site = fixture_site(func) if func is not None else ""
         built = f"{site} (fixture {func.__name__})" if site else ""
+    model = _model_class(obj, kind, owner, frames, chain)
     path = " -> ".join(getattr(f.f_code, "co_qualname", f.f_code.co_name) for f, _ in chain)
     lines = [
         f"deskcheck: stand-in drift: the {label} standing in for "
-        f"{owner.__qualname__ if owner else 'self'} lacks `{name}`",
+        f"{model.__qualname__ if model else 'self'} lacks `{name}`",
         f"  needed at {_show(site_frame.f_code.co_filename, site_line)} "
         f"({getattr(site_frame.f_code, 'co_qualname', site_frame.f_code.co_name)})",
         f"  call path: {path}",

@@ -34,7 +34,6 @@ from the driven method to the site) and ``condition`` (the branch condition text
 from __future__ import annotations
 
 import os
-from collections import deque
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -48,17 +47,13 @@ from deskcheck.static import (
     READ,
     RMW,
     UNKNOWN,
-    WRITE,
     ClassModel,
-    ClassSource,
-    Cond,
-    Member,
+    Env,
+    Use,
     build_model,
-    class_key,
-    decide,
-    first_param,
-    function_facts,
-    wrapper_functions,
+    explain,
+    trace,
+    walk,
 )
 
 NEEDING = (READ, CALL, RMW, GUARDED)
@@ -74,10 +69,11 @@ class PathRecord:
     call_path: tuple[str, ...]
     condition: str = ""
     detail: str = ""
+    why: str = ""  # unknown: the value that keeps the condition undecided, and from where
 
     def to_json(self) -> dict[str, Any]:
         return {"name": self.name, "site": self.site, "call_path": list(self.call_path),
-                "condition": self.condition, "detail": self.detail}
+                "condition": self.condition, "detail": self.detail, "why": self.why}
 
 
 @dataclass
@@ -177,125 +173,6 @@ def _show(site: str) -> str:
     return site
 
 
-@dataclass(frozen=True)
-class Use:
-    """One touch of a name on the walk, with its status on the driven path."""
-
-    name: str
-    kind: str
-    file: str
-    line: int
-    stmt_line: int
-    call_path: tuple[str, ...]
-    conds: tuple[tuple[str, Cond], ...]  # (file, condition), outermost first
-    status: int
-    masked: bool
-    after_write: bool
-    context: bool = False
-
-    @property
-    def site(self) -> str:
-        return f"{self.file}:{self.line}"
-
-
-def walk(model: ClassModel, methods: Sequence[str], *, constants: Mapping[str, Any],
-         executed: Mapping[str, set[int]] | None, stand_ins: Iterable[str] = (),
-         provided: set[str] | None = None) -> list[Use]:
-    """Every touch reachable from ``methods``, each with its driven-path status. A method the
-    stand-in does not provide (``provided`` given) is not entered: calling it raises first."""
-    stop = set(stand_ins)
-    lines = {os.path.realpath(k): set(v) for k, v in executed.items()} if executed is not None \
-        else None
-    best: dict[tuple[str, str, str], int] = {}
-    queue: deque[tuple[ClassSource, Member, str, tuple[str, ...], int,
-                       tuple[tuple[str, Cond], ...]]] = deque()
-    indexes: dict = {}
-    uses: dict[tuple[str, str, int, str, bool], Use] = {}
-
-    def enqueue(klass: ClassSource, member: Member, roles: list[str], path: tuple[str, ...],
-                status: int, conds: tuple[tuple[str, Cond], ...]) -> None:
-        for role in roles:
-            key = (class_key(klass), member.name, role)
-            if best.get(key, -1) >= status:
-                continue
-            best[key] = status
-            queue.append((klass, member, role, (*path, f"{klass.name}.{member.name}"), status,
-                          conds))
-
-    def status_of(file: str, line: int, stmt_line: int, conds: tuple[Cond, ...],
-                  incoming: int) -> int:
-        if lines is not None:
-            ran = lines.get(os.path.realpath(file), set())
-            return LIVE if (line in ran or stmt_line in ran) else DEAD
-        status = incoming
-        for cond in conds:
-            status = min(status, decide(cond, constants))
-        return status
-
-    def add(use: Use) -> None:
-        key = (use.name, use.file, use.line, use.kind, use.context)
-        old = uses.get(key)
-        if old is None or old.status < use.status:
-            uses[key] = use
-
-    for name in methods:
-        klass, member = model.require_root(name)
-        roles = ["call"] if member.is_function else ["get", "set", "delete"]
-        enqueue(klass, member, roles, (), LIVE, ())
-    while queue:
-        klass, member, role, path, incoming, inherited = queue.popleft()
-        declared = dict(member.functions()).get(role)
-        if declared is None:
-            continue
-        node = klass.function(declared)
-        self_name = None if member.kind == "staticmethod" else first_param(node)
-        bodies = [(klass.file, node, self_name, path, klass)]
-        if role == "call":
-            for wfile, wnode, label in wrapper_functions(klass, declared, indexes):
-                bodies.append((wfile, wnode, first_param(wnode), (*path, label), klass))
-        for file, fnode, selfname, fpath, owner in bodies:
-            facts = function_facts(fnode, selfname)
-            for acc in facts.accesses:
-                conds = inherited + tuple((file, c) for c in acc.conds)
-                status = status_of(file, acc.line, acc.stmt_line, acc.conds, incoming)
-                masked = acc.kind == GUARDED or acc.swallowed
-                add(Use(acc.name, acc.kind, file, acc.line, acc.stmt_line, fpath, conds, status,
-                        masked, acc.after_write))
-                top = acc.name.split(".", 1)[0]
-                if top in stop or ("." in acc.name and acc.kind == WRITE) or status == DEAD \
-                        and lines is None or provided is not None and top not in provided:
-                    continue
-                kind = READ if "." in acc.name else acc.kind
-                found = model.lookup(top)
-                if found is not None:
-                    enqueue(found[0], found[1], _roles(kind, found[1]), fpath,
-                            LIVE if lines is not None else status, conds)
-            for (name, kind, _line), sconds in zip(facts.super_uses, facts.super_conds,
-                                                  strict=False):
-                status = status_of(file, _line, _line, sconds, incoming)
-                found = model.lookup(name, after=owner)
-                if found is not None and (status != DEAD or lines is not None) \
-                        and (provided is None or name in provided):
-                    enqueue(found[0], found[1], _roles(kind, found[1]), fpath,
-                            LIVE if lines is not None else status,
-                            inherited + tuple((file, c) for c in sconds))
-            for ctx in facts.context:
-                status = status_of(file, ctx.line, ctx.stmt_line, ctx.conds, incoming)
-                add(Use(ctx.name, READ, file, ctx.line, ctx.stmt_line, fpath,
-                        inherited + tuple((file, c) for c in ctx.conds), status, False, False,
-                        context=True))
-    return list(uses.values())
-
-
-def _roles(kind: str, member: Member) -> list[str]:
-    if member.is_function:
-        return ["call"] if kind in (READ, CALL, GUARDED, RMW) else []
-    if member.kind == "property":
-        return {READ: ["get"], CALL: ["get"], GUARDED: ["get"], RMW: ["get", "set"],
-                WRITE: ["set"], "delete": ["delete"]}.get(kind, [])
-    return []
-
-
 def _is_provided(name: str, provided: set[str]) -> bool | None:
     """True/False, or None when ``name`` is a chain under a value whose attributes are not
     enumerated (not judged) or under a name that is itself missing (reported once, there)."""
@@ -310,23 +187,25 @@ def _is_provided(name: str, provided: set[str]) -> bool | None:
     return False if any(p.startswith(prefix) for p in provided) else None
 
 
-def _pick_condition(conds: tuple[tuple[str, Cond], ...], constants: Mapping[str, Any],
-                    lines: Mapping[str, set[int]] | None) -> str:
-    """The branch that keeps the site off the path: the innermost condition that the
-    constants rule out (static), or whose line ran without entering it (executed)."""
+def _pick_condition(conds, constants: Mapping[str, Any],
+                    lines: Mapping[str, set[int]] | None) -> tuple[str, str]:
+    """The branch that keeps the site off the path, and why it is undecided ("" when it is
+    decided): the innermost condition that the constants rule out (static), or whose line
+    ran without entering it (executed)."""
     if not conds:
-        return ""
+        return "", ""
     if lines is None:
         for wanted in (DEAD, UNKNOWN):
-            for file, cond in reversed(conds):
-                if decide(cond, constants) == wanted:
-                    return f"{cond.text} at {_show(f'{file}:{cond.line}')}"
-        return ""
-    for file, cond in reversed(conds):
+            for file, cond, env in reversed(conds):
+                decision = explain(cond, constants, env)
+                if decision.status == wanted:
+                    return f"{cond.text} at {_show(f'{file}:{cond.line}')}", decision.why
+        return "", ""
+    for file, cond, _env in reversed(conds):
         if cond.line in lines.get(os.path.realpath(file), set()):
-            return f"{cond.text} at {_show(f'{file}:{cond.line}')}"
-    file, cond = conds[-1]
-    return f"{cond.text} at {_show(f'{file}:{cond.line}')}"
+            return f"{cond.text} at {_show(f'{file}:{cond.line}')}", ""
+    file, cond, _env = conds[-1]
+    return f"{cond.text} at {_show(f'{file}:{cond.line}')}", ""
 
 
 def judge_paths(model: type | str | ClassModel, methods: Sequence[str], *, provided: set[str],
@@ -335,7 +214,8 @@ def judge_paths(model: type | str | ClassModel, methods: Sequence[str], *, provi
                 constants: Mapping[str, Any] | None = None, strict: bool = False,
                 stand_ins: Iterable[str] = frozenset(), auto_children: Iterable[str] = frozenset(),
                 fields: Iterable[str] = frozenset(), subject: str = "",
-                built_at: str = "", overlay: Mapping[str, str] | None = None) -> PathVerdict:
+                built_at: str = "", overlay: Mapping[str, str] | None = None,
+                entry: Mapping[str, Env] | None = None) -> PathVerdict:
     """Classify every name ``methods`` need on ``model`` (see the module docstring)."""
     if isinstance(model, str) and not roots:
         from deskcheck.errors import UnknownTargetError
@@ -351,7 +231,7 @@ def judge_paths(model: type | str | ClassModel, methods: Sequence[str], *, provi
     provided = set(provided)
     auto = set(auto_children)
     uses = walk(class_model, methods, constants=consts, executed=executed, stand_ins=stand_ins,
-                provided=provided)
+                provided=provided, entry=entry)
     lines = {os.path.realpath(k): set(v) for k, v in executed.items()} if executed is not None \
         else None
     verdict = PathVerdict(subject or "stand-in", class_model.name, tuple(methods),
@@ -370,7 +250,7 @@ def judge_paths(model: type | str | ClassModel, methods: Sequence[str], *, provi
                 context_seen.add(name)
                 u = live[0]
                 verdict.context.append(PathRecord(name, u.site, u.call_path,
-                                                  _cond_text(u, consts, lines)))
+                                                  *_cond_text(u, consts, lines)[:1]))
             group = [u for u in group if not u.context]
         needing = [u for u in group if u.kind in NEEDING and not u.after_write]
         if not needing:
@@ -396,16 +276,24 @@ def judge_paths(model: type | str | ClassModel, methods: Sequence[str], *, provi
             u = live[0]
             how = "a getattr/hasattr default" if u.kind == GUARDED else \
                 "a try that catches AttributeError"
+            init_sets = _init_sets(class_model)
+            if init_sets is not None and top not in init_sets \
+                    and class_model.lookup(top) is None:  # a method is on every real instance
+                verdict.notes.append(
+                    f"`{name}` is read masked by {how} at {_show(u.site)}, and "
+                    f"{class_model.name}.__init__ never sets it either: the stand-in is as "
+                    "faithful as production there (not drift)")
+                continue
             verdict.silent_skips.append(PathRecord(
                 name, u.site, u.call_path, "", f"masked by {how}: missing, silently skipped"))
         elif any(u.status == UNKNOWN for u in needing):
             u = next(u for u in needing if u.status == UNKNOWN)
-            verdict.unknown.append(PathRecord(name, u.site, u.call_path,
-                                              _cond_text(u, consts, lines)))
+            text, why = _cond_text(u, consts, lines)
+            verdict.unknown.append(PathRecord(name, u.site, u.call_path, text, why=why))
         else:
             u = needing[0]
             verdict.unexercised.append(PathRecord(name, u.site, u.call_path,
-                                                  _cond_text(u, consts, lines)))
+                                                  _cond_text(u, consts, lines)[0]))
     touched = {u.name for u in uses if not u.context}
     touched |= set(methods)
     for name in sorted(set(fields)):
@@ -420,6 +308,23 @@ def judge_paths(model: type | str | ClassModel, methods: Sequence[str], *, provi
     return verdict
 
 
+_INIT_SETS: dict[int, tuple[ClassModel, frozenset[str] | None]] = {}
+
+
+def _init_sets(model: ClassModel) -> frozenset[str] | None:
+    """The names production's own ``__init__`` sets (followed through ``self.m()`` and
+    ``super().__init__``); None when the class has no ``__init__`` in source to read."""
+    key = id(model)
+    if key not in _INIT_SETS:
+        found = model.lookup("__init__")
+        names: frozenset[str] | None = None
+        if found is not None and found[1].is_function:
+            traced = trace(model, ["__init__"])
+            names = frozenset(n.split(".", 1)[0] for n in traced.writes)
+        _INIT_SETS[key] = (model, names)  # the model is kept: its id is never reused
+    return _INIT_SETS[key][1]
+
+
 def _cond_text(use: Use, constants: Mapping[str, Any],
-               lines: Mapping[str, set[int]] | None) -> str:
+               lines: Mapping[str, set[int]] | None) -> tuple[str, str]:
     return _pick_condition(use.conds, constants, lines)

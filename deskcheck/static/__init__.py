@@ -3,11 +3,13 @@
 The layer below :mod:`deskcheck.drift_guard` and :mod:`deskcheck.uniformity`: a parse cache by
 content hash (hollow parsing: a body is parsed when first reached), imports, re-exports and the
 MRO of classes across modules, class members, the ``self.X`` touches of one function with the
-branch conditions each sits under, deciding those conditions from known constants, decorator
-wrappers, and the production surface that follows ``self.m()``, properties and ``super()``;
-def-use and control dependence of one function (``flow_facts``), every field write of a class
-(``field_writes``) and call resolution through the MRO, components and factories
-(``CallResolver``).
+branch conditions each sits under, call-site constants (a call's literal arguments bound to
+the callee's parameters, defaults, literal locals), deciding branch conditions from known
+constants (with the reason when undecided), reachability from driven methods with those
+constants flowing into each ``self.m(...)`` callee, decorator wrappers, and the production
+surface that follows ``self.m()``, properties and ``super()``; def-use and control dependence
+of one function (``flow_facts``), every field write of a class (``field_writes``) and call
+resolution through the MRO, components and factories (``CallResolver``).
 It imports no other part of deskcheck. Public names only; every ``_module`` is private.
 """
 
@@ -17,7 +19,11 @@ __getattr__, __dir__, __all__ = lazy_exports(__name__, {
     **dict.fromkeys(("CALL", "DELETE", "GUARDED", "READ", "RMW", "WRITE", "Access", "Cond",
                      "ContextRead", "FunctionFacts", "first_param", "function_facts"),
                     "_collect"),
-    **dict.fromkeys(("DEAD", "LIVE", "UNKNOWN", "decide"), "_conditions"),
+    **dict.fromkeys(("DEAD", "LIVE", "UNKNOWN", "Decision", "decide", "explain"), "_conditions"),
+    **dict.fromkeys(("CallArgs", "Env", "FunctionConstants", "Param", "Returns", "Something",
+                     "Unknown", "bind", "call_args", "function_constants", "is_known", "literal",
+                     "merge", "signature_problems", "unbound"), "_constants"),
+    **dict.fromkeys(("Use", "roles_for", "walk"), "_reach"),
     **dict.fromkeys(("CallResolver", "Fn"), "_calls"),
     **dict.fromkeys(("Def", "FlowFacts", "Guard", "clear_flow_cache", "flow_facts"), "_dataflow"),
     **dict.fromkeys(("FieldWrite", "clear_fields_cache", "field_writes", "method_functions"),

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from deskcheck.static._members import FunctionNode
 
 READ, WRITE, RMW, CALL, GUARDED, DELETE = "read", "write", "rmw", "call", "guarded", "delete"
-_FACTS: dict[int, FunctionFacts] = {}
+_FACTS: dict[tuple[int, str | None], tuple[FunctionNode, FunctionFacts]] = {}
 _SWALLOWING = {"AttributeError", "Exception", "BaseException", "LookupError"}
 
 
@@ -31,6 +31,8 @@ class Cond:
     selves: frozenset[str] = frozenset()
     label: str = ""
     aliases: tuple[tuple[str, str], ...] = ()  # local = self.a.b bound before the branch
+    pattern: ast.pattern | None = None  # case: its pattern (``test`` is the match subject)
+    earlier: tuple[tuple[ast.pattern, bool], ...] = ()  # case: (pattern, has a guard) before
 
     @property
     def text(self) -> str:
@@ -56,6 +58,7 @@ class Access:
     swallowed: bool = False  # inside a try whose handler would catch an AttributeError
     stmt_line: int = 0  # first line of the enclosing statement (coverage.py's line)
     conds: tuple[Cond, ...] = ()
+    call: ast.Call | None = None  # CALL: the call node (its arguments flow into the callee)
 
 
 @dataclass(frozen=True)
@@ -79,12 +82,13 @@ class FunctionFacts:
 
 
 def function_facts(node: FunctionNode, self_name: str | None) -> FunctionFacts:
-    key = id(node)
+    """The touches of ``self_name`` (``self``, or any parameter) in ``node``, cached."""
+    key = (id(node), self_name)
     cached = _FACTS.get(key)
-    if cached is None:
-        cached = _Collector(node, self_name).facts()
+    if cached is None or cached[0] is not node:
+        cached = (node, _Collector(node, self_name).facts())  # the node kept: ids not reused
         _FACTS[key] = cached
-    return cached
+    return cached[1]
 
 
 def first_param(node: FunctionNode) -> str | None:
@@ -114,6 +118,7 @@ class _Collector:
         self.globals: set[str] = set()
         self.aliases: dict[str, str] = {}
         self.locals: set[str] = set()
+        self.loop_names: dict[str, tuple[str, ...]] = {}  # for n in ("a", "b"): n is one of
 
     def facts(self) -> FunctionFacts:
         for stmt in self.node.body:
@@ -128,7 +133,7 @@ class _Collector:
             writes = [self.top_writes.get(".".join(parts[:i])) for i in range(1, len(parts) + 1)]
             late = acc.kind in (READ, CALL) and any(w is not None and acc.line > w for w in writes)
             out.append(Access(acc.name, acc.kind, acc.line, late, acc.swallowed, acc.stmt_line,
-                              acc.conds))
+                              acc.conds, acc.call))
         return FunctionFacts(tuple(out), tuple(self.super_uses), tuple(self.dynamic),
                              tuple(self.super_conds), tuple(self.context))
 
@@ -162,12 +167,15 @@ class _Collector:
             attrs = attrs[1:]
         return attrs or None
 
-    def _record(self, chain: list[str], last_kind: str, line: int) -> None:
+    def _record(self, chain: list[str], last_kind: str, line: int,
+                call: ast.Call | None = None) -> None:
         for i in range(1, len(chain) + 1):
-            kind = last_kind if i == len(chain) else READ
+            last = i == len(chain)
+            kind = last_kind if last else READ
             self.accesses.append(Access(".".join(chain[:i]), kind, line,
                                         swallowed=self.swallowing > 0,
-                                        stmt_line=self.stmt_line, conds=tuple(self.conds)))
+                                        stmt_line=self.stmt_line, conds=tuple(self.conds),
+                                        call=call if last and len(chain) == 1 else None))
 
     def _super_name(self, node: ast.expr) -> str | None:
         if (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Call)
@@ -231,7 +239,12 @@ class _Collector:
             self.visit(node.iter, selves)
             loop = self._cond("for", node.lineno, node.iter, False, selves)
             self._under(loop, [node.target], selves)
+            names = _literal_strings(node.iter)
+            if names is not None and isinstance(node.target, ast.Name):
+                self.loop_names[node.target.id] = names
             self._under(loop, node.body, selves, block=True)
+            if names is not None and isinstance(node.target, ast.Name):
+                self.loop_names.pop(node.target.id, None)
             if node.orelse:
                 self._under(self._cond("for-else", node.lineno, label="for ... else"),
                             node.orelse, selves, block=True)
@@ -253,11 +266,20 @@ class _Collector:
             return
         if isinstance(node, ast.Match):
             self.visit(node.subject, selves)
+            earlier: list[tuple[ast.pattern, bool]] = []
             for case in node.cases:
                 label = f"case {ast.unparse(case.pattern)}"
-                self._under(self._cond("case", case.pattern.lineno, label=label),
-                            [*([case.guard] if case.guard else []), *case.body], selves,
-                            block=True)
+                cond = Cond("case", case.pattern.lineno, node.subject, False, frozenset(selves),
+                            label, tuple(self.aliases.items()), case.pattern, tuple(earlier))
+                self.conds.append(cond)
+                if case.guard is not None:
+                    self.visit(case.guard, selves)
+                    self._under(self._cond("if", case.guard.lineno, case.guard, False, selves),
+                                case.body, selves, block=True)
+                else:
+                    self.visit_block(case.body, selves)
+                self.conds.pop()
+                earlier.append((case.pattern, case.guard is not None))
             return
         if isinstance(node, ast.With | ast.AsyncWith):
             for item in node.items:
@@ -395,18 +417,21 @@ class _Collector:
         func = node.func
         chain = self._chain(func, selves) if isinstance(func, ast.Attribute) else None
         if chain is not None:
-            self._record(chain, CALL, node.lineno)
+            self._record(chain, CALL, node.lineno, node)
         elif (name := self._super_name(func)) is not None:
             self.super_uses.append((name, CALL, node.lineno))
             self.super_conds.append(tuple(self.conds))
         elif (isinstance(func, ast.Name) and func.id in {"getattr", "hasattr", "setattr", "delattr"}
               and len(node.args) >= 2 and self._is_self(node.args[0], selves)):
             key = node.args[1]
-            if isinstance(key, ast.Constant) and isinstance(key.value, str):
+            keys = [key.value] if isinstance(key, ast.Constant) and isinstance(key.value, str) \
+                else list(self.loop_names.get(key.id, ())) if isinstance(key, ast.Name) else []
+            if keys:
                 kind = {"setattr": WRITE, "delattr": DELETE, "hasattr": GUARDED}.get(func.id, READ)
                 if func.id == "getattr" and (len(node.args) > 2 or node.keywords):
                     kind = GUARDED
-                self._record([key.value], kind, node.lineno)
+                for name in keys:  # getattr(self, n) for n in a literal tuple: each name
+                    self._record([name], kind, node.lineno)
             else:
                 self.dynamic.append(node.lineno)
             for arg in node.args[1:]:
@@ -421,6 +446,14 @@ class _Collector:
         for arg in [*node.args, *(k.value for k in node.keywords)]:
             self.visit(arg, selves)
         return True
+
+
+def _literal_strings(node: ast.expr) -> tuple[str, ...] | None:
+    """The strings of a literal tuple/list/set of string constants, else None."""
+    if isinstance(node, ast.Tuple | ast.List | ast.Set) and node.elts and all(
+            isinstance(e, ast.Constant) and isinstance(e.value, str) for e in node.elts):
+        return tuple(e.value for e in node.elts)  # type: ignore[union-attr]
+    return None
 
 
 def _is_env_name(base: str, attr: str) -> bool:

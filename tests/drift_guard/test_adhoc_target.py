@@ -39,11 +39,16 @@ EDITS = {
         "        if self._prefetch_ballot is not None and self._prefetch_ballot.mismatch:\n"
         "            self._ballot_mismatch_seen += 1\n",
     ),
-    # a masked read on the path the namespace scheduler drives
+    # a masked read on the path the namespace scheduler drives, of a name production's own
+    # __init__ sets (a masked read of a name __init__ never sets is a note, not drift)
     "tp_scheduler/scheduler.py": (
         "        running = len(self.running_batch) if running_bs is None else running_bs\n",
         "        running = len(self.running_batch) if running_bs is None else running_bs\n"
         '        running += getattr(self, "_admit_pad", None) or 0\n',
+    ),
+    "tp_scheduler/scheduler.py#init-admit-pad": (
+        "        self.tp_rank = tp_rank\n",
+        "        self.tp_rank = tp_rank\n        self._admit_pad = 0\n",
     ),
 }
 

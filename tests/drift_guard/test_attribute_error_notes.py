@@ -96,7 +96,7 @@ def test_the_failure_of_a_drifted_stand_in_names_the_drift_and_keeps_the_traceba
     assert "self.aborted.append(rid)" in ns, f"the traceback stays: {ns}"
     assert "deskcheck: stand-in drift: the SimpleNamespace standing in for Engine lacks " \
            "`aborted`" in ns, ns
-    assert "needed at dg_paths/engine.py:33 (Engine.abort_chunked)" in ns, ns
+    assert "needed at dg_paths/engine.py:34 (Engine.abort_chunked)" in ns, ns
     lines = TESTS.splitlines()
 
     def at(text: str) -> int:
@@ -155,3 +155,22 @@ def test_drift_note_explains_a_namespace_and_leaves_a_real_bug_alone():
     real = drift_note(_raised(lambda: Engine().describe()))
     assert real is None, f"Engine.__init__ never sets label: a real bug, not a drifted stand-in, " \
                          f"yet the note says: {real}"
+
+
+class BudgetMixin:
+    def budget(self):
+        return self.limit - self.used
+
+
+class MixedScheduler(BudgetMixin):
+    """The production class the test drives through; the method lives in its mixin."""
+
+
+def test_the_note_names_the_model_class_the_test_drives_not_the_mixin_defining_the_method():
+    from types import SimpleNamespace
+
+    standin = SimpleNamespace(limit=3)
+    note = drift_note(_raised(lambda: MixedScheduler.budget(standin)))
+    assert note is not None and "standing in for MixedScheduler lacks `used`" in note, (
+        f"the test calls MixedScheduler.budget: the stand-in stands in for MixedScheduler, "
+        f"not for BudgetMixin, which only defines the method: {note}")

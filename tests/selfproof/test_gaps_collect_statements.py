@@ -250,9 +250,10 @@ def test_each_case_sits_under_its_pattern_and_its_guard_is_read_there():
     facts, text = _facts(MATCHES)
     assert _access(facts, "mode").conds == (), "the match subject is read before any case"
     fast = [("case", _line(text, "fast"), "case Mode.FAST")]
-    assert _shown(_access(facts, "in_fast").conds) == fast, (
-        f"a read in a case body sits under `case <pattern>` at the pattern's line; got "
-        f"{_shown(_access(facts, 'in_fast').conds)}")
+    guarded = fast + [("if", _line(text, "fast"), "if self.allowed")]
+    assert _shown(_access(facts, "in_fast").conds) == guarded, (
+        f"a read in a case body sits under `case <pattern>` at the pattern's line, and under "
+        f"the case's guard; got {_shown(_access(facts, 'in_fast').conds)}")
     assert _shown(_access(facts, "allowed").conds) == fast, (
         "a case's guard is read only when its pattern matched: under that case")
     assert _shown(_access(facts, "in_default").conds) == [

@@ -66,7 +66,8 @@ def _report_json(report: StandInReport) -> dict[str, Any]:
         "dynamic_sets": list(cons.dynamic),
         "driven": [{"method": d.method, "how": d.how, "tests": d.tests, "sites": d.sites}
                    for d in report.driven],
-        "needed": report.needed,
+        "needed": report.needed, "decided": report.decided, "undecided": report.undecided,
+        "signature": [item.to_json() for item in report.signature],
         **{c: [r.to_json() for r in report.records(c)] for c in CATEGORIES},
         "verdicts": [{"tests": j.tests, "methods": j.methods, **j.verdict.to_json()}
                      for j in report.judgments],

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
-from deskcheck.drift_guard.standins.flow import Flow, Obj, Result, Unfollowed
+from deskcheck.drift_guard.standins.flow import Flow, Items, Obj, Result, Unfollowed
 from deskcheck.drift_guard.standins.module import FunctionNode, TestClass, TestModule
 from deskcheck.drift_guard.standins.records import (
     MOCK,
@@ -130,13 +130,15 @@ class Finder:
         for tail, klass, func in module.test_functions():
             node_id = f"{rel}::{tail}"
             findings.tests.append(node_id)
-            bound = self._setup(flow, klass)
+            bound, tuples = self._setup(flow, klass)
             for param in _params(func, klass is not None):
-                objs = self._fixture(param, module, flow, klass, conftests, depth=0)
+                objs, items = self._fixture(param, module, flow, klass, conftests, depth=0)
                 if objs:
                     bound[param] = [o.fork() for o in objs]
+                if items is not None:
+                    tuples[param] = items
             result = flow.run(func, klass_methods=klass.methods if klass else None,
-                              bound=bound, label=tail)
+                              bound=bound, label=tail, tuples=tuples)
             findings.drives.extend(_drives(result, node_id, rel))
             unfollowed.extend(result.unfollowed)
         seen: set[int] = set()
@@ -148,26 +150,32 @@ class Finder:
         findings.unfollowed = unfollowed
         return findings
 
-    def _setup(self, flow: Flow, klass: TestClass | None) -> dict[str, list[Obj]]:
+    def _setup(self, flow: Flow, klass: TestClass | None) -> tuple[dict[str, list[Obj]],
+                                                                    dict[str, Items]]:
         """``self.x`` / ``cls.x`` stand-ins ``setUpClass``/``setUp`` (pytest: ``setup_class``/
-        ``setup_method``) leave behind."""
+        ``setup_method``) leave behind; ``setUp`` sees what ``setUpClass`` left."""
         if klass is None:
-            return {}
+            return {}, {}
         bound: dict[str, list[Obj]] = {}
+        tuples: dict[str, Items] = {}
         for name in ("setUpClass", "setup_class", "setUp", "setup_method"):
             method = klass.methods.get(name)
             if method is None:
                 continue
-            result = flow.run(method, klass_methods=klass.methods, label=name)
+            result = flow.run(method, klass_methods=klass.methods, label=name,
+                              bound=dict(bound) or None, tuples=dict(tuples) or None)
             for key, objs in result.bindings.items():
                 if key.startswith("self."):
                     bound[key] = [o.fork() for o in objs]
-        return bound
+            tuples.update((k, v) for k, v in result.tuples.items() if k.startswith("self."))
+        return bound, tuples
 
     def _fixture(self, name: str, module: TestModule, flow: Flow, klass: TestClass | None,
-                 conftests: Sequence[tuple[TestModule, Flow]], depth: int) -> list[Obj]:
+                 conftests: Sequence[tuple[TestModule, Flow]], depth: int
+                 ) -> tuple[list[Obj], Items | None]:
+        """What fixture ``name`` yields: its stand-ins, and the tuple of them it returns."""
         if depth > 4:
-            return []
+            return [], None
         owners: list[tuple[TestModule, Flow, dict[str, FunctionNode]]] = []
         if klass is not None:
             owners.append((module, flow, klass.fixtures))
@@ -178,17 +186,28 @@ class Finder:
             if func is None:
                 continue
             bound: dict[str, list[Obj]] = {}
+            tuples: dict[str, Items] = {}
             for param in _params(func, fixtures is not owner_module.fixtures):
-                objs = self._fixture(param, owner_module, owner_flow, klass, conftests,
-                                     depth + 1)
+                objs, items = self._fixture(param, owner_module, owner_flow, klass, conftests,
+                                            depth + 1)
                 if objs:
                     bound[param] = [o.fork() for o in objs]
-            result = owner_flow.run(func, bound=bound, label=f"fixture {name}")
-            for obj in result.returned:
+                if items is not None:
+                    tuples[param] = items
+            result = owner_flow.run(func, bound=bound, label=f"fixture {name}", tuples=tuples)
+            for obj in result.returned + [o for it in result.returned_items for os in it
+                                          for o in os]:
                 if f"fixture {name}" not in obj.cons.through:
                     obj.cons.through.append(f"fixture {name}")
-            return result.returned
-        return []
+            widths = {len(items) for items in result.returned_items}
+            items_out: Items | None = None
+            if len(widths) == 1:
+                items_out = [[] for _ in range(widths.pop())]
+                for items in result.returned_items:
+                    for i, objs in enumerate(items):
+                        items_out[i] += objs
+            return result.returned, items_out
+        return [], None
 
 
 def _params(func: FunctionNode, is_method: bool) -> list[str]:
@@ -201,12 +220,15 @@ def _drives(result: Result, node_id: str, rel: str) -> list[Drive]:
     seen: set[tuple] = set()
     for pending in result.drives:
         key = (id(pending.obj_cons), pending.method, pending.model_expr, pending.line,
-               tuple(sorted(s.name for s in pending.sets)))
+               pending.argument,
+               tuple(sorted((s.name, repr(s.value)) for s in pending.sets)),
+               pending.args.env_key() if pending.args is not None else None)
         if key in seen:
             continue
         seen.add(key)
         out.append(Drive(pending.obj_cons, node_id, rel, pending.method, pending.model_expr,
-                         pending.how, pending.file, pending.line, pending.sets))
+                         pending.how, pending.file, pending.line, pending.sets, pending.args,
+                         pending.argument, pending.receiver))
     return out
 
 

@@ -4,89 +4,44 @@ A stand-in is an object bound to a name (or ``self.name``) from a construction
 (:mod:`.forms`), a helper factory or a fixture. The walk records the names each statement
 sets on it (``obj.x = ...``, ``setattr``, ``configure_mock``), and every place it is driven:
 ``Cls.method(obj, ...)``, ``obj.method()`` / ``obj.prop`` on a ``__new__`` instance, and
-``types.MethodType(Cls.method, obj)``. Calls of helper functions of the test file (and of
-test-class methods through ``self``) are followed, with stand-in arguments bound to their
-parameters; what a helper returns flows back to the caller.
+``types.MethodType(Cls.method, obj)``, with the values the test's call passes. Calls of
+helper functions of the test file (and of test-class methods through ``self``) are followed,
+with stand-in arguments bound to their parameters; what a helper returns flows back to the
+caller, a returned tuple position by position. A def nested in a test is walked where it is
+called (``asyncio.run(main())``, ``loop.run_until_complete(main())``), closing over the
+test's names.
 """
 
 from __future__ import annotations
 
 import ast
 from collections.abc import Callable
-from dataclasses import dataclass, field
 
+from deskcheck.drift_guard.standins.flow_state import (
+    Items,
+    Obj,
+    PendingDrive,
+    Result,
+    Scope,
+    Unfollowed,
+)
+from deskcheck.drift_guard.standins.flow_values import Values
 from deskcheck.drift_guard.standins.forms import Forms, literal
 from deskcheck.drift_guard.standins.module import FunctionNode, TestModule, dotted, is_staticmethod
-from deskcheck.drift_guard.standins.records import MOCK, NEW, Construction, Problem, SetName
+from deskcheck.drift_guard.standins.records import (
+    MOCK,
+    NEW,
+    UNKNOWN,
+    Problem,
+    SetName,
+)
+from deskcheck.static import CallArgs
 
 MAX_DEPTH = 6
+__all__ = ["Flow", "Items", "Obj", "PendingDrive", "Result", "Scope", "Unfollowed"]
 
 
-@dataclass
-class Obj:
-    """A stand-in as one scope holds it. ``extra`` is what this scope (and the scopes it was
-    handed to) set beyond the construction's own names; in the scope that builds it, the
-    construction's own ``sets`` dict."""
-
-    cons: Construction
-    extra: dict[str, SetName]
-
-    def fork(self) -> Obj:
-        extra = {} if self.extra is self.cons.sets else dict(self.extra)
-        return Obj(self.cons, extra)
-
-    def has(self, name: str) -> bool:
-        return name in self.cons.sets or name in self.extra
-
-    def record(self, item: SetName) -> None:
-        self.extra[item.name] = item
-
-
-@dataclass(frozen=True)
-class PendingDrive:
-    """A drive found in a body; the test it belongs to is decided by the caller."""
-
-    obj_cons: Construction
-    sets: tuple[SetName, ...]
-    method: str
-    model_expr: str
-    how: str
-    file: str
-    line: int
-
-
-@dataclass(frozen=True)
-class Unfollowed:
-    """``Cls.method(v)`` where ``v`` came from a call deskcheck cannot follow."""
-
-    model_expr: str
-    method: str
-    var: str
-    source: str
-    file: str
-    line: int
-
-
-@dataclass
-class Result:
-    returned: list[Obj] = field(default_factory=list)
-    drives: list[PendingDrive] = field(default_factory=list)
-    unfollowed: list[Unfollowed] = field(default_factory=list)
-    bindings: dict[str, list[Obj]] = field(default_factory=dict)  # at the end of the body
-
-
-@dataclass
-class Scope:
-    name: str
-    bindings: dict[str, list[Obj]] = field(default_factory=dict)
-    opaque: dict[str, str] = field(default_factory=dict)   # var -> the call it came from
-    calls: dict[int, list[Obj]] = field(default_factory=dict)  # followed call -> returned
-    result: Result = field(default_factory=Result)
-
-
-
-
-class Flow:
+class Flow(Values):
     """Walks bodies of one test module. ``locate`` finds helper modules imported from the
     test's own folder (sibling test helpers) so their factories can be followed too."""
 
@@ -102,15 +57,25 @@ class Flow:
 
     # -- entry points ----------------------------------------------------------------------
     def run(self, func: FunctionNode, *, klass_methods: dict[str, FunctionNode] | None = None,
-            bound: dict[str, list[Obj]] | None = None, label: str | None = None) -> Result:
-        """Walk ``func`` with ``bound`` names already holding stand-ins. Unbound runs are
-        cached: a factory is analysed once however many tests call it."""
+            bound: dict[str, list[Obj]] | None = None, label: str | None = None,
+            tuples: dict[str, Items] | None = None,
+            enclosing: Scope | None = None, literals: dict[str, object] | None = None) -> Result:
+        """Walk ``func`` with ``bound`` names already holding stand-ins (``tuples``: names
+        holding tuples of them; ``enclosing``: the scope a nested def closes over). Unbound
+        runs are cached: a factory is analysed once however many tests call it."""
         key = id(func)
-        if not bound and key in self._cache:
+        plain = not bound and not tuples and enclosing is None and not literals
+        if plain and key in self._cache:
             return self._cache[key]
         if key in self._stack or len(self._stack) >= MAX_DEPTH:
             return Result()
-        scope = Scope(label or func.name, bindings=dict(bound or {}))
+        scope = Scope(label or func.name, bindings=dict(bound or {}), tuples=dict(tuples or {}))
+        if enclosing is not None:  # a closure sees the enclosing scope's names
+            scope.bindings = {**enclosing.bindings, **scope.bindings}
+            scope.tuples = {**enclosing.tuples, **scope.tuples}
+            scope.literals = dict(enclosing.literals)
+            scope.nested = dict(enclosing.nested)
+        scope.literals.update(literals or {})  # the literals the caller passed
         self._stack.append(key)
         saved, self._methods = self._methods, klass_methods or {}
         try:
@@ -119,7 +84,8 @@ class Flow:
             self._stack.pop()
             self._methods = saved
         scope.result.bindings = scope.bindings
-        if not bound:
+        scope.result.tuples = scope.tuples
+        if plain:
             self._cache[key] = scope.result
         return scope.result
 
@@ -129,12 +95,18 @@ class Flow:
             self._stmt(stmt, scope)
 
     def _stmt(self, stmt: ast.stmt, scope: Scope) -> None:
-        if isinstance(stmt, FunctionNode | ast.ClassDef):
+        if isinstance(stmt, FunctionNode):
+            scope.nested[stmt.name] = stmt  # walked where it is called (asyncio.run(main()))
+            return
+        if isinstance(stmt, ast.ClassDef):
             return
         if isinstance(stmt, ast.Return):
             if stmt.value is not None:
                 self._expr(stmt.value, scope)
                 scope.result.returned.extend(self._eval(stmt.value, scope))
+                items = self._items(stmt.value, scope)
+                if items is not None:
+                    scope.result.returned_items.append(items)
         elif isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Yield | ast.YieldFrom):
             if stmt.value.value is not None:
                 self._expr(stmt.value.value, scope)
@@ -192,6 +164,8 @@ class Flow:
             if key:
                 scope.bindings.pop(key, None)
                 scope.opaque.pop(key, None)
+                scope.tuples.pop(key, None)
+                scope.literals.pop(key, None)
 
     def _assign(self, target: ast.AST, objs: list[Obj], value: ast.expr, scope: Scope) -> None:
         key = self._key(target)
@@ -199,7 +173,8 @@ class Flow:
         held = self._held(owner, scope) if owner is not None else []
         if held:  # obj.x = value
             assert isinstance(target, ast.Attribute)
-            item = SetName(target.attr, target.lineno, _short(value), literal(value, self.module))
+            item = SetName(target.attr, target.lineno, _short(value),
+                           self._object_value(value, scope))
             for obj in held:
                 obj.record(item)
             return
@@ -210,8 +185,20 @@ class Flow:
                     obj.record(SetName(first, target.lineno, f"{first}.… = {_short(value)}"))
         if key is None:
             if isinstance(target, ast.Tuple | ast.List):
-                self._unbind(target, scope)
+                items = self._items(value, scope)
+                if items is not None:
+                    self._unpack(target, items, scope)
+                else:
+                    self._unbind(target, scope)
             return
+        scope.tuples.pop(key, None)
+        scope.literals.pop(key, None)
+        items = self._items(value, scope)
+        if items is not None:
+            scope.tuples[key] = items
+        known = self.literal_value(value, scope)
+        if known is not UNKNOWN:
+            scope.literals[key] = known
         if objs:
             scope.bindings[key] = objs
             scope.opaque.pop(key, None)
@@ -246,48 +233,72 @@ class Flow:
         found = scope.calls.get(id(node))
         if found is None:
             cons = self.forms.construction(node, scope.name)
+            if cons is not None:
+                for kw in node.keywords:  # SimpleNamespace(req=req): req holds a stand-in
+                    item = cons.sets.get(kw.arg or "")
+                    if item is not None and item.value is UNKNOWN:
+                        value = self._object_value(kw.value, scope)
+                        if value is not UNKNOWN:
+                            cons.sets[item.name] = SetName(item.name, item.line, item.text, value)
             found = [Obj(cons, cons.sets)] if cons is not None else self._follow(node, scope)
             scope.calls[id(node)] = found
         return found
 
     def _follow(self, node: ast.Call, scope: Scope) -> list[Obj]:
         """Walk a helper the call reaches; its drives join this scope, its return flows back."""
-        callee = self._callee(node)
+        callee = self._callee(node, scope)
         if callee is None:
             return []
         module, func, through_self, flow = callee
+        nested = isinstance(node.func, ast.Name) and node.func.id in scope.nested
         params = [a.arg for a in func.args.posonlyargs + func.args.args]
         if through_self and not is_staticmethod(func):
             params = params[1:]
         bound: dict[str, list[Obj]] = {}
         passed: list[Obj] = []
-        for param, arg in zip(params, node.args, strict=False):
+        literals: dict[str, object] = {}
+        pairs = [(p, a) for p, a in zip(params, node.args, strict=False)
+                 if not isinstance(a, ast.Starred)]
+        pairs += [(kw.arg, kw.value) for kw in node.keywords if kw.arg]
+        for param, arg in pairs:
             held = self._eval(arg, scope)
             if held:
                 bound[param] = held
                 passed += held
-        for kw in node.keywords:
-            held = self._eval(kw.value, scope) if kw.arg else []
-            if held:
-                bound[kw.arg] = held  # type: ignore[index]
-                passed += held
-        result = flow.run(func, klass_methods=self._methods if through_self else None,
-                          bound=bound)
+            elif (value := self.literal_value(arg, scope)) is not UNKNOWN:
+                literals[param] = value  # _check(align=4096): align is 4096 in the helper
+        result = flow.run(func, klass_methods=self._methods if through_self or nested else None,
+                          bound=bound, enclosing=scope if nested else None, literals=literals,
+                          label=f"{scope.name} > {func.name}" if nested else None)
         scope.result.drives.extend(result.drives)
         scope.result.unfollowed.extend(result.unfollowed)
-        returned: list[Obj] = []
-        for obj in result.returned:
-            if any(obj is p for p in passed):
-                returned.append(obj)
-            else:
+        forks: dict[int, Obj] = {}
+
+        def handed(obj: Obj) -> Obj:
+            if nested or any(obj is p for p in passed):
+                return obj
+            if id(obj) not in forks:
                 if func.name not in obj.cons.through:
                     obj.cons.through.append(func.name)
-                returned.append(obj.fork())
+                forks[id(obj)] = obj.fork()
+            return forks[id(obj)]
+
+        returned = [handed(obj) for obj in result.returned]
+        widths = {len(items) for items in result.returned_items}
+        if len(widths) == 1:
+            merged: Items = [[] for _ in range(widths.pop())]
+            for items in result.returned_items:
+                for i, objs in enumerate(items):
+                    merged[i] += [handed(o) for o in objs]
+            scope.call_items[id(node)] = merged
         return returned
 
-    def _callee(self, node: ast.Call) -> tuple[TestModule, FunctionNode, bool, Flow] | None:
+    def _callee(self, node: ast.Call, scope: Scope | None = None
+                ) -> tuple[TestModule, FunctionNode, bool, Flow] | None:
         func = node.func
         if isinstance(func, ast.Name):
+            if scope is not None and func.id in scope.nested:
+                return self.module, scope.nested[func.id], False, self
             if func.id in self.module.functions:
                 return self.module, self.module.functions[func.id], False, self
             target = self.module.imports.get(func.id)
@@ -359,25 +370,35 @@ class Flow:
                 return
             for obj in held:  # obj.method(): a real method of a __new__ instance
                 if obj.cons.kind == NEW and not obj.has(func.attr) and obj.cons.model_expr:
-                    self._drive(scope, obj, func.attr, obj.cons.model_expr, "obj.method()", node)
+                    self._drive(scope, obj, func.attr, obj.cons.model_expr, "obj.method()", node,
+                                self.call_values(node, 0, scope))
+                    self._arguments(node, 0, func.attr, obj.cons.model_expr, scope, obj)
             model = dotted(func.value)
-            if not held and model and node.args and self._callee(node) is None:
+            if not held and model and node.args and self._callee(node, scope) is None:
                 first = node.args[0]
                 for obj in self._eval(first, scope):  # Cls.method(obj, ...)
-                    self._drive(scope, obj, func.attr, model, "Cls.method(obj)", node)
+                    self._drive(scope, obj, func.attr, model, "Cls.method(obj)", node,
+                                self.call_values(node, 1, scope))
+                if self.module.qualify(model):
+                    receivers = self._eval(first, scope)
+                    self._arguments(node, 1, func.attr, model, scope,
+                                    receivers[0] if receivers else None)
                 key = self._key(first)
                 if key and key in scope.opaque and self.module.qualify(model):
                     scope.result.unfollowed.append(Unfollowed(
                         model, func.attr, key, scope.opaque[key], self.rel, node.lineno))
-        if self._callee(node) is not None:
+        if self._callee(node, scope) is not None:
             self._call_result(node, scope)
 
     def _drive(self, scope: Scope, obj: Obj, method: str, model: str, how: str,
-               node: ast.AST) -> None:
+               node: ast.AST, args: CallArgs | None = None, argument: str = "",
+               receiver: tuple[SetName, ...] = ()) -> None:
         sets = {**obj.cons.sets, **obj.extra}
+        if how == "property":
+            args = CallArgs(where=f"{self.rel}:{getattr(node, 'lineno', 0)}")
         scope.result.drives.append(PendingDrive(
             obj.cons, tuple(sets.values()), method, model, how, self.rel,
-            getattr(node, "lineno", 0)))
+            getattr(node, "lineno", 0), args, argument, receiver))
 
 
 def _walk(node: ast.AST):

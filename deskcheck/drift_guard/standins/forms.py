@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import types
 from typing import Any
 
 from deskcheck.drift_guard.standins.module import TestModule, dotted
@@ -17,6 +18,8 @@ from deskcheck.drift_guard.standins.records import (
     SetName,
     Symbol,
 )
+from deskcheck.static import Something, Unknown
+from deskcheck.static import literal as static_literal
 
 NAMESPACES = {"types.SimpleNamespace", "argparse.Namespace"}
 MOCKS = {f"{base}.{name}" for base in ("unittest.mock", "mock")
@@ -37,6 +40,9 @@ def literal(node: ast.AST | None, module: TestModule) -> Any:
         return ast.literal_eval(node)
     except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
         pass
+    if isinstance(node, ast.Lambda):  # lambda: False -> a callable known to return False
+        value = static_literal(node)
+        return UNKNOWN if isinstance(value, Unknown) else value
     qualified = module.qualify(dotted(node))
     if qualified is not None and isinstance(node, ast.Attribute):
         return Symbol(qualified)
@@ -51,6 +57,43 @@ class Forms:
         self.rel = rel
         self.problems = problems
         self.created: list[Construction] = []
+        self._objects: dict[int, Something] = {}
+
+    def something(self, cons: Construction) -> Something:
+        """The one value standing for the objects ``cons`` builds (never None; a namespace or
+        a mock is truthy)."""
+        if id(cons) not in self._objects:
+            self._objects[id(cons)] = Something(
+                True if cons.kind in (NAMESPACE, MOCK) else None, cons.kind)
+        return self._objects[id(cons)]
+
+    def instance(self, node: ast.expr) -> Any:
+        """``Cls(...)`` / ``SimpleNamespace(...)`` / ``Mock()`` / ``object()``: an object that
+        is never None (truthy for namespaces, mocks and ``object()``), else ``UNKNOWN``."""
+        if not isinstance(node, ast.Call):
+            return UNKNOWN
+        name = dotted(node.func) or ""
+        qualified = self.module.qualify(name) or name
+        if qualified in NAMESPACES and not node.args:
+            # SimpleNamespace(a=1, b=SimpleNamespace(c=False)): its literal fields are known
+            # (a field that is not a literal is left out: reading it stays undecided)
+            fields = {}
+            for kw in node.keywords:
+                if kw.arg is None:
+                    return Something(True, NAMESPACE)
+                value = literal(kw.value, self.module)
+                if value is UNKNOWN:
+                    value = self.instance(kw.value)
+                if value is not UNKNOWN and not isinstance(value, Something):
+                    fields[kw.arg] = value
+            return types.SimpleNamespace(**fields)
+        if qualified in NAMESPACES:
+            return Something(True, NAMESPACE)
+        if qualified in MOCKS or name == "object":
+            return Something(True)
+        if name.split(".")[-1][:1].isupper():
+            return Something(None)
+        return UNKNOWN
 
     def _qualified(self, node: ast.AST) -> str:
         name = dotted(node)

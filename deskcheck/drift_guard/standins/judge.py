@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from deskcheck.drift_guard.paths import CATEGORIES, PathRecord, PathVerdict, judge_paths
+from deskcheck.drift_guard.standins.arguments import judge_argument
 from deskcheck.drift_guard.standins.records import (
     MOCK,
     NEW,
@@ -26,6 +27,7 @@ from deskcheck.drift_guard.standins.records import (
     Symbol,
 )
 from deskcheck.drift_guard.standins.resolve import Resolved, Resolver
+from deskcheck.static import CallArgs, Env, Unknown, bind, signature_problems
 
 Executed = Mapping[str, Mapping[str, set[int]]]  # test node id -> {abs file: lines}
 
@@ -45,6 +47,21 @@ class Judgment:
     tests: list[str]
     methods: list[str]
     verdict: PathVerdict
+    fields: frozenset[str] = frozenset()  # the names the stand-in holds in this group
+
+
+@dataclass(frozen=True)
+class SignatureDrift:
+    """A driven call that no longer fits the production method's signature."""
+
+    method: str
+    site: str
+    test: str
+    problem: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {"method": self.method, "site": self.site, "test": self.test,
+                "problem": self.problem}
 
 
 @dataclass
@@ -55,6 +72,8 @@ class StandInReport:
     driven: list[DrivenMethod] = field(default_factory=list)
     judgments: list[Judgment] = field(default_factory=list)
     needed: int = 0
+    undecided: list[str] = field(default_factory=list)  # needed names no condition decides
+    signature: list[SignatureDrift] = field(default_factory=list)
     elapsed_s: float = 0.0
 
     @property
@@ -62,8 +81,12 @@ class StandInReport:
         return self.construction.where
 
     @property
+    def decided(self) -> int:
+        return self.needed - len(self.undecided)
+
+    @property
     def holds(self) -> bool:
-        return all(j.verdict.holds for j in self.judgments)
+        return not self.signature and all(j.verdict.holds for j in self.judgments)
 
     @property
     def status(self) -> str:
@@ -72,14 +95,48 @@ class StandInReport:
         return "holds" if self.holds else "DRIFT"
 
     def records(self, category: str) -> list[PathRecord]:
+        """The findings of every driving group, each once. ``reverse``: only the names no
+        group that sets them touches (a name one group's path reads is not reverse)."""
         seen: set[tuple[str, str]] = set()
         out: list[PathRecord] = []
+        touched: set[str] = set()
+        if category == "reverse":
+            for judgment in self.judgments:
+                unused = {r.name for r in judgment.verdict.reverse}
+                touched |= {n for n in judgment.fields if n not in unused}
         for judgment in self.judgments:
             for rec in getattr(judgment.verdict, category):
+                if rec.name in touched:
+                    continue
                 if (rec.name, rec.site) not in seen:
                     seen.add((rec.name, rec.site))
                     out.append(rec)
         return out
+
+
+def _entry_env(drive: Drive, resolved: Resolved) -> Env | None:
+    """The driven method's parameters as the test's call binds them (None: not known)."""
+    if drive.args is None:
+        return None
+    found = resolved.model.lookup(drive.method)
+    if found is None or not found[1].is_function:
+        return None
+    klass, member = found
+    declared = dict(member.functions()).get("call")
+    if declared is None:
+        return None
+    args: CallArgs = drive.args
+
+    def value(v: Any) -> Any:
+        got = _constant(v)
+        return Unknown(f"`{v!r}` passed at {args.where} is not an enum member") \
+            if got is _SKIP else got
+
+    args = CallArgs(tuple(value(v) for v in args.positional),
+                    tuple((k, value(v)) for k, v in args.keywords), args.star, args.double_star,
+                    args.where)
+    return bind(klass.function(declared), args, skip_first=member.kind != "staticmethod",
+                label=f"{klass.name}.{drive.method}")
 
 
 def _constant(value: Any) -> Any:
@@ -119,6 +176,7 @@ class Judge:
         self.executed = executed
         self.verdicts = verdicts  # False: resolve and group only (which tests drive what)
         self.problems: list[Problem] = []
+        self._signatures: dict[int, list[SignatureDrift]] = {}
 
     def model_of(self, file: str, expr: str, line: int, *, report: bool) -> Resolved | None:
         qualified = self.qualify(file, expr)
@@ -148,14 +206,16 @@ class Judge:
         if cons.model_expr and own is None:
             return None
         usable: list[tuple[Drive, Resolved]] = []
-        for drive in drives:
+        arguments = [d for d in drives if d.how == "argument"]
+        for drive in (d for d in drives if d.how != "argument"):
             model = own if drive.model_expr == cons.model_expr and own is not None else \
                 self.model_of(drive.file, drive.model_expr, drive.line, report=False)
             if model is None:
                 continue
             found = model.model.lookup(drive.method)
             if found is None or found[1].kind in ("attribute", "annotation"):
-                if drive.how in ("Cls.method(obj)", "MethodType"):
+                if drive.how in ("Cls.method(obj)", "MethodType") \
+                        or drive.how == "obj.method()" and found is None:
                     self.problems.append(Problem(
                         "missing-method", drive.file, drive.line,
                         f"{model.spec} has no method {drive.method!r} (driven here)",
@@ -164,11 +224,15 @@ class Judge:
             if drive.how == "property" and found[1].kind != "property":
                 continue
             usable.append((drive, model))
-        if not usable and own is None:
+            if found[1].is_function and drive.args is not None:
+                self._signature(drive, found, model)
+        as_argument = self._arguments(cons, arguments) if self.verdicts else []
+        if not usable and own is None and not as_argument:
             return None
-        spec = own.spec if own is not None else usable[0][1].spec
+        spec = own.spec if own is not None else usable[0][1].spec if usable else \
+            as_argument[0][0]
         sets: dict[str, SetName] = dict(cons.sets)
-        for drive, _model in usable:
+        for drive in [d for d, _model in usable] + arguments:
             for item in drive.sets:
                 sets.setdefault(item.name, item)
         report = StandInReport(cons, spec, dict(sorted(sets.items())))
@@ -181,16 +245,36 @@ class Judge:
                 entry.tests.append(drive.test)
             if drive.where not in entry.sites:
                 entry.sites.append(drive.where)
-            key = (model.spec, tuple(sorted((s.name, s.text) for s in drive.sets)))
+            key = (model.spec, tuple(sorted((s.name, s.text, repr(s.value))
+                                            for s in drive.sets)))
             groups.setdefault(key, []).append((drive, model))
         report.driven = list(by_method.values())
         needed: set[str] = set()
+        decided: set[str] = set()
         for members in groups.values() if self.verdicts else ():
             judgment = self._one(cons, members)
             report.judgments.append(judgment)
             needed |= {r.name for c in ("drift", "silent_skips", "unexercised", "unknown")
                        for r in getattr(judgment.verdict, c)}
+            decided |= {r.name for c in ("drift", "silent_skips", "unexercised")
+                        for r in getattr(judgment.verdict, c)}
+        for _spec, judgment, drive in as_argument:
+            report.judgments.append(judgment)
+            entry = by_method.setdefault((judgment.verdict.model, "argument"),
+                                         DrivenMethod(judgment.verdict.model, "argument"))
+            report.driven = list(by_method.values())
+            for test in judgment.tests:
+                if test not in entry.tests:
+                    entry.tests.append(test)
+            if drive.where not in entry.sites:
+                entry.sites.append(drive.where)
+            needed |= {r.name for c in ("drift", "silent_skips", "unexercised", "unknown")
+                       for r in getattr(judgment.verdict, c)}
+            decided |= {r.name for c in ("drift", "silent_skips", "unexercised")
+                        for r in getattr(judgment.verdict, c)}
         report.needed = len(needed)
+        report.undecided = sorted(needed - decided)
+        report.signature = self._signatures.pop(id(cons), [])
         report.elapsed_s = time.perf_counter() - started
         return report
 
@@ -213,6 +297,14 @@ class Judge:
                     constants[item.name] = value
         tests = sorted({d.test for d, _m in members})
         methods = sorted({d.method for d, _m in members})
+        entry: dict[str, list[Env | None]] = {}
+        for drive, resolved in members:
+            envs = entry.setdefault(drive.method, [])
+            env = _entry_env(drive, resolved)
+            if env is None and None in envs or env is not None and any(
+                    e is not None and e.key() == env.key() for e in envs):
+                continue
+            envs.append(env)
         executed = None
         if self.executed is not None:
             executed = {}
@@ -224,8 +316,51 @@ class Judge:
             executed=executed, constants=constants, strict=self.strict,
             stand_ins=frozenset(names - bound), auto_children=frozenset(auto),
             fields=frozenset(n for n in names if not n.startswith("__")), subject=f"{cons.form}",
-            built_at=f"{self.rootdir}/{cons.file}:{cons.line}")
-        return Judgment(tests, methods, verdict)
+            built_at=f"{self.rootdir}/{cons.file}:{cons.line}", entry=entry)
+        return Judgment(tests, methods, verdict, frozenset(names))
+
+    def _arguments(self, cons: Construction, drives: list[Drive]
+                   ) -> list[tuple[str, Judgment, Drive]]:
+        """Judge ``cons`` where it is passed as an argument: one judgment per (method,
+        parameter, names set)."""
+        groups: dict[tuple, list[Drive]] = {}
+        for drive in drives:
+            key = (drive.model_expr, drive.method, drive.argument,
+                   tuple(sorted((s.name, s.text) for s in drive.sets)))
+            groups.setdefault(key, []).append(drive)
+        out: list[tuple[str, Judgment, Drive]] = []
+        for members in groups.values():
+            first = members[0]
+            resolved = self.model_of(first.file, first.model_expr, first.line, report=False)
+            if resolved is None:
+                continue
+            sets = {s.name: s for s in first.sets}
+            names = set(sets) | set(cons.class_names if cons.kind == PLAIN else ())
+            constants = {}
+            for item in sets.values():
+                if item.constant and (value := _constant(item.value)) is not _SKIP:
+                    constants[item.name] = value
+            verdict = judge_argument(cons, members, resolved, constants, names,
+                                     f"{self.rootdir}/{cons.file}:{cons.line}")
+            if verdict is not None:
+                tests = sorted({d.test for d in members})
+                out.append((resolved.spec, Judgment(tests, [first.method], verdict,
+                                                    frozenset(names)), first))
+        return out
+
+    def _signature(self, drive: Drive, found: Any, resolved: Resolved) -> None:
+        klass, member = found
+        declared = dict(member.functions()).get("call")
+        if declared is None:
+            return
+        node = klass.function(declared)
+        skip = member.kind != "staticmethod"
+        for problem in signature_problems(node, drive.args, skip_first=skip):
+            drift = SignatureDrift(f"{resolved.spec.rpartition(':')[2]}.{drive.method}",
+                                   drive.where, drive.test, problem)
+            found_list = self._signatures.setdefault(id(drive.construction), [])
+            if drift not in found_list:
+                found_list.append(drift)
 
 
-__all__ = ["CATEGORIES", "Judge", "Judgment", "StandInReport"]
+__all__ = ["CATEGORIES", "Judge", "Judgment", "SignatureDrift", "StandInReport"]

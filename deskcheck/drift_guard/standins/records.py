@@ -83,6 +83,9 @@ class Drive:
     file: str
     line: int
     sets: tuple[SetName, ...] = ()   # every name set on the stand-in when it is driven
+    args: Any = None  # deskcheck.static.CallArgs: what the test's call passes (None: unknown)
+    argument: str = ""  # how="argument": the parameter (position after self, or keyword)
+    receiver: tuple[SetName, ...] = ()  # how="argument": the names the method's self holds
 
     @property
     def where(self) -> str:

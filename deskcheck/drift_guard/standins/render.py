@@ -4,6 +4,7 @@ each stand-in's findings and every problem, in the words of ``drift_guard.paths`
 from __future__ import annotations
 
 import io
+import textwrap
 from pathlib import Path
 
 from rich.console import Console
@@ -20,7 +21,7 @@ TITLES = {
     "unexercised": "unexercised (only on branches the tests do not enter)",
     "unknown": "unknown (behind conditions the stand-in's constants cannot decide)",
     "context": "context (module-level state the driven path reads)",
-    "reverse": "reverse (set on the stand-in, never touched by the driven methods)",
+    "reverse": "reverse (set on the stand-in, touched by no group's driven path)",
 }
 
 
@@ -73,17 +74,127 @@ def build_table(discovery: Discovery) -> Table:
     return table
 
 
+WIDTH = 80
+
+
+def _wrap(text: str, indent: str, more: str | None = None, width: int = WIDTH) -> list[str]:
+    """``text`` wrapped to ``width`` columns, first line at ``indent``, the rest at ``more``."""
+    return textwrap.wrap(text, width, initial_indent=indent,
+                         subsequent_indent=more if more is not None else indent + "  ",
+                         break_long_words=True, break_on_hyphens=False) or [indent]
+
+
+def _cut(text: str, room: int) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= room else text[: max(room - 1, 1)] + "…"
+
+
+def _condition(rec: PathRecord, indent: str, width: int = WIDTH) -> list[str]:
+    """The branch condition on one line: the text cut to fit, its ``file:line`` kept whole
+    (the whole text is in ``--json``)."""
+    text, sep, where = rec.condition.rpartition(" at ")
+    if not sep:
+        text, where = rec.condition, ""
+    loc = f" ({Path(show(where).rpartition(':')[0]).name}:{where.rpartition(':')[2]})" \
+        if where else ""
+    head = f"{indent}under: "
+    lines = [head + _cut(text, width - len(head) - len(loc)) + loc]
+    if rec.why:
+        lines += _wrap(f"why: {rec.why}", indent, indent + "     ", width)
+    return lines
+
+
 def _record(rec: PathRecord, compact: bool) -> list[str]:
-    if compact:
-        under = f"  under {rec.condition}" if rec.condition else ""
-        return [f"      {rec.name}  {show(rec.site)}{under}"]
-    lines = [f"      {rec.name}  {show(rec.site)}"]
-    if rec.call_path:
-        lines.append(f"        path: {' -> '.join(rec.call_path)}")
+    lines = _wrap(f"{rec.name}  {show(rec.site)}", "      ", "        ")
+    if rec.call_path and not compact:
+        lines += _wrap(f"path: {' -> '.join(rec.call_path)}", "        ", "          ")
     if rec.condition:
-        lines.append(f"        under: {rec.condition}")
-    if rec.detail:
-        lines.append(f"        {rec.detail}")
+        lines += _condition(rec, "        ")
+    if rec.detail and not compact:
+        lines += _wrap(rec.detail, "        ")
+    return lines
+
+
+def _fixes(report: StandInReport, strict: bool) -> list[str]:
+    """One fix line per failing category, in its own words."""
+    where = report.construction.where
+    model = report.model.rpartition(":")[2]
+    out: list[str] = []
+    drift = sorted({r.name for r in report.records("drift")})
+    if drift:
+        out.append(f"fix (drift): set {_names(drift)} on the stand-in built at {where} (a "
+                   f"value, or types.MethodType of {model}'s function), or drive a path that "
+                   "does not need it")
+    skips = report.records("silent_skips")
+    masked = sorted({r.name for r in skips if r.detail.startswith("masked")})
+    served = sorted({r.name for r in skips if not r.detail.startswith("masked")})
+    if masked:
+        out.append(f"fix (silent skip): set {_names(masked)} on the stand-in: production "
+                   "sets it, and the masked read hides that the stand-in does not")
+    if served:
+        out.append(f"fix (silent skip): set {_names(served)} explicitly, or build the mock "
+                   "with spec_set= so that a name it lacks raises")
+    for drift_call in report.signature:
+        out.append(f"fix (signature): the call at {drift_call.site} {drift_call.problem}: "
+                   f"update it to {drift_call.method}'s signature")
+    if strict and report.records("unknown"):
+        out.append("fix (unknown): pass literals at the call site or set the fields the "
+                   "conditions read to literals, or judge with --run")
+    if strict and report.records("unexercised"):
+        out.append("fix (unexercised): add a test that enters those branches, or accept "
+                   "them (they pass without --strict)")
+    reverse = sorted({r.name for r in report.records("reverse")})
+    if strict and reverse:
+        out.append(f"fix (reverse): drop {_names(reverse)} from the stand-in, or drive the "
+                   "method that reads it")
+    return out
+
+
+def _plain(value: object) -> bool:
+    """A literal worth showing (not an object deskcheck only knows exists)."""
+    return value is None or type(value).__module__ == "builtins" or hasattr(value, "short")
+
+
+def _names(names: list[str], most: int = 6) -> str:
+    shown = ", ".join(f"`{n}`" for n in names[:most])
+    return shown + (f" and {len(names) - most} more" if len(names) > most else "")
+
+
+def _groups(report: StandInReport) -> list[str]:
+    """The driving tests once per group (groups driven by the same tests shown together):
+    their file once, then each test class once, then the test names."""
+    lines: list[str] = []
+    if not report.judgments:
+        for driven in report.driven:
+            lines += _wrap(f"drives {driven.method} ({driven.how})", "  ")
+        return lines
+    hows: dict[str, str] = {}
+    for driven in report.driven:  # an argument drive is labelled Cls.method(param)
+        name = driven.method.partition("(")[0].rpartition(".")[2] \
+            if driven.how == "argument" else driven.method
+        hows.setdefault(name, driven.how)
+    shown: dict[tuple[str, ...], list[str]] = {}
+    for judgment in report.judgments:
+        methods = shown.setdefault(tuple(judgment.tests), [])
+        methods += [m for m in judgment.methods if m not in methods]
+    for i, (tests, methods) in enumerate(shown.items(), 1):
+        label = f"group {i}" if len(shown) > 1 else "driven"
+        lines += _wrap(f"{label}: " + ", ".join(f"{m} ({hows.get(m, '?')})" for m in methods),
+                       "  ", "      ")
+        files: dict[str, dict[str, list[str]]] = {}
+        for test in tests:
+            file, _, tail = test.partition("::")
+            klass, _, name = tail.rpartition("::")
+            files.setdefault(file, {}).setdefault(klass, []).append(name)
+        for file, classes in files.items():
+            count = sum(len(v) for v in classes.values())
+            lines += _wrap(f"{count} test{'s' * (count != 1)} in {file}", "    ", "      ")
+            for klass, names in classes.items():
+                head = f"{klass}: " if klass else ""
+                # a test name is never split (one longer than the line stays whole)
+                lines += textwrap.wrap(head + ", ".join(names), WIDTH, initial_indent="      ",
+                                       subsequent_indent="        ", break_long_words=False,
+                                       break_on_hyphens=False)
     return lines
 
 
@@ -94,27 +205,40 @@ def details(discovery: Discovery) -> list[str]:
         found = [(c, report.records(c)) for c in TITLES]
         if not any(records for _c, records in found) and report.holds:
             continue
-        lines.append(f"{cons.where} {cons.form} -> {report.model} [{report.status}]")
-        for driven in report.driven:
-            lines.append(f"  drives {driven.method} ({driven.how}): "
-                         + ", ".join(t.rpartition('::')[2] for t in driven.tests))
+        lines += _wrap(f"{cons.where} {cons.form} -> {report.model.rpartition(':')[2]} "
+                       f"[{report.status}]", "")
+        if report.judgments:
+            undecided = f"; {len(report.undecided)} undecided: {', '.join(report.undecided)}" \
+                if report.undecided else ""
+            lines += _wrap(f"judged on {report.decided} of {report.needed} needed "
+                           f"name{'s' * (report.needed != 1)}{undecided}", "  ", "    ")
+        lines += _groups(report)
         if report.sets:
-            shown = ", ".join(f"{n}={s.value!r}" if s.constant else n
+            shown = ", ".join(f"{n}={_cut(repr(s.value), 20)}" if _plain(s.value) else n
                               for n, s in report.sets.items())
-            lines.append(f"  sets: {shown}")
+            lines += _wrap(f"sets: {shown}", "  ", "        ")
+        if report.signature:
+            lines.append("    signature drift (the driven call no longer fits) FAILS:")
+            for item in report.signature:
+                lines += _wrap(f"{item.method}  {item.site}: {item.problem}", "      ",
+                               "        ")
         for category, records in found:
             if not records:
                 continue
             fails = category in ("drift", "silent_skips") or discovery.strict and category in (
                 "unexercised", "unknown", "reverse")
-            lines.append(f"    {TITLES[category]}{' FAILS' if fails else ''}:")
+            lines += _wrap(f"{TITLES[category]}{' FAILS' if fails else ''}:", "    ", "      ")
             compact = category not in ("drift", "silent_skips")
+            if category == "reverse":
+                lines += _wrap(", ".join(r.name for r in records), "      ")
+                continue
             for rec in records:
                 lines += _record(rec, compact)
-        if not report.holds:
-            lines.append(f"  built at {cons.where}: give it the name (a value, or "
-                         "types.MethodType of the real function), or drive a path that does "
-                         "not need it")
+        notes = sorted({n for j in report.judgments for n in j.verdict.notes})
+        for note in notes:
+            lines += _wrap(f"note: {note}", "  ", "    ")
+        for fix in _fixes(report, discovery.strict):
+            lines += _wrap(fix, "  ", "    ")
     return lines
 
 

@@ -10,8 +10,9 @@ from deskcheck.cli import main
 
 STANDIN_KEYS = {"built_at", "kind", "form", "through", "model", "status", "holds", "sets",
                 "dynamic_sets", "driven", "needed", "drift", "silent_skips", "unexercised",
-                "unknown", "context", "reverse", "verdicts", "elapsed_s"}
-RECORD_KEYS = {"name", "site", "call_path", "condition", "detail"}
+                "unknown", "context", "reverse", "verdicts", "elapsed_s", "decided", "undecided",
+                "signature"}
+RECORD_KEYS = {"name", "site", "call_path", "condition", "detail", "why"}
 
 
 def _run(proj, monkeypatch, capsys, *args: str) -> tuple[int, str]:
