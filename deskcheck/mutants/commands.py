@@ -156,7 +156,7 @@ def _sweep(args: argparse.Namespace) -> int:
     reporter.start(f"deskcheck sweep: {len(only)} mutant(s) from {catalog.path.name}, "
                    f"{args.workers} worker(s)")
     recorder = None if args.no_store else _recorder(catalog, incremental=not args.no_incremental,
-                                                    shard=shard_label)
+                                                    shard=shard_label, planned=only)
     try:
         options.recorder = recorder
         result = run_sweep(options, reporter)
@@ -246,7 +246,8 @@ def _own_outputs(project: Path, args: argparse.Namespace) -> list[str]:
     return relative
 
 
-def _recorder(catalog: Catalog, incremental: bool, shard: str = ""):
+def _recorder(catalog: Catalog, incremental: bool, shard: str = "",
+              planned: list[str] | None = None):
     """The report part's run recorder over the SQLite store of the project the command runs
     in (the folder of the nearest pyproject.toml above the current folder, not the
     catalog's), so ``deskcheck history`` there sees the run. ``shard``: ``I/N`` or ``""``."""
@@ -269,7 +270,8 @@ def _recorder(catalog: Catalog, incremental: bool, shard: str = ""):
                     machine=platform.node(), deskcheck_version=__version__,
                     config_fingerprint=config_fingerprint(config.values, catalog.path),
                     shard=shard)
-    return RunRecorder(Store.for_project(config.root), run, incremental=incremental)
+    return RunRecorder(Store.for_project(config.root), run, incremental=incremental,
+                       planned=planned or ())
 
 
 def cmd_list(args: argparse.Namespace) -> int:

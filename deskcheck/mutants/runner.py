@@ -129,7 +129,7 @@ class Runner:
         stacks_dir = os.path.join(self.scratch, token)
         os.mkdir(stacks_dir)
         read_fd, write_fd = os.pipe()
-        pid = os.fork()
+        pid = procs.real_fork()  # never a conftest's replacement
         if pid == 0:  # child
             os.close(read_fd)
             for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):

@@ -19,7 +19,7 @@ from deskcheck.report.history import (
     resolve_run,
 )
 from deskcheck.report.init_project import init_project
-from deskcheck.report.merge import merge_stores
+from deskcheck.report.merge import check_shards, merge_stores, read_shards
 from deskcheck.report.records import RUN_KINDS, MutantRecord, RunRecord
 from deskcheck.report.renderers import FORMATS, render
 from deskcheck.report.renderers.terminal import print_report
@@ -86,7 +86,7 @@ def cmd_history(args: argparse.Namespace) -> int:
     for run in runs:
         summary = run.summary
         table.add_row(str(run.id), run.kind, run.started_at.replace("T", " ")[:16], run.commit[:12], run.branch,
-                      run.tier, run.shard, run.status, str(summary.get("total", "")),
+                      run.tier, run.shard, run.status, _mutants_cell(summary),
                       str(summary.get("held", "")), str(summary.get("reused", "")))
     _console().print(table)
     if coverage_map is not None:
@@ -95,6 +95,12 @@ def cmd_history(args: argparse.Namespace) -> int:
             f"production files; built {coverage_map.built_at.replace('T', ' ')[:16]}, last "
             f"refreshed {coverage_map.age()} ago", highlight=False, soft_wrap=True)
     return 0
+
+
+def _mutants_cell(summary: dict) -> str:
+    """``judged`` or ``judged of planned`` when some were never judged."""
+    total, never = summary.get("total", ""), summary.get("never_judged", 0)
+    return f"{total} of {summary.get('planned', total)}" if never else str(total)
 
 
 def cmd_diff(args: argparse.Namespace) -> int:
@@ -118,8 +124,10 @@ def cmd_merge(args: argparse.Namespace) -> int:
     if any(p.resolve() == into_path.resolve() for p in sources if p.exists()):
         raise StoreError("--into is one of the stores being merged", location=str(into_path),
                          fix="merge into another store (default: the project's own)")
+    parts = read_shards(sources, args.kind)  # every bad source at once, before any output
+    check_shards(parts)
     with Store(into_path) as into:
-        run_id = merge_stores(sources, into, kind=args.kind)
+        run_id = merge_stores(sources, into, kind=args.kind, parts=parts)
         run = into.run(run_id)
     summary = run.summary
     if args.json:
@@ -165,16 +173,36 @@ def cmd_results(args: argparse.Namespace) -> int:
     with _existing_store(args.db) as store:
         run_id = resolve_run(store, args.run, args.kind)
         run, mutants = store.run(run_id), store.mutants(run_id)
+        store_summary = store.summary_of(run_id)
     shown = mutants if args.all else [m for m in mutants if m.verdict not in HOLDING_VERDICTS]
     shown.sort(key=lambda m: (verdict_order(m.verdict), m.id))
     width = max((len(m.verdict) for m in shown), default=0)
     for m in shown:
         print(f"{m.verdict:{width}}  {m.id}  {verdict_message(m)}")
     short = sum(m.verdict not in HOLDING_VERDICTS for m in mutants)
-    print(f"run {run_id} ({run.kind}, {run.started_at or 'unknown start'}, commit "
-          f"{run.commit[:12] or 'unknown'}): {short} of {len(mutants)} mutants do not hold"
+    never = store_summary.get("never_judged", 0)
+    ended = _how_it_ended(run.status)
+    head = (f"run {run_id} ({run.kind}, {run.started_at or 'unknown start'}, commit "
+            f"{run.commit[:12] or 'unknown'})")
+    if ended or never:
+        ids = store_summary.get("never_judged_ids", [])
+        named = (f" ({', '.join(ids)}{', ...' if never > len(ids) else ''})" if ids else "")
+        print(f"{head}: {ended or run.status}: {never} of {store_summary.get('planned', never)} "
+              f"mutants never judged{named}; {short} of {len(mutants)} judged do not hold; "
+              "the run does not hold"
+              + ("; run `deskcheck sweep` again to resume it" if ended != "still running"
+                 else ""), file=sys.stderr)
+        return 1
+    print(f"{head}: {short} of {len(mutants)} mutants do not hold"
           + ("; `deskcheck mutants show ID` for one" if short else ""), file=sys.stderr)
-    return 1 if short else 0
+    return 1 if short or run.status == "partial" else 0
+
+
+def _how_it_ended(status: str) -> str:
+    """Words for a run that did not complete, ``""`` for one that did."""
+    return {"running": "still running", "interrupted": "interrupted",
+            "error": "stopped by an error", "partial": "partial (shards missing)"
+            }.get(status, "")
 
 
 def cmd_init(args: argparse.Namespace) -> int:

@@ -14,7 +14,7 @@ import platform
 import socket
 import sqlite3
 import weakref
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import AbstractContextManager, contextmanager
 from dataclasses import fields
 from datetime import UTC, datetime
@@ -78,6 +78,11 @@ CREATE TABLE IF NOT EXISTS mutants (
     PRIMARY KEY (run_id, mutant_id)
 );
 CREATE INDEX IF NOT EXISTS mutants_by_fingerprint ON mutants(fingerprint, verdict);
+CREATE TABLE IF NOT EXISTS planned (
+    run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+    mutant_id TEXT NOT NULL,
+    PRIMARY KEY (run_id, mutant_id)
+);
 CREATE TABLE IF NOT EXISTS sources (
     run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
     path TEXT NOT NULL, text TEXT NOT NULL,
@@ -213,8 +218,9 @@ class Store:
         counts of its recorded mutants, updated with the caller's ``summary``."""
         if not status or status == "running":
             raise ValueError("finish_run needs a final status, e.g. 'holds' or 'falls_short'")
-        # The standard keys (total, counts, held, holds, reused, ...) always; the caller's on top.
-        summary = {**summarize(self.mutants(run_id)), **(summary or {})}
+        # The standard keys (total, counts, held, holds, reused, never_judged, ...) always;
+        # the caller's on top.
+        summary = {**self.summary_of(run_id), **(summary or {})}
         with self._write() as db:
             updated = db.execute(
                 "UPDATE runs SET status = ?, summary_json = ?, finished_at = ?, owner_pid = 0 "
@@ -255,7 +261,7 @@ class Store:
         if row is None:
             raise StoreError(f"no run {run_id} in the store", location=str(self.path),
                              fix="pass an id listed by `deskcheck history`")
-        return _run_from_row(row)
+        return self._current(_run_from_row(row), row)
 
     def runs(self, kind: str | None = None) -> list[RunRecord]:
         """Every run, oldest first (optionally of one kind)."""
@@ -263,7 +269,41 @@ class Store:
         params: tuple[Any, ...] = ()
         if kind:
             query, params = query + " WHERE kind = ?", (kind,)
-        return [_run_from_row(row) for row in self._db.execute(query + " ORDER BY id", params)]
+        rows = self._db.execute(query + " ORDER BY id", params).fetchall()
+        return [self._current(_run_from_row(row), row) for row in rows]
+
+    def _current(self, run: RunRecord, row: tuple[Any, ...]) -> RunRecord:
+        """A run still marked ``running`` (live, or killed with SIGKILL) is summarised from
+        the verdicts stored so far: its stored summary is that of an earlier end, or none."""
+        if row[1 + _RUN_COLUMNS.index("status")] == "running" and run.id is not None \
+                and run.kind in ("sweep", "auto"):
+            run.summary = {**run.summary, **self.summary_of(run.id)}
+        return run
+
+    # -- what a run set out to judge ----------------------------------------------------------
+
+    def plan(self, run_id: int, mutant_ids: Iterable[str]) -> None:
+        """Record the mutants ``run_id`` sets out to judge (added to any earlier plan of a
+        run being resumed): those left without a verdict count as never judged."""
+        with self._write() as db:
+            db.executemany("INSERT OR IGNORE INTO planned (run_id, mutant_id) VALUES (?, ?)",
+                           [(run_id, m) for m in mutant_ids])
+
+    def unplan(self, run_id: int, mutant_id: str) -> None:
+        """``mutant_id`` is not for this run after all (no change can affect it)."""
+        with self._write() as db:
+            db.execute("DELETE FROM planned WHERE run_id = ? AND mutant_id = ?",
+                       (run_id, mutant_id))
+
+    def planned(self, run_id: int) -> list[str] | None:
+        """The ids ``run_id`` set out to judge; ``None`` when it recorded no plan."""
+        rows = self._db.execute("SELECT mutant_id FROM planned WHERE run_id = ?", (run_id,))
+        found = [row[0] for row in rows]
+        return found or None
+
+    def summary_of(self, run_id: int) -> dict[str, Any]:
+        """The standard summary of ``run_id`` from its stored verdicts and its plan."""
+        return summarize(self.mutants(run_id), self.planned(run_id))
 
     # -- mutants ----------------------------------------------------------------------------
 
