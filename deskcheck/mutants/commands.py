@@ -216,7 +216,7 @@ def _shard(ids: list[str], args: argparse.Namespace) -> tuple[list[str], str]:
     if path.is_file():
         from deskcheck.report.store import Store
 
-        with Store(path) as store:
+        with Store(path, read_only=True) as store:
             durations = store.mutant_durations("sweep")
     return select_balanced(ids, args.shard, durations)
 
@@ -315,7 +315,7 @@ def _last_verdict(mutant_id: str, db: str | None) -> str:
     path = project_store_path(db)
     if not path.is_file():
         return f"none recorded (no store at {path}; run `deskcheck sweep`)"
-    with Store(path) as store:
+    with Store(path, read_only=True) as store:
         found = last_verdict(store, mutant_id)
     if found is None:
         return f"none recorded in {path}"

@@ -41,7 +41,7 @@ def _existing_store(db: str | None) -> Store:
     if not path.is_file():
         raise StoreError(f"no results store at {path}", location=str(path),
                          fix="run `deskcheck sweep` first, or pass --db PATH")
-    return Store(path, root=load_config().root if not db else None)
+    return Store(path, root=load_config().root if not db else None, read_only=True)
 
 
 def _write(text: str, output: str | None) -> None:

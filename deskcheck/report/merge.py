@@ -25,7 +25,7 @@ def _newest_run(path: Path, kind: str) -> ShardRun:
     if not path.is_file():
         raise StoreError(f"no store at {path}", location=str(path),
                          fix="pass the results.sqlite files the shard jobs produced")
-    with Store(path) as store:
+    with Store(path, read_only=True) as store:
         runs = store.runs(kind)
         if not runs:
             raise StoreError(f"no {kind} run in {path}", location=str(path),

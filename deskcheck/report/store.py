@@ -34,6 +34,12 @@ from deskcheck.report.records import (
     MutantRecord,
     RunRecord,
 )
+from deskcheck.report.store_errors import (
+    foreign_layout,
+    guard_public_methods,
+    store_error,
+    table_columns,
+)
 from deskcheck.report.summary import summarize
 
 STORE_DIR = ".deskcheck"
@@ -104,39 +110,77 @@ def project_store_path(config: ProjectConfig) -> Path:
     return config.path("store") or default_store_path(config.root)
 
 
+@guard_public_methods
 class Store:
-    """Runs and mutant verdicts in one SQLite file (created on first use)."""
+    """Runs and mutant verdicts in one SQLite file (created on first use).
 
-    def __init__(self, path: Path | str, *, root: Path | None = None):
+    ``read_only``: only read an existing store (``results``, ``report``, ``history``,
+    ``diff``, merge sources): nothing is created or migrated, and a store on a read-only
+    file system can still be read. Every SQLite failure is a ``StoreError`` saying what is
+    wrong with the file (``store_errors``)."""
+
+    def __init__(self, path: Path | str, *, root: Path | None = None, read_only: bool = False):
         self.path = Path(path)
         self.root = Path(root) if root else self.path.resolve().parent.parent
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        try:
-            self._connect()
-            with self._write() as db:
-                version = db.execute("PRAGMA user_version").fetchone()[0]
-                if version > SCHEMA_VERSION:
-                    raise StoreError(
-                        f"store schema {version} is newer than this deskcheck ({SCHEMA_VERSION})",
-                        location=str(self.path), fix="upgrade deskcheck or use another --db")
-                for statement in _SCHEMA.split(";"):
-                    if statement.strip():
-                        db.execute(statement)
-                db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
-        except sqlite3.DatabaseError as exc:
-            raise StoreError(f"cannot open the results store: {exc}", location=str(self.path),
-                             fix="move the file aside (it is not a deskcheck store) and rerun"
-                             ) from exc
+        self.read_only = read_only
         self._snapshotted: set[tuple[int, str]] = set()
+        self._conn: sqlite3.Connection | None = None
+        try:
+            if not read_only:
+                self.path.parent.mkdir(parents=True, exist_ok=True)
+            self._connect()
+            # What the file is, before anything is written to it (WAL mode, the schema).
+            self._check_version()
+            problem = foreign_layout(self.path, table_columns(self._conn), _EXPECTED)
+            if problem is not None:
+                raise problem
+            if not read_only:
+                self._set_up()
+        except (sqlite3.DatabaseError, OSError, StoreError) as exc:
+            if self._conn is not None:
+                self._conn.close()  # a refused file keeps no -wal/-shm beside it
+            if isinstance(exc, StoreError):
+                raise
+            raise store_error(exc, self.path, writing=not read_only) from exc
+
+    def _set_up(self) -> None:
+        """WAL and the schema (a store this process may write); nothing is written to a
+        store that already has them."""
+        db = self._conn
+        tables = {row[0] for row in db.execute("SELECT name FROM sqlite_master")}
+        if db.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
+            db.execute("PRAGMA journal_mode = WAL")
+        if _SCHEMA_TABLES <= tables and \
+                db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION:
+            return
+        with self._write() as db:
+            for statement in _SCHEMA.split(";"):
+                if statement.strip():
+                    db.execute(statement)
+            db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+
+    def _check_version(self) -> None:
+        version = self._conn.execute("PRAGMA user_version").fetchone()[0]
+        if version > SCHEMA_VERSION:
+            raise StoreError(
+                f"store schema {version} is newer than this deskcheck ({SCHEMA_VERSION}): "
+                "a newer deskcheck wrote it", location=str(self.path),
+                fix="upgrade deskcheck (pip install -U deskcheck), or pass --db PATH of "
+                    "another store")
 
     def _connect(self) -> None:
         self._pid = os.getpid()
-        self._conn = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_MS / 1000,
-                                     isolation_level=None)
-        self._conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
-        self._conn.execute("PRAGMA journal_mode = WAL")
-        self._conn.execute("PRAGMA synchronous = NORMAL")  # durable across process kills
-        self._conn.execute("PRAGMA foreign_keys = ON")
+        if self.read_only and not _writable(self.path):
+            self._conn = _read_only_connection(self.path)
+        else:
+            if self.read_only and not self.path.is_file():
+                raise StoreError(f"no results store at {self.path}", location=str(self.path),
+                                 fix="run `deskcheck sweep` first, or pass --db PATH")
+            self._conn = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_MS / 1000,
+                                         isolation_level=None)
+            self._conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+            self._conn.execute("PRAGMA synchronous = NORMAL")  # durable across process kills
+            self._conn.execute("PRAGMA foreign_keys = ON")
         # Closed at exit even when the caller never closes it: the last close folds the WAL
         # back into the main file, so copying results.sqlite alone (a CI artifact) is enough.
         weakref.finalize(self, self._conn.close)
@@ -297,7 +341,11 @@ class Store:
 
     def planned(self, run_id: int) -> list[str] | None:
         """The ids ``run_id`` set out to judge; ``None`` when it recorded no plan."""
-        rows = self._db.execute("SELECT mutant_id FROM planned WHERE run_id = ?", (run_id,))
+        try:
+            rows = self._db.execute("SELECT mutant_id FROM planned WHERE run_id = ?",
+                                    (run_id,)).fetchall()
+        except sqlite3.OperationalError:  # read-only, written by a deskcheck before plans
+            return None
         found = [row[0] for row in rows]
         return found or None
 
@@ -388,6 +436,33 @@ class Store:
             self._snapshotted.add((run_id, source_file))
             return None
         return read_source(self.root, source_file)
+
+
+def _writable(path: Path) -> bool:
+    """The store and its folder can be written (SQLite writes its WAL beside the file)."""
+    return os.access(path.parent, os.W_OK) and (not path.exists() or os.access(path, os.W_OK))
+
+
+def _read_only_connection(path: Path) -> sqlite3.Connection:
+    """Read ``path`` without writing anything beside it: ``mode=ro``, or, where SQLite may
+    not even create its WAL index (a read-only folder), ``immutable=1``."""
+    if not path.is_file():
+        raise StoreError(f"no results store at {path}", location=str(path),
+                         fix="run `deskcheck sweep` first, or pass --db PATH")
+    uri = path.resolve().as_uri()
+    try:
+        conn = sqlite3.connect(f"{uri}?mode=ro", uri=True, isolation_level=None,
+                               timeout=BUSY_TIMEOUT_MS / 1000)
+        conn.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()
+        return conn
+    except sqlite3.OperationalError as exc:
+        if "unable to open" not in str(exc) and "readonly" not in str(exc):
+            raise
+    return sqlite3.connect(f"{uri}?immutable=1", uri=True, isolation_level=None)
+
+
+_SCHEMA_TABLES = frozenset({"runs", "mutants", "planned", "sources", "mutants_by_fingerprint"})
+_EXPECTED = {"runs": ("id", *_RUN_COLUMNS), "mutants": ("run_id", "seq", *_MUTANT_COLUMNS)}
 
 
 def _run_values(run: RunRecord) -> dict[str, Any]:
