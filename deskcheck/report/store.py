@@ -163,10 +163,8 @@ class Store:
         version = self._conn.execute("PRAGMA user_version").fetchone()[0]
         if version > SCHEMA_VERSION:
             raise StoreError(
-                f"store schema {version} is newer than this deskcheck ({SCHEMA_VERSION}): "
-                "a newer deskcheck wrote it", location=str(self.path),
-                fix="upgrade deskcheck (pip install -U deskcheck), or pass --db PATH of "
-                    "another store")
+                f"store schema {version} is newer than this deskcheck ({SCHEMA_VERSION})",
+                location=str(self.path), fix="upgrade deskcheck or use another --db")
 
     def _connect(self) -> None:
         self._pid = os.getpid()
