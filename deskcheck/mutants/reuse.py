@@ -232,13 +232,16 @@ def target_sources(mutants: Sequence[Mutant]) -> tuple[dict[str, tuple[str, str]
     import is stopped before the child answers, and reported (the second value: notes)."""
     if not mutants:
         return {}, []
+    from deskcheck.interrupts import release_held, signals_held
     from deskcheck.mutants import import_guard, procs
 
     read_fd, write_fd = os.pipe()
-    pid = procs.real_fork()
+    with signals_held():  # never interrupted inside the at-fork callbacks (logging's lock)
+        pid = procs.real_fork()
     if pid == 0:  # child: never returns
         code = 1
         try:
+            release_held()
             os.close(read_fd)
             procs.die_with_parent()
             procs.become_subreaper()

@@ -88,6 +88,12 @@ class Bench:
         return subprocess.run(self.command(*args), cwd=cwd or self.root, env=self.env(**env),
                               capture_output=True, text=True, timeout=HANG_BOUND_S)
 
+    def run_python(self, script: str, *args: str, **env: str) -> subprocess.CompletedProcess:
+        """``python -c script args...`` (a script that wraps ``deskcheck.cli.main``)."""
+        return subprocess.run([sys.executable, "-c", script, *args], cwd=self.root,
+                              env=self.env(**env), capture_output=True, text=True,
+                              timeout=HANG_BOUND_S, preexec_fn=sigint_default)
+
     def start(self, *args: str, **env: str) -> subprocess.Popen:
         """A run the case will signal: SIGINT's default action restored, output on a pipe."""
         return subprocess.Popen(self.command(*args), cwd=self.root, env=self.env(**env),
