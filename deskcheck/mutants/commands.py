@@ -122,6 +122,11 @@ def _sweep(args: argparse.Namespace) -> int:
     from deskcheck.mutants.sweep import SweepOptions, run_sweep
     from deskcheck.progress import ProgressReporter
 
+    changes = None
+    if args.changed_since:  # a bad ref is reported at once, before the catalog is read
+        from deskcheck.report.changed import ChangesSince
+
+        changes = ChangesSince(load_config().root, args.changed_since)
     catalog = _catalog(args)
     if not catalog.mutants:  # nothing swept must not read as "every mutant held"
         from deskcheck.errors import CatalogError
@@ -141,10 +146,7 @@ def _sweep(args: argparse.Namespace) -> int:
             return 0
     options = SweepOptions(catalog=catalog, only=only, workers=args.workers,
                            full_matrix=args.full_matrix)
-    if args.changed_since:
-        from deskcheck.report.changed import ChangesSince
-
-        changes = ChangesSince(load_config().root, args.changed_since)
+    if changes is not None:
         options.affected = lambda mutant, file, owners: changes.mutant_affected(
             file, mutant.target, owners)
     console = Console(stderr=True)
