@@ -40,6 +40,21 @@ def exit_message(exc: SystemExit, root: Path | None = None) -> str:
             "\"__main__\":`, or raise an exception)")
 
 
+def uncollected_notes(errors: dict[Path, str], root: Path) -> list[str]:
+    """One line per test file of the universe that does not collect: its tests took no part
+    in the sweep (an owner there is BASELINE_RED; a non-owner there could not kill)."""
+    notes = []
+    for path, text in sorted(errors.items()):
+        try:
+            shown = path.relative_to(root)
+        except ValueError:
+            shown = path
+        last = next((ln.strip() for ln in reversed(text.splitlines()) if ln.strip()), "")
+        notes.append(f"{shown} does not collect ({last[:160]}): its tests took no part in "
+                     f"the sweep; fix: `pytest --collect-only -q {shown}` shows why")
+    return notes
+
+
 class ImportGuardPlugin:
     """Registered beside the sweep plugin in the sweep's pytest session."""
 

@@ -32,7 +32,7 @@ from deskcheck.errors import (
 from deskcheck.interrupts import as_interrupted
 from deskcheck.mutants import crash_verdict, import_guard, procs
 from deskcheck.mutants.catalog import Catalog, Mutant
-from deskcheck.mutants.import_hooks import ImportGuardPlugin
+from deskcheck.mutants.import_hooks import ImportGuardPlugin, uncollected_notes
 from deskcheck.mutants.injection import compile_mutated
 from deskcheck.mutants.mutated import BrokenMutant, MutatedFunction, StaleOperator
 from deskcheck.mutants.mutation import build_mutation
@@ -237,7 +237,7 @@ class SweepPlugin:
             if self.note_foreign_kills else []
         if strays:
             notes.insert(0, import_guard.strays_note(strays, "the tests were collected"))
-        notes[:0] = _uncollected_notes(self.collect_errors, Path(str(session.config.rootpath)))
+        notes[:0] = uncollected_notes(self.collect_errors, Path(str(session.config.rootpath)))
         self._fingerprint_all(mutations, owners, roots)
         if errors:
             raise CatalogError(f"{len(errors)} problem(s) in catalog {self.catalog.path}",
@@ -486,21 +486,6 @@ class SweepPlugin:
             records[mutant.id] = self._judge(mutant, mutations[mutant.id], owners[mutant.id],
                                              outcomes[mutant.id], baseline, clean_red=red)
             self._record(records[mutant.id])
-
-
-def _uncollected_notes(errors: dict[Path, str], root: Path) -> list[str]:
-    """One line per test file of the universe that does not collect: its tests took no part
-    in the sweep (an owner there is BASELINE_RED; a non-owner there could not kill)."""
-    notes = []
-    for path, text in sorted(errors.items()):
-        try:
-            shown = path.relative_to(root)
-        except ValueError:
-            shown = path
-        last = next((ln.strip() for ln in reversed(text.splitlines()) if ln.strip()), "")
-        notes.append(f"{shown} does not collect ({last[:160]}): its tests took no part in "
-                     f"the sweep; fix: `pytest --collect-only -q {shown}` shows why")
-    return notes
 
 
 def _baseline_views(baseline: dict[str, ItemResult], cache: list[Any]

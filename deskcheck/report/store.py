@@ -37,8 +37,10 @@ from deskcheck.report.records import (
 from deskcheck.report.store_errors import (
     foreign_layout,
     guard_public_methods,
+    read_only_connection,
     store_error,
     table_columns,
+    writable,
 )
 from deskcheck.report.summary import summarize
 
@@ -168,8 +170,8 @@ class Store:
 
     def _connect(self) -> None:
         self._pid = os.getpid()
-        if self.read_only and not _writable(self.path):
-            self._conn = _read_only_connection(self.path)
+        if self.read_only and not writable(self.path):
+            self._conn = read_only_connection(self.path, BUSY_TIMEOUT_MS / 1000)
         else:
             if self.read_only and not self.path.is_file():
                 raise StoreError(f"no results store at {self.path}", location=str(self.path),
@@ -434,29 +436,6 @@ class Store:
             self._snapshotted.add((run_id, source_file))
             return None
         return read_source(self.root, source_file)
-
-
-def _writable(path: Path) -> bool:
-    """The store and its folder can be written (SQLite writes its WAL beside the file)."""
-    return os.access(path.parent, os.W_OK) and (not path.exists() or os.access(path, os.W_OK))
-
-
-def _read_only_connection(path: Path) -> sqlite3.Connection:
-    """Read ``path`` without writing anything beside it: ``mode=ro``, or, where SQLite may
-    not even create its WAL index (a read-only folder), ``immutable=1``."""
-    if not path.is_file():
-        raise StoreError(f"no results store at {path}", location=str(path),
-                         fix="run `deskcheck sweep` first, or pass --db PATH")
-    uri = path.resolve().as_uri()
-    try:
-        conn = sqlite3.connect(f"{uri}?mode=ro", uri=True, isolation_level=None,
-                               timeout=BUSY_TIMEOUT_MS / 1000)
-        conn.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()
-        return conn
-    except sqlite3.OperationalError as exc:
-        if "unable to open" not in str(exc) and "readonly" not in str(exc):
-            raise
-    return sqlite3.connect(f"{uri}?immutable=1", uri=True, isolation_level=None)
 
 
 _SCHEMA_TABLES = frozenset({"runs", "mutants", "planned", "sources", "mutants_by_fingerprint"})

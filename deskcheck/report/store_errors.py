@@ -9,6 +9,7 @@ naming the path, what is wrong, and what to do.
 from __future__ import annotations
 
 import functools
+import os
 import sqlite3
 from collections.abc import Callable, Iterable
 from pathlib import Path
@@ -26,7 +27,7 @@ def store_error(exc: BaseException, path: Path, *, writing: bool = True) -> Stor
     text = str(exc)
     lowered = text.lower()
     if isinstance(exc, PermissionError) or "readonly" in lowered or "read-only" in lowered \
-            or ("unable to open" in lowered and not _writable(path)):
+            or ("unable to open" in lowered and not writable(path)):
         return StoreError(
             f"the results store is read-only ({text})", location=str(path),
             fix=(f"make {path} and its folder writable, or pass --no-store" if writing else
@@ -46,11 +47,27 @@ def store_error(exc: BaseException, path: Path, *, writing: bool = True) -> Stor
                       location=str(path), fix=_ASIDE.format(path=path))
 
 
-def _writable(path: Path) -> bool:
-    import os
+def writable(path: Path) -> bool:
+    """The store and its folder can be written (SQLite writes its WAL beside the file)."""
+    return os.access(path.parent, os.W_OK) and (not path.exists() or os.access(path, os.W_OK))
 
-    target = path if path.exists() else path.parent
-    return os.access(target, os.W_OK)
+
+def read_only_connection(path: Path, busy_timeout_s: float) -> sqlite3.Connection:
+    """Read ``path`` without writing anything beside it: ``mode=ro``, or, where SQLite may
+    not even create its WAL index (a read-only folder), ``immutable=1``."""
+    if not path.is_file():
+        raise StoreError(f"no results store at {path}", location=str(path),
+                         fix="run `deskcheck sweep` first, or pass --db PATH")
+    uri = path.resolve().as_uri()
+    try:
+        conn = sqlite3.connect(f"{uri}?mode=ro", uri=True, isolation_level=None,
+                               timeout=busy_timeout_s)
+        conn.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()
+        return conn
+    except sqlite3.OperationalError as exc:
+        if "unable to open" not in str(exc) and "readonly" not in str(exc):
+            raise
+    return sqlite3.connect(f"{uri}?immutable=1", uri=True, isolation_level=None)
 
 
 def foreign_layout(path: Path, tables: dict[str, set[str]],
