@@ -8,7 +8,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from deskcheck.config_keys import check_section
 from deskcheck.errors import ConfigError
+from deskcheck.textfiles import read_toml_text
 
 
 @dataclass(frozen=True)
@@ -50,8 +52,9 @@ def load_config(start: Path | None = None) -> ProjectConfig:
     pyproject = find_pyproject(start)
     if pyproject is None:
         return ProjectConfig(root=(start or Path.cwd()).resolve(), pyproject=None)
+    text = read_toml_text(pyproject)
     try:
-        data = tomllib.loads(pyproject.read_text(encoding="utf-8"))
+        data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(
             f"pyproject.toml is not valid TOML: {exc}",
@@ -62,4 +65,5 @@ def load_config(start: Path | None = None) -> ProjectConfig:
     if not isinstance(section, dict):
         raise ConfigError("[tool.deskcheck] must be a table", location=str(pyproject),
                           fix="write it as a [tool.deskcheck] section")
+    check_section(section, pyproject, text)  # unknown keys and wrong types, with lines
     return ProjectConfig(root=pyproject.parent, pyproject=pyproject, values=section)

@@ -77,3 +77,24 @@ def signals_raise(extra: tuple[int, ...] = ()) -> contextlib.AbstractContextMana
     _LAST.pop("signum", None)
     _PENDING.pop("signum", None)
     return handlers((*extra, *TERMINATING_SIGNALS), _raise)
+
+
+HELD_DURING_FORK = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+
+
+@contextlib.contextmanager
+def signals_held() -> Iterator[None]:
+    """SIGINT/SIGTERM/SIGHUP wait (blocked, not lost) until the block ends: a fork and the
+    at-fork callbacks it runs (logging's lock release in the parent) are never interrupted
+    half-way, and a child forked inside starts with them blocked (``release_held`` there,
+    after its own handlers are set)."""
+    old = signal.pthread_sigmask(signal.SIG_BLOCK, HELD_DURING_FORK)
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, old)
+
+
+def release_held() -> None:
+    """In a child forked inside ``signals_held``: take the held signals again."""
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, HELD_DURING_FORK)

@@ -36,26 +36,53 @@ def make_scratch(prefix: str, owner_pid: int | None = None) -> Path:
     """A fresh folder ``<root>/<prefix>XXXX`` marked as owned by ``owner_pid`` (default: this
     process). The marker is written whole (temp file + rename): a reaper never reads half."""
     folder = Path(tempfile.mkdtemp(prefix=prefix, dir=scratch_root())).resolve()
-    mark_owner(folder, owner_pid)
+    try:
+        mark_owner(folder, owner_pid)
+    except BaseException:  # a full disk: no unmarked folder is left behind
+        shutil.rmtree(folder, ignore_errors=True)
+        raise
     return folder
 
 
 def mark_owner(folder: Path, pid: int | None = None) -> None:
     """Hand ``folder`` to ``pid`` (default: this process), e.g. after a fork."""
     pid = os.getpid() if pid is None else pid
-    marker = folder / f".{OWNER_FILE}.tmp"
+    marker = folder / f".{OWNER_FILE}.tmp.{pid}"  # the owner is known even if writing fails
     marker.write_text(json.dumps({"pid": pid, "token": process_token(pid)}), encoding="utf-8")
     marker.rename(folder / OWNER_FILE)
 
 
 def owner_dead(folder: Path) -> bool:
-    """True only for a folder with an owner marker whose process is gone."""
+    """True only for a folder with an owner marker whose process is gone. A marker that was
+    never renamed into place (a full disk, a kill mid-write) names its pid in its file name
+    (``.owner.json.tmp.PID``); an older unnamed one (``.owner.json.tmp``) that holds no
+    owner can only have been left by a writer that died."""
     try:
         owner = json.loads((folder / OWNER_FILE).read_text(encoding="utf-8"))
         pid, token = int(owner["pid"]), str(owner.get("token", ""))
+    except FileNotFoundError:
+        return _unfinished_marker_dead(folder)
     except (OSError, ValueError, KeyError, TypeError):
-        return False  # not ours, or being made right now: never touched
+        return False  # not ours: never touched
     return not process_alive(pid, token)
+
+
+def _unfinished_marker_dead(folder: Path) -> bool:
+    markers = list(folder.glob(f".{OWNER_FILE}.tmp*"))
+    if not markers:
+        return False  # not ours, or being made right now
+    for marker in markers:
+        suffix = marker.name.removeprefix(f".{OWNER_FILE}.tmp").lstrip(".")
+        try:
+            owner = json.loads(marker.read_text(encoding="utf-8"))
+            pid, token = int(owner["pid"]), str(owner.get("token", ""))
+        except (OSError, ValueError, KeyError, TypeError):
+            if not suffix.isdigit():
+                continue  # an old-style marker with nothing in it: its writer failed
+            pid, token = int(suffix), ""
+        if process_alive(pid, token):
+            return False
+    return True
 
 
 def stale(prefix: str) -> list[Path]:

@@ -50,6 +50,7 @@ from deskcheck.mutants.uniformity_owner import (
     owner_problem,
     parse_settings,
 )
+from deskcheck.textfiles import read_toml_text
 
 TARGET_RE = re.compile(r"^[A-Za-z_][\w]*(\.[A-Za-z_]\w*)*:[A-Za-z_]\w*(\.[A-Za-z_]\w*)*$")
 ID_RE = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.\-]*$")
@@ -191,7 +192,7 @@ def load_catalog(path: str | Path) -> Catalog:
     if not path.is_file():
         raise CatalogError(f"catalog {path} does not exist", location=str(path),
                            fix="create it or point --catalog / [tool.deskcheck] catalog at it")
-    text = path.read_text(encoding="utf-8")
+    text = read_toml_text(path, CatalogError)  # non-UTF-8 bytes, a BOM: file:line
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:

@@ -130,6 +130,11 @@ def _sweep(args: argparse.Namespace) -> int:
     from deskcheck.mutants.sweep import SweepOptions, run_sweep
     from deskcheck.progress import ProgressReporter
 
+    changes = None
+    if args.changed_since:  # a bad ref is reported at once, before the catalog is read
+        from deskcheck.report.changed import ChangesSince
+
+        changes = ChangesSince(load_config().root, args.changed_since)
     catalog = _catalog(args)
     if getattr(args, "crash_kills_fall_short", False):
         from dataclasses import replace
@@ -153,10 +158,7 @@ def _sweep(args: argparse.Namespace) -> int:
             return 0
     options = SweepOptions(catalog=catalog, only=only, workers=args.workers,
                            full_matrix=args.full_matrix)
-    if args.changed_since:
-        from deskcheck.report.changed import ChangesSince
-
-        changes = ChangesSince(load_config().root, args.changed_since)
+    if changes is not None:
         options.affected = lambda mutant, file, owners: changes.mutant_affected(
             file, mutant.target, owners)
     from deskcheck import screen
@@ -170,7 +172,7 @@ def _sweep(args: argparse.Namespace) -> int:
     reporter.start(f"deskcheck sweep: {len(only)} mutant(s) from {catalog.path.name}, "
                    f"{args.workers} worker(s)")
     recorder = None if args.no_store else _recorder(catalog, incremental=not args.no_incremental,
-                                                    shard=shard_label)
+                                                    shard=shard_label, planned=only)
     try:
         options.recorder = recorder
         result = run_sweep(options, reporter)
@@ -227,7 +229,7 @@ def _shard(ids: list[str], args: argparse.Namespace) -> tuple[list[str], str]:
     if path.is_file():
         from deskcheck.report.store import Store
 
-        with Store(path) as store:
+        with Store(path, read_only=True) as store:
             durations = store.mutant_durations("sweep")
     return select_balanced(ids, args.shard, durations)
 
@@ -257,7 +259,8 @@ def _own_outputs(project: Path, args: argparse.Namespace) -> list[str]:
     return relative
 
 
-def _recorder(catalog: Catalog, incremental: bool, shard: str = ""):
+def _recorder(catalog: Catalog, incremental: bool, shard: str = "",
+              planned: list[str] | None = None):
     """The report part's run recorder over the SQLite store of the project the command runs
     in (the folder of the nearest pyproject.toml above the current folder, not the
     catalog's), so ``deskcheck history`` there sees the run. ``shard``: ``I/N`` or ``""``."""
@@ -280,7 +283,8 @@ def _recorder(catalog: Catalog, incremental: bool, shard: str = ""):
                     machine=platform.node(), deskcheck_version=__version__,
                     config_fingerprint=config_fingerprint(config.values, catalog.path),
                     shard=shard)
-    return RunRecorder(Store.for_project(config.root), run, incremental=incremental)
+    return RunRecorder(Store.for_project(config.root), run, incremental=incremental,
+                       planned=planned or ())
 
 
 def cmd_list(args: argparse.Namespace) -> int:
@@ -327,7 +331,7 @@ def _last_verdict(mutant_id: str, db: str | None) -> str:
     path = project_store_path(db)
     if not path.is_file():
         return f"none recorded (no store at {path}; run `deskcheck sweep`)"
-    with Store(path) as store:
+    with Store(path, read_only=True) as store:
         found = last_verdict(store, mutant_id)
     if found is None:
         return f"none recorded in {path}"

@@ -16,6 +16,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+# The real ``os.fork``, taken when deskcheck is imported: a test configuration that replaces
+# ``os.fork`` (``gevent.monkey.patch_all()`` in a conftest) must not change how the sweep
+# forks its children.
+real_fork = os.fork
+
 PR_SET_PDEATHSIG = 1
 PR_SET_CHILD_SUBREAPER = 36
 RUN_TOKEN_ENV = "DESKCHECK_RUN"
@@ -80,6 +85,31 @@ def _children(pid: int) -> list[int]:
         except OSError:
             continue
     return found
+
+
+def children_of(pid: int) -> list[int]:
+    """Direct children of ``pid`` (re-parented orphans included), zombies too."""
+    if os.path.exists(f"/proc/{pid}/task"):
+        return _children(pid)
+    return [i.pid for i in process_table().values() if i.ppid == pid]
+
+
+def descendants(pid: int) -> list[int]:
+    """Every process below ``pid``."""
+    found: list[int] = []
+    stack = children_of(pid)
+    while stack:
+        child = stack.pop()
+        if child not in found:
+            found.append(child)
+            stack.extend(children_of(child))
+    return found
+
+
+def is_live(pid: int) -> bool:
+    """``pid`` exists and is not a zombie."""
+    info = _stat(pid)
+    return info is not None and info.state != "Z"
 
 
 def _has_token(pid: int, token: str) -> bool:

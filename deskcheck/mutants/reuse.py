@@ -237,20 +237,36 @@ def target_source(mutant: Mutant) -> tuple[str, str] | None:
         return None
 
 
-def target_sources(mutants: Sequence[Mutant]) -> dict[str, tuple[str, str] | None]:
+def target_sources(mutants: Sequence[Mutant]) -> tuple[dict[str, tuple[str, str] | None],
+                                                      list[str]]:
     """``target_source`` of each mutant, computed in a forked child: the target modules are
     imported there, so a sweep that goes on to collect imports them afresh, after the
-    test configuration (conftest.py) has run, exactly as without this look-ahead."""
+    test configuration (conftest.py) has run, exactly as without this look-ahead.
+
+    The child is a subreaper and dies with the sweep: a process a target module starts at
+    import is stopped before the child answers, and reported (the second value: notes)."""
     if not mutants:
-        return {}
+        return {}, []
+    from deskcheck.interrupts import release_held, signals_held
+    from deskcheck.mutants import import_guard, procs
+
     read_fd, write_fd = os.pipe()
-    pid = os.fork()
+    with signals_held():  # never interrupted inside the at-fork callbacks (logging's lock)
+        pid = procs.real_fork()
     if pid == 0:  # child: never returns
         code = 1
         try:
+            release_held()
             os.close(read_fd)
+            procs.die_with_parent()
+            procs.become_subreaper()
             sys.dont_write_bytecode = True
-            data = json.dumps({m.id: target_source(m) for m in mutants}).encode()
+            with import_guard.watching_imports():
+                found = {m.id: target_source(m) for m in mutants}
+            strays = import_guard.stop_strays()
+            notes = [import_guard.strays_note(strays, "the target modules were imported")
+                     ] if strays else []
+            data = json.dumps({"sources": found, "notes": notes}).encode()
             with os.fdopen(write_fd, "wb") as out:
                 out.write(data)
             code = 0
@@ -261,9 +277,11 @@ def target_sources(mutants: Sequence[Mutant]) -> dict[str, tuple[str, str] | Non
         data = pipe.read()
     _, status = os.waitpid(pid, 0)
     if not os.WIFEXITED(status) or os.WEXITSTATUS(status) != 0:
-        return {m.id: None for m in mutants}  # the session will say what is wrong
-    found = json.loads(data)
-    return {m.id: tuple(found[m.id]) if found.get(m.id) else None for m in mutants}
+        return {m.id: None for m in mutants}, []  # the session will say what is wrong
+    answer = json.loads(data)
+    found = answer["sources"]
+    return ({m.id: tuple(found[m.id]) if found.get(m.id) else None for m in mutants},
+            answer["notes"])
 
 
 @dataclass
@@ -274,6 +292,7 @@ class Reused:
     records: dict[str, MutantRecord]
     remaining: list[Mutant]
     dropped: set[str]
+    notes: list[str] = field(default_factory=list)
 
 
 def reuse_before_collection(catalog: Catalog, mutants: Sequence[Mutant], recorder,
@@ -289,7 +308,7 @@ def reuse_before_collection(catalog: Catalog, mutants: Sequence[Mutant], recorde
     remaining: list[Mutant] = []
     dropped: set[str] = set()
     owner_files_of = {m.id: universe.owner_files(m) for m in mutants}
-    sources = target_sources([m for m in mutants if owner_files_of[m.id] is not None])
+    sources, notes = target_sources([m for m in mutants if owner_files_of[m.id] is not None])
     for mutant in mutants:
         owner_files, found = owner_files_of[mutant.id], sources.get(mutant.id)
         if found is None or owner_files is None:
@@ -307,4 +326,4 @@ def reuse_before_collection(catalog: Catalog, mutants: Sequence[Mutant], recorde
             records[mutant.id] = reused
         else:
             remaining.append(mutant)
-    return Reused(records, remaining, dropped)
+    return Reused(records, remaining, dropped, notes)

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from deskcheck.interrupts import raise_if_interrupted
+from deskcheck.interrupts import raise_if_interrupted, release_held, signals_held
 from deskcheck.mutants import procs
 from deskcheck.mutants.crashes import Crash, read_crashes
 from deskcheck.mutants.worker import ChildJob, child_main
@@ -137,11 +137,12 @@ class Runner:
         stacks_dir = os.path.join(self.scratch, token)
         os.mkdir(stacks_dir)
         read_fd, write_fd = os.pipe()
-        pid = os.fork()
+        pid = procs.real_fork()  # never a conftest's replacement
         if pid == 0:  # child
             os.close(read_fd)
             for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
                 signal.signal(signum, signal.SIG_DFL)  # the sweep owns interruption
+            release_held()
             child_main(job, write_fd, stacks_dir, token)
         os.close(write_fd)
         os.set_blocking(read_fd, False)
@@ -173,9 +174,10 @@ class Runner:
                 raise_if_interrupted()
                 while pending and len(running) < self.workers:
                     job, budget = pending.popleft()
-                    run = self._start(job, budget)
-                    running[run.fd] = run
-                    selector.register(run.fd, selectors.EVENT_READ)
+                    with signals_held():  # a signal waits until the child is ours to stop
+                        run = self._start(job, budget)
+                        running[run.fd] = run
+                        selector.register(run.fd, selectors.EVENT_READ)
                 now = time.monotonic()
                 wait = min([r.deadline for r in running.values()], default=now + 0.05) - now
                 for key, _ in selector.select(timeout=min(max(wait, 0.0), 0.05)):

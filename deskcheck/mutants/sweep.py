@@ -30,8 +30,9 @@ from deskcheck.errors import (
     UnknownTargetError,
 )
 from deskcheck.interrupts import as_interrupted
-from deskcheck.mutants import crash_verdict
+from deskcheck.mutants import crash_verdict, import_guard, procs
 from deskcheck.mutants.catalog import Catalog, Mutant
+from deskcheck.mutants.import_hooks import ImportGuardPlugin, uncollected_notes
 from deskcheck.mutants.injection import compile_mutated
 from deskcheck.mutants.mutated import (
     BrokenMutant,
@@ -243,6 +244,7 @@ class SweepPlugin:
         items = list(session.items)
         roots = [self.catalog.root, Path.cwd(), Path(str(session.config.rootpath))]
         mutations, decided, errors = self._mutations(roots)
+        strays = import_guard.stop_strays()  # started by importing tests or targets
         self.index = OwnerIndex(items, roots)  # one pass over the universe (issue 13)
         owners, uncollectable, owner_errors = resolve_owners(
             self.mutants, {m.id for m in self.catalog.mutants}, items, roots,
@@ -251,6 +253,9 @@ class SweepPlugin:
         errors += self.static.errors(self.mutants)  # runs the clean audit (once) if needed
         notes = foreign_kills(items, {m.id for m in self.catalog.mutants}) \
             if self.note_foreign_kills else []
+        if strays:
+            notes.insert(0, import_guard.strays_note(strays, "the tests were collected"))
+        notes[:0] = uncollected_notes(self.collect_errors, Path(str(session.config.rootpath)))
         self._fingerprint_all(mutations, owners, roots)
         if errors:
             raise CatalogError(f"{len(errors)} problem(s) in catalog {self.catalog.path}",
@@ -334,6 +339,8 @@ class SweepPlugin:
             if affected is not None and mutated is not None and not affected(
                     mutant, Path(mutated.file), owner_files):
                 decided.pop(mutant.id, None)
+                if recorder is not None and hasattr(recorder, "drop"):
+                    recorder.drop(mutant.id)  # not this run's to judge: never "not judged"
                 continue
             keep.append(mutant)
             if recorder is None or mutated is None or mutant.id in decided:
@@ -580,6 +587,8 @@ def run_sweep(options: SweepOptions, reporter: Reporter | None = None,
     sys.dont_write_bytecode = True
     os.environ.setdefault("PYTHONDONTWRITEBYTECODE", "1")
     started, wall = datetime.now(UTC).isoformat(timespec="seconds"), time.monotonic()
+    # from the start: a process the imports start (or its orphan) stays ours to stop
+    procs.become_subreaper()
     selected = options.catalog.select(list(options.only))
     recorder = options.recorder
     nothing_to_take = not (getattr(recorder, "incremental", True)
@@ -597,13 +606,15 @@ def run_sweep(options: SweepOptions, reporter: Reporter | None = None,
     early = reuse_before_collection(options.catalog, selected, recorder, options.affected,
                                     stored)
     reuse_s = round(time.monotonic() - wall, 3)
+    for mutant_id in early.dropped if hasattr(recorder, "drop") else ():
+        recorder.drop(mutant_id)  # no change can affect it: not this run's to judge
     if not early.remaining:  # nothing to run: no session, no collection, no baseline
         records = [early.records[m.id] for m in selected if m.id in early.records]
         return SweepResult(records=records, baseline={}, started_at=started,
                            finished_at=datetime.now(UTC).isoformat(timespec="seconds"),
                            duration_s=time.monotonic() - wall, workers=max(1, options.workers),
                            timing={"reuse_s": reuse_s}, session=False,
-                           reused_before_session=len(early.records))
+                           reused_before_session=len(early.records), notes=early.notes)
     if early.records and hasattr(reporter, "say"):  # said before the mutant lines
         reporter.say(f"deskcheck: {len(early.records)} verdict(s) reused from the store "
                      "before collecting")
@@ -613,6 +624,7 @@ def run_sweep(options: SweepOptions, reporter: Reporter | None = None,
     result.records = [by_id[m.id] for m in selected if m.id in by_id]
     result.timing = {"reuse_s": reuse_s, **result.timing}
     result.reused_before_session = len(early.records)
+    result.notes = [*early.notes, *result.notes]
     result.started_at, result.duration_s = started, time.monotonic() - wall
     return result
 
@@ -636,7 +648,7 @@ def _run_session(options: SweepOptions, reporter: Reporter | None,
     plugin = plugin_class(options, reporter)
     # a reporter with pytest hooks (ProgressReporter) shows collection as it happens
     extra = [reporter] if hasattr(reporter, "pytest_itemcollected") else []
-    code = pytest.main(pytest_arguments(options), plugins=[plugin, *extra])
+    code = pytest.main(pytest_arguments(options), plugins=[plugin, ImportGuardPlugin(), *extra])
     if code == pytest.ExitCode.INTERRUPTED:  # Ctrl-C / SIGTERM: what was decided is recorded
         raise as_interrupted()
     if plugin.error is not None:
@@ -649,6 +661,12 @@ def _run_session(options: SweepOptions, reporter: Reporter | None,
                 location=str(ini or Path.cwd()),
                 fix="fix the option pytest names (addopts in this file, or the [sweep] "
                     "tests paths); `pytest --collect-only -q` shows the same error")
+        if code == pytest.ExitCode.INTERNAL_ERROR:  # not a collection error: say what it was
+            raise ConfigError(
+                "pytest stopped with an INTERNALERROR (printed above) before the sweep could "
+                "run", location=str(ini or options.catalog.path),
+                fix="the last lines of the INTERNALERROR name the file and line that raised; "
+                    "a plugin or conftest.py hook usually")
         raise CatalogError(f"pytest could not collect the test universe (exit code {code})",
                            location=str(ini or options.catalog.path),
                            fix="run `pytest --collect-only -q` on the tests and fix what it "

@@ -7,6 +7,7 @@ import importlib
 import inspect
 import types
 from dataclasses import dataclass
+from pathlib import Path
 
 from deskcheck.errors import UnknownTargetError
 
@@ -61,6 +62,12 @@ def resolve(spec: str, *, location: str | None = None) -> LiveTarget:
     module_name, _, qualname = spec.partition(":")
     try:
         obj: object = importlib.import_module(module_name)
+    except SystemExit as exc:  # sys.exit at import: the project's error, with its line
+        from deskcheck.mutants.import_hooks import exit_message
+
+        raise UnknownTargetError(f"target {spec!r}: cannot import {module_name!r}: "
+                                 f"{exit_message(exc, Path.cwd())}", location=location,
+                                 fix="make the module importable without exiting the interpreter") from exc
     except Exception as exc:  # any import failure makes the target unresolvable
         raise UnknownTargetError(f"target {spec!r}: cannot import {module_name!r}: "
                                  f"{type(exc).__name__}: {exc}", location=location,

@@ -18,7 +18,7 @@ from deskcheck.report.history import (
     resolve_run,
 )
 from deskcheck.report.init_project import init_project
-from deskcheck.report.merge import merge_stores
+from deskcheck.report.merge import check_shards, merge_stores, read_shards
 from deskcheck.report.records import RUN_KINDS, MutantRecord, RunRecord
 from deskcheck.report.renderers import FORMATS, render
 from deskcheck.report.renderers.terminal import print_report
@@ -40,7 +40,7 @@ def _existing_store(db: str | None) -> Store:
     if not path.is_file():
         raise StoreError(f"no results store at {path}", location=str(path),
                          fix="run `deskcheck sweep` first, or pass --db PATH")
-    return Store(path, root=load_config().root if not db else None)
+    return Store(path, root=load_config().root if not db else None, read_only=True)
 
 
 def _write(text: str, output: str | None) -> None:
@@ -111,7 +111,7 @@ def _history_cells(run: RunRecord) -> dict[str, str]:
     return {"run": str(run.id), "kind": run.kind,
             "started": run.started_at.replace("T", " ")[:16], "commit": run.commit[:12],
             "branch": run.branch, "tier": run.tier, "shard": run.shard, "status": run.status,
-            "mutants": str(summary.get("tests" if gate else "total", "")),
+            "mutants": str(summary.get("tests", "")) if gate else _mutants_cell(summary),
             "held": str(summary.get("held", "")), "reused": str(summary.get("reused", ""))}
 
 
@@ -137,6 +137,12 @@ def _shown_path(path: Path) -> str:
     return screen.relative(path)
 
 
+def _mutants_cell(summary: dict) -> str:
+    """``judged`` or ``judged of planned`` when some were never judged."""
+    total, never = summary.get("total", ""), summary.get("never_judged", 0)
+    return f"{total} of {summary.get('planned', total)}" if never else str(total)
+
+
 def cmd_diff(args: argparse.Namespace) -> int:
     with _existing_store(args.db) as store:
         run_a = resolve_run(store, args.run_a, args.kind)
@@ -158,8 +164,10 @@ def cmd_merge(args: argparse.Namespace) -> int:
     if any(p.resolve() == into_path.resolve() for p in sources if p.exists()):
         raise StoreError("--into is one of the stores being merged", location=str(into_path),
                          fix="merge into another store (default: the project's own)")
+    parts = read_shards(sources, args.kind)  # every bad source at once, before any output
+    check_shards(parts)
     with Store(into_path) as into:
-        run_id = merge_stores(sources, into, kind=args.kind)
+        run_id = merge_stores(sources, into, kind=args.kind, parts=parts)
         run = into.run(run_id)
     summary = run.summary
     if args.json:
@@ -205,16 +213,36 @@ def cmd_results(args: argparse.Namespace) -> int:
     with _existing_store(args.db) as store:
         run_id = resolve_run(store, args.run, args.kind)
         run, mutants = store.run(run_id), store.mutants(run_id)
+        store_summary = store.summary_of(run_id)
     shown = mutants if args.all else [m for m in mutants if m.verdict not in HOLDING_VERDICTS]
     shown.sort(key=lambda m: (verdict_order(m.verdict), m.id))
     width = max((len(m.verdict) for m in shown), default=0)
     for m in shown:
         print(f"{m.verdict:{width}}  {m.id}  {verdict_message(m)}")
     short = sum(m.verdict not in HOLDING_VERDICTS for m in mutants)
-    print(f"run {run_id} ({run.kind}, {run.started_at or 'unknown start'}, commit "
-          f"{run.commit[:12] or 'unknown'}): {short} of {len(mutants)} mutants do not hold"
+    never = store_summary.get("never_judged", 0)
+    ended = _how_it_ended(run.status)
+    head = (f"run {run_id} ({run.kind}, {run.started_at or 'unknown start'}, commit "
+            f"{run.commit[:12] or 'unknown'})")
+    if ended or never:
+        ids = store_summary.get("never_judged_ids", [])
+        named = (f" ({', '.join(ids)}{', ...' if never > len(ids) else ''})" if ids else "")
+        print(f"{head}: {ended or run.status}: {never} of {store_summary.get('planned', never)} "
+              f"mutants never judged{named}; {short} of {len(mutants)} judged do not hold; "
+              "the run does not hold"
+              + ("; run `deskcheck sweep` again to resume it" if ended != "still running"
+                 else ""), file=sys.stderr)
+        return 1
+    print(f"{head}: {short} of {len(mutants)} mutants do not hold"
           + ("; `deskcheck mutants show ID` for one" if short else ""), file=sys.stderr)
-    return 1 if short else 0
+    return 1 if short or run.status == "partial" else 0
+
+
+def _how_it_ended(status: str) -> str:
+    """Words for a run that did not complete, ``""`` for one that did."""
+    return {"running": "still running", "interrupted": "interrupted",
+            "error": "stopped by an error", "partial": "partial (shards missing)"
+            }.get(status, "")
 
 
 def cmd_init(args: argparse.Namespace) -> int:

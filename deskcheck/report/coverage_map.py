@@ -64,13 +64,18 @@ class CoverageMap:
 
     def __init__(self, store: Store):
         self.store = store
+        if store.read_only:  # a store opened only to read it: no map there means none
+            return
         with store.transaction() as db:
             for statement in SCHEMA.split(";"):
                 if statement.strip():
                     db.execute(statement)
 
     def _meta(self) -> dict[str, str]:
-        return dict(self.store.connection.execute("SELECT key, value FROM covmap_meta"))
+        db = self.store.connection
+        if not db.execute("SELECT 1 FROM sqlite_master WHERE name = 'covmap_meta'").fetchone():
+            return {}
+        return dict(db.execute("SELECT key, value FROM covmap_meta"))
 
     def info(self) -> MapInfo | None:
         """``None`` when no map was built."""

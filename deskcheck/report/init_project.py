@@ -110,18 +110,57 @@ def init_project(root: Path) -> InitResult:
     """Read the project (``read_project``), then write what is missing under ``root``,
     fitted to what was found; report what was created, appended or kept, and why."""
     root = Path(root)
+    if not root.is_dir():
+        raise ConfigError(f"no folder {root}", location=str(root),
+                          fix="pass --root DIR of an existing project folder")
+    refused = _unwritable(root)
+    if refused:
+        raise ConfigError(
+            f"deskcheck init cannot write in {root}: read-only "
+            + ", ".join(str(p) for p in refused), location=str(refused[0]),
+            fix="make those writable (e.g. `chmod u+w PATH`), or run `deskcheck init` in a "
+                "writable checkout; nothing was written")
     pyproject = _read_pyproject(root / "pyproject.toml")
     shape = read_project(root, pyproject)
     if "deskcheck" not in pyproject.get("tool", {}):  # the section written below names it
         shape.catalog_configured = shape.catalog is not None
     workflows = build_workflows(shape)
     result = InitResult(decisions=workflows.decisions, shape=shape)
-    result.actions.append(_ensure_section(root / "pyproject.toml", _section(shape)))
-    for relative in WORKFLOWS:
-        content = workflows.files[relative]
-        if content is None:
-            result.actions.append(InitAction(root / relative, "not written",
-                                             "nothing for it to run yet (see below)"))
-        else:
-            result.actions.append(_ensure_file(root / relative, content))
+    try:
+        result.actions.append(_ensure_section(root / "pyproject.toml", _section(shape)))
+        for relative in WORKFLOWS:
+            content = workflows.files[relative]
+            if content is None:
+                result.actions.append(InitAction(root / relative, "not written",
+                                                 "nothing for it to run yet (see below)"))
+            else:
+                result.actions.append(_ensure_file(root / relative, content))
+    except OSError as exc:
+        raise ConfigError(f"deskcheck init could not write {exc.filename or root}: "
+                          f"{exc.strerror or exc}", location=str(exc.filename or root),
+                          fix="free the disk or make the folder writable, then rerun "
+                              "`deskcheck init` (it keeps what it already wrote)") from exc
     return result
+
+
+def _unwritable(root: Path) -> list[Path]:
+    """What ``init`` would write but cannot: an existing pyproject.toml without
+    [tool.deskcheck] that is read-only, or the first existing folder above a file to create
+    that is. Checked before anything is written, so a refused init changes nothing."""
+    import os
+
+    targets = [root / "pyproject.toml", *(root / r for r in WORKFLOWS)]
+    refused: list[Path] = []
+    for path in targets:
+        if path.exists():
+            if path.name == "pyproject.toml" and not os.access(path, os.W_OK):
+                refused.append(path)
+            continue
+        folder = path.parent
+        while not folder.exists():
+            folder = folder.parent
+        if not os.access(folder, os.W_OK | os.X_OK) and folder not in refused:
+            refused.append(folder)
+    return refused
+
+

@@ -18,13 +18,14 @@ class ShardRun:
     run: RunRecord
     mutants: list[MutantRecord]
     sources: dict[str, str]
+    planned: list[str]
 
 
 def _newest_run(path: Path, kind: str) -> ShardRun:
     if not path.is_file():
         raise StoreError(f"no store at {path}", location=str(path),
                          fix="pass the results.sqlite files the shard jobs produced")
-    with Store(path) as store:
+    with Store(path, read_only=True) as store:
         runs = store.runs(kind)
         if not runs:
             raise StoreError(f"no {kind} run in {path}", location=str(path),
@@ -32,7 +33,29 @@ def _newest_run(path: Path, kind: str) -> ShardRun:
                                  "store copied while in use needs its -wal file beside it")
         run = runs[-1]
         assert run.id is not None
-        return ShardRun(path, run, store.mutants(run.id), store.sources(run.id))
+        return ShardRun(path, run, store.mutants(run.id), store.sources(run.id),
+                        store.planned(run.id) or [])
+
+
+def read_shards(paths: list[Path], kind: str = "sweep") -> list[ShardRun]:
+    """The newest ``kind`` run of each store; every store that cannot be read is reported,
+    all in one error (nothing is written anywhere)."""
+    if not paths:
+        raise StoreError("nothing to merge", fix="pass at least one shard store")
+    parts: list[ShardRun] = []
+    errors: list[StoreError] = []
+    for path in paths:
+        try:
+            parts.append(_newest_run(Path(path), kind))
+        except StoreError as exc:
+            errors.append(exc)
+    if len(errors) == 1:
+        raise errors[0]
+    if errors:
+        raise StoreError(f"{len(errors)} of {len(paths)} stores cannot be merged:\n" + "\n".join(
+            "  " + e.render().replace("\n", "\n  ") for e in errors),
+            fix="pass only the results.sqlite files the shard jobs produced")
+    return parts
 
 
 def _check_compatible(parts: list[ShardRun]) -> tuple[list[str], int]:
@@ -74,16 +97,14 @@ def _check_compatible(parts: list[ShardRun]) -> tuple[list[str], int]:
     return [f"{i}/{count}" for i in range(1, count + 1) if i not in seen], count
 
 
-def merge_stores(paths: list[Path], into: Store, *, kind: str = "sweep") -> int:
-    """Combine the newest ``kind`` run of each store in ``paths`` into a new run of ``into``.
-
-    A mutant recorded by two parts must carry the same verdict in both; the merged run is
-    ``partial`` when shards are missing, else holds / falls_short by its verdicts.
-    """
-    if not paths:
-        raise StoreError("nothing to merge", fix="pass at least one shard store")
-    parts = [_newest_run(Path(p), kind) for p in paths]
+def check_shards(parts: list[ShardRun]) -> list[str]:
+    """Shards of one sweep that agree on every verdict; returns the missing shard specs."""
     missing, _count = _check_compatible(parts)
+    _merged(parts)
+    return missing
+
+
+def _merged(parts: list[ShardRun]) -> dict[str, MutantRecord]:
     merged: dict[str, MutantRecord] = {}
     origin: dict[str, Path] = {}
     for part in parts:
@@ -96,6 +117,20 @@ def merge_stores(paths: list[Path], into: Store, *, kind: str = "sweep") -> int:
                     fix="shards must partition the mutants; rerun with one --shard I/N each")
             if known is None:
                 merged[mutant.id], origin[mutant.id] = mutant, part.db
+    return merged
+
+
+def merge_stores(paths: list[Path], into: Store, *, kind: str = "sweep",
+                 parts: list[ShardRun] | None = None) -> int:
+    """Combine the newest ``kind`` run of each store in ``paths`` (or the ``parts`` already
+    read) into a new run of ``into``.
+
+    A mutant recorded by two parts must carry the same verdict in both; the merged run is
+    ``partial`` when shards are missing, else holds / falls_short by its verdicts.
+    """
+    parts = parts if parts is not None else read_shards(paths, kind)
+    missing = check_shards(parts)
+    merged = _merged(parts)
     runs = [p.run for p in parts]
     tiers = {r.tier for r in runs}
     record = RunRecord(
@@ -108,9 +143,12 @@ def merge_stores(paths: list[Path], into: Store, *, kind: str = "sweep") -> int:
     for part in parts:
         for path, text in part.sources.items():
             into.snapshot_source(run_id, path, text)
+    planned = sorted({m for p in parts for m in p.planned})
+    if planned:
+        into.plan(run_id, planned)
     for mutant in merged.values():
         into.record_mutant(run_id, mutant)
-    summary = summarize(merged.values())
+    summary = summarize(merged.values(), planned or None)
     summary["merged_from"] = [{"db": str(p.db), "run": p.run.id, "shard": p.run.shard,
                                "status": p.run.status} for p in parts]
     summary["missing_shards"] = missing

@@ -12,12 +12,12 @@ reuse what is unchanged, record each verdict at once, close with the right statu
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import replace
 from types import TracebackType
 
 from deskcheck.report.records import MutantRecord, RunRecord
 from deskcheck.report.store import Store
-from deskcheck.report.summary import summarize
 
 
 class RunRecorder:
@@ -25,7 +25,7 @@ class RunRecorder:
     commit and config fingerprint whose process is gone; ``incremental``: reuse verdicts."""
 
     def __init__(self, store: Store, run: RunRecord, *, resume: bool = True,
-                 incremental: bool = True):
+                 incremental: bool = True, planned: Iterable[str] = ()):
         self.store = store
         self.run = run
         self.incremental = incremental
@@ -38,6 +38,8 @@ class RunRecorder:
         else:
             self.resumed = True
         self.run_id = run_id
+        if planned:
+            store.plan(run_id, planned)
         self._done = store.finished_ids(run_id)
 
     def is_done(self, mutant_id: str) -> bool:
@@ -55,6 +57,11 @@ class RunRecorder:
         self.record(record)
         return record
 
+    def drop(self, mutant_id: str) -> None:
+        """Not for this run after all (e.g. no change can affect it): not counted as never
+        judged."""
+        self.store.unplan(self.run_id, mutant_id)
+
     def record(self, mutant: MutantRecord) -> None:
         self.store.record_mutant(self.run_id, mutant)
         self._done.add(mutant.id)
@@ -62,7 +69,7 @@ class RunRecorder:
     def finish(self, status: str | None = None) -> dict:
         """Close the run: ``holds`` / ``falls_short`` from its verdicts unless told otherwise."""
         self.finished = True
-        summary = summarize(self.store.mutants(self.run_id))
+        summary = self.store.summary_of(self.run_id)
         summary["resumed"] = self.resumed
         self.store.finish_run(self.run_id, status or
                               ("holds" if summary["holds"] else "falls_short"), summary)

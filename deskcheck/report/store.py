@@ -14,7 +14,7 @@ import platform
 import socket
 import sqlite3
 import weakref
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import AbstractContextManager, contextmanager
 from dataclasses import fields
 from datetime import UTC, datetime
@@ -34,6 +34,14 @@ from deskcheck.report.records import (
     VERDICTS,
     MutantRecord,
     RunRecord,
+)
+from deskcheck.report.store_errors import (
+    foreign_layout,
+    guard_public_methods,
+    read_only_connection,
+    store_error,
+    table_columns,
+    writable,
 )
 from deskcheck.report.summary import summarize
 
@@ -79,6 +87,11 @@ CREATE TABLE IF NOT EXISTS mutants (
     PRIMARY KEY (run_id, mutant_id)
 );
 CREATE INDEX IF NOT EXISTS mutants_by_fingerprint ON mutants(fingerprint, verdict);
+CREATE TABLE IF NOT EXISTS planned (
+    run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+    mutant_id TEXT NOT NULL,
+    PRIMARY KEY (run_id, mutant_id)
+);
 CREATE TABLE IF NOT EXISTS sources (
     run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
     path TEXT NOT NULL, text TEXT NOT NULL,
@@ -100,40 +113,76 @@ def project_store_path(config: ProjectConfig) -> Path:
     return config.path("store") or default_store_path(config.root)
 
 
+@guard_public_methods
 class Store:
-    """Runs and mutant verdicts in one SQLite file (created on first use)."""
+    """Runs and mutant verdicts in one SQLite file (created on first use).
 
-    def __init__(self, path: Path | str, *, root: Path | None = None):
+    ``read_only``: only read an existing store (``results``, ``report``, ``history``,
+    ``diff``, merge sources): nothing is created or migrated, and a store on a read-only
+    file system can still be read. Every SQLite failure is a ``StoreError`` saying what is
+    wrong with the file (``store_errors``)."""
+
+    def __init__(self, path: Path | str, *, root: Path | None = None, read_only: bool = False):
         self.path = Path(path)
         self.root = Path(root) if root else self.path.resolve().parent.parent
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        ignore_own_folder(self.path.parent)
-        try:
-            self._connect()
-            with self._write() as db:
-                version = db.execute("PRAGMA user_version").fetchone()[0]
-                if version > SCHEMA_VERSION:
-                    raise StoreError(
-                        f"store schema {version} is newer than this deskcheck ({SCHEMA_VERSION})",
-                        location=str(self.path), fix="upgrade deskcheck or use another --db")
-                for statement in _SCHEMA.split(";"):
-                    if statement.strip():
-                        db.execute(statement)
-                db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
-        except sqlite3.DatabaseError as exc:
-            raise StoreError(f"cannot open the results store: {exc}", location=str(self.path),
-                             fix="move the file aside (it is not a deskcheck store) and rerun"
-                             ) from exc
+        self.read_only = read_only
         self._snapshotted: set[tuple[int, str]] = set()
+        self._conn: sqlite3.Connection | None = None
+        try:
+            if not read_only:
+                self.path.parent.mkdir(parents=True, exist_ok=True)
+                ignore_own_folder(self.path.parent)  # the store never makes the tree dirty
+            self._connect()
+            # What the file is, before anything is written to it (WAL mode, the schema).
+            self._check_version()
+            problem = foreign_layout(self.path, table_columns(self._conn), _EXPECTED)
+            if problem is not None:
+                raise problem
+            if not read_only:
+                self._set_up()
+        except (sqlite3.DatabaseError, OSError, StoreError) as exc:
+            if self._conn is not None:
+                self._conn.close()  # a refused file keeps no -wal/-shm beside it
+            if isinstance(exc, StoreError):
+                raise
+            raise store_error(exc, self.path, writing=not read_only) from exc
+
+    def _set_up(self) -> None:
+        """WAL and the schema (a store this process may write); nothing is written to a
+        store that already has them."""
+        db = self._conn
+        tables = {row[0] for row in db.execute("SELECT name FROM sqlite_master")}
+        if db.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
+            db.execute("PRAGMA journal_mode = WAL")
+        if _SCHEMA_TABLES <= tables and \
+                db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION:
+            return
+        with self._write() as db:
+            for statement in _SCHEMA.split(";"):
+                if statement.strip():
+                    db.execute(statement)
+            db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+
+    def _check_version(self) -> None:
+        version = self._conn.execute("PRAGMA user_version").fetchone()[0]
+        if version > SCHEMA_VERSION:
+            raise StoreError(
+                f"store schema {version} is newer than this deskcheck ({SCHEMA_VERSION})",
+                location=str(self.path), fix="upgrade deskcheck or use another --db")
 
     def _connect(self) -> None:
         self._pid = os.getpid()
-        self._conn = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_MS / 1000,
-                                     isolation_level=None)
-        self._conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
-        self._conn.execute("PRAGMA journal_mode = WAL")
-        self._conn.execute("PRAGMA synchronous = NORMAL")  # durable across process kills
-        self._conn.execute("PRAGMA foreign_keys = ON")
+        if self.read_only and not writable(self.path):
+            self._conn = read_only_connection(self.path, BUSY_TIMEOUT_MS / 1000)
+        else:
+            if self.read_only and not self.path.is_file():
+                raise StoreError(f"no results store at {self.path}", location=str(self.path),
+                                 fix="run `deskcheck sweep` first, or pass --db PATH")
+            self._conn = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_MS / 1000,
+                                         isolation_level=None)
+            self._conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+            self._conn.execute("PRAGMA synchronous = NORMAL")  # durable across process kills
+            self._conn.execute("PRAGMA foreign_keys = ON")
         # Closed at exit even when the caller never closes it: the last close folds the WAL
         # back into the main file, so copying results.sqlite alone (a CI artifact) is enough.
         weakref.finalize(self, self._conn.close)
@@ -215,8 +264,9 @@ class Store:
         counts of its recorded mutants, updated with the caller's ``summary``."""
         if not status or status == "running":
             raise ValueError("finish_run needs a final status, e.g. 'holds' or 'falls_short'")
-        # The standard keys (total, counts, held, holds, reused, ...) always; the caller's on top.
-        summary = {**summarize(self.mutants(run_id)), **(summary or {})}
+        # The standard keys (total, counts, held, holds, reused, never_judged, ...) always;
+        # the caller's on top.
+        summary = {**self.summary_of(run_id), **(summary or {})}
         with self._write() as db:
             updated = db.execute(
                 "UPDATE runs SET status = ?, summary_json = ?, finished_at = ?, owner_pid = 0 "
@@ -257,7 +307,7 @@ class Store:
         if row is None:
             raise StoreError(f"no run {run_id} in the store", location=str(self.path),
                              fix="pass an id listed by `deskcheck history`")
-        return _run_from_row(row)
+        return self._current(_run_from_row(row), row)
 
     def runs(self, kind: str | None = None) -> list[RunRecord]:
         """Every run, oldest first (optionally of one kind)."""
@@ -265,7 +315,45 @@ class Store:
         params: tuple[Any, ...] = ()
         if kind:
             query, params = query + " WHERE kind = ?", (kind,)
-        return [_run_from_row(row) for row in self._db.execute(query + " ORDER BY id", params)]
+        rows = self._db.execute(query + " ORDER BY id", params).fetchall()
+        return [self._current(_run_from_row(row), row) for row in rows]
+
+    def _current(self, run: RunRecord, row: tuple[Any, ...]) -> RunRecord:
+        """A run still marked ``running`` (live, or killed with SIGKILL) is summarised from
+        the verdicts stored so far: its stored summary is that of an earlier end, or none."""
+        if row[1 + _RUN_COLUMNS.index("status")] == "running" and run.id is not None \
+                and run.kind in ("sweep", "auto"):
+            run.summary = {**run.summary, **self.summary_of(run.id)}
+        return run
+
+    # -- what a run set out to judge ----------------------------------------------------------
+
+    def plan(self, run_id: int, mutant_ids: Iterable[str]) -> None:
+        """Record the mutants ``run_id`` sets out to judge (added to any earlier plan of a
+        run being resumed): those left without a verdict count as never judged."""
+        with self._write() as db:
+            db.executemany("INSERT OR IGNORE INTO planned (run_id, mutant_id) VALUES (?, ?)",
+                           [(run_id, m) for m in mutant_ids])
+
+    def unplan(self, run_id: int, mutant_id: str) -> None:
+        """``mutant_id`` is not for this run after all (no change can affect it)."""
+        with self._write() as db:
+            db.execute("DELETE FROM planned WHERE run_id = ? AND mutant_id = ?",
+                       (run_id, mutant_id))
+
+    def planned(self, run_id: int) -> list[str] | None:
+        """The ids ``run_id`` set out to judge; ``None`` when it recorded no plan."""
+        try:
+            rows = self._db.execute("SELECT mutant_id FROM planned WHERE run_id = ?",
+                                    (run_id,)).fetchall()
+        except sqlite3.OperationalError:  # read-only, written by a deskcheck before plans
+            return None
+        found = [row[0] for row in rows]
+        return found or None
+
+    def summary_of(self, run_id: int) -> dict[str, Any]:
+        """The standard summary of ``run_id`` from its stored verdicts and its plan."""
+        return summarize(self.mutants(run_id), self.planned(run_id))
 
     # -- mutants ----------------------------------------------------------------------------
 
@@ -350,6 +438,10 @@ class Store:
             self._snapshotted.add((run_id, source_file))
             return None
         return read_source(self.root, source_file)
+
+
+_SCHEMA_TABLES = frozenset({"runs", "mutants", "planned", "sources", "mutants_by_fingerprint"})
+_EXPECTED = {"runs": ("id", *_RUN_COLUMNS), "mutants": ("run_id", "seq", *_MUTANT_COLUMNS)}
 
 
 def _run_values(run: RunRecord) -> dict[str, Any]:

@@ -2,18 +2,26 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from deskcheck.report.records import HOLDING_VERDICTS, VERDICTS, MutantRecord
 
+SHOWN_NEVER_JUDGED = 20  # ids listed in a summary; the count is always whole
 
-def summarize(mutants: Iterable[MutantRecord]) -> dict[str, Any]:
+
+def summarize(mutants: Iterable[MutantRecord], planned: Sequence[str] | None = None
+              ) -> dict[str, Any]:
     """Counts per verdict (every verdict key present), totals, reuse count and ``holds``.
 
-    ``holds`` is true iff every mutant is KILLED or an accepted survivor (the sweep's exit 0).
+    ``planned``: the ids the run set out to judge (``None``: unknown, an older store). Those
+    without a verdict are ``never_judged`` (a run interrupted or killed before them).
+    ``holds`` is true iff every planned mutant was judged and every judged one is KILLED or
+    an accepted survivor (the sweep's exit 0).
     """
     records = list(mutants)
+    recorded = {r.id for r in records}
+    missing = sorted(set(planned or ()) - recorded)
     counts = dict.fromkeys(VERDICTS, 0)
     for record in records:
         counts[record.verdict] = counts.get(record.verdict, 0) + 1
@@ -25,7 +33,10 @@ def summarize(mutants: Iterable[MutantRecord]) -> dict[str, Any]:
         "falling_short": len(records) - held,
         "reused": sum(1 for r in records if r.reused),
         "duration_s": round(sum(r.duration_s for r in records), 6),
-        "holds": held == len(records),
+        "planned": len(recorded | set(planned or ())),
+        "never_judged": len(missing),
+        "never_judged_ids": missing[:SHOWN_NEVER_JUDGED],
+        "holds": held == len(records) and not missing,
         "kills": kill_split(records),
     }
 

@@ -249,11 +249,13 @@ def test_a_file_that_is_not_a_store_says_so_with_the_fix(tmp_path):
     with pytest.raises(StoreError) as caught:
         Store(bogus)
     error = caught.value
-    assert (error.message or "").startswith("cannot open the results store: "), (
-        f"a file that is not SQLite must be refused saying the store cannot be opened, and "
-        f"why; got {error.message!r}")
-    assert error.fix == "move the file aside (it is not a deskcheck store) and rerun", (
-        f"the fix must say to move the file aside and rerun; got {error.fix!r}")
+    assert (error.message or "").startswith("the file is not a SQLite database, so not a "
+                                            "deskcheck store ("), (
+        f"a file that is not SQLite must be refused saying what it is, and why; got "
+        f"{error.message!r}")
+    assert error.fix == (f"pass --db PATH of a deskcheck results store, or move it aside (`mv "
+                         f"{bogus} {bogus}.bad`); the next sweep starts a fresh store"), (
+        f"the fix must say to pass the right store or move the file aside; got {error.fix!r}")
 
 
 def test_refusals_of_runs_say_what_to_do_word_for_word(store: Store):
