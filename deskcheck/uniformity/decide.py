@@ -168,7 +168,8 @@ def _classify(leaves: list[Leaf], dim: str) -> list[Input]:
         found = out.get(key)
         if found is None or len(leaf.witness) < len(found.witness):
             out[key] = Input(leaf.name, klass, list(leaf.witness), reason)
-    return sorted(out.values(), key=lambda i: (-_ORDER[i.klass], i.name))
+    # the input closest to the decision first: its witness is the one a reader checks first
+    return sorted(out.values(), key=lambda i: (-_ORDER[i.klass], len(i.witness), i.name))
 
 
 def _verdict(inputs: list[Input]) -> tuple[Verdict, str]:

@@ -24,8 +24,7 @@ _MAX_DEPTH = 3000  # a guard against runaway recursion; the memo bounds the work
 _MAX_LEAVES = 96
 _LENGTH_KEEP = {"list", "tuple", "set", "sorted", "frozenset", "reversed", "enumerate", "zip",
                 "dict", "deque"}
-_ADDS = {"append", "insert", "add", "appendleft", "setdefault", "put", "put_nowait",
-         "__setitem__"}
+_LENGTH_FROM_ARG = {"extend", "update", "__iadd__"}  # mutators whose argument sets the length
 _TESTED_GUARDS = ("if", "exit", "exit-outer", "while", "for", "break", "ternary", "boolop",
                   "comprehension", "except")
 
@@ -385,11 +384,8 @@ class Tracer:
         value = write.value
         if write.index is not None and isinstance(value, ast.Tuple) and write.index < len(value.elts):
             value = value.elts[write.index]
-        if write.kind == "mutate":
-            if mode == "length" and write.method in _ADDS:
-                value = None
-            elif mode == "length" and write.method not in ("extend", "update", "__iadd__"):
-                value = None
+        if write.kind == "mutate" and mode == "length" and write.method not in _LENGTH_FROM_ARG:
+            value = None  # append(x), pop(), ...: the length follows the call, not x
         if write.kind == "item" and mode == "length":
             value = None  # d[k] = v: the length follows the keys and the write's conditions
         if write.kind != "delete" and value is not None:
