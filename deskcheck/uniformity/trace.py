@@ -57,7 +57,7 @@ class Tracer:
         self._component: list[tuple] = []
         self._calls: list[tuple] = []
         self._counter = 0
-        self._inplace: dict[int, list[tuple[str, ast.Call]]] = {}
+        self._inplace: dict[tuple, list[tuple[str, ast.Call, str, str]]] = {}
         self._keep: list[ast.AST] = []
         self._class_body: Ctx | None = None  # synthetic nodes: alive while their id() is a memo key
 
@@ -202,35 +202,58 @@ class Tracer:
         return out
 
     def _inplace_agreed(self, e: ast.Name, ctx: Ctx) -> Leaf | None:
-        """``dist.all_reduce(x, group=g)`` between ``x``'s definitions and this read: agreed."""
-        key = id(ctx.fn.node)
-        calls = self._inplace.get(key)
-        if calls is None:
-            calls = []
-            for call in ctx.flow.calls:
-                out = inplace_output(call)
-                if isinstance(out, ast.Name) and classify_call(call, self.reach.config,
-                                                               "torch.distributed"):
-                    calls.append((out.id, call))
-            self._inplace[key] = calls
+        """``dist.all_reduce(x, group=g)`` (or a wrapper that reduces its parameter in place,
+        ``self._all_reduce(x, op)``) between ``x``'s definitions and this read: agreed."""
         reaching = ctx.flow.reaching.get(id(e), ())
         first_def = min((d.line for d, _f in reaching), default=0)
-        for name, call in calls:
-            if name == e.id and first_def <= call.lineno <= e.lineno and call is not None:
-                kind = classify_call(call, self.reach.config, "torch.distributed")
-                group = kind[1] if kind else ""
-                try:
-                    texts = self.reach.group_texts(ctx, ast.parse(group, mode="eval").body, 0) \
-                        if group and group != "WORLD" else ["WORLD"]
-                except SyntaxError:
-                    texts = [group]
-                dims = sorted({site_dim(t, self.reach.config) for t in texts})
-                # agreed over the smallest of the groups it may run over (conservative)
-                dim = dims[0] if len(dims) == 1 else "|".join(dims)
-                return Leaf(e.id, "agreed", f"reduced in place by {ast.unparse(call.func)} over "
-                            f"{group or 'WORLD'}", dim,
+        for name, call, dim, how in self._inplace_calls(ctx):
+            if name == e.id and first_def <= call.lineno <= e.lineno:
+                return Leaf(e.id, "agreed", f"reduced in place by {how}", dim,
                             (f"{ctx.fn.file}:{call.lineno} {ast.unparse(call.func)}({e.id}, ...)",))
         return None
+
+    def _inplace_calls(self, ctx: Ctx) -> list[tuple[str, ast.Call, str, str]]:
+        """(local name, call, dim, how) for every call in the function that reduces a local
+        in place: a torch collective's output argument, or a wrapper's in-place parameter."""
+        key = (id(ctx.fn.node), ctx.fn.model.qualname if ctx.fn.model else "")
+        found = self._inplace.get(key)
+        if found is not None:
+            return found
+        self._inplace[key] = []
+        out: list[tuple[str, ast.Call, str, str]] = []
+        for call in ctx.flow.calls:
+            target = inplace_output(call)
+            kind = classify_call(call, self.reach.config, "torch.distributed")
+            if isinstance(target, ast.Name) and kind is not None and kind[0] == "collective":
+                out.append((target.id, call, self._group_dim(ctx, kind[1]),
+                            f"{ast.unparse(call.func)} over {kind[1] or 'WORLD'}"))
+                continue
+            if not any(isinstance(a, ast.Name) for a in call.args):
+                continue
+            try:
+                callees, _note = self.resolver.resolve(ctx.fn, call)
+            except RecursionError:
+                callees = []
+            for callee in callees[:2]:
+                inner = self._fn_ctx(callee)
+                params = {n: d for n, _c, d, _h in self._inplace_calls(inner)
+                          if n in inner.flow.params}
+                for param, dim in params.items():
+                    arg = argument_for(callee, call, param)
+                    if isinstance(arg, ast.Name):
+                        out.append((arg.id, call, dim,
+                                    f"{ast.unparse(call.func)} (reduces its {param} in place)"))
+        self._inplace[key] = out
+        return out
+
+    def _group_dim(self, ctx: Ctx, group: str) -> str:
+        try:
+            texts = self.reach.group_texts(ctx, ast.parse(group, mode="eval").body, 0) \
+                if group and group != "WORLD" else ["WORLD"]
+        except SyntaxError:
+            texts = [group]
+        dims = sorted({site_dim(t, self.reach.config) for t in texts})
+        return dims[0] if len(dims) == 1 else "|".join(dims)
 
     def _def(self, d: Any, ctx: Ctx, mode: str, depth: int) -> list[Leaf]:
         if d.kind == "param":
