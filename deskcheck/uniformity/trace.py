@@ -29,6 +29,12 @@ _TESTED_GUARDS = ("if", "exit", "exit-outer", "while", "for", "break", "ternary"
                   "comprehension", "except")
 
 
+# the function class-level defaults are read in: one node for the process (flow facts are
+# cached by id, so a node that could be freed and its id reused must never reach them)
+_CLASS_BODY = ast.parse("def _class_body():\n    pass\n").body[0]
+assert isinstance(_CLASS_BODY, ast.FunctionDef)
+
+
 class Leaf(NamedTuple):
     """A source of a decision's input. ``category``: rank_id (``dim`` says of which group),
     rank_local, agreed (over ``dim``), config, sanctioned, unknown. ``single``: dimensions
@@ -425,10 +431,8 @@ class Tracer:
     def _class_ctx(self) -> Ctx:
         """One context for class-level defaults (kept alive: flow facts are cached by id)."""
         if self._class_body is None:
-            dummy = ast.parse("def _class_body():\n    pass\n").body[0]
-            assert isinstance(dummy, ast.FunctionDef)
-            self._keep.append(dummy)
-            self._class_body = Ctx(Fn(dummy, "<class body>", "", ""), {}, flow_facts(dummy))
+            self._class_body = Ctx(Fn(_CLASS_BODY, "<class body>", "", ""), {},
+                                   flow_facts(_CLASS_BODY))
         return self._class_body
 
     def _component_field(self, ctx: Ctx, owner_field: str, model, name: str, mode: str,
