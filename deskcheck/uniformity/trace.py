@@ -63,6 +63,7 @@ class Tracer:
         self._component: list[tuple] = []
         self._calls: list[tuple] = []
         self._counter = 0
+        self._where: dict[tuple, str] = {}
         self._inplace: dict[tuple, list[tuple[str, ast.Call, str, str]]] = {}
         self._keep: list[ast.AST] = []
         self._class_body: Ctx | None = None  # synthetic nodes: alive while their id() is a memo key
@@ -95,6 +96,7 @@ class Tracer:
                          witness=(self._hop(ctx, expr, ast.unparse(expr)),)),)
         index = self._counter = self._counter + 1
         self._index[key] = self._low[key] = index
+        self._where[key] = self._hop(ctx, expr, ast.unparse(expr)[:60])
         self._component.append(key)
         self._calls.append(key)
         try:
@@ -105,8 +107,11 @@ class Tracer:
             while True:
                 member = self._component.pop()
                 del self._index[member]
-                self._memo[member] = leaves if member == key else self._memo.get(member, leaves)
-                if member == key:
+                if member != key:  # its sources are the cycle's: say where the cycle closes
+                    self._memo[member] = tuple(self._prefixed(
+                        f"{self._where[key]} (same cycle of values)", leaves))
+                else:
+                    self._memo[member] = leaves
                     break
         elif caller is not None:
             self._low[caller] = min(self._low[caller], self._low[key])
