@@ -97,6 +97,9 @@ def judge(build: _Build, reach: Reach, tracer: Tracer, roles: dict[str, str],
         if rank > worst:
             worst, worst_inputs = rank, inputs
     decision.inputs = worst_inputs
+    decision.covered_by = sorted({i.reason.removeprefix("replica checked by ")
+                                  for i in worst_inputs if i.klass is SANCTIONED
+                                  and i.reason.startswith("replica checked by ")})
     role_why = roles.get(" ".join(condition.split())) or inline_roles.get(
         f"{ctx.fn.file}:{g.line}")
     if role_why:
