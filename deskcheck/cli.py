@@ -23,6 +23,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "deskcheck.suites.commands",
     "deskcheck.gate.commands",
     "deskcheck.report.commands",
+    "deskcheck.uniformity.commands",
 )
 
 
@@ -35,6 +36,7 @@ COMMAND_INDEX: dict[str, str] = {
     "standins": "deskcheck.drift_guard.standins.command",
     "auto": "deskcheck.mutants.auto.commands",
     "suites": "deskcheck.suites.commands",
+    "uniformity": "deskcheck.uniformity.commands",
     **dict.fromkeys(("redfirst", "regress"), "deskcheck.gate.commands"),
     **dict.fromkeys(("history", "diff", "merge", "report", "results", "init"),
                     "deskcheck.report.commands"),

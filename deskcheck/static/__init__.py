@@ -4,7 +4,10 @@ The layer below :mod:`deskcheck.drift_guard` and :mod:`deskcheck.uniformity`: a 
 content hash (hollow parsing: a body is parsed when first reached), imports, re-exports and the
 MRO of classes across modules, class members, the ``self.X`` touches of one function with the
 branch conditions each sits under, deciding those conditions from known constants, decorator
-wrappers, and the production surface that follows ``self.m()``, properties and ``super()``.
+wrappers, and the production surface that follows ``self.m()``, properties and ``super()``;
+def-use and control dependence of one function (``flow_facts``), every field write of a class
+(``field_writes``) and call resolution through the MRO, components and factories
+(``CallResolver``).
 It imports no other part of deskcheck. Public names only; every ``_module`` is private.
 """
 
@@ -15,6 +18,10 @@ __getattr__, __dir__, __all__ = lazy_exports(__name__, {
                      "ContextRead", "FunctionFacts", "first_param", "function_facts"),
                     "_collect"),
     **dict.fromkeys(("DEAD", "LIVE", "UNKNOWN", "decide"), "_conditions"),
+    **dict.fromkeys(("CallResolver", "Fn"), "_calls"),
+    **dict.fromkeys(("Def", "FlowFacts", "Guard", "clear_flow_cache", "flow_facts"), "_dataflow"),
+    **dict.fromkeys(("FieldWrite", "clear_fields_cache", "field_writes", "method_functions"),
+                    "_fields"),
     **dict.fromkeys(("ClassSource", "Member", "class_members"), "_members"),
     **dict.fromkeys(("ClassModel", "build_runtime", "build_static", "default_roots",
                      "import_class", "installed_root", "split_spec"), "_model"),

@@ -121,7 +121,9 @@ def clear_cache() -> None:
     """Forget every parsed tree (benchmarks use this to measure a cold run)."""
     _TREES.clear()
     _BODIES.clear()
-    from deskcheck.static import _collect, _members  # local: avoid an import cycle
+    from deskcheck.static import _collect, _dataflow, _fields, _members  # avoid an import cycle
 
     _collect.clear_cache()
     _members.clear_cache()
+    _dataflow.clear_flow_cache()
+    _fields.clear_fields_cache()

@@ -1,0 +1,360 @@
+"""Resolve what a call inside a production function calls, from source alone.
+
+``self.m()`` and ``super().m()`` through the MRO; ``self.comp.m()`` through the class of a
+component field (its constructor call, its annotation, or the classes a factory method or
+function returns); module functions through imports; ``Cls(...)`` to ``Cls.__init__``;
+a callable held in a field (``self.cfg.hook()`` where ``hook=self._hook`` was passed to the
+dataclass's constructor, or ``self.fn = self._compute``). Every resolution is a ``Fn``:
+the def, the class model it runs in (``self``), its qualname and module.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, field
+
+from deskcheck.static._collect import first_param
+from deskcheck.static._fields import FieldWrite, field_writes
+from deskcheck.static._members import ClassSource, FunctionNode
+from deskcheck.static._model import ClassModel
+from deskcheck.static._static import StaticIndex, class_key
+
+
+@dataclass(eq=False)
+class Fn:
+    """A function the analysis can enter. ``model`` is the class of ``self`` (None for a
+    module function); ``klass`` the class that defines it."""
+
+    node: FunctionNode
+    qualname: str
+    file: str
+    module: str
+    model: ClassModel | None = None
+    klass: ClassSource | None = None
+    self_name: str | None = None
+
+    @property
+    def key(self) -> tuple[int, str]:
+        return (id(self.node), self.model.qualname if self.model else "")
+
+    @property
+    def is_method(self) -> bool:
+        return self.self_name is not None
+
+
+@dataclass
+class CallResolver:
+    """Resolves calls; caches class models and component classes."""
+
+    index: StaticIndex
+    _models: dict[str, ClassModel] = field(default_factory=dict)
+    _components: dict[tuple[str, str], list[ClassSource]] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
+
+    # -- classes ------------------------------------------------------------------------
+    def models(self) -> list[ClassModel]:
+        """Every class model built so far (the components the resolution reached)."""
+        return list(self._models.values())
+
+    def model_for(self, klass: ClassSource) -> ClassModel:
+        key = class_key(klass)
+        found = self._models.get(key)
+        if found is None:
+            try:
+                mro = self.index.mro(klass)
+            except Exception as exc:  # an unresolvable base: the class alone, noted
+                self.notes.append(f"{klass.location}: MRO not resolved ({exc}); class alone")
+                mro = [klass]
+            found = ClassModel(f"{klass.module}:{klass.qualname}", klass.name, "static", mro)
+            self._models[key] = found
+        return found
+
+    def method(self, model: ClassModel, name: str, after: ClassSource | None = None) -> Fn | None:
+        found = model.lookup(name, after)
+        if found is None:
+            return None
+        klass, member = found
+        node = member.fget
+        if node is None:
+            return None
+        node = klass.function(node)
+        self_name = None if member.kind == "staticmethod" else first_param(node)
+        return Fn(node, f"{klass.qualname}.{name}", klass.file, klass.module, model, klass,
+                  self_name)
+
+    def is_property(self, model: ClassModel, name: str) -> bool:
+        found = model.lookup(name)
+        return found is not None and found[1].kind == "property"
+
+    def class_of_expr(self, module: str, expr: ast.expr) -> ClassSource | None:
+        try:
+            found = self.index.resolve_expr(module, expr, [])
+        except Exception:
+            return None
+        return found if isinstance(found, ClassSource) else None
+
+    def local_import(self, fn: Fn, name: str) -> tuple[str, str] | None:
+        """``from pkg.mod import name`` inside the function: (absolute module, name)."""
+        for sub in ast.walk(fn.node):
+            if not isinstance(sub, ast.ImportFrom):
+                continue
+            for alias in sub.names:
+                if (alias.asname or alias.name) == name:
+                    module = sub.module or ""
+                    if sub.level:
+                        info = self.index.module(fn.module)
+                        package = fn.module if info is not None and info.is_package \
+                            else fn.module.rpartition(".")[0]
+                        parts = package.split(".")[: len(package.split(".")) - (sub.level - 1)]
+                        module = ".".join(parts + ([module] if module else []))
+                    return module, alias.name
+        return None
+
+    def class_named(self, module: str, name: str) -> ClassSource | None:
+        try:
+            found = self.index.resolve_name(module, name, [])
+        except Exception:
+            return None
+        return found if isinstance(found, ClassSource) else None
+
+    def function_named(self, module: str, name: str, depth: int = 0) -> Fn | None:
+        """A module-level def bound to ``name`` in ``module`` (through ``from`` imports)."""
+        if depth > 8:
+            return None
+        info = self.index.module(module)
+        if info is None:
+            return None
+        binding = info.bindings.get(name)
+        if binding is None:
+            return None
+        if binding.kind == "other" and isinstance(binding.node, ast.FunctionDef | ast.AsyncFunctionDef):
+            node = info.parsed.function(binding.node) if info.parsed else binding.node
+            return Fn(node, f"{module}.{name}", info.file, module)
+        if binding.kind == "from" and binding.module and binding.name:
+            return self.function_named(binding.module, binding.name, depth + 1)
+        return None
+
+    def component_classes(self, model: ClassModel, name: str) -> list[ClassSource]:
+        """The classes field ``name`` of ``model`` can hold: from its writes' constructor
+        calls, annotations, and what factory methods/functions return."""
+        key = (model.qualname, name)
+        if key in self._components:
+            return self._components[key]
+        self._components[key] = []
+        out: dict[str, ClassSource] = {}
+        for write in field_writes(model).get(name, []):
+            for klass in self._classes_of_write(model, write):
+                out.setdefault(class_key(klass), klass)
+        for klass in model.sources:
+            for stmt in klass.node.body:
+                if (isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name)
+                        and stmt.target.id == name):
+                    found = self.class_of_expr(klass.module, _unoptional(stmt.annotation))
+                    if found is not None:
+                        out.setdefault(class_key(found), found)
+        result = list(out.values())
+        self._components[key] = result
+        return result
+
+    def _classes_of_write(self, model: ClassModel, write: FieldWrite) -> list[ClassSource]:
+        out: list[ClassSource] = []
+        module = write.klass.module
+        if write.function is not None:
+            for sub in ast.walk(write.function):
+                if (isinstance(sub, ast.AnnAssign) and sub.lineno == write.line
+                        and sub.value is write.value):
+                    found = self.class_of_expr(module, _unoptional(sub.annotation))
+                    if found is not None:
+                        out.append(found)
+        value = write.value
+        if write.kind not in ("assign", "default") or value is None:
+            return out
+        for expr in _alternatives(value):
+            if not isinstance(expr, ast.Call):
+                continue
+            found = self.class_of_expr(module, expr.func)
+            if found is None and isinstance(expr.func, ast.Name) and write.function is not None:
+                local = self.local_import(Fn(write.function, "", write.file, module), expr.func.id)
+                found = self.class_named(*local) if local is not None else None
+            if found is not None:
+                out.append(found)
+                continue
+            factory = self.callee_of_func(model, write, expr)
+            if factory is not None:
+                out += self.returned_classes(factory)
+        return out
+
+    def callee_of_func(self, model: ClassModel, write: FieldWrite, call: ast.Call) -> Fn | None:
+        func = call.func
+        self_name = first_param(write.function) if write.function is not None else None
+        if (isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name)
+                and func.value.id == self_name):
+            return self.method(model, func.attr)
+        if isinstance(func, ast.Name):
+            return self.function_named(write.klass.module, func.id)
+        if isinstance(func, ast.Attribute):  # Cls.create(...) classmethod factory
+            owner = self.class_of_expr(write.klass.module, func.value)
+            if owner is not None:
+                return self.method(self.model_for(owner), func.attr)
+        return None
+
+    def returned_classes(self, fn: Fn, depth: int = 0) -> list[ClassSource]:
+        """Classes a factory returns: ``return Cls(...)``, ``cls(...)`` of a classmethod, or
+        a local bound to one; followed one factory deep."""
+        out: list[ClassSource] = []
+        assigned: dict[str, list[ast.expr]] = {}
+        for sub in ast.walk(fn.node):
+            if isinstance(sub, ast.Assign):
+                for t in sub.targets:
+                    if isinstance(t, ast.Name):
+                        assigned.setdefault(t.id, []).append(sub.value)
+        for sub in ast.walk(fn.node):
+            if not isinstance(sub, ast.Return) or sub.value is None:
+                continue
+            values = [sub.value]
+            if isinstance(sub.value, ast.Name):
+                values = assigned.get(sub.value.id, [])
+            for value in values:
+                for expr in _alternatives(value):
+                    if not isinstance(expr, ast.Call):
+                        continue
+                    if (isinstance(expr.func, ast.Name) and expr.func.id == "cls"
+                            and fn.klass is not None):
+                        out.append(fn.klass)
+                        continue
+                    found = self.class_of_expr(fn.module, expr.func)
+                    if found is not None:
+                        out.append(found)
+                    elif depth < 1 and isinstance(expr.func, ast.Name):
+                        inner = self.function_named(fn.module, expr.func.id)
+                        if inner is not None:
+                            out += self.returned_classes(inner, depth + 1)
+        return out
+
+    # -- calls --------------------------------------------------------------------------
+    def resolve(self, fn: Fn, call: ast.Call) -> tuple[list[Fn], str]:
+        """(callees, note). An empty list with a note: the receiver did not resolve."""
+        func = call.func
+        if isinstance(func, ast.Name):
+            found = self.function_named(fn.module, func.id)
+            if found is not None:
+                return [found], ""
+            local = self.local_import(fn, func.id)
+            if local is not None:
+                found = self.function_named(*local)
+                if found is not None:
+                    return [found], ""
+                klass = self.class_named(*local)
+                if klass is not None:
+                    init = self.method(self.model_for(klass), "__init__")
+                    return ([init] if init is not None else []), ""
+            klass = self.class_of_expr(fn.module, func)
+            if klass is not None:
+                init = self.method(self.model_for(klass), "__init__")
+                return ([init] if init is not None else []), ""
+            return [], ""
+        if not isinstance(func, ast.Attribute):
+            return [], ""
+        receiver = func.value
+        if isinstance(receiver, ast.Name) and receiver.id == fn.self_name and fn.model:
+            found = self.method(fn.model, func.attr)
+            if found is not None:
+                return [found], ""
+            return self._field_callable(fn.model, func.attr), ""
+        if (isinstance(receiver, ast.Call) and isinstance(receiver.func, ast.Name)
+                and receiver.func.id == "super" and fn.model and fn.klass):
+            found = self.method(fn.model, func.attr, after=fn.klass)
+            return ([found] if found is not None else []), ""
+        if (isinstance(receiver, ast.Attribute) and isinstance(receiver.value, ast.Name)
+                and receiver.value.id == fn.self_name and fn.model):
+            classes = self.component_classes(fn.model, receiver.attr)
+            if not classes:
+                return [], f"receiver self.{receiver.attr} unresolved"
+            out: list[Fn] = self._constructor_callables(fn.model, receiver.attr, func.attr)
+            for klass in classes:
+                model = self.model_for(klass)
+                found = self.method(model, func.attr)
+                if found is not None:
+                    out.append(found)
+                else:
+                    out += self._field_callable(model, func.attr)
+            return out, ""
+        klass = self.class_of_expr(fn.module, receiver)
+        if klass is not None:  # Cls.static_or_class_method(...)
+            found = self.method(self.model_for(klass), func.attr)
+            return ([found] if found is not None else []), ""
+        if isinstance(receiver, ast.Name):  # module.function(...)
+            info = self.index.module(fn.module)
+            binding = info.bindings.get(receiver.id) if info else None
+            target = None
+            if binding is not None and binding.kind == "import" and binding.module:
+                target = binding.module
+            elif binding is not None and binding.kind == "from" and binding.module:
+                sub = f"{binding.module}.{binding.name}"
+                target = sub if self.index.find_module(sub) is not None else None
+            if target is not None:
+                found = self.function_named(target, func.attr)
+                if found is not None:
+                    return [found], ""
+        return [], ""
+
+    def _constructor_callables(self, model: ClassModel, component: str, name: str) -> list[Fn]:
+        """``self.<component> = Cfg(<name>=self._m)``: the callable given for ``name``."""
+        out: list[Fn] = []
+        for write in field_writes(model).get(component, []):
+            if not isinstance(write.value, ast.Call) or write.function is None:
+                continue
+            owner = Fn(write.function, "", write.file, write.klass.module, model, write.klass,
+                       first_param(write.function))
+            for keyword in write.value.keywords:
+                if keyword.arg == name:
+                    out += self.callables_of(owner, write.klass.module, keyword.value)
+        return out
+
+    def _field_callable(self, model: ClassModel, name: str) -> list[Fn]:
+        """A callable held in field ``name``: ``self.name = self._m`` / ``= some_function``,
+        or a dataclass field given as a constructor keyword (``Cfg(name=self._m)``)."""
+        out: list[Fn] = []
+        for write in field_writes(model).get(name, []):
+            if write.value is None or write.kind not in ("assign", "default"):
+                continue
+            owner = Fn(write.function, "", write.file, write.klass.module, model, write.klass,
+                       first_param(write.function)) if write.function is not None else None
+            out += self.callables_of(owner, write.klass.module, write.value)
+        return out
+
+    def callables_of(self, fn: Fn | None, module: str, value: ast.expr) -> list[Fn]:
+        """Functions an expression refers to (not calls): ``self._m``, ``helper``."""
+        if (isinstance(value, ast.Attribute) and isinstance(value.value, ast.Name) and fn
+                and value.value.id == fn.self_name and fn.model):
+            found = self.method(fn.model, value.attr)
+            return [found] if found is not None else []
+        if isinstance(value, ast.Name):
+            found = self.function_named(module, value.id)
+            return [found] if found is not None else []
+        return []
+
+
+def _unoptional(annotation: ast.expr) -> ast.expr:
+    """``Optional[X]`` / ``X | None`` / ``"X"`` -> ``X``."""
+    if isinstance(annotation, ast.Constant) and isinstance(annotation.value, str):
+        try:
+            annotation = ast.parse(annotation.value, mode="eval").body
+        except SyntaxError:
+            return annotation
+    if isinstance(annotation, ast.Subscript) and ast.unparse(annotation.value).endswith("Optional"):
+        return annotation.slice
+    if isinstance(annotation, ast.BinOp) and isinstance(annotation.op, ast.BitOr):
+        for side in (annotation.left, annotation.right):
+            if not (isinstance(side, ast.Constant) and side.value is None):
+                return side
+    return annotation
+
+
+def _alternatives(expr: ast.expr) -> list[ast.expr]:
+    """The values an expression can take: both sides of a ternary / ``a or b``."""
+    if isinstance(expr, ast.IfExp):
+        return _alternatives(expr.body) + _alternatives(expr.orelse)
+    if isinstance(expr, ast.BoolOp):
+        return [e for v in expr.values for e in _alternatives(v)]
+    return [expr]

@@ -1,0 +1,92 @@
+"""Every declaration is checked: an ``agreed`` field whose writes do not come from the named
+collective is unproven; a ``replica`` whose congruence arm does not exist is claimed, not
+enforced; a declaration that matches nothing in the code is stale."""
+
+from __future__ import annotations
+
+import ast
+import re
+from fnmatch import fnmatchcase
+
+from deskcheck.static import field_writes
+from deskcheck.uniformity.config import UniformityConfig
+from deskcheck.uniformity.model import AuditReport, DeclarationFinding
+from deskcheck.uniformity.reach import Reach
+from deskcheck.uniformity.rules import matches
+from deskcheck.uniformity.trace import Tracer
+
+
+def check_declarations(config: UniformityConfig, report: AuditReport, reach: Reach,
+                       tracer: Tracer, model) -> list[DeclarationFinding]:
+    out: list[DeclarationFinding] = []
+    writes = field_writes(model)
+    for agreed in config.agreed:
+        name = agreed.field.removeprefix("self.")
+        found = writes.get(name, [])
+        if not found:
+            out.append(DeclarationFinding("agreed", agreed.field, "stale", agreed.where,
+                                          f"no write of self.{name} in {model.name}'s MRO"))
+            continue
+        if not _made_by(tracer, model, found, agreed.collective, agreed.field):
+            out.append(DeclarationFinding(
+                "agreed", agreed.field, "unproven", agreed.where,
+                f"no write of self.{name} comes from {agreed.collective} "
+                f"(writes: {', '.join(w.where for w in found[:4])})"))
+    for replica in config.replica:
+        name = replica.field.removeprefix("self.")
+        if name not in writes:
+            out.append(DeclarationFinding("replica", replica.field, "stale", replica.where,
+                                          f"no write of self.{name} in {model.name}'s MRO"))
+        elif not _arm_exists(config, replica.arm):
+            out.append(DeclarationFinding("replica", replica.field, "claimed, not enforced",
+                                          replica.where, f"no test {replica.arm} exists"))
+    conditions = {" ".join(d.condition.split()) for d in report.decisions}
+    for role in config.role:
+        if " ".join(role.condition.split()) not in conditions:
+            out.append(DeclarationFinding("role", role.condition, "stale", role.where,
+                                          "no gating decision has this condition"))
+    calls = [s.call for s in report.sites]
+    for kind, patterns in (("collectives", config.collectives), ("forward", config.forward)):
+        for pattern in patterns:
+            if not any(matches(c, [pattern.call]) for c in calls):
+                out.append(DeclarationFinding(kind, pattern.call, "stale", pattern.where,
+                                              "matches no call reachable from the roots"))
+    return out
+
+
+def _made_by(tracer: Tracer, model, writes, collective: str, field: str) -> bool:
+    saved = dict(tracer.sanctioned)
+    for key in (field, field.removeprefix("self.")):
+        tracer.sanctioned.pop(key, None)
+    tracer.forget()
+    try:
+        for write in writes:
+            wctx = tracer.write_ctx(model, write)
+            if wctx is None or write.value is None:
+                continue
+            for leaf in tracer.trace(write.value, wctx):
+                if leaf.category == "agreed" and (fnmatchcase(leaf.name, collective) or matches(
+                        leaf.name, [collective])):
+                    return True
+        return False
+    finally:
+        tracer.sanctioned.clear()
+        tracer.sanctioned.update(saved)
+        tracer.forget()
+
+
+def _arm_exists(config: UniformityConfig, arm: str) -> bool:
+    path, _sep, name = arm.partition("::")
+    file = (config.base / path)
+    if not file.is_file():
+        return False
+    if not name:
+        return True
+    test = name.split("::")[-1].split("[")[0]
+    try:
+        tree = ast.parse(file.read_text(encoding="utf-8"))
+    except (SyntaxError, UnicodeDecodeError):
+        return False
+    return any(isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef) and n.name == test
+               for n in ast.walk(tree)) or bool(re.search(rf"def {re.escape(test)}\b",
+                                                          file.read_text(encoding="utf-8")))

@@ -1,0 +1,660 @@
+"""Walk an expression's input set back to its sources: locals (reaching definitions),
+parameters (every call site's argument, constants specialised), self fields (every write in
+the MRO, and the conditions each write sits under), properties and return values, component
+fields (constructor keywords, factories), containers (length and membership apart from
+content). Each leaf carries its witness, ``file:line hop`` per step."""
+
+from __future__ import annotations
+
+import ast
+from typing import Any, NamedTuple
+
+from deskcheck.static import FieldWrite, Fn, field_writes, first_param, flow_facts
+from deskcheck.uniformity.collectives import classify_call, inplace_output, site_dim
+from deskcheck.uniformity.reach import Ctx, Reach, argument_for, guard_state, is_dead
+from deskcheck.uniformity.rules import (
+    config_reason,
+    hop_text,
+    rank_id_dim,
+    rank_local_reason,
+    single_rank_dim,
+)
+
+_MAX_DEPTH = 3000  # a guard against runaway recursion; the memo bounds the work
+_MAX_LEAVES = 96
+_LENGTH_KEEP = {"list", "tuple", "set", "sorted", "frozenset", "reversed", "enumerate", "zip",
+                "dict", "deque"}
+_LENGTH_FROM_ARG = {"extend", "update", "__iadd__"}  # mutators whose argument sets the length
+_TESTED_GUARDS = ("if", "exit", "exit-outer", "while", "for", "break", "ternary", "boolop",
+                  "comprehension", "except")
+
+
+# the function class-level defaults are read in: one node for the process (flow facts are
+# cached by id, so a node that could be freed and its id reused must never reach them)
+_CLASS_BODY = ast.parse("def _class_body():\n    pass\n").body[0]
+assert isinstance(_CLASS_BODY, ast.FunctionDef)
+
+
+class Leaf(NamedTuple):
+    """A source of a decision's input. ``category``: rank_id (``dim`` says of which group),
+    rank_local, agreed (over ``dim``), config, sanctioned, unknown. ``single``: dimensions
+    whose group has one rank on the path this leaf reaches the decision by."""
+
+    name: str
+    category: str
+    reason: str
+    dim: str = ""
+    witness: tuple[str, ...] = ()
+    single: frozenset[str] = frozenset()
+
+
+class Tracer:
+    def __init__(self, reach: Reach, sanctioned: dict[str, str], rank_local: list[str],
+                 config: list[str], line_text) -> None:
+        self.reach = reach
+        self.resolver = reach.resolver
+        self.sanctioned = sanctioned  # field name or "file:line" -> why
+        self.rank_local = rank_local
+        self.config = config
+        self.line_text = line_text  # (file, line) -> source text of that line
+        self._memo: dict[tuple, tuple[Leaf, ...]] = {}
+        self._index: dict[tuple, int] = {}  # Tarjan: visit order of keys on the stack
+        self._low: dict[tuple, int] = {}
+        self._component: list[tuple] = []
+        self._calls: list[tuple] = []
+        self._counter = 0
+        self._where: dict[tuple, str] = {}
+        self._inplace: dict[tuple, list[tuple[str, ast.Call, str, str]]] = {}
+        self._keep: list[ast.AST] = []
+        self._class_body: Ctx | None = None  # synthetic nodes: alive while their id() is a memo key
+
+    def forget(self) -> None:
+        """Drop memoised input sets (after the declarations it reads were changed)."""
+        self._memo.clear()
+
+    # -- entry ---------------------------------------------------------------------------
+    def trace(self, expr: ast.expr | None, ctx: Ctx, mode: str = "value",
+              depth: int = 0) -> tuple[Leaf, ...]:
+        """The sources of ``expr``'s value (``mode``: value, length, truth, attr:a.b, ...).
+
+        The hops form a graph with cycles (a field written from itself, mutual recursion);
+        its strongly connected components are found as in Tarjan's algorithm, so a result
+        is memoised only once it is complete, whatever order the walk took."""
+        if expr is None:
+            return ()
+        key = (id(expr), ctx.key, mode)
+        found = self._memo.get(key)
+        if found is not None:
+            return found
+        caller = self._calls[-1] if self._calls else None
+        if key in self._index:  # on the component stack: its sources reach the root later
+            if caller is not None:
+                self._low[caller] = min(self._low[caller], self._index[key])
+            return ()
+        if depth > _MAX_DEPTH:
+            return (Leaf(ast.unparse(expr), "unknown", "trace depth limit reached",
+                         witness=(self._hop(ctx, expr, ast.unparse(expr)),)),)
+        index = self._counter = self._counter + 1
+        self._index[key] = self._low[key] = index
+        self._where[key] = self._hop(ctx, expr, ast.unparse(expr)[:60])
+        self._component.append(key)
+        self._calls.append(key)
+        try:
+            leaves = _dedupe(self._expr(expr, ctx, mode, depth))
+        finally:
+            self._calls.pop()
+        if self._low[key] == index:  # the root of its component: every member is complete
+            while True:
+                member = self._component.pop()
+                del self._index[member]
+                if member != key:  # its sources are the cycle's: say where the cycle closes
+                    self._memo[member] = tuple(self._prefixed(
+                        f"{self._where[key]} (same cycle of values)", leaves))
+                else:
+                    self._memo[member] = leaves
+                    break
+        elif caller is not None:
+            self._low[caller] = min(self._low[caller], self._low[key])
+        return leaves
+
+    def _hop(self, ctx: Ctx, node: ast.AST, text: str) -> str:
+        return f"{ctx.fn.file}:{getattr(node, 'lineno', 0)} {text}"
+
+    def _prefixed(self, hop: str, leaves: tuple[Leaf, ...], single: frozenset[str] = frozenset()
+                  ) -> list[Leaf]:
+        if single:
+            return [leaf._replace(witness=(hop, *leaf.witness[:23]), single=leaf.single | single)
+                    for leaf in leaves]
+        return [Leaf(leaf.name, leaf.category, leaf.reason, leaf.dim, (hop, *leaf.witness[:23]),
+                     leaf.single) for leaf in leaves]
+
+    # -- expressions ---------------------------------------------------------------------
+    def _expr(self, e: ast.expr, ctx: Ctx, mode: str, depth: int) -> list[Leaf]:
+        if mode == "truth":  # a condition's truth: a bare container is tested by its length
+            if isinstance(e, ast.UnaryOp) and isinstance(e.op, ast.Not):
+                return list(self.trace(e.operand, ctx, "truth", depth))
+            if isinstance(e, ast.BoolOp):
+                return [x for v in e.values for x in self.trace(v, ctx, "truth", depth)]
+            mode = "length" if isinstance(e, ast.Name | ast.Attribute | ast.Subscript) else "value"
+        if isinstance(e, ast.Constant | ast.Lambda):
+            return []
+        if isinstance(e, ast.Name):
+            return self._name(e, ctx, mode, depth)
+        if isinstance(e, ast.Attribute):
+            return self._attribute(e, ctx, mode, depth)
+        if isinstance(e, ast.Call):
+            return self._call(e, ctx, mode, depth)
+        if isinstance(e, ast.Compare):
+            none_test = all(isinstance(op, ast.Is | ast.IsNot) for op in e.ops) and all(
+                isinstance(c, ast.Constant) and c.value is None for c in e.comparators)
+            if none_test:  # `x is None`: whether x exists, not what it holds
+                return list(self.trace(e.left, ctx, "length", depth))
+            out = list(self.trace(e.left, ctx, "value", depth))
+            for op, right in zip(e.ops, e.comparators, strict=True):
+                member = "length" if isinstance(op, ast.In | ast.NotIn) else "value"
+                out += self.trace(right, ctx, member, depth)
+            return out
+        if isinstance(e, ast.Subscript):
+            if mode == "length" and isinstance(e.slice, ast.Slice):
+                return (list(self.trace(e.value, ctx, "length", depth))
+                        + list(self.trace(e.slice, ctx, "value", depth)))
+            return (list(self.trace(e.value, ctx, "value", depth))
+                    + list(self.trace(e.slice, ctx, "value", depth)))
+        if isinstance(e, ast.List | ast.Tuple | ast.Set):
+            if mode == "length":
+                return [x for elt in e.elts if isinstance(elt, ast.Starred)
+                        for x in self.trace(elt.value, ctx, "length", depth)]
+            return [x for elt in e.elts for x in self.trace(elt, ctx, "value", depth)]
+        if isinstance(e, ast.Dict):
+            parts = [k for k in e.keys if k is not None] + ([] if mode == "length" else e.values)
+            return [x for p in parts for x in self.trace(p, ctx, "value", depth)]
+        if isinstance(e, ast.ListComp | ast.SetComp | ast.GeneratorExp | ast.DictComp):
+            out: list[Leaf] = []
+            for gen in e.generators:
+                out += self.trace(gen.iter, ctx, mode, depth)
+                for cond in gen.ifs:
+                    out += self.trace(cond, ctx, "value", depth)
+            if mode != "length":
+                elts = [e.key, e.value] if isinstance(e, ast.DictComp) else [e.elt]
+                for elt in elts:
+                    out += self.trace(elt, ctx, "value", depth)
+            return out
+        out = []
+        for child in ast.iter_child_nodes(e):
+            if isinstance(child, ast.expr):
+                out += self.trace(child, ctx, mode, depth)
+        return out
+
+    def _name(self, e: ast.Name, ctx: Ctx, mode: str, depth: int) -> list[Leaf]:
+        if e.id in ctx.consts:
+            return []
+        reaching = ctx.flow.reaching.get(id(e))
+        if not reaching:
+            return []  # module-level name, builtin, or closure: replicated code
+        out: list[Leaf] = []
+        shared = set.intersection(*(set(d.guards) for d, _f in reaching)) if len(reaching) > 1 \
+            else set()
+        reaching = tuple((d, f) for d, f in reaching if not is_dead(d.guards, ctx.consts))
+        agreed = self._inplace_agreed(e, ctx)
+        if agreed is not None:
+            return [agreed]
+        for d, facts in reaching:
+            single = frozenset(dim for g in facts if g.kind in ("if", "exit") and g.test is not None
+                               for dim in [single_rank_dim(g.test, g.negated)] if dim)
+            hop = f"{ctx.fn.file}:{d.line} {e.id} ({d.kind})"
+            out += self._prefixed(hop, tuple(self._def(d, ctx, mode, depth)), single)
+            if len(reaching) > 1:
+                for g in d.guards:
+                    if g not in shared and g.test is not None and g.kind in ("if", "exit",
+                                                                             "ternary", "while"):
+                        out += self._prefixed(f"{ctx.fn.file}:{g.line} which value of {e.id} "
+                                              f"reaches: {g.text}",
+                                              self.trace(g.test, ctx, "value", depth + 1), single)
+        return out
+
+    def _inplace_agreed(self, e: ast.Name, ctx: Ctx) -> Leaf | None:
+        """``dist.all_reduce(x, group=g)`` (or a wrapper that reduces its parameter in place,
+        ``self._all_reduce(x, op)``) between ``x``'s definitions and this read: agreed."""
+        reaching = ctx.flow.reaching.get(id(e), ())
+        first_def = min((d.line for d, _f in reaching), default=0)
+        for name, call, dim, how in self._inplace_calls(ctx):
+            if name == e.id and first_def <= call.lineno <= e.lineno:
+                return Leaf(e.id, "agreed", f"reduced in place by {how}", dim,
+                            (f"{ctx.fn.file}:{call.lineno} {ast.unparse(call.func)}({e.id}, ...)",))
+        return None
+
+    def _inplace_calls(self, ctx: Ctx) -> list[tuple[str, ast.Call, str, str]]:
+        """(local name, call, dim, how) for every call in the function that reduces a local
+        in place: a torch collective's output argument, or a wrapper's in-place parameter."""
+        key = (id(ctx.fn.node), ctx.fn.model.qualname if ctx.fn.model else "")
+        found = self._inplace.get(key)
+        if found is not None:
+            return found
+        self._inplace[key] = []
+        out: list[tuple[str, ast.Call, str, str]] = []
+        for call in ctx.flow.calls:
+            target = inplace_output(call)
+            kind = classify_call(call, self.reach.config, "torch.distributed")
+            if isinstance(target, ast.Name) and kind is not None and kind[0] == "collective":
+                out.append((target.id, call, self._group_dim(ctx, kind[1]),
+                            f"{ast.unparse(call.func)} over {kind[1] or 'WORLD'}"))
+                continue
+            if not any(isinstance(a, ast.Name) for a in call.args):
+                continue
+            try:
+                callees, _note = self.resolver.resolve(ctx.fn, call)
+            except RecursionError:
+                callees = []
+            for callee in callees[:2]:
+                inner = self._fn_ctx(callee)
+                params = {n: d for n, _c, d, _h in self._inplace_calls(inner)
+                          if n in inner.flow.params}
+                for param, dim in params.items():
+                    arg = argument_for(callee, call, param)
+                    if isinstance(arg, ast.Name):
+                        out.append((arg.id, call, dim,
+                                    f"{ast.unparse(call.func)} (reduces its {param} in place)"))
+        self._inplace[key] = out
+        return out
+
+    def _group_dim(self, ctx: Ctx, group: str) -> str:
+        try:
+            texts = self.reach.group_texts(ctx, ast.parse(group, mode="eval").body, 0) \
+                if group and group != "WORLD" else ["WORLD"]
+        except SyntaxError:
+            texts = [group]
+        dims = sorted({site_dim(t, self.reach.config) for t in texts})
+        return dims[0] if len(dims) == 1 else "|".join(dims)
+
+    def _def(self, d: Any, ctx: Ctx, mode: str, depth: int) -> list[Leaf]:
+        if d.kind == "param":
+            return self._param(d.name, ctx, mode, depth)
+        if d.kind in ("assign", "walrus", "augassign", "with", "match"):
+            value = d.value
+            if isinstance(value, ast.Tuple) and d.index is not None and d.index < len(value.elts):
+                value = value.elts[d.index]
+            return list(self.trace(value, ctx, mode, depth + 1))
+        if d.kind == "for":
+            return list(self.trace(d.value, ctx, "value", depth + 1))
+        if d.kind == "except":
+            return [Leaf(d.name, "unknown", "exception object: which exception a rank sees is "
+                         "not modelled", witness=(f"{ctx.fn.file}:{d.line} except",))]
+        return []
+
+    def _param(self, name: str, ctx: Ctx, mode: str, depth: int) -> list[Leaf]:
+        fn = ctx.fn
+        if name == fn.self_name or name in ("cls",):
+            return []
+        callers = self.reach.callers.get(fn.key, [])
+        if not callers:
+            if fn.node is not None and fn.qualname.endswith(".__init__"):
+                return [Leaf(name, "unknown", f"constructor parameter {name!r} of "
+                             f"{fn.qualname}: no construction site found",
+                             witness=(self._hop(ctx, fn.node, f"param {name}"),))]
+            return []  # a root's parameter (the event loop takes none but self)
+        out: list[Leaf] = []
+        for caller, call in callers:
+            arg = argument_for(fn, call, name)
+            hop = f"{caller.fn.file}:{call.lineno} {ast.unparse(call.func)}({name}=...)"
+            if arg is None:
+                default = _default(fn.node, name)
+                if default is not None:
+                    out += self._prefixed(hop, self.trace(default, ctx, mode, depth + 1))
+                continue
+            out += self._prefixed(hop, self.trace(arg, caller, mode, depth + 1))
+        return out
+
+    # -- fields ------------------------------------------------------------------------
+    def _declared(self, text: str, ctx: Ctx, node: ast.AST) -> Leaf | None:
+        why = self.sanctioned.get(text) or self.sanctioned.get(text.removeprefix("self."))
+        if why:
+            return Leaf(text, "sanctioned", why, witness=(self._hop(ctx, node, text),))
+        return None
+
+    def _classified(self, text: str, ctx: Ctx, node: ast.AST) -> Leaf | None:
+        hop = (self._hop(ctx, node, text),)
+        declared = self._declared(text, ctx, node)
+        if declared is not None:
+            return declared
+        dim = rank_id_dim(text)
+        if dim is not None:
+            return Leaf(text, "rank_id", f"rank id of the {dim} group", dim, hop)
+        reason = rank_local_reason(text, self.rank_local)
+        if reason is not None:
+            return Leaf(text, "rank_local", reason, witness=hop)
+        reason = config_reason(text, self.config)
+        if reason is not None:
+            return Leaf(text, "config", reason, witness=hop)
+        return None
+
+    def _attribute(self, e: ast.Attribute, ctx: Ctx, mode: str, depth: int) -> list[Leaf]:
+        text = hop_text(e)
+        classified = self._classified(text, ctx, e)
+        if classified is not None:
+            return [classified]
+        base = e.value
+        if isinstance(base, ast.Name) and base.id == ctx.fn.self_name and ctx.fn.model:
+            return self._field(ctx, ctx.fn.model, e.attr, mode, depth, e)
+        if (isinstance(base, ast.Attribute) and isinstance(base.value, ast.Name)
+                and base.value.id == ctx.fn.self_name and ctx.fn.model):
+            classes = self.resolver.component_classes(ctx.fn.model, base.attr)
+            if classes:
+                out: list[Leaf] = []
+                for klass in classes:
+                    model = self.resolver.model_for(klass)
+                    out += self._component_field(ctx, base.attr, model, e.attr, mode, depth, e)
+                return out
+        if isinstance(base, ast.Name) and not ctx.flow.reaching.get(id(base)):
+            return []  # module.attribute: replicated code or constants
+        # field-sensitive through constructors: `scope.covered` follows covered=... only
+        alias = self._self_alias(base, ctx)
+        if alias is not None:  # tc = self.tree_cache; tc.pending -> self.tree_cache.pending
+            synthetic = ast.Attribute(value=alias, attr=e.attr, ctx=ast.Load(),
+                                      lineno=e.lineno, col_offset=e.col_offset)
+            self._keep.append(synthetic)
+            return self._attribute(synthetic, ctx, mode, depth)
+        return list(self.trace(base, ctx, _outer(mode, e.attr), depth + 1))
+
+    def _self_alias(self, base: ast.expr, ctx: Ctx) -> ast.Attribute | None:
+        """A local whose every reaching definition is ``self.F``: that attribute."""
+        if not isinstance(base, ast.Name):
+            return None
+        reaching = ctx.flow.reaching.get(id(base), ())
+        values = {ast.unparse(d.value) for d, _f in reaching if d.kind == "assign"
+                  and d.index is None and isinstance(d.value, ast.Attribute)
+                  and isinstance(d.value.value, ast.Name) and d.value.value.id == ctx.fn.self_name}
+        if reaching and len(values) == 1 and len(reaching) == 1:
+            value = reaching[0][0].value
+            return value if isinstance(value, ast.Attribute) else None
+        return None
+
+    def _fn_ctx(self, fn: Fn) -> Ctx:
+        existing = self.reach.by_fn.get(fn.key)
+        if existing:
+            plain = [c for c in existing if not c.consts]
+            return plain[0] if plain else existing[0]
+        return Ctx(fn, {}, flow_facts(fn.node))
+
+    def write_ctx(self, model, write: FieldWrite) -> Ctx | None:
+        if write.function is None:
+            return None
+        fn = Fn(write.function, f"{write.klass.qualname}.{write.function.name}", write.file,
+                write.klass.module, model, write.klass, first_param(write.function))
+        return self._fn_ctx(fn)
+
+    def _field(self, ctx: Ctx, model, name: str, mode: str, depth: int, node: ast.AST
+               ) -> list[Leaf]:
+        if self.resolver.is_property(model, name):
+            getter = self.resolver.method(model, name)
+            if getter is not None:
+                return self._returns(self._fn_ctx(getter), mode, depth,
+                                     f"{ctx.fn.file}:{getattr(node, 'lineno', 0)} property "
+                                     f"{name}")
+        if self.resolver.method(model, name) is not None:
+            return []  # a bound method, passed as a value
+        writes = field_writes(model).get(name, [])
+        if not writes:
+            return [Leaf(f"self.{name}", "unknown",
+                         f"no write of self.{name} in {model.name}'s MRO",
+                         witness=(self._hop(ctx, node, f"self.{name}"),))]
+        out: list[Leaf] = []
+        for write in writes[:24]:
+            if self.sanctioned.get(f"{write.file}:{write.line}"):
+                out.append(Leaf(f"self.{name}", "sanctioned",
+                                self.sanctioned[f"{write.file}:{write.line}"],
+                                witness=(f"{write.where} self.{name} (declared inline)",)))
+                continue
+            out += self._write(model, write, name, mode, depth)
+        return out
+
+    def _write(self, model, write: FieldWrite, name: str, mode: str, depth: int) -> list[Leaf]:
+        hop = f"{write.where} self.{name} {write.kind}{('.' + write.method) if write.method else ''}"
+        wctx = self.write_ctx(model, write)
+        if wctx is None:  # a class-level default
+            return self._prefixed(hop, self.trace(write.value, self._class_ctx(), mode, depth + 1)
+                                  ) if write.value is not None and not isinstance(
+                                      write.value, ast.Constant) else []
+        out: list[Leaf] = []
+        value = write.value
+        if write.index is not None and isinstance(value, ast.Tuple) and write.index < len(value.elts):
+            value = value.elts[write.index]
+        if write.kind == "mutate" and mode == "length" and write.method not in _LENGTH_FROM_ARG:
+            value = None  # append(x), pop(), ...: the length follows the call, not x
+        if write.kind == "item" and mode == "length":
+            value = None  # d[k] = v: the length follows the keys and the write's conditions
+        if write.kind != "delete" and value is not None:
+            keep = mode if mode.startswith(("attr:", "lattr:")) and write.kind == "assign" \
+                else "length" if mode == "length" and write.kind != "item" else "value"
+            out += self.trace(value, wctx, keep, depth + 1)
+        if not write.function.name == "__init__":
+            for g in wctx.flow.guards.get(id(write.node), ()):
+                if g.test is not None and g.kind in _TESTED_GUARDS:
+                    out += self._prefixed(f"{write.file}:{g.line} written when: {g.text}",
+                                          self.trace(g.test, wctx, "value", depth + 1))
+        return self._prefixed(hop, tuple(out))
+
+    def _class_ctx(self) -> Ctx:
+        """One context for class-level defaults (kept alive: flow facts are cached by id)."""
+        if self._class_body is None:
+            self._class_body = Ctx(Fn(_CLASS_BODY, "<class body>", "", ""), {},
+                                   flow_facts(_CLASS_BODY))
+        return self._class_body
+
+    def _component_field(self, ctx: Ctx, owner_field: str, model, name: str, mode: str,
+                         depth: int, node: ast.AST) -> list[Leaf]:
+        """``self.<owner_field>.<name>``: the component's own writes, properties, or the
+        constructor keyword that sets it (dataclass fields, ``__init__`` parameters)."""
+        # register the construction sites as callers of the component's __init__
+        init = self.resolver.method(model, "__init__")
+        owner_writes = field_writes(ctx.fn.model).get(owner_field, [])
+        constructions = [(w, w.value) for w in owner_writes if isinstance(w.value, ast.Call)]
+        if init is not None:
+            known = self.reach.callers.setdefault(init.key, [])
+            for write, call in constructions:
+                wctx = self.write_ctx(ctx.fn.model, write)
+                if wctx is not None and not any(c is call for _x, c in known):
+                    known.append((wctx, call))
+        found = self.resolver.is_property(model, name) or name in field_writes(model) \
+            or self.resolver.method(model, name) is not None
+        if found:
+            hop = self._hop(ctx, node, f"self.{owner_field}.{name}")
+            fake = Ctx(Fn(init.node if init else ctx.fn.node, f"{model.name}", ctx.fn.file,
+                          model.sources[0].module if model.sources else "", model,
+                          model.sources[0] if model.sources else None, "self"), {},
+                       flow_facts(init.node if init else ctx.fn.node))
+            return self._prefixed(hop, tuple(self._field(fake, model, name, mode, depth + 1,
+                                                         node)))
+        out: list[Leaf] = []
+        for write, call in constructions:
+            for keyword in call.keywords:
+                if keyword.arg == name:
+                    wctx = self.write_ctx(ctx.fn.model, write)
+                    if wctx is not None:
+                        out += self._prefixed(f"{write.where} {ast.unparse(call.func)}({name}=...)",
+                                              self.trace(keyword.value, wctx, mode, depth + 1))
+        if out:
+            return out
+        return [Leaf(f"self.{owner_field}.{name}", "unknown",
+                     f"{model.name} has no write of {name} and no constructor keyword {name}",
+                     witness=(self._hop(ctx, node, f"self.{owner_field}.{name}"),))]
+
+    # -- calls -----------------------------------------------------------------------
+    def _call(self, e: ast.Call, ctx: Ctx, mode: str, depth: int) -> list[Leaf]:
+        text = hop_text(e.func)
+        classified = self._classified(text, ctx, e)
+        if classified is not None:
+            return [classified]
+        imported = None
+        if isinstance(e.func, ast.Name):
+            info = self.resolver.index.module(ctx.fn.module) if ctx.fn.module else None
+            binding = info.bindings.get(e.func.id) if info else None
+            imported = binding.module if binding is not None else None
+        kind = classify_call(e, self.reach.config, imported)
+        if kind is not None and kind[0] == "collective":
+            dim = site_dim(kind[1], self.reach.config)
+            return [Leaf(ast.unparse(e.func), "agreed", f"made by {ast.unparse(e.func)} over "
+                         f"{kind[1] or 'WORLD'}", dim, (self._hop(ctx, e, ast.unparse(e.func)),))]
+        if isinstance(e.func, ast.Name) and e.func.id == "len" and e.args:
+            return list(self.trace(e.args[0], ctx, "length", depth + 1))
+        if isinstance(e.func, ast.Name) and not ctx.flow.reaching.get(id(e.func)) \
+                and imported is None and e.func.id in __builtins__:  # type: ignore[operator]
+            inner = mode if e.func.id in _LENGTH_KEEP or e.func.id == "range" else "value"
+            return [x for a in e.args for x in self.trace(
+                a.value if isinstance(a, ast.Starred) else a, ctx, inner, depth + 1)] + [
+                x for k in e.keywords for x in self.trace(k.value, ctx, "value", depth + 1)]
+        if ctx.fn.klass is not None and (
+                isinstance(e.func, ast.Name) and e.func.id == "cls"
+                or ast.unparse(e.func) == f"type({ctx.fn.self_name})"):
+            return self._object(ctx.fn.klass, e, ctx, mode, depth)
+        callees = [t for c, t in ctx.edges if c is e]
+        note = ""
+        if not callees:
+            try:
+                fns, note = self.resolver.resolve(ctx.fn, e)
+            except RecursionError:
+                fns, note = [], "resolution too deep"
+            callees = [self._fn_ctx(fn) for fn in fns]
+        if note:
+            return [Leaf(text, "unknown", f"call on an unresolved receiver: {note}",
+                         witness=(self._hop(ctx, e, text),))]
+        if callees:
+            out: list[Leaf] = []
+            for callee in callees[:6]:
+                if callee.fn.qualname.endswith(".__init__") and callee.fn.klass is not None:
+                    out += self._object(callee.fn.klass, e, ctx, mode, depth)
+                    continue
+                out += self._returns(callee, mode, depth, self._hop(ctx, e, f"{text}() returns"))
+            return out
+        klass = self.resolver.class_of_expr(ctx.fn.module, e.func) if ctx.fn.module else None
+        if klass is None and isinstance(e.func, ast.Name) and ctx.fn.module:
+            local = self.resolver.local_import(ctx.fn, e.func.id)
+            klass = self.resolver.class_named(*local) if local is not None else None
+        if klass is not None:  # a class without __init__ of its own: dataclass, NamedTuple
+            return self._object(klass, e, ctx, mode, depth)
+        # not ours (external or a method of a local value): a function of its receiver and
+        # arguments (the rules above catch the rank-local sources: clocks, pools, polls)
+        if text.rsplit(".", 1)[-1][:1].isupper():  # an object built by a class we cannot read
+            if mode == "length" or mode.startswith("lattr:"):
+                return []  # it exists on every rank
+            if mode.startswith("attr:"):
+                return [Leaf(f"{text}(...).{mode[5:]}", "unknown",
+                             f"attribute {mode[5:]} of an object built by {text}, a class "
+                             f"not found under the roots", witness=(self._hop(ctx, e, text),))]
+        out = []
+        if isinstance(e.func, ast.Attribute):
+            out += self.trace(e.func.value, ctx, mode, depth + 1)
+        return out + self._args(e, ctx, "length" if mode == "length" else "value", depth)
+
+    def _object(self, klass, e: ast.Call, ctx: Ctx, mode: str, depth: int) -> list[Leaf]:
+        """``Cls(...)``: in length mode the object simply exists (unless the class defines
+        ``__len__``/``__bool__``); read for one attribute (``attr:x``) only what sets ``x``:
+        its constructor keyword, or its writes in the class (``__init__`` parameters mapped
+        to this call's arguments); otherwise the arguments."""
+        model = self.resolver.model_for(klass)
+        if mode == "length":
+            if model.lookup("__len__") is None and model.lookup("__bool__") is None:
+                return []
+            return self._args(e, ctx, "length", depth)
+        if not mode.startswith(("attr:", "lattr:")):
+            return self._args(e, ctx, "value", depth)
+        kind, chain = mode.split(":", 1)
+        name, _dot, rest = chain.partition(".")
+        sub = f"{kind}:{rest}" if rest else "length" if kind == "lattr" else "value"
+        for keyword in e.keywords:
+            if keyword.arg == name:
+                return list(self.trace(keyword.value, ctx, sub, depth + 1))
+        init = self.resolver.method(model, "__init__")
+        if init is None:  # dataclass / NamedTuple: fields in annotation order
+            fields = [s.target.id for s in klass.node.body
+                      if isinstance(s, ast.AnnAssign) and isinstance(s.target, ast.Name)]
+            if name in fields and fields.index(name) < len(e.args):
+                return list(self.trace(e.args[fields.index(name)], ctx, sub, depth + 1))
+        writes = field_writes(model).get(name, [])
+        if not writes:
+            if self.resolver.is_property(model, name) or model.lookup(name) is not None:
+                return []  # a method or property of the class: code, not this call's data
+            external = [k for k in model.mro if not hasattr(k, "members")
+                        and k.qualname != "builtins.object"]
+            if not external:
+                return []  # the class never has this field: the path cannot be taken with it
+            return [Leaf(f"{klass.name}.{name}", "unknown",
+                         f"{klass.name} has no field {name}; its bases "
+                         f"{', '.join(k.qualname for k in external)} are not read",
+                         witness=(self._hop(ctx, e, f"{klass.name}(...).{name}"),))]
+        out: list[Leaf] = []
+        for write in writes[:24]:
+            value = write.value
+            if (init is not None and write.function is init.node and isinstance(value, ast.Name)
+                    and value.id in flow_facts(init.node).params):
+                arg = argument_for(init, e, value.id)
+                if arg is None:
+                    arg = _default(init.node, value.id)
+                if arg is not None:
+                    out += self._prefixed(f"{write.where} self.{name} = {value.id}",
+                                          self.trace(arg, ctx, sub, depth + 1))
+                continue
+            out += self._write(model, write, name, sub, depth)
+        return out
+
+    def _args(self, e: ast.Call, ctx: Ctx, mode: str, depth: int) -> list[Leaf]:
+        out: list[Leaf] = []
+        for a in e.args:
+            out += self.trace(a.value if isinstance(a, ast.Starred) else a, ctx, mode, depth + 1)
+        for k in e.keywords:
+            out += self.trace(k.value, ctx, mode, depth + 1)
+        return out
+
+    def _returns(self, callee: Ctx, mode: str, depth: int, hop: str) -> list[Leaf]:
+        out: list[Leaf] = []
+        returns = [(v, g) for v, g in callee.flow.returns if not is_dead(g, callee.consts)]
+        for value, guards in returns:
+            out += self.trace(value, callee, mode, depth + 1)
+            if len(returns) > 1:
+                for g in guards:
+                    if g.test is not None and g.kind in ("if", "exit", "while", "ternary") \
+                            and guard_state(g, callee.consts) is None:
+                        out += self._prefixed(f"{callee.fn.file}:{g.line} which return: {g.text}",
+                                              self.trace(g.test, callee, "value", depth + 1))
+        return self._prefixed(hop, tuple(out))
+
+
+def _outer(mode: str, attr: str) -> str:
+    """The mode for ``base`` when ``base.attr`` is read in ``mode``: an attribute chain
+    (``attr:a.b`` = the value of ``base.a.b``; ``lattr:`` its length), at most four deep."""
+    if mode.startswith(("attr:", "lattr:")):
+        kind, chain = mode.split(":", 1)
+        if chain.count(".") >= 3:
+            return "length" if kind == "lattr" else "value"
+        return f"{kind}:{attr}.{chain}"
+    return f"lattr:{attr}" if mode == "length" else f"attr:{attr}"
+
+
+_PRIORITY = {"rank_local": 0, "rank_id": 1, "unknown": 2, "agreed": 3, "sanctioned": 4,
+             "config": 5}
+
+
+def _dedupe(leaves: list[Leaf]) -> tuple[Leaf, ...]:
+    """One leaf per source (the shortest witness); over the cap, the sources that can fail
+    a decision are kept first, then the rest in a stable order."""
+    seen: dict[tuple, Leaf] = {}
+    for leaf in leaves:
+        key = (leaf.name, leaf.category, leaf.dim, leaf.single)
+        if key not in seen or len(leaf.witness) < len(seen[key].witness):
+            seen[key] = leaf
+    if len(seen) <= _MAX_LEAVES:
+        return tuple(seen.values())
+    ranked = sorted(seen.values(), key=lambda x: (_PRIORITY.get(x.category, 9), x.name, x.dim,
+                                                  sorted(x.single), len(x.witness)))
+    return tuple(ranked[:_MAX_LEAVES])
+
+
+def _default(node: Any, name: str) -> ast.expr | None:
+    params = [a.arg for a in node.args.posonlyargs + node.args.args]
+    defaults = node.args.defaults
+    for param, default in zip(params[len(params) - len(defaults):], defaults, strict=True):
+        if param == name:
+            return default
+    for kw_arg, default in zip(node.args.kwonlyargs, node.args.kw_defaults, strict=True):
+        if kw_arg.arg == name:
+            return default
+    return None

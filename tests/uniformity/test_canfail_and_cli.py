@@ -1,0 +1,39 @@
+"""The can-fail arm and the command line."""
+
+from __future__ import annotations
+
+import json
+
+from deskcheck.cli import main
+from deskcheck.uniformity import audit
+from deskcheck.uniformity.canfail import run_can_fail
+
+SRC = {"s.py": """
+    class S:
+        def step(self):
+            if self.server_args.enabled:
+                dist.barrier(group=self.tp_group)
+"""}
+CFG = "[tool.deskcheck.uniformity]\nroots = [\"step\"]\n"
+
+
+def test_a_planted_rank_local_read_is_reported_for_that_decision(make_pkg):
+    root = make_pkg(SRC, CFG)
+    report = audit("pkg.s:S", root=root)
+    run_can_fail(report, "pkg.s:S", root=root)
+    assert [d.can_fail for d in report.decisions] == ["LIVE"], (
+        f"the can-fail arm did not see its planted clock read: {report.to_json()['decisions']}")
+    assert "monotonic" not in (root / "pkg" / "s.py").read_text(), "the plant touched the disk"
+
+
+def test_the_cli_prints_json_and_exits_by_verdict(make_pkg, capsys):
+    root = make_pkg(SRC, CFG)
+    code = main(["uniformity", "pkg.s:S", "--root", str(root), "--json"])
+    data = json.loads(capsys.readouterr().out)
+    assert code == 0 and data["counts"]["UNIFORM"] == 1, f"exit {code}, {data['counts']}"
+
+
+def test_a_bad_config_is_a_usage_error_naming_the_line(make_pkg, capsys):
+    root = make_pkg(SRC, CFG + "bogus = 1\n")
+    assert main(["uniformity", "pkg.s:S", "--root", str(root)]) == 2
+    assert "pyproject.toml:3" in capsys.readouterr().err, "the error does not name file:line"

@@ -1,0 +1,54 @@
+"""--changed-since REF: what a branch adds or changes, the REF side read from git objects."""
+
+from __future__ import annotations
+
+import subprocess
+
+from deskcheck.cli import main
+from deskcheck.uniformity.changed import changed_since
+
+CFG = "[tool.deskcheck.uniformity]\nroots = [\"step\"]\n"
+BASE = """
+    class S:
+        def step(self):
+            if self.server_args.on:
+                dist.barrier(group=self.tp_cpu_group)
+"""
+
+
+def _git(root, *args):
+    subprocess.run(["git", *args], cwd=root, check=True, capture_output=True)
+
+
+def _repo(make_pkg):
+    root = make_pkg({"s.py": BASE}, CFG)
+    _git(root, "init", "-q", "-b", "main")
+    _git(root, "-c", "user.email=t@t", "-c", "user.name=t", "add", "-A")
+    _git(root, "-c", "user.email=t@t", "-c", "user.name=t", "commit", "-qm", "base")
+    return root
+
+
+def test_a_branch_adding_a_rank_local_decision_is_reported(make_pkg, capsys):
+    root = _repo(make_pkg)
+    path = root / "pkg" / "s.py"
+    path.write_text(path.read_text() + "            if self.tp_rank == 0:\n"
+                    "                dist.barrier(group=self.tp_cpu_group)\n")
+    changes = changed_since("pkg.s:S", root=root, ref="main")
+    assert [(k, d.condition, d.verdict.value) for k, d in changes.decisions] == [
+        ("added", "self.tp_rank == 0", "RANK-LOCAL")], changes.lines()
+    assert [name for _d, name in changes.rank_local] == ["self.tp_rank"], changes.lines()
+    assert main(["uniformity", "pkg.s:S", "--root", str(root), "--changed-since", "main"]) == 1
+    assert "added RANK-LOCAL" in capsys.readouterr().out
+
+
+def test_a_branch_without_python_changes_answers_at_once(make_pkg):
+    root = _repo(make_pkg)
+    (root / "README.md").write_text("docs only\n")
+    changes = changed_since("pkg.s:S", root=root, ref="main")
+    assert changes.files == [] and changes.decisions == [] and changes.exit_code() == 0
+
+
+def test_an_unknown_ref_is_a_usage_error(make_pkg, capsys):
+    root = _repo(make_pkg)
+    assert main(["uniformity", "pkg.s:S", "--root", str(root), "--changed-since", "nope"]) == 2
+    assert "nope" in capsys.readouterr().err
