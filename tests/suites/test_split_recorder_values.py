@@ -117,3 +117,21 @@ def test_deskcheck_record_off_turns_recording_off(value: str,
 def test_recording_is_on_by_default(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("DESKCHECK_RECORD", raising=False)
     assert recording_enabled() is True, "with DESKCHECK_RECORD unset, arms did not record"
+
+
+class _RequestId(str):
+    """A user subclass of a scalar type with its own repr."""
+
+    def __repr__(self) -> str:
+        raise AssertionError("the recorder called repr() of a user subclass of str")
+
+
+def test_a_user_subclass_of_a_scalar_type_shows_without_its_repr() -> None:
+    try:
+        shown = show(_RequestId("rid-7"))
+        shown_list = show([_RequestId("rid-7")])
+    except AssertionError as exc:
+        raise AssertionError(f"show() ran a user-defined __repr__: {exc}") from None
+    assert shown == "<_RequestId len=5>", (
+        f"a str subclass with its own __repr__ showed as {shown!r}, expected its type")
+    assert shown_list == "<list len=1>", f"a list of them showed as {shown_list!r}"
