@@ -44,3 +44,29 @@ def test_early_exits_by_raise_and_return_are_named(tmp_path: Path) -> None:
         f"the early `return` before the all_reduce is not named: {found}")
     assert found.get("if self.closed") == "an early exit before it", (
         f"the early `raise` before the all_reduce is not named as an early exit: {found}")
+
+
+LOOPS = """
+def admit(self, t):
+    for item in self.items:
+        if item is None:
+            continue
+        self.count(item)
+    for peer in self.peers:
+        if peer.done:
+            continue
+        dist.all_reduce(t)
+"""
+
+
+def test_a_continue_in_a_loop_that_ended_before_the_call_is_no_gate(tmp_path: Path) -> None:
+    path = tmp_path / "loops.py"
+    path.write_text(textwrap.dedent(LOOPS))
+    line = 1 + textwrap.dedent(LOOPS).splitlines().index("        dist.all_reduce(t)")
+    found = {g.text: g.role for g in gates(f"{path}:{line} in admit")}
+    assert "if item is None" not in found, (
+        "`if item is None: continue` sits in a loop that ends before the all_reduce, so it "
+        f"cannot keep a rank from the call, yet the hang note lists it: {found}")
+    assert found.get("if peer.done") == "an early exit before it", (
+        f"the continue inside the loop that holds the all_reduce is not named: {found}")
+    assert found.get("for peer in self.peers") == "it runs only inside this branch", found
