@@ -69,17 +69,46 @@ def gates(call_site: str) -> list[Gate]:
     if function is None:
         return []
     found: list[Gate] = []
-    for node in ast.walk(function):
-        if not isinstance(node, (ast.If, ast.While, ast.For, ast.AsyncFor)):
-            continue
+    for node, loop in _decisions(function):
         if _inside(node.body, line):
             found.append(Gate(node.lineno, _head(node), "it runs only inside this branch"))
         elif isinstance(node, ast.If) and _inside(node.orelse, line):
             found.append(Gate(node.lineno, _head(node), "it runs only when this is false"))
         elif isinstance(node, ast.If) and (node.end_lineno or node.lineno) < line \
-                and node.body and isinstance(node.body[-1], _EXITS):
+                and node.body and isinstance(node.body[-1], _EXITS) \
+                and _exits_past(node.body[-1], loop, line):
             found.append(Gate(node.lineno, _head(node), "an early exit before it"))
     return sorted(found, key=lambda g: g.line)
+
+
+_Branching = ast.If | ast.While | ast.For | ast.AsyncFor
+_Loop = ast.While | ast.For | ast.AsyncFor
+
+
+def _decisions(function: ast.AST) -> list[tuple[_Branching, _Loop | None]]:
+    """Every branch and loop of ``function`` (not of the functions defined inside it), each
+    with the innermost loop that holds it."""
+    out: list[tuple[_Branching, _Loop | None]] = []
+
+    def visit(node: ast.AST, loop: _Loop | None) -> None:
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda
+                          | ast.ClassDef):
+                continue  # its returns exit another function
+            if isinstance(child, _Branching):
+                out.append((child, loop))
+            visit(child, child if isinstance(child, _Loop) else loop)
+
+    visit(function, None)
+    return out
+
+
+def _exits_past(exit_stmt: ast.stmt, loop: _Loop | None, line: int) -> bool:
+    """A return or raise leaves the function; a continue or break only leaves its loop, so it
+    keeps a rank from the call only when that loop holds the call."""
+    if isinstance(exit_stmt, ast.Return | ast.Raise):
+        return True
+    return loop is not None and loop.lineno <= line <= (loop.end_lineno or loop.lineno)
 
 
 def _relative(path: str) -> str:

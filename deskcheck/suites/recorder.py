@@ -180,17 +180,30 @@ def _sha1(text: str) -> str:
     return hashlib.sha1(text.encode("utf-8", "replace")).hexdigest()[:8]
 
 
+def _user_repr(value: Any) -> bool:
+    """Whether ``repr(value)`` would run a ``__repr__`` written in project code (a user
+    subclass of ``str`` or ``int``); the built-in and standard-library ones (enums) are safe."""
+    return _user_repr_of(type(value))
+
+
+@functools.cache
+def _user_repr_of(klass: type) -> bool:
+    code = getattr(klass.__repr__, "__code__", None)
+    return code is not None and is_project_file(code.co_filename)
+
+
 def show(value: Any) -> str:
     """A short, stable rendering that never runs user code: scalars and small containers of
     scalars by their repr (a digest when long), anything else by its type (and length)."""
     if value is _PROPERTY:
         return value
-    if isinstance(value, _SCALARS):
+    if isinstance(value, _SCALARS) and not _user_repr(value):
         text = repr(value)
         if len(text) <= _MAX_VALUE:
             return text
         return f"<{type(value).__name__} sha1:{_sha1(text)}>"
-    if isinstance(value, (tuple, list)) and len(value) <= 256:
+    if isinstance(value, (tuple, list)) and len(value) <= 256 \
+            and not any(_user_repr(v) for v in value):
         if all(isinstance(v, _NUMBERS) for v in value):  # hash() of numbers is the same in
             if len(value) <= 8:                          # every process: cheap and stable
                 return repr(value)

@@ -24,10 +24,15 @@ _MAX_DEPTH = 3000  # a guard against runaway recursion; the memo bounds the work
 _MAX_LEAVES = 96
 _LENGTH_KEEP = {"list", "tuple", "set", "sorted", "frozenset", "reversed", "enumerate", "zip",
                 "dict", "deque"}
-_ADDS = {"append", "insert", "add", "appendleft", "setdefault", "put", "put_nowait",
-         "__setitem__"}
+_LENGTH_FROM_ARG = {"extend", "update", "__iadd__"}  # mutators whose argument sets the length
 _TESTED_GUARDS = ("if", "exit", "exit-outer", "while", "for", "break", "ternary", "boolop",
                   "comprehension", "except")
+
+
+# the function class-level defaults are read in: one node for the process (flow facts are
+# cached by id, so a node that could be freed and its id reused must never reach them)
+_CLASS_BODY = ast.parse("def _class_body():\n    pass\n").body[0]
+assert isinstance(_CLASS_BODY, ast.FunctionDef)
 
 
 class Leaf(NamedTuple):
@@ -58,7 +63,8 @@ class Tracer:
         self._component: list[tuple] = []
         self._calls: list[tuple] = []
         self._counter = 0
-        self._inplace: dict[int, list[tuple[str, ast.Call]]] = {}
+        self._where: dict[tuple, str] = {}
+        self._inplace: dict[tuple, list[tuple[str, ast.Call, str, str]]] = {}
         self._keep: list[ast.AST] = []
         self._class_body: Ctx | None = None  # synthetic nodes: alive while their id() is a memo key
 
@@ -90,6 +96,7 @@ class Tracer:
                          witness=(self._hop(ctx, expr, ast.unparse(expr)),)),)
         index = self._counter = self._counter + 1
         self._index[key] = self._low[key] = index
+        self._where[key] = self._hop(ctx, expr, ast.unparse(expr)[:60])
         self._component.append(key)
         self._calls.append(key)
         try:
@@ -100,8 +107,11 @@ class Tracer:
             while True:
                 member = self._component.pop()
                 del self._index[member]
-                self._memo[member] = leaves if member == key else self._memo.get(member, leaves)
-                if member == key:
+                if member != key:  # its sources are the cycle's: say where the cycle closes
+                    self._memo[member] = tuple(self._prefixed(
+                        f"{self._where[key]} (same cycle of values)", leaves))
+                else:
+                    self._memo[member] = leaves
                     break
         elif caller is not None:
             self._low[caller] = min(self._low[caller], self._low[key])
@@ -203,35 +213,58 @@ class Tracer:
         return out
 
     def _inplace_agreed(self, e: ast.Name, ctx: Ctx) -> Leaf | None:
-        """``dist.all_reduce(x, group=g)`` between ``x``'s definitions and this read: agreed."""
-        key = id(ctx.fn.node)
-        calls = self._inplace.get(key)
-        if calls is None:
-            calls = []
-            for call in ctx.flow.calls:
-                out = inplace_output(call)
-                if isinstance(out, ast.Name) and classify_call(call, self.reach.config,
-                                                               "torch.distributed"):
-                    calls.append((out.id, call))
-            self._inplace[key] = calls
+        """``dist.all_reduce(x, group=g)`` (or a wrapper that reduces its parameter in place,
+        ``self._all_reduce(x, op)``) between ``x``'s definitions and this read: agreed."""
         reaching = ctx.flow.reaching.get(id(e), ())
         first_def = min((d.line for d, _f in reaching), default=0)
-        for name, call in calls:
-            if name == e.id and first_def <= call.lineno <= e.lineno and call is not None:
-                kind = classify_call(call, self.reach.config, "torch.distributed")
-                group = kind[1] if kind else ""
-                try:
-                    texts = self.reach.group_texts(ctx, ast.parse(group, mode="eval").body, 0) \
-                        if group and group != "WORLD" else ["WORLD"]
-                except SyntaxError:
-                    texts = [group]
-                dims = sorted({site_dim(t, self.reach.config) for t in texts})
-                # agreed over the smallest of the groups it may run over (conservative)
-                dim = dims[0] if len(dims) == 1 else "|".join(dims)
-                return Leaf(e.id, "agreed", f"reduced in place by {ast.unparse(call.func)} over "
-                            f"{group or 'WORLD'}", dim,
+        for name, call, dim, how in self._inplace_calls(ctx):
+            if name == e.id and first_def <= call.lineno <= e.lineno:
+                return Leaf(e.id, "agreed", f"reduced in place by {how}", dim,
                             (f"{ctx.fn.file}:{call.lineno} {ast.unparse(call.func)}({e.id}, ...)",))
         return None
+
+    def _inplace_calls(self, ctx: Ctx) -> list[tuple[str, ast.Call, str, str]]:
+        """(local name, call, dim, how) for every call in the function that reduces a local
+        in place: a torch collective's output argument, or a wrapper's in-place parameter."""
+        key = (id(ctx.fn.node), ctx.fn.model.qualname if ctx.fn.model else "")
+        found = self._inplace.get(key)
+        if found is not None:
+            return found
+        self._inplace[key] = []
+        out: list[tuple[str, ast.Call, str, str]] = []
+        for call in ctx.flow.calls:
+            target = inplace_output(call)
+            kind = classify_call(call, self.reach.config, "torch.distributed")
+            if isinstance(target, ast.Name) and kind is not None and kind[0] == "collective":
+                out.append((target.id, call, self._group_dim(ctx, kind[1]),
+                            f"{ast.unparse(call.func)} over {kind[1] or 'WORLD'}"))
+                continue
+            if not any(isinstance(a, ast.Name) for a in call.args):
+                continue
+            try:
+                callees, _note = self.resolver.resolve(ctx.fn, call)
+            except RecursionError:
+                callees = []
+            for callee in callees[:2]:
+                inner = self._fn_ctx(callee)
+                params = {n: d for n, _c, d, _h in self._inplace_calls(inner)
+                          if n in inner.flow.params}
+                for param, dim in params.items():
+                    arg = argument_for(callee, call, param)
+                    if isinstance(arg, ast.Name):
+                        out.append((arg.id, call, dim,
+                                    f"{ast.unparse(call.func)} (reduces its {param} in place)"))
+        self._inplace[key] = out
+        return out
+
+    def _group_dim(self, ctx: Ctx, group: str) -> str:
+        try:
+            texts = self.reach.group_texts(ctx, ast.parse(group, mode="eval").body, 0) \
+                if group and group != "WORLD" else ["WORLD"]
+        except SyntaxError:
+            texts = [group]
+        dims = sorted({site_dim(t, self.reach.config) for t in texts})
+        return dims[0] if len(dims) == 1 else "|".join(dims)
 
     def _def(self, d: Any, ctx: Ctx, mode: str, depth: int) -> list[Leaf]:
         if d.kind == "param":
@@ -385,11 +418,8 @@ class Tracer:
         value = write.value
         if write.index is not None and isinstance(value, ast.Tuple) and write.index < len(value.elts):
             value = value.elts[write.index]
-        if write.kind == "mutate":
-            if mode == "length" and write.method in _ADDS:
-                value = None
-            elif mode == "length" and write.method not in ("extend", "update", "__iadd__"):
-                value = None
+        if write.kind == "mutate" and mode == "length" and write.method not in _LENGTH_FROM_ARG:
+            value = None  # append(x), pop(), ...: the length follows the call, not x
         if write.kind == "item" and mode == "length":
             value = None  # d[k] = v: the length follows the keys and the write's conditions
         if write.kind != "delete" and value is not None:
@@ -406,10 +436,8 @@ class Tracer:
     def _class_ctx(self) -> Ctx:
         """One context for class-level defaults (kept alive: flow facts are cached by id)."""
         if self._class_body is None:
-            dummy = ast.parse("def _class_body():\n    pass\n").body[0]
-            assert isinstance(dummy, ast.FunctionDef)
-            self._keep.append(dummy)
-            self._class_body = Ctx(Fn(dummy, "<class body>", "", ""), {}, flow_facts(dummy))
+            self._class_body = Ctx(Fn(_CLASS_BODY, "<class body>", "", ""), {},
+                                   flow_facts(_CLASS_BODY))
         return self._class_body
 
     def _component_field(self, ctx: Ctx, owner_field: str, model, name: str, mode: str,

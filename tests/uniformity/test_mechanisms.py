@@ -103,18 +103,22 @@ def test_a_containers_length_is_apart_from_its_content(make_pkg):
                 reqs = self._all_reduce_min(self.incoming)
                 for r in reqs:
                     self.queue.append(Entry(r, time.monotonic()))
+                    self.arrivals.append(time.monotonic())
                 if len(self.queue) > 0:
                     dist.all_reduce(1, group=self.tp_group)
+                if len(self.arrivals) > 0:
+                    dist.all_reduce(3, group=self.tp_group)
                 if self.queue[0].ts > 5:
                     dist.all_reduce(2, group=self.tp_group)
             def _all_reduce_min(self, vals):
                 return vals
     """}, MIN_CFG)
     by_cond = {d.condition: d for d in audit("pkg.s:S", root=root).decisions}
-    length = by_cond["len(self.queue) > 0"]
-    assert length.verdict is not Verdict.RANK_LOCAL, (
-        f"the queue's length comes from agreed appends; the timestamp in each entry is content, "
-        f"yet the decision was RANK-LOCAL: {length.why}")
+    for condition in ("len(self.queue) > 0", "len(self.arrivals) > 0"):
+        length = by_cond[condition]
+        assert length.verdict is not Verdict.RANK_LOCAL, (
+            f"the length of {condition[4:-5]} comes from agreed appends; the timestamp in each "
+            f"entry is content, yet the decision was RANK-LOCAL: {length.why}")
     assert by_cond["self.queue[0].ts > 5"].verdict is Verdict.RANK_LOCAL, (
         "a decision on the entries' timestamps (content) must be RANK-LOCAL")
 

@@ -1,0 +1,63 @@
+"""A safety failure on ranks that all decided alike has no split, and none is claimed; a
+diverged arm's note names one. The folder the ranks record into is removed after, and with
+DESKCHECK_RECORD=off there is none (docs/suites.md "The first split")."""
+
+from __future__ import annotations
+
+import json
+import types
+from pathlib import Path
+
+import pytest
+
+from deskcheck.suites import CongruenceArm, KillSwitch, RankPool
+from deskcheck.suites.congruence import note_divergence
+from deskcheck.suites.recorder import rank_file
+from deskcheck.suites.split import recording
+
+
+def _admit(rank_input: int) -> int:
+    return rank_input
+
+
+def _recorded_split(folder: Path) -> None:
+    """Two ranks that took `if free >= need` two ways (what a recorder leaves)."""
+    for rank, (free, took) in enumerate([("3", True), ("1", False)]):
+        record = {"n": 1, "c": 0, "file": "model.py", "line": 7, "kind": "if",
+                  "condition": "free >= need", "took": took,
+                  "inputs": {"free": free, "need": "2"}, "agreed": [], "path": ["admit"]}
+        rank_file(folder, rank).write_text(json.dumps(record) + "\n")
+
+
+@pytest.mark.parametrize(("decisions", "named"), [([2, 2], False), ([1, 2], True)])
+def test_a_split_is_named_only_when_the_ranks_decided_differently(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, decisions: list[int],
+        named: bool) -> None:
+    monkeypatch.delenv("DESKCHECK_RECORD", raising=False)
+    _recorded_split(tmp_path)
+    arm = CongruenceArm("admit", _admit, KillSwitch.from_env("ENFORCE"))
+    exc = AssertionError("rank 1 was told to admit 2 with room for 1")
+    note_divergence(arm, [3, 1], decisions, exc, types.SimpleNamespace(world=2), tmp_path)
+    notes = getattr(exc, "__notes__", [])
+    claimed = any("first split" in n for n in notes)
+    if named:
+        assert claimed, f"the ranks decided {decisions} but no first split was named: {notes}"
+    else:
+        assert not claimed, (
+            f"every rank decided {decisions[0]} (a safety failure on agreeing ranks), yet a "
+            f"first split was claimed: {notes}")
+
+
+def test_the_recording_folder_is_removed_after(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("DESKCHECK_RECORD", raising=False)
+    pool = RankPool(2)  # not started: recording() only needs to know the ranks are local
+    with recording(pool) as folder:
+        assert folder is not None and folder.is_dir(), "no recording folder was made"
+        rank_file(folder, 0).write_text("{}\n")
+    assert not folder.exists(), f"the recording folder {folder} was left behind"
+
+
+def test_record_off_gives_no_folder(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("DESKCHECK_RECORD", "off")
+    with recording(RankPool(2)) as folder:
+        assert folder is None, f"DESKCHECK_RECORD=off still made a recording folder {folder}"

@@ -1,0 +1,105 @@
+"""Inputs are classed relative to the group of the collective they gate (docs/uniformity.md):
+pp_rank is CONFIG over TP, a value agreed over PP is RANK-LOCAL over TP, a value reaching a
+decision only where tp_size == 1 is TRIVIAL, and a pool's free size is rank-local by default."""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+from deskcheck.uniformity import InputClass, Verdict, audit
+
+HEAD = """
+import torch
+import torch.distributed as dist
+
+class Scheduler:
+    def event_loop(self):
+        while True:
+            self.step()
+
+    def step(self):
+"""
+
+
+def _decision(tmp_path: Path, body: str, condition: str):
+    package = tmp_path / "mini"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "sched.py").write_text(HEAD + textwrap.indent(textwrap.dedent(body), " " * 8))
+    report = audit("mini.sched:Scheduler", root=tmp_path)
+    found = [d for d in report.decisions if d.condition == condition]
+    assert len(found) == 1, (f"expected one decision {condition!r}, the audit found "
+                             f"{[d.condition for d in report.decisions]}")
+    return found[0]
+
+
+def test_a_value_agreed_over_pp_is_rank_local_over_tp(tmp_path: Path) -> None:
+    d = _decision(tmp_path, """
+        t = torch.tensor([len(self.waiting)])
+        dist.all_reduce(t, group=self.pp_group)
+        if t.item() > 0:
+            dist.barrier(group=self.tp_group)
+    """, "t.item() > 0")
+    assert d.verdict is Verdict.RANK_LOCAL, (
+        f"a value agreed over the PP group gating a TP barrier was judged {d.verdict.value} "
+        f"({d.why}), expected RANK-LOCAL: agreed over pp is not agreed over tp")
+    assert "not over tp" in d.why, f"the reason does not say the group differs: {d.why!r}"
+
+
+def test_a_value_agreed_over_tp_is_agreed_over_tp(tmp_path: Path) -> None:
+    d = _decision(tmp_path, """
+        t = torch.tensor([len(self.waiting)])
+        dist.all_reduce(t, group=self.tp_group)
+        if t.item() > 0:
+            dist.barrier(group=self.tp_group)
+    """, "t.item() > 0")
+    assert d.verdict is Verdict.UNIFORM, (
+        f"a value agreed over tp gating a tp barrier was judged {d.verdict.value} ({d.why})")
+
+
+def test_pp_rank_is_config_within_a_tp_group(tmp_path: Path) -> None:
+    d = _decision(tmp_path, """
+        if self.pp_rank == 0:
+            dist.barrier(group=self.tp_group)
+    """, "self.pp_rank == 0")
+    classes = {i.name: i.klass for i in d.inputs}
+    assert classes.get("self.pp_rank") is InputClass.CONFIG, (
+        f"pp_rank gating a TP collective was classed {classes}, expected CONFIG: it is the "
+        "same on every rank of a TP group")
+    assert d.verdict is Verdict.UNIFORM, f"judged {d.verdict.value} ({d.why}), expected UNIFORM"
+
+
+def test_tp_rank_is_rank_local_within_a_tp_group(tmp_path: Path) -> None:
+    d = _decision(tmp_path, """
+        if self.tp_rank == 0:
+            dist.barrier(group=self.tp_group)
+    """, "self.tp_rank == 0")
+    assert d.verdict is Verdict.RANK_LOCAL, (
+        f"tp_rank gating a TP barrier was judged {d.verdict.value} ({d.why}), expected "
+        "RANK-LOCAL: it differs on every rank of the group")
+
+
+def test_a_value_reaching_the_decision_only_where_tp_size_is_one_is_trivial(
+        tmp_path: Path) -> None:
+    d = _decision(tmp_path, """
+        limit = 0
+        if self.tp_size == 1:
+            limit = self.pool.available_size()
+        if limit > 0:
+            dist.barrier(group=self.tp_group)
+    """, "limit > 0")
+    assert d.verdict is Verdict.TRIVIAL, (
+        f"a pool size read only under `tp_size == 1` was judged {d.verdict.value} ({d.why}), "
+        "expected TRIVIAL: it only matters where the tp group has one rank")
+
+
+def test_a_pool_free_size_is_rank_local_by_default(tmp_path: Path) -> None:
+    d = _decision(tmp_path, """
+        if self.pool.available_size() < 4:
+            dist.barrier(group=self.tp_group)
+    """, "self.pool.available_size() < 4")
+    assert d.verdict is Verdict.RANK_LOCAL, (
+        f"self.pool.available_size() gating a barrier was judged {d.verdict.value} "
+        f"({d.why}), expected RANK-LOCAL: a pool's free size is a per-rank resource size")
+    assert "per-rank resource size" in d.why, f"the reason does not name the rule: {d.why!r}"
