@@ -36,6 +36,7 @@ HERE = Path(__file__).resolve().parent
 DEFAULT_DIR = HERE / "_work" / "sglang-env"
 REQUIREMENTS = HERE / "sglang_requirements.txt"
 CONSTRAINTS = HERE / "sglang_constraints.txt"
+DESKCHECK_REQUIREMENTS = HERE / "sglang_deskcheck_requirements.txt"
 STANDINS = HERE / "sglang_standin_modules"
 STAMP = ".deskcheck-sglang-env.json"
 TORCH = "torch==2.13.0"
@@ -114,14 +115,16 @@ def install_standins(python: Path) -> Path:
     return target
 
 
-def build(directory: Path) -> dict[str, float]:
-    """Create the venv and install everything; returns the seconds of each step."""
+def build(directory: Path, *, fresh: bool = True) -> dict[str, float]:
+    """Create the venv (``fresh``: from nothing; else bring an existing one up to the lists)
+    and install everything; returns the seconds of each step."""
     steps: dict[str, float] = {}
     started = time.perf_counter()
-    if directory.exists():
-        shutil.rmtree(directory)
-    subprocess.run([sys.executable, "-m", "venv", str(directory)], check=True)
     python = directory / "bin" / "python"
+    if fresh or not python.exists():
+        if directory.exists():
+            shutil.rmtree(directory)
+        subprocess.run([sys.executable, "-m", "venv", str(directory)], check=True)
     steps["venv"] = time.perf_counter() - started
     started = time.perf_counter()
     _pip(python, TORCH, "-r", str(REQUIREMENTS), "-c", str(CONSTRAINTS))
@@ -131,6 +134,21 @@ def build(directory: Path) -> dict[str, float]:
     install_standins(python)
     steps["sglang"] = time.perf_counter() - started
     return steps
+
+
+def add_deskcheck_deps(python: Path) -> float:
+    """deskcheck's own dependencies into the env (not deskcheck: PYTHONPATH brings the checkout)."""
+    started = time.perf_counter()
+    _pip(python, "-r", str(DESKCHECK_REQUIREMENTS), "-c", str(CONSTRAINTS))
+    return time.perf_counter() - started
+
+
+def deskcheck_env(python: Path, root: Path) -> dict[str, str]:
+    """The environment to run deskcheck from checkout ``root`` with the SGLang env's python."""
+    env = child_env()
+    env["PYTHONPATH"] = str(root)
+    env["PATH"] = f"{python.parent}{os.pathsep}{env.get('PATH', '')}"
+    return env
 
 
 def import_check(python: Path) -> dict[str, float]:
@@ -150,9 +168,14 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--dir", type=Path, default=None,
                         help="where the venv goes (default: $SGLANG_ENV or bench/_work/sglang-env)")
-    parser.add_argument("--rebuild", action="store_true", help="rebuild even when up to date")
+    parser.add_argument("--rebuild", action="store_true",
+                        help="rebuild from nothing (default: build when absent, update in "
+                             "place when the pinned lists changed, else only check)")
     parser.add_argument("--check", action="store_true",
                         help="only run the import check on an existing env")
+    parser.add_argument("--with-deskcheck", action="store_true",
+                        help="also install deskcheck's own dependencies (sglang_deskcheck_"
+                             "requirements.txt), for running deskcheck with the env's python")
     parser.add_argument("--json", action="store_true", help="print the result as JSON")
     args = parser.parse_args(argv)
     directory = (args.dir or env_dir()).resolve()
@@ -164,11 +187,16 @@ def main(argv: list[str] | None = None) -> int:
     built = False
     if args.check:
         python = sglang_python(directory)
-    elif args.rebuild or not stamp.is_file() or json.loads(stamp.read_text())["inputs"] != wanted:
+    elif args.rebuild or not stamp.is_file():
         steps = build(directory)
+        built = True
+    elif json.loads(stamp.read_text())["inputs"] != wanted:  # the lists moved: update in place
+        steps = build(directory, fresh=False)
         built = True
     else:
         install_standins(python)  # cheap; keeps the stand-ins current
+    if args.with_deskcheck:
+        steps["deskcheck deps"] = add_deskcheck_deps(python)
     imports = import_check(python)
     total = time.perf_counter() - started
     if built:

@@ -1,0 +1,230 @@
+"""The SGLang drift oracle: SGLang's own unit tests, run for real in the SGLang env, say which
+stand-ins drifted; `deskcheck standins` (static, and `--run`) is scored against that.
+
+1. Truth: every manifest file (bench/sglang_tests.toml) runs in one pytest session with the
+   env's python and the recorder plugin (bench/sglang_oracle_plugin.py; no deskcheck loaded).
+   An AttributeError raised in SGLang code on a stand-in (SimpleNamespace, Mock, object(), a
+   test's own class, or an SGLang instance whose class sets the name: built without
+   ``__init__``), found anywhere on the exception chain, is a ground-truth drift; so is a
+   signature TypeError raised in SGLang code. AttributeErrors on a class (a method the test
+   calls that 0.5.23 lacks) are version skew of the test, listed but not drift.
+2. deskcheck from this checkout (PYTHONPATH), with the env's python, over the env's installed
+   SGLang: ``standins --json`` (static) and ``standins --json --run``.
+3. Per (test file, missing name): recall and precision of static and --run against the truth.
+
+Needs the env (``make sglang-env``, then ``python3 bench/sglang_env.py --with-deskcheck``; or
+SGLANG_ENV=DIR) and the test files (bench/sglang_tests.py); says how to get each when absent.
+Writes bench/results/sglang_oracle.md and bench/_work/sglang-oracle/*.json. Re-runnable.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from collections import defaultdict
+from pathlib import Path
+
+from sglang_env import BUILD_HINT, child_env, deskcheck_env, sglang_python, site_packages
+from sglang_tests import ensure_tests
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+WORK = HERE / "_work" / "sglang-oracle"
+RESULT = HERE / "results" / "sglang_oracle.md"
+
+
+def _short(path: str) -> str:
+    for marker in ("site-packages/", "/tests/"):
+        if marker in path:
+            return path.split(marker, 1)[1]
+    return path
+
+
+def run_truth(python: Path, folder: Path, paths: list[str]) -> tuple[dict, float]:
+    out = WORK / "truth.json"
+    env = child_env() | {"PYTHONPATH": str(HERE), "SGLANG_ORACLE_OUT": str(out)}
+    started = time.perf_counter()
+    proc = subprocess.run([str(python), "-m", "pytest", "-q", "-p", "no:cacheprovider",
+                           "-p", "sglang_oracle_plugin", "--continue-on-collection-errors",
+                           "-W", "ignore", *paths], cwd=folder, env=env,
+                          capture_output=True, text=True)
+    wall = time.perf_counter() - started
+    (WORK / "truth.log").write_text(proc.stdout + proc.stderr, encoding="utf-8")
+    if not out.is_file():
+        sys.exit(f"the truth run wrote nothing (exit {proc.returncode}):\n{proc.stderr[-3000:]}")
+    return json.loads(out.read_text(encoding="utf-8")), wall
+
+
+def run_standins(python: Path, folder: Path, site: Path, paths: list[str],
+                 *extra: str) -> tuple[dict, float]:
+    started = time.perf_counter()
+    proc = subprocess.run([str(python), "-m", "deskcheck.cli", "standins", "--json", *extra,
+                           "--root", str(site), *paths], cwd=folder,
+                          env=deskcheck_env(python, ROOT), capture_output=True, text=True)
+    wall = time.perf_counter() - started
+    name = "run" if extra else "static"
+    (WORK / f"standins_{name}.err").write_text(proc.stderr, encoding="utf-8")
+    if proc.returncode not in (0, 1):
+        sys.exit(f"deskcheck standins {' '.join(extra)} failed ({proc.returncode}):\n"
+                 f"{proc.stderr[-3000:]}\n(deskcheck's dependencies in the env: "
+                 "python3 bench/sglang_env.py --with-deskcheck)")
+    data = json.loads(proc.stdout)
+    (WORK / f"standins_{name}.json").write_text(proc.stdout, encoding="utf-8")
+    return data, wall
+
+
+def predicted(data: dict) -> dict[tuple[str, str], list[dict]]:
+    """(test file, missing name) -> the stand-ins predicted to lack it."""
+    out: dict[tuple[str, str], list[dict]] = defaultdict(list)
+    for standin in data["standins"]:
+        file = standin["built_at"].rpartition(":")[0]
+        for record in standin["drift"]:
+            out[(file, record["name"])].append(standin)
+    return out
+
+
+def truth_pairs(truth: dict) -> dict[tuple[str, str], list[dict]]:
+    out: dict[tuple[str, str], list[dict]] = defaultdict(list)
+    for error in truth["errors"]:
+        if error["standin"] and error["kind"] != "signature":
+            out[(error["test"].split("::", 1)[0], error["name"])].append(error)
+    return out
+
+
+def score(truth: set, guess: set) -> tuple[str, str]:
+    hit = len(truth & guess)
+    recall = f"{hit}/{len(truth)} = {hit / len(truth):.0%}" if truth else "n/a"
+    precision = f"{hit}/{len(guess)} = {hit / len(guess):.0%}" if guess else "n/a"
+    return recall, precision
+
+
+def per_file_rows(files: list, truth: dict, static: dict, run: dict) -> list[str]:
+    rows = ["| test file | passed | failed | error | stand-in errors (truth) | static says | "
+            "--run says |", "|---|---|---|---|---|---|---|"]
+    truth_by = truth_pairs(truth)
+    static_by, run_by = predicted(static), predicted(run)
+    for f in files:
+        outcomes = [o for node, o in truth["outcomes"].items() if node.split("::")[0] == f.path]
+        count = {k: outcomes.count(k) for k in ("passed", "failed", "error")}
+        if f.path in truth["collection_errors"]:
+            count["error"] += 1
+        names = sorted({n for (p, n) in truth_by if p == f.path})
+        shown = ", ".join(f"`{n}` ({len(truth_by[(f.path, n)])})" for n in names) or "-"
+        said = [", ".join(sorted({f"`{n}`" for (p, n) in by if p == f.path})) or "-"
+                for by in (static_by, run_by)]
+        rows.append(f"| `{Path(f.path).name}` | {count['passed']} | {count['failed']} | "
+                    f"{count['error']} | {shown} | {said[0]} | {said[1]} |")
+    return rows
+
+
+def error_rows(truth: dict) -> list[str]:
+    rows = ["| test file | kind | object | missing | raised at (SGLang) | chain link | drift? |",
+            "|---|---|---|---|---|---|---|"]
+    seen: dict[tuple, int] = defaultdict(int)
+    first: dict[tuple, dict] = {}
+    for e in truth["errors"]:
+        key = (e["test"].split("::")[0], e["kind"], e["type"], e["name"] or e["message"][:60],
+               _short(e["production_site"] or e["raised_at"]), e["link"], e["standin"])
+        seen[key] += 1
+        first.setdefault(key, e)
+    for key, n in sorted(seen.items()):
+        file, kind, typ, name, site, link, standin = key
+        link_words = "top" if link == 0 else f"{link} down the chain"
+        rows.append(f"| `{Path(file).name}` | {kind} | `{typ.rpartition('.')[2] or '-'}` | "
+                    f"`{name}` | `{site}` | {link_words} | "
+                    f"{'yes' if standin else 'no'} ({n}x) |")
+    return rows
+
+
+def standin_rows(static: dict, run: dict, truth: dict) -> list[str]:
+    truth_by = truth_pairs(truth)
+    run_at = {s["built_at"]: s for s in run["standins"]}
+    rows = ["| stand-in (built at) | form | model | static drift | --run drift | truth |",
+            "|---|---|---|---|---|---|"]
+    for s in static["standins"]:
+        file = s["built_at"].rpartition(":")[0]
+        r = run_at.get(s["built_at"], {"drift": []})
+        real = sorted({n for (p, n) in truth_by if p == file}
+                      & ({d["name"] for d in s["drift"]} | {d["name"] for d in r["drift"]}
+                         | {n for (p, n) in truth_by if p == file}))
+        rows.append(f"| `{Path(s['built_at']).name}` | `{s['form'][:40]}` | "
+                    f"{s['model'].rpartition(':')[2]} | "
+                    f"{', '.join(sorted(d['name'] for d in s['drift'])) or '-'} | "
+                    f"{', '.join(sorted(d['name'] for d in r['drift'])) or '-'} | "
+                    f"{', '.join(real) or '-'} |")
+    return rows
+
+
+def main() -> int:
+    python = sglang_python()
+    folder, files = ensure_tests()
+    WORK.mkdir(parents=True, exist_ok=True)
+    site = site_packages(python)
+    paths = [f.path for f in files]
+    truth, truth_wall = run_truth(python, folder, paths)
+    static, static_wall = run_standins(python, folder, site, paths)
+    run, run_wall = run_standins(python, folder, site, paths, "--run")
+    truth_set = set(truth_pairs(truth))
+    static_set, run_set = set(predicted(static)), set(predicted(run))
+    s_recall, s_precision = score(truth_set, static_set)
+    r_recall, r_precision = score(truth_set, run_set)
+    outcomes = list(truth["outcomes"].values())
+    missed = sorted(truth_set - static_set - run_set)
+    false_alarms = sorted((static_set | run_set) - truth_set)
+    report = f"""# SGLang drift oracle: real runs vs `deskcheck standins`
+
+{len(files)} of SGLang's own unit-test files (bench/sglang_tests.toml: repository path and
+commit), run for real against SGLang 0.5.23 in the proving-ground env (`make sglang-env`;
+CPU torch 2.13.0, SGLang's own triton mock) in one pytest session: **{outcomes.count('passed')}
+passed, {outcomes.count('failed')} failed, {len(truth['collection_errors'])} files not
+collected**, {truth_wall:.0f} s. Every AttributeError raised in SGLang code on a stand-in
+(found down the exception chain too: SGLang's `CustomTestCase` re-raises a plain Exception)
+is a ground-truth drift; they are compared per (test file, missing name) with what
+`deskcheck standins` says, statically ({static_wall:.1f} s, nothing imported) and with
+`--run` ({run_wall:.0f} s, the driving tests once under coverage), both run by the env's
+python on the installed SGLang source.
+
+Reproduce: `make sglang-env && python3 bench/sglang_env.py --with-deskcheck && python3
+bench/sglang_tests.py && python3 bench/sglang_oracle.py` (without the env: {BUILD_HINT}).
+
+| | recall (truth found) | precision (said and true) |
+|---|---|---|
+| `standins` static | {s_recall} | {s_precision} |
+| `standins --run` | {r_recall} | {r_precision} |
+
+Truth pairs missed by both: {', '.join(f'`{Path(p).name}`: `{n}`' for p, n in missed) or 'none'}.
+Said but not seen failing: {', '.join(f'`{Path(p).name}`: `{n}`' for p, n in false_alarms) or 'none'}.
+
+## Per test file
+
+{chr(10).join(per_file_rows(files, truth, static, run))}
+
+Not collected (version skew of the test file against 0.5.23, none a missing package or a GPU):
+
+{chr(10).join(f'- `{Path(p).name}`: {m}' for p, m in sorted(truth['collection_errors'].items())) or '- none'}
+
+## Every AttributeError and signature TypeError the failures carry
+
+{chr(10).join(error_rows(truth))}
+
+## Per stand-in (as `standins` finds them)
+
+{chr(10).join(standin_rows(static, run, truth))}
+"""
+    RESULT.write_text(report, encoding="utf-8")
+    (WORK / "summary.json").write_text(json.dumps({
+        "truth": sorted(map(list, truth_set)), "static": sorted(map(list, static_set)),
+        "run": sorted(map(list, run_set)), "walls": {"truth": truth_wall, "static": static_wall,
+                                                     "run": run_wall}}, indent=1))
+    print(report[:1800])
+    print(f"wrote {RESULT}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.path.insert(0, str(HERE))
+    os.chdir(ROOT)
+    sys.exit(main())
