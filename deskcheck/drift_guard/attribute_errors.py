@@ -47,25 +47,46 @@ def _show(path: str, line: int) -> str:
         return f"{path}:{line}"
 
 
+MAX_INIT_HELPERS = 200  # methods followed from __init__ (``self.init_x()`` chains)
+
+
 def _production_sets(cls: type, name: str, *, init_only: bool = False) -> str:
-    """Where ``cls``'s own code (its ``__init__`` only, with ``init_only``) assigns
-    ``self.<name>`` (``file:line``), or ""."""
-    from deskcheck.static import WRITE, build_model, first_param, function_facts
+    """Where ``cls``'s own code assigns ``self.<name>`` (``file:line``), or "". With
+    ``init_only``: ``__init__`` and the methods it calls on ``self``, transitively (SGLang's
+    ``__init__`` delegates to ``init_*`` helpers), i.e. what every real instance has."""
+    from deskcheck.static import CALL, WRITE, build_model, first_param, function_facts
 
     try:
         model = build_model(cls, mode="runtime")
-        for klass in model.sources:
-            for member in klass.members.values():
-                if init_only and member.name != "__init__":
+        queue = ["__init__"] if init_only else None
+        seen: set[str] = set()
+        order = [(klass, member) for klass in model.sources for member in klass.members.values()]
+        while True:
+            if queue is not None:
+                if not queue or len(seen) >= MAX_INIT_HELPERS:
+                    return ""
+                wanted = queue.pop(0)
+                seen.add(wanted)
+                # the first class in the MRO that defines it: the one a real instance runs
+                members = [next(((k, m) for k, m in order if m.name == wanted), None)]
+            else:
+                members = order
+            for pair in members:
+                if pair is None:
                     continue
+                klass, member = pair
                 for _role, declared in member.functions():
                     node = klass.function(declared)
                     for acc in function_facts(node, first_param(node)).accesses:
                         if acc.name == name and acc.kind == WRITE:
                             return f"{klass.file}:{acc.line}"
+                        if queue is not None and acc.kind == CALL and "." not in acc.name \
+                                and acc.name not in seen and acc.name not in queue:
+                            queue.append(acc.name)
+            if queue is None:
+                return ""
     except Exception:  # noqa: BLE001 - an explanation must never raise over the real error
         return ""
-    return ""
 
 
 def chained_attribute_error(exc: BaseException) -> tuple[AttributeError, str] | None:

@@ -234,3 +234,22 @@ def test_drift_note_follows_cause_and_context():
     looped.__context__ = Exception("b")
     looped.__context__.__context__ = looped
     assert drift_note(looped) is None, "a cyclic chain with no AttributeError must give None"
+
+
+def test_drift_note_finds_a_name_set_by_a_helper_that_init_calls():
+    """SGLang's TokenizerManager.__init__ calls init_ipc_channels(), which sets
+    tokenizer_ipc_name: a __new__ instance lacking it has drifted, it is not a real bug."""
+    from dg_delegating import Manager
+
+    standin = Manager.__new__(Manager)
+    note = drift_note(_raised(lambda: standin.abort("r1")))
+    assert note is not None and "lacks `ipc_name`" in note, \
+        f"a name set by a method __init__ calls (init_channels) was judged a real bug: {note}"
+    assert "production sets it at" in note and "dg_delegating.py:12" in note, \
+        f"the note must name where the helper sets it: {note}"
+    standin.ipc_name = None
+    deep = drift_note(_raised(lambda: standin.abort("r1")))
+    assert deep is not None and "lacks `socket`" in deep and "dg_delegating.py:15" in deep, \
+        f"a name set two calls away from __init__ (init_channels -> init_sockets): {deep}"
+    real = drift_note(_raised(lambda: Manager(1).describe()))
+    assert real is None, f"nothing sets label: a real bug, yet the note says: {real}"
