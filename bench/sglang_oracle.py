@@ -139,22 +139,31 @@ def error_rows(truth: dict) -> list[str]:
     return rows
 
 
+def _matches(standin: dict, error: dict) -> bool:
+    """Whether a truth error is about this stand-in: same test file, and the missing name read
+    on an object of the stand-in's model class or on the ``self`` of one of its methods."""
+    model = standin["model"].rpartition(":")[2]
+    file = standin["built_at"].rpartition(":")[0]
+    return error["test"].split("::", 1)[0] == file and (
+        error["type"].rpartition(".")[2] == model or error["self_of"].startswith(f"{model}."))
+
+
 def standin_rows(static: dict, run: dict, truth: dict) -> list[str]:
-    truth_by = truth_pairs(truth)
     run_at = {s["built_at"]: s for s in run["standins"]}
-    rows = ["| stand-in (built at) | form | model | static drift | --run drift | truth |",
+    errors = [e for e in truth["errors"] if e["standin"] and e["kind"] != "signature"]
+    rows = ["| stand-in (built at) | form | model | static drift | --run drift | truth (errors) |",
             "|---|---|---|---|---|---|"]
     for s in static["standins"]:
-        file = s["built_at"].rpartition(":")[0]
         r = run_at.get(s["built_at"], {"drift": []})
-        real = sorted({n for (p, n) in truth_by if p == file}
-                      & ({d["name"] for d in s["drift"]} | {d["name"] for d in r["drift"]}
-                         | {n for (p, n) in truth_by if p == file}))
+        real: dict[str, int] = defaultdict(int)
+        for error in errors:
+            if _matches(s, error):
+                real[error["name"]] += 1
         rows.append(f"| `{Path(s['built_at']).name}` | `{s['form'][:40]}` | "
                     f"{s['model'].rpartition(':')[2]} | "
                     f"{', '.join(sorted(d['name'] for d in s['drift'])) or '-'} | "
                     f"{', '.join(sorted(d['name'] for d in r['drift'])) or '-'} | "
-                    f"{', '.join(real) or '-'} |")
+                    f"{', '.join(f'{n} ({c})' for n, c in sorted(real.items())) or '-'} |")
     return rows
 
 
