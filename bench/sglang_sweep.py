@@ -181,18 +181,24 @@ def render(catalog: dict, auto: dict, auto_all: dict, mm: dict, build_s: float) 
                            for k in (m.get("killed_by") or [])[:2]) or "-"
         rows.append(f"| `{m['id']}` | `{m['target'].rpartition(':')[2]}` | {m['verdict']} | "
                     f"{killer} | {m.get('duration_s', m.get('seconds', 0)) or 0:.1f} |")
-    counts = (catalog["report"] or {}).get("counts", {})
+    counts: dict[str, int] = {}
+    for m in _verdicts(catalog["report"]):
+        counts[m["verdict"]] = counts.get(m["verdict"], 0) + 1
     auto_counts = [(name, (r["report"] or {}).get("counts", {}), r) for name, r in
                    (("`sweep --auto` (PR caps)", auto), ("`--auto`, every operator", auto_all))]
     mm_counts: dict[str, int] = {}
-    for status in mm["statuses"].values():
+    in_functions = {n: st for n, st in mm["statuses"].items()
+                    if "xǁNewTokenRatioTrackerǁdecay_step__mutmut_" in n
+                    or "xǁIdleSleeperǁmaybe_sleep__mutmut_" in n}
+    for status in in_functions.values():
         mm_counts[status] = mm_counts.get(status, 0) + 1
     side = ["| run | mutants | verdicts | wall |", "|---|---|---|---|"]
     for name, c, r in auto_counts:
         side.append(f"| {name} | {sum(v for v in c.values() if isinstance(v, int))} | "
                     f"{json.dumps(c)} | {r['wall_s']:.0f} s (exit {r['rc']}) |")
     side.append(f"| mutmut 3.8.1 (`decay_step`, `IdleSleeper.maybe_sleep`) | "
-                f"{len(mm['statuses'])} | {json.dumps(mm_counts) if mm_counts else '-'} | "
+                f"{len(in_functions)} (of {len(mm['statuses'])} in the two files) | "
+                f"{json.dumps(mm_counts) if mm_counts else '-'} | "
                 f"{mm['wall_s']:.0f} s (exit {mm['rc']}"
                 f"{', timed out' if mm['rc'] == 124 else ''}) |")
     return f"""# Sweeps on SGLang: the named-defect catalog, `sweep --auto`, mutmut
