@@ -6,7 +6,8 @@ committed, pinned lists and checks that the seven scheduler-side modules import:
 1. ``torch==2.13.0`` (the local CPU wheel) and the packages of ``sglang_requirements.txt``,
    under ``sglang_constraints.txt`` (every package of a built env, pinned), so that nothing
    installed on the side moves a pin;
-2. ``pip install --no-deps sglang==0.5.23`` (its metadata asks for CUDA-only wheels);
+2. ``pip install --no-deps sglang==0.5.23`` (its metadata asks for CUDA-only wheels), with
+   the few packages of ``sglang_nodeps_requirements.txt`` (their metadata wants triton);
 3. the two stand-in modules of ``bench/sglang_standin_modules/`` (SGLang's own triton mock,
    loaded without its platform gate, and a catch-all ``torchvision``), with a ``.pth`` line;
 4. the import check: ``sglang.srt.managers.scheduler`` and six more, each timed, in a fresh
@@ -37,6 +38,7 @@ DEFAULT_DIR = HERE / "_work" / "sglang-env"
 REQUIREMENTS = HERE / "sglang_requirements.txt"
 CONSTRAINTS = HERE / "sglang_constraints.txt"
 DESKCHECK_REQUIREMENTS = HERE / "sglang_deskcheck_requirements.txt"
+NODEPS_REQUIREMENTS = HERE / "sglang_nodeps_requirements.txt"
 STANDINS = HERE / "sglang_standin_modules"
 STAMP = ".deskcheck-sglang-env.json"
 TORCH = "torch==2.13.0"
@@ -87,7 +89,7 @@ def child_env() -> dict[str, str]:
 
 def inputs_hash() -> str:
     digest = hashlib.sha256()
-    for path in [REQUIREMENTS, CONSTRAINTS, *sorted(STANDINS.iterdir())]:
+    for path in [REQUIREMENTS, CONSTRAINTS, NODEPS_REQUIREMENTS, *sorted(STANDINS.iterdir())]:
         if path.is_file():
             digest.update(path.name.encode() + b"\0" + path.read_bytes())
     return digest.hexdigest()[:16]
@@ -130,7 +132,7 @@ def build(directory: Path, *, fresh: bool = True) -> dict[str, float]:
     _pip(python, TORCH, "-r", str(REQUIREMENTS), "-c", str(CONSTRAINTS))
     steps["packages"] = time.perf_counter() - started
     started = time.perf_counter()
-    _pip(python, "--no-deps", SGLANG)
+    _pip(python, "--no-deps", SGLANG, "-r", str(NODEPS_REQUIREMENTS))
     install_standins(python)
     steps["sglang"] = time.perf_counter() - started
     return steps
