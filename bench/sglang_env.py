@@ -166,6 +166,34 @@ def _size(directory: Path) -> int:
     return sum(p.stat().st_size for p in directory.rglob("*") if p.is_file() and not p.is_symlink())
 
 
+def record(result: dict, load_before: float) -> None:
+    """bench/results/sglang_env.md: what this build measured (``--record``)."""
+    how = "from nothing" if result["built"] and "packages" in result["steps"] else \
+        ("updated in place" if result["built"] else "already built: import check only")
+    steps = "\n".join(f"| {k} | {v:.1f} s |" for k, v in result["steps"].items())
+    imports = "\n".join(f"| `{k}` | {v:.2f} s |" for k, v in result["imports"].items())
+    (HERE / "results" / "sglang_env.md").write_text(f"""# The SGLang proving-ground env
+
+`make sglang-env` ({how}): **{result['seconds']:.0f} s** wall on {result['cores']} cores
+(load average {load_before:.1f} at the start, {os.getloadavg()[0]:.1f} at the end: the
+machine is shared), {result['size_mb'] or '-'} MB; goal: from nothing in <= 6 minutes.
+Pinned lists: bench/sglang_requirements.txt, sglang_constraints.txt,
+sglang_nodeps_requirements.txt; torch==2.13.0 (CPU), sglang==0.5.23 `--no-deps`, SGLang's own
+triton mock and a catch-all torchvision (bench/sglang_standin_modules/).
+
+| step | time |
+|---|---|
+{steps}
+
+Import check, one fresh interpreter, CUDA_VISIBLE_DEVICES unset (cumulative: the first
+import brings in most of the others; it also compiles SGLang's bytecode on a first run):
+
+| module | import |
+|---|---|
+{imports}
+""", encoding="utf-8")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--dir", type=Path, default=None,
@@ -178,12 +206,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--with-deskcheck", action="store_true",
                         help="also install deskcheck's own dependencies (sglang_deskcheck_"
                              "requirements.txt), for running deskcheck with the env's python")
+    parser.add_argument("--record", action="store_true",
+                        help="write the build's numbers to bench/results/sglang_env.md")
     parser.add_argument("--json", action="store_true", help="print the result as JSON")
     args = parser.parse_args(argv)
     directory = (args.dir or env_dir()).resolve()
     python = directory / "bin" / "python"
     stamp = directory / STAMP
     wanted = inputs_hash()
+    load = os.getloadavg()[0]
     started = time.perf_counter()
     steps: dict[str, float] = {}
     built = False
@@ -210,6 +241,8 @@ def main(argv: list[str] | None = None) -> int:
               "imports": {k: round(v, 2) for k, v in imports.items()},
               "size_mb": round(_size(directory) / 2**20) if built else None,
               "cores": os.cpu_count(), "python_version": sysconfig.get_python_version()}
+    if args.record:
+        record(result, load)
     if args.json:
         print(json.dumps(result, indent=1))
         return 0

@@ -94,6 +94,14 @@ def truth_pairs(truth: dict) -> dict[tuple[str, str], list[dict]]:
     return out
 
 
+def _form(errors: list[dict]) -> str:
+    """How the stand-in that raised was handed to SGLang code: as ``self`` or not."""
+    e = errors[0]
+    if e["self_of"]:
+        return f"{e['kind']} as self of {e['self_of']}"
+    return f"{e['kind']} not self (an argument or a value inside one)"
+
+
 def score(truth: set, guess: set) -> tuple[str, str]:
     hit = len(truth & guess)
     recall = f"{hit}/{len(truth)} = {hit / len(truth):.0%}" if truth else "n/a"
@@ -181,6 +189,7 @@ def main() -> int:
     s_recall, s_precision = score(truth_set, static_set)
     r_recall, r_precision = score(truth_set, run_set)
     outcomes = list(truth["outcomes"].values())
+    truth_by = truth_pairs(truth)
     missed = sorted(truth_set - static_set - run_set)
     false_alarms = sorted((static_set | run_set) - truth_set)
     report = f"""# SGLang drift oracle: real runs vs `deskcheck standins`
@@ -204,7 +213,10 @@ bench/sglang_tests.py && python3 bench/sglang_oracle.py` (without the env: {BUIL
 | `standins` static | {s_recall} | {s_precision} |
 | `standins --run` | {r_recall} | {r_precision} |
 
-Truth pairs missed by both: {', '.join(f'`{Path(p).name}`: `{n}`' for p, n in missed) or 'none'}.
+Truth pairs missed by both (how the stand-in reached SGLang code):
+
+{chr(10).join(f'- `{Path(p).name}`: `{n}` ({_form(truth_by[(p, n)])})' for p, n in missed) or '- none'}
+
 Said but not seen failing: {', '.join(f'`{Path(p).name}`: `{n}`' for p, n in false_alarms) or 'none'}.
 
 ## Per test file
