@@ -43,19 +43,36 @@ def _short(path: str) -> str:
     return path
 
 
-def run_truth(python: Path, folder: Path, paths: list[str]) -> tuple[dict, float]:
-    out = WORK / "truth.json"
+def _truth_session(python: Path, folder: Path, paths: list[str], out: Path) -> dict:
     env = child_env() | {"PYTHONPATH": str(HERE), "SGLANG_ORACLE_OUT": str(out)}
-    started = time.perf_counter()
     proc = subprocess.run([str(python), "-m", "pytest", "-q", "-p", "no:cacheprovider",
                            "-p", "sglang_oracle_plugin", "--continue-on-collection-errors",
                            "-W", "ignore", *paths], cwd=folder, env=env,
                           capture_output=True, text=True)
-    wall = time.perf_counter() - started
-    (WORK / "truth.log").write_text(proc.stdout + proc.stderr, encoding="utf-8")
+    with (WORK / "truth.log").open("a", encoding="utf-8") as log:
+        log.write(proc.stdout + proc.stderr)
     if not out.is_file():
         sys.exit(f"the truth run wrote nothing (exit {proc.returncode}):\n{proc.stderr[-3000:]}")
-    return json.loads(out.read_text(encoding="utf-8")), wall
+    return json.loads(out.read_text(encoding="utf-8"))
+
+
+def run_truth(python: Path, folder: Path, paths: list[str], *,
+              per_file: bool = False) -> tuple[dict, float]:
+    """One pytest session for all files (fast), or one per file (``per_file``: no state leaks
+    between files; SGLang's global runtime context is not always restored by its tests)."""
+    (WORK / "truth.log").write_text("", encoding="utf-8")
+    started = time.perf_counter()
+    if not per_file:
+        return _truth_session(python, folder, paths, WORK / "truth.json"), \
+            time.perf_counter() - started
+    merged: dict = {"outcomes": {}, "collection_errors": {}, "errors": []}
+    for index, path in enumerate(paths):
+        part = _truth_session(python, folder, [path], WORK / f"truth.{index}.json")
+        for key in ("outcomes", "collection_errors"):
+            merged[key].update(part[key])
+        merged["errors"].extend(part["errors"])
+    (WORK / "truth.json").write_text(json.dumps(merged, indent=1), encoding="utf-8")
+    return merged, time.perf_counter() - started
 
 
 def run_standins(python: Path, folder: Path, site: Path, paths: list[str],
@@ -181,9 +198,13 @@ def main() -> int:
     WORK.mkdir(parents=True, exist_ok=True)
     site = site_packages(python)
     paths = [f.path for f in files]
-    truth, truth_wall = run_truth(python, folder, paths)
+    per_file = "--per-file" in sys.argv[1:]
+    truth, truth_wall = run_truth(python, folder, paths, per_file=per_file)
     static, static_wall = run_standins(python, folder, site, paths)
     run, run_wall = run_standins(python, folder, site, paths, "--run")
+    mode = ("one pytest process per file" if per_file else "one pytest session; `--per-file` "
+            "runs each file in its own process, as SGLang global state set by one test file "
+            "can leak into the next")
     truth_set = set(truth_pairs(truth))
     static_set, run_set = set(predicted(static)), set(predicted(run))
     s_recall, s_precision = score(truth_set, static_set)
@@ -196,9 +217,9 @@ def main() -> int:
 
 {len(files)} of SGLang's own unit-test files (bench/sglang_tests.toml: repository path and
 commit), run for real against SGLang 0.5.23 in the proving-ground env (`make sglang-env`;
-CPU torch 2.13.0, SGLang's own triton mock) in one pytest session: **{outcomes.count('passed')}
+CPU torch 2.13.0, SGLang's own triton mock): **{outcomes.count('passed')}
 passed, {outcomes.count('failed')} failed, {len(truth['collection_errors'])} files not
-collected**, {truth_wall:.0f} s. Every AttributeError raised in SGLang code on a stand-in
+collected**, {truth_wall:.0f} s ({mode}). Every AttributeError raised in SGLang code on a stand-in
 (found down the exception chain too: SGLang's `CustomTestCase` re-raises a plain Exception)
 is a ground-truth drift; they are compared per (test file, missing name) with what
 `deskcheck standins` says, statically ({static_wall:.1f} s, nothing imported) and with
