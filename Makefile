@@ -11,7 +11,7 @@ CVD_CALLER := $(CUDA_VISIBLE_DEVICES)
 export CUDA_VISIBLE_DEVICES :=
 export PYTHONDONTWRITEBYTECODE := 1
 
-.PHONY: demo test lint setup clean bench metal metal-wheels
+.PHONY: demo test lint setup clean bench metal metal-wheels sglang-env
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -38,6 +38,13 @@ lint: $(STAMP)
 
 bench: $(STAMP)
 	$(PY) bench/run_all.py
+
+# The SGLang proving ground (bench/sglang_env.py): SGLang 0.5.23 importable on CPU, from the
+# pinned lists in bench/; the venv goes to bench/_work/sglang-env (SGLANG_ENV_ARGS="--dir DIR").
+# CUDA_VISIBLE_DEVICES is unset for it: SGLang's test utilities fail at import when it is "".
+# `make test` never needs it.
+sglang-env:
+	env -u CUDA_VISIBLE_DEVICES $(PYTHON) bench/sglang_env.py $(SGLANG_ENV_ARGS)
 
 # The METAL tier on a lent GPU machine (docs/suites.md, METAL): no venv, no network; the
 # machine's python3 with .whl/ carried. METAL_ARGS=--dry-run says what would run and why not.

@@ -34,6 +34,8 @@ KEYS: dict[str, tuple[tuple[type, ...], str]] = {
     "auto_wrong_failure_types": (_LIST, 'exception names, e.g. auto_wrong_failure_types = '
                                         '["TypeError"]'),
     "auto_crash_kills": (_STR, 'a rule, e.g. auto_crash_kills = "fall-short"'),
+    "desk_env": ((dict,), "a table of the DESK tier's variables, e.g. [tool.deskcheck.desk_env] "
+                          'with CUDA_VISIBLE_DEVICES = false (docs/suites.md)'),
     "uniformity": ((dict,), "a table, e.g. [tool.deskcheck.uniformity] with roots = "
                             '["event_loop*"] (docs/uniformity.md)'),
 }

@@ -6,6 +6,10 @@ In a normal pytest run, production code reading ``self.X`` on a ``SimpleNamespac
 unrelated assertion. :func:`drift_note` explains it: the missing name, the production site and
 call path (the frames whose ``self`` is the stand-in), and where the stand-in was built. The
 pytest hook adds it as an exception note: the traceback is never shortened, only annotated.
+A test framework that re-raises the failure as another exception (SGLang's ``CustomTestCase``
+raises a plain ``Exception`` while handling it) keeps the AttributeError on the chain
+(``__cause__``, else ``__context__``): the note follows the chain and goes on the exception
+the test run reports.
 """
 
 from __future__ import annotations
@@ -71,34 +75,76 @@ def _show(path: str, line: int) -> str:
         return f"{path}:{line}"
 
 
+MAX_INIT_HELPERS = 200  # methods followed from __init__ (``self.init_x()`` chains)
+
+
 def _production_sets(cls: type, name: str, *, init_only: bool = False) -> str:
-    """Where ``cls``'s own code (its ``__init__`` only, with ``init_only``) assigns
-    ``self.<name>`` (``file:line``), or ""."""
-    from deskcheck.static import WRITE, build_model, first_param, function_facts
+    """Where ``cls``'s own code assigns ``self.<name>`` (``file:line``), or "". With
+    ``init_only``: ``__init__`` and the methods it calls on ``self``, transitively (SGLang's
+    ``__init__`` delegates to ``init_*`` helpers), i.e. what every real instance has."""
+    from deskcheck.static import CALL, WRITE, build_model, first_param, function_facts
 
     try:
         model = build_model(cls, mode="runtime")
-        for klass in model.sources:
-            for member in klass.members.values():
-                if init_only and member.name != "__init__":
+        queue = ["__init__"] if init_only else None
+        seen: set[str] = set()
+        order = [(klass, member) for klass in model.sources for member in klass.members.values()]
+        while True:
+            if queue is not None:
+                if not queue or len(seen) >= MAX_INIT_HELPERS:
+                    return ""
+                wanted = queue.pop(0)
+                seen.add(wanted)
+                # the first class in the MRO that defines it: the one a real instance runs
+                members = [next(((k, m) for k, m in order if m.name == wanted), None)]
+            else:
+                members = order
+            for pair in members:
+                if pair is None:
                     continue
+                klass, member = pair
                 for _role, declared in member.functions():
                     node = klass.function(declared)
                     for acc in function_facts(node, first_param(node)).accesses:
                         if acc.name == name and acc.kind == WRITE:
                             return f"{klass.file}:{acc.line}"
+                        if queue is not None and acc.kind == CALL and "." not in acc.name \
+                                and acc.name not in seen and acc.name not in queue:
+                            queue.append(acc.name)
+            if queue is None:
+                return ""
     except Exception:  # noqa: BLE001 - an explanation must never raise over the real error
         return ""
-    return ""
+
+
+def chained_attribute_error(exc: BaseException) -> tuple[AttributeError, str] | None:
+    """``exc`` itself, or the first AttributeError down its chain (``__cause__`` when set, else
+    ``__context__``), with the links followed ("" for ``exc`` itself); None when there is none."""
+    links: list[str] = []
+    seen: set[int] = set()
+    current: BaseException | None = exc
+    while current is not None and id(current) not in seen:
+        if isinstance(current, AttributeError):
+            return current, ".".join(links)
+        seen.add(id(current))
+        link = "__cause__" if current.__cause__ is not None else "__context__"
+        links.append(link)
+        current = getattr(current, link)
+    return None
 
 
 def drift_note(exc: BaseException, tb: types.TracebackType | None = None,
                fixtures: dict[str, tuple[Any, Any]] | None = None) -> str | None:
     """The drift explanation for ``exc``, or None when it is not a stand-in's missing name.
     ``fixtures``: argname -> (value, fixture function) of the failing test, to name where a
-    fixture built the stand-in."""
-    if not isinstance(exc, AttributeError):
+    fixture built the stand-in. An exception chained from such an AttributeError (see
+    :func:`chained_attribute_error`) gets the same explanation, saying which link holds it."""
+    found = chained_attribute_error(exc)
+    if found is None:
         return None
+    outer, (exc, links) = exc, found
+    if links:
+        tb = None  # the AttributeError's own traceback, not the re-raiser's
     obj, name = getattr(exc, "obj", None), getattr(exc, "name", None)
     if obj is None or not name:
         return None
@@ -140,6 +186,9 @@ def drift_note(exc: BaseException, tb: types.TracebackType | None = None,
         f"({getattr(site_frame.f_code, 'co_qualname', site_frame.f_code.co_name)})",
         f"  call path: {path}",
     ]
+    if links:
+        lines.insert(1, f"  raised as AttributeError, reported as the {type(outer).__name__} "
+                        f"raised while handling it ({links})")
     if built:
         lines.append(f"  stand-in built at {built}")
     if sets_at:

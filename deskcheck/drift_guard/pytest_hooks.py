@@ -40,11 +40,11 @@ def pytest_configure(config: pytest.Config) -> None:
 
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_call(item: pytest.Item) -> Any:
-    """An AttributeError raised on a stand-in gets the drift message as a note (added words:
-    the traceback and the original message stay as they are)."""
+    """An AttributeError raised on a stand-in, or an exception chained from one, gets the drift
+    message as a note (added words: the traceback and the original message stay as they are)."""
     try:
         return (yield)
-    except AttributeError as exc:
+    except Exception as exc:
         _annotate(item, exc)
         raise
 
@@ -58,7 +58,7 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
 
 
 def _annotate(item: pytest.Item, exc: BaseException) -> None:
-    if not isinstance(exc, AttributeError) or not item.config.getini("deskcheck_standin_notes"):
+    if not isinstance(exc, Exception) or not item.config.getini("deskcheck_standin_notes"):
         return
     try:
         from deskcheck.drift_guard.attribute_errors import drift_note

@@ -22,13 +22,14 @@ import threading
 import time
 import traceback
 from collections.abc import Callable
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from multiprocessing.connection import Connection
 from typing import Any
 
 from deskcheck.rank_hooks import follow_coverage_context, note_rank_group
 from deskcheck.suites._stacks import collective_in_traceback
 from deskcheck.suites.backends import TORCH_BACKEND, rank_device
+from deskcheck.suites.desk_env import apply_desk_env
 from deskcheck.suites.outcomes import RankFailure, RankOutcome
 
 STACK_SIGNAL = signal.SIGUSR2  # SIGUSR1 belongs to the mutant sweep's own stack dumps
@@ -50,6 +51,7 @@ class RankConfig:
     pgid: int  # 0: lead a new process group (rank 0); else join this one
     death_signal: bool
     join_timeout_s: float = 0.0  # how long joining may take; 0: the collectives' timeout
+    desk_env: dict[str, str | None] = field(default_factory=dict)  # DESK: set (None: remove)
 
     @property
     def stack_path(self) -> str:
@@ -138,8 +140,8 @@ def _init_group(config: RankConfig) -> RankContext:
 
     options: dict[str, Any] = {}
     device = "cpu"
-    if config.backend == "gloo":
-        os.environ["CUDA_VISIBLE_DEVICES"] = ""  # hermetic: a DESK rank never sees a GPU
+    if config.backend == "gloo":  # the DESK env (deskcheck.suites.desk_env): hermetic by rule
+        apply_desk_env(os.environ, config.desk_env)
     if TORCH_BACKEND[config.backend] == "gloo":
         if "GLOO_SOCKET_IFNAME" not in os.environ and os.path.exists("/sys/class/net/lo"):
             os.environ["GLOO_SOCKET_IFNAME"] = "lo"  # the pool is single-host by construction

@@ -36,6 +36,7 @@ from deskcheck.suites._diagnose import values_or_raise
 from deskcheck.suites._rank_main import RankConfig, serve
 from deskcheck.suites._rank_process import RankProcess, dump_stacks
 from deskcheck.suites.backends import backend_unavailable_reason, parent_touched_cuda, tier_of
+from deskcheck.suites.desk_env import apply_desk_env, desk_env_rules
 from deskcheck.suites.outcomes import RankFailure, RankOutcome
 
 DEFAULT_PG_TIMEOUT_S = 10.0
@@ -80,6 +81,7 @@ class RankPool:
         self._workdir = ""
         self._task_id = 0
         self._sent_sys_path: list[str] = []
+        self.desk_env: dict[str, str | None] = {}  # the DESK env of the running ranks
         _live_pools.add(self)
 
     # -- lifecycle -----------------------------------------------------------------------
@@ -112,6 +114,7 @@ class RankPool:
         import torch.distributed  # noqa: F401 - warm the parent once; forked ranks inherit it
 
         self.start_method = self._resolve_start_method()
+        self.desk_env = desk_env_rules() if self.backend == "gloo" else {}
         self._sent_sys_path = []
         began = time.perf_counter()
         self._workdir = str(make_scratch(f"deskcheck-w{self.world}-{self.backend}-"))
@@ -122,7 +125,7 @@ class RankPool:
                 config = RankConfig(rank, self.world, self.backend,
                                     os.path.join(self._workdir, "store"), self.timeout_s,
                                     self._workdir, os.getpid(), pgid, death_signal,
-                                    self.join_timeout_s)
+                                    self.join_timeout_s, self.desk_env)
                 started = self._start_rank(config)
                 self._ranks.append(started)
                 if rank == 0:
@@ -176,8 +179,8 @@ class RankPool:
                     child_conn: Connection) -> RankProcess:
         env = dict(os.environ)  # the mutants' import hook travels in the environment
         env["DESKCHECK_RANK_SYS_PATH"] = json.dumps(sys.path)
-        if self.backend == "gloo":
-            env["CUDA_VISIBLE_DEVICES"] = ""
+        if self.backend == "gloo":  # before the rank's python starts: its imports see it
+            apply_desk_env(env, config.desk_env)
         fd = child_conn.fileno()
         popen = subprocess.Popen(
             [sys.executable, "-m", "deskcheck.suites._rank_main", config.to_json(), str(fd)],

@@ -49,8 +49,8 @@ def pytest_configure(config: pytest.Config) -> None:
         "world(*sizes): run a rank_pool test once per world size, e.g. world(2, 3)",
         "backend(*names): backends for a rank_pool test: gloo (DESK), nccl and/or gloo-cuda "
         "(METAL)",
-        "desk: DESK evidence tier: gloo ranks on CPU, hermetic CUDA_VISIBLE_DEVICES='' "
-        "(select with -m desk)",
+        "desk: DESK evidence tier: gloo ranks on CPU that see no GPU ([tool.deskcheck.desk_env]; "
+        "select with -m desk)",
         "metal: METAL evidence tier: NCCL ranks on GPUs, one GPU per rank, or gloo over CUDA "
         "tensors (select with -m metal)",
     ):
@@ -186,7 +186,7 @@ class TierSummary:
     def lines(self) -> list[str]:
         out: list[str] = []
         proven = []
-        for tier, what in (("DESK", "gloo on CPU, CUDA_VISIBLE_DEVICES=''"),
+        for tier, what in (("DESK", "gloo on CPU, no GPU visible"),
                            ("METAL", "NCCL or gloo over CUDA on GPUs")):
             counts = {o: self.tally[(tier, o)] for o in ("passed", "failed", "skipped")}
             if not any(counts.values()):

@@ -68,10 +68,10 @@ def test_fixture_stand_in(engine):
 '''
 
 
-def _run(tmp_path: Path, *extra: str) -> str:
+def _run(tmp_path: Path, *extra: str, test_text: str = TESTS) -> str:
     shutil.copytree(PATHSRC / "dg_paths", tmp_path / "dg_paths",
                     ignore=shutil.ignore_patterns("__pycache__"))
-    (tmp_path / "test_standins.py").write_text(TESTS)
+    (tmp_path / "test_standins.py").write_text(test_text)
     env = {**os.environ, "PYTHONPATH": extended(tmp_path)}
     proc = subprocess.run(
         [sys.executable, "-m", "pytest", "-p", "no:randomly", "-p", "no:cacheprovider",
@@ -174,3 +174,101 @@ def test_the_note_names_the_model_class_the_test_drives_not_the_mixin_defining_t
     assert note is not None and "standing in for MixedScheduler lacks `used`" in note, (
         f"the test calls MixedScheduler.budget: the stand-in stands in for MixedScheduler, "
         f"not for BudgetMixin, which only defines the method: {note}")
+
+
+CHAINED_TESTS = '''
+import unittest
+from types import SimpleNamespace
+
+from dg_paths.engine import Engine
+
+
+class RetryingTestCase(unittest.TestCase):
+    """Like SGLang's CustomTestCase: a failure is re-raised as a plain Exception, the
+    AttributeError only on its __context__."""
+
+    def _callTestMethod(self, method):
+        try:
+            super()._callTestMethod(method)
+        except Exception:
+            raise Exception("retry() exceed maximum number of retries.")
+
+
+class TestRetried(RetryingTestCase):
+    def test_context_chained(self):
+        standin = SimpleNamespace(chunked=SimpleNamespace(rid="r1"))
+        assert Engine.abort_chunked(standin, "r1")
+
+
+def test_cause_chained():
+    standin = SimpleNamespace(chunked=SimpleNamespace(rid="r1"))
+    try:
+        Engine.abort_chunked(standin, "r1")
+    except AttributeError as exc:
+        raise RuntimeError("engine call failed") from exc
+
+
+def test_unrelated_chain_is_left_alone():
+    try:
+        {}["missing"]
+    except KeyError:
+        raise RuntimeError("no stand-in anywhere in this chain")
+'''
+
+
+@pytest.mark.xdist_group("deskcheck_drift_subprocess")
+def test_a_plain_exception_chained_from_a_stand_in_attribute_error_gets_the_note(tmp_path):
+    """SGLang's CustomTestCase re-raises every failure as a plain Exception whose __context__
+    is the AttributeError; `raise ... from` puts it on __cause__. The note follows the chain."""
+    out = _run(tmp_path, test_text=CHAINED_TESTS)
+    retried = _section(out, "TestRetried.test_context_chained")
+    assert "Exception: retry() exceed maximum number of retries." in retried, \
+        f"the re-raised Exception stays the reported error: {retried}"
+    assert "deskcheck: stand-in drift: the SimpleNamespace standing in for Engine lacks " \
+           "`aborted`" in retried, \
+        f"the AttributeError on __context__ of the plain Exception got no drift note: {retried}"
+    assert "needed at dg_paths/engine.py:34 (Engine.abort_chunked)" in retried, retried
+    caused = _section(out, "test_cause_chained")
+    assert "lacks `aborted`" in caused, \
+        f"the AttributeError on __cause__ (raise ... from) got no drift note: {caused}"
+    unrelated = _section(out, "test_unrelated_chain_is_left_alone")
+    assert "deskcheck" not in unrelated, \
+        f"a chain with no AttributeError on a stand-in got a note: {unrelated}"
+
+
+def test_drift_note_follows_cause_and_context():
+    from types import SimpleNamespace
+
+    from dg_paths.engine import Engine
+
+    standin = SimpleNamespace(chunked=SimpleNamespace(rid="r1"))
+    inner = _raised(lambda: Engine.abort_chunked(standin, "r1"))
+    for link in ("__cause__", "__context__"):
+        outer = Exception("re-raised")
+        setattr(outer, link, inner)
+        note = drift_note(outer)
+        assert note is not None and "lacks `aborted`" in note, \
+            f"drift_note did not follow {link} to the stand-in's AttributeError: {note}"
+    looped = Exception("a")
+    looped.__context__ = Exception("b")
+    looped.__context__.__context__ = looped
+    assert drift_note(looped) is None, "a cyclic chain with no AttributeError must give None"
+
+
+def test_drift_note_finds_a_name_set_by_a_helper_that_init_calls():
+    """SGLang's TokenizerManager.__init__ calls init_ipc_channels(), which sets
+    tokenizer_ipc_name: a __new__ instance lacking it has drifted, it is not a real bug."""
+    from dg_delegating import Manager
+
+    standin = Manager.__new__(Manager)
+    note = drift_note(_raised(lambda: standin.abort("r1")))
+    assert note is not None and "lacks `ipc_name`" in note, \
+        f"a name set by a method __init__ calls (init_channels) was judged a real bug: {note}"
+    assert "production sets it at" in note and "dg_delegating.py:12" in note, \
+        f"the note must name where the helper sets it: {note}"
+    standin.ipc_name = None
+    deep = drift_note(_raised(lambda: standin.abort("r1")))
+    assert deep is not None and "lacks `socket`" in deep and "dg_delegating.py:15" in deep, \
+        f"a name set two calls away from __init__ (init_channels -> init_sockets): {deep}"
+    real = drift_note(_raised(lambda: Manager(1).describe()))
+    assert real is None, f"nothing sets label: a real bug, yet the note says: {real}"

@@ -38,6 +38,12 @@ def env_value(name: str) -> str | None:
     return os.environ.get(name)
 
 
+def visible_gpus() -> int:
+    from deskcheck.suites.backends import cuda_device_count
+
+    return cuda_device_count()[0]
+
+
 def mutant_mark() -> str:
     return MUTANT_MARK
 

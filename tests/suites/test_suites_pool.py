@@ -70,7 +70,12 @@ def rank_pool_again(world):
 
 @pytest.mark.backend("gloo")
 def test_gloo_ranks_are_hermetic(rank_pool):
-    assert rank_pool.run(D.env_value, "CUDA_VISIBLE_DEVICES") == ["", ""]
+    """A DESK rank sees no GPU: CUDA_VISIBLE_DEVICES='' where the machine shows one, else the
+    caller's value (deskcheck.suites.desk_env; SGLang's test utilities fail on '')."""
+    assert rank_pool.run(D.visible_gpus) == [0, 0], "a DESK (gloo) rank sees a GPU"
+    expected = "" if D.visible_gpus() else os.environ.get("CUDA_VISIBLE_DEVICES")
+    assert rank_pool.run(D.env_value, "CUDA_VISIBLE_DEVICES") == [expected, expected], \
+        "the DESK env changed CUDA_VISIBLE_DEVICES where it had nothing to hide, or left a GPU"
 
 
 def test_an_assertion_in_one_rank_names_that_rank_and_keeps_the_pool(short_pool):

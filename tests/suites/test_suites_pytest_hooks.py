@@ -92,7 +92,7 @@ def test_nccl_skips_with_its_reason_and_the_summary_names_the_tier(inner: pytest
         "SKIPPED *nccl needs CUDA and this machine shows no GPU (CUDA_VISIBLE_DEVICES='')"])
     result.stdout.fnmatch_lines([
         "*deskcheck evidence tier*",
-        "DESK  (gloo on CPU, CUDA_VISIBLE_DEVICES=''): 3 passed, 1 failed",
+        "DESK  (gloo on CPU, no GPU visible): 3 passed, 1 failed",
         "METAL (NCCL or gloo over CUDA on GPUs): 2 skipped",
         "      2 skipped: nccl needs CUDA and this machine shows no GPU (CUDA_VISIBLE_DEVICES='')",
         "evidence tier of this run: NOT PROVEN",
