@@ -131,7 +131,6 @@ class Store:
         try:
             if not read_only:
                 self.path.parent.mkdir(parents=True, exist_ok=True)
-                ignore_own_folder(self.path.parent)  # the store never makes the tree dirty
             self._connect()
             # What the file is, before anything is written to it (WAL mode, the schema).
             self._check_version()
@@ -140,6 +139,7 @@ class Store:
                 raise problem
             if not read_only:
                 self._set_up()
+                ignore_own_folder(self.path.parent)  # a good store never makes the tree dirty
         except (sqlite3.DatabaseError, OSError, StoreError) as exc:
             if self._conn is not None:
                 self._conn.close()  # a refused file keeps no -wal/-shm beside it

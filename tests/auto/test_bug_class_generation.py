@@ -25,13 +25,15 @@ def by_line(generation) -> dict[int, tuple[str, str]]:
 
 def test_every_changed_line_of_the_reduce_gets_a_bug_class_mutant_first(newcomer):
     got = by_line(generate_auto_mutants(newcomer, per_line=1, max_mutants=50))
-    assert {line: family for line, (family, _) in got.items()} == {
-        73: "SLOT", 74: "SKIP", 88: "LOCAL", 125: "REDOP"}, got
-    assert got[88][1] == "self._uniform_admit_limit = vals[count_at]", (
-        f"the read of the group's count was not made rank-local: {got[88]}")
-    assert got[74][1] == ("reduced = (self._all_reduce_min(vals) if self.tp_rank == 0 "
-                          "else vals)"), got[74]
-    assert "ReduceOp.MAX" in got[125][1], got[125]
+    families = {family: after for _line, (family, after) in got.items()}
+    assert len(got) == 4 and sorted(families) == ["LOCAL", "REDOP", "SKIP", "SLOT"], (
+        f"each of the four changed lines of the reduce must get one bug-class mutant (the "
+        f"slot shifted, the rank-0 skip, the local read, the reduce op), got {got}")
+    assert families["LOCAL"] == "self._uniform_admit_limit = vals[count_at]", (
+        f"the read of the group's count was not made rank-local: {families['LOCAL']}")
+    assert families["SKIP"] == ("reduced = (self._all_reduce_min(vals) if self.tp_rank == 0 "
+                                "else vals)"), families["SKIP"]
+    assert "ReduceOp.MAX" in families["REDOP"], families["REDOP"]
 
 
 def test_the_pr_cap_keeps_the_bug_class_before_anything_else(newcomer):

@@ -67,7 +67,7 @@ def test_sweep_auto_at_80_columns():
                         "catalog_entry": "[[mutant]]\nid = 'x'\n"}})
             for n, verdict in enumerate(("SURVIVED", "KILLED"))]
     result = SimpleNamespace(records=auto, generation=SimpleNamespace(suppressed=[]),
-                             coverage_refresh=None)
+                             coverage_refresh=None, coverage=None)
     console = Console(width=WIDTH, record=True, file=open(os.devnull, "w"),  # noqa: SIM115
                       color_system=None)
     import deskcheck.mutants.auto.render as render
