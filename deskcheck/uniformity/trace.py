@@ -63,6 +63,7 @@ class Tracer:
         self._component: list[tuple] = []
         self._calls: list[tuple] = []
         self._counter = 0
+        self._reached: set[int] | None = None
         self._where: dict[tuple, str] = {}
         self._inplace: dict[tuple, list[tuple[str, ast.Call, str, str]]] = {}
         self._keep: list[ast.AST] = []
@@ -108,8 +109,10 @@ class Tracer:
                 member = self._component.pop()
                 del self._index[member]
                 if member != key:  # its sources are the cycle's: say where the cycle closes
+                    # a single-rank path from the cycle's root is not one from this member
+                    shared = tuple(leaf._replace(single=frozenset()) for leaf in leaves)
                     self._memo[member] = tuple(self._prefixed(
-                        f"{self._where[key]} (same cycle of values)", leaves))
+                        f"{self._where[key]} (same cycle of values)", shared))
                 else:
                     self._memo[member] = leaves
                     break
@@ -368,6 +371,15 @@ class Tracer:
             return value if isinstance(value, ast.Attribute) else None
         return None
 
+    def _runs(self, write: FieldWrite) -> bool:
+        """Can this write run when the roots run: a class default, a constructor, or a method
+        the roots reach."""
+        if write.function is None or write.function.name in ("__init__", "__post_init__"):
+            return True
+        if self._reached is None:
+            self._reached = {id(c.fn.node) for c in self.reach.ctxs.values()}
+        return id(write.function) in self._reached
+
     def _fn_ctx(self, fn: Fn) -> Ctx:
         existing = self.reach.by_fn.get(fn.key)
         if existing:
@@ -398,6 +410,7 @@ class Tracer:
                          f"no write of self.{name} in {model.name}'s MRO",
                          witness=(self._hop(ctx, node, f"self.{name}"),))]
         out: list[Leaf] = []
+        writes = [w for w in writes if self._runs(w)] or writes[:1]
         for write in writes[:24]:
             if self.sanctioned.get(f"{write.file}:{write.line}"):
                 out.append(Leaf(f"self.{name}", "sanctioned",
