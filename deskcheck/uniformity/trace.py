@@ -309,7 +309,17 @@ class Tracer:
 
     # -- fields ------------------------------------------------------------------------
     def _declared(self, text: str, ctx: Ctx, node: ast.AST) -> Leaf | None:
+        """A declared source: the field itself, or a read through it (a replica pool's
+        ``self.pool.available_size()``)."""
         why = self.sanctioned.get(text) or self.sanctioned.get(text.removeprefix("self."))
+        if why is None and "." in text:
+            parts = text.split(".")
+            for cut in range(len(parts) - 1, 1, -1):
+                prefix = ".".join(parts[:cut])
+                why = self.sanctioned.get(prefix) or self.sanctioned.get(
+                    prefix.removeprefix("self."))
+                if why:
+                    break
         if why:
             return Leaf(text, "sanctioned", why, witness=(self._hop(ctx, node, text),))
         return None

@@ -94,3 +94,18 @@ def test_decisions_no_congruence_arm_exercises_are_listed(make_pkg):
     assert "self.guess > 0" in listed and "self.tp_rank == 0" in listed, listed
     assert "self.budget > 0" not in listed, "an agreed-by-collective decision needs no arm"
     assert report.to_json()["unexercised"], "the JSON lacks the unexercised decisions"
+
+
+def test_a_replica_component_sanctions_the_reads_made_through_it(make_pkg):
+    root = make_pkg(SRC, BASE + """
+[[tool.deskcheck.uniformity.replica]]
+field = "self.pool"
+arm = "tests/test_congruence.py::test_pools_are_replicas"
+""")
+    (root / "tests").mkdir()
+    (root / "tests" / "test_congruence.py").write_text("def test_pools_are_replicas():\n    pass\n")
+    report = audit("pkg.s:S", root=root)
+    guess = next(d for d in report.decisions if d.condition == "self.guess > 0")
+    assert guess.verdict is Verdict.SANCTIONED, (
+        f"self.pool.available_size() reads a declared replica, yet: {guess.verdict} {guess.why}")
+    assert guess.covered_by == ["tests/test_congruence.py::test_pools_are_replicas"]
