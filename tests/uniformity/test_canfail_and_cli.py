@@ -6,7 +6,7 @@ import json
 
 from deskcheck.cli import main
 from deskcheck.uniformity import audit
-from deskcheck.uniformity.canfail import run_can_fail
+from deskcheck.uniformity import run_can_fail
 
 SRC = {"s.py": """
     class S:
