@@ -5,8 +5,7 @@ from __future__ import annotations
 import json
 
 from deskcheck.cli import main
-from deskcheck.uniformity import audit
-from deskcheck.uniformity import run_can_fail
+from deskcheck.uniformity import audit, run_can_fail
 
 SRC = {"s.py": """
     class S:
