@@ -97,6 +97,9 @@ def judge(build: _Build, reach: Reach, tracer: Tracer, roles: dict[str, str],
         if rank > worst:
             worst, worst_inputs = rank, inputs
     decision.inputs = worst_inputs
+    decision.covered_by = sorted({i.reason.removeprefix("replica checked by ")
+                                  for i in worst_inputs if i.klass is SANCTIONED
+                                  and i.reason.startswith("replica checked by ")})
     role_why = roles.get(" ".join(condition.split())) or inline_roles.get(
         f"{ctx.fn.file}:{g.line}")
     if role_why:
@@ -168,7 +171,8 @@ def _classify(leaves: list[Leaf], dim: str) -> list[Input]:
         found = out.get(key)
         if found is None or len(leaf.witness) < len(found.witness):
             out[key] = Input(leaf.name, klass, list(leaf.witness), reason)
-    return sorted(out.values(), key=lambda i: (-_ORDER[i.klass], i.name))
+    # the input closest to the decision first: its witness is the one a reader checks first
+    return sorted(out.values(), key=lambda i: (-_ORDER[i.klass], len(i.witness), i.name))
 
 
 def _verdict(inputs: list[Input]) -> tuple[Verdict, str]:

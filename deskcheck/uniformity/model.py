@@ -148,6 +148,12 @@ class AuditReport:
         return [d for d in self.decisions if (d.function == function
                 or d.function.endswith("." + function)) and (line is None or d.line == line)]
 
+    def unexercised(self) -> list[Decision]:
+        """Decisions with a rank-local or sanctioned input that no congruence arm exercises
+        (no ``replica`` declaration with an existing arm covers any of their inputs)."""
+        return [d for d in self.decisions if not d.covered_by and any(
+            i.klass in (InputClass.RANK_LOCAL, InputClass.SANCTIONED) for i in d.inputs)]
+
     def exit_code(self, strict: bool = False) -> int:
         bad = {Verdict.RANK_LOCAL} | ({Verdict.UNKNOWN} if strict else set())
         failing = any(d.verdict in bad for d in self.decisions)
@@ -166,4 +172,5 @@ class AuditReport:
                 "sites": [s.to_json() for s in self.sites],
                 "decisions": [d.to_json() for d in self.decisions],
                 "declarations": [f.to_json() for f in self.declarations],
+                "unexercised": [f"{d.function}:{d.line}" for d in self.unexercised()],
                 "notes": list(self.notes)}

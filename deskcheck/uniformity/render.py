@@ -66,6 +66,11 @@ def render_terminal(report: AuditReport, *, strict: bool = False, verbose: bool 
     if unknown and not (strict or verbose):
         console.print(f"{len(unknown)} UNKNOWN decisions (listed with --strict or --verbose)",
                       markup=False)
+    unexercised = report.unexercised()
+    if unexercised:
+        console.print(f"{len(unexercised)} decisions with a rank-local or sanctioned input are "
+                      f"exercised by no congruence arm (declare a replica with its arm)",
+                      markup=False, highlight=False)
     for f in report.declarations:
         console.print(f"declaration {f.status}: {f.kind} {f.subject} ({short(f.where)}): "
                       f"{f.detail}", markup=False, highlight=False)

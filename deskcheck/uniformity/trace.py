@@ -7,10 +7,12 @@ content). Each leaf carries its witness, ``file:line hop`` per step."""
 from __future__ import annotations
 
 import ast
-from typing import Any, NamedTuple
+from typing import Any
 
-from deskcheck.static import FieldWrite, Fn, field_writes, first_param, flow_facts
+from deskcheck.static import Fn, flow_facts
 from deskcheck.uniformity.collectives import classify_call, inplace_output, site_dim
+from deskcheck.uniformity.fields import FieldReads
+from deskcheck.uniformity.leaves import Leaf, default_of
 from deskcheck.uniformity.reach import Ctx, Reach, argument_for, guard_state, is_dead
 from deskcheck.uniformity.rules import (
     config_reason,
@@ -24,26 +26,11 @@ _MAX_DEPTH = 3000  # a guard against runaway recursion; the memo bounds the work
 _MAX_LEAVES = 96
 _LENGTH_KEEP = {"list", "tuple", "set", "sorted", "frozenset", "reversed", "enumerate", "zip",
                 "dict", "deque"}
-_ADDS = {"append", "insert", "add", "appendleft", "setdefault", "put", "put_nowait",
-         "__setitem__"}
-_TESTED_GUARDS = ("if", "exit", "exit-outer", "while", "for", "break", "ternary", "boolop",
-                  "comprehension", "except")
 
 
-class Leaf(NamedTuple):
-    """A source of a decision's input. ``category``: rank_id (``dim`` says of which group),
-    rank_local, agreed (over ``dim``), config, sanctioned, unknown. ``single``: dimensions
-    whose group has one rank on the path this leaf reaches the decision by."""
-
-    name: str
-    category: str
-    reason: str
-    dim: str = ""
-    witness: tuple[str, ...] = ()
-    single: frozenset[str] = frozenset()
 
 
-class Tracer:
+class Tracer(FieldReads):
     def __init__(self, reach: Reach, sanctioned: dict[str, str], rank_local: list[str],
                  config: list[str], line_text) -> None:
         self.reach = reach
@@ -58,7 +45,9 @@ class Tracer:
         self._component: list[tuple] = []
         self._calls: list[tuple] = []
         self._counter = 0
-        self._inplace: dict[int, list[tuple[str, ast.Call]]] = {}
+        self._reached: set[int] | None = None
+        self._where: dict[tuple, str] = {}
+        self._inplace: dict[tuple, list[tuple[str, ast.Call, str, str]]] = {}
         self._keep: list[ast.AST] = []
         self._class_body: Ctx | None = None  # synthetic nodes: alive while their id() is a memo key
 
@@ -90,6 +79,7 @@ class Tracer:
                          witness=(self._hop(ctx, expr, ast.unparse(expr)),)),)
         index = self._counter = self._counter + 1
         self._index[key] = self._low[key] = index
+        self._where[key] = self._hop(ctx, expr, ast.unparse(expr)[:60])
         self._component.append(key)
         self._calls.append(key)
         try:
@@ -100,8 +90,13 @@ class Tracer:
             while True:
                 member = self._component.pop()
                 del self._index[member]
-                self._memo[member] = leaves if member == key else self._memo.get(member, leaves)
-                if member == key:
+                if member != key:  # its sources are the cycle's: say where the cycle closes
+                    # a single-rank path from the cycle's root is not one from this member
+                    shared = tuple(leaf._replace(single=frozenset()) for leaf in leaves)
+                    self._memo[member] = tuple(self._prefixed(
+                        f"{self._where[key]} (same cycle of values)", shared))
+                else:
+                    self._memo[member] = leaves
                     break
         elif caller is not None:
             self._low[caller] = min(self._low[caller], self._low[key])
@@ -203,35 +198,58 @@ class Tracer:
         return out
 
     def _inplace_agreed(self, e: ast.Name, ctx: Ctx) -> Leaf | None:
-        """``dist.all_reduce(x, group=g)`` between ``x``'s definitions and this read: agreed."""
-        key = id(ctx.fn.node)
-        calls = self._inplace.get(key)
-        if calls is None:
-            calls = []
-            for call in ctx.flow.calls:
-                out = inplace_output(call)
-                if isinstance(out, ast.Name) and classify_call(call, self.reach.config,
-                                                               "torch.distributed"):
-                    calls.append((out.id, call))
-            self._inplace[key] = calls
+        """``dist.all_reduce(x, group=g)`` (or a wrapper that reduces its parameter in place,
+        ``self._all_reduce(x, op)``) between ``x``'s definitions and this read: agreed."""
         reaching = ctx.flow.reaching.get(id(e), ())
         first_def = min((d.line for d, _f in reaching), default=0)
-        for name, call in calls:
-            if name == e.id and first_def <= call.lineno <= e.lineno and call is not None:
-                kind = classify_call(call, self.reach.config, "torch.distributed")
-                group = kind[1] if kind else ""
-                try:
-                    texts = self.reach.group_texts(ctx, ast.parse(group, mode="eval").body, 0) \
-                        if group and group != "WORLD" else ["WORLD"]
-                except SyntaxError:
-                    texts = [group]
-                dims = sorted({site_dim(t, self.reach.config) for t in texts})
-                # agreed over the smallest of the groups it may run over (conservative)
-                dim = dims[0] if len(dims) == 1 else "|".join(dims)
-                return Leaf(e.id, "agreed", f"reduced in place by {ast.unparse(call.func)} over "
-                            f"{group or 'WORLD'}", dim,
+        for name, call, dim, how in self._inplace_calls(ctx):
+            if name == e.id and first_def <= call.lineno <= e.lineno:
+                return Leaf(e.id, "agreed", f"reduced in place by {how}", dim,
                             (f"{ctx.fn.file}:{call.lineno} {ast.unparse(call.func)}({e.id}, ...)",))
         return None
+
+    def _inplace_calls(self, ctx: Ctx) -> list[tuple[str, ast.Call, str, str]]:
+        """(local name, call, dim, how) for every call in the function that reduces a local
+        in place: a torch collective's output argument, or a wrapper's in-place parameter."""
+        key = (id(ctx.fn.node), ctx.fn.model.qualname if ctx.fn.model else "")
+        found = self._inplace.get(key)
+        if found is not None:
+            return found
+        self._inplace[key] = []
+        out: list[tuple[str, ast.Call, str, str]] = []
+        for call in ctx.flow.calls:
+            target = inplace_output(call)
+            kind = classify_call(call, self.reach.config, "torch.distributed")
+            if isinstance(target, ast.Name) and kind is not None and kind[0] == "collective":
+                out.append((target.id, call, self._group_dim(ctx, kind[1]),
+                            f"{ast.unparse(call.func)} over {kind[1] or 'WORLD'}"))
+                continue
+            if not any(isinstance(a, ast.Name) for a in call.args):
+                continue
+            try:
+                callees, _note = self.resolver.resolve(ctx.fn, call)
+            except RecursionError:
+                callees = []
+            for callee in callees[:2]:
+                inner = self._fn_ctx(callee)
+                params = {n: d for n, _c, d, _h in self._inplace_calls(inner)
+                          if n in inner.flow.params}
+                for param, dim in params.items():
+                    arg = argument_for(callee, call, param)
+                    if isinstance(arg, ast.Name):
+                        out.append((arg.id, call, dim,
+                                    f"{ast.unparse(call.func)} (reduces its {param} in place)"))
+        self._inplace[key] = out
+        return out
+
+    def _group_dim(self, ctx: Ctx, group: str) -> str:
+        try:
+            texts = self.reach.group_texts(ctx, ast.parse(group, mode="eval").body, 0) \
+                if group and group != "WORLD" else ["WORLD"]
+        except SyntaxError:
+            texts = [group]
+        dims = sorted({site_dim(t, self.reach.config) for t in texts})
+        return dims[0] if len(dims) == 1 else "|".join(dims)
 
     def _def(self, d: Any, ctx: Ctx, mode: str, depth: int) -> list[Leaf]:
         if d.kind == "param":
@@ -264,7 +282,7 @@ class Tracer:
             arg = argument_for(fn, call, name)
             hop = f"{caller.fn.file}:{call.lineno} {ast.unparse(call.func)}({name}=...)"
             if arg is None:
-                default = _default(fn.node, name)
+                default = default_of(fn.node, name)
                 if default is not None:
                     out += self._prefixed(hop, self.trace(default, ctx, mode, depth + 1))
                 continue
@@ -273,7 +291,17 @@ class Tracer:
 
     # -- fields ------------------------------------------------------------------------
     def _declared(self, text: str, ctx: Ctx, node: ast.AST) -> Leaf | None:
+        """A declared source: the field itself, or a read through it (a replica pool's
+        ``self.pool.available_size()``)."""
         why = self.sanctioned.get(text) or self.sanctioned.get(text.removeprefix("self."))
+        if why is None and "." in text:
+            parts = text.split(".")
+            for cut in range(len(parts) - 1, 1, -1):
+                prefix = ".".join(parts[:cut])
+                why = self.sanctioned.get(prefix) or self.sanctioned.get(
+                    prefix.removeprefix("self."))
+                if why:
+                    break
         if why:
             return Leaf(text, "sanctioned", why, witness=(self._hop(ctx, node, text),))
         return None
@@ -342,114 +370,6 @@ class Tracer:
             return plain[0] if plain else existing[0]
         return Ctx(fn, {}, flow_facts(fn.node))
 
-    def write_ctx(self, model, write: FieldWrite) -> Ctx | None:
-        if write.function is None:
-            return None
-        fn = Fn(write.function, f"{write.klass.qualname}.{write.function.name}", write.file,
-                write.klass.module, model, write.klass, first_param(write.function))
-        return self._fn_ctx(fn)
-
-    def _field(self, ctx: Ctx, model, name: str, mode: str, depth: int, node: ast.AST
-               ) -> list[Leaf]:
-        if self.resolver.is_property(model, name):
-            getter = self.resolver.method(model, name)
-            if getter is not None:
-                return self._returns(self._fn_ctx(getter), mode, depth,
-                                     f"{ctx.fn.file}:{getattr(node, 'lineno', 0)} property "
-                                     f"{name}")
-        if self.resolver.method(model, name) is not None:
-            return []  # a bound method, passed as a value
-        writes = field_writes(model).get(name, [])
-        if not writes:
-            return [Leaf(f"self.{name}", "unknown",
-                         f"no write of self.{name} in {model.name}'s MRO",
-                         witness=(self._hop(ctx, node, f"self.{name}"),))]
-        out: list[Leaf] = []
-        for write in writes[:24]:
-            if self.sanctioned.get(f"{write.file}:{write.line}"):
-                out.append(Leaf(f"self.{name}", "sanctioned",
-                                self.sanctioned[f"{write.file}:{write.line}"],
-                                witness=(f"{write.where} self.{name} (declared inline)",)))
-                continue
-            out += self._write(model, write, name, mode, depth)
-        return out
-
-    def _write(self, model, write: FieldWrite, name: str, mode: str, depth: int) -> list[Leaf]:
-        hop = f"{write.where} self.{name} {write.kind}{('.' + write.method) if write.method else ''}"
-        wctx = self.write_ctx(model, write)
-        if wctx is None:  # a class-level default
-            return self._prefixed(hop, self.trace(write.value, self._class_ctx(), mode, depth + 1)
-                                  ) if write.value is not None and not isinstance(
-                                      write.value, ast.Constant) else []
-        out: list[Leaf] = []
-        value = write.value
-        if write.index is not None and isinstance(value, ast.Tuple) and write.index < len(value.elts):
-            value = value.elts[write.index]
-        if write.kind == "mutate":
-            if mode == "length" and write.method in _ADDS:
-                value = None
-            elif mode == "length" and write.method not in ("extend", "update", "__iadd__"):
-                value = None
-        if write.kind == "item" and mode == "length":
-            value = None  # d[k] = v: the length follows the keys and the write's conditions
-        if write.kind != "delete" and value is not None:
-            keep = mode if mode.startswith(("attr:", "lattr:")) and write.kind == "assign" \
-                else "length" if mode == "length" and write.kind != "item" else "value"
-            out += self.trace(value, wctx, keep, depth + 1)
-        if not write.function.name == "__init__":
-            for g in wctx.flow.guards.get(id(write.node), ()):
-                if g.test is not None and g.kind in _TESTED_GUARDS:
-                    out += self._prefixed(f"{write.file}:{g.line} written when: {g.text}",
-                                          self.trace(g.test, wctx, "value", depth + 1))
-        return self._prefixed(hop, tuple(out))
-
-    def _class_ctx(self) -> Ctx:
-        """One context for class-level defaults (kept alive: flow facts are cached by id)."""
-        if self._class_body is None:
-            dummy = ast.parse("def _class_body():\n    pass\n").body[0]
-            assert isinstance(dummy, ast.FunctionDef)
-            self._keep.append(dummy)
-            self._class_body = Ctx(Fn(dummy, "<class body>", "", ""), {}, flow_facts(dummy))
-        return self._class_body
-
-    def _component_field(self, ctx: Ctx, owner_field: str, model, name: str, mode: str,
-                         depth: int, node: ast.AST) -> list[Leaf]:
-        """``self.<owner_field>.<name>``: the component's own writes, properties, or the
-        constructor keyword that sets it (dataclass fields, ``__init__`` parameters)."""
-        # register the construction sites as callers of the component's __init__
-        init = self.resolver.method(model, "__init__")
-        owner_writes = field_writes(ctx.fn.model).get(owner_field, [])
-        constructions = [(w, w.value) for w in owner_writes if isinstance(w.value, ast.Call)]
-        if init is not None:
-            known = self.reach.callers.setdefault(init.key, [])
-            for write, call in constructions:
-                wctx = self.write_ctx(ctx.fn.model, write)
-                if wctx is not None and not any(c is call for _x, c in known):
-                    known.append((wctx, call))
-        found = self.resolver.is_property(model, name) or name in field_writes(model) \
-            or self.resolver.method(model, name) is not None
-        if found:
-            hop = self._hop(ctx, node, f"self.{owner_field}.{name}")
-            fake = Ctx(Fn(init.node if init else ctx.fn.node, f"{model.name}", ctx.fn.file,
-                          model.sources[0].module if model.sources else "", model,
-                          model.sources[0] if model.sources else None, "self"), {},
-                       flow_facts(init.node if init else ctx.fn.node))
-            return self._prefixed(hop, tuple(self._field(fake, model, name, mode, depth + 1,
-                                                         node)))
-        out: list[Leaf] = []
-        for write, call in constructions:
-            for keyword in call.keywords:
-                if keyword.arg == name:
-                    wctx = self.write_ctx(ctx.fn.model, write)
-                    if wctx is not None:
-                        out += self._prefixed(f"{write.where} {ast.unparse(call.func)}({name}=...)",
-                                              self.trace(keyword.value, wctx, mode, depth + 1))
-        if out:
-            return out
-        return [Leaf(f"self.{owner_field}.{name}", "unknown",
-                     f"{model.name} has no write of {name} and no constructor keyword {name}",
-                     witness=(self._hop(ctx, node, f"self.{owner_field}.{name}"),))]
-
     # -- calls -----------------------------------------------------------------------
     def _call(self, e: ast.Call, ctx: Ctx, mode: str, depth: int) -> list[Leaf]:
         text = hop_text(e.func)
@@ -517,57 +437,6 @@ class Tracer:
             out += self.trace(e.func.value, ctx, mode, depth + 1)
         return out + self._args(e, ctx, "length" if mode == "length" else "value", depth)
 
-    def _object(self, klass, e: ast.Call, ctx: Ctx, mode: str, depth: int) -> list[Leaf]:
-        """``Cls(...)``: in length mode the object simply exists (unless the class defines
-        ``__len__``/``__bool__``); read for one attribute (``attr:x``) only what sets ``x``:
-        its constructor keyword, or its writes in the class (``__init__`` parameters mapped
-        to this call's arguments); otherwise the arguments."""
-        model = self.resolver.model_for(klass)
-        if mode == "length":
-            if model.lookup("__len__") is None and model.lookup("__bool__") is None:
-                return []
-            return self._args(e, ctx, "length", depth)
-        if not mode.startswith(("attr:", "lattr:")):
-            return self._args(e, ctx, "value", depth)
-        kind, chain = mode.split(":", 1)
-        name, _dot, rest = chain.partition(".")
-        sub = f"{kind}:{rest}" if rest else "length" if kind == "lattr" else "value"
-        for keyword in e.keywords:
-            if keyword.arg == name:
-                return list(self.trace(keyword.value, ctx, sub, depth + 1))
-        init = self.resolver.method(model, "__init__")
-        if init is None:  # dataclass / NamedTuple: fields in annotation order
-            fields = [s.target.id for s in klass.node.body
-                      if isinstance(s, ast.AnnAssign) and isinstance(s.target, ast.Name)]
-            if name in fields and fields.index(name) < len(e.args):
-                return list(self.trace(e.args[fields.index(name)], ctx, sub, depth + 1))
-        writes = field_writes(model).get(name, [])
-        if not writes:
-            if self.resolver.is_property(model, name) or model.lookup(name) is not None:
-                return []  # a method or property of the class: code, not this call's data
-            external = [k for k in model.mro if not hasattr(k, "members")
-                        and k.qualname != "builtins.object"]
-            if not external:
-                return []  # the class never has this field: the path cannot be taken with it
-            return [Leaf(f"{klass.name}.{name}", "unknown",
-                         f"{klass.name} has no field {name}; its bases "
-                         f"{', '.join(k.qualname for k in external)} are not read",
-                         witness=(self._hop(ctx, e, f"{klass.name}(...).{name}"),))]
-        out: list[Leaf] = []
-        for write in writes[:24]:
-            value = write.value
-            if (init is not None and write.function is init.node and isinstance(value, ast.Name)
-                    and value.id in flow_facts(init.node).params):
-                arg = argument_for(init, e, value.id)
-                if arg is None:
-                    arg = _default(init.node, value.id)
-                if arg is not None:
-                    out += self._prefixed(f"{write.where} self.{name} = {value.id}",
-                                          self.trace(arg, ctx, sub, depth + 1))
-                continue
-            out += self._write(model, write, name, sub, depth)
-        return out
-
     def _args(self, e: ast.Call, ctx: Ctx, mode: str, depth: int) -> list[Leaf]:
         out: list[Leaf] = []
         for a in e.args:
@@ -620,13 +489,3 @@ def _dedupe(leaves: list[Leaf]) -> tuple[Leaf, ...]:
     return tuple(ranked[:_MAX_LEAVES])
 
 
-def _default(node: Any, name: str) -> ast.expr | None:
-    params = [a.arg for a in node.args.posonlyargs + node.args.args]
-    defaults = node.args.defaults
-    for param, default in zip(params[len(params) - len(defaults):], defaults, strict=True):
-        if param == name:
-            return default
-    for kw_arg, default in zip(node.args.kwonlyargs, node.args.kw_defaults, strict=True):
-        if kw_arg.arg == name:
-            return default
-    return None

@@ -63,3 +63,27 @@ def test_a_wrapper_named_with_a_fixed_group_runs_over_it(make_pkg):
     d = _by_condition(audit("pkg.s:S", root=root))["self.pp_rank == 0"]
     assert d.collectives[0].dim == "tp", f"the declared group was not used: {d.collectives[0]}"
     assert d.verdict is Verdict.UNIFORM, f"{d.verdict} {d.why}"
+
+
+def test_a_wrapper_that_reduces_its_parameter_in_place_makes_it_agreed(make_pkg):
+    root = make_pkg({"s.py": """
+        import torch
+
+        class S:
+            def _all_reduce(self, tensor, op):
+                dist.all_reduce(tensor, op=op, group=self.tp_cpu_group)
+
+            def step(self):
+                ready = 0
+                for ack in self.acks:
+                    if not ack.finish_event.query():
+                        break
+                    ready += 1
+                counts = torch.tensor([ready])
+                self._all_reduce(counts, dist.ReduceOp.MIN)
+                if counts.tolist()[0] > 0:
+                    dist.barrier(group=self.tp_cpu_group)
+    """}, CFG)
+    d = _by_condition(audit("pkg.s:S", root=root))["counts.tolist()[0] > 0"]
+    assert d.verdict is Verdict.UNIFORM, (
+        f"self._all_reduce reduces its tensor in place over the TP group, yet: {d.why}")

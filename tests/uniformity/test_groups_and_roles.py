@@ -91,3 +91,14 @@ def test_a_rank_role_gating_a_group_collective_stays_rank_local(make_pkg):
     """}, CFG)
     d = _verdicts(audit("pkg.s:S", root=root))["self.pp_group.is_first_rank"]
     assert d.verdict is Verdict.RANK_LOCAL, f"{d.verdict} {d.why}"
+
+
+def test_a_lora_rank_is_a_model_dimension_not_a_process_rank(make_pkg):
+    root = make_pkg({"s.py": """
+        class S:
+            def step(self):
+                if self.model_config.kv_lora_rank > 0:
+                    dist.barrier(group=self.tp_cpu_group)
+    """}, CFG)
+    d = _verdicts(audit("pkg.s:S", root=root))["self.model_config.kv_lora_rank > 0"]
+    assert d.verdict is Verdict.UNIFORM, f"kv_lora_rank read as a rank id: {d.why}"

@@ -103,18 +103,22 @@ def test_a_containers_length_is_apart_from_its_content(make_pkg):
                 reqs = self._all_reduce_min(self.incoming)
                 for r in reqs:
                     self.queue.append(Entry(r, time.monotonic()))
+                    self.arrivals.append(time.monotonic())
                 if len(self.queue) > 0:
                     dist.all_reduce(1, group=self.tp_group)
+                if len(self.arrivals) > 0:
+                    dist.all_reduce(3, group=self.tp_group)
                 if self.queue[0].ts > 5:
                     dist.all_reduce(2, group=self.tp_group)
             def _all_reduce_min(self, vals):
                 return vals
     """}, MIN_CFG)
     by_cond = {d.condition: d for d in audit("pkg.s:S", root=root).decisions}
-    length = by_cond["len(self.queue) > 0"]
-    assert length.verdict is not Verdict.RANK_LOCAL, (
-        f"the queue's length comes from agreed appends; the timestamp in each entry is content, "
-        f"yet the decision was RANK-LOCAL: {length.why}")
+    for condition in ("len(self.queue) > 0", "len(self.arrivals) > 0"):
+        length = by_cond[condition]
+        assert length.verdict is not Verdict.RANK_LOCAL, (
+            f"the length of {condition[4:-5]} comes from agreed appends; the timestamp in each "
+            f"entry is content, yet the decision was RANK-LOCAL: {length.why}")
     assert by_cond["self.queue[0].ts > 5"].verdict is Verdict.RANK_LOCAL, (
         "a decision on the entries' timestamps (content) must be RANK-LOCAL")
 
@@ -247,3 +251,21 @@ def test_classes_and_functions_imported_inside_a_function_are_followed(make_pkg)
     by_cond = {d.condition: d.verdict for d in report.decisions}
     assert by_cond == {"self.tp_rank == 0": Verdict.RANK_LOCAL,
                        "self.pp_rank == 0": Verdict.UNIFORM}, by_cond
+
+
+def test_a_write_in_a_method_the_roots_never_reach_does_not_feed_a_decision(make_pkg):
+    root = make_pkg({"s.py": """
+        class S:
+            def __init__(self):
+                self.mode = "steady"
+            def step(self):
+                if self.mode == "steady":
+                    dist.barrier(group=self.tp_group)
+            def debug_only(self):
+                self.mode = time.monotonic()
+    """}, MIN_CFG)
+    (d,) = _only(audit("pkg.s:S", root=root), "S.step")
+    assert d.verdict is Verdict.UNIFORM, (
+        f"debug_only() is never reached from the roots, yet its write fed the decision: {d.why}")
+    (o,) = _only(audit("pkg.s:S", root=root, roots_methods=["step", "debug_only"]), "S.step")
+    assert o.verdict is Verdict.RANK_LOCAL, "reached from a root, the clock write must count"

@@ -1,0 +1,142 @@
+"""Declarations: each one sanctions what it names, and each one is checked."""
+
+from __future__ import annotations
+
+from deskcheck.uniformity import Verdict, audit
+
+SRC = {"s.py": """
+    class S:
+        def step(self):
+            self.budget = self._all_reduce_min([self.pool.available_size()])[0]
+            self.guess = self.pool.available_size()
+            if self.budget > 0:
+                dist.barrier(group=self.tp_cpu_group)
+            if self.guess > 0:
+                dist.barrier(group=self.tp_cpu_group)
+            if self.queue:
+                dist.barrier(group=self.tp_cpu_group)
+            if self.tp_rank == 0:  # deskcheck: role rank 0 writes the trace
+                dist.barrier(group=self.tp_cpu_group)
+        def _all_reduce_min(self, vals):
+            return vals
+        def add(self, req):
+            self.queue.append(req)
+            self.t = time.monotonic()  # deskcheck: agreed the clock is synced by NTP (a claim)
+"""}
+
+BASE = """
+[tool.deskcheck.uniformity]
+roots = ["step"]
+collectives = ["self._all_reduce_min"]
+"""
+
+
+def _findings(report):
+    return {(f.kind, f.subject, f.status) for f in report.declarations}
+
+
+def test_declared_sources_are_sanctioned_and_inline_roles_hold(make_pkg):
+    root = make_pkg(SRC, BASE + """
+[[tool.deskcheck.uniformity.agreed]]
+field = "self.budget"
+collective = "self._all_reduce_min"
+""")
+    report = audit("pkg.s:S", root=root)
+    by_cond = {d.condition: d for d in report.decisions}
+    assert by_cond["self.budget > 0"].verdict is Verdict.SANCTIONED, by_cond["self.budget > 0"].why
+    assert by_cond["self.guess > 0"].verdict is Verdict.RANK_LOCAL
+    assert by_cond["self.tp_rank == 0"].verdict is Verdict.ROLE, "the inline role was ignored"
+    assert report.declarations == [], f"a proven declaration was reported: {report.declarations}"
+
+
+def test_an_agreed_field_whose_writes_do_not_come_from_its_collective_is_unproven(make_pkg):
+    root = make_pkg(SRC, BASE + """
+[[tool.deskcheck.uniformity.agreed]]
+field = "self.guess"
+collective = "self._all_reduce_min"
+""")
+    report = audit("pkg.s:S", root=root)
+    assert _findings(report) == {("agreed", "self.guess", "unproven")}, report.declarations
+    assert report.exit_code() == 1, "an unproven declaration must fail the audit"
+
+
+def test_a_replica_without_its_arm_is_claimed_not_enforced_and_a_stale_one_is_named(make_pkg):
+    root = make_pkg(SRC, BASE + """
+[[tool.deskcheck.uniformity.replica]]
+field = "self.queue"
+arm = "tests/test_congruence.py::test_queue_is_a_replica"
+
+[[tool.deskcheck.uniformity.replica]]
+field = "self.gone"
+arm = "tests/test_congruence.py::test_gone"
+
+[[tool.deskcheck.uniformity.role]]
+condition = "self.pp_rank == 0"
+why = "no such decision any more"
+""")
+    report = audit("pkg.s:S", root=root)
+    assert _findings(report) == {("replica", "self.queue", "claimed, not enforced"),
+                                 ("replica", "self.gone", "stale"),
+                                 ("role", "self.pp_rank == 0", "stale")}, report.declarations
+    (root / "tests").mkdir()
+    (root / "tests" / "test_congruence.py").write_text("def test_queue_is_a_replica():\n    pass\n")
+    report = audit("pkg.s:S", root=root)
+    assert ("replica", "self.queue", "claimed, not enforced") not in _findings(report)
+    queue = next(d for d in report.decisions if d.condition == "self.queue")
+    assert queue.verdict is Verdict.SANCTIONED and queue.covered_by == [
+        "tests/test_congruence.py::test_queue_is_a_replica"], (queue.verdict, queue.covered_by)
+
+
+def test_decisions_no_congruence_arm_exercises_are_listed(make_pkg):
+    root = make_pkg(SRC, BASE)
+    report = audit("pkg.s:S", root=root)
+    listed = {d.condition for d in report.unexercised()}
+    assert "self.guess > 0" in listed and "self.tp_rank == 0" in listed, listed
+    assert "self.budget > 0" not in listed, "an agreed-by-collective decision needs no arm"
+    assert report.to_json()["unexercised"], "the JSON lacks the unexercised decisions"
+
+
+def test_a_replica_component_sanctions_the_reads_made_through_it(make_pkg):
+    root = make_pkg(SRC, BASE + """
+[[tool.deskcheck.uniformity.replica]]
+field = "self.pool"
+arm = "tests/test_congruence.py::test_pools_are_replicas"
+""")
+    (root / "tests").mkdir()
+    (root / "tests" / "test_congruence.py").write_text("def test_pools_are_replicas():\n    pass\n")
+    report = audit("pkg.s:S", root=root)
+    guess = next(d for d in report.decisions if d.condition == "self.guess > 0")
+    assert guess.verdict is Verdict.SANCTIONED, (
+        f"self.pool.available_size() reads a declared replica, yet: {guess.verdict} {guess.why}")
+    assert guess.covered_by == ["tests/test_congruence.py::test_pools_are_replicas"]
+
+
+def test_a_declaration_is_stale_only_when_nothing_in_the_code_matches_it(make_pkg):
+    root = make_pkg({"s.py": """
+        class S:
+            def step(self):
+                if self.server_args.on:
+                    dist.barrier(group=self.tp_cpu_group)
+            def other(self):
+                if self.tp_rank == 0:
+                    self._broadcast_requests([])
+            def _broadcast_requests(self, reqs):
+                return reqs
+    """}, """
+[tool.deskcheck.uniformity]
+roots = ["step"]
+collectives = ["self._broadcast_requests", "self._never_called"]
+
+[[tool.deskcheck.uniformity.role]]
+condition = "self.tp_rank == 0"
+why = "rank 0 sends"
+
+[[tool.deskcheck.uniformity.role]]
+condition = "self.pp_rank == 7"
+why = "gone"
+""")
+    report = audit("pkg.s:S", root=root)
+    assert _findings(report) == {("collectives", "self._never_called", "stale"),
+                                 ("role", "self.pp_rank == 7", "stale")}, (
+        "auditing one root must not call declarations about the class's other methods stale: "
+        f"{report.declarations}")
