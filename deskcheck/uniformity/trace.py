@@ -50,10 +50,15 @@ class Tracer(FieldReads):
         self._inplace: dict[tuple, list[tuple[str, ast.Call, str, str]]] = {}
         self._keep: list[ast.AST] = []
         self._class_body: Ctx | None = None  # synthetic nodes: alive while their id() is a memo key
+        self._entry: dict[tuple, tuple] = {}  # key -> (expr, ctx, mode, depth), while open
+        self._partial: dict[tuple, tuple[Leaf, ...]] = {}  # a cycle member's first-pass sources
+        self._fixing: list[tuple[set[tuple], dict[tuple, set[tuple]]]] = []
 
     def forget(self) -> None:
         """Drop memoised input sets (after the declarations it reads were changed)."""
         self._memo.clear()
+        self._partial.clear()
+        self._entry.clear()
 
     # -- entry ---------------------------------------------------------------------------
     def trace(self, expr: ast.expr | None, ctx: Ctx, mode: str = "value",
@@ -68,6 +73,8 @@ class Tracer(FieldReads):
         key = (id(expr), ctx.key, mode)
         found = self._memo.get(key)
         if found is not None:
+            if self._fixing and self._calls and key in self._fixing[-1][0]:
+                self._fixing[-1][1].setdefault(key, set()).add(self._calls[-1])
             return found
         caller = self._calls[-1] if self._calls else None
         if key in self._index:  # on the component stack: its sources reach the root later
@@ -80,6 +87,7 @@ class Tracer(FieldReads):
         index = self._counter = self._counter + 1
         self._index[key] = self._low[key] = index
         self._where[key] = self._hop(ctx, expr, ast.unparse(expr)[:60])
+        self._entry[key] = (expr, ctx, mode, depth)
         self._component.append(key)
         self._calls.append(key)
         try:
@@ -87,20 +95,66 @@ class Tracer(FieldReads):
         finally:
             self._calls.pop()
         if self._low[key] == index:  # the root of its component: every member is complete
+            members: list[tuple] = []
             while True:
                 member = self._component.pop()
                 del self._index[member]
-                if member != key:  # its sources are the cycle's: say where the cycle closes
-                    # a single-rank path from the cycle's root is not one from this member
-                    shared = tuple(leaf._replace(single=frozenset()) for leaf in leaves)
-                    self._memo[member] = tuple(self._prefixed(
-                        f"{self._where[key]} (same cycle of values)", shared))
-                else:
-                    self._memo[member] = leaves
+                members.append(member)
+                if member == key:
                     break
-        elif caller is not None:
-            self._low[caller] = min(self._low[caller], self._low[key])
+            if len(members) == 1:
+                self._memo[key] = leaves
+                if not (self._fixing and key in self._fixing[-1][0]):
+                    del self._entry[key]
+            else:
+                self._partial[key] = leaves
+                leaves = self._fixpoint(key, members)
+        else:
+            self._partial[key] = leaves
+            if caller is not None:
+                self._low[caller] = min(self._low[caller], self._low[key])
         return leaves
+
+    def _fixpoint(self, root: tuple, members: list[tuple]) -> tuple[Leaf, ...]:
+        """The sources of every member of a cycle of values (fields written under conditions
+        that read each other), each by its own paths: the least fixpoint of the hops, members
+        re-walked from their first-pass sources until none grows. A single-rank path (or any
+        other per-path fact) from one member is thus never lent to another. Over a budget of
+        re-walks, the sound fallback: every member gets the cycle's union, single-rank paths
+        dropped."""
+        current = {m: self._partial.pop(m) for m in members}
+        self._memo.update(current)
+        readers: dict[tuple, set[tuple]] = {}
+        self._fixing.append((set(members), readers))
+        work, queued = list(reversed(members)), set(members)
+        budget = 8 * len(members) + 64
+        try:
+            while work and budget > 0:
+                budget -= 1
+                member = work.pop()
+                queued.discard(member)
+                expr, ctx, mode, depth = self._entry[member]
+                del self._memo[member]
+                found = self.trace(expr, ctx, mode, depth)
+                grew = _signature(found) != _signature(current[member])
+                current[member] = found
+                if grew:
+                    for reader in readers.get(member, ()):
+                        if reader not in queued:
+                            queued.add(reader)
+                            work.append(reader)
+        finally:
+            self._fixing.pop()
+        if work:  # not converged within the budget
+            union = _dedupe([leaf._replace(single=frozenset())
+                             for m in members for leaf in current[m]])
+            for member in members:
+                self._memo[member] = tuple(self._prefixed(
+                    f"{self._where[root]} (same cycle of values)", union)) \
+                    if member != root else union
+        for member in members:
+            self._entry.pop(member, None)
+        return self._memo[root]
 
     def _hop(self, ctx: Ctx, node: ast.AST, text: str) -> str:
         return f"{ctx.fn.file}:{getattr(node, 'lineno', 0)} {text}"
@@ -472,6 +526,10 @@ def _outer(mode: str, attr: str) -> str:
 
 _PRIORITY = {"rank_local": 0, "rank_id": 1, "unknown": 2, "agreed": 3, "sanctioned": 4,
              "config": 5}
+
+
+def _signature(leaves: tuple[Leaf, ...]) -> frozenset[tuple]:
+    return frozenset((leaf.name, leaf.category, leaf.dim, leaf.single) for leaf in leaves)
 
 
 def _dedupe(leaves: list[Leaf]) -> tuple[Leaf, ...]:
