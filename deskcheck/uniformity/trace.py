@@ -7,6 +7,9 @@ content). Each leaf carries its witness, ``file:line hop`` per step."""
 from __future__ import annotations
 
 import ast
+import os
+import sys
+from collections import deque
 from typing import Any
 
 from deskcheck.static import Fn, flow_facts
@@ -24,6 +27,8 @@ from deskcheck.uniformity.rules import (
 
 _MAX_DEPTH = 3000  # a guard against runaway recursion; the memo bounds the work
 _MAX_LEAVES = 96
+_FIXPOINT_MEMBERS = 1000  # a larger cycle gets the union at once (re-walks would cost minutes)
+_DEBUG = bool(os.environ.get("DESKCHECK_FIXPOINT_DEBUG"))
 _LENGTH_KEEP = {"list", "tuple", "set", "sorted", "frozenset", "reversed", "enumerate", "zip",
                 "dict", "deque"}
 
@@ -52,7 +57,8 @@ class Tracer(FieldReads):
         self._class_body: Ctx | None = None  # synthetic nodes: alive while their id() is a memo key
         self._entry: dict[tuple, tuple] = {}  # key -> (expr, ctx, mode, depth), while open
         self._partial: dict[tuple, tuple[Leaf, ...]] = {}  # a cycle member's first-pass sources
-        self._fixing: list[tuple[set[tuple], dict[tuple, set[tuple]]]] = []
+        # per cycle being solved: its members, who read each, the member being re-walked
+        self._fixing: list[tuple[set[tuple], dict[tuple, set[tuple]], list[tuple]]] = []
 
     def forget(self) -> None:
         """Drop memoised input sets (after the declarations it reads were changed)."""
@@ -73,8 +79,9 @@ class Tracer(FieldReads):
         key = (id(expr), ctx.key, mode)
         found = self._memo.get(key)
         if found is not None:
-            if self._fixing and self._calls and key in self._fixing[-1][0]:
-                self._fixing[-1][1].setdefault(key, set()).add(self._calls[-1])
+            for members, readers, walking in self._fixing:  # a member read while re-walking
+                if key in members:
+                    readers.setdefault(key, set()).add(walking[0])
             return found
         caller = self._calls[-1] if self._calls else None
         if key in self._index:  # on the component stack: its sources reach the root later
@@ -123,18 +130,26 @@ class Tracer(FieldReads):
         re-walks, the sound fallback: every member gets the cycle's union, single-rank paths
         dropped."""
         current = {m: self._partial.pop(m) for m in members}
+        if len(members) > _FIXPOINT_MEMBERS:
+            return self._cycle_union(root, members, current)
         self._memo.update(current)
         readers: dict[tuple, set[tuple]] = {}
-        self._fixing.append((set(members), readers))
-        work, queued = list(reversed(members)), set(members)
-        budget = 8 * len(members) + 64
+        walking: list[tuple] = [root]
+        self._fixing.append((set(members), readers, walking))
+        walks = 0
+        if _DEBUG and len(members) > 20:
+            print(f"fixpoint start: {len(members)} members", file=sys.stderr, flush=True)
+        work, queued = deque(members), set(members)  # deepest first: post-order
+        budget = 4 * len(members) + 64
         try:
             while work and budget > 0:
                 budget -= 1
-                member = work.pop()
+                member = work.popleft()
                 queued.discard(member)
                 expr, ctx, mode, depth = self._entry[member]
                 del self._memo[member]
+                walking[0] = member
+                walks += 1
                 found = self.trace(expr, ctx, mode, depth)
                 grew = _signature(found) != _signature(current[member])
                 current[member] = found
@@ -145,16 +160,26 @@ class Tracer(FieldReads):
                             work.append(reader)
         finally:
             self._fixing.pop()
+        if _DEBUG and len(members) > 20:
+            print(f"fixpoint: {len(members)} members, {walks} walks, converged={not work}",
+                  file=sys.stderr)
         if work:  # not converged within the budget
-            union = _dedupe([leaf._replace(single=frozenset())
-                             for m in members for leaf in current[m]])
-            for member in members:
-                self._memo[member] = tuple(self._prefixed(
-                    f"{self._where[root]} (same cycle of values)", union)) \
-                    if member != root else union
+            return self._cycle_union(root, members, current)
         for member in members:
             self._entry.pop(member, None)
         return self._memo[root]
+
+    def _cycle_union(self, root: tuple, members: list[tuple],
+                     current: dict[tuple, tuple[Leaf, ...]]) -> tuple[Leaf, ...]:
+        """The sound fallback for a cycle not solved member by member: the root keeps its own
+        walk (complete: it reached every member); every other member gets the root's sources,
+        single-rank paths dropped (the root's single-rank path is not another member's)."""
+        union = _dedupe([leaf._replace(single=frozenset()) for leaf in current[root]])
+        for member in members:
+            self._entry.pop(member, None)
+            self._memo[member] = current[root] if member == root else tuple(self._prefixed(
+                f"{self._where[root]} (same cycle of values)", union))
+        return current[root]
 
     def _hop(self, ctx: Ctx, node: ast.AST, text: str) -> str:
         return f"{ctx.fn.file}:{getattr(node, 'lineno', 0)} {text}"

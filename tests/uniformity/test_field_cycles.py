@@ -63,3 +63,17 @@ def test_a_rank_local_source_inside_the_cycle_still_reaches_every_member(make_pk
     assert d.verdict is Verdict.RANK_LOCAL, (
         f"the readiness check returns a rank-local poll on every path, and `self.queue` is "
         f"popped under it, yet `if self.queue` was {d.verdict}: {d.why}")
+
+
+def test_a_cycle_too_large_to_solve_gets_the_sound_union(make_pkg, monkeypatch):
+    """Above the size the fixpoint is run for, every member but the root gets the root's
+    sources with their single-rank marks dropped: never fewer sources, only coarser."""
+    from deskcheck.uniformity import trace
+
+    monkeypatch.setattr(trace, "_FIXPOINT_MEMBERS", 0)
+    root = make_pkg({"s.py": "import torch\n" + CYCLE}, CFG)
+    report = audit("pkg.s:S", root=root)
+    (d,) = [d for d in report.decisions if d.condition == "self.queue"]
+    assert d.verdict is Verdict.RANK_LOCAL, (
+        f"with the fixpoint off, the cycle's union (single-rank marks dropped) must keep the "
+        f"poll, yet `if self.queue` was {d.verdict}: {d.why}")
