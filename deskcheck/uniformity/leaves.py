@@ -29,3 +29,25 @@ def default_of(node: Any, name: str) -> ast.expr | None:
         if kw_arg.arg == name:
             return default
     return None
+
+
+_MAX_LEAVES = 96
+_PRIORITY = {"rank_local": 0, "rank_id": 1, "unknown": 2, "agreed": 3, "sanctioned": 4,
+             "config": 5}
+
+
+def dedupe_leaves(leaves: list[Leaf]) -> tuple[Leaf, ...]:
+    """One leaf per source (the shortest witness); over the cap, the sources that can fail
+    a decision are kept first, then the rest in a stable order."""
+    seen: dict[tuple, Leaf] = {}
+    for leaf in leaves:
+        key = (leaf.name, leaf.category, leaf.dim, leaf.single)
+        if key not in seen or len(leaf.witness) < len(seen[key].witness):
+            seen[key] = leaf
+    if len(seen) <= _MAX_LEAVES:
+        return tuple(seen.values())
+    ranked = sorted(seen.values(), key=lambda x: (_PRIORITY.get(x.category, 9), x.name, x.dim,
+                                                  sorted(x.single), len(x.witness)))
+    return tuple(ranked[:_MAX_LEAVES])
+
+

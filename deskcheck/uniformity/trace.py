@@ -7,15 +7,13 @@ content). Each leaf carries its witness, ``file:line hop`` per step."""
 from __future__ import annotations
 
 import ast
-import os
-import sys
-from collections import deque
 from typing import Any
 
 from deskcheck.static import Fn, flow_facts
 from deskcheck.uniformity.collectives import classify_call, inplace_output, site_dim
+from deskcheck.uniformity.cycles import CycleSolver
 from deskcheck.uniformity.fields import FieldReads
-from deskcheck.uniformity.leaves import Leaf, default_of
+from deskcheck.uniformity.leaves import Leaf, dedupe_leaves, default_of
 from deskcheck.uniformity.reach import Ctx, Reach, argument_for, guard_state, is_dead
 from deskcheck.uniformity.rules import (
     config_reason,
@@ -26,16 +24,13 @@ from deskcheck.uniformity.rules import (
 )
 
 _MAX_DEPTH = 3000  # a guard against runaway recursion; the memo bounds the work
-_MAX_LEAVES = 96
-_FIXPOINT_MEMBERS = 1000  # a larger cycle gets the union at once (re-walks would cost minutes)
-_DEBUG = bool(os.environ.get("DESKCHECK_FIXPOINT_DEBUG"))
 _LENGTH_KEEP = {"list", "tuple", "set", "sorted", "frozenset", "reversed", "enumerate", "zip",
                 "dict", "deque"}
 
 
 
 
-class Tracer(FieldReads):
+class Tracer(FieldReads, CycleSolver):
     def __init__(self, reach: Reach, sanctioned: dict[str, str], rank_local: list[str],
                  config: list[str], line_text) -> None:
         self.reach = reach
@@ -98,7 +93,7 @@ class Tracer(FieldReads):
         self._component.append(key)
         self._calls.append(key)
         try:
-            leaves = _dedupe(self._expr(expr, ctx, mode, depth))
+            leaves = dedupe_leaves(self._expr(expr, ctx, mode, depth))
         finally:
             self._calls.pop()
         if self._low[key] == index:  # the root of its component: every member is complete
@@ -121,65 +116,6 @@ class Tracer(FieldReads):
             if caller is not None:
                 self._low[caller] = min(self._low[caller], self._low[key])
         return leaves
-
-    def _fixpoint(self, root: tuple, members: list[tuple]) -> tuple[Leaf, ...]:
-        """The sources of every member of a cycle of values (fields written under conditions
-        that read each other), each by its own paths: the least fixpoint of the hops, members
-        re-walked from their first-pass sources until none grows. A single-rank path (or any
-        other per-path fact) from one member is thus never lent to another. Over a budget of
-        re-walks, the sound fallback: every member gets the cycle's union, single-rank paths
-        dropped."""
-        current = {m: self._partial.pop(m) for m in members}
-        if len(members) > _FIXPOINT_MEMBERS:
-            return self._cycle_union(root, members, current)
-        self._memo.update(current)
-        readers: dict[tuple, set[tuple]] = {}
-        walking: list[tuple] = [root]
-        self._fixing.append((set(members), readers, walking))
-        walks = 0
-        if _DEBUG and len(members) > 20:
-            print(f"fixpoint start: {len(members)} members", file=sys.stderr, flush=True)
-        work, queued = deque(members), set(members)  # deepest first: post-order
-        budget = 4 * len(members) + 64
-        try:
-            while work and budget > 0:
-                budget -= 1
-                member = work.popleft()
-                queued.discard(member)
-                expr, ctx, mode, depth = self._entry[member]
-                del self._memo[member]
-                walking[0] = member
-                walks += 1
-                found = self.trace(expr, ctx, mode, depth)
-                grew = _signature(found) != _signature(current[member])
-                current[member] = found
-                if grew:
-                    for reader in readers.get(member, ()):
-                        if reader not in queued:
-                            queued.add(reader)
-                            work.append(reader)
-        finally:
-            self._fixing.pop()
-        if _DEBUG and len(members) > 20:
-            print(f"fixpoint: {len(members)} members, {walks} walks, converged={not work}",
-                  file=sys.stderr)
-        if work:  # not converged within the budget
-            return self._cycle_union(root, members, current)
-        for member in members:
-            self._entry.pop(member, None)
-        return self._memo[root]
-
-    def _cycle_union(self, root: tuple, members: list[tuple],
-                     current: dict[tuple, tuple[Leaf, ...]]) -> tuple[Leaf, ...]:
-        """The sound fallback for a cycle not solved member by member: the root keeps its own
-        walk (complete: it reached every member); every other member gets the root's sources,
-        single-rank paths dropped (the root's single-rank path is not another member's)."""
-        union = _dedupe([leaf._replace(single=frozenset()) for leaf in current[root]])
-        for member in members:
-            self._entry.pop(member, None)
-            self._memo[member] = current[root] if member == root else tuple(self._prefixed(
-                f"{self._where[root]} (same cycle of values)", union))
-        return current[root]
 
     def _hop(self, ctx: Ctx, node: ast.AST, text: str) -> str:
         return f"{ctx.fn.file}:{getattr(node, 'lineno', 0)} {text}"
@@ -547,28 +483,3 @@ def _outer(mode: str, attr: str) -> str:
             return "length" if kind == "lattr" else "value"
         return f"{kind}:{attr}.{chain}"
     return f"lattr:{attr}" if mode == "length" else f"attr:{attr}"
-
-
-_PRIORITY = {"rank_local": 0, "rank_id": 1, "unknown": 2, "agreed": 3, "sanctioned": 4,
-             "config": 5}
-
-
-def _signature(leaves: tuple[Leaf, ...]) -> frozenset[tuple]:
-    return frozenset((leaf.name, leaf.category, leaf.dim, leaf.single) for leaf in leaves)
-
-
-def _dedupe(leaves: list[Leaf]) -> tuple[Leaf, ...]:
-    """One leaf per source (the shortest witness); over the cap, the sources that can fail
-    a decision are kept first, then the rest in a stable order."""
-    seen: dict[tuple, Leaf] = {}
-    for leaf in leaves:
-        key = (leaf.name, leaf.category, leaf.dim, leaf.single)
-        if key not in seen or len(leaf.witness) < len(seen[key].witness):
-            seen[key] = leaf
-    if len(seen) <= _MAX_LEAVES:
-        return tuple(seen.values())
-    ranked = sorted(seen.values(), key=lambda x: (_PRIORITY.get(x.category, 9), x.name, x.dim,
-                                                  sorted(x.single), len(x.witness)))
-    return tuple(ranked[:_MAX_LEAVES])
-
-

@@ -68,9 +68,9 @@ def test_a_rank_local_source_inside_the_cycle_still_reaches_every_member(make_pk
 def test_a_cycle_too_large_to_solve_gets_the_sound_union(make_pkg, monkeypatch):
     """Above the size the fixpoint is run for, every member but the root gets the root's
     sources with their single-rank marks dropped: never fewer sources, only coarser."""
-    from deskcheck.uniformity import trace
+    from deskcheck.uniformity import cycles
 
-    monkeypatch.setattr(trace, "_FIXPOINT_MEMBERS", 0)
+    monkeypatch.setattr(cycles, "_FIXPOINT_MEMBERS", 0)
     root = make_pkg({"s.py": "import torch\n" + CYCLE}, CFG)
     report = audit("pkg.s:S", root=root)
     (d,) = [d for d in report.decisions if d.condition == "self.queue"]
