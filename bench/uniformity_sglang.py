@@ -1,6 +1,7 @@
 """Measure `deskcheck uniformity` on SGLang 0.5.23's Scheduler (source only, nothing imported).
 
-Usage: python bench/uniformity_sglang.py [SGLANG_SRC] [--changed-since]   (default /work/_sglang_src/src;
+Usage: python bench/uniformity_sglang.py [SGLANG_SRC] [--changed-since] [--replicas]
+(``--replicas``: also declare the pool replica premise, bench/sglang_uniformity_replicas.toml)   (default /work/_sglang_src/src;
 get it with `pip download --no-deps sglang==0.5.23` and unpack under bench/_work/).
 Prints the counts, every RANK-LOCAL report (file:line, condition, first witness) and the
 UNKNOWN count by reason; writes bench/_work/uniformity_sglang.json.
@@ -23,7 +24,8 @@ def main() -> int:
     from deskcheck.static import clear_cache
     from deskcheck.uniformity import Verdict, audit, load_uniformity_config
 
-    config = load_uniformity_config(HERE / "sglang_uniformity.toml")
+    name = "sglang_uniformity_replicas.toml" if "--replicas" in sys.argv else "sglang_uniformity.toml"
+    config = load_uniformity_config(HERE / name)
     clear_cache()
     started, cpu = time.perf_counter(), time.process_time()
     report = audit("sglang.srt.managers.scheduler:Scheduler", root=src, config=config)
@@ -47,6 +49,8 @@ def main() -> int:
         print(f"  {n:4d}  {reason}")
     out = HERE / "_work"
     out.mkdir(exist_ok=True)
+    for finding in report.declarations:
+        print(f"declaration {finding.status}: {finding.kind} {finding.subject}")
     (out / "uniformity_sglang.json").write_text(json.dumps(report.to_json(), indent=1))
     if "--changed-since" in sys.argv:
         changed_since_timing(src)

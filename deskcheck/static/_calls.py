@@ -50,6 +50,8 @@ class CallResolver:
     _models: dict[str, ClassModel] = field(default_factory=dict)
     _components: dict[tuple[str, str], list[ClassSource]] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
+    _local_imports: dict[int, dict[str, tuple[str, str]]] = field(default_factory=dict)
+    _resolved: dict[tuple, tuple[list[Fn], str]] = field(default_factory=dict)
 
     # -- classes ------------------------------------------------------------------------
     def models(self) -> list[ClassModel]:
@@ -95,20 +97,23 @@ class CallResolver:
 
     def local_import(self, fn: Fn, name: str) -> tuple[str, str] | None:
         """``from pkg.mod import name`` inside the function: (absolute module, name)."""
-        for sub in ast.walk(fn.node):
-            if not isinstance(sub, ast.ImportFrom):
-                continue
-            for alias in sub.names:
-                if (alias.asname or alias.name) == name:
-                    module = sub.module or ""
-                    if sub.level:
-                        info = self.index.module(fn.module)
-                        package = fn.module if info is not None and info.is_package \
-                            else fn.module.rpartition(".")[0]
-                        parts = package.split(".")[: len(package.split(".")) - (sub.level - 1)]
-                        module = ".".join(parts + ([module] if module else []))
-                    return module, alias.name
-        return None
+        found = self._local_imports.get(id(fn.node))
+        if found is None:
+            found = {}
+            for sub in ast.walk(fn.node):
+                if not isinstance(sub, ast.ImportFrom):
+                    continue
+                module = sub.module or ""
+                if sub.level:
+                    info = self.index.module(fn.module)
+                    package = fn.module if info is not None and info.is_package \
+                        else fn.module.rpartition(".")[0]
+                    parts = package.split(".")[: len(package.split(".")) - (sub.level - 1)]
+                    module = ".".join(parts + ([module] if module else []))
+                for alias in sub.names:
+                    found.setdefault(alias.asname or alias.name, (module, alias.name))
+            self._local_imports[id(fn.node)] = found
+        return found.get(name)
 
     def class_named(self, module: str, name: str) -> ClassSource | None:
         try:
@@ -234,6 +239,14 @@ class CallResolver:
     # -- calls --------------------------------------------------------------------------
     def resolve(self, fn: Fn, call: ast.Call) -> tuple[list[Fn], str]:
         """(callees, note). An empty list with a note: the receiver did not resolve."""
+        key = (id(call), fn.key)
+        found = self._resolved.get(key)
+        if found is None:
+            found = self._resolve(fn, call)
+            self._resolved[key] = found
+        return found
+
+    def _resolve(self, fn: Fn, call: ast.Call) -> tuple[list[Fn], str]:
         func = call.func
         if isinstance(func, ast.Name):
             found = self.function_named(fn.module, func.id)

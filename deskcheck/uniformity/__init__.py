@@ -12,4 +12,6 @@ __getattr__, __dir__, __all__ = lazy_exports(__name__, {
     **dict.fromkeys(("Agreed", "CallPattern", "Replica", "Role", "UniformityConfig",
                      "load_uniformity_config"), "config"),
     "audit": "audit",
+    **dict.fromkeys(("Changes", "changed_since"), "changed"),
+    "run_can_fail": "canfail",
 }, globals())

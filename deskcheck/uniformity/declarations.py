@@ -8,11 +8,11 @@ import ast
 import re
 from fnmatch import fnmatchcase
 
-from deskcheck.static import field_writes
+from deskcheck.static import field_writes, method_functions
 from deskcheck.uniformity.config import UniformityConfig
 from deskcheck.uniformity.model import AuditReport, DeclarationFinding
 from deskcheck.uniformity.reach import Reach
-from deskcheck.uniformity.rules import matches
+from deskcheck.uniformity.rules import hop_text, matches
 from deskcheck.uniformity.trace import Tracer
 
 
@@ -40,18 +40,41 @@ def check_declarations(config: UniformityConfig, report: AuditReport, reach: Rea
         elif not _arm_exists(config, replica.arm):
             out.append(DeclarationFinding("replica", replica.field, "claimed, not enforced",
                                           replica.where, f"no test {replica.arm} exists"))
-    conditions = {" ".join(d.condition.split()) for d in report.decisions}
+    # stale = matches nothing in the code (the class's MRO and every function the audit
+    # entered), whichever roots this audit started from
+    calls, tests = _code_calls_and_tests(model, reach)
+    conditions = {" ".join(d.condition.split()) for d in report.decisions} | tests
     for role in config.role:
         if " ".join(role.condition.split()) not in conditions:
             out.append(DeclarationFinding("role", role.condition, "stale", role.where,
-                                          "no gating decision has this condition"))
-    calls = [s.call for s in report.sites]
+                                          "no condition in the code reads like this"))
+    calls |= {s.call for s in report.sites}
     for kind, patterns in (("collectives", config.collectives), ("forward", config.forward)):
         for pattern in patterns:
             if not any(matches(c, [pattern.call]) for c in calls):
                 out.append(DeclarationFinding(kind, pattern.call, "stale", pattern.where,
-                                              "matches no call reachable from the roots"))
+                                              "matches no call in the code"))
     return out
+
+
+def _code_calls_and_tests(model, reach: Reach) -> tuple[set[str], set[str]]:
+    """Every call (as written, without arguments) and every if/while test in the class's MRO
+    and in the functions the audit entered."""
+    nodes = [node for _k, _n, node in method_functions(model)]
+    nodes += [c.fn.node for c in reach.ctxs.values()]
+    calls: set[str] = set()
+    tests: set[str] = set()
+    seen: set[int] = set()
+    for node in nodes:
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        for sub in ast.walk(node):
+            if isinstance(sub, ast.Call):
+                calls.add(hop_text(sub.func))
+            elif isinstance(sub, ast.If | ast.While | ast.IfExp):
+                tests.add(" ".join(ast.unparse(sub.test).split()))
+    return calls, tests
 
 
 def _made_by(tracer: Tracer, model, writes, collective: str, field: str) -> bool:

@@ -7,10 +7,13 @@ content). Each leaf carries its witness, ``file:line hop`` per step."""
 from __future__ import annotations
 
 import ast
-from typing import Any, NamedTuple
+from typing import Any
 
-from deskcheck.static import FieldWrite, Fn, field_writes, first_param, flow_facts
+from deskcheck.static import Fn, flow_facts
 from deskcheck.uniformity.collectives import classify_call, inplace_output, site_dim
+from deskcheck.uniformity.cycles import CycleSolver
+from deskcheck.uniformity.fields import FieldReads
+from deskcheck.uniformity.leaves import Leaf, dedupe_leaves, default_of
 from deskcheck.uniformity.reach import Ctx, Reach, argument_for, guard_state, is_dead
 from deskcheck.uniformity.rules import (
     config_reason,
@@ -21,34 +24,13 @@ from deskcheck.uniformity.rules import (
 )
 
 _MAX_DEPTH = 3000  # a guard against runaway recursion; the memo bounds the work
-_MAX_LEAVES = 96
 _LENGTH_KEEP = {"list", "tuple", "set", "sorted", "frozenset", "reversed", "enumerate", "zip",
                 "dict", "deque"}
-_LENGTH_FROM_ARG = {"extend", "update", "__iadd__"}  # mutators whose argument sets the length
-_TESTED_GUARDS = ("if", "exit", "exit-outer", "while", "for", "break", "ternary", "boolop",
-                  "comprehension", "except")
 
 
-# the function class-level defaults are read in: one node for the process (flow facts are
-# cached by id, so a node that could be freed and its id reused must never reach them)
-_CLASS_BODY = ast.parse("def _class_body():\n    pass\n").body[0]
-assert isinstance(_CLASS_BODY, ast.FunctionDef)
 
 
-class Leaf(NamedTuple):
-    """A source of a decision's input. ``category``: rank_id (``dim`` says of which group),
-    rank_local, agreed (over ``dim``), config, sanctioned, unknown. ``single``: dimensions
-    whose group has one rank on the path this leaf reaches the decision by."""
-
-    name: str
-    category: str
-    reason: str
-    dim: str = ""
-    witness: tuple[str, ...] = ()
-    single: frozenset[str] = frozenset()
-
-
-class Tracer:
+class Tracer(FieldReads, CycleSolver):
     def __init__(self, reach: Reach, sanctioned: dict[str, str], rank_local: list[str],
                  config: list[str], line_text) -> None:
         self.reach = reach
@@ -63,14 +45,21 @@ class Tracer:
         self._component: list[tuple] = []
         self._calls: list[tuple] = []
         self._counter = 0
+        self._reached: set[int] | None = None
         self._where: dict[tuple, str] = {}
         self._inplace: dict[tuple, list[tuple[str, ast.Call, str, str]]] = {}
         self._keep: list[ast.AST] = []
         self._class_body: Ctx | None = None  # synthetic nodes: alive while their id() is a memo key
+        self._entry: dict[tuple, tuple] = {}  # key -> (expr, ctx, mode, depth), while open
+        self._partial: dict[tuple, tuple[Leaf, ...]] = {}  # a cycle member's first-pass sources
+        # per cycle being solved: its members, who read each, the member being re-walked
+        self._fixing: list[tuple[set[tuple], dict[tuple, set[tuple]], list[tuple]]] = []
 
     def forget(self) -> None:
         """Drop memoised input sets (after the declarations it reads were changed)."""
         self._memo.clear()
+        self._partial.clear()
+        self._entry.clear()
 
     # -- entry ---------------------------------------------------------------------------
     def trace(self, expr: ast.expr | None, ctx: Ctx, mode: str = "value",
@@ -85,6 +74,9 @@ class Tracer:
         key = (id(expr), ctx.key, mode)
         found = self._memo.get(key)
         if found is not None:
+            for members, readers, walking in self._fixing:  # a member read while re-walking
+                if key in members:
+                    readers.setdefault(key, set()).add(walking[0])
             return found
         caller = self._calls[-1] if self._calls else None
         if key in self._index:  # on the component stack: its sources reach the root later
@@ -97,24 +89,32 @@ class Tracer:
         index = self._counter = self._counter + 1
         self._index[key] = self._low[key] = index
         self._where[key] = self._hop(ctx, expr, ast.unparse(expr)[:60])
+        self._entry[key] = (expr, ctx, mode, depth)
         self._component.append(key)
         self._calls.append(key)
         try:
-            leaves = _dedupe(self._expr(expr, ctx, mode, depth))
+            leaves = dedupe_leaves(self._expr(expr, ctx, mode, depth))
         finally:
             self._calls.pop()
         if self._low[key] == index:  # the root of its component: every member is complete
+            members: list[tuple] = []
             while True:
                 member = self._component.pop()
                 del self._index[member]
-                if member != key:  # its sources are the cycle's: say where the cycle closes
-                    self._memo[member] = tuple(self._prefixed(
-                        f"{self._where[key]} (same cycle of values)", leaves))
-                else:
-                    self._memo[member] = leaves
+                members.append(member)
+                if member == key:
                     break
-        elif caller is not None:
-            self._low[caller] = min(self._low[caller], self._low[key])
+            if len(members) == 1:
+                self._memo[key] = leaves
+                if not (self._fixing and key in self._fixing[-1][0]):
+                    del self._entry[key]
+            else:
+                self._partial[key] = leaves
+                leaves = self._fixpoint(key, members)
+        else:
+            self._partial[key] = leaves
+            if caller is not None:
+                self._low[caller] = min(self._low[caller], self._low[key])
         return leaves
 
     def _hop(self, ctx: Ctx, node: ast.AST, text: str) -> str:
@@ -297,7 +297,7 @@ class Tracer:
             arg = argument_for(fn, call, name)
             hop = f"{caller.fn.file}:{call.lineno} {ast.unparse(call.func)}({name}=...)"
             if arg is None:
-                default = _default(fn.node, name)
+                default = default_of(fn.node, name)
                 if default is not None:
                     out += self._prefixed(hop, self.trace(default, ctx, mode, depth + 1))
                 continue
@@ -306,7 +306,17 @@ class Tracer:
 
     # -- fields ------------------------------------------------------------------------
     def _declared(self, text: str, ctx: Ctx, node: ast.AST) -> Leaf | None:
+        """A declared source: the field itself, or a read through it (a replica pool's
+        ``self.pool.available_size()``)."""
         why = self.sanctioned.get(text) or self.sanctioned.get(text.removeprefix("self."))
+        if why is None and "." in text:
+            parts = text.split(".")
+            for cut in range(len(parts) - 1, 1, -1):
+                prefix = ".".join(parts[:cut])
+                why = self.sanctioned.get(prefix) or self.sanctioned.get(
+                    prefix.removeprefix("self."))
+                if why:
+                    break
         if why:
             return Leaf(text, "sanctioned", why, witness=(self._hop(ctx, node, text),))
         return None
@@ -375,109 +385,6 @@ class Tracer:
             return plain[0] if plain else existing[0]
         return Ctx(fn, {}, flow_facts(fn.node))
 
-    def write_ctx(self, model, write: FieldWrite) -> Ctx | None:
-        if write.function is None:
-            return None
-        fn = Fn(write.function, f"{write.klass.qualname}.{write.function.name}", write.file,
-                write.klass.module, model, write.klass, first_param(write.function))
-        return self._fn_ctx(fn)
-
-    def _field(self, ctx: Ctx, model, name: str, mode: str, depth: int, node: ast.AST
-               ) -> list[Leaf]:
-        if self.resolver.is_property(model, name):
-            getter = self.resolver.method(model, name)
-            if getter is not None:
-                return self._returns(self._fn_ctx(getter), mode, depth,
-                                     f"{ctx.fn.file}:{getattr(node, 'lineno', 0)} property "
-                                     f"{name}")
-        if self.resolver.method(model, name) is not None:
-            return []  # a bound method, passed as a value
-        writes = field_writes(model).get(name, [])
-        if not writes:
-            return [Leaf(f"self.{name}", "unknown",
-                         f"no write of self.{name} in {model.name}'s MRO",
-                         witness=(self._hop(ctx, node, f"self.{name}"),))]
-        out: list[Leaf] = []
-        for write in writes[:24]:
-            if self.sanctioned.get(f"{write.file}:{write.line}"):
-                out.append(Leaf(f"self.{name}", "sanctioned",
-                                self.sanctioned[f"{write.file}:{write.line}"],
-                                witness=(f"{write.where} self.{name} (declared inline)",)))
-                continue
-            out += self._write(model, write, name, mode, depth)
-        return out
-
-    def _write(self, model, write: FieldWrite, name: str, mode: str, depth: int) -> list[Leaf]:
-        hop = f"{write.where} self.{name} {write.kind}{('.' + write.method) if write.method else ''}"
-        wctx = self.write_ctx(model, write)
-        if wctx is None:  # a class-level default
-            return self._prefixed(hop, self.trace(write.value, self._class_ctx(), mode, depth + 1)
-                                  ) if write.value is not None and not isinstance(
-                                      write.value, ast.Constant) else []
-        out: list[Leaf] = []
-        value = write.value
-        if write.index is not None and isinstance(value, ast.Tuple) and write.index < len(value.elts):
-            value = value.elts[write.index]
-        if write.kind == "mutate" and mode == "length" and write.method not in _LENGTH_FROM_ARG:
-            value = None  # append(x), pop(), ...: the length follows the call, not x
-        if write.kind == "item" and mode == "length":
-            value = None  # d[k] = v: the length follows the keys and the write's conditions
-        if write.kind != "delete" and value is not None:
-            keep = mode if mode.startswith(("attr:", "lattr:")) and write.kind == "assign" \
-                else "length" if mode == "length" and write.kind != "item" else "value"
-            out += self.trace(value, wctx, keep, depth + 1)
-        if not write.function.name == "__init__":
-            for g in wctx.flow.guards.get(id(write.node), ()):
-                if g.test is not None and g.kind in _TESTED_GUARDS:
-                    out += self._prefixed(f"{write.file}:{g.line} written when: {g.text}",
-                                          self.trace(g.test, wctx, "value", depth + 1))
-        return self._prefixed(hop, tuple(out))
-
-    def _class_ctx(self) -> Ctx:
-        """One context for class-level defaults (kept alive: flow facts are cached by id)."""
-        if self._class_body is None:
-            self._class_body = Ctx(Fn(_CLASS_BODY, "<class body>", "", ""), {},
-                                   flow_facts(_CLASS_BODY))
-        return self._class_body
-
-    def _component_field(self, ctx: Ctx, owner_field: str, model, name: str, mode: str,
-                         depth: int, node: ast.AST) -> list[Leaf]:
-        """``self.<owner_field>.<name>``: the component's own writes, properties, or the
-        constructor keyword that sets it (dataclass fields, ``__init__`` parameters)."""
-        # register the construction sites as callers of the component's __init__
-        init = self.resolver.method(model, "__init__")
-        owner_writes = field_writes(ctx.fn.model).get(owner_field, [])
-        constructions = [(w, w.value) for w in owner_writes if isinstance(w.value, ast.Call)]
-        if init is not None:
-            known = self.reach.callers.setdefault(init.key, [])
-            for write, call in constructions:
-                wctx = self.write_ctx(ctx.fn.model, write)
-                if wctx is not None and not any(c is call for _x, c in known):
-                    known.append((wctx, call))
-        found = self.resolver.is_property(model, name) or name in field_writes(model) \
-            or self.resolver.method(model, name) is not None
-        if found:
-            hop = self._hop(ctx, node, f"self.{owner_field}.{name}")
-            fake = Ctx(Fn(init.node if init else ctx.fn.node, f"{model.name}", ctx.fn.file,
-                          model.sources[0].module if model.sources else "", model,
-                          model.sources[0] if model.sources else None, "self"), {},
-                       flow_facts(init.node if init else ctx.fn.node))
-            return self._prefixed(hop, tuple(self._field(fake, model, name, mode, depth + 1,
-                                                         node)))
-        out: list[Leaf] = []
-        for write, call in constructions:
-            for keyword in call.keywords:
-                if keyword.arg == name:
-                    wctx = self.write_ctx(ctx.fn.model, write)
-                    if wctx is not None:
-                        out += self._prefixed(f"{write.where} {ast.unparse(call.func)}({name}=...)",
-                                              self.trace(keyword.value, wctx, mode, depth + 1))
-        if out:
-            return out
-        return [Leaf(f"self.{owner_field}.{name}", "unknown",
-                     f"{model.name} has no write of {name} and no constructor keyword {name}",
-                     witness=(self._hop(ctx, node, f"self.{owner_field}.{name}"),))]
-
     # -- calls -----------------------------------------------------------------------
     def _call(self, e: ast.Call, ctx: Ctx, mode: str, depth: int) -> list[Leaf]:
         text = hop_text(e.func)
@@ -545,57 +452,6 @@ class Tracer:
             out += self.trace(e.func.value, ctx, mode, depth + 1)
         return out + self._args(e, ctx, "length" if mode == "length" else "value", depth)
 
-    def _object(self, klass, e: ast.Call, ctx: Ctx, mode: str, depth: int) -> list[Leaf]:
-        """``Cls(...)``: in length mode the object simply exists (unless the class defines
-        ``__len__``/``__bool__``); read for one attribute (``attr:x``) only what sets ``x``:
-        its constructor keyword, or its writes in the class (``__init__`` parameters mapped
-        to this call's arguments); otherwise the arguments."""
-        model = self.resolver.model_for(klass)
-        if mode == "length":
-            if model.lookup("__len__") is None and model.lookup("__bool__") is None:
-                return []
-            return self._args(e, ctx, "length", depth)
-        if not mode.startswith(("attr:", "lattr:")):
-            return self._args(e, ctx, "value", depth)
-        kind, chain = mode.split(":", 1)
-        name, _dot, rest = chain.partition(".")
-        sub = f"{kind}:{rest}" if rest else "length" if kind == "lattr" else "value"
-        for keyword in e.keywords:
-            if keyword.arg == name:
-                return list(self.trace(keyword.value, ctx, sub, depth + 1))
-        init = self.resolver.method(model, "__init__")
-        if init is None:  # dataclass / NamedTuple: fields in annotation order
-            fields = [s.target.id for s in klass.node.body
-                      if isinstance(s, ast.AnnAssign) and isinstance(s.target, ast.Name)]
-            if name in fields and fields.index(name) < len(e.args):
-                return list(self.trace(e.args[fields.index(name)], ctx, sub, depth + 1))
-        writes = field_writes(model).get(name, [])
-        if not writes:
-            if self.resolver.is_property(model, name) or model.lookup(name) is not None:
-                return []  # a method or property of the class: code, not this call's data
-            external = [k for k in model.mro if not hasattr(k, "members")
-                        and k.qualname != "builtins.object"]
-            if not external:
-                return []  # the class never has this field: the path cannot be taken with it
-            return [Leaf(f"{klass.name}.{name}", "unknown",
-                         f"{klass.name} has no field {name}; its bases "
-                         f"{', '.join(k.qualname for k in external)} are not read",
-                         witness=(self._hop(ctx, e, f"{klass.name}(...).{name}"),))]
-        out: list[Leaf] = []
-        for write in writes[:24]:
-            value = write.value
-            if (init is not None and write.function is init.node and isinstance(value, ast.Name)
-                    and value.id in flow_facts(init.node).params):
-                arg = argument_for(init, e, value.id)
-                if arg is None:
-                    arg = _default(init.node, value.id)
-                if arg is not None:
-                    out += self._prefixed(f"{write.where} self.{name} = {value.id}",
-                                          self.trace(arg, ctx, sub, depth + 1))
-                continue
-            out += self._write(model, write, name, sub, depth)
-        return out
-
     def _args(self, e: ast.Call, ctx: Ctx, mode: str, depth: int) -> list[Leaf]:
         out: list[Leaf] = []
         for a in e.args:
@@ -627,34 +483,3 @@ def _outer(mode: str, attr: str) -> str:
             return "length" if kind == "lattr" else "value"
         return f"{kind}:{attr}.{chain}"
     return f"lattr:{attr}" if mode == "length" else f"attr:{attr}"
-
-
-_PRIORITY = {"rank_local": 0, "rank_id": 1, "unknown": 2, "agreed": 3, "sanctioned": 4,
-             "config": 5}
-
-
-def _dedupe(leaves: list[Leaf]) -> tuple[Leaf, ...]:
-    """One leaf per source (the shortest witness); over the cap, the sources that can fail
-    a decision are kept first, then the rest in a stable order."""
-    seen: dict[tuple, Leaf] = {}
-    for leaf in leaves:
-        key = (leaf.name, leaf.category, leaf.dim, leaf.single)
-        if key not in seen or len(leaf.witness) < len(seen[key].witness):
-            seen[key] = leaf
-    if len(seen) <= _MAX_LEAVES:
-        return tuple(seen.values())
-    ranked = sorted(seen.values(), key=lambda x: (_PRIORITY.get(x.category, 9), x.name, x.dim,
-                                                  sorted(x.single), len(x.witness)))
-    return tuple(ranked[:_MAX_LEAVES])
-
-
-def _default(node: Any, name: str) -> ast.expr | None:
-    params = [a.arg for a in node.args.posonlyargs + node.args.args]
-    defaults = node.args.defaults
-    for param, default in zip(params[len(params) - len(defaults):], defaults, strict=True):
-        if param == name:
-            return default
-    for kw_arg, default in zip(node.args.kwonlyargs, node.args.kw_defaults, strict=True):
-        if kw_arg.arg == name:
-            return default
-    return None

@@ -5,8 +5,7 @@ from __future__ import annotations
 import json
 
 from deskcheck.cli import main
-from deskcheck.uniformity import audit
-from deskcheck.uniformity.canfail import run_can_fail
+from deskcheck.uniformity import audit, run_can_fail
 
 SRC = {"s.py": """
     class S:
@@ -37,3 +36,24 @@ def test_a_bad_config_is_a_usage_error_naming_the_line(make_pkg, capsys):
     root = make_pkg(SRC, CFG + "bogus = 1\n")
     assert main(["uniformity", "pkg.s:S", "--root", str(root)]) == 2
     assert "pyproject.toml:3" in capsys.readouterr().err, "the error does not name file:line"
+
+
+UNKNOWN_SRC = {"s.py": """
+    class S:
+        def __init__(self, thing):
+            self.mystery = thing
+        def step(self):
+            if self.mystery.value():
+                dist.barrier(group=self.tp_group)
+"""}
+
+
+def test_unknown_fails_only_under_strict_and_markdown_uses_the_same_words(make_pkg, capsys):
+    root = make_pkg(UNKNOWN_SRC, CFG)
+    assert main(["uniformity", "pkg.s:S", "--root", str(root)]) == 0, "UNKNOWN failed without --strict"
+    out = capsys.readouterr().out
+    assert "1 UNKNOWN decisions" in out, out
+    md = root / "audit.md"
+    assert main(["uniformity", "pkg.s:S", "--root", str(root), "--strict", "--markdown", str(md)]) == 1
+    text = md.read_text()
+    assert "UNKNOWN" in text and "self.mystery" in text, text

@@ -5,7 +5,7 @@ from __future__ import annotations
 import subprocess
 
 from deskcheck.cli import main
-from deskcheck.uniformity.changed import changed_since
+from deskcheck.uniformity import changed_since
 
 CFG = "[tool.deskcheck.uniformity]\nroots = [\"step\"]\n"
 BASE = """

@@ -94,3 +94,49 @@ def test_decisions_no_congruence_arm_exercises_are_listed(make_pkg):
     assert "self.guess > 0" in listed and "self.tp_rank == 0" in listed, listed
     assert "self.budget > 0" not in listed, "an agreed-by-collective decision needs no arm"
     assert report.to_json()["unexercised"], "the JSON lacks the unexercised decisions"
+
+
+def test_a_replica_component_sanctions_the_reads_made_through_it(make_pkg):
+    root = make_pkg(SRC, BASE + """
+[[tool.deskcheck.uniformity.replica]]
+field = "self.pool"
+arm = "tests/test_congruence.py::test_pools_are_replicas"
+""")
+    (root / "tests").mkdir()
+    (root / "tests" / "test_congruence.py").write_text("def test_pools_are_replicas():\n    pass\n")
+    report = audit("pkg.s:S", root=root)
+    guess = next(d for d in report.decisions if d.condition == "self.guess > 0")
+    assert guess.verdict is Verdict.SANCTIONED, (
+        f"self.pool.available_size() reads a declared replica, yet: {guess.verdict} {guess.why}")
+    assert guess.covered_by == ["tests/test_congruence.py::test_pools_are_replicas"]
+
+
+def test_a_declaration_is_stale_only_when_nothing_in_the_code_matches_it(make_pkg):
+    root = make_pkg({"s.py": """
+        class S:
+            def step(self):
+                if self.server_args.on:
+                    dist.barrier(group=self.tp_cpu_group)
+            def other(self):
+                if self.tp_rank == 0:
+                    self._broadcast_requests([])
+            def _broadcast_requests(self, reqs):
+                return reqs
+    """}, """
+[tool.deskcheck.uniformity]
+roots = ["step"]
+collectives = ["self._broadcast_requests", "self._never_called"]
+
+[[tool.deskcheck.uniformity.role]]
+condition = "self.tp_rank == 0"
+why = "rank 0 sends"
+
+[[tool.deskcheck.uniformity.role]]
+condition = "self.pp_rank == 7"
+why = "gone"
+""")
+    report = audit("pkg.s:S", root=root)
+    assert _findings(report) == {("collectives", "self._never_called", "stale"),
+                                 ("role", "self.pp_rank == 7", "stale")}, (
+        "auditing one root must not call declarations about the class's other methods stale: "
+        f"{report.declarations}")

@@ -251,3 +251,21 @@ def test_classes_and_functions_imported_inside_a_function_are_followed(make_pkg)
     by_cond = {d.condition: d.verdict for d in report.decisions}
     assert by_cond == {"self.tp_rank == 0": Verdict.RANK_LOCAL,
                        "self.pp_rank == 0": Verdict.UNIFORM}, by_cond
+
+
+def test_a_write_in_a_method_the_roots_never_reach_does_not_feed_a_decision(make_pkg):
+    root = make_pkg({"s.py": """
+        class S:
+            def __init__(self):
+                self.mode = "steady"
+            def step(self):
+                if self.mode == "steady":
+                    dist.barrier(group=self.tp_group)
+            def debug_only(self):
+                self.mode = time.monotonic()
+    """}, MIN_CFG)
+    (d,) = _only(audit("pkg.s:S", root=root), "S.step")
+    assert d.verdict is Verdict.UNIFORM, (
+        f"debug_only() is never reached from the roots, yet its write fed the decision: {d.why}")
+    (o,) = _only(audit("pkg.s:S", root=root, roots_methods=["step", "debug_only"]), "S.step")
+    assert o.verdict is Verdict.RANK_LOCAL, "reached from a root, the clock write must count"

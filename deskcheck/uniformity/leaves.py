@@ -1,0 +1,53 @@
+"""A source a decision's input set reaches (a leaf of the walk), and small shared helpers."""
+
+from __future__ import annotations
+
+import ast
+from typing import Any, NamedTuple
+
+
+class Leaf(NamedTuple):
+    """A source of a decision's input. ``category``: rank_id (``dim`` says of which group),
+    rank_local, agreed (over ``dim``), config, sanctioned, unknown. ``single``: dimensions
+    whose group has one rank on the path this leaf reaches the decision by."""
+
+    name: str
+    category: str
+    reason: str
+    dim: str = ""
+    witness: tuple[str, ...] = ()
+    single: frozenset[str] = frozenset()
+
+
+def default_of(node: Any, name: str) -> ast.expr | None:
+    params = [a.arg for a in node.args.posonlyargs + node.args.args]
+    defaults = node.args.defaults
+    for param, default in zip(params[len(params) - len(defaults):], defaults, strict=True):
+        if param == name:
+            return default
+    for kw_arg, default in zip(node.args.kwonlyargs, node.args.kw_defaults, strict=True):
+        if kw_arg.arg == name:
+            return default
+    return None
+
+
+_MAX_LEAVES = 96
+_PRIORITY = {"rank_local": 0, "rank_id": 1, "unknown": 2, "agreed": 3, "sanctioned": 4,
+             "config": 5}
+
+
+def dedupe_leaves(leaves: list[Leaf]) -> tuple[Leaf, ...]:
+    """One leaf per source (the shortest witness); over the cap, the sources that can fail
+    a decision are kept first, then the rest in a stable order."""
+    seen: dict[tuple, Leaf] = {}
+    for leaf in leaves:
+        key = (leaf.name, leaf.category, leaf.dim, leaf.single)
+        if key not in seen or len(leaf.witness) < len(seen[key].witness):
+            seen[key] = leaf
+    if len(seen) <= _MAX_LEAVES:
+        return tuple(seen.values())
+    ranked = sorted(seen.values(), key=lambda x: (_PRIORITY.get(x.category, 9), x.name, x.dim,
+                                                  sorted(x.single), len(x.witness)))
+    return tuple(ranked[:_MAX_LEAVES])
+
+
