@@ -45,9 +45,9 @@ class SlotShift(Operator):
 
     def apply(self, func: cst.FunctionDef, where: str) -> cst.FunctionDef:
         packed = self.params.get("packed")
-        names = {normalized(packed)} if packed else {
-            normalized(n) for n in [p.output for p in produced_values(func)]
-            + in_place_outputs(func)}
+        written = [packed] if packed else [p.output for p in produced_values(func)] + \
+            in_place_outputs(func)
+        names = {normalized(n) for n in written}  # compared formatting-blind, said as written
         if not names:
             raise StaleOperator(f"slot-shift: no collective result to read slots of in {where}; "
                                 "name it: packed = \"reduced\"")
@@ -65,7 +65,7 @@ class SlotShift(Operator):
                 return normalized(code_of(inner.value)) == index
             return False
 
-        what = f"slot-shift: a slot read of {packed or ' or '.join(sorted(names))}"
+        what = f"slot-shift: a slot read of {' or '.join(sorted(set(written)))}"
         if index is not None:
             what += f" at {self.params['index']!r}"
         sites = choose(find(func, wanted), self.params.get("occurrence"), what, where)
