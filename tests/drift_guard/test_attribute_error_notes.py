@@ -83,8 +83,8 @@ def _run(tmp_path: Path, *extra: str, test_text: str = TESTS) -> str:
 
 def _section(out: str, test: str) -> str:
     start = out.index(f"_ {test} _")
-    end = out.find("\n____", start + 1)
-    return out[start:end if end != -1 else len(out)]
+    ends = [e for e in (out.find("\n____", start + 1), out.find("\n====", start + 1)) if e != -1]
+    return out[start:min(ends) if ends else len(out)]  # the last one ends at the summary
 
 
 @pytest.mark.xdist_group("deskcheck_drift_subprocess")
