@@ -1,21 +1,21 @@
 """Static class resolution from source alone (docs/drift.md, *The production surface*,
 ``--static``; *Errors*): the forms a class and its bases come through (nested classes,
 re-exports, relative imports, namespace packages, builtins, installed and missing external
-packages), every ``try`` form around imports and the branch note each one owes, the bound on
-re-export chains and the errors for cycles, unknown modules and classes, and impossible MROs.
-Gaps mutmut found in static/_static.py."""
+packages, ``try/except ImportError`` branches), and the errors for what does not resolve,
+a base bound by a ``def`` named as a function."""
 
 from __future__ import annotations
 
 import sys
+import textwrap
 from pathlib import Path
 
 import pytest
 
-from deskcheck.drift_guard import clear_cache
+from deskcheck.drift_guard import clear_cache, surface
 from deskcheck.errors import SourceResolutionError, UnknownTargetError
 from deskcheck.static._static import class_key
-from deskcheck.static._surface import build_model, surface
+from deskcheck.static._surface import build_model
 
 FILES = {
     "dcs/__init__.py": """\
@@ -318,8 +318,6 @@ def _error(root: Path, spec: str, kind: type[Exception] = SourceResolutionError)
     return caught.value
 
 
-# -- where a class and its bases come from ---------------------------------------------------
-
 @pytest.mark.parametrize(("spec", "expected", "how"), [
     ("dcs:Base", ["dcs.base:Base", "builtins.object"],
      "a class named through the package that re-exports it (from dcs.base import Base)"),
@@ -453,8 +451,6 @@ def test_the_surface_of_a_method_inherited_from_a_nested_base_names_its_file(roo
         f"the wrapper's self.stage_calls += 1 (deco.py:7) must be found; got {sites}")
 
 
-# -- try/except ImportError: the branch taken, and its note ----------------------------------
-
 EXCEPT_NOTE = ("{file}:6: try/except ImportError took the except branch "
                "(`from dcs.fast_missing import Base as Chosen` does not resolve)")
 
@@ -536,8 +532,6 @@ def test_a_package_that_imports_its_own_submodule_in_a_try_is_read_once(root):
         f"Base is bound outside that try: no branch note is due; notes: {model.notes}")
 
 
-# -- errors --------------------------------------------------------------------------------
-
 def test_a_module_not_under_the_roots_is_refused_with_the_fix(root):
     error = _error(root, "dcs.nothere:K", UnknownTargetError)
     got = (error.message, error.location, error.fix)
@@ -603,8 +597,6 @@ def test_bases_in_an_order_no_mro_can_keep_are_refused(root):
     assert _mro(root, "dcs.shop:Y") == ["dcs.shop:Y", "dcs.shop:X", "builtins.object"], (
         "Y(X) alone has a plain MRO")
 
-
-# -- chains: followed up to 40 steps; a cycle is an error, never a RecursionError ------------
 
 def _chain(root: Path, form: str, steps: int) -> str:
     """A package ``chain_<form>_<steps>`` in which the base of ``user.User`` is reached
@@ -710,3 +702,61 @@ def test_a_cycle_of_re_exports_is_an_unresolvable_base_not_a_crash(root, form):
         f"{user}:4", "cannot resolve base 'Start' of class User"), (
         f"a {form} cycle never reaches a class: it must be an unresolvable base named at "
         f"User's line; got {error.location}: {error.message[:300]}")
+
+
+def _package(tmp_path, name: str, source: str):
+    package = tmp_path / name
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "shop.py").write_text(textwrap.dedent(source))
+    return tmp_path
+
+
+def test_a_base_bound_by_a_def_in_an_import_fallback_is_named_as_a_function(tmp_path):
+    root = _package(tmp_path, "dc_def_base", '''
+        try:
+            from not_installed_fastpath import Base
+        except ImportError:
+            def Base():
+                return object
+
+
+        class Shop(Base):
+            def run(self):
+                return self.size
+    ''')
+    clear_cache()
+    try:
+        with pytest.raises(SourceResolutionError) as info:
+            surface("dc_def_base.shop:Shop.run", roots=[root])
+    finally:
+        clear_cache()
+    message = str(info.value)
+    assert "shop.py:5: 'Base' is a function, not a class" in message, (
+        "the base Shop names is bound by `def Base()` at shop.py:5; the error must say so "
+        f"instead of claiming no binding:\n{message}")
+    assert "try/except ImportError took the except branch" in message, (
+        "the def was bound by the except branch of a try/except ImportError; the error must "
+        f"say which branch bound it:\n{message}")
+
+
+def test_a_base_bound_by_a_plain_def_is_named_as_a_function_with_nothing_added(tmp_path):
+    root = _package(tmp_path, "dc_plain_def_base", '''
+        def Base():
+            return object
+
+
+        class Shop(Base):
+            def run(self):
+                return self.size
+    ''')
+    clear_cache()
+    try:
+        with pytest.raises(SourceResolutionError) as info:
+            surface("dc_plain_def_base.shop:Shop.run", roots=[root])
+    finally:
+        clear_cache()
+    message = str(info.value)
+    assert "shop.py:2: 'Base' is a function, not a class)" in message, (
+        "a def bound outside any try/except ImportError is named as a function with no branch "
+        f"note after it:\n{message}")
