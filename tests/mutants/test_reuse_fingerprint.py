@@ -1,7 +1,9 @@
-"""What a reused verdict depends on (docs/report.md, *Incremental sweeps*; the module doc of
-deskcheck.mutants.reuse): a node-id owner's file, a folder's files, the whole test universe
-for ``-k``/``-m`` owners and ``kills`` markers, each with its conftest chain up to the project
-root; every catalog field of the mutant is part of its fingerprint. No session, no fork."""
+"""What a reused verdict depends on (docs/report.md, *Incremental sweeps*; docs/mutants.md,
+*Owners*; the module doc of deskcheck.mutants.reuse): the fingerprint is the documented
+``mutant_fingerprint`` of the catalog entry; a node-id owner's file, a folder's files, the
+whole test universe for ``-k``/``-m`` owners and ``kills`` markers, each with its conftest
+chain up to the project root; every catalog field is part of the fingerprint. No session,
+no fork."""
 
 from __future__ import annotations
 

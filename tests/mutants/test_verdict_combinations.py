@@ -1,6 +1,7 @@
 """Verdict rules in combination (docs/mutants.md, *Verdicts*): owner and non-owner outcomes
-together with ``accepted_survivor``, ``expect`` and timeouts. Each rule alone is pinned in
-tests/mutants/test_mutants_verdicts.py; these pin what wins when several hold at once."""
+together with ``accepted_survivor``, ``expect`` and timeouts; several owners failing the
+wrong way, a timeout beside a wrong failure, several non-owner kills. Each rule alone is
+pinned in tests/mutants/test_mutants_verdicts.py; these pin what wins when several hold."""
 
 from __future__ import annotations
 
@@ -10,8 +11,14 @@ from deskcheck.mutants.catalog import DEFAULT_WRONG_FAILURE_TYPES as WRONG
 from deskcheck.mutants.verdicts import ItemResult, decide
 
 OWNER, OWNER2, OTHER = "t.py::owner", "t.py::owner2", "t.py::other"
+
+
 ASSERTION = "AssertionError: told to admit 5 with room for 3"
+
+
 TIMEOUT = "deskcheck.errors.RankTimeoutError: rank 1 hung in all_reduce"
+
+
 CRASH = "TypeError: unsupported operand"
 
 
@@ -117,3 +124,39 @@ def test_a_survivor_names_the_owners_that_passed():
         and OWNER2 in verdict.excerpt, (
             f"a survivor's excerpt must name every owner that passed under the mutant; "
             f"got {verdict.verdict}: {verdict.excerpt!r}")
+
+
+# the short wrong-failure list of the three combination cases below
+WRONG_SHORT = ("ImportError", "TypeError", "fixture")
+
+
+def test_a_wrong_failure_names_every_owner_that_failed_the_wrong_way():
+    results = [failed("t::a", "TypeError: bad operand"), ItemResult("t::b", "passed"),
+               failed("t::c", "ImportError: no module x"), failed("t::x", "AssertionError: x")]
+    verdict = decide(["t::a", "t::b", "t::c"], results, None, WRONG_SHORT)
+    assert (verdict.verdict, verdict.wrong_owners) == ("WRONG_FAILURE", ["t::a", "t::c"]), (
+        f"two owners crashed with wrong failure types and one passed: the verdict must be "
+        f"WRONG_FAILURE naming both crashed owners (the report's wrong_failure_owners); got "
+        f"{verdict.verdict} naming {verdict.wrong_owners}")
+
+
+def test_a_timeout_names_no_wrong_owner():
+    results = [failed("t::a", "TimeoutError: rank 1"), failed("t::b", "TypeError: x")]
+    verdict = decide(["t::a", "t::b"], results, None, WRONG_SHORT)
+    assert (verdict.verdict, verdict.wrong_owners) == ("TIMEOUT", []), (
+        f"an owner that timed out makes the verdict TIMEOUT (it outranks a wrong failure), "
+        f"which names no wrong-failure owner; got {verdict.verdict} naming "
+        f"{verdict.wrong_owners}")
+
+
+def test_owner_missed_names_every_non_owner_kill_in_one_readable_list():
+    results = [ItemResult("t::o", "passed"), failed("t::x", "AssertionError: x"),
+               failed("t::y", "AssertionError: y"), failed("t::red", "AssertionError: r")]
+    verdict = decide(["t::o"], results, None, WRONG_SHORT, clean_red=["t::red"])
+    assert verdict.verdict == "OWNER_MISSED" and verdict.failed_non_owners == ["t::x", "t::y"], (
+        f"two non-owners failed under the mutant (a third fails on clean code too and says "
+        f"nothing): OWNER_MISSED naming t::x and t::y; got {verdict.verdict}, "
+        f"{verdict.failed_non_owners}")
+    assert verdict.excerpt.splitlines()[0] == "killed only by non-owner(s): t::x, t::y", (
+        f"the excerpt's first line must list the non-owner kills, comma-separated; got "
+        f"{verdict.excerpt!r}")

@@ -1,7 +1,8 @@
 """A property reached by every kind of access (docs/drift.md, *The surface*: properties are
-followed into their getter, setter and deleter): reading it, calling what it returns, a guarded
-``getattr``, ``+=``, assigning and deleting it each reach exactly the accessor(s) that access
-runs, and a property named as a root is traced through all three. Gaps mutmut found."""
+followed into their getter, setter and deleter, whatever decorator form makes them one):
+reading it, calling what it returns, a guarded ``getattr``, ``+=``, assigning and deleting
+it each reach exactly the accessor(s) that access runs; a property named as a root is traced
+through all three; ``@cached_property(ttl=60)`` is followed into its getter."""
 
 from __future__ import annotations
 
@@ -30,6 +31,7 @@ class Shop:
         {access}
 '''
 
+
 ACCESSES = {
     "read": ("value = self.p", ["get"]),
     "call": ("value = self.p()", ["get"]),
@@ -38,7 +40,11 @@ ACCESSES = {
     "write": ("self.p = 1", ["set"]),
     "delete": ("del self.p", ["delete"]),
 }
+
+
 GROUP = {"get": "get", "set": "set", "delete": "del"}  # p_<group>_... names each accessor uses
+
+
 LABEL = {"get": "Shop.p", "set": "Shop.p (setter)", "delete": "Shop.p (deleter)"}
 
 
@@ -76,3 +82,37 @@ def test_a_property_root_is_traced_through_getter_setter_and_deleter(tmp_path):
     assert reached == ["del", "get", "set"], (
         f"a property named as a root must be traced through its getter, setter and deleter; "
         f"the surface holds the names of {reached} only")
+
+
+def _package(tmp_path, name: str, source: str):
+    package = tmp_path / name
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "shop.py").write_text(textwrap.dedent(source))
+    return tmp_path
+
+
+def test_a_property_made_by_a_called_decorator_is_followed_into_its_getter(tmp_path):
+    root = _package(tmp_path, "dc_called_prop", '''
+        from cachetools_like import cached_property
+
+        class Shop:
+            @cached_property(ttl=60)
+            def total(self):
+                return self.items_size
+
+            def run(self):
+                return self.total
+    ''')
+    clear_cache()
+    try:
+        found = surface("dc_called_prop.shop:Shop.run", roots=[root]).to_json()
+    finally:
+        clear_cache()
+    roles = {m["name"]: m["role"] for m in found["methods"]}
+    assert roles.get("Shop.total") == "get", (
+        "self.total is a property made by @cached_property(ttl=60): reading it runs its getter "
+        f"(role 'get'), yet the methods followed are {roles}")
+    assert "items_size" in found["reads"], (
+        "the getter of self.total reads self.items_size, yet the surface reads only "
+        f"{sorted(found['reads'])}")

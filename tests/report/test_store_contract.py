@@ -22,7 +22,7 @@ from deskcheck.liveness import process_token
 from deskcheck.report.records import RUN_KINDS, MutantRecord, RunRecord
 from deskcheck.report.store import Store
 
-from ..report.sample_records import BALLOT_FILE, BALLOT_SOURCE, every_verdict_mutants
+from .sample_records import BALLOT_FILE, BALLOT_SOURCE, every_verdict_mutants
 
 CONFIGURED = "build/ci/results.sqlite"
 

@@ -1,5 +1,6 @@
-"""Citation drift (``deskcheck pointers``, docs/drift.md): the forms of citation, the symbol
-next to it, and the findings a user reads, beyond the main cases of test_pointers.py."""
+"""Citation drift (``deskcheck pointers``, docs/drift.md, *Citations*): the forms of
+citation, bare ``:LINE`` reuse of the last file, the symbol next to a citation, and the
+findings a user reads, beyond the main cases of test_pointers.py."""
 
 from __future__ import annotations
 
@@ -28,6 +29,8 @@ def pick_next(queue):
     second = queue[1]
     return first or second
 '''
+
+
 # line numbers of SOURCE, named for the tests
 CLASS, METHOD, SORT, METHOD_END, LIMIT_LINE, BLANK, PREFIX_LINE, FUNC, FUNC_BODY, FUNC_END = (
     1, 4, 5, 6, 9, 8, 10, 13, 14, 16)
@@ -60,8 +63,6 @@ def _stale(project: Path, text: str):
         f"{report.render()}")
     return report.findings[0]
 
-
-# --- which name next to a citation is the cited symbol ----------------------------------------
 
 @pytest.mark.parametrize("text", [
     f"`LIMIT` (schedule_policy.py:{METHOD})",            # backticked plain word
@@ -105,8 +106,6 @@ def test_plain_words_and_keywords_are_not_symbols(project, text):
 def test_a_name_that_appears_on_the_cited_line_holds(project, text):
     _holds(project, text)
 
-
-# --- where the symbol must be ------------------------------------------------------------------
 
 @pytest.mark.parametrize("text", [
     f"`calc_priority` (schedule_policy.py:{METHOD_END})",   # the last line of a method
@@ -208,8 +207,6 @@ def test_stray_non_utf8_bytes_do_not_stop_the_check(project):
     assert [f.citation.target for f in report.findings] == ["latin.py:1"], report.render()
 
 
-# --- the citation forms --------------------------------------------------------------------------
-
 def test_a_bare_line_reuses_the_last_cited_file(project):
     report = _check(project, f"`SchedulePolicy` (schedule_policy.py:{CLASS}); its sort (:{SORT}),"
                              f" its end (:{METHOD_END})\n:{LIMIT_LINE} holds the limit, "
@@ -268,8 +265,6 @@ def test_docs_and_sources_are_read_as_utf8_whatever_the_locale(project, ascii_lo
         f"café_total is on the cited line; got {[c.symbol for c in report.checked]}\n"
         f"{report.render()}")
 
-
-# --- findings: what the user reads --------------------------------------------------------------
 
 def test_every_finding_carries_its_citation_and_a_fix(project):
     doc = project / "doc.md"
@@ -362,3 +357,23 @@ match __name__:
 def test_defs_in_except_finally_and_match_blocks_are_found(project, symbol, line):
     (project / "pkg" / "fallbacks.py").write_text(FALLBACKS, encoding="utf-8")
     _holds(project, f"`{symbol}` (fallbacks.py:{line})")
+
+
+@pytest.mark.parametrize("second_line", ["=:9", "-:9", '":9'])
+def test_a_bare_line_after_another_character_at_the_start_is_not_a_citation(tmp_path,
+                                                                             second_line):
+    doc = tmp_path / "notes.md"
+    doc.write_text(f"see fallbacks.py:5\n{second_line}\n")
+    cited = [c.target for c in find_citations(doc)]
+    assert cited == ["fallbacks.py:5"], (
+        f"{second_line!r}: a bare :LINE right after {second_line[0]!r} is not a citation (only a "
+        f"space, '(', a backtick, '[' or ',' before it, or the line's start, reuse the last "
+        f"file), yet the citations found were {cited}")
+
+
+def test_a_bare_line_at_the_start_of_a_line_reuses_the_last_file(tmp_path):
+    doc = tmp_path / "notes.md"
+    doc.write_text("see fallbacks.py:5\n:9 and (:12)\n")
+    cited = [c.target for c in find_citations(doc)]
+    assert cited == ["fallbacks.py:5", "fallbacks.py:9", "fallbacks.py:12"], (
+        f"a bare :LINE at a line's start or after '(' cites the last file; found {cited}")

@@ -1,4 +1,5 @@
-"""Sharp arm for the import hook: a python started below a mutant run applies the mutant.
+"""The import hook nested (docs/mutants.md, *How a mutant reaches every process*): a python
+started below a mutant run applies the mutant, and a nested mutant run keeps the outer one.
 
 Unlike ``tests/mutants/test_mutants_process_hook.py`` this keeps whatever ``DESKCHECK_MUTANT``
 the test process already has (the nested case: a sweep of deskcheck run under a mutant of
@@ -7,6 +8,7 @@ deskcheck), so a defect in the hook itself travels into the started python and s
 
 from __future__ import annotations
 
+import json
 import multiprocessing
 import os
 import subprocess
@@ -16,9 +18,10 @@ import pytest
 
 from deskcheck.mutants.catalog import Mutant
 from deskcheck.mutants.mutation import build_mutation
-from deskcheck.mutants.process_hook import child_environment
+from deskcheck.mutants.process_hook import MUTANT_ENV, child_environment
 
 pytestmark = pytest.mark.xdist_group("selfproof-hook")
+
 PROBE = 'def marker():\n    return "clean"\n'
 
 
@@ -65,3 +68,14 @@ def test_a_spawned_process_applies_the_mutant(probe_env, monkeypatch):
     assert seen == "mutated", (
         f"the import hook did not activate in a spawned process: it ran {seen!r} code")
     assert process.exitcode == 0, f"the spawned process ended with exit code {process.exitcode}"
+
+
+def test_a_nested_mutant_run_keeps_the_outer_mutant(monkeypatch):
+    outer = {"target": "pkg.outer:f", "mutated": "def f():\n    return 1\n"}
+    inner = {"target": "pkg.inner:g", "mutated": "def g():\n    return 2\n"}
+    monkeypatch.setenv(MUTANT_ENV, json.dumps(outer))
+    exported = json.loads(child_environment(inner, None, "t")[MUTANT_ENV])
+    targets = [p["target"] for p in exported] if isinstance(exported, list) else [
+        exported["target"]]
+    assert targets == ["pkg.outer:f", "pkg.inner:g"], (
+        f"a nested mutant run exported {targets}: the outer mutant was dropped")

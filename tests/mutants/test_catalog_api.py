@@ -1,17 +1,20 @@
-"""The catalog's Python API (docs/mutants.md, *Python API* and ``--only``): ``get`` and
-``select`` name unknown ids with the catalog file and a fix; ``select`` keeps catalog order;
-a mutant's definition fingerprint covers what defines it, never where it is written; an item
-result survives its JSON round trip; an owner's location is ``file:line``. Gaps mutmut found."""
+"""The catalog's Python API and file (docs/mutants.md, *Python API*, *The catalog* and
+``--only``): a catalog is UTF-8 TOML whatever the locale; ``get`` and ``select`` name
+unknown ids with the catalog file and a fix, an unknown ``--only`` id says how to list the
+known ones; ``select`` keeps catalog order; a mutant's definition fingerprint covers what
+defines it, never where it is written; an item result survives its JSON round trip; an
+owner's location is ``file:line``."""
 
 from __future__ import annotations
 
 import dataclasses
+import locale
 from pathlib import Path
 
 import pytest
 
 from deskcheck.errors import CatalogError
-from deskcheck.mutants.catalog import Catalog, Mutant
+from deskcheck.mutants.catalog import Catalog, Mutant, load_catalog
 from deskcheck.mutants.reuse import definition_of
 from deskcheck.mutants.verdicts import ItemResult
 from tests.owner_files import write_placeholder_owners
@@ -21,8 +24,14 @@ pytest_plugins = ["pytester"]
 A = Mutant(id="m.a", title="t", target="pkg.mod:f", operator="return",
            params={"value": "None"}, owners=("tests/test_x.py::test_a",), expect="boom",
            accepted_survivor="equivalent: x", timeout_s=5.0, catalog_file="c.toml", line=3)
+
+
 B = dataclasses.replace(A, id="m.b", line=12)
+
+
 C = dataclasses.replace(A, id="m.c", line=21)
+
+
 CATALOG = Catalog(path=Path("/proj/mutants.toml"), mutants=(A, B, C))
 
 
@@ -94,7 +103,6 @@ def test_an_owner_location_is_its_file_and_one_based_line(pytester):
         f"the location of test_here (def on line 4) must be 'test_loc.py:4'; got {where!r}")
 
 
-
 def test_a_loaded_mutant_carries_every_field_of_its_entry(tmp_path):
     from deskcheck.mutants import load_catalog
 
@@ -135,3 +143,43 @@ timeout_s = 3
         f"the [sweep] settings were read as {settings}")
     assert catalog.root == path.resolve().parent, f"the catalog root is {catalog.root}"
     assert isinstance(catalog.mutants[0].timeout_s, float), "timeout_s = 3 must become 3.0"
+
+
+@pytest.fixture
+def ascii_locale():
+    """The process's locale encoding set to ASCII (a C-locale or Windows-like machine) for the
+    test: a file read without an explicit encoding then fails on non-ASCII text."""
+    old = locale.setlocale(locale.LC_CTYPE)
+    locale.setlocale(locale.LC_CTYPE, "C")
+    try:
+        yield
+    finally:
+        locale.setlocale(locale.LC_CTYPE, old)
+
+
+def test_a_catalog_is_read_as_utf8_whatever_the_locale(tmp_path, ascii_locale):
+    path = tmp_path / "mutants.toml"
+    path.write_text('''[[mutant]]
+id = "m.one"
+title = "the café's edge is off by one — déjà vu"
+target = "pkg.mod:f"
+operator = "return"
+value = "None"
+owners = ["tests/test_x.py::test_y"]
+''', encoding="utf-8")
+    write_placeholder_owners(tmp_path)
+    titles = [m.title for m in load_catalog(path).mutants]
+    assert titles == ["the café's edge is off by one — déjà vu"], (
+        f"a TOML catalog is UTF-8 by definition: under an ASCII locale its non-ASCII title "
+        f"must load intact; got {titles}")
+
+
+def test_an_unknown_only_id_says_how_to_list_the_ids():
+    one = Mutant(id="m.a", title="t", target="pkg.mod:f", operator="return",
+                 params={"value": "None"}, owners=("tests/test_x.py::test_a",))
+    catalog = Catalog(path=Path("/proj/mutants.toml"), mutants=(one,))
+    with pytest.raises(CatalogError) as caught:
+        catalog.select(["m.zz"])
+    assert caught.value.fix == "run `deskcheck mutants list` for the ids", (
+        f"an unknown --only id must come with the fix 'run `deskcheck mutants list` for the "
+        f"ids'; got {caught.value.fix!r}")

@@ -1,17 +1,16 @@
-"""Drift verdicts in the cases the first round left open (docs/drift.md): the can-fail arm
-against a model other than the harness's own, ``methods=`` given
-as names or functions, a stub's own fix words, the surface notes in the JSON, stand-ins that
-are callable objects or bound methods, and the first site that needs a name."""
+"""Drift verdicts in less common cases (docs/drift.md): ``methods=`` given as names or
+functions, a stub's own fix words, the surface notes in the JSON, stand-ins that are callable
+objects or bound methods, provisions, and the first site that needs a name."""
 
 from __future__ import annotations
 
 import functools
 
-from deskcheck.drift_guard import can_fail, guard
+from deskcheck.drift_guard import guard
 from deskcheck.drift_guard.verdicts import signature_misfit
 from deskcheck.harness import Harness, bind, stand_in, state
 from deskcheck.static._surface import NameUse, Site
-from tests.selfproof.test_mutmut_gaps import _shop_harnesses
+from tests.drift_guard.shop import shop_harnesses as _shop_harnesses
 
 
 class Prod:
@@ -21,22 +20,6 @@ class Prod:
 
 class OnlyStep(Harness, model=Prod, roots=["step"], register=False):
     step = bind(Prod.step)
-
-
-def test_the_can_fail_arm_plants_into_the_model_it_is_given():
-    scheduler, complete = _shop_harnesses()
-
-    class Wider(scheduler):
-        def run_once(self):
-            return self.wider_only
-
-    result = can_fail(complete, Wider, ["run_once"])
-    assert result.planted.model == "Wider", (
-        f"can_fail was given the model Wider but judged {result.planted.model}: it must plant "
-        f"into and guard against the model it is given, not the harness's own")
-    assert result.ok, (
-        f"a planted read into Wider.run_once must be reported alone on top of the unplanted "
-        f"verdict (which already misses wider_only): {result.message()}")
 
 
 def test_methods_may_be_named_or_given_as_functions():
@@ -115,8 +98,6 @@ def test_the_first_need_of_a_name_is_its_first_read_before_any_write():
     assert only_written.first_need().line == 5, (
         "a name only ever written has no need: its first site (line 5) stands for it")
 
-
-# -- guard() of a Provision is the verdict of its object (docs/drift.md, any stand-in) -------
 
 def _paths_fixture():
     """tests/drift_guard/fixtures/pathsrc's Engine (as tests/drift_guard/test_paths.py uses)."""
@@ -448,39 +429,3 @@ def test_a_decorator_wrapper_is_traced_around_the_method_it_wraps():
     assert names == ["alpha", "calls_seen"], (
         f"step is wrapped by _traced, whose wrapper reads and writes self.calls_seen around "
         f"the body: both are on step's surface; the surface is {names}")
-
-
-class _ReadsAlpha:
-    def step(self):
-        return self.alpha
-
-
-class _ReadsBeta:
-    def step(self):
-        return self.beta
-
-
-_RebindBase = _ReadsAlpha
-
-
-class RebindChild(_RebindBase):
-    """At runtime a _ReadsAlpha; read statically, its base name is bound last to _ReadsBeta."""
-
-
-_RebindBase = _ReadsBeta
-
-
-class RebindHarness(Harness, model=RebindChild, roots=["step"], register=False):
-    step = bind(RebindChild.step)
-
-
-def test_the_can_fail_arm_reads_both_verdicts_in_the_mode_it_is_given():
-    runtime = guard(RebindHarness, mode="runtime").names("forward")
-    static = guard(RebindHarness, mode="static").names("forward")
-    assert (runtime, static) == (["alpha"], ["beta"]), (
-        f"the two modes read RebindChild's base differently (runtime: the class it was built "
-        f"on; static: the name's last binding); got runtime {runtime}, static {static}")
-    result = can_fail(RebindHarness, mode="static")
-    assert result.ok, (
-        f"with mode='static' the unplanted verdict must be read statically too, so the "
-        f"planted read is the only addition (beta is drift either way): {result.message()}")

@@ -1,13 +1,16 @@
-"""Where ``deskcheck drift`` looks for guards (docs/drift.md, ``deskcheck drift``), in-process:
-``[tool.deskcheck] harnesses`` (files, folders, globs or dotted modules), else pytest's
-``testpaths``, else ``tests``; only ``.py`` files that mention ``deskcheck.harness`` /
-``deskcheck.stubs`` are imported, pytest-style, their ``conftest.py`` files first; an import
-that fails is a ConfigError naming the file and line."""
+"""Where ``deskcheck drift`` looks for guards (docs/drift.md, ``deskcheck drift``;
+deskcheck/drift_guard/_discover.py), in-process: ``[tool.deskcheck] harnesses`` (files,
+folders, globs or dotted modules), else pytest's ``testpaths``, else ``tests``; only ``.py``
+files that mention ``deskcheck.harness`` / ``deskcheck.stubs`` are imported, pytest-style,
+their ``conftest.py`` files first; paths given on the command line, unreadable files, shared
+conftests, and the errors a user reads."""
 
 from __future__ import annotations
 
+import locale
 import sys
 import textwrap
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -24,8 +27,6 @@ def project(tmp_path: Path, pyproject: str, files: dict[str, str]) -> ProjectCon
     for path, text in files.items():
         (tmp_path / path).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / path).write_text(text, encoding="utf-8")
-    import tomllib
-
     values = tomllib.loads(textwrap.dedent(pyproject)).get("tool", {}).get("deskcheck", {})
     return ProjectConfig(root=tmp_path, pyproject=tmp_path / "pyproject.toml", values=values)
 
@@ -171,3 +172,132 @@ def test_a_dotted_entry_is_imported_by_name(tmp_path, monkeypatch):
     assert imported == ["dc_disc_pkg.guards"], (
         f"a dotted harnesses entry must be imported as a module and reported by its name; "
         f"imported {imported}")
+
+
+@pytest.fixture
+def clean_modules(monkeypatch, tmp_path):
+    """The project root on sys.path; every module imported by the test forgotten after it."""
+    monkeypatch.syspath_prepend(str(tmp_path))
+    before = set(sys.modules)
+    yield
+    for name in set(sys.modules) - before:
+        sys.modules.pop(name, None)
+
+
+def test_a_missing_path_with_a_dot_in_it_is_skipped_not_imported(tmp_path):
+    files, modules = candidate_files(tmp_path, ["docs/v1.2/tests", "tests/test_x.py",
+                                                "pkg.XLA_guards"])
+    assert (files, modules) == ([], ["pkg.XLA_guards"]), (
+        "entries that hold a '/' or end in .py are paths: absent ones are skipped (testpaths "
+        "may list folders that do not exist), never imported as modules; a dotted name is a "
+        f"module to import; got {modules}")
+
+
+def test_an_unreadable_file_does_not_stop_the_search_of_its_folder(tmp_path):
+    (tmp_path / "checks").mkdir()
+    (tmp_path / "checks" / "a_latin1.py").write_bytes(b"# caf\xe9\nimport deskcheck.harness\n")
+    (tmp_path / "checks" / "b_guard.py").write_text(GUARD, encoding="utf-8")
+    files, _ = candidate_files(tmp_path, ["checks"])
+    assert [f.name for f in files] == ["b_guard.py"], (
+        "a file that is not UTF-8 is skipped, and the files after it are still searched; "
+        f"found {[f.name for f in files]}")
+
+
+def test_a_conftest_shared_by_two_guard_modules_is_imported_once(tmp_path, clean_modules):
+    config = project(tmp_path, '[tool.deskcheck]\nharnesses = ["checks"]\n', {
+        "checks/__init__.py": "",
+        "checks/conftest.py": "",
+        "checks/test_dc_gap_one.py": GUARD,
+        "checks/test_dc_gap_two.py": GUARD,
+    })
+    names = [Path(p).name for p in import_guard_modules(config)]
+    assert names == ["conftest.py", "test_dc_gap_one.py", "test_dc_gap_two.py"], (
+        f"the shared conftest.py is imported once, before the first guard module; got {names}")
+
+
+def test_paths_given_on_the_command_line_replace_the_configured_ones(tmp_path, clean_modules):
+    config = project(tmp_path, '[tool.deskcheck]\nharnesses = ["configured"]\n', {
+        "configured/test_dc_gap_conf.py": GUARD,
+        "cli/test_dc_gap_cli.py": GUARD,
+    })
+    names = [Path(p).name for p in import_guard_modules(config, ["cli"])]
+    assert names == ["test_dc_gap_cli.py"], (
+        f"`deskcheck drift PATHS` looks only in PATHS, not in [tool.deskcheck] harnesses; "
+        f"imported {names}")
+
+
+def test_a_guard_module_outside_a_package_is_imported_by_its_basename(tmp_path, clean_modules):
+    config = project(tmp_path, '[tool.deskcheck]\nharnesses = ["nspkg"]\n', {
+        "nspkg/test_dc_gap_ns.py": GUARD})
+    import_guard_modules(config)
+    module = sys.modules.get("test_dc_gap_ns")
+    assert module is not None and Path(module.__file__) == tmp_path / "nspkg/test_dc_gap_ns.py", (
+        "a folder without __init__.py is no package to pytest's default import (namespace "
+        "packages not considered): the module is named by its file name; modules now: "
+        f"{sorted(n for n in sys.modules if 'dc_gap_ns' in n)}")
+
+
+def test_a_failed_import_inside_a_guard_module_names_the_import_line(tmp_path, clean_modules):
+    config = project(tmp_path, '[tool.deskcheck]\nharnesses = ["bad"]\n', {
+        "bad/test_dc_gap_missing.py": GUARD + "import no_such_module_dc_gap\n"})
+    with pytest.raises(ConfigError) as caught:
+        import_guard_modules(config)
+    error = caught.value
+    assert error.location == f"{tmp_path / 'bad/test_dc_gap_missing.py'}:3", (
+        "the location is the guard module's own failing line (3), not a frame of the import "
+        f"machinery; got {error.location}")
+    assert error.fix == ("make it importable as pytest would (conftest.py, sys.path), or "
+                         "narrow [tool.deskcheck] harnesses to the files that declare "
+                         "harnesses"), error.fix
+
+
+def test_an_unimportable_dotted_entry_tells_what_an_entry_may_be(tmp_path):
+    config = project(tmp_path, '[tool.deskcheck]\nharnesses = ["no_such_pkg_dc_gap.h"]\n', {})
+    with pytest.raises(ConfigError) as caught:
+        import_guard_modules(config)
+    assert caught.value.fix == "list files, folders, globs or dotted module names", (
+        f"the fix must say what a harnesses entry may be; got {caught.value.fix!r}")
+
+
+def test_harnesses_that_are_not_a_list_say_so_with_an_example(tmp_path):
+    config = project(tmp_path, '[tool.deskcheck]\nharnesses = [1]\n', {})
+    with pytest.raises(ConfigError) as caught:
+        search_paths(config)
+    assert caught.value.message == "[tool.deskcheck] harnesses must be a list of strings", \
+        caught.value.message
+    assert caught.value.fix == 'harnesses = ["tests", "examples/tp_scheduler/tests"]', (
+        f"the fix is an example line to paste; got {caught.value.fix!r}")
+
+
+def test_code_run_through_eval_is_blamed_on_the_guard_modules_line(tmp_path, clean_modules):
+    config = project(tmp_path, '[tool.deskcheck]\nharnesses = ["bad"]\n', {
+        "bad/test_dc_gap_eval.py": GUARD + "VALUE = eval('undefined_name_dc_gap')\n"})
+    with pytest.raises(ConfigError) as caught:
+        import_guard_modules(config)
+    assert caught.value.location == f"{tmp_path / 'bad/test_dc_gap_eval.py'}:3", (
+        "the innermost frame is eval's '<string>', which names no file: the location is the "
+        f"guard module's own line 3; got {caught.value.location}")
+
+
+@pytest.fixture
+def ascii_locale():
+    """A locale whose encoding is not UTF-8 (ASCII), for the duration of one test."""
+    before = locale.setlocale(locale.LC_CTYPE)
+    locale.setlocale(locale.LC_CTYPE, "C")
+    try:
+        yield
+    finally:
+        locale.setlocale(locale.LC_CTYPE, before)
+
+
+def test_the_pyproject_and_guard_modules_are_read_as_utf8_whatever_the_locale(tmp_path,
+                                                                              ascii_locale):
+    config = project(tmp_path, '# maintained by José\n[tool.pytest.ini_options]\n'
+                               'testpaths = ["checks"]\n', {
+                                   "checks/test_guard.py": "# café\n" + GUARD})
+    entries = search_paths(config)
+    assert entries == ["checks"], f"pytest's testpaths must be read; got {entries}"
+    files, _ = candidate_files(tmp_path, entries)
+    assert [f.name for f in files] == ["test_guard.py"], (
+        "a UTF-8 guard module with a non-ASCII comment must be found under an ASCII locale; "
+        f"found {[f.name for f in files]}")

@@ -1,9 +1,9 @@
-"""Incremental reuse in the cases the first round left open (docs/report.md, *Incremental
-sweeps*; docs/mutants.md, *Owners*): the fingerprint is the documented ``mutant_fingerprint``
-of the catalog entry, kills markers are read from any test file (a bare ``kills`` name, calls
-that are not names, undecodable bytes, a non-UTF-8 locale, a dangling link), and an owner
-outside the universe, a non-Python owner file or a catalog with no roots still count.
-No session, no fork: files on disk only."""
+"""Incremental reuse in less common cases (docs/report.md, *Incremental sweeps*;
+docs/mutants.md, *Owners*): the fingerprint is the documented ``mutant_fingerprint`` of the
+catalog entry, kills markers are read from any test file (a bare ``kills`` name, calls that
+are not names, undecodable bytes, a non-UTF-8 locale, a dangling link), and an owner outside
+the universe, a non-Python owner file or a catalog with no roots still count. No session, no
+fork: files on disk only."""
 
 from __future__ import annotations
 

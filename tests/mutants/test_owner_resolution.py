@@ -8,8 +8,10 @@ from __future__ import annotations
 
 import pytest
 
-from deskcheck.mutants.catalog import Mutant
+from deskcheck.errors import CatalogError
+from deskcheck.mutants.catalog import Mutant, load_catalog
 from deskcheck.mutants.owners import foreign_kills, item_location, marked_owners, resolve_owners
+from tests.owner_files import write_placeholder_owners
 
 pytest_plugins = ["pytester"]
 
@@ -28,8 +30,11 @@ def test_c():
     pass
 '''
 
+
 # the fixes the user reads beside each owner problem (user-facing, pinned word for word)
 FIX_BAD_EXPRESSION = "name an existing test, or '-k EXPR'/'-m EXPR'"
+
+
 FIX_NO_MATCH = "correct the node id / expression, or add the test to [sweep] tests"
 
 
@@ -215,3 +220,45 @@ def pytest_collect_file(parent, file_path):
     assert len(where) == 1 and where[0].endswith("test_data.cases:1"), (
         f"an item that reports no line is located at its file's first line "
         f"(test_data.cases:1); got {where}")
+
+
+def test_an_owner_naming_nothing_is_reported_at_its_own_line(tmp_path):
+    """docs/mutants.md: an owner node id that names nothing is reported at the line of that
+    owner (a list may span lines, with either quote); one written with an escape, whose text
+    is not on any line as read, at its owners key."""
+    path = tmp_path / "mutants.toml"
+    path.write_text('''[[mutant]]
+id = "m.one"
+title = "t"
+target = "pkg.mod:f"
+operator = "return"
+value = "None"
+owners = [
+    "tests/test_x.py::test_y",
+    "tests/test_x.py::test_gone",
+    'tests/test_x.py::test_also_gone',
+]
+
+[[mutant]]
+id = "m.two"
+title = "t"
+target = "pkg.mod:f"
+operator = "return"
+value = "None"
+owners = ["tests/test_x.py::test_\\u0067one"]
+''', encoding="utf-8")
+    write_placeholder_owners(tmp_path)
+    with pytest.raises(CatalogError) as caught:
+        load_catalog(path)
+    text = str(caught.value)
+    where = {name: [ln for ln in text.splitlines() if name in ln] for name in
+             ("test_gone", "test_also_gone")}
+    assert all(len(lines) >= 1 for lines in where.values()), (
+        f"both owners naming no test must be reported; the error is:\n{text}")
+    assert f"{path}:9:" in where["test_gone"][0] and f"{path}:10:" in where["test_also_gone"][0], (
+        f"each owner naming nothing must be reported at its own line (9 and 10 of the "
+        f"catalog), not at the owners key's; the error is:\n{text}")
+    escaped = [ln for ln in text.splitlines() if f"{path}:19:" in ln]
+    assert escaped and "test_gone" in escaped[0], (
+        f"an owner written with a TOML escape cannot be found quoted as read: it must be "
+        f"reported at its owners key (line 19); the error is:\n{text}")

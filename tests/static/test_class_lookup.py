@@ -1,6 +1,7 @@
-"""A production class as deskcheck sees it (deskcheck/static/_model.py): a nested class is
-found by its qualified name even where an overlay has shifted its lines, an overlay applies to
-an installed package too, and the errors of naming a class say what to do."""
+"""A production class as deskcheck finds it (deskcheck/static/_model.py; docs/drift.md,
+*Errors*): a nested class by its qualified name even where an overlay shifted its lines, an
+overlay on an installed package, the installed root of a package, and unknown classes or
+modules named with a fix."""
 
 from __future__ import annotations
 
@@ -10,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from deskcheck.errors import UnknownTargetError
-from deskcheck.static._model import build_runtime, build_static, import_class
+from deskcheck.errors import DeskcheckError, UnknownTargetError
+from deskcheck.static._model import build_runtime, build_static, import_class, installed_root
 from deskcheck.static._sources import Sources
 
 NESTED = '''\
@@ -79,3 +80,37 @@ def test_naming_a_class_that_cannot_be_had_says_what_to_do(module, qualname, fix
         import_class(module, qualname)
     assert caught.value.fix == fix, (
         f"{module}:{qualname}: the fix must read {fix!r}; got {caught.value.fix!r}")
+
+
+def test_an_unknown_class_or_module_is_named_with_a_fix():
+    import json
+
+    cases = [("json", "NoSuchClass", "no class 'NoSuchClass' in module json", json.__file__,
+              "check the class name"),
+             ("json", "JSONDecoder.NoSuch", "no class 'JSONDecoder.NoSuch' in module json",
+              json.__file__, "check the class name"),
+             ("json", "dumps", "json:dumps is not a class", "json", "name a class"),
+             ("no_such_module_dc", "X", "cannot import 'no_such_module_dc'",
+              "no_such_module_dc", "install the package")]
+    for module, qualname, words, location, fix in cases:
+        with pytest.raises(DeskcheckError) as caught:
+            import_class(module, qualname)
+        error = caught.value
+        assert words in str(error) and error.location == location and fix in (error.fix or ""), (
+            f"{module}:{qualname} must be refused saying {words!r} at {location} with the fix "
+            f"{fix!r}; got {error} at {error.location} (fix {error.fix!r})")
+    got = import_class("json.decoder", "JSONDecoder")
+    assert got.__name__ == "JSONDecoder", f"json.decoder:JSONDecoder resolved to {got}"
+
+
+def test_the_installed_root_of_a_package_is_the_folder_holding_it():
+    import pytest as installed
+
+    root = installed_root("pytest.something")
+    assert root == Path(installed.__file__).resolve().parent.parent, (
+        f"the installed root of pytest must be the folder holding the pytest package "
+        f"({Path(installed.__file__).resolve().parent.parent}); got {root}")
+    assert installed_root("no_such_top_level_dc") is None, (
+        "a top-level name no finder knows must have no installed root")
+    assert installed_root("sys") is None, (
+        "a built-in module has no location, so no installed root")
