@@ -82,8 +82,8 @@ def test_the_hook_applies_a_mutant_to_a_module_pytest_rewrites(tmp_path, monkeyp
     """pytest puts its assertion rewriter first on ``sys.meta_path`` and imports through it
     the modules of every ``pytest11`` plugin's distribution (deskcheck's own, so every
     self-mutant of ``deskcheck mutants run``) and those a conftest registers for rewriting:
-    the mutant must still be applied to them."""
-    monkeypatch.delenv(MUTANT_ENV, raising=False)
+    the mutant must still be applied to them. An outer mutant in the environment stays
+    applied below this one (the self-sweep judges ``keep_first`` through it)."""
     (tmp_path / "rwpkg").mkdir()
     (tmp_path / "rwpkg" / "__init__.py").write_text("")
     (tmp_path / "rwpkg" / "probe.py").write_text("def marker():\n    return 'clean'\n")
