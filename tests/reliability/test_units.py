@@ -24,3 +24,25 @@ def test_an_unknown_deskcheck_key_is_reported_with_its_line() -> None:
         check_section({"catalgo": "m.toml"}, Path("pyproject.toml"), text)
     assert caught.value.location == "pyproject.toml:5" and "did you mean 'catalog'" in \
         caught.value.message, f"the unknown key was reported as {caught.value.render()!r}"
+
+
+def test_a_repository_named_by_git_dir_is_discovered(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import shutil
+    import subprocess
+
+    from deskcheck.gate.git import GitRepo
+
+    tree = tmp_path / "tree"
+    tree.mkdir()
+    subprocess.run(["git", "init", "-q", str(tree)], check=True)
+    shutil.move(tree / ".git", tmp_path / "repo.git")
+    monkeypatch.chdir(tree)
+    monkeypatch.setenv("GIT_DIR", "../repo.git")  # relative: git reads it against the cwd
+    monkeypatch.setenv("GIT_WORK_TREE", ".")
+    repo = GitRepo.discover()
+    assert repo.root == tree.resolve(), f"the work tree GIT_WORK_TREE names was not found: " \
+        f"{repo.root}"
+    assert repo.location_env == {"GIT_DIR": str((tmp_path / "repo.git").resolve()),
+                                 "GIT_WORK_TREE": str(tree.resolve())}, (
+        f"GIT_DIR/GIT_WORK_TREE were not kept as absolute paths: {repo.location_env}")
