@@ -28,13 +28,15 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+import os
 import re
 import tomllib
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
-from deskcheck.errors import CatalogError
+from deskcheck.errors import CatalogError, ConfigError
 from deskcheck.mutants.catalog_checks import (
     did_you_mean,
     kills_marker_ids,
@@ -50,6 +52,7 @@ from deskcheck.mutants.uniformity_owner import (
     owner_problem,
     parse_settings,
 )
+from deskcheck.pytest_ini import pytest_config
 from deskcheck.textfiles import read_toml_text
 
 TARGET_RE = re.compile(r"^[A-Za-z_][\w]*(\.[A-Za-z_]\w*)*:[A-Za-z_]\w*(\.[A-Za-z_]\w*)*$")
@@ -221,7 +224,7 @@ def load_catalog(path: str | Path) -> Catalog:
     mutants: list[Mutant] = []
     first_line: dict[str, int] = {}
     marked = _LazyMarked(path.parent, settings.tests)
-    owner_roots = _owner_roots(path.parent, settings.tests)
+    owner_roots = _OwnerRoots(path.parent, settings.tests)
     for index, raw in enumerate(raw_mutants):
         block = lines.blocks[index] if index < len(lines.blocks) else None
         mutant = _mutant(raw, block, lines, str(path), err, marked, owner_roots, audit)
@@ -259,12 +262,29 @@ class _LazyMarked:
         return self._ids
 
 
-def _owner_roots(folder: Path, tests: tuple[str, ...]) -> list[Path]:
+class _OwnerRoots(list):
     """Where an owner's path may start: the catalog's folder, the current one, a [sweep]
-    tests folder and the folders above the catalog (pytest's rootdir is one of them)."""
-    roots = [folder, Path.cwd(), *(folder / t for t in tests if (folder / t).is_dir()),
-             *folder.parents]
-    return list(dict.fromkeys(r.resolve() for r in roots))
+    tests folder and the folders above the catalog (pytest's rootdir is one of them).
+    ``resolving``: the folders the sweep itself resolves node ids against (the catalog's,
+    the current one, pytest's rootdir as found from the [sweep] tests), for ``..`` paths."""
+
+    def __init__(self, folder: Path, tests: tuple[str, ...]):
+        roots = [folder, Path.cwd(), *(folder / t for t in tests if (folder / t).is_dir()),
+                 *folder.parents]
+        super().__init__(dict.fromkeys(r.resolve() for r in roots))
+        self.folder, self.tests = folder, tests
+
+    @cached_property
+    def resolving(self) -> list[Path]:
+        starts = [(self.folder / t).resolve() for t in self.tests] or [self.folder.resolve()]
+        ancestor = Path(os.path.commonpath([str(s) for s in starts]))
+        try:
+            rootdir = pytest_config(ancestor).rootdir
+        except ConfigError:  # pytest reports its own configuration file
+            rootdir = None
+        if rootdir is None:  # pytest's rule without a configuration file
+            rootdir = Path(os.path.commonpath([str(Path.cwd().resolve()), str(ancestor)]))
+        return list(dict.fromkeys(r.resolve() for r in (self.folder, Path.cwd(), rootdir)))
 
 
 def _positive_number(value: Any) -> bool:
@@ -395,7 +415,9 @@ def _mutant(raw: Any, block, lines: _Lines, file: str, err,
     elif owners and owner_roots is not None:  # a node id that names nothing: this pass too
         for owner in owners:
             problem = owner_problem(owner.strip(), audit) if is_uniformity_owner(
-                owner.strip()) else static_owner_problem(owner.strip(), owner_roots)
+                owner.strip()) else static_owner_problem(
+                owner.strip(), owner_roots, owner_roots.resolving if ".." in owner and
+                isinstance(owner_roots, _OwnerRoots) else None)
             if problem:
                 bad(lines.value_line(block, owner, "owners"), *problem)
     elif not owners and isinstance(mutant_id, str) and mutant_id and marked is not None:

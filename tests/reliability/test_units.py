@@ -46,3 +46,53 @@ def test_a_repository_named_by_git_dir_is_discovered(
     assert repo.location_env == {"GIT_DIR": str((tmp_path / "repo.git").resolve()),
                                  "GIT_WORK_TREE": str(tree.resolve())}, (
         f"GIT_DIR/GIT_WORK_TREE were not kept as absolute paths: {repo.location_env}")
+
+
+def _catalog_project(root: Path, target: str, owner: str) -> Path:
+    (root / "kpkg").mkdir(parents=True)
+    (root / "kpkg" / "__init__.py").write_text("")
+    (root / "kpkg" / "mod.py").write_text("def total(values):\n    return sum(values)\n")
+    (root / "tests").mkdir()
+    (root / "tests" / "test_mod.py").write_text("def test_total():\n    pass\n")
+    catalog = root / "mutants.toml"
+    catalog.write_text(f'[sweep]\ntests = ["tests"]\n\n[[mutant]]\nid = "k.a"\ntitle = "t"\n'
+                       f'target = "{target}"\noperator = "return"\nvalue = "0"\n'
+                       f'owners = ["{owner}"]\n')
+    return catalog
+
+
+def _catalog_problems(catalog: Path) -> list[tuple[str, str]]:
+    """(location, message) of every problem reading ``catalog`` reports; [] when it loads."""
+    from deskcheck.errors import CatalogError
+    from deskcheck.mutants import load_catalog
+
+    try:
+        load_catalog(catalog)
+    except CatalogError as exc:
+        return [(str(e.location), e.message) for e in exc.errors]
+    return []
+
+
+def test_a_target_module_that_exists_nowhere_is_refused_when_the_catalog_is_read(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    catalog = _catalog_project(tmp_path, "kpgk.mod:total", "tests/test_mod.py::test_total")
+    found = _catalog_problems(catalog)
+    assert any(where.endswith("mutants.toml:7") and "no module 'kpgk'" in message
+               and "did you mean 'kpkg'" in message for where, message in found), (
+        f"a target in a module that exists nowhere was not refused at its line: {found}")
+
+
+def test_a_dotdot_owner_the_sweep_cannot_resolve_is_refused_when_the_catalog_is_read(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    catalog = _catalog_project(tmp_path, "kpkg.mod:total", "../tests/test_mod.py::test_total")
+    found = _catalog_problems(catalog)
+    assert any(where.endswith("mutants.toml:10") and "'../tests/test_mod.py'" in message
+               and "did you mean 'tests/test_mod.py::test_total'" in message
+               for where, message in found), (
+        f"a '../' owner found only through the [sweep] tests folder was accepted: {found}")
+    good = _catalog_project(tmp_path / "sub", "kpkg.mod:total",
+                            "../sub/tests/test_mod.py::test_total")
+    monkeypatch.chdir(tmp_path / "sub")
+    assert not _catalog_problems(good), "a '../' owner that comes back into the folder is fine"
