@@ -101,6 +101,10 @@ def run_drift(args: argparse.Namespace) -> int:
 
     start = time.perf_counter()
     config = load_config()
+    if args.changed_since:  # a bad ref is reported at once, before any import
+        from deskcheck.drift_guard.changed import verify_ref
+
+        verify_ref(Path(config.root), args.changed_since)
     sys.path.insert(0, str(config.root))
     skipped: list[dict[str, Any]] = []
     imported = import_guard_modules(config, args.paths, skipped)

@@ -82,3 +82,18 @@ def test_a_guard_file_in_a_declared_encoding_is_guarded(bench: Bench) -> None:
     assert "Latin" in done.stdout, (
         f"a harness file with a coding declaration was skipped (read as UTF-8 only):\n"
         f"{done.stdout}{done.stderr}")
+
+
+def test_a_bad_changed_since_ref_is_reported_before_any_guard_file_is_imported(
+        bench: Bench) -> None:
+    """Shown without a clock: a guard file that cannot be imported is there too, and the
+    error is the ref's (nothing was imported before the ref was checked)."""
+    _project(bench, {"tests/test_one.py": "from deskcheck.harness import Harness\n\n"
+                                          "import no_such_module_one\n"})
+    done = bench.run("drift", "--changed-since", "no-such-ref")
+    assert done.returncode == 2 and "Traceback" not in done.stderr, (
+        f"exit {done.returncode}, expected 2:\n{done.stderr}")
+    assert "unknown ref 'no-such-ref'" in done.stderr and "fix:" in done.stderr, (
+        f"the bad ref is not named with a fix:\n{done.stderr}")
+    assert "no_such_module_one" not in done.stderr, (
+        f"the guard files were imported before the bad ref was reported:\n{done.stderr}")
