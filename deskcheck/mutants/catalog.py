@@ -275,9 +275,13 @@ class _OwnerRoots(list):
         self.folder, self.tests = folder, tests
 
     @cached_property
+    def universe(self) -> list[Path]:
+        """The paths pytest collects from: the [sweep] tests (else the catalog's folder)."""
+        return [(self.folder / t).resolve() for t in self.tests] or [self.folder.resolve()]
+
+    @cached_property
     def resolving(self) -> list[Path]:
-        starts = [(self.folder / t).resolve() for t in self.tests] or [self.folder.resolve()]
-        ancestor = Path(os.path.commonpath([str(s) for s in starts]))
+        ancestor = Path(os.path.commonpath([str(s) for s in self.universe]))
         try:
             rootdir = pytest_config(ancestor).rootdir
         except ConfigError:  # pytest reports its own configuration file
@@ -414,10 +418,11 @@ def _mutant(raw: Any, block, lines: _Lines, file: str, err,
             'e.g. owners = ["tests/test_x.py::test_y"]')
     elif owners and owner_roots is not None:  # a node id that names nothing: this pass too
         for owner in owners:
+            exact = ".." in owner and isinstance(owner_roots, _OwnerRoots)  # where the sweep looks
             problem = owner_problem(owner.strip(), audit) if is_uniformity_owner(
                 owner.strip()) else static_owner_problem(
-                owner.strip(), owner_roots, owner_roots.resolving if ".." in owner and
-                isinstance(owner_roots, _OwnerRoots) else None)
+                owner.strip(), owner_roots, owner_roots.resolving if exact else None,
+                owner_roots.universe if exact else ())
             if problem:
                 bad(lines.value_line(block, owner, "owners"), *problem)
     elif not owners and isinstance(mutant_id, str) and mutant_id and marked is not None:

@@ -196,12 +196,23 @@ def _missing_path_hint(path_part: str, roots: Iterable[Path]) -> str:
     return ""
 
 
-def _dotdot_problem(owner: str, path_part: str, resolving: list[Path]) -> tuple[str, str] | None:
-    """A path with ``..`` exists only where the sweep resolves node ids (``resolving``: the
-    catalog's folder, the current one, pytest's rootdir), not through a [sweep] tests folder
-    or a folder above; then it is named with the node id that works, when there is one."""
-    if ".." not in Path(path_part).parts or _owner_path(path_part, resolving) is not None:
+def _dotdot_problem(owner: str, path_part: str, resolving: list[Path],
+                    universe: list[Path]) -> tuple[str, str] | None:
+    """A path with ``..`` must exist where the sweep resolves node ids (``resolving``: the
+    catalog's folder, the current one, pytest's rootdir), not only through a [sweep] tests
+    folder or a folder above (then it is named with the node id that works, when there is
+    one), and lie inside one of the [sweep] tests paths (``universe``): pytest collects
+    nothing outside them."""
+    if ".." not in Path(path_part).parts:
         return None
+    found = _owner_path(path_part, resolving)
+    if found is not None:
+        found = found.resolve()
+        if not universe or any(found == u or u in found.parents for u in universe):
+            return None
+        return (f"owner {owner!r}: {path_part!r} names {found}, outside the sweep's tests "
+                f"({', '.join(str(u) for u in universe)}): pytest never collects it",
+                "add its folder to [sweep] tests, or name a test inside them")
     plain = Path(*[p for p in Path(path_part).parts if p not in ("..", ".")]).as_posix()
     _, sep, rest = owner.partition("::")
     hint = (f"; did you mean {plain + sep + rest!r}?"
@@ -213,7 +224,8 @@ def _dotdot_problem(owner: str, path_part: str, resolving: list[Path]) -> tuple[
 
 
 def static_owner_problem(owner: str, roots: Iterable[Path],
-                         resolving: Iterable[Path] | None = None) -> tuple[str, str] | None:
+                         resolving: Iterable[Path] | None = None,
+                         universe: Iterable[Path] = ()) -> tuple[str, str] | None:
     """``(message, fix)`` when the node id ``owner`` certainly names nothing pytest could
     collect: a file or folder that is not on disk (under any of ``roots``), or a test
     function / class / method its file does not define, with the close names defined there
@@ -221,13 +233,14 @@ def static_owner_problem(owner: str, roots: Iterable[Path],
     can tell: a parametrized id (its function is checked, not the parameters), a name made
     by an assignment, an import or ``globals()``, a method a class may inherit, a non-Python
     test file, or a file under a conftest that makes its own items. A path with ``..``
-    must exist under ``resolving`` (the folders the sweep resolves node ids against)."""
+    must exist under ``resolving`` (the folders the sweep resolves node ids against), inside
+    one of ``universe`` (the [sweep] tests paths) when those are given."""
     if owner.startswith(("-k", "-m")):
         return None
     roots = list(roots)
     path_part, sep, rest = owner.partition("::")
-    if resolving is not None and (problem := _dotdot_problem(owner, path_part,
-                                                             list(resolving))):
+    if resolving is not None and (problem := _dotdot_problem(
+            owner, path_part, list(resolving), list(universe))):
         return problem
     target = _owner_path(path_part, roots)
     if target is None:

@@ -96,3 +96,19 @@ def test_a_dotdot_owner_the_sweep_cannot_resolve_is_refused_when_the_catalog_is_
                             "../sub/tests/test_mod.py::test_total")
     monkeypatch.chdir(tmp_path / "sub")
     assert not _catalog_problems(good), "a '../' owner that comes back into the folder is fine"
+
+
+def test_a_dotdot_owner_outside_the_sweeps_tests_is_refused_when_the_catalog_is_read(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The owner's file exists, but outside every [sweep] tests path: pytest never collects
+    it, so only a collection would have said 'matches no collected test'."""
+    other = tmp_path / "other" / "tests"
+    other.mkdir(parents=True)
+    (other / "test_mod.py").write_text("def test_total():\n    pass\n")
+    catalog = _catalog_project(tmp_path / "sub", "kpkg.mod:total",
+                               "../other/tests/test_mod.py::test_total")
+    monkeypatch.chdir(tmp_path / "sub")
+    found = _catalog_problems(catalog)
+    assert any(where.endswith("mutants.toml:10") and "outside the sweep's tests" in message
+               for where, message in found), (
+        f"a '../' owner outside every [sweep] tests path was accepted: {found}")
