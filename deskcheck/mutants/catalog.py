@@ -28,16 +28,15 @@ from __future__ import annotations
 import hashlib
 import json
 import math
-import os
 import re
 import tomllib
 from dataclasses import dataclass, field
-from functools import cached_property
 from pathlib import Path
 from typing import Any
 
-from deskcheck.errors import CatalogError, ConfigError
+from deskcheck.errors import CatalogError
 from deskcheck.mutants.catalog_checks import (
+    OwnerRoots,
     did_you_mean,
     kills_marker_ids,
     static_owner_problem,
@@ -52,7 +51,6 @@ from deskcheck.mutants.uniformity_owner import (
     owner_problem,
     parse_settings,
 )
-from deskcheck.pytest_ini import pytest_config
 from deskcheck.textfiles import read_toml_text
 
 TARGET_RE = re.compile(r"^[A-Za-z_][\w]*(\.[A-Za-z_]\w*)*:[A-Za-z_]\w*(\.[A-Za-z_]\w*)*$")
@@ -224,7 +222,7 @@ def load_catalog(path: str | Path) -> Catalog:
     mutants: list[Mutant] = []
     first_line: dict[str, int] = {}
     marked = _LazyMarked(path.parent, settings.tests)
-    owner_roots = _OwnerRoots(path.parent, settings.tests)
+    owner_roots = OwnerRoots(path.parent, settings.tests)
     for index, raw in enumerate(raw_mutants):
         block = lines.blocks[index] if index < len(lines.blocks) else None
         mutant = _mutant(raw, block, lines, str(path), err, marked, owner_roots, audit)
@@ -260,35 +258,6 @@ class _LazyMarked:
         if not self._read:
             self._ids, self._read = kills_marker_ids(self.root, self.tests), True
         return self._ids
-
-
-class _OwnerRoots(list):
-    """Where an owner's path may start: the catalog's folder, the current one, a [sweep]
-    tests folder and the folders above the catalog (pytest's rootdir is one of them).
-    ``resolving``: the folders the sweep itself resolves node ids against (the catalog's,
-    the current one, pytest's rootdir as found from the [sweep] tests), for ``..`` paths."""
-
-    def __init__(self, folder: Path, tests: tuple[str, ...]):
-        roots = [folder, Path.cwd(), *(folder / t for t in tests if (folder / t).is_dir()),
-                 *folder.parents]
-        super().__init__(dict.fromkeys(r.resolve() for r in roots))
-        self.folder, self.tests = folder, tests
-
-    @cached_property
-    def universe(self) -> list[Path]:
-        """The paths pytest collects from: the [sweep] tests (else the catalog's folder)."""
-        return [(self.folder / t).resolve() for t in self.tests] or [self.folder.resolve()]
-
-    @cached_property
-    def resolving(self) -> list[Path]:
-        ancestor = Path(os.path.commonpath([str(s) for s in self.universe]))
-        try:
-            rootdir = pytest_config(ancestor).rootdir
-        except ConfigError:  # pytest reports its own configuration file
-            rootdir = None
-        if rootdir is None:  # pytest's rule without a configuration file
-            rootdir = Path(os.path.commonpath([str(Path.cwd().resolve()), str(ancestor)]))
-        return list(dict.fromkeys(r.resolve() for r in (self.folder, Path.cwd(), rootdir)))
 
 
 def _positive_number(value: Any) -> bool:
@@ -418,7 +387,7 @@ def _mutant(raw: Any, block, lines: _Lines, file: str, err,
             'e.g. owners = ["tests/test_x.py::test_y"]')
     elif owners and owner_roots is not None:  # a node id that names nothing: this pass too
         for owner in owners:
-            exact = ".." in owner and isinstance(owner_roots, _OwnerRoots)  # where the sweep looks
+            exact = ".." in owner and isinstance(owner_roots, OwnerRoots)  # where the sweep looks
             problem = owner_problem(owner.strip(), audit) if is_uniformity_owner(
                 owner.strip()) else static_owner_problem(
                 owner.strip(), owner_roots, owner_roots.resolving if exact else None,

@@ -10,7 +10,11 @@ import importlib.util
 import os
 import re
 from collections.abc import Iterable
+from functools import cached_property
 from pathlib import Path
+
+from deskcheck.errors import ConfigError
+from deskcheck.pytest_ini import pytest_config
 
 _SKIP = frozenset({"site-packages", "node_modules", "__pycache__", "_work"})
 _KILLS = re.compile(r"""\bkills\(\s*(?:(["'])([^"']+)\1|([^)\s]))""")
@@ -282,6 +286,35 @@ def static_owner_problem(owner: str, roots: Iterable[Path],
         if depth == len(parts) - 1:
             return None
     return None
+
+
+class OwnerRoots(list):
+    """Where an owner's path may start: the catalog's folder, the current one, a [sweep]
+    tests folder and the folders above the catalog (pytest's rootdir is one of them).
+    ``resolving``: the folders the sweep itself resolves node ids against (the catalog's,
+    the current one, pytest's rootdir as found from the [sweep] tests), for ``..`` paths."""
+
+    def __init__(self, folder: Path, tests: tuple[str, ...]):
+        roots = [folder, Path.cwd(), *(folder / t for t in tests if (folder / t).is_dir()),
+                 *folder.parents]
+        super().__init__(dict.fromkeys(r.resolve() for r in roots))
+        self.folder, self.tests = folder, tests
+
+    @cached_property
+    def universe(self) -> list[Path]:
+        """The paths pytest collects from: the [sweep] tests (else the catalog's folder)."""
+        return [(self.folder / t).resolve() for t in self.tests] or [self.folder.resolve()]
+
+    @cached_property
+    def resolving(self) -> list[Path]:
+        ancestor = Path(os.path.commonpath([str(s) for s in self.universe]))
+        try:
+            rootdir = pytest_config(ancestor).rootdir
+        except ConfigError:  # pytest reports its own configuration file
+            rootdir = None
+        if rootdir is None:  # pytest's rule without a configuration file
+            rootdir = Path(os.path.commonpath([str(Path.cwd().resolve()), str(ancestor)]))
+        return list(dict.fromkeys(r.resolve() for r in (self.folder, Path.cwd(), rootdir)))
 
 
 def _star_imports(body: list[ast.stmt]) -> bool:
