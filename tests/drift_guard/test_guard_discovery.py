@@ -198,9 +198,10 @@ def test_an_unreadable_file_does_not_stop_the_search_of_its_folder(tmp_path):
     (tmp_path / "checks" / "a_latin1.py").write_bytes(b"# caf\xe9\nimport deskcheck.harness\n")
     (tmp_path / "checks" / "b_guard.py").write_text(GUARD, encoding="utf-8")
     files, _ = candidate_files(tmp_path, ["checks"])
-    assert [f.name for f in files] == ["b_guard.py"], (
-        "a file that is not UTF-8 is skipped, and the files after it are still searched; "
-        f"found {[f.name for f in files]}")
+    assert [f.name for f in files] == ["a_latin1.py", "b_guard.py"], (
+        "a file that is not UTF-8 but mentions deskcheck.harness is a candidate (its import "
+        "names the problem; it is never skipped in silence, issue 31), and the files after "
+        f"it are still searched; found {[f.name for f in files]}")
 
 
 def test_a_conftest_shared_by_two_guard_modules_is_imported_once(tmp_path, clean_modules):
