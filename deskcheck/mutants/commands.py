@@ -111,8 +111,20 @@ def cmd_sweep(args: argparse.Namespace) -> int:
 
 
 def _sweep(args: argparse.Namespace) -> int:
-    if getattr(args, "record", False):  # inherited by every forked child and started python
-        os.environ["DESKCHECK_RECORD"] = "all"
+    if not getattr(args, "record", False):
+        return _sweep_run(args)
+    before = os.environ.get("DESKCHECK_RECORD")
+    os.environ["DESKCHECK_RECORD"] = "all"  # inherited by every forked child and started python
+    try:
+        return _sweep_run(args)
+    finally:  # called in-process (a test, an embedding tool): leave the environment as found
+        if before is None:
+            os.environ.pop("DESKCHECK_RECORD", None)
+        else:
+            os.environ["DESKCHECK_RECORD"] = before
+
+
+def _sweep_run(args: argparse.Namespace) -> int:
     if getattr(args, "auto", False):
         from deskcheck.mutants.auto.commands import run_auto
 

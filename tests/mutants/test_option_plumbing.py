@@ -1,0 +1,64 @@
+"""Options of ``deskcheck sweep`` / ``mutants run`` that only change what is handed on (an
+environment variable, the shard plan): each one ignored fails here, by name, without a sweep."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+
+import pytest
+
+import deskcheck.mutants.auto.commands as auto_commands
+import deskcheck.mutants.commands as mutants_commands
+from deskcheck.cli import main
+from deskcheck.errors import ConfigError
+from deskcheck.report.shard import select_shard
+from tests.mutants.conftest import CATALOG, FIXTURE
+
+IDS = [f"m{i}" for i in range(12)]
+
+
+def test_sweep_record_turns_recording_on_for_the_run_and_off_after(monkeypatch):
+    monkeypatch.delenv("DESKCHECK_RECORD", raising=False)
+    seen: list[str | None] = []
+    monkeypatch.setattr(auto_commands, "run_auto",
+                        lambda args: seen.append(os.environ.get("DESKCHECK_RECORD")) or 0)
+    assert main(["sweep", "--auto", "--changed-since", "x", "--no-run"]) == 0
+    assert main(["sweep", "--auto", "--changed-since", "x", "--no-run", "--record"]) == 0
+    assert seen == [None, "all"], (
+        f"expected DESKCHECK_RECORD unset without --record and 'all' with it, got {seen}")
+    assert "DESKCHECK_RECORD" not in os.environ, (
+        "sweep --record left DESKCHECK_RECORD set in the calling process after the sweep")
+
+
+def test_shard_by_count_plans_by_the_ids_hash_without_any_store(tmp_path):
+    missing = str(tmp_path / "no-such.sqlite")
+    by_count = argparse.Namespace(shard="1/3", shard_by="count", durations_from=missing)
+    chosen, label = mutants_commands._shard(IDS, by_count)
+    assert (chosen, label) == (select_shard(IDS, "1/3"), "1/3"), (
+        f"--shard-by count should take the ids hashed to shard 1/3 and record '1/3' without "
+        f"reading --durations-from, got {chosen} labelled {label!r}")
+    by_durations = argparse.Namespace(shard="1/3", shard_by="durations", durations_from=missing)
+    with pytest.raises(ConfigError, match="no such store"):
+        mutants_commands._shard(IDS, by_durations)
+
+
+def test_mutants_run_record_hands_recording_to_the_pytest_it_starts(monkeypatch):
+    started: list[tuple[list[str], dict[str, str]]] = []
+    monkeypatch.setattr(subprocess, "call",
+                        lambda argv, env: started.append((argv, env)) or 0)
+    monkeypatch.setattr(sys, "path", list(sys.path))  # the command puts the catalog's root first
+    monkeypatch.delenv("DESKCHECK_RECORD", raising=False)
+    monkeypatch.chdir(FIXTURE)
+    for extra in ([], ["--record"]):
+        assert main(["mutants", "run", "calc.pick_max", "--catalog", str(CATALOG), *extra,
+                     "--", "checks/check_calc.py", "-q"]) == 0
+    (plain_argv, plain_env), (argv, env) = started
+    assert (plain_env.get("DESKCHECK_RECORD"), env.get("DESKCHECK_RECORD")) == (None, "all"), (
+        "expected the pytest started by `mutants run --record` (only) to get "
+        f"DESKCHECK_RECORD=all, got {plain_env.get('DESKCHECK_RECORD')!r} and "
+        f"{env.get('DESKCHECK_RECORD')!r}")
+    assert argv[-2:] == ["checks/check_calc.py", "-q"], (
+        f"the pytest arguments after -- were not handed on: {argv}")
