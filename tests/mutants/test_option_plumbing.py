@@ -62,3 +62,22 @@ def test_mutants_run_record_hands_recording_to_the_pytest_it_starts(monkeypatch)
         f"{env.get('DESKCHECK_RECORD')!r}")
     assert argv[-2:] == ["checks/check_calc.py", "-q"], (
         f"the pytest arguments after -- were not handed on: {argv}")
+
+
+def test_the_catalog_key_is_the_default_and_catalog_wins_over_it(tmp_path, monkeypatch, capsys):
+    (tmp_path / "pkgx.py").write_text("def f(self):\n    self._audit()\n")
+    (tmp_path / "checks").mkdir()
+    (tmp_path / "checks" / "x.py").write_text("def t():\n    pass\n")
+    other = tmp_path / "other.toml"
+    other.write_text('[[mutant]]\nid = "only.here"\ntitle = "t"\ntarget = "pkgx:f"\n'
+                     'operator = "drop-call"\ncall = "self._audit"\nowners = ["checks/x.py::t"]\n')
+    (tmp_path / "pyproject.toml").write_text(f'[tool.deskcheck]\ncatalog = "{CATALOG}"\n')
+    monkeypatch.chdir(tmp_path)
+    main(["mutants", "list"])
+    configured = capsys.readouterr().out
+    main(["mutants", "list", "--catalog", str(other)])
+    given = capsys.readouterr().out
+    assert ("calc.low_bound_skipped" in configured, "only.here" in given,
+            "calc.low_bound_skipped" in given) == (True, True, False), (
+        "expected `mutants list` to read [tool.deskcheck] catalog and `--catalog` to replace "
+        f"it:\n{configured}\n---\n{given}")
