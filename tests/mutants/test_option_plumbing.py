@@ -81,3 +81,31 @@ def test_the_catalog_key_is_the_default_and_catalog_wins_over_it(tmp_path, monke
             "calc.low_bound_skipped" in given) == (True, True, False), (
         "expected `mutants list` to read [tool.deskcheck] catalog and `--catalog` to replace "
         f"it:\n{configured}\n---\n{given}")
+
+
+class _Stop(Exception):
+    """Raised by the stand-in sweep once it has its options."""
+
+
+def test_sweep_hands_its_selection_to_the_engine(monkeypatch):
+    import deskcheck.mutants.sweep as sweep
+
+    seen = []
+
+    def record(options, reporter):
+        seen.append(options)
+        raise _Stop
+
+    monkeypatch.setattr(sweep, "run_sweep", record)
+    monkeypatch.chdir(FIXTURE)  # inside this checkout's git repository: --changed-since works
+    for extra in (["--changed-since", "HEAD", "--full-matrix", "-n", "3",
+                   "--only", "calc.pick_max", "calc.low_bound_skipped"], []):
+        with pytest.raises(_Stop):
+            main(["sweep", "--catalog", str(CATALOG), "--no-store", *extra])
+    told, plain = seen
+    got = (told.affected is not None, told.full_matrix, told.workers, sorted(told.only),
+           plain.affected is None, plain.full_matrix)
+    assert got == (True, True, 3, ["calc.low_bound_skipped", "calc.pick_max"], True, False), (
+        "expected --changed-since to narrow the sweep to affected mutants, --full-matrix, "
+        "-n 3 and --only to reach the engine, and none of them by default; got (affected, "
+        f"full_matrix, workers, only, plain unaffected, plain full_matrix) = {got}")
