@@ -80,3 +80,36 @@ def test_kind_picks_latest_among_runs_of_that_kind(nights, capsys):
     assert (code, [c["id"] for c in diff["new_survivors"]]) == (1, ["ballot.M1"]), (
         "expected `diff latest~1 latest --kind sweep` to compare the two sweeps (ballot.M1 "
         f"turned SURVIVED), got {diff['new_survivors']}")
+
+
+def test_db_reads_the_store_it_names_from_anywhere(nights, project, tmp_path, monkeypatch,
+                                                   capsys):
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (elsewhere / "pyproject.toml").write_text('[project]\nname = "other"\n')
+    monkeypatch.chdir(elsewhere)  # a project without a store
+    db = str(project / ".deskcheck" / "results.sqlite")
+    code = main(["diff", "latest~1", "latest", "--db", db, "--kind", "sweep", "--format", "json"])
+    diff = json.loads(capsys.readouterr().out) if code != 2 else {}
+    assert [c["id"] for c in diff.get("new_survivors", [])] == ["ballot.M1"], (
+        f"expected `diff --db {db}` to compare that store's two sweeps, got exit {code}")
+
+
+def test_merge_kind_takes_the_runs_of_that_kind(mutants, tmp_path, capsys):
+    shards = []
+    for index in (1, 2):
+        path = tmp_path / f"shard{index}.sqlite"
+        with Store(path) as shard:
+            run_id = shard.begin_run(RunRecord(kind="auto", commit="c1", shard=f"{index}/2"))
+            for mutant in mutants[index - 1::2]:
+                shard.record_mutant(run_id, mutant)
+            shard.finish_run(run_id, "falls_short")
+        shards.append(str(path))
+    sweep_code = main(["merge", *shards, "--into", str(tmp_path / "a.sqlite")])
+    capsys.readouterr()
+    auto_code = main(["merge", *shards, "--into", str(tmp_path / "b.sqlite"), "--kind", "auto",
+                      "--json", "-"])
+    merged = json.loads(capsys.readouterr().out) if auto_code != 2 else {}
+    assert (sweep_code, merged.get("run", {}).get("kind")) == (2, "auto"), (
+        "expected the default (sweep) merge of two auto shards to be a usage error and "
+        f"`--kind auto` to merge them into an auto run; got exit {sweep_code}, then {merged}")

@@ -68,3 +68,17 @@ def test_metal_runs_for_real_only_without_dry_run_or_facts(monkeypatch):
         with pytest.raises(_Stop):
             main(argv)
     assert seen == [False, True], f"expected a real run, then a dry run with --dry-run: {seen}"
+
+
+def test_metal_writes_json_and_markdown_where_it_is_told(monkeypatch, tmp_path):
+    monkeypatch.setattr(metal, "run_metal", lambda options, facts, needs: {"verdict": "DRY RUN"})
+    monkeypatch.setattr(metal, "terminal", lambda results: "")
+    monkeypatch.setattr(metal, "markdown", lambda results: f"verdict: {results['verdict']}\n")
+    json_out, md_out = tmp_path / "out" / "metal.json", tmp_path / "metal.md"
+    json_out.parent.mkdir()
+    assert main(["suites", "metal", "--dry-run", "--json", str(json_out),
+                 "--markdown", str(md_out)]) == 0
+    written = (json.loads(json_out.read_text())["verdict"] if json_out.exists() else None,
+               md_out.read_text() if md_out.exists() else None)
+    assert written == ("DRY RUN", "verdict: DRY RUN\n"), (
+        f"expected the results written to --json and --markdown, got {written}")
