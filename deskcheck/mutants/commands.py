@@ -124,11 +124,23 @@ def _sweep(args: argparse.Namespace) -> int:
             os.environ["DESKCHECK_RECORD"] = before
 
 
+# Options ``sweep --help`` lists for ``--auto`` that a catalog sweep has no use for.
+AUTO_ONLY = ("max_mutants", "max_per_line", "operators", "tests", "markdown", "no_run", "root",
+             "build_coverage_map", "no_coverage_map")
+
+
 def _sweep_run(args: argparse.Namespace) -> int:
     if getattr(args, "auto", False):
         from deskcheck.mutants.auto.commands import run_auto
 
         return run_auto(args)
+    given = [f"--{name.replace('_', '-')}" for name in AUTO_ONLY
+             if getattr(args, name, None) not in (None, False)]
+    if given:  # never silently ignored: a catalog sweep would run without them
+        raise ConfigError(f"{', '.join(given)} only apply to an auto sweep (--auto)",
+                          location=given[0],
+                          fix="add --auto --changed-since REF to sweep the changed lines, or "
+                              f"drop {', '.join(given)} to sweep the catalog")
     # the first second: say something before the catalog (libcst) and pytest are imported
     print("deskcheck sweep: loading the catalog and pytest...", file=sys.stderr, flush=True)
 

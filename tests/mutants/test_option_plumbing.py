@@ -109,3 +109,29 @@ def test_sweep_hands_its_selection_to_the_engine(monkeypatch):
         "expected --changed-since to narrow the sweep to affected mutants, --full-matrix, "
         "-n 3 and --only to reach the engine, and none of them by default; got (affected, "
         f"full_matrix, workers, only, plain unaffected, plain full_matrix) = {got}")
+
+
+@pytest.mark.parametrize("option", [["--markdown", "pr.md"], ["--max-mutants", "5"],
+                                    ["--max-per-line", "2"], ["--operators", "ROR"],
+                                    ["--tests", "tests"], ["--no-run"], ["--root", "."],
+                                    ["--build-coverage-map"], ["--no-coverage-map"]],
+                         ids=lambda option: option[0])
+def test_an_auto_only_option_on_a_catalog_sweep_is_a_usage_error(option, monkeypatch, capsys):
+    import deskcheck.mutants.sweep as sweep
+
+    ran = []
+
+    def record(options, reporter):
+        ran.append(options)
+        raise _Stop
+
+    monkeypatch.setattr(sweep, "run_sweep", record)
+    try:
+        code = main(["sweep", "--catalog", str(CATALOG), "--no-store", *option])
+    except _Stop:
+        code = None
+    err = capsys.readouterr().err
+    assert (code, ran) == (2, []) and option[0] in err and "--auto" in err, (
+        f"expected `sweep {option[0]}` without --auto to be refused (exit 2) naming "
+        f"{option[0]} and --auto, not silently ignored; got exit {code}, swept={bool(ran)}:\n"
+        f"{err}")
