@@ -135,3 +135,30 @@ def test_an_auto_only_option_on_a_catalog_sweep_is_a_usage_error(option, monkeyp
         f"expected `sweep {option[0]}` without --auto to be refused (exit 2) naming "
         f"{option[0]} and --auto, not silently ignored; got exit {code}, swept={bool(ran)}:\n"
         f"{err}")
+
+
+def test_no_store_sweeps_without_a_recorder_and_writes_no_store(tmp_path, monkeypatch):
+    import shutil
+
+    import deskcheck.mutants.sweep as sweep
+
+    project = tmp_path / "proj"
+    shutil.copytree(FIXTURE, project)
+    (project / "pyproject.toml").write_text('[tool.deskcheck]\ncatalog = "mutants.toml"\n')
+    monkeypatch.chdir(project)
+    recorders = []
+
+    def record(options, reporter):
+        recorders.append(options.recorder)
+        raise _Stop
+
+    monkeypatch.setattr(sweep, "run_sweep", record)
+    with pytest.raises(_Stop):
+        main(["sweep", "--only", "calc.pick_max", "--no-store"])
+    stored_after_no_store = (project / ".deskcheck").exists()
+    with pytest.raises(_Stop):
+        main(["sweep", "--only", "calc.pick_max"])
+    got = (recorders[0] is None, stored_after_no_store, recorders[1] is not None)
+    assert got == (True, False, True), (
+        "expected `sweep --no-store` to run without a recorder and write no .deskcheck/, and "
+        f"a plain sweep to record; got (no recorder, store written, plain records) = {got}")
