@@ -102,3 +102,16 @@ def test_the_command_line_wins_over_the_config(tmp_path):
         "expected --max-mutants 3 to win over auto_max_mutants = 9 and the unset "
         f"--max-per-line to keep auto_max_per_line = 2, got {settings.max_mutants}, "
         f"{settings.max_per_line}")
+
+
+@pytest.mark.parametrize("command", [["auto"], ["sweep", "--auto"]], ids=["auto", "sweep-auto"])
+def test_build_coverage_map_builds_the_map_instead_of_sweeping(command, monkeypatch,
+                                                               seen_settings):
+    import deskcheck.mutants.auto.commands as auto_commands
+
+    built = []
+    monkeypatch.setattr(auto_commands, "build_coverage_map", lambda args: built.append(args) or 0)
+    code = main([*command, "--build-coverage-map"])
+    assert (code, len(built), seen_settings) == (0, 1, []), (
+        f"expected `{' '.join(command)} --build-coverage-map` to build the map (exit 0) and run "
+        f"no sweep, got exit {code}, {len(built)} build(s) and {len(seen_settings)} sweep(s)")
