@@ -60,3 +60,22 @@ def test_regress_hands_every_option_to_the_gate(monkeypatch):
         "paths": [], "workers": None, "strict": False, "require_clean": False,
         "parallel": False, "rerun": True}).items()}
     assert not wrong, f"options of regress not handed to the gate (got, passed): {wrong}"
+
+
+@pytest.mark.parametrize("command", ["redfirst", "regress"])
+def test_json_and_markdown_are_written_where_they_are_told(command, tmp_path):
+    import argparse
+
+    from deskcheck.gate.commands import _common, _write_outputs
+
+    parser = argparse.ArgumentParser()
+    _common(parser, command)
+    args = parser.parse_args(["--base", "main", "--json", str(tmp_path / "a" / "gate.json"),
+                              "--markdown", str(tmp_path / "b" / "gate.md")])
+    _write_outputs(args, {"command": command, "holds": True}, f"## {command} holds\n")
+    json_file, md_file = tmp_path / "a" / "gate.json", tmp_path / "b" / "gate.md"
+    written = (json_file.read_text().count('"holds": true') if json_file.exists() else None,
+               md_file.read_text() if md_file.exists() else None)
+    assert written == (1, f"## {command} holds\n"), (
+        f"expected {command} --json and --markdown written to the paths given (folders "
+        f"made), got {written}")
