@@ -376,7 +376,7 @@ class Flow(Values):
             model = dotted(func.value)
             if not held and model and node.args and self._callee(node, scope) is None:
                 first = node.args[0]
-                for obj in self._eval(first, scope):  # Cls.method(obj, ...)
+                for obj in self._eval(first, scope) or self._none_self(node, model, scope):
                     self._drive(scope, obj, func.attr, model, "Cls.method(obj)", node,
                                 self.call_values(node, 1, scope))
                 if self.module.qualify(model):
@@ -389,6 +389,19 @@ class Flow(Values):
                         model, func.attr, key, scope.opaque[key], self.rel, node.lineno))
         if self._callee(node, scope) is not None:
             self._call_result(node, scope)
+
+    def _none_self(self, node: ast.Call, model: str, scope: Scope) -> list[Obj]:
+        """``Cls.method(None, ...)`` of a production class: None stands in for self (one
+        stand-in per call site and scope)."""
+        first = node.args[0]
+        if not (isinstance(first, ast.Constant) and first.value is None
+                and self.module.qualify(model)):
+            return []
+        found = scope.calls.get(id(first))
+        if found is None:
+            cons = self.forms.none_as_self(node, model, scope.name)
+            found = scope.calls[id(first)] = [Obj(cons, cons.sets)]
+        return found
 
     def _drive(self, scope: Scope, obj: Obj, method: str, model: str, how: str,
                node: ast.AST, args: CallArgs | None = None, argument: str = "",
