@@ -33,6 +33,7 @@ from the driven method to the site) and ``condition`` (the branch condition text
 
 from __future__ import annotations
 
+import functools
 import os
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -164,13 +165,22 @@ class PathVerdict:
 
 
 def _show(site: str) -> str:
-    try:
-        path, sep, line = site.rpartition(":")
-        if sep and line.isdigit():
-            return f"{Path(path).resolve().relative_to(Path.cwd())}:{line}"
-    except ValueError:
-        pass
+    path, sep, line = site.rpartition(":")
+    if sep and line.isdigit():
+        shown = _relative(path, os.getcwd())
+        if shown is not None:
+            return f"{shown}:{line}"
     return site
+
+
+@functools.lru_cache(maxsize=4096)
+def _relative(path: str, cwd: str) -> str | None:
+    """``path`` relative to ``cwd`` (None when outside it); cached: every record of a report
+    shows its site, and resolving a path stats each of its folders."""
+    try:
+        return str(Path(path).resolve().relative_to(Path(cwd)))
+    except ValueError:
+        return None
 
 
 def _is_provided(name: str, provided: set[str]) -> bool | None:
