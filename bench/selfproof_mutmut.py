@@ -262,7 +262,7 @@ EQUIVALENT_RULES: list[tuple[str, str, str]] = [
      "speed-up: without it the same facts are computed again"),
     ("static._collect.x_function_facts", "_FACTS[key] = None", "the facts cache is a "
      "speed-up: without it the same facts are computed again"),
-    ("static._collector.xǁCollectorǁ__init__", "(self_name) or True", "self_names = {None} "
+    ("static._collect.xǁ_Collectorǁ__init__", "(self_name) or True", "self_names = {None} "
      "matches no ast.Name id (ids are str): nothing is recorded either way"),
     ("static._surface.x__roles_for", ".get(kind, None)", "every access kind is a key of "
      "the table: the default is never used"),
@@ -276,10 +276,10 @@ EQUIVALENT_RULES: list[tuple[str, str, str]] = [
     ("drift_guard.verdicts.x_guard", 'mode: str = "RUNTIME"', _MODE),
     ("drift_guard.verdicts.x_can_fail", 'mode: str = "XXruntimeXX"', _MODE),
     ("drift_guard.verdicts.x_can_fail", 'mode: str = "RUNTIME"', _MODE),
-    ("static._collector.xǁCollectorǁ_visit_call", "_super_name(None)", "super().m() is "
+    ("static._collect.xǁ_Collectorǁ_visit_call", "_super_name(None)", "super().m() is "
      "then recorded as a read by the generic visit; a read and a call of a method enter it "
      "alike (_roles_for)"),
-    ("static._collector.xǁCollectorǁ_visit_call", "(isinstance(func, ast.Attribute)) or True",
+    ("static._collect.xǁ_Collectorǁ_visit_call", "(isinstance(func, ast.Attribute)) or True",
      "_chain of a non-attribute is None: the same as the else branch"),
     ("static._surface.x_trace", 'split(".", )', _SPLIT),
     ("static._surface.x_trace", 'split(".", 2)', _SPLIT),
@@ -576,16 +576,16 @@ _NEGATED_IF_ONLY = ("a condition's negated flag is read only for an 'if' conditi
                     "_conditions.decide): a loop, for-else, except, case or nested condition "
                     "reads the same whatever it says")
 EQUIVALENT_RULES += [
-    ("_collector.xǁCollectorǁ_under", "block: bool = True", "every call that leaves block out "
+    ("_collect.xǁ_Collectorǁ_under", "block: bool = True", "every call that leaves block out "
      "passes expressions (a loop target, a lambda body, a ternary side), never an `if`: a "
      "block walk of them finds no early return and visits each one alike"),
-    ("_collector.xǁCollectorǁ_cond", "negated: bool = True", "only kinds other than 'if' leave "
+    ("_collect.xǁ_Collectorǁ_cond", "negated: bool = True", "only kinds other than 'if' leave "
      "negated out (for-else, except, case, nested); " + _NEGATED_IF_ONLY),
-    ("_collector.xǁCollectorǁ_visit_stmt", 'self._cond("for", node.lineno, node.iter, None,',
+    ("_collect.xǁ_Collectorǁ_visit_stmt", 'self._cond("for", node.lineno, node.iter, None,',
      _NEGATED_IF_ONLY),
-    ("_collector.xǁCollectorǁ_visit_stmt", 'self._cond("for", node.lineno, node.iter, True,',
+    ("_collect.xǁ_Collectorǁ_visit_stmt", 'self._cond("for", node.lineno, node.iter, True,',
      _NEGATED_IF_ONLY),
-    ("_collector.xǁCollectorǁ_visit_stmt", "(isinstance(node.value, ast.Attribute)) or True",
+    ("_collect.xǁ_Collectorǁ_visit_stmt", "(isinstance(node.value, ast.Attribute)) or True",
      "_chain returns None for a value that is no attribute (its loop collects no name), "
      "exactly what the guard gives it"),
 ]
@@ -601,16 +601,16 @@ _NESTED_KIND = ("a nested def/lambda condition has no test: decide() answers UNK
                 "condition without a test before it reads the kind, and Cond.text shows the "
                 "label; nothing compares a kind with 'nested'")
 EQUIVALENT_RULES += [
-    ("static._collector.xǁCollectorǁ_visit_expr", "gen.iter, None, selves))", _FOR_NEGATED),
-    ("static._collector.xǁCollectorǁ_visit_expr", "gen.iter, True, selves))", _FOR_NEGATED),
+    ("static._collect.xǁ_Collectorǁ_visit_expr", "gen.iter, None, selves))", _FOR_NEGATED),
+    ("static._collect.xǁ_Collectorǁ_visit_expr", "gen.iter, True, selves))", _FOR_NEGATED),
     # 20 spaces: the loop condition's counter (a filter's, at the same depth, is killed by
     # test_a_comprehensions_conditions_end_with_it)
-    ("static._collector.xǁCollectorǁ_visit_expr", "                    pushed = 1",
+    ("static._collect.xǁ_Collectorǁ_visit_expr", "                    pushed = 1",
      _FIRST_PUSH),
-    ("static._collector.xǁCollectorǁ_visit_function", 'self._cond(None, node.lineno, label=',
+    ("static._collect.xǁ_Collectorǁ_visit_function", 'self._cond(None, node.lineno, label=',
      _NESTED_KIND),
-    ("static._collector.xǁCollectorǁ_visit_function", '"XXnestedXX"', _NESTED_KIND),
-    ("static._collector.xǁCollectorǁ_visit_function", '"NESTED"', _NESTED_KIND),
+    ("static._collect.xǁ_Collectorǁ_visit_function", '"XXnestedXX"', _NESTED_KIND),
+    ("static._collect.xǁ_Collectorǁ_visit_function", '"NESTED"', _NESTED_KIND),
 ]
 
 # ---------------------------------------------------------------------------------------------
@@ -629,15 +629,15 @@ _NO_EMPTY_OR_EXTRA_KEY = ("top_writes keys are non-empty dotted chains: the pref
                           "('') is never a key, and parts[:len+1] is parts itself, already "
                           "looked up")
 EQUIVALENT_RULES += [
-    ("static._collector.xǁCollectorǁ__init__", "self.stmt_line = ", _FIRST_STMT_LINE),
-    ("static._collector.xǁCollectorǁ__init__", "self.locals: set[str] = None",
+    ("static._collect.xǁ_Collectorǁ__init__", "self.stmt_line = ", _FIRST_STMT_LINE),
+    ("static._collect.xǁ_Collectorǁ__init__", "self.locals: set[str] = None",
      _LOCALS_SET_FIRST),
-    ("static._collector.x__swallows", 'getattr(n, "attr", None)', _NOT_A_CLASS_NAME),
-    ("static._collector.x__swallows", 'getattr(n, "attr", "XXXX")', _NOT_A_CLASS_NAME),
-    ("static._context_reads.xǁContextReadsǁ_module_function", 'return "XXXX"', _ONLY_GET_PREFIX),
-    ("static._collector.xǁCollectorǁfacts", "in range(len(parts) + 1)]",
+    ("static._collect.x__swallows", 'getattr(n, "attr", None)', _NOT_A_CLASS_NAME),
+    ("static._collect.x__swallows", 'getattr(n, "attr", "XXXX")', _NOT_A_CLASS_NAME),
+    ("static._collect.xǁ_Collectorǁ_module_function", 'return "XXXX"', _ONLY_GET_PREFIX),
+    ("static._collect.xǁ_Collectorǁfacts", "in range(len(parts) + 1)]",
      _NO_EMPTY_OR_EXTRA_KEY),
-    ("static._collector.xǁCollectorǁfacts", "in range(1, len(parts) + 2)]",
+    ("static._collect.xǁ_Collectorǁfacts", "in range(1, len(parts) + 2)]",
      _NO_EMPTY_OR_EXTRA_KEY),
 ]
 
