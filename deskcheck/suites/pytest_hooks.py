@@ -227,16 +227,20 @@ class TierSummary:
                 terminalreporter.write_line(line)
 
 
-_POOLS_AT_START = pytest.StashKey[list]()
+_POOL_SCOPE = pytest.StashKey[registry.SessionScope]()
 
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_sessionstart(session: pytest.Session) -> None:
-    session.stash[_POOLS_AT_START] = registry.open_pools()
+    """The session gets warm pools of its own (a nested in-process session does not run on
+    its caller's, whose ranks hold the caller's imported test modules)."""
+    session.stash[_POOL_SCOPE] = registry.enter_session()
 
 
 @pytest.hookimpl(trylast=True)
 def pytest_sessionfinish(session: pytest.Session) -> None:
     """Close the pools this session started; pools open before it (a nested in-process
     session's caller's) are left to their owner."""
-    registry.shutdown_pools(keep=session.stash.get(_POOLS_AT_START, []))
+    scope = session.stash.get(_POOL_SCOPE, None)
+    if scope is not None:
+        scope.close()

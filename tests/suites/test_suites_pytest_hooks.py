@@ -137,6 +137,40 @@ def test_a_nested_session_closes_only_the_pools_it_started(inner: pytest.Pyteste
         own.close()
 
 
+SAME_NAMED_INNER = """
+import pytest
+
+
+def value():
+    return "{word}"
+
+
+@pytest.mark.world(2)
+@pytest.mark.backend("gloo")
+def test_value(rank_pool):
+    assert rank_pool.run(value) == ["{word}", "{word}"], (
+        "the ranks ran another session's test_inner.value: " + repr(rank_pool.run(value)))
+"""
+
+
+def test_a_nested_session_runs_on_its_own_ranks_not_its_callers_warm_pool(
+        pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch):
+    """The ranks of a warm pool keep the modules they imported: a nested session (pytester)
+    that ran on its caller's warm pool left its ``test_inner`` there, and the next nested
+    session's ``test_inner.value`` was unpickled against the stale module in the ranks."""
+    from deskcheck.suites import rank_pool
+
+    monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "")
+    warm = rank_pool(2, "gloo")
+    for word in ("first", "second"):
+        pytester.makepyfile(test_inner=SAME_NAMED_INNER.replace("{word}", word))
+        result = pytester.runpytest_inprocess("-p", "no:cacheprovider")
+        assert result.ret == 0, (
+            f"the nested session that defines value() -> {word!r} ran on ranks holding an "
+            f"earlier session's test_inner:\n{result.stdout.str()[-1500:]}")
+    assert warm.alive, "the caller's warm pool was closed by a nested session"
+
+
 def test_a_green_desk_run_is_desk_proven(inner: pytest.Pytester):
     result = inner.runpytest_inprocess("-m", "desk", "-k", "not diverged")
     result.assert_outcomes(passed=3)
