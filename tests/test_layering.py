@@ -14,7 +14,7 @@ import deskcheck
 PACKAGE = Path(deskcheck.__file__).parent
 PARTS = {p.name for p in PACKAGE.iterdir() if p.is_dir() and (p / "__init__.py").exists()}
 # Shared helpers below every part (not parts themselves).
-SHARED = {"errors", "_lazy", "config", "pytest_ini", "own_folders", "scratch", "liveness",
+SHARED = {"errors", "_lazy", "live_code", "config", "pytest_ini", "own_folders", "scratch", "liveness",
           "interrupts", "watchdog", "progress", "progress_counts", "screen"}
 
 

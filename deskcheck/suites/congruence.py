@@ -19,9 +19,9 @@ from pathlib import Path
 from typing import Any
 
 from deskcheck.errors import CongruenceError, RankError, VacuousPremiseError
+from deskcheck.suites.decision_log import note_split, recording
 from deskcheck.suites.hang_gate import note_gate
 from deskcheck.suites.recorder import recording_enabled, recording_every_task
-from deskcheck.suites.split import note_split, recording
 
 Safety = Callable[[int, Any, Any], "str | None"]
 

@@ -19,63 +19,16 @@ decision taken two ways, different decisions reached, or a record that stops.
 
 from __future__ import annotations
 
-import contextlib
 import difflib
 import fnmatch
-import json
 import os
-import shutil
 import tomllib
-from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from deskcheck.scratch import make_scratch, reap_stale
-from deskcheck.suites.recorder import rank_file, recording_enabled
-
-# Under the rank pools' prefix: the sweep reaps what a killed run left (deskcheck-w...).
-FOLDER_PREFIX = "deskcheck-w-decisions-"
-
-_WAYS = {"if": ("true", "false"), "while": ("true", "false"),
-         "for": ("next item", "loop done")}
-# A call record's function is the last entry of its own path.
-
-
-@dataclass(frozen=True)
-class Decision:
-    """One recorded evaluation of a decision in one rank."""
-
-    n: int
-    epoch: int
-    file: str
-    line: int
-    kind: str
-    condition: str
-    took: bool | int | str | None
-    inputs: dict[str, str] = field(default_factory=dict)
-    path: tuple[str, ...] = ()
-    agreed: frozenset[str] = frozenset()
-
-    @property
-    def where(self) -> str:
-        return f"{_relative(self.file)}:{self.line}"
-
-    @property
-    def way(self) -> str:
-        if self.kind == "call":
-            return f"returned {self.took}"
-        if self.kind in ("for", "while") and type(self.took) is int:
-            return f"{self.took} iteration" + ("" if self.took == 1 else "s")
-        if self.took is None:
-            return "no line ran after it"
-        yes, no = _WAYS.get(self.kind, ("taken", "not taken"))
-        return yes if self.took else no
-
-    def as_json(self) -> dict[str, Any]:
-        return {"where": self.where, "kind": self.kind, "condition": self.condition,
-                "way": self.way, "took": self.took, "inputs": self.inputs,
-                "path": list(self.path)}
+from deskcheck.suites.records import Decision, read_records
 
 
 @dataclass(frozen=True)
@@ -133,14 +86,6 @@ class Split:
                 "text": self.render()}
 
 
-def _relative(path: str) -> str:
-    try:
-        rel = os.path.relpath(path)
-    except ValueError:
-        return path
-    return path if rel.startswith("..") else rel
-
-
 def _function(decision: Decision) -> str:
     return decision.path[-1] if decision.path else "?"
 
@@ -155,31 +100,6 @@ def _after(decision: Decision | None) -> str:
         return ""
     return f" (the last shared one: {decision.where} {decision.kind} " \
            f"{_one_line(decision.condition, 40)} -> {decision.way})"
-
-
-def read_records(folder: str | Path, world: int) -> list[list[Decision]]:
-    """Each rank's decisions in order; a rank with no file recorded nothing. A line cut by a
-    kill mid-write is dropped."""
-    ranks: list[list[Decision]] = []
-    for rank in range(world):
-        decisions: list[Decision] = []
-        try:
-            text = rank_file(folder, rank).read_text(encoding="utf-8")
-        except OSError:
-            text = ""
-        for line in text.splitlines():
-            try:
-                raw = json.loads(line)
-                decisions.append(Decision(int(raw["n"]), int(raw.get("c", 0)), raw["file"],
-                                          int(raw["line"]),
-                                          raw["kind"], raw["condition"], raw["took"],
-                                          dict(raw.get("inputs", {})),
-                                          tuple(raw.get("path", ())),
-                                          frozenset(raw.get("agreed", ()))))
-            except (ValueError, KeyError, TypeError):
-                continue
-        ranks.append(decisions)
-    return ranks
 
 
 def first_split(records: Sequence[Sequence[Decision]]) -> Split | None:
@@ -339,65 +259,3 @@ def split_in(folder: str | Path, world: int) -> Split | None:
     records = read_records(folder, world)
     first = next((r[0] for r in records if r), None)
     return telling_split(records, declared_rank_local(first.file) if first else ())
-
-
-@contextlib.contextmanager
-def recording(pool: Any) -> Iterator[Path | None]:
-    """A private folder the ranks of ``pool`` record into, removed after; None when recording
-    is off (``DESKCHECK_RECORD=off``) or the ranks are not this machine's processes."""
-    from deskcheck.suites.pool import RankPool
-
-    if not recording_enabled() or not isinstance(pool, RankPool):
-        yield None
-        return
-    reap_stale(FOLDER_PREFIX)
-    folder = make_scratch(FOLDER_PREFIX)
-    try:
-        yield folder
-    finally:
-        shutil.rmtree(folder, ignore_errors=True)
-
-
-def clear(folder: Path | None) -> None:
-    """Forget what the ranks recorded so far (the next task starts a fresh record)."""
-    if folder is not None:
-        for path in folder.glob("rank*.jsonl"):
-            path.unlink(missing_ok=True)
-
-
-def note_split(exc: BaseException, folder: Path | None, world: int) -> Split | None:
-    """Add the first split to ``exc``'s notes (and as ``exc.first_split``); None if none."""
-    if folder is None:
-        return None
-    split = split_in(folder, world)
-    if split is not None:
-        exc.add_note(split.render())
-        exc.first_split = split  # type: ignore[attr-defined]
-    return split
-
-
-def recorded_task(*args: Any, _deskcheck_task: Any, _deskcheck_folder: str, **kwargs: Any) -> Any:
-    """A rank-pool task run under the recorder (``DESKCHECK_RECORD=all``)."""
-    from deskcheck.suites._rank_main import rank_context
-    from deskcheck.suites.recorder import record_decisions
-
-    with record_decisions(_deskcheck_folder, rank_context().rank):
-        return _deskcheck_task(*args, **kwargs)
-
-
-@dataclass
-class DecisionLog:
-    """A folder the ranks of your own multi-rank test record into, and its first split.
-
-    Pass ``log.folder`` (a string, it pickles) to each rank (``mp.spawn``, your own groups);
-    in the rank: ``with record_decisions(folder, rank): step()``. After the ranks end,
-    ``log.split(world)`` is the first split (or None); the ``decision_log`` fixture adds it
-    to a failing test's report.
-    """
-
-    folder: str
-    world: int | None = None
-
-    def split(self, world: int | None = None) -> Split | None:
-        size = world or self.world or len(list(Path(self.folder).glob("rank*.jsonl")))
-        return split_in(self.folder, size) if size else None
