@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import enum
 import functools
 import hashlib
 import os
@@ -56,6 +57,8 @@ def show(value: Any) -> str:
     if kind is int or kind is bool or value is None:  # the commonest inputs, fast
         text = repr(value)
         return text if len(text) <= _MAX_VALUE else f"<int sha1:{_sha1(text)}>"
+    if isinstance(value, enum.Enum):  # its class and member name: no user repr runs
+        return f"{kind.__name__}.{value._name_}"
     if isinstance(value, _SCALARS) and not _user_repr(value):
         text = repr(value)
         if len(text) <= _MAX_VALUE:

@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from deskcheck.scratch import make_scratch, reap_stale
+from deskcheck.suites.audit_check import cross_check
 from deskcheck.suites.recorder import recording_enabled
+from deskcheck.suites.records import read_records
 from deskcheck.suites.split import Split, split_in
 
 # Under the rank pools' prefix: the sweep reaps what a killed run left (deskcheck-w...).
@@ -46,14 +48,22 @@ def clear(folder: Path | None) -> None:
             path.unlink(missing_ok=True)
 
 
-def note_split(exc: BaseException, folder: Path | None, world: int) -> Split | None:
-    """Add the first split to ``exc``'s notes (and as ``exc.first_split``); None if none."""
+def note_split(exc: BaseException, folder: Path | None, world: int,
+               outcome: Sequence[Any] | None = None) -> Split | None:
+    """Add the first split to ``exc``'s notes (and as ``exc.first_split``); None if none.
+    ``outcome``: each rank's diverged decision (a split by value must feed it). A decision the
+    uniformity audit calls UNIFORM that the ranks split on is added as the audit's miss
+    (``exc.audit_misses``)."""
     if folder is None:
         return None
-    split = split_in(folder, world)
+    split = split_in(folder, world, outcome)
     if split is not None:
         exc.add_note(split.render())
         exc.first_split = split  # type: ignore[attr-defined]
+        misses = cross_check(read_records(folder, world))
+        for miss in misses:
+            exc.add_note(miss.render())
+        exc.audit_misses = misses  # type: ignore[attr-defined]
     return split
 
 

@@ -90,7 +90,7 @@ class _PassThrough:
 
 
 _IDLE = _PassThrough()
-_FILES: dict[str, str | None] = {}  # module name -> its file
+_FILES: dict[str, tuple[Any, str | None]] = {}  # module name -> (the module, its file)
 # (include, modules loaded, namespaces) -> (function, its code, the instrumented copy)
 _PLANS: dict[Any, list[tuple[types.FunctionType, types.CodeType, types.CodeType]]] = {}
 
@@ -242,6 +242,18 @@ class DecisionRecorder(_PassThrough):
         self.agreed -= _TOO_COMMON
 
     # -- the swap ---------------------------------------------------------------------------
+    def _modules(self) -> list[types.ModuleType]:
+        """The loaded modules of recorded files."""
+        chosen = []
+        for name, module in list(sys.modules.items()):
+            known = _FILES.get(name)
+            if known is None or known[0] is not module:
+                file = getattr(module, "__file__", None)
+                known = _FILES[name] = (module, file if isinstance(file, str) else None)
+            if known[1] is not None and self.include(known[1]):
+                chosen.append(module)
+        return chosen
+
     def _functions(self, namespaces: Sequence[dict[str, Any]],
                    named: Sequence[types.FunctionType] = ()) -> list[types.FunctionType]:
         """Every function of a recorded file reachable from a loaded module or ``namespaces``
@@ -250,23 +262,21 @@ class DecisionRecorder(_PassThrough):
         seen: set[int] = set()
         classes: set[int] = set()
         todo: list[dict[str, Any]] = list(namespaces)
-        for name, module in list(sys.modules.items()):
-            if name not in _FILES:
-                file = getattr(module, "__file__", None)
-                _FILES[name] = file if isinstance(file, str) else None
-            file = _FILES[name]
-            if file is not None and self.include(file):
-                todo.append(vars(module))
+        todo += [vars(module) for module in self._modules()]
         while todo:
             space = todo.pop()
-            if id(space) in seen:
-                continue
-            seen.add(id(space))
+            if type(space) is dict:  # a module's globals (alive: their ids are unique)
+                if id(space) in seen:
+                    continue
+                seen.add(id(space))
             for value in list(space.values()):
                 if isinstance(value, (staticmethod, classmethod)):
                     value = value.__func__
                 if isinstance(value, property):
-                    todo.append({"g": value.fget, "s": value.fset, "d": value.fdel})
+                    for accessor in (value.fget, value.fset, value.fdel):
+                        if isinstance(accessor, types.FunctionType) \
+                                and self.include(accessor.__code__.co_filename):
+                            found[id(accessor)] = accessor
                 elif isinstance(value, types.FunctionType):
                     if self.include(value.__code__.co_filename):
                         found[id(value)] = value
@@ -276,23 +286,23 @@ class DecisionRecorder(_PassThrough):
                     module = sys.modules.get(value.__module__)
                     file = getattr(module, "__file__", None)
                     if isinstance(file, str) and self.include(file):
-                        todo.append(dict(vars(value)))
+                        todo.append(vars(value))  # type: ignore[arg-type] # once: classes
         return list(found.values())
 
     def _swap_in(self, namespaces: Sequence[dict[str, Any]],
                  named: Sequence[types.FunctionType]
                  ) -> list[tuple[types.FunctionType, types.CodeType]]:
         key = None if self.include_key is None else (
-            self.include_key, len(sys.modules), tuple((id(n), len(n)) for n in namespaces),
-            tuple(id(f) for f in named))
+            self.include_key, tuple(id(m) for m in self._modules()),
+            tuple((id(n), len(n)) for n in namespaces), tuple(id(f) for f in named))
         plan = _PLANS.get(key) if key is not None else None
         if plan is None or any(f.__code__ is not old for f, old, _new in plan):
             plan = []
             functions = self._functions(namespaces, named)
-            local = _rank_local_owners(functions)
+            local = _rank_local_files(functions)
             for function in functions:
                 code = function.__code__
-                if code.co_qualname.rpartition(".")[0] in local and function not in named:
+                if code.co_filename in local and function not in named:
                     continue  # declared rank-local work: it splits by design
                 new = _instrumented(code, _agreed_fields(code.co_filename))
                 if new is not None:
@@ -410,9 +420,9 @@ def _agreed_fields(filename: str) -> frozenset[str]:
                      if isinstance(e, dict) and isinstance(e.get("field"), str))
 
 
-def _rank_local_owners(functions: Sequence[types.FunctionType]) -> set[str]:
-    """Classes with a method the project declares rank-local work (``rank_local =
-    ["*.match_len"]``: a rank's own cache): their methods split by design, unrecorded."""
+def _rank_local_files(functions: Sequence[types.FunctionType]) -> set[str]:
+    """Files of the classes with a method the project declares rank-local work (``rank_local
+    = ["*.match_len"]``: a rank's own cache): their code splits by design, unrecorded."""
     owners = set()
     for function in functions:
         qualname = function.__code__.co_qualname
@@ -422,7 +432,7 @@ def _rank_local_owners(functions: Sequence[types.FunctionType]) -> set[str]:
         patterns = [p for p in section.get("rank_local", []) if isinstance(p, str)
                     and (not p.startswith("self.") or p.count(".") > 1)]
         if any(fnmatch.fnmatchcase(qualname, p.removeprefix("self.")) for p in patterns):
-            owners.add(qualname.rpartition(".")[0])
+            owners.add(function.__code__.co_filename)
     return owners
 
 

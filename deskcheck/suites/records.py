@@ -44,6 +44,8 @@ class Decision:
     def way(self) -> str:
         if self.kind == "call":
             return f"returned {self.took}"
+        if self.kind == "set":
+            return f"stored {self.took}"
         if self.kind in ("for", "while") and type(self.took) is int:
             return f"{self.took} iteration" + ("" if self.took == 1 else "s")
         if self.took is None:

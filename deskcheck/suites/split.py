@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from deskcheck.suites._values import show
 from deskcheck.suites.records import Decision, read_records
 
 
@@ -161,34 +162,69 @@ def _is_origin(split: tuple[Decision, ...], splits: Sequence[tuple[Decision, ...
                    and other is not split for other in splits)
 
 
-def way_splits(records: Sequence[Sequence[Decision]]) -> list[tuple[Decision, ...]]:
+def _leaves(value: Any) -> set[str]:
+    """Every scalar inside a rank's outcome, as the recorder shows values."""
+    if isinstance(value, dict):
+        return set().union(*(_leaves(v) for v in value.values()), set())
+    if isinstance(value, (tuple, list, set, frozenset)):
+        return set().union(*(_leaves(v) for v in value), set())
+    return {show(value)}
+
+
+def _feeds_outcome(step: Sequence[Decision], outcome: Sequence[set[str]]) -> bool:
+    """An input that differs on the ranks holds, on every rank, a value of that rank's own
+    diverged outcome (the value the decision passed on is the one that came out apart)."""
+    keys = set.intersection(*(set(d.inputs) for d in step))
+    return any(len({d.inputs[k] for d in step}) > 1
+               and all(d.inputs[k] in leaves for d, leaves in zip(step, outcome, strict=False))
+               for k in keys)
+
+
+def way_splits(records: Sequence[Sequence[Decision]],
+               outcome: Sequence[set[str]] | None = None) -> list[tuple[Decision, ...]]:
     """Every decision of rank 0 that every other rank also took, at least one another way,
-    in rank 0's order (each as the tuple of every rank's evaluation of it)."""
+    in rank 0's order (each as the tuple of every rank's evaluation of it). With each rank's
+    ``outcome`` (its diverged decision's values): also a decision taken the same way whose
+    differing input is the value that came out apart (a split by value, not by way)."""
     reference = records[0]
     alignments = [_aligned(reference, other) for other in records[1:]]
     found = []
     for index, decision in enumerate(reference):
         step = [decision] + [a.get(index) for a in alignments]
-        if all(d is not None for d in step) and len({d.took for d in step}) > 1:
+        if all(d is not None for d in step) and (
+                len({d.took for d in step}) > 1 or outcome and _agreed_meets_local(step)
+                and _feeds_outcome(step, outcome)):
             found.append(tuple(step))
     return found
 
 
-def declared_rank_local(path: str | Path) -> tuple[str, ...]:
-    """The ``rank_local`` patterns of ``[tool.deskcheck.uniformity]`` in the nearest
-    pyproject.toml above ``path`` (calls such as ``*.match_len``: work each rank does on its
-    own state by design, where ranks split on clean code too)."""
+def _uniformity(path: str | Path) -> dict[str, Any]:
     for folder in Path(path).resolve().parents:
         candidate = folder / "pyproject.toml"
         if candidate.is_file():
             try:
                 data = tomllib.loads(candidate.read_text(encoding="utf-8"))
             except (OSError, ValueError):
-                return ()
+                return {}
             section = data.get("tool", {}).get("deskcheck", {}).get("uniformity", {})
-            patterns = section.get("rank_local", []) if isinstance(section, dict) else []
-            return tuple(p for p in patterns if isinstance(p, str))
-    return ()
+            return section if isinstance(section, dict) else {}
+    return {}
+
+
+def declared_rank_local(path: str | Path) -> tuple[str, ...]:
+    """The ``rank_local`` patterns of ``[tool.deskcheck.uniformity]`` in the nearest
+    pyproject.toml above ``path`` (calls such as ``*.match_len``: work each rank does on its
+    own state by design, where ranks split on clean code too)."""
+    patterns = _uniformity(path).get("rank_local", [])
+    return tuple(p for p in patterns if isinstance(p, str))
+
+
+def declared_collectives(path: str | Path) -> tuple[str, ...]:
+    """The names of the functions ``[tool.deskcheck.uniformity] collectives`` declares
+    (``self._all_reduce_min`` -> ``_all_reduce_min``): every rank must get the same value."""
+    entries = _uniformity(path).get("collectives", [])
+    return tuple(e["call"].rsplit(".", 1)[-1] for e in entries
+                 if isinstance(e, dict) and isinstance(e.get("call"), str))
 
 
 def _declared_call(function: str, patterns: Sequence[str]) -> bool:
@@ -208,10 +244,25 @@ def _declared_owners(records: Sequence[Sequence[Decision]], patterns: Sequence[s
     return owners
 
 
-def _in_test_code(split: tuple[Decision, ...]) -> bool:
-    name = Path(split[0].file).name
-    return name.startswith("test_") or name == "conftest.py" \
-        or f"{os.sep}tests{os.sep}" in split[0].file
+def _test_file(file: str) -> bool:
+    name = Path(file).name
+    return name.startswith("test_") or name == "conftest.py" or f"{os.sep}tests{os.sep}" in file
+
+
+def _in_test_code(split: tuple[Decision, ...], files: dict[str, str] | None = None) -> bool:
+    """In test code, or under a test helper the task's own function called (the arm's
+    set-up: each rank builds its own scenario)."""
+    path = split[0].path
+    return _test_file(split[0].file) or bool(files) and len(path) > 2 \
+        and _test_file(files.get(path[1], ""))
+
+
+def _group_value(split: tuple[Decision, ...], collectives: Sequence[str]) -> bool:
+    """A field the project declares agreed given different values, or a declared collective
+    that returned different values: where the group's agreement itself came apart."""
+    first = split[0]
+    return first.kind == "set" or first.kind == "call" and bool(first.path) \
+        and first.path[-1].rsplit(".", 1)[-1] in collectives
 
 
 def _inside_declared_work(split: tuple[Decision, ...], patterns: Sequence[str],
@@ -225,24 +276,32 @@ def _inside_declared_work(split: tuple[Decision, ...], patterns: Sequence[str],
                for f in split[0].path if "." in f)
 
 
-def telling_split(records: Sequence[Sequence[Decision]],
-                  rank_local: Sequence[str] = ()) -> Split | None:
+def telling_split(records: Sequence[Sequence[Decision]], rank_local: Sequence[str] = (),
+                  collectives: Sequence[str] = (),
+                  outcome: Sequence[Any] | None = None) -> Split | None:
     """The split that made the outcome differ (see the module docstring), or None.
-    ``rank_local``: the project's declared rank-local calls; a split inside one comes last."""
+    ``rank_local``: the project's declared rank-local calls; a split inside one comes last.
+    ``collectives``: its declared collective functions; one returning different values comes
+    first, with a declared agreed field given different values. ``outcome``: each rank's
+    diverged decision, for splits by value."""
     if not records or not any(records):
         return None
+    leaves = [_leaves(o) for o in outcome] if outcome is not None else None
     counts = tuple(len(r) for r in records)
+    files = {d.path[-1]: d.file for r in records for d in r if d.kind == "call" and d.path}
     reached = min(max((d.epoch for d in r), default=0) for r in records)
     epoch = [[d for d in r if d.epoch == reached] for r in records]
-    splits = [s for s in (way_splits(epoch) if all(epoch) else []) if not _in_test_code(s)] \
-        or [s for s in way_splits(records) if not _in_test_code(s)]
+    splits = [s for s in (way_splits(epoch, leaves) if all(epoch) else [])
+              if not _in_test_code(s, files)] \
+        or [s for s in way_splits(records, leaves) if not _in_test_code(s, files)]
     owners = _declared_owners(records, rank_local)
 
-    def preference(split: tuple[Decision, ...]) -> tuple[bool, bool, bool, bool, bool]:
+    def preference(split: tuple[Decision, ...]) -> tuple[bool, ...]:
         agreed = _agreed_meets_local(split)
-        return (_inside_declared_work(split, rank_local, owners), not agreed,
-                agreed and split[0].kind != "call", not _mixes_shared_and_local(split),
-                not _is_origin(split, splits))
+        return (_inside_declared_work(split, rank_local, owners),
+                not _group_value(split, collectives), not agreed,
+                len({d.took for d in split}) == 1, agreed and split[0].kind != "call",
+                not _mixes_shared_and_local(split), not _is_origin(split, splits))
 
     chosen = min(splits, key=preference) if splits else None
     if chosen is None:
@@ -253,9 +312,13 @@ def telling_split(records: Sequence[Sequence[Decision]],
     return Split("way", chosen[0].n - 1, chosen, None, counts, others, ran)
 
 
-def split_in(folder: str | Path, world: int) -> Split | None:
+def split_in(folder: str | Path, world: int,
+             outcome: Sequence[Any] | None = None) -> Split | None:
     """:func:`telling_split` of what the ranks recorded into ``folder``, with the rank-local
     calls the recorded project declares for the uniformity audit."""
     records = read_records(folder, world)
     first = next((r[0] for r in records if r), None)
-    return telling_split(records, declared_rank_local(first.file) if first else ())
+    if first is None:
+        return None
+    return telling_split(records, declared_rank_local(first.file),
+                         declared_collectives(first.file), outcome)
