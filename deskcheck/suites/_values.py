@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 _MAX_VALUE = 48
+_BY_TYPE: dict[type, str] = {}  # types shown by their name alone
 _LIBRARY_ROOTS = tuple(sorted({str(Path(p).resolve()) + os.sep for p in (
     sysconfig.get_paths()["stdlib"], sysconfig.get_paths()["purelib"],
     sysconfig.get_paths()["platlib"], str(Path(__file__).resolve().parents[1]))}))
@@ -57,6 +58,9 @@ def show(value: Any) -> str:
     if kind is int or kind is bool or value is None:  # the commonest inputs, fast
         text = repr(value)
         return text if len(text) <= _MAX_VALUE else f"<int sha1:{_sha1(text)}>"
+    plain = _BY_TYPE.get(kind)
+    if plain is not None:  # a user object: its type, known already
+        return plain
     if isinstance(value, enum.Enum):  # its class and member name: no user repr runs
         return f"{kind.__name__}.{value._name_}"
     if isinstance(value, _SCALARS) and not _user_repr(value):
@@ -75,9 +79,11 @@ def show(value: Any) -> str:
             text = repr(value)
             return text if len(text) <= _MAX_VALUE \
                 else f"<{kind.__name__} len={len(value)} sha1:{_sha1(text)}>"
+    if not isinstance(value, (tuple, list, dict, set, frozenset, str, bytes, enum.Enum)):
+        plain = _BY_TYPE[kind] = f"<{kind.__name__}>"
+        return plain
     try:
-        size = f" len={len(value)}" if isinstance(value, (tuple, list, dict, set, frozenset,
-                                                            str, bytes)) else ""
+        size = f" len={len(value)}"
     except TypeError:
         size = ""
     return f"<{kind.__name__}{size}>"
