@@ -41,7 +41,7 @@ def _timed(fn) -> float:
 
 def main() -> None:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--reps", type=int, default=15)
+    parser.add_argument("--reps", type=int, default=30)
     args = parser.parse_args()
     arm_modes = (("arm, default (records on failure)", ""), ("arm, DESKCHECK_RECORD=off", "off"),
                  ("arm, DESKCHECK_RECORD=all (every run recorded)", "all"))
@@ -49,11 +49,12 @@ def main() -> None:
     times: dict[str, list[float]] = {label: [] for label, _m in (*arm_modes, *task_modes)}
     with RankPool(3, "gloo") as pool:
         check_arm(COUNT, diverged(3), pool)  # warm: imports, first pass
-        for _ in range(args.reps):
-            for label, mode in arm_modes:
+        for rep in range(args.reps):  # the order turns each repetition: no mode always
+            turn = rep % len(arm_modes)  # follows the recorded one (its garbage, its files)
+            for label, mode in arm_modes[turn:] + arm_modes[:turn]:
                 os.environ["DESKCHECK_RECORD"] = mode
                 times[label].append(_timed(lambda: check_arm(COUNT, diverged(3), pool)))
-            for label, mode in task_modes:
+            for label, mode in task_modes[rep % 2:] + task_modes[:rep % 2]:
                 os.environ["DESKCHECK_RECORD"] = mode
                 times[label].append(_timed(lambda: pool.run(probe_all_reduce, per_rank=[1, 2, 3])))
     os.environ.pop("DESKCHECK_RECORD", None)
