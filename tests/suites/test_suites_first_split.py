@@ -263,7 +263,7 @@ def rank_main(folder, rank, free):
 
 
 def test_my_own_ranks(decision_log):
-    ctx = multiprocessing.get_context("fork")
+    ctx = multiprocessing.get_context("START_METHOD")
     procs = [ctx.Process(target=rank_main, args=(decision_log.folder, r, free))
              for r, free in enumerate([3, 1])]
     for p in procs:
@@ -283,11 +283,15 @@ def admit(free):
 '''
 
 
-def test_the_decision_log_fixture_puts_the_split_of_a_users_own_ranks_in_the_report(pytester):
-    pytester.makepyfile(helper_mod=HELPER, test_user=USER_TEST)
+@pytest.mark.parametrize("start_method", ["fork", "spawn"])
+def test_the_decision_log_fixture_puts_the_split_of_a_users_own_ranks_in_the_report(
+        pytester, start_method):
+    pytester.makepyfile(helper_mod=HELPER,
+                        test_user=USER_TEST.replace("START_METHOD", start_method))
     result = pytester.runpytest_subprocess("-p", "no:cacheprovider", "-q")
     result.assert_outcomes(failed=1)
     text = result.stdout.str()
     assert "deskcheck: first split" in text and "helper_mod.py:3 in admit: if free >= need" \
-        in text, f"the failing test's report must carry its ranks' first split:\n{text}"
+        in text, f"{start_method}: the failing test's report must carry its ranks' first " \
+        f"split:\n{text}"
     assert "rank 0: true (free=3, need=2)" in text and "rank 1: false (free=1, need=2)" in text
