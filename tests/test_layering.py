@@ -20,7 +20,7 @@ SELFPROOF = Path(__file__).resolve().parent / "selfproof"
 SELFPROOF_FILES = {"__init__.py", "test_self_catalog.py", "test_mutmut_bench.py"}
 PARTS = {p.name for p in PACKAGE.iterdir() if p.is_dir() and (p / "__init__.py").exists()}
 # Shared helpers below every part (not parts themselves).
-SHARED = {"errors", "_lazy", "config", "pytest_ini", "own_folders", "scratch", "liveness",
+SHARED = {"errors", "_lazy", "live_code", "config", "pytest_ini", "own_folders", "scratch", "liveness",
           "interrupts", "watchdog", "progress", "progress_counts", "screen"}
 
 

@@ -119,9 +119,16 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]):
             report.deskcheck_pin = str(reason)
         if call.excinfo is not None:
             report.deskcheck_exc_type = call.excinfo.type.__name__
-            report.deskcheck_message = str(call.excinfo.value)[:2000]
+            report.deskcheck_message = failure_message(call.excinfo.value)
             report.deskcheck_import_error = issubclass(call.excinfo.type, ImportError)
     return report
+
+
+def failure_message(exc: BaseException) -> str:
+    """The exception's text and its notes (the first split a rank pool's failure carries),
+    each cut to 2000 characters."""
+    notes = [n for n in getattr(exc, "__notes__", ()) if isinstance(n, str)]
+    return str(exc)[:2000] + ("\n" + "\n".join(notes)[:2000] if notes else "")
 
 
 def pytest_runtest_logreport(report: pytest.TestReport) -> None:

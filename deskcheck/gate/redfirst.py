@@ -167,13 +167,43 @@ FAILURE_LINE_MAX = 300
 
 def failure_line(message: str) -> str:
     """What a reviewer wants from a failure, in one line: the lines that name ranks ("rank 1
-    diverged: ...", a congruence failure) up to the rank-by-rank table, else the first line."""
+    diverged: ...", a congruence failure) up to the rank-by-rank table, else the first line;
+    then the first split the recorder named, with each rank's way (a long rank line is cut
+    first, so the split stays)."""
     lines = [line.strip() for line in message.splitlines() if line.strip()]
+    split = first_split_words(lines)
+    if split:
+        lines = lines[:lines.index(next(ln for ln in lines if ln.startswith(_SPLIT)))]
     head = lines[:lines.index("rank by rank (enforcer on):")] if (
         "rank by rank (enforcer on):" in lines) else lines
     ranked = [line for line in head if _RANK_LINE.search(line)]
     said = "; ".join(ranked) if ranked else (lines[0] if lines else "")
-    return said if len(said) <= FAILURE_LINE_MAX else said[:FAILURE_LINE_MAX - 1] + "…"
+    if split:
+        said = _cut(said, max(FAILURE_LINE_MAX - len(split) - 2, 60))
+        said = f"{said}; {split}" if said else split
+    return _cut(said, FAILURE_LINE_MAX)
+
+
+_SPLIT = "first split: "
+_SPLIT_RANK = re.compile(r"rank \d+: ")
+
+
+def first_split_words(lines: list[str]) -> str:
+    """``first split: where: condition (rank 0: way (inputs); rank 1: ...)`` from the note
+    the recorder adds to a failure (stripped lines), or ''."""
+    start = next((i for i, line in enumerate(lines) if line.startswith(_SPLIT)), None)
+    if start is None:
+        return ""
+    ways = []
+    for line in lines[start + 1:]:
+        if not _SPLIT_RANK.match(line):
+            break
+        ways.append(line)
+    return lines[start] + (f" ({'; '.join(ways)})" if ways else "")
+
+
+def _cut(text: str, most: int) -> str:
+    return text if len(text) <= most else text[:most - 1] + "…"
 
 
 def _items_of(function: str, branch: SideResult) -> list[str]:

@@ -15,7 +15,6 @@ when that cannot be done (the mutant changes a live closure's free variables) th
 """
 
 from __future__ import annotations
-import __future__
 
 import ast
 import dataclasses
@@ -23,53 +22,9 @@ import gc
 import types
 from dataclasses import dataclass, field
 
+from deskcheck.live_code import FUTURE_FLAGS, find_code, note_source, skeleton
 from deskcheck.mutants.mutated import BrokenMutant, MutatedFunction, NotInjectable
 from deskcheck.mutants.target import LiveTarget, resolve
-
-_FUTURE_FLAGS = 0
-for _name in __future__.all_feature_names:
-    _FUTURE_FLAGS |= getattr(__future__, _name).compiler_flag
-
-
-def _skeleton(qualname: str, def_node: ast.stmt, freevars: tuple[str, ...]) -> ast.Module:
-    parts = qualname.split(".")[:-1]
-    scopes: list[tuple[str, str]] = []  # (kind, name) outermost first
-    index = 0
-    while index < len(parts):
-        if index + 1 < len(parts) and parts[index + 1] == "<locals>":
-            scopes.append(("def", parts[index]))
-            index += 2
-        else:
-            scopes.append(("class", parts[index]))
-            index += 1
-    body: list[ast.stmt] = [def_node]
-    innermost_def = max((i for i, (kind, _) in enumerate(scopes) if kind == "def"), default=-1)
-    for position in range(len(scopes) - 1, -1, -1):
-        kind, name = scopes[position]
-        if kind == "class":
-            body = [ast.ClassDef(name=name, bases=[], keywords=[], body=body,
-                                 decorator_list=[], type_params=[])]
-        else:
-            binds: list[ast.stmt] = []
-            if position == innermost_def:
-                binds = [ast.Assign(targets=[ast.Name(v, ast.Store())],
-                                    value=ast.Constant(None)) for v in freevars]
-            body = [ast.FunctionDef(name=name, args=ast.arguments(
-                posonlyargs=[], args=[], kwonlyargs=[], kw_defaults=[], defaults=[]),
-                body=binds + body, decorator_list=[], returns=None, type_params=[])]
-    module = ast.Module(body=body, type_ignores=[])
-    return ast.fix_missing_locations(module)
-
-
-def _find_code(code: types.CodeType, qualname: str) -> types.CodeType | None:
-    for const in code.co_consts:
-        if isinstance(const, types.CodeType):
-            if const.co_qualname == qualname:
-                return const
-            found = _find_code(const, qualname)
-            if found is not None:
-                return found
-    return None
 
 
 def compile_mutated(function: types.FunctionType, mutated: MutatedFunction) -> types.CodeType:
@@ -97,13 +52,13 @@ def compile_mutated(function: types.FunctionType, mutated: MutatedFunction) -> t
     names = original.co_qualname.split(".")
     if def_node.name != names[-1]:
         def_node.name = names[-1]
-    module = _skeleton(original.co_qualname, def_node, original.co_freevars)
+    module = skeleton(original.co_qualname, def_node, original.co_freevars)
     try:
         unit = compile(module, mutated.file, "exec", dont_inherit=True,
-                       flags=original.co_flags & _FUTURE_FLAGS)
+                       flags=original.co_flags & FUTURE_FLAGS)
     except SyntaxError as exc:
         raise BrokenMutant(f"{mutated.target}: mutated source does not compile: {exc}") from exc
-    code = _find_code(unit, original.co_qualname)
+    code = find_code(unit, original.co_qualname)
     if code is None:
         raise BrokenMutant(f"{mutated.target}: compiled unit lacks {original.co_qualname}")
     if code.co_freevars != original.co_freevars:
@@ -198,6 +153,7 @@ def inject(mutated: MutatedFunction, live: LiveTarget | None = None) -> Injectio
         function.__code__ = code
     except ValueError as exc:
         raise BrokenMutant(f"{mutated.target}: cannot swap code: {exc}") from exc
+    note_source(code, mutated.mutated, mutated.start_line, mutated.indent)
     injection = Injection(function=function, original=original)
     for nested, new in built:
         injection.built.append((nested, nested.__code__))

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import platform
+import re
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -80,6 +81,19 @@ def catalog_listing(mutants: Sequence[Mutant], width: int | None = None) -> Grou
     return Group(*blocks)
 
 
+def _split_after(excerpt: list[str], cut: int) -> list[str]:
+    """The first split's header and each rank's way when the excerpt's cut left them out
+    (a wide world's rank table fills the head): the lines a reader of a CI log needs."""
+    start = next((i for i, line in enumerate(excerpt)
+                  if line.lstrip().startswith("first split: ")), None)
+    if start is None or start < cut:
+        return []
+    end = start + 1
+    while end < len(excerpt) and re.match(r"\s*rank \d+: ", excerpt[end]):
+        end += 1
+    return excerpt[start:end]
+
+
 def shortfall_report(records: list[MutantRecord], excerpt_lines: int = 12,
                      width: int | None = None) -> str:
     """Plain text, one block per mutant that does not hold: why, where the mutant sits, the
@@ -100,9 +114,11 @@ def shortfall_report(records: list[MutantRecord], excerpt_lines: int = 12,
             lines.append(f"  failed instead (not owners): {', '.join(record.failed_non_owners)}")
         excerpt = excerpt_of(record)
         lines += [f"  | {line}" for line in excerpt[:excerpt_lines]]
+        split = _split_after(excerpt, excerpt_lines)
         if len(excerpt) > excerpt_lines:
-            lines.append(f"  | ... ({len(excerpt) - excerpt_lines} more lines: --json or "
-                         "deskcheck report)")
+            lines.append(f"  | ... ({len(excerpt) - excerpt_lines - len(split)} more lines: "
+                         "--json or deskcheck report)")
+        lines += [f"  | {line}" for line in split]
         hint = fix_hint(record)
         if hint:
             lines.append(f"  fix: {hint}")

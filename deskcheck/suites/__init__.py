@@ -21,7 +21,7 @@ from deskcheck._lazy import lazy_exports
 _EXPORTS: dict[str, str] = {
     'ArmResult': 'deskcheck.suites.congruence',
     'CongruenceArm': 'deskcheck.suites.congruence',
-    'DecisionLog': 'deskcheck.suites.split',
+    'DecisionLog': 'deskcheck.suites.decision_log',
     'Split': 'deskcheck.suites.split',
     'DEFAULT_PG_TIMEOUT_S': 'deskcheck.suites.pool',
     'EnvGroup': 'deskcheck.suites.env_group',

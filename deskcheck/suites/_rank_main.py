@@ -269,9 +269,30 @@ def serve(conn: Connection, config: RankConfig) -> None:
             return
         _, task_id, payload, parent_sys_path, coverage_context = message
         if parent_sys_path is not None:  # test dirs pytest added after the fork
+            forget_modules_left_off(sys.path, parent_sys_path)
             sys.path[:] = parent_sys_path
         follow_coverage_context(coverage_context)
         conn.send_bytes(_run(task_id, payload, config.rank, output, conn.send_bytes))
+
+
+def forget_modules_left_off(old_path: list[str], new_path: list[str]) -> None:
+    """Drop the modules imported from a folder the parent took off sys.path (an earlier
+    in-process pytest session's test folder): a task naming a module of the same name in
+    the new folder imports that one, not the stale copy."""
+    kept = {os.path.abspath(p) for p in new_path if p}
+    removed = [os.path.abspath(p) for p in old_path if p and os.path.abspath(p) not in kept]
+    if not removed:
+        return
+    roots = tuple(os.path.join(p, "") for p in removed)
+    inside = tuple(os.path.join(p, "") for p in kept)
+    for name, module in list(sys.modules.items()):
+        file = getattr(module, "__file__", None)
+        if not isinstance(file, str) or not file.startswith(roots):
+            continue
+        left = max((len(r) for r in roots if file.startswith(r)), default=0)
+        if any(file.startswith(k) and len(k) > left for k in inside):
+            continue  # under a folder still on the path (a venv inside the checkout)
+        del sys.modules[name]
 
 
 def _spawn_main(argv: list[str]) -> None:

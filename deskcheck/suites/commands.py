@@ -61,7 +61,8 @@ def hang_arm(backend: str, world: int, timeout_s: float) -> dict[str, Any]:
                 "reason": "the hang arm needs world >= 2 (a rank must wait for the skipper)"}
     skipper = world - 1
     expected = f"rank {skipper} skipped all_reduce"
-    from deskcheck.suites.split import recording, split_in
+    from deskcheck.suites.decision_log import recording
+    from deskcheck.suites.split import split_in
 
     pool = RankPool(world, backend, timeout_s=timeout_s)
     split = None

@@ -19,9 +19,9 @@ from pathlib import Path
 from typing import Any
 
 from deskcheck.errors import CongruenceError, RankError, VacuousPremiseError
+from deskcheck.suites.decision_log import note_split, recording
 from deskcheck.suites.hang_gate import note_gate
 from deskcheck.suites.recorder import recording_enabled, recording_every_task
-from deskcheck.suites.split import note_split, recording
 
 Safety = Callable[[int, Any, Any], "str | None"]
 
@@ -203,7 +203,7 @@ def _run(arm: CongruenceArm, inputs: Sequence[Any], pool: Any, enforced: bool,
 
 
 def _split_on_rerun(arm: CongruenceArm, inputs: Sequence[Any], pool: Any,
-                    exc: BaseException) -> None:
+                    exc: BaseException, outcome: Sequence[Any]) -> None:
     """Run the enforced decision once more with the recorder (the code is deterministic, the
     inputs the same) and add the first split to ``exc``."""
     with recording(pool) as folder:
@@ -213,7 +213,7 @@ def _split_on_rerun(arm: CongruenceArm, inputs: Sequence[Any], pool: Any,
             _run(arm, inputs, pool, enforced=True, record=folder)
         except RankError:
             pass  # a rank failing the second time still leaves what it recorded
-        note_split(exc, folder, pool.world)
+        note_split(exc, folder, pool.world, outcome)
 
 
 def check_decisions(arm: CongruenceArm, inputs: Sequence[Any], decisions: Sequence[Any],
@@ -244,12 +244,13 @@ def note_divergence(arm: CongruenceArm, inputs: Sequence[Any], decisions: Sequen
                     exc: BaseException, pool: Any, folder: Path | None) -> None:
     """Name the first split when the ranks diverged (a safety failure on agreeing ranks has
     no split to name): from what the ranks recorded, else by a recorded re-run."""
-    if not diverging_ranks(_shared(arm, decisions))[1] or not recording_enabled():
+    shared = _shared(arm, decisions)
+    if not diverging_ranks(shared)[1] or not recording_enabled():
         return
     if folder is not None:
-        note_split(exc, folder, pool.world)
+        note_split(exc, folder, pool.world, shared)
     else:
-        _split_on_rerun(arm, inputs, pool, exc)
+        _split_on_rerun(arm, inputs, pool, exc, shared)
 
 
 def check_arm(arm: CongruenceArm, inputs: Sequence[Any], pool: Any, *,

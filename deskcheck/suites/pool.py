@@ -27,6 +27,7 @@ import weakref
 from collections.abc import Callable, Collection, Sequence
 from multiprocessing import Pipe
 from multiprocessing.connection import Connection, wait
+from pathlib import Path
 from typing import Any
 
 from deskcheck.errors import BackendUnavailableError, RankError, RankTaskError
@@ -79,6 +80,7 @@ class RankPool:
         self.tasks_run = 0
         self._ranks: list[RankProcess] = []
         self._workdir = ""
+        self.decision_folder: Path | None = None  # where its ranks record (decision_log)
         self._task_id = 0
         self._sent_sys_path: list[str] = []
         self.desk_env: dict[str, str | None] = {}  # the DESK env of the running ranks
@@ -228,7 +230,16 @@ class RankPool:
                                 "DESKCHECK_PG_TIMEOUT if the machine is slow")
 
     def close(self) -> None:
-        """Stop the ranks, kill their process group, reap every one; idempotent."""
+        """Stop the ranks, kill their process group, reap every one, remove the folder they
+        recorded decisions into; idempotent."""
+        self._stop_ranks()
+        if self.decision_folder is not None and self.owner_pid == os.getpid():
+            shutil.rmtree(self.decision_folder, ignore_errors=True)
+            self.decision_folder = None
+
+    def _stop_ranks(self) -> None:
+        """Stop the ranks (a task left them out of step: the next one starts new ranks; what
+        they recorded stays for the failure to name its split)."""
         if self.owner_pid != os.getpid():
             self._abandon()
             return
@@ -266,6 +277,7 @@ class RankPool:
                 pass
         self._ranks = []
         self._workdir = ""
+        self.decision_folder = None
 
     def _check_owner(self) -> None:
         if self.owner_pid != os.getpid():
@@ -295,7 +307,7 @@ class RankPool:
         if not recording_every_task() or kwargs.get("record"):
             return values_or_raise(self.run_outcomes(fn, *args, per_rank=per_rank, **kwargs),
                                    fn, self.describe(), self.timeout_s)
-        from deskcheck.suites.split import note_split, recorded_task, recording
+        from deskcheck.suites.decision_log import note_split, recorded_task, recording
 
         with recording(self) as folder:
             outcomes = self.run_outcomes(recorded_task, *args, per_rank=per_rank,
@@ -326,7 +338,7 @@ class RankPool:
                              coverage_context()))
             outcomes = self._collect(self._task_id)
         except BaseException:  # interrupted mid-task: the ranks' state is unknown
-            self.close()
+            self._stop_ranks()
             raise
         self.tasks_run += 1
         for o in outcomes:
@@ -334,7 +346,7 @@ class RankPool:
                 sys.stdout.write("".join(f"[rank {o.rank}] {line}\n"
                                          for line in o.output.rstrip("\n").split("\n")))
         if not _in_step(outcomes):
-            self.close()
+            self._stop_ranks()
         return outcomes
 
     def _collect(self, task_id: int) -> list[RankOutcome]:

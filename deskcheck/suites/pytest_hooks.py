@@ -157,9 +157,9 @@ def _tier_of_item(item: pytest.Item) -> str | None:
 
 @pytest.fixture
 def decision_log(tmp_path: Any) -> Any:
-    """A :class:`~deskcheck.suites.split.DecisionLog` for your own ranks to record into
+    """A :class:`~deskcheck.suites.decision_log.DecisionLog` for your own ranks to record into
     (``record_decisions(log.folder, rank)``); a failing test's report shows its first split."""
-    from deskcheck.suites.split import DecisionLog
+    from deskcheck.suites.decision_log import DecisionLog
 
     folder = tmp_path / "decisions"
     folder.mkdir()

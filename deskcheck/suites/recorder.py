@@ -1,53 +1,45 @@
 """Record which way each decision of production code went, inside a rank process.
 
-A *decision* is an ``if``/``elif``, a ``while`` test or a ``for`` step of project code (not the
-standard library, not site-packages, not deskcheck), and every call of a project function (the
-value it returned: ``min(vote, local_limit)`` decides without a branch). While recording, each
-one appends a JSON line to the rank's file: where (file:line, function, the call path of
-recorded functions), the condition's text, the way taken (or the value returned), and the values
-the condition reads, taken just before it is evaluated (locals, globals and attribute chains
-such as ``self.tp_size``; a property is never run, no ``repr`` of user objects is called: they
-show as their type). Values the group's collectives produced are remembered, so an input that
-shows one of them is marked *agreed*.
+The recorded functions are those of project code (not the standard library, site-packages or
+deskcheck; ``include`` narrows them) found in the loaded modules and the recording caller's
+own namespace. For the recorded run each one's ``__code__`` is swapped for an instrumented copy
+(:mod:`deskcheck.suites._instrument`) and restored after, so the rest runs at full speed and
+no trace function is set. Each decision becomes a record: where (file:line, function, the call
+path of recorded functions), the condition's text, the way taken (an ``if``'s or a ternary's
+way, a loop's trip count, the value a call returned or a declared agreed field was given), and
+the values its condition read, as it read them (user objects show as their type, no ``repr``
+of them is run). Values the group's collectives produced are remembered, so an input showing
+one of them is marked *agreed*.
 
-The way is read off the next line the frame runs: inside the body, the branch was taken. Each
-line is written (and flushed) as it happens, so a rank killed in a hang leaves what it recorded
-up to its stack. ``sys.settrace`` is set for the recording thread only and restored after.
+Records are written before every collective and at the end, so a rank killed in a hang leaves
+what it recorded up to the collective it waits in.
 """
 
 from __future__ import annotations
 
-import ast
+import builtins
 import contextlib
 import functools
-import hashlib
-import inspect
+import io
 import json
 import os
 import sys
-import sysconfig
+import threading
 import types
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
 
+from deskcheck.suites._instrument import HOOK, SITES
+from deskcheck.suites._swap import FunctionSwap
+from deskcheck.suites._values import NOT_AN_INPUT, is_project_file, show
+
+__all__ = ["RECORD_ENV", "DecisionRecorder", "is_project_file", "rank_file",
+           "record_decisions", "recording_enabled", "recording_every_task", "show"]
+
 RECORD_ENV = "DESKCHECK_RECORD"  # "off" turns the congruence arms' recording off
-_MAX_VALUE = 48
-_LIBRARY_ROOTS = tuple(sorted({str(Path(p).resolve()) + os.sep for p in (
-    sysconfig.get_paths()["stdlib"], sysconfig.get_paths()["purelib"],
-    sysconfig.get_paths()["platlib"], str(Path(__file__).resolve().parents[1]))}))
-
-
-@dataclass(frozen=True)
-class Branch:
-    """One decision of the source: its kind, condition text, and the lines that mean 'taken'."""
-
-    kind: str  # "if", "while" or "for"
-    condition: str
-    head: tuple[int, int]  # the lines of the condition (a line event there is not a way yet)
-    body: tuple[int, int]  # a line event inside means the branch (or the loop body) was taken
-    reads: tuple[str, ...]  # names and attribute chains the condition reads
+_FLUSH_EVERY = 512
 
 
 def recording_enabled() -> bool:
@@ -60,288 +52,171 @@ def recording_every_task() -> bool:
     return os.environ.get(RECORD_ENV, "").strip().lower() == "all"
 
 
-def is_project_file(filename: str) -> bool:
-    """True for code a test's decision reaches: not the stdlib, site-packages or deskcheck."""
-    if filename.startswith("<"):
-        return False
-    return not str(Path(filename).resolve()).startswith(_LIBRARY_ROOTS)
-
-
-_BRANCHES: dict[str, dict[int, Branch]] = {}
-
-
-def branches_of(filename: str) -> dict[int, Branch]:
-    """Every decision of a source file, keyed by the line its condition starts on (cached)."""
-    if filename not in _BRANCHES:
-        try:
-            tree = ast.parse(Path(filename).read_text(encoding="utf-8"), filename)
-        except (OSError, SyntaxError, ValueError):
-            tree = ast.Module(body=[], type_ignores=[])
-        found: dict[int, Branch] = {}
-        for node in ast.walk(tree):
-            branch = _branch(node)
-            if branch is not None:
-                found[node.lineno] = branch
-        _BRANCHES[filename] = found
-    return _BRANCHES[filename]
-
-
-def _branch(node: ast.AST) -> Branch | None:
-    if isinstance(node, (ast.If, ast.While)):
-        test, kind = node.test, "if" if isinstance(node, ast.If) else "while"
-    elif isinstance(node, (ast.For, ast.AsyncFor)):
-        test, kind = node.iter, "for"
-    else:
-        return None
-    body = node.body
-    head_end = test.end_lineno or node.lineno
-    if isinstance(node, (ast.For, ast.AsyncFor)):
-        head_end = max(head_end, node.target.end_lineno or head_end)
-    condition = ast.unparse(test) if kind != "for" \
-        else f"{ast.unparse(node.target)} in {ast.unparse(test)}"
-    return Branch(kind, condition, (node.lineno, head_end),
-                  (body[0].lineno, max(b.end_lineno or b.lineno for b in body)), _reads(test))
-
-
-def _reads(test: ast.expr) -> tuple[str, ...]:
-    """Names and attribute chains the condition reads, outermost chain only, called names not."""
-    called = {id(n.func) for n in ast.walk(test) if isinstance(n, ast.Call)}
-    inner = {id(n.value) for n in ast.walk(test) if isinstance(n, ast.Attribute)}
-    out: list[str] = []
-    for node in ast.walk(test):
-        if id(node) in called or id(node) in inner or not isinstance(node, (ast.Name,
-                                                                             ast.Attribute)):
-            continue
-        text = _chain(node)
-        if text and text not in out:
-            out.append(text)
-    return tuple(out)
-
-
-def _chain(node: ast.expr) -> str | None:
-    parts: list[str] = []
-    while isinstance(node, ast.Attribute):
-        parts.append(node.attr)
-        node = node.value
-    if not isinstance(node, ast.Name):
-        return None
-    return ".".join([node.id, *reversed(parts)])
-
-
-_MISSING = object()
-_PROPERTY = "<property>"
-_NOT_AN_INPUT = (types.ModuleType, types.FunctionType, types.BuiltinFunctionType, type)
-
-
-def _static_attribute(value: Any, attr: str) -> Any:
-    """``inspect.getattr_static`` for the common cases, fast: the instance's own ``__dict__``,
-    then the classes of its MRO; never runs a descriptor."""
-    own = getattr(value, "__dict__", None)
-    if type(own) is dict and attr in own:
-        return own[attr]
-    for klass in type(value).__mro__:
-        if attr in klass.__dict__:
-            return klass.__dict__[attr]
-    try:
-        return inspect.getattr_static(value, attr)  # modules, classes as values, the rest
-    except AttributeError:
-        return _MISSING
-
-
-def _lookup(frame: types.FrameType, chain: str) -> Any:
-    """The value ``chain`` (``x`` or ``self.a.b``) has in ``frame``, never running a property."""
-    head, *rest = chain.split(".")
-    if head in frame.f_locals:
-        value = frame.f_locals[head]
-    elif head in frame.f_globals:
-        value = frame.f_globals[head]
-    else:
-        return _MISSING
-    if not rest and isinstance(value, _NOT_AN_INPUT):
-        return _MISSING
-    for attr in rest:
-        found = _static_attribute(value, attr)
-        if found is _MISSING:
-            return _MISSING
-        if isinstance(found, (types.MemberDescriptorType, types.GetSetDescriptorType)):
-            found = getattr(value, attr, _MISSING)  # __slots__ and C fields: plain storage
-        elif isinstance(found, (property, functools.cached_property)):
-            return _PROPERTY
-        value = found
-    return value
-
-
-_SCALARS = (bool, int, float, str, bytes, type(None))
-_NUMBERS = (bool, int, float, type(None))
-_MASK = 0xFFFFFFFF
-
-
-def _sha1(text: str) -> str:
-    return hashlib.sha1(text.encode("utf-8", "replace")).hexdigest()[:8]
-
-
-def _user_repr(value: Any) -> bool:
-    """Whether ``repr(value)`` would run a ``__repr__`` written in project code (a user
-    subclass of ``str`` or ``int``); the built-in and standard-library ones (enums) are safe."""
-    return _user_repr_of(type(value))
-
-
-@functools.cache
-def _user_repr_of(klass: type) -> bool:
-    code = getattr(klass.__repr__, "__code__", None)
-    return code is not None and is_project_file(code.co_filename)
-
-
-def show(value: Any) -> str:
-    """A short, stable rendering that never runs user code: scalars and small containers of
-    scalars by their repr (a digest when long), anything else by its type (and length)."""
-    if value is _PROPERTY:
-        return value
-    if isinstance(value, _SCALARS) and not _user_repr(value):
-        text = repr(value)
-        if len(text) <= _MAX_VALUE:
-            return text
-        return f"<{type(value).__name__} sha1:{_sha1(text)}>"
-    if isinstance(value, (tuple, list)) and len(value) <= 256 \
-            and not any(_user_repr(v) for v in value):
-        if all(isinstance(v, _NUMBERS) for v in value):  # hash() of numbers is the same in
-            if len(value) <= 8:                          # every process: cheap and stable
-                return repr(value)
-            return f"<{type(value).__name__} len={len(value)} #{hash(tuple(value)) & _MASK:08x}>"
-        if all(isinstance(v, _SCALARS) for v in value):
-            text = repr(value)
-            return text if len(text) <= _MAX_VALUE \
-                else f"<{type(value).__name__} len={len(value)} sha1:{_sha1(text)}>"
-    try:
-        size = f" len={len(value)}" if isinstance(value, (tuple, list, dict, set, frozenset,
-                                                            str, bytes)) else ""
-    except TypeError:
-        size = ""
-    return f"<{type(value).__name__}{size}>"
-
-
 _TOO_COMMON = frozenset({"0", "1", "-1", "True", "False", "None", "0.0", "1.0", "()", "[]"})
-_SUSPENDS = inspect.CO_GENERATOR | inspect.CO_COROUTINE | inspect.CO_ASYNC_GENERATOR
+_SCALARS = (bool, int, float, str, bytes, type(None))
 _COLLECTIVES = ("all_reduce", "all_gather", "all_gather_into_tensor", "reduce_scatter_tensor",
                 "broadcast", "reduce", "all_gather_object", "broadcast_object_list",
                 "all_to_all_single")
 
 
-class DecisionRecorder:
-    """Traces project frames of the current thread and writes each decision to ``out``.
+class _PassThrough:
+    """The hooks while nothing records (a closure built during a recorded run, called
+    later): every value goes through unchanged."""
 
-    Two kinds of record: a branch (``if``/``while``/``for``: the way taken) and a call of a
-    project function (the value it returned, its arguments as inputs). Values a collective of
-    the group produced are remembered as *agreed*: an input showing one of them is marked so.
-    """
+    def o(self) -> dict[str, Any]:
+        return {}
 
-    def __init__(self, out: TextIO, include: Callable[[str], bool] = is_project_file):
+    def v(self, _name: str, value: Any) -> Any:
+        return value
+
+    def b(self, _site: int, _values: dict[str, Any], result: Any) -> bool:
+        return bool(result)
+
+    def loop(self, _site: int, _values: dict[str, Any], _count: int) -> None:
+        return None
+
+    def s(self, _site: int, _values: dict[str, Any], value: Any) -> Any:
+        return value
+
+    def e(self, _site: int, _args: tuple[Any, ...]) -> int:
+        return -1
+
+    def r(self, _depth: int, value: Any) -> Any:
+        return value
+
+    def x(self, _depth: int, _exc: BaseException) -> None:
+        return None
+
+
+_IDLE = _PassThrough()
+
+
+class DecisionRecorder(_PassThrough):
+    """The hooks of the instrumented functions, for the thread that records; writes each
+    decision to ``out`` (JSON lines)."""
+
+    def __init__(self, out: TextIO, include: Callable[[str], bool] = is_project_file,
+                 include_key: Any = None):
+        """``include_key``: a hashable name of ``include``: the functions it chose are
+        remembered under it for the next recording in this process."""
         self.out = out
-        self.include = include
+        self.swap = FunctionSwap(include, include_key)
         self.count = 0
+        self.epoch = 0
         self.agreed: set[str] = set()
-        self._wanted: dict[types.CodeType, bool] = {}
-        self._pending: dict[types.FrameType, tuple[Branch, int, dict[str, str]]] = {}
-        self._args: dict[types.FrameType, dict[str, str]] = {}
-        self._raised: dict[types.FrameType, str] = {}
-        self._loops: dict[tuple[types.FrameType, int], tuple[Branch, int]] = {}
-        self._path: list[str] = []
+        self.thread = threading.get_ident()
+        self._open: list[dict[str, Any]] = []
+        self._calls: list[tuple[int, dict[str, str]]] = []
+        self._path: tuple[str, ...] = ()
+        self._buffer: list[tuple[Any, ...]] = []
 
-    def _trace_calls(self, frame: types.FrameType, event: str, arg: Any) -> Any:
-        code = frame.f_code
-        wanted = self._wanted.get(code)
-        if wanted is None:
-            wanted = self._wanted[code] = self.include(code.co_filename) \
-                and not code.co_name.startswith("<")  # comprehensions and lambdas: no calls
-        if not wanted:
-            return None
-        self._path.append(getattr(code, "co_qualname", code.co_name))
-        count = code.co_argcount + code.co_kwonlyargcount
-        names = code.co_varnames[:count]
-        local = frame.f_locals
-        self._args[frame] = {n: show(local[n]) for n in names
-                             if n not in ("self", "cls") and n in local}
-        return self._trace_lines
+    # -- the hooks (see _instrument) --------------------------------------------------------
+    def o(self) -> dict[str, Any]:
+        values: dict[str, Any] = {}
+        self._open.append(values)
+        return values
 
-    def _inputs(self, frame: types.FrameType, branch: Branch) -> dict[str, str]:
-        inputs = {}
-        for chain in branch.reads:
-            value = _lookup(frame, chain)
-            if value is not _MISSING:
-                inputs[chain] = show(value)
-        return inputs
+    def v(self, name: str, value: Any) -> Any:
+        if self._open:
+            self._open[-1][name] = value
+        return value
 
-    def _trace_lines(self, frame: types.FrameType, event: str, arg: Any) -> Any:
-        pending = self._pending.get(frame)
-        if event == "exception":
-            self._raised[frame] = f"raised {arg[0].__name__}"
-        elif event == "line":
-            self._raised.pop(frame, None)  # handled inside the frame
-            line = frame.f_lineno
-            if pending is not None and not pending[0].head[0] <= line <= pending[0].head[1]:
-                del self._pending[frame]
-                self._resolve(frame, pending, pending[0].body[0] <= line <= pending[0].body[1])
-            branch = branches_of(frame.f_code.co_filename).get(line)
-            if branch is not None and frame not in self._pending:
-                # an if's values are read before its body runs; a loop's when it ends
-                inputs = self._inputs(frame, branch) if branch.kind == "if" else {}
-                self._pending[frame] = (branch, line, inputs)
-        elif event == "return":
-            if pending is not None:  # the branch ran no line of its own after the condition
-                del self._pending[frame]
-                self._resolve(frame, pending, None)
-            for key in [k for k in self._loops if k[0] is frame]:  # returned inside a loop
-                branch, count = self._loops.pop(key)
-                self._write_branch(frame, (branch, key[1], self._inputs(frame, branch)), count)
-            code = frame.f_code
-            args = self._args.pop(frame, {})
-            raised = self._raised.pop(frame, None)
-            if not code.co_flags & _SUSPENDS:  # a yield is not a return
-                self._emit(code.co_filename, code.co_firstlineno, "call",
-                           f"{getattr(code, 'co_qualname', code.co_name)}({', '.join(args)})",
-                           raised or show(arg), args)
-            if self._path:
-                self._path.pop()
-        return self._trace_lines
+    def _close(self, values: dict[str, Any]) -> bool:
+        stack = self._open
+        for index in range(len(stack) - 1, -1, -1):
+            if stack[index] is values:
+                del stack[index:]
+                return True
+        return False
 
-    def _resolve(self, frame: types.FrameType, pending: tuple[Branch, int, dict[str, str]],
-                 taken: bool | None) -> None:
-        """An if is written at once; a loop counts its iterations and is written once, with
-        its trip count, when it ends (one record a loop, not one an iteration)."""
-        branch, line, _inputs = pending
-        if branch.kind == "if":
-            self._write_branch(frame, pending, taken)
-            return
-        key = (frame, line)
-        if taken:
-            _branch, count = self._loops.get(key, (branch, 0))
-            self._loops[key] = (branch, count + 1)
-        else:
-            _branch, count = self._loops.pop(key, (branch, 0))
-            self._write_branch(frame, (branch, line, self._inputs(frame, branch)), count)
+    def b(self, site: int, values: dict[str, Any], result: Any) -> bool:
+        took = bool(result)
+        if self._close(values):
+            self._emit(site, took, self._shown(values))
+        return took
 
-    def _write_branch(self, frame: types.FrameType,
-                      pending: tuple[Branch, int, dict[str, str]], took: bool | int | None
-                      ) -> None:
-        branch, line, inputs = pending
-        self._emit(frame.f_code.co_filename, line, branch.kind, branch.condition, took, inputs)
+    def loop(self, site: int, values: dict[str, Any], count: int) -> None:
+        where = SITES[site]
+        if where.kind == "while":  # the frame's locals as the loop ended
+            self._emit(site, count, self._shown(_ended_on(values, where.names)))
+        elif self._close(values):
+            self._emit(site, count, self._shown(values))
 
-    def _emit(self, file: str, line: int, kind: str, condition: str,
-              took: bool | int | str | None,
-              inputs: dict[str, str]) -> None:
+    def s(self, site: int, values: dict[str, Any], value: Any) -> Any:
+        if self._close(values):
+            self._emit(site, show(value), self._shown(values))
+        return value
+
+    def e(self, site: int, args: tuple[Any, ...]) -> int:
+        if threading.get_ident() != self.thread:
+            return -1
+        names = SITES[site].names
+        self._calls.append((site, {n: show(a) for n, a in zip(names, args, strict=False)}))
+        self._path += (SITES[site].function,)
+        return len(self._calls) - 1
+
+    def _leave(self, depth: int, took: str) -> None:
+        if 0 <= depth < len(self._calls):
+            site, args = self._calls[depth]
+            del self._calls[depth:]
+            self._emit(site, took, args)
+            self._path = self._path[:depth]
+
+    def r(self, depth: int, value: Any) -> Any:
+        if depth >= 0:
+            self._leave(depth, show(value))
+        return value
+
+    def x(self, depth: int, exc: BaseException) -> None:
+        if depth >= 0:
+            self._leave(depth, f"raised {type(exc).__name__}")
+
+    # -- records ----------------------------------------------------------------------------
+    @staticmethod
+    def _shown(values: dict[str, Any]) -> dict[str, str]:
+        return {k: show(v) for k, v in values.items()
+                if "." in k or not isinstance(v, NOT_AN_INPUT)}
+
+    def _emit(self, site: int, took: bool | int | str | None, inputs: dict[str, str]) -> None:
         self.count += 1
-        record = {"n": self.count, "c": _collectives(), "file": file, "line": line,
-                  "kind": kind, "condition": condition, "took": took, "inputs": inputs,
-                  "agreed": [k for k, v in inputs.items() if v in self.agreed],
-                  "path": list(self._path)}
-        self.out.write(json.dumps(record) + "\n")
+        agreed = [k for k, v in inputs.items() if v in self.agreed] if self.agreed else []
+        self._buffer.append((self.count, self.epoch, site, took, inputs, agreed, self._path))
+        if len(self._buffer) >= _FLUSH_EVERY:
+            self.flush()
 
+    def flush(self) -> None:
+        """Write what was recorded so far (before a collective: a hang keeps it): one line
+        with the batch of records and the sites and call paths this file lacks."""
+        if not self._buffer:
+            return
+        written = _written(self.out)
+        sites: dict[int, tuple[str, int, str, str, str]] = {}
+        paths: dict[int, tuple[str, ...]] = {}
+        rows = []
+        for n, epoch, site, took, inputs, agreed, path in self._buffer:
+            if site not in written.sites:
+                written.sites.add(site)
+                where = SITES[site]
+                sites[site] = (where.file, where.line, where.kind, where.condition,
+                               where.function)
+            number = written.paths.get(path)
+            if number is None:
+                number = written.paths[path] = len(written.paths)
+                paths[number] = path
+            rows.append((n, epoch, site, took, inputs, agreed, number))
+        self._buffer.clear()
+        self.out.write(json.dumps({"sites": sites, "paths": paths, "batch": rows}) + "\n")
+        self.out.flush()
+
+    # -- collectives ------------------------------------------------------------------------
     def _wrap(self, collective: Callable[..., Any]) -> Callable[..., Any]:
         @functools.wraps(collective)
         def remembering(*args: Any, **kwargs: Any) -> Any:
+            self.flush()
             result = collective(*args, **kwargs)
             for value in (*args, *kwargs.values()):
                 self._remember(value)
+            self.epoch = _collectives()
             return result
         return remembering
 
@@ -361,26 +236,74 @@ class DecisionRecorder:
             self.agreed.add(show(value))
         self.agreed -= _TOO_COMMON
 
+    # -- the swap ---------------------------------------------------------------------------
     @contextlib.contextmanager
-    def active(self) -> Iterator[DecisionRecorder]:
+    def active(self, namespaces: Sequence[dict[str, Any]] = (),
+               named: Sequence[types.FunctionType] = ()) -> Iterator[DecisionRecorder]:
+        """Swap the instrumented copies in (restored on exit); ``named``: functions to record
+        whatever their file."""
         dist = sys.modules.get("torch.distributed")
         originals = {name: getattr(dist, name) for name in _COLLECTIVES
                      if dist is not None and hasattr(dist, name)}
         for name, function in originals.items():
             setattr(dist, name, self._wrap(function))
-        previous = sys.gettrace()
-        sys.settrace(self._trace_calls)
+        previous = getattr(builtins, HOOK, _IDLE)
+        setattr(builtins, HOOK, self)
+        self.epoch = _collectives()
+        swapped = self.swap.swap_in(namespaces, named)
         try:
             yield self
         finally:
-            sys.settrace(previous)
+            for function, code in swapped:
+                function.__code__ = code
+            setattr(builtins, HOOK, previous)
             for name, function in originals.items():
                 setattr(dist, name, function)
-            self._pending.clear()
-            self._args.clear()
-            self._raised.clear()
-            self._loops.clear()
-            self._path.clear()
+            self.flush()
+            self._open.clear()
+            self._calls.clear()
+            self._path = ()
+
+
+def _ended_on(local: dict[str, Any], reads: Sequence[str]) -> dict[str, Any]:
+    """The values of ``reads`` in a frame's locals: attribute chains through instance
+    ``__dict__`` only (no property or descriptor is run)."""
+    values: dict[str, Any] = {}
+    for name in reads:
+        head, *rest = name.split(".")
+        value = local.get(head, _IDLE)
+        for attr in rest:
+            own = getattr(value, "__dict__", None)
+            value = own.get(attr, _IDLE) if type(own) is dict else _IDLE
+        if value is not _IDLE:
+            values[name] = value
+    return values
+
+
+@dataclass
+class _Written:
+    """What a rank file already holds: the sites and call paths later batches refer to."""
+
+    size: int = 0
+    sites: set[int] = field(default_factory=set)
+    paths: dict[tuple[str, ...], int] = field(default_factory=dict)
+
+
+_WRITTEN: dict[tuple[int, int], _Written] = {}
+
+
+def _written(out: TextIO) -> _Written:
+    """The file's own table (a file emptied or made anew since starts a new one)."""
+    try:
+        stat = os.fstat(out.fileno())
+    except (OSError, ValueError, io.UnsupportedOperation):
+        return _Written()
+    key = (stat.st_dev, stat.st_ino)
+    known = _WRITTEN.get(key)
+    if known is None or stat.st_size < known.size or stat.st_size == 0:
+        known = _WRITTEN[key] = _Written()
+    known.size = stat.st_size + 1  # grows with this write
+    return known
 
 
 def _collectives() -> int:
@@ -399,23 +322,40 @@ def rank_file(folder: str | Path, rank: int) -> Path:
     return Path(folder) / f"rank{rank}.jsonl"
 
 
+def _callers_namespace() -> dict[str, Any]:
+    """The globals of the code that entered :func:`record_decisions` (a script's or a test
+    module's own functions are recorded even when it is not an imported module)."""
+    frame = sys._getframe(1)
+    here = (__file__, contextlib.__file__)
+    while frame is not None and frame.f_code.co_filename in here:
+        frame = frame.f_back  # type: ignore[assignment]
+    return frame.f_globals if frame is not None else {}
+
+
 @contextlib.contextmanager
 def record_decisions(folder: str | Path, rank: int,
                      include: Callable[[str], bool] | Sequence[str] | None = None,
+                     functions: Sequence[Callable[..., Any]] = (),
                      ) -> Iterator[DecisionRecorder]:
     """Record this rank's decisions into ``folder`` for :func:`deskcheck.suites.first_split`.
 
     Use it inside each rank of your own multi-rank test (``mp.spawn``, your own groups):
     ``with record_decisions(tmp, rank): step()``. ``include`` narrows what is recorded: a
-    predicate on file names, or path fragments (``["tp_scheduler/"]``); default: project code.
+    predicate on file names, or path fragments (``["tp_scheduler/"]``); default: project code
+    (the functions of loaded modules and of the caller's module). ``functions``: more functions
+    to record by name (built by ``exec``, not in any module).
     """
     if include is None:
         chosen: Callable[[str], bool] = is_project_file
+        key: Any = "project"
     elif callable(include):
-        chosen = include
+        chosen, key = include, include
     else:
         fragments = tuple(include)
         chosen = lambda name: any(f in name for f in fragments)  # noqa: E731
-    with open(rank_file(folder, rank), "a", buffering=1, encoding="utf-8") as out:
-        with DecisionRecorder(out, chosen).active() as recorder:
+        key = fragments
+    namespace = _callers_namespace()
+    with open(rank_file(folder, rank), "a", encoding="utf-8") as out:
+        named = [f for f in functions if isinstance(f, types.FunctionType)]
+        with DecisionRecorder(out, chosen, key).active([namespace], named) as recorder:
             yield recorder

@@ -19,63 +19,17 @@ decision taken two ways, different decisions reached, or a record that stops.
 
 from __future__ import annotations
 
-import contextlib
 import difflib
 import fnmatch
-import json
 import os
-import shutil
 import tomllib
-from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from deskcheck.scratch import make_scratch, reap_stale
-from deskcheck.suites.recorder import rank_file, recording_enabled
-
-# Under the rank pools' prefix: the sweep reaps what a killed run left (deskcheck-w...).
-FOLDER_PREFIX = "deskcheck-w-decisions-"
-
-_WAYS = {"if": ("true", "false"), "while": ("true", "false"),
-         "for": ("next item", "loop done")}
-# A call record's function is the last entry of its own path.
-
-
-@dataclass(frozen=True)
-class Decision:
-    """One recorded evaluation of a decision in one rank."""
-
-    n: int
-    epoch: int
-    file: str
-    line: int
-    kind: str
-    condition: str
-    took: bool | int | str | None
-    inputs: dict[str, str] = field(default_factory=dict)
-    path: tuple[str, ...] = ()
-    agreed: frozenset[str] = frozenset()
-
-    @property
-    def where(self) -> str:
-        return f"{_relative(self.file)}:{self.line}"
-
-    @property
-    def way(self) -> str:
-        if self.kind == "call":
-            return f"returned {self.took}"
-        if self.kind in ("for", "while") and type(self.took) is int:
-            return f"{self.took} iteration" + ("" if self.took == 1 else "s")
-        if self.took is None:
-            return "no line ran after it"
-        yes, no = _WAYS.get(self.kind, ("taken", "not taken"))
-        return yes if self.took else no
-
-    def as_json(self) -> dict[str, Any]:
-        return {"where": self.where, "kind": self.kind, "condition": self.condition,
-                "way": self.way, "took": self.took, "inputs": self.inputs,
-                "path": list(self.path)}
+from deskcheck.suites._values import show
+from deskcheck.suites.records import Decision, read_records
 
 
 @dataclass(frozen=True)
@@ -133,14 +87,6 @@ class Split:
                 "text": self.render()}
 
 
-def _relative(path: str) -> str:
-    try:
-        rel = os.path.relpath(path)
-    except ValueError:
-        return path
-    return path if rel.startswith("..") else rel
-
-
 def _function(decision: Decision) -> str:
     return decision.path[-1] if decision.path else "?"
 
@@ -155,31 +101,6 @@ def _after(decision: Decision | None) -> str:
         return ""
     return f" (the last shared one: {decision.where} {decision.kind} " \
            f"{_one_line(decision.condition, 40)} -> {decision.way})"
-
-
-def read_records(folder: str | Path, world: int) -> list[list[Decision]]:
-    """Each rank's decisions in order; a rank with no file recorded nothing. A line cut by a
-    kill mid-write is dropped."""
-    ranks: list[list[Decision]] = []
-    for rank in range(world):
-        decisions: list[Decision] = []
-        try:
-            text = rank_file(folder, rank).read_text(encoding="utf-8")
-        except OSError:
-            text = ""
-        for line in text.splitlines():
-            try:
-                raw = json.loads(line)
-                decisions.append(Decision(int(raw["n"]), int(raw.get("c", 0)), raw["file"],
-                                          int(raw["line"]),
-                                          raw["kind"], raw["condition"], raw["took"],
-                                          dict(raw.get("inputs", {})),
-                                          tuple(raw.get("path", ())),
-                                          frozenset(raw.get("agreed", ()))))
-            except (ValueError, KeyError, TypeError):
-                continue
-        ranks.append(decisions)
-    return ranks
 
 
 def first_split(records: Sequence[Sequence[Decision]]) -> Split | None:
@@ -241,34 +162,69 @@ def _is_origin(split: tuple[Decision, ...], splits: Sequence[tuple[Decision, ...
                    and other is not split for other in splits)
 
 
-def way_splits(records: Sequence[Sequence[Decision]]) -> list[tuple[Decision, ...]]:
+def _leaves(value: Any) -> set[str]:
+    """Every scalar inside a rank's outcome, as the recorder shows values."""
+    if isinstance(value, dict):
+        return set().union(*(_leaves(v) for v in value.values()), set())
+    if isinstance(value, (tuple, list, set, frozenset)):
+        return set().union(*(_leaves(v) for v in value), set())
+    return {show(value)}
+
+
+def _feeds_outcome(step: Sequence[Decision], outcome: Sequence[set[str]]) -> bool:
+    """An input that differs on the ranks holds, on every rank, a value of that rank's own
+    diverged outcome (the value the decision passed on is the one that came out apart)."""
+    keys = set.intersection(*(set(d.inputs) for d in step))
+    return any(len({d.inputs[k] for d in step}) > 1
+               and all(d.inputs[k] in leaves for d, leaves in zip(step, outcome, strict=False))
+               for k in keys)
+
+
+def way_splits(records: Sequence[Sequence[Decision]],
+               outcome: Sequence[set[str]] | None = None) -> list[tuple[Decision, ...]]:
     """Every decision of rank 0 that every other rank also took, at least one another way,
-    in rank 0's order (each as the tuple of every rank's evaluation of it)."""
+    in rank 0's order (each as the tuple of every rank's evaluation of it). With each rank's
+    ``outcome`` (its diverged decision's values): also a decision taken the same way whose
+    differing input is the value that came out apart (a split by value, not by way)."""
     reference = records[0]
     alignments = [_aligned(reference, other) for other in records[1:]]
     found = []
     for index, decision in enumerate(reference):
         step = [decision] + [a.get(index) for a in alignments]
-        if all(d is not None for d in step) and len({d.took for d in step}) > 1:
+        if all(d is not None for d in step) and (
+                len({d.took for d in step}) > 1 or outcome and _agreed_meets_local(step)
+                and _feeds_outcome(step, outcome)):
             found.append(tuple(step))
     return found
 
 
-def declared_rank_local(path: str | Path) -> tuple[str, ...]:
-    """The ``rank_local`` patterns of ``[tool.deskcheck.uniformity]`` in the nearest
-    pyproject.toml above ``path`` (calls such as ``*.match_len``: work each rank does on its
-    own state by design, where ranks split on clean code too)."""
+def _uniformity(path: str | Path) -> dict[str, Any]:
     for folder in Path(path).resolve().parents:
         candidate = folder / "pyproject.toml"
         if candidate.is_file():
             try:
                 data = tomllib.loads(candidate.read_text(encoding="utf-8"))
             except (OSError, ValueError):
-                return ()
+                return {}
             section = data.get("tool", {}).get("deskcheck", {}).get("uniformity", {})
-            patterns = section.get("rank_local", []) if isinstance(section, dict) else []
-            return tuple(p for p in patterns if isinstance(p, str))
-    return ()
+            return section if isinstance(section, dict) else {}
+    return {}
+
+
+def declared_rank_local(path: str | Path) -> tuple[str, ...]:
+    """The ``rank_local`` patterns of ``[tool.deskcheck.uniformity]`` in the nearest
+    pyproject.toml above ``path`` (calls such as ``*.match_len``: work each rank does on its
+    own state by design, where ranks split on clean code too)."""
+    patterns = _uniformity(path).get("rank_local", [])
+    return tuple(p for p in patterns if isinstance(p, str))
+
+
+def declared_collectives(path: str | Path) -> tuple[str, ...]:
+    """The names of the functions ``[tool.deskcheck.uniformity] collectives`` declares
+    (``self._all_reduce_min`` -> ``_all_reduce_min``): every rank must get the same value."""
+    entries = _uniformity(path).get("collectives", [])
+    return tuple(e["call"].rsplit(".", 1)[-1] for e in entries
+                 if isinstance(e, dict) and isinstance(e.get("call"), str))
 
 
 def _declared_call(function: str, patterns: Sequence[str]) -> bool:
@@ -288,10 +244,25 @@ def _declared_owners(records: Sequence[Sequence[Decision]], patterns: Sequence[s
     return owners
 
 
-def _in_test_code(split: tuple[Decision, ...]) -> bool:
-    name = Path(split[0].file).name
-    return name.startswith("test_") or name == "conftest.py" \
-        or f"{os.sep}tests{os.sep}" in split[0].file
+def _test_file(file: str) -> bool:
+    name = Path(file).name
+    return name.startswith("test_") or name == "conftest.py" or f"{os.sep}tests{os.sep}" in file
+
+
+def _in_test_code(split: tuple[Decision, ...], files: dict[str, str] | None = None) -> bool:
+    """In test code, or under a test helper the task's own function called (the arm's
+    set-up: each rank builds its own scenario)."""
+    path = split[0].path
+    return _test_file(split[0].file) or bool(files) and len(path) > 2 \
+        and _test_file(files.get(path[1], ""))
+
+
+def _group_value(split: tuple[Decision, ...], collectives: Sequence[str]) -> bool:
+    """A field the project declares agreed given different values, or a declared collective
+    that returned different values: where the group's agreement itself came apart."""
+    first = split[0]
+    return first.kind == "set" or first.kind == "call" and bool(first.path) \
+        and first.path[-1].rsplit(".", 1)[-1] in collectives
 
 
 def _inside_declared_work(split: tuple[Decision, ...], patterns: Sequence[str],
@@ -305,24 +276,32 @@ def _inside_declared_work(split: tuple[Decision, ...], patterns: Sequence[str],
                for f in split[0].path if "." in f)
 
 
-def telling_split(records: Sequence[Sequence[Decision]],
-                  rank_local: Sequence[str] = ()) -> Split | None:
+def telling_split(records: Sequence[Sequence[Decision]], rank_local: Sequence[str] = (),
+                  collectives: Sequence[str] = (),
+                  outcome: Sequence[Any] | None = None) -> Split | None:
     """The split that made the outcome differ (see the module docstring), or None.
-    ``rank_local``: the project's declared rank-local calls; a split inside one comes last."""
+    ``rank_local``: the project's declared rank-local calls; a split inside one comes last.
+    ``collectives``: its declared collective functions; one returning different values comes
+    first, with a declared agreed field given different values. ``outcome``: each rank's
+    diverged decision, for splits by value."""
     if not records or not any(records):
         return None
+    leaves = [_leaves(o) for o in outcome] if outcome is not None else None
     counts = tuple(len(r) for r in records)
+    files = {d.path[-1]: d.file for r in records for d in r if d.kind == "call" and d.path}
     reached = min(max((d.epoch for d in r), default=0) for r in records)
     epoch = [[d for d in r if d.epoch == reached] for r in records]
-    splits = [s for s in (way_splits(epoch) if all(epoch) else []) if not _in_test_code(s)] \
-        or [s for s in way_splits(records) if not _in_test_code(s)]
+    splits = [s for s in (way_splits(epoch, leaves) if all(epoch) else [])
+              if not _in_test_code(s, files)] \
+        or [s for s in way_splits(records, leaves) if not _in_test_code(s, files)]
     owners = _declared_owners(records, rank_local)
 
-    def preference(split: tuple[Decision, ...]) -> tuple[bool, bool, bool, bool, bool]:
+    def preference(split: tuple[Decision, ...]) -> tuple[bool, ...]:
         agreed = _agreed_meets_local(split)
-        return (_inside_declared_work(split, rank_local, owners), not agreed,
-                agreed and split[0].kind != "call", not _mixes_shared_and_local(split),
-                not _is_origin(split, splits))
+        return (_inside_declared_work(split, rank_local, owners),
+                not _group_value(split, collectives), not agreed,
+                len({d.took for d in split}) == 1, agreed and split[0].kind != "call",
+                not _mixes_shared_and_local(split), not _is_origin(split, splits))
 
     chosen = min(splits, key=preference) if splits else None
     if chosen is None:
@@ -333,71 +312,13 @@ def telling_split(records: Sequence[Sequence[Decision]],
     return Split("way", chosen[0].n - 1, chosen, None, counts, others, ran)
 
 
-def split_in(folder: str | Path, world: int) -> Split | None:
+def split_in(folder: str | Path, world: int,
+             outcome: Sequence[Any] | None = None) -> Split | None:
     """:func:`telling_split` of what the ranks recorded into ``folder``, with the rank-local
     calls the recorded project declares for the uniformity audit."""
     records = read_records(folder, world)
     first = next((r[0] for r in records if r), None)
-    return telling_split(records, declared_rank_local(first.file) if first else ())
-
-
-@contextlib.contextmanager
-def recording(pool: Any) -> Iterator[Path | None]:
-    """A private folder the ranks of ``pool`` record into, removed after; None when recording
-    is off (``DESKCHECK_RECORD=off``) or the ranks are not this machine's processes."""
-    from deskcheck.suites.pool import RankPool
-
-    if not recording_enabled() or not isinstance(pool, RankPool):
-        yield None
-        return
-    reap_stale(FOLDER_PREFIX)
-    folder = make_scratch(FOLDER_PREFIX)
-    try:
-        yield folder
-    finally:
-        shutil.rmtree(folder, ignore_errors=True)
-
-
-def clear(folder: Path | None) -> None:
-    """Forget what the ranks recorded so far (the next task starts a fresh record)."""
-    if folder is not None:
-        for path in folder.glob("rank*.jsonl"):
-            path.unlink(missing_ok=True)
-
-
-def note_split(exc: BaseException, folder: Path | None, world: int) -> Split | None:
-    """Add the first split to ``exc``'s notes (and as ``exc.first_split``); None if none."""
-    if folder is None:
+    if first is None:
         return None
-    split = split_in(folder, world)
-    if split is not None:
-        exc.add_note(split.render())
-        exc.first_split = split  # type: ignore[attr-defined]
-    return split
-
-
-def recorded_task(*args: Any, _deskcheck_task: Any, _deskcheck_folder: str, **kwargs: Any) -> Any:
-    """A rank-pool task run under the recorder (``DESKCHECK_RECORD=all``)."""
-    from deskcheck.suites._rank_main import rank_context
-    from deskcheck.suites.recorder import record_decisions
-
-    with record_decisions(_deskcheck_folder, rank_context().rank):
-        return _deskcheck_task(*args, **kwargs)
-
-
-@dataclass
-class DecisionLog:
-    """A folder the ranks of your own multi-rank test record into, and its first split.
-
-    Pass ``log.folder`` (a string, it pickles) to each rank (``mp.spawn``, your own groups);
-    in the rank: ``with record_decisions(folder, rank): step()``. After the ranks end,
-    ``log.split(world)`` is the first split (or None); the ``decision_log`` fixture adds it
-    to a failing test's report.
-    """
-
-    folder: str
-    world: int | None = None
-
-    def split(self, world: int | None = None) -> Split | None:
-        size = world or self.world or len(list(Path(self.folder).glob("rank*.jsonl")))
-        return split_in(self.folder, size) if size else None
+    return telling_split(records, declared_rank_local(first.file),
+                         declared_collectives(first.file), outcome)

@@ -82,14 +82,15 @@ def _check(box: _Loud) -> int:
     return 0
 
 
-def test_a_property_is_never_run_by_the_recorder(tmp_path: Path) -> None:
+def test_a_property_runs_once_and_its_input_is_the_value_the_code_read(tmp_path: Path) -> None:
     _Loud.reads = 0
     (branch,) = [r for r in _records(tmp_path, lambda: _check(_Loud())) if r.kind == "if"]
     assert _Loud.reads == 1, (
         f"the property ran {_Loud.reads} times, expected once (by the code itself): the "
         "recorder ran a property to read its value")
-    assert branch.inputs.get("box.ready") == "<property>", (
-        f"a property input should show as <property>, got {branch.inputs}")
+    assert branch.inputs.get("box.ready") == "True", (
+        f"a property input should show the value the condition read (True), got "
+        f"{branch.inputs}")
 
 
 def test_a_user_object_shows_as_its_type_without_repr() -> None:

@@ -34,7 +34,27 @@ SPLITS = {
     "reduce.count_vote_not_published": {"group_count"},
     "uniformity.prefetch_verdict_from_local_source": {
         "SchedulerBudgetMixin._local_prefetch_done"},
-    "uniformity.count_from_local_vote": {"SchedulerBatchMixin.get_new_batch_prefill"},
+    # the rank's own vote passed as the group's count: batch_decision receives it (a split by
+    # value: the count that comes out apart), group_count returns it, the loop stops on it
+    "uniformity.count_from_local_vote": {"SchedulerBatchMixin.get_new_batch_prefill",
+                                         "batch_decision", "group_count"},
+    # the rank's own prefix length passed on where the group's belongs (a split by value: the
+    # adder takes the same way on every rank, with the length that comes out apart)
+    "batch.group_prefix_ignored": {"SchedulerBatchMixin._group_prefix_lens",
+                                   "SchedulerBatchMixin.get_new_batch_prefill",
+                                   "PrefillAdder.add_one_req"},
+    # the rank's own budget priced where the group's floor belongs: the adder's token check
+    "uniformity.token_budget_from_local_source": {"SchedulerBatchMixin.get_new_batch_prefill",
+                                                  "PrefillAdder.add_one_req",
+                                                  "PrefillAdder.rem_total_tokens"},
+    # a field declared agreed (pyproject) stored with different values, or the check it feeds
+    "uniformity.evict_floor_from_the_local_payload": {
+        "SchedulerBudgetMixin._update_uniform_pool_budget", "PrefillAdder.add_one_req",
+        "PrefillAdder.rem_total_tokens"},
+    "bugclass.admit_limit_rank_local": {"SchedulerBudgetMixin._update_uniform_pool_budget"},
+    # the declared collective returns each rank's own payload; the floors stored from it
+    "bugclass.reduce_dropped": {"SchedulerBudgetMixin._all_reduce_min",
+                                "SchedulerBudgetMixin._update_uniform_pool_budget"},
 }
 # mutant id -> why its owner's failure has no split to name (the ranks agreed).
 NO_SPLIT = {
@@ -51,21 +71,6 @@ NO_SPLIT = {
 }
 # mutant id -> the function whose hang note must name the waiting ranks' call site
 HANGS = {"bugclass.reduce_only_on_rank_0": "_update_uniform_pool_budget"}
-# Known misses of the split heuristic, kept visible: the test fails if one starts to pass.
-_OWN_LIMIT = ("the changed value is consumed in an expression or a property, not at a branch "
-              "or a return whose inputs tell a group value from a local one: the split named "
-              "is the rank's own admit limit, the local input its vote was made from")
-_OWN_DIGEST = ("the arm reads each rank's own queue-head digest as evidence beside the reduced "
-               "one: with the reduce changed, the first production split is that rank-local "
-               "digest, not the read of the reduced payload (an expression)")
-MISSES = {
-    "batch.group_prefix_ignored": _OWN_LIMIT,
-    "uniformity.token_budget_from_local_source": _OWN_LIMIT,
-    "uniformity.evict_floor_from_the_local_payload": _OWN_LIMIT,
-    "bugclass.admit_limit_rank_local": _OWN_DIGEST,
-    "bugclass.reduce_dropped": _OWN_DIGEST,
-}
-RANK_LOCAL_WORK = {"Scheduler.get_num_allocatable_reqs", "queue_head_digest"}
 
 
 def _congruence_mutants() -> list[tuple[str, str]]:
@@ -83,9 +88,9 @@ MUTANTS = _congruence_mutants()
 
 def test_every_congruence_killed_mutant_is_classified():
     unknown = [m for m, _o in MUTANTS if m not in SPLITS and m not in NO_SPLIT
-               and m not in MISSES and m not in HANGS]
+               and m not in HANGS]
     assert not unknown, ("reference-catalog mutants killed by a congruence arm that this test "
-                         "does not classify (add each to SPLITS, NO_SPLIT, HANGS or MISSES): "
+                         "does not classify (add each to SPLITS, NO_SPLIT or HANGS): "
                          f"{unknown}")
 
 
@@ -134,14 +139,6 @@ def test_a_mutant_the_ranks_agree_under_claims_no_split(excerpts):
     claimed = [m for m in NO_SPLIT if "first split" in excerpts[m]]
     assert not claimed, "these mutants leave the ranks agreeing, yet a split was claimed: " + \
         ", ".join(f"{m} ({NO_SPLIT[m]})" for m in claimed)
-
-
-def test_known_misses_still_miss(excerpts):
-    moved = {m: sorted(_split_functions(excerpts[m])) for m in MISSES
-             if not _split_functions(excerpts[m]) <= RANK_LOCAL_WORK
-             or not _split_functions(excerpts[m])}
-    assert not moved, f"known misses now name another split: {moved}; if it is the decision " \
-        "the mutant changed or feeds, move the mutant to SPLITS"
 
 
 def test_a_hang_names_where_the_waiting_ranks_wait_and_what_it_depends_on(excerpts):

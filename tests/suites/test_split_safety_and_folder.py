@@ -12,8 +12,8 @@ import pytest
 
 from deskcheck.suites import CongruenceArm, KillSwitch, RankPool
 from deskcheck.suites.congruence import note_divergence
+from deskcheck.suites.decision_log import recording
 from deskcheck.suites.recorder import rank_file
-from deskcheck.suites.split import recording
 
 
 def _admit(rank_input: int) -> int:
@@ -48,13 +48,18 @@ def test_a_split_is_named_only_when_the_ranks_decided_differently(
             f"first split was claimed: {notes}")
 
 
-def test_the_recording_folder_is_removed_after(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_recording_folder_is_emptied_after_and_removed_with_its_pool(
+        monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("DESKCHECK_RECORD", raising=False)
     pool = RankPool(2)  # not started: recording() only needs to know the ranks are local
     with recording(pool) as folder:
         assert folder is not None and folder.is_dir(), "no recording folder was made"
         rank_file(folder, 0).write_text("{}\n")
-    assert not folder.exists(), f"the recording folder {folder} was left behind"
+    assert not rank_file(folder, 0).exists(), "what a task recorded was kept for the next one"
+    with recording(pool) as again:
+        assert again == folder, "each task made a new folder: the pool's one was not reused"
+    pool.close()
+    assert not folder.exists(), f"the recording folder {folder} was left behind by the pool"
 
 
 def test_record_off_gives_no_folder(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -368,3 +368,32 @@ def test_the_grace_grows_with_the_measured_scheduling_delay():
     late = RankOutcome(1, 101, extra={"started": now + 0.7})  # started 0.7 s after sending
     lag = scheduling_delay(now, time.monotonic(), [late], {})
     assert 0.69 <= lag < 5.0, f"a rank that started 0.7 s late measures a delay of {lag:.3f} s"
+
+
+def test_a_module_of_a_test_folder_no_longer_on_the_path_is_imported_anew(tmp_path, monkeypatch):
+    """Two in-process pytest sessions (pytester) each write their own ``test_inner.py`` in their
+    own folder and share a warm pool: the second one's task must run the second file, not the
+    module the ranks imported from the first folder, which is no longer on sys.path."""
+    first, second = tmp_path / "first", tmp_path / "second"
+    for folder, body in ((first, "def which(x):\n    return 'first'\n"),
+                         (second, "def other(x):\n    return 'second'\n")):
+        folder.mkdir()
+        (folder / "stale_inner_mod.py").write_text(body, encoding="utf-8")
+    with RankPool(2, "gloo") as pool:
+        monkeypatch.syspath_prepend(str(first))
+        import stale_inner_mod
+
+        assert pool.run(stale_inner_mod.which, per_rank=[0, 1]) == ["first", "first"]
+        sys.modules.pop("stale_inner_mod")
+        sys.path.remove(str(first))
+        monkeypatch.syspath_prepend(str(second))
+        import stale_inner_mod as fresh
+
+        try:
+            got = pool.run(fresh.other, per_rank=[0, 1])
+        except RankError as exc:
+            pytest.fail("the ranks kept the module of a folder no longer on sys.path, so the "
+                        f"second folder's function was not found:\n{exc}")
+        finally:
+            sys.modules.pop("stale_inner_mod", None)
+        assert got == ["second", "second"], f"the ranks ran the stale module: {got}"

@@ -1,0 +1,351 @@
+"""An instrumented copy of a project function: each decision reports its way and its inputs.
+
+The recorder swaps these copies in for a recorded run (``function.__code__``, restored after),
+so nothing else runs slower. In the copy (compiled from the def's own source, or from the
+source a mutant was swapped in from, at the real line numbers):
+
+- an ``if``/``elif`` test and a ternary's test report the way taken;
+- a ``while``/``for`` loop reports once, when it ends, its trip count;
+- an assignment to a field the project declares agreed (``self._uniform_floor = ...``)
+  reports the value stored (a split by value, not by way);
+- the function reports its arguments on entry and the value it returned (or the exception).
+
+Each condition's inputs are the values of the names and attribute chains it reads *as it
+reads them* (a property's value is the one the code got, the property runs once, as always).
+The hooks are the methods of the object named :data:`HOOK` in ``builtins``.
+"""
+
+from __future__ import annotations
+
+import ast
+import copy
+import types
+from dataclasses import dataclass
+from pathlib import Path
+
+from deskcheck.live_code import FUTURE_FLAGS, find_code, skeleton, source_of
+
+HOOK = "__deskcheck_rec__"
+
+
+@dataclass(frozen=True)
+class Site:
+    """One decision of the source: where, what kind, its condition's text, its function."""
+
+    file: str
+    line: int
+    kind: str  # "if", "ternary", "while", "for", "set" or "call"
+    condition: str
+    function: str
+    names: tuple[str, ...] = ()  # a call's argument names; a while loop's reads
+
+
+SITES: list[Site] = []  # site id -> site, for this process
+
+
+def _site(file: str, line: int, kind: str, condition: str, function: str,
+          names: tuple[str, ...] = ()) -> ast.Constant:
+    SITES.append(Site(file, line, kind, condition, function, names))
+    return ast.Constant(len(SITES) - 1)
+
+
+def _hook(method: str, *args: ast.expr) -> ast.Call:
+    return ast.Call(ast.Attribute(ast.Name(HOOK, ast.Load()), method, ast.Load()),
+                    list(args), [])
+
+
+def chain(node: ast.expr) -> str | None:
+    """``x`` or ``self.a.b`` for a name or an attribute chain rooted at a name, else None."""
+    parts: list[str] = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if not isinstance(node, ast.Name):
+        return None
+    return ".".join([node.id, *reversed(parts)])
+
+
+class _Capture(ast.NodeTransformer):
+    """Wrap each outermost name or attribute chain a condition reads (not a called one) in
+    ``HOOK.v("chain", value)``: the value is noted as the condition reads it."""
+
+    def _wrap(self, node: ast.expr) -> ast.expr:
+        text = chain(node)
+        if text is None or text.startswith(HOOK):
+            return self.generic_visit(node)  # type: ignore[return-value]
+        return ast.copy_location(_hook("v", ast.Constant(text), node), node)
+
+    def visit_Name(self, node: ast.Name) -> ast.expr:
+        return self._wrap(node) if isinstance(node.ctx, ast.Load) else node
+
+    def visit_Attribute(self, node: ast.Attribute) -> ast.expr:
+        return self._wrap(node) if isinstance(node.ctx, ast.Load) else node
+
+    def visit_Call(self, node: ast.Call) -> ast.expr:
+        if (chain(node.func) or "").startswith(HOOK):
+            return node  # a decision nested in this condition captures its own reads
+        if chain(node.func) is None:
+            node.func = self.visit(node.func)
+        node.args = [self.visit(a) for a in node.args]
+        for keyword in node.keywords:
+            keyword.value = self.visit(keyword.value)
+        return node
+
+    def visit_Lambda(self, node: ast.Lambda) -> ast.expr:
+        return node  # its names are its own scope's
+
+    def _comprehension(self, node: ast.expr) -> ast.expr:
+        first = node.generators[0]  # type: ignore[attr-defined]
+        first.iter = self.visit(first.iter)  # the one part evaluated in the enclosing scope
+        return node
+
+    visit_ListComp = visit_SetComp = visit_GeneratorExp = visit_DictComp = _comprehension
+
+
+def _is_generator(node: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    todo: list[ast.AST] = list(node.body)
+    while todo:
+        current = todo.pop()
+        if isinstance(current, (ast.Yield, ast.YieldFrom, ast.Await)):
+            return True
+        if isinstance(current, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda,
+                                ast.ClassDef)):
+            continue
+        todo.extend(ast.iter_child_nodes(current))
+    return isinstance(node, ast.AsyncFunctionDef)
+
+
+class _Rewrite(ast.NodeTransformer):
+    """Instrument one def (and the defs nested in it)."""
+
+    def __init__(self, file: str, qualname: str, agreed_fields: frozenset[str]):
+        self.file = file
+        self.agreed_fields = agreed_fields
+        self.functions: list[tuple[str, bool]] = []  # (qualname, reports calls) innermost last
+        self.top = qualname
+        self.loops = 0
+
+    @property
+    def function(self) -> str:
+        return self.functions[-1][0] if self.functions else self.top
+
+    def _decision(self, test: ast.expr, kind: str, line: int, text: str) -> ast.expr:
+        site = _site(self.file, line, kind, text, self.function)
+        return ast.copy_location(_hook("b", site, _hook("o"), _Capture().visit(test)), test)
+
+    def visit_If(self, node: ast.If) -> ast.If:
+        text = ast.unparse(node.test)
+        self.generic_visit(node)
+        node.test = self._decision(node.test, "if", node.lineno, text)
+        return node
+
+    def visit_IfExp(self, node: ast.IfExp) -> ast.IfExp:
+        text = ast.unparse(node.test)
+        self.generic_visit(node)
+        node.test = self._decision(node.test, "ternary", node.test.lineno, text)
+        return node
+
+    def _loop(self, node: ast.While | ast.For | ast.AsyncFor, text: str) -> list[ast.stmt]:
+        self.loops += 1
+        count, values = f"_dk_n{self.loops}", f"_dk_l{self.loops}"
+        is_while = isinstance(node, ast.While)
+        reads = tuple(dict.fromkeys(
+            c for c in (chain(n) for n in ast.walk(node.test)
+                        if isinstance(n, (ast.Name, ast.Attribute))) if c)) if is_while else ()
+        site = _site(self.file, node.lineno, "while" if is_while else "for", text,
+                     self.function, reads)
+        self.generic_visit(node)
+        if not is_while:  # a while test runs each iteration: its values are read at the end
+            node.iter = _Capture().visit(node.iter)
+        node.body.insert(0, ast.AugAssign(ast.Name(count, ast.Store()), ast.Add(),
+                                          ast.Constant(1)))
+        ended = ast.Call(ast.Name("locals", ast.Load()), [], []) if is_while \
+            else ast.Name(values, ast.Load())
+        guarded = ast.Try(body=[node], handlers=[], orelse=[], finalbody=[ast.Expr(
+            _hook("loop", site, ended, ast.Name(count, ast.Load())))])
+        out: list[ast.stmt] = [
+            ast.Assign([ast.Name(count, ast.Store())], ast.Constant(0)),
+            ast.Assign([ast.Name(values, ast.Store())], _hook("o")), guarded]
+        for statement in out:
+            ast.copy_location(statement, node)
+        return [ast.fix_missing_locations(s) for s in out]
+
+    def visit_While(self, node: ast.While) -> list[ast.stmt]:
+        return self._loop(node, ast.unparse(node.test))
+
+    def visit_For(self, node: ast.For | ast.AsyncFor) -> list[ast.stmt]:
+        return self._loop(node, f"{ast.unparse(node.target)} in {ast.unparse(node.iter)}")
+
+    visit_AsyncFor = visit_For
+
+    def _stored(self, target: ast.expr, value: ast.expr, node: ast.stmt) -> ast.expr:
+        if chain(target) not in self.agreed_fields:
+            return value
+        site = _site(self.file, node.lineno, "set", ast.unparse(node), self.function)
+        return ast.copy_location(_hook("s", site, _hook("o"), _Capture().visit(value)), value)
+
+    def visit_Assign(self, node: ast.Assign) -> ast.Assign:
+        self.generic_visit(node)
+        if len(node.targets) == 1:
+            node.value = self._stored(node.targets[0], node.value, node)
+        return node
+
+    def visit_AnnAssign(self, node: ast.AnnAssign) -> ast.AnnAssign:
+        self.generic_visit(node)
+        if node.value is not None:
+            node.value = self._stored(node.target, node.value, node)
+        return node
+
+    def visit_Return(self, node: ast.Return) -> ast.Return:
+        self.generic_visit(node)
+        if self.functions and self.functions[-1][1]:
+            node.value = ast.copy_location(_hook(
+                "r", ast.Name("_dk_d", ast.Load()), node.value or ast.Constant(None)), node)
+        return node
+
+    def visit_Lambda(self, node: ast.Lambda) -> ast.Lambda:
+        self.generic_visit(node)
+        return node
+
+    def visit_ClassDef(self, node: ast.ClassDef) -> ast.ClassDef:
+        return node  # a class body inside a function: left as it is
+
+    def visit_FunctionDef(self, node: ast.FunctionDef | ast.AsyncFunctionDef
+                          ) -> ast.FunctionDef | ast.AsyncFunctionDef:
+        qualname = self.top if not self.functions else \
+            f"{self.functions[-1][0]}.<locals>.{node.name}"
+        calls = not _is_generator(node)
+        self.functions.append((qualname, calls))
+        self.generic_visit(node)
+        self.functions.pop()
+        if calls:
+            self._report_calls(node, qualname)
+        return node
+
+    visit_AsyncFunctionDef = visit_FunctionDef
+
+    def _report_calls(self, node: ast.FunctionDef | ast.AsyncFunctionDef, qualname: str) -> None:
+        arguments = node.args
+        names = [a.arg for a in (*arguments.posonlyargs, *arguments.args,
+                                 *arguments.kwonlyargs) if a.arg not in ("self", "cls")]
+        site = _site(self.file, node.lineno, "call",
+                     f"{qualname.replace('.<locals>', '')}({', '.join(names)})", qualname,
+                     tuple(names))
+        body = node.body
+        docstring = body[:1] if body and isinstance(body[0], ast.Expr) \
+            and isinstance(body[0].value, ast.Constant) \
+            and isinstance(body[0].value.value, str) else []
+        rest = body[len(docstring):] or [ast.Pass()]
+        if not isinstance(rest[-1], (ast.Return, ast.Raise)):
+            rest.append(ast.Return(_hook("r", ast.Name("_dk_d", ast.Load()),
+                                         ast.Constant(None))))
+        enter = ast.Assign([ast.Name("_dk_d", ast.Store())], _hook(
+            "e", site, ast.Tuple([ast.Name(n, ast.Load()) for n in names], ast.Load())))
+        handler = ast.ExceptHandler(ast.Name("BaseException", ast.Load()), "_dk_exc", [
+            ast.Expr(_hook("x", ast.Name("_dk_d", ast.Load()),
+                           ast.Name("_dk_exc", ast.Load()))), ast.Raise()])
+        guarded = ast.Try(body=rest, handlers=[handler], orelse=[], finalbody=[])
+        for statement in (enter, guarded, handler):
+            ast.copy_location(statement, rest[0])
+        node.body = [*docstring, enter, guarded]
+        ast.fix_missing_locations(node)
+
+
+_TREES: dict[str, ast.Module | None] = {}
+
+
+def _file_tree(filename: str) -> ast.Module | None:
+    if filename not in _TREES:
+        try:
+            _TREES[filename] = ast.parse(Path(filename).read_text(encoding="utf-8"), filename)
+        except (OSError, SyntaxError, ValueError):
+            _TREES[filename] = None
+    return _TREES[filename]
+
+
+def _def_node(code: types.CodeType) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
+    """The def ``code`` was compiled from: a swapped-in def's own text, else its file's."""
+    swapped = source_of(code)
+    if swapped is not None:
+        text, start, _indent = swapped
+        try:
+            tree: ast.Module | None = ast.parse(text, code.co_filename)
+        except SyntaxError:
+            return None
+        ast.increment_lineno(tree, start - 1)
+    else:
+        tree = _file_tree(code.co_filename)
+    if tree is None:
+        return None
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) \
+                and node.name == code.co_name and code.co_firstlineno in (
+                    node.lineno, *(d.lineno for d in node.decorator_list)):
+            return node
+    return None
+
+
+def _module_codes(filename: str, agreed_fields: frozenset[str]
+                  ) -> dict[tuple[str, int], types.CodeType]:
+    """Every function of a file instrumented at once (one parse, one compile), keyed by
+    ``(co_qualname, co_firstlineno)``."""
+    try:
+        tree = ast.parse(Path(filename).read_text(encoding="utf-8"), filename)
+    except (OSError, SyntaxError, ValueError):
+        return {}
+    todo: list[tuple[list[ast.stmt], str]] = [(tree.body, "")]
+    while todo:
+        body, prefix = todo.pop()
+        for index, node in enumerate(body):
+            if isinstance(node, ast.ClassDef):
+                todo.append((node.body, f"{prefix}{node.name}."))
+            elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                body[index] = _Rewrite(filename, prefix + node.name, agreed_fields).visit(node)
+    try:
+        unit = compile(tree, filename, "exec", dont_inherit=True)
+    except (SyntaxError, ValueError, TypeError):
+        return {}
+    found: dict[tuple[str, int], types.CodeType] = {}
+    todo_codes = [unit]
+    while todo_codes:
+        for const in todo_codes.pop().co_consts:
+            if isinstance(const, types.CodeType):
+                found[(const.co_qualname, const.co_firstlineno)] = const
+                todo_codes.append(const)
+    return found
+
+
+_MODULES: dict[tuple[str, frozenset[str]], dict[tuple[str, int], types.CodeType]] = {}
+
+
+def instrumented(code: types.CodeType, agreed_fields: frozenset[str]) -> types.CodeType | None:
+    """The instrumented copy of ``code`` (same free variables), or None when it cannot be
+    built (no source, a def the rewrite cannot place)."""
+    if source_of(code) is None:
+        key = (code.co_filename, agreed_fields)
+        if key not in _MODULES:
+            _MODULES[key] = _module_codes(code.co_filename, agreed_fields)
+        built = _MODULES[key].get((code.co_qualname, code.co_firstlineno))
+        if built is not None and built.co_freevars == code.co_freevars \
+                and built.co_flags & FUTURE_FLAGS == code.co_flags & FUTURE_FLAGS:
+            return built
+    found = _def_node(code)
+    if found is None:
+        return None
+    node = copy.deepcopy(found)
+    node.decorator_list = []
+    node = _Rewrite(code.co_filename, code.co_qualname, agreed_fields).visit(node)
+    if code.co_freevars:  # keep every free variable referenced (dead code, never runs)
+        keep = ast.If(test=ast.Constant(False), body=[ast.Expr(ast.Tuple(
+            [ast.Name(v, ast.Load()) for v in code.co_freevars], ast.Load()))], orelse=[])
+        node.body.append(ast.fix_missing_locations(ast.copy_location(keep, node.body[-1])))
+    module = skeleton(code.co_qualname, node, code.co_freevars)
+    try:
+        unit = compile(module, code.co_filename, "exec", dont_inherit=True,
+                       flags=code.co_flags & FUTURE_FLAGS)
+    except (SyntaxError, ValueError, TypeError):
+        return None
+    built = find_code(unit, code.co_qualname)
+    if built is None or built.co_freevars != code.co_freevars:
+        return None
+    return built

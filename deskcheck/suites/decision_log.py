@@ -1,0 +1,94 @@
+"""The folder a rank pool's ranks record into, and what a failure does with it."""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from deskcheck.scratch import make_scratch, reap_stale
+from deskcheck.suites.audit_check import cross_check
+from deskcheck.suites.recorder import recording_enabled
+from deskcheck.suites.records import read_records
+from deskcheck.suites.split import Split, split_in
+
+# Under the rank pools' prefix: the sweep reaps what a killed run left (deskcheck-w...).
+FOLDER_PREFIX = "deskcheck-w-decisions-"
+_REAPED: list[bool] = []
+
+
+@contextlib.contextmanager
+def recording(pool: Any) -> Iterator[Path | None]:
+    """The pool's private folder its ranks record into, emptied after (the pool removes it
+    when it closes); None when recording is off (``DESKCHECK_RECORD=off``) or the ranks are
+    not this machine's processes."""
+    from deskcheck.suites.pool import RankPool
+
+    if not recording_enabled() or not isinstance(pool, RankPool):
+        yield None
+        return
+    folder = pool.decision_folder
+    if folder is None or not folder.is_dir():
+        if not _REAPED:  # once a process: what killed runs left
+            reap_stale(FOLDER_PREFIX)
+            _REAPED.append(True)
+        folder = pool.decision_folder = make_scratch(FOLDER_PREFIX)
+    try:
+        yield folder
+    finally:
+        clear(folder)
+
+
+def clear(folder: Path | None) -> None:
+    """Forget what the ranks recorded so far (the next task starts a fresh record)."""
+    if folder is not None:
+        for path in folder.glob("rank*.jsonl"):
+            path.unlink(missing_ok=True)
+
+
+def note_split(exc: BaseException, folder: Path | None, world: int,
+               outcome: Sequence[Any] | None = None) -> Split | None:
+    """Add the first split to ``exc``'s notes (and as ``exc.first_split``); None if none.
+    ``outcome``: each rank's diverged decision (a split by value must feed it). A decision the
+    uniformity audit calls UNIFORM that the ranks split on is added as the audit's miss
+    (``exc.audit_misses``)."""
+    if folder is None:
+        return None
+    split = split_in(folder, world, outcome)
+    if split is not None:
+        exc.add_note(split.render())
+        exc.first_split = split  # type: ignore[attr-defined]
+        misses = cross_check(read_records(folder, world))
+        for miss in misses:
+            exc.add_note(miss.render())
+        exc.audit_misses = misses  # type: ignore[attr-defined]
+    return split
+
+
+def recorded_task(*args: Any, _deskcheck_task: Any, _deskcheck_folder: str, **kwargs: Any) -> Any:
+    """A rank-pool task run under the recorder (``DESKCHECK_RECORD=all``)."""
+    from deskcheck.suites._rank_main import rank_context
+    from deskcheck.suites.recorder import record_decisions
+
+    with record_decisions(_deskcheck_folder, rank_context().rank):
+        return _deskcheck_task(*args, **kwargs)
+
+
+@dataclass
+class DecisionLog:
+    """A folder the ranks of your own multi-rank test record into, and its first split.
+
+    Pass ``log.folder`` (a string, it pickles) to each rank (``mp.spawn``, your own groups);
+    in the rank: ``with record_decisions(folder, rank): step()``. After the ranks end,
+    ``log.split(world)`` is the first split (or None); the ``decision_log`` fixture adds it
+    to a failing test's report.
+    """
+
+    folder: str
+    world: int | None = None
+
+    def split(self, world: int | None = None) -> Split | None:
+        size = world or self.world or len(list(Path(self.folder).glob("rank*.jsonl")))
+        return split_in(self.folder, size) if size else None

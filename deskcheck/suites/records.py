@@ -1,0 +1,107 @@
+"""What the ranks recorded, read back: one :class:`Decision` per recorded evaluation.
+
+A rank's file (:func:`deskcheck.suites.recorder.rank_file`) holds one JSON line a flush:
+``batch``, records ``[n, collectives, site, took, inputs, agreed, call path]``, with the
+``sites`` (file, line, kind, condition, function) and call ``paths`` the file did not hold
+yet. A line cut by a kill is dropped.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from deskcheck.suites.recorder import rank_file
+
+_WAYS = {"if": ("true", "false"), "ternary": ("true", "false"), "while": ("true", "false"),
+         "for": ("next item", "loop done")}
+# A call record's function is the last entry of its own path.
+
+
+@dataclass(frozen=True)
+class Decision:
+    """One recorded evaluation of a decision in one rank."""
+
+    n: int
+    epoch: int
+    file: str
+    line: int
+    kind: str
+    condition: str
+    took: bool | int | str | None
+    inputs: dict[str, str] = field(default_factory=dict)
+    path: tuple[str, ...] = ()
+    agreed: frozenset[str] = frozenset()
+
+    @property
+    def where(self) -> str:
+        return f"{relative(self.file)}:{self.line}"
+
+    @property
+    def way(self) -> str:
+        if self.kind == "call":
+            return f"returned {self.took}"
+        if self.kind == "set":
+            return f"stored {self.took}"
+        if self.kind in ("for", "while") and type(self.took) is int:
+            return f"{self.took} iteration" + ("" if self.took == 1 else "s")
+        if self.took is None:
+            return "no line ran after it"
+        yes, no = _WAYS.get(self.kind, ("taken", "not taken"))
+        return yes if self.took else no
+
+    def as_json(self) -> dict[str, Any]:
+        return {"where": self.where, "kind": self.kind, "condition": self.condition,
+                "way": self.way, "took": self.took, "inputs": self.inputs,
+                "path": list(self.path)}
+
+
+def relative(path: str) -> str:
+    try:
+        rel = os.path.relpath(path)
+    except ValueError:
+        return path
+    return path if rel.startswith("..") else rel
+
+
+
+def _rank_decisions(text: str) -> list[Decision]:
+    decisions: list[Decision] = []
+    sites: dict[int, list[Any]] = {}
+    paths: dict[int, tuple[str, ...]] = {}
+    for line in text.splitlines():
+        try:
+            raw = json.loads(line)
+            if "batch" in raw:
+                sites.update({int(k): v for k, v in raw.get("sites", {}).items()})
+                paths.update({int(k): tuple(v) for k, v in raw.get("paths", {}).items()})
+                for n, epoch, site, took, inputs, agreed, path in raw["batch"]:
+                    file, at, kind, condition, function = sites[int(site)]
+                    decisions.append(Decision(
+                        int(n), int(epoch), file, int(at), kind, condition, took,
+                        dict(inputs), paths.get(int(path)) or (function,), frozenset(agreed)))
+            else:  # one record a line
+                decisions.append(Decision(int(raw["n"]), int(raw.get("c", 0)), raw["file"],
+                                          int(raw["line"]), raw["kind"], raw["condition"],
+                                          raw["took"], dict(raw.get("inputs", {})),
+                                          tuple(raw.get("path", ())),
+                                          frozenset(raw.get("agreed", ()))))
+        except (ValueError, KeyError, TypeError):
+            continue
+    return decisions
+
+
+def read_records(folder: str | Path, world: int) -> list[list[Decision]]:
+    """Each rank's decisions in order; a rank with no file recorded nothing. A line cut by a
+    kill mid-write is dropped."""
+    ranks: list[list[Decision]] = []
+    for rank in range(world):
+        try:
+            text = rank_file(folder, rank).read_text(encoding="utf-8")
+        except OSError:
+            text = ""
+        ranks.append(_rank_decisions(text))
+    return ranks
