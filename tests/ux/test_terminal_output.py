@@ -87,6 +87,12 @@ def test_the_split_check_itself_sees_a_folded_id():
 def _catalog(tmp_path: Path) -> Path:
     path = tmp_path / "mutants.toml"
     write_owner_tests(tmp_path)
+    # the target's module must exist (a module that exists nowhere is refused, issue 31):
+    # written here, not left to whatever another test put on sys.path
+    (tmp_path / "pkg").mkdir(exist_ok=True)
+    (tmp_path / "pkg" / "__init__.py").write_text("", encoding="utf-8")
+    (tmp_path / "pkg" / "limits.py").write_text("def local_admit_limit():\n    return 0\n",
+                                                encoding="utf-8")
     blocks = []
     for mutant_id in MUTANT_IDS:
         blocks.append(f'''[[mutant]]
