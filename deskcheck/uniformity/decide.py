@@ -7,6 +7,7 @@ import ast
 from dataclasses import dataclass, field
 
 from deskcheck.static import Guard
+from deskcheck.uniformity.cycles import expand_witness
 from deskcheck.uniformity.model import (
     AGREED,
     CONFIG,
@@ -169,10 +170,12 @@ def _classify(leaves: list[Leaf], dim: str) -> list[Input]:
             reason = leaf.reason
         key = (leaf.name, klass)
         found = out.get(key)
-        if found is None or len(leaf.witness) < len(found.witness):
-            out[key] = Input(leaf.name, klass, list(leaf.witness), reason)
+        if found is None or len(leaf.witness) < len(found[0].witness):
+            out[key] = (leaf, reason)
+    inputs = [Input(leaf.name, klass, expand_witness(leaf.witness), reason)
+              for (_name, klass), (leaf, reason) in out.items()]
     # the input closest to the decision first: its witness is the one a reader checks first
-    return sorted(out.values(), key=lambda i: (-_ORDER[i.klass], len(i.witness), i.name))
+    return sorted(inputs, key=lambda i: (-_ORDER[i.klass], len(i.witness), i.name))
 
 
 def _verdict(inputs: list[Input]) -> tuple[Verdict, str]:

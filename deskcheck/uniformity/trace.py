@@ -50,16 +50,15 @@ class Tracer(FieldReads, CycleSolver):
         self._inplace: dict[tuple, list[tuple[str, ast.Call, str, str]]] = {}
         self._keep: list[ast.AST] = []
         self._class_body: Ctx | None = None  # synthetic nodes: alive while their id() is a memo key
-        self._entry: dict[tuple, tuple] = {}  # key -> (expr, ctx, mode, depth), while open
         self._partial: dict[tuple, tuple[Leaf, ...]] = {}  # a cycle member's first-pass sources
-        # per cycle being solved: its members, who read each, the member being re-walked
-        self._fixing: list[tuple[set[tuple], dict[tuple, set[tuple]], list[tuple]]] = []
+        self._ref_key: dict[str, tuple] = {}  # a cycle reference leaf's name -> its key
+        self._pending: dict[tuple, Any] = {}  # a solved cycle's member -> its solution
 
     def forget(self) -> None:
         """Drop memoised input sets (after the declarations it reads were changed)."""
         self._memo.clear()
         self._partial.clear()
-        self._entry.clear()
+        self._pending.clear()
 
     # -- entry ---------------------------------------------------------------------------
     def trace(self, expr: ast.expr | None, ctx: Ctx, mode: str = "value",
@@ -74,22 +73,20 @@ class Tracer(FieldReads, CycleSolver):
         key = (id(expr), ctx.key, mode)
         found = self._memo.get(key)
         if found is not None:
-            for members, readers, walking in self._fixing:  # a member read while re-walking
-                if key in members:
-                    readers.setdefault(key, set()).add(walking[0])
             return found
+        if key in self._pending:
+            return self._pending_leaves(key)
         caller = self._calls[-1] if self._calls else None
-        if key in self._index:  # on the component stack: its sources reach the root later
+        if key in self._index:  # on the component stack: an edge of its cycle
             if caller is not None:
                 self._low[caller] = min(self._low[caller], self._index[key])
-            return ()
+            return (self._cycle_ref(key),)
         if depth > _MAX_DEPTH:
             return (Leaf(ast.unparse(expr), "unknown", "trace depth limit reached",
                          witness=(self._hop(ctx, expr, ast.unparse(expr)),)),)
         index = self._counter = self._counter + 1
         self._index[key] = self._low[key] = index
         self._where[key] = self._hop(ctx, expr, ast.unparse(expr)[:60])
-        self._entry[key] = (expr, ctx, mode, depth)
         self._component.append(key)
         self._calls.append(key)
         try:
@@ -104,17 +101,16 @@ class Tracer(FieldReads, CycleSolver):
                 members.append(member)
                 if member == key:
                     break
-            if len(members) == 1:
+            if len(members) == 1 and not any(leaf.category == "cycle" for leaf in leaves):
                 self._memo[key] = leaves
-                if not (self._fixing and key in self._fixing[-1][0]):
-                    del self._entry[key]
             else:
                 self._partial[key] = leaves
-                leaves = self._fixpoint(key, members)
-        else:
+                leaves = self._solve(key, members)
+        else:  # an open member of a cycle: its reader gets one edge to it, not a copy
             self._partial[key] = leaves
             if caller is not None:
                 self._low[caller] = min(self._low[caller], self._low[key])
+            return (self._cycle_ref(key),)
         return leaves
 
     def _hop(self, ctx: Ctx, node: ast.AST, text: str) -> str:
