@@ -166,7 +166,7 @@ def _classify(leaves: list[Leaf], dim: str) -> list[Input]:
                 klass, reason = RANK_LOCAL, f"{leaf.reason}: agreed over {leaf.dim}, not over {dim}"
         else:
             klass = {"rank_local": RANK_LOCAL, "config": CONFIG, "sanctioned": SANCTIONED,
-                     "unknown": UNKNOWN}[leaf.category]
+                     "unknown": UNKNOWN}.get(leaf.category, UNKNOWN)
             reason = leaf.reason
         key = (leaf.name, klass)
         found = out.get(key)

@@ -32,6 +32,7 @@ def default_of(node: Any, name: str) -> ast.expr | None:
 
 
 _MAX_LEAVES = 96
+_REFERENCES = ("cycle", "param")  # edges of the walk, resolved later: never capped
 _PRIORITY = {"rank_local": 0, "rank_id": 1, "unknown": 2, "agreed": 3, "sanctioned": 4,
              "config": 5}
 
@@ -51,10 +52,10 @@ def dedupe_leaves(leaves: list[Leaf]) -> tuple[Leaf, ...]:
 
 
 def cap_leaves(leaves: list[Leaf]) -> tuple[Leaf, ...]:
-    """At most ``_MAX_LEAVES`` sources (plus every cycle reference): those that can fail a
+    """At most ``_MAX_LEAVES`` sources (plus every cycle or parameter reference): those that can fail a
     decision first, and of one source the path with the fewest single-rank marks first."""
-    refs = [leaf for leaf in leaves if leaf.category == "cycle"]
-    rest = [leaf for leaf in leaves if leaf.category != "cycle"]
+    refs = [leaf for leaf in leaves if leaf.category in _REFERENCES]
+    rest = [leaf for leaf in leaves if leaf.category not in _REFERENCES]
     if len(rest) <= _MAX_LEAVES:
         return tuple(leaves)
     ranked = sorted(rest, key=lambda x: (_PRIORITY.get(x.category, 9), len(x.single), x.name,

@@ -30,10 +30,12 @@ class Ctx:
     unresolved: list[tuple[ast.Call, str]] = field(default_factory=list)
     parent: tuple[Ctx, ast.Call] | None = None
     reaches: bool = False
+    summary: bool = False  # a return value's summary: parameters stay symbolic (summaries.py)
 
     @property
     def key(self) -> tuple:
-        return (self.fn.key, tuple(sorted((k, repr(v)) for k, v in self.consts.items())))
+        consts = tuple(sorted((k, repr(v)) for k, v in self.consts.items()))
+        return (self.fn.key, consts, True) if self.summary else (self.fn.key, consts)
 
 
 def evaluate(expr: ast.expr | None, consts: dict[str, Any]) -> Any:

@@ -22,6 +22,7 @@ from deskcheck.uniformity.rules import (
     rank_local_reason,
     single_rank_dim,
 )
+from deskcheck.uniformity.summaries import CallSummaries
 
 _MAX_DEPTH = 3000  # a guard against runaway recursion; the memo bounds the work
 _LENGTH_KEEP = {"list", "tuple", "set", "sorted", "frozenset", "reversed", "enumerate", "zip",
@@ -30,7 +31,7 @@ _LENGTH_KEEP = {"list", "tuple", "set", "sorted", "frozenset", "reversed", "enum
 
 
 
-class Tracer(FieldReads, CycleSolver):
+class Tracer(FieldReads, CycleSolver, CallSummaries):
     def __init__(self, reach: Reach, sanctioned: dict[str, str], rank_local: list[str],
                  config: list[str], line_text) -> None:
         self.reach = reach
@@ -281,6 +282,8 @@ class Tracer(FieldReads, CycleSolver):
         fn = ctx.fn
         if name == fn.self_name or name in ("cls",):
             return []
+        if ctx.summary:  # bound at the call site whose return this walk summarises
+            return [self._param_ref(name, mode)]
         callers = self.reach.callers.get(fn.key, [])
         if not callers:
             if fn.node is not None and fn.qualname.endswith(".__init__"):
@@ -426,7 +429,8 @@ class Tracer(FieldReads, CycleSolver):
                 if callee.fn.qualname.endswith(".__init__") and callee.fn.klass is not None:
                     out += self._object(callee.fn.klass, e, ctx, mode, depth)
                     continue
-                out += self._returns(callee, mode, depth, self._hop(ctx, e, f"{text}() returns"))
+                out += self._call_returns(callee, e, ctx, mode, depth,
+                                          self._hop(ctx, e, f"{text}() returns"))
             return out
         klass = self.resolver.class_of_expr(ctx.fn.module, e.func) if ctx.fn.module else None
         if klass is None and isinstance(e.func, ast.Name) and ctx.fn.module:
