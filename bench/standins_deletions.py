@@ -30,11 +30,13 @@ import argparse
 import ast
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
 import tempfile
 import time
+import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -57,6 +59,7 @@ class Target:
     roots: list[Path]      # production source (static judging)
     python: str            # the interpreter the truth runs in
     env: dict[str, str] = field(default_factory=dict)
+    shims: dict[str, list[tuple[str, str]]] = field(default_factory=dict)
 
 
 @dataclass
@@ -70,6 +73,7 @@ class Deletion:
     reported: bool = False
     reported_as: str = ""
     truth: bool | None = None
+    raised_in_test: bool = False  # the new AttributeError came only from the test's own code
     note: str = ""
 
 
@@ -81,10 +85,49 @@ def targets() -> dict[str, Target]:
                                  {**env, "CUDA_VISIBLE_DEVICES": ""})}
     python = SGLANG / "env" / "bin" / "python"
     site = next(iter(sorted((SGLANG / "env" / "lib").glob("python3*/site-packages"))), None)
-    if python.exists() and site is not None and (SGLANG / "tests" / "MANIFEST.json").exists():
-        found["sglang"] = Target("SGLang 0.5.23 (its own unit tests)", SGLANG / "tests", "test",
-                                 [site], str(python), env)
+    tests = sglang_tests()
+    if python.exists() and site is not None and tests is not None:
+        found["sglang"] = Target("SGLang 0.5.23 (its own unit tests)", tests, "test",
+                                 [site], str(python), env, shims=truth_shims())
     return found
+
+
+def sglang_tests() -> Path | None:
+    """SGLang's test files: ``$SGLANG_TESTS``, else bench/_work/sglang-tests (placed and
+    checked by bench/sglang_tests.py against bench/sglang_tests.toml), else the proving
+    ground's folder; each holds MANIFEST.json once checked."""
+    for folder in (os.environ.get("SGLANG_TESTS"), HERE / "_work" / "sglang-tests",
+                   SGLANG / "tests"):
+        if folder and (Path(folder) / "MANIFEST.json").exists():
+            return Path(folder)
+    return None
+
+
+def truth_shims() -> dict[str, list[tuple[str, str]]]:
+    """Per test file, the line replacements bench/sglang_tests.toml declares (``truth_shim``):
+    an import of a name 0.5.23 lacks that the driving tests never use, dropped so that the
+    file collects and its driving tests can give the truth. One line for one line: the line
+    numbers stay."""
+    data = tomllib.loads((HERE / "sglang_tests.toml").read_text(encoding="utf-8"))
+    return {entry["path"]: [(s["old"], s["new"]) for s in entry["truth_shim"]]
+            for entry in data["file"] if entry.get("truth_shim")}
+
+
+def apply_shims(base: Path, shims: dict[str, list[tuple[str, str]]]) -> list[str]:
+    """Apply the shims to the scratch copy; returns what was applied, said for the report."""
+    applied = []
+    for rel, pairs in shims.items():
+        path = base / rel
+        if not path.is_file():
+            continue
+        text = path.read_text(encoding="utf-8")
+        for old, new in pairs:
+            if "\n" in old or "\n" in new or text.count(old) != 1:
+                sys.exit(f"truth_shim of {rel}: {old!r} must be one line found once")
+            text = text.replace(old, new)
+            applied.append(f"`{Path(rel).name}`: `{old.strip()}` -> `{new.strip()}`")
+        path.write_text(text, encoding="utf-8")
+    return applied
 
 
 # -- deleting one set, keeping line numbers -----------------------------------------------
@@ -149,6 +192,52 @@ def failing_names(report: dict) -> dict[str, str]:
     return out
 
 
+_MISSING = re.compile(r"has no method '([A-Za-z_][A-Za-z0-9_]*)'")
+
+
+def missing_methods(static: dict, base: Path) -> list[dict]:
+    """The missing-method problems as failing findings, one per (file, method), driven by
+    the tests whose bodies (or the helpers they call) hold the drive."""
+    grouped: dict[tuple[str, str], dict] = {}
+    for problem in static["problems"]:
+        found = _MISSING.search(problem["message"])
+        if problem["kind"] != "missing-method" or found is None:
+            continue
+        rel = problem["file"]
+        tests = tests_at(base / rel, rel, problem["line"])
+        item = grouped.setdefault((rel, found.group(1)), {
+            "standin": f"{rel}:{problem['line']}", "name": found.group(1),
+            "category": "missing-method", "tests": []})
+        item["tests"] = sorted(set(item["tests"]) | set(tests))
+    return [f for f in grouped.values() if f["tests"]]
+
+
+def tests_at(path: Path, rel: str, line: int) -> list[str]:
+    """Node ids of the tests whose body holds ``line``: the test function around it, or the
+    tests of the file that call the helper around it (one level)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    tests: dict[str, ast.AST] = {}
+    owner: dict[str, str] = {}
+    for node in tree.body:
+        inner = node.body if isinstance(node, ast.ClassDef) else [node]
+        for func in inner:
+            if isinstance(func, ast.FunctionDef | ast.AsyncFunctionDef):
+                where = f"{rel}::{node.name}::{func.name}" if isinstance(node, ast.ClassDef) \
+                    else f"{rel}::{func.name}"
+                tests[where] = func
+                owner[where] = func.name
+    around = [w for w, f in tests.items() if f.lineno <= line <= f.end_lineno]
+    if not around:
+        return []
+    if owner[around[0]].startswith("test"):
+        return around[:1]
+    helper = owner[around[0]]
+    return sorted(w for w, f in tests.items() if owner[w].startswith("test") and any(
+        isinstance(n, ast.Call) and (getattr(n.func, "id", None) == helper
+                                     or getattr(n.func, "attr", None) == helper)
+        for n in ast.walk(f)))
+
+
 # -- the truth side --------------------------------------------------------------------------
 class Worker:
     def __init__(self, target: Target) -> None:
@@ -177,6 +266,15 @@ def _names_failing(result: dict, tests: list[str]) -> set[str]:
     return {n for t in tests for n in result["failed"].get(t, [])}
 
 
+def _only_in_tests(result: dict, tests: list[str], name: str, folder: str) -> bool:
+    """The AttributeErrors naming ``name`` were all raised in the test folder's own code (the
+    test body or its helpers read the deleted attribute after the drive), none in
+    production."""
+    paths = [p for t in tests for p in result.get("origins", {}).get(t, {}).get(name, []) if p]
+    return bool(paths) and all(not os.path.isabs(p) and p.startswith(f"{folder}/")
+                               for p in paths)  # "": the same error repeated without a frame
+
+
 def _ran(result: dict, tests: list[str]) -> bool:
     return any(result["outcomes"].get(t) in ("passed", "failed") for t in tests)
 
@@ -188,7 +286,9 @@ def bench(target: Target, limit: int | None) -> dict:
         base = scratch / "base"
         shutil.copytree(target.project, base, ignore=shutil.ignore_patterns(
             "__pycache__", "*.egg-info", ".deskcheck", "*.pyc"))
+        shims = apply_shims(base, target.shims)
         static = judge(base, target.tests, target.roots)
+        static["shims"] = shims
         worker = Worker(target)
         try:
             return _bench(target, static, base, scratch, worker, limit, started)
@@ -215,6 +315,7 @@ def _bench(target: Target, static: dict, base: Path, scratch: Path, worker: Work
             deletions.append(Deletion(report["built_at"], report["model"], name,
                                       report["built_at"].rpartition(":")[0], item["line"],
                                       tests))
+    baseline_findings += missing_methods(static, base)
     deletions = deletions[:limit] if limit else deletions
     base_runs: dict[tuple[str, ...], dict] = {}
 
@@ -260,6 +361,7 @@ def _bench(target: Target, static: dict, base: Path, scratch: Path, worker: Work
             result = worker.run(copy, ran)
             if item.name in _names_failing(result, ran) - _names_failing(before, ran):
                 item.truth = True  # a new AttributeError naming it: the read was reached
+                item.raised_in_test = _only_in_tests(result, ran, item.name, target.tests)
             elif green:
                 item.truth = False  # the tests that pass on the untouched file still pass it
             else:
@@ -291,10 +393,41 @@ def score(target: Target, static: dict, deletions: list[Deletion], findings: lis
         "baseline_findings": len(findings), "baseline_ran": len(ran),
         "baseline_true": len(base_true),
         "recall": round(len(caught) / len(true), 3) if true else None,
+        "true_production": len([d for d in true if not d.raised_in_test]),
+        "caught_production": len([d for d in caught if not d.raised_in_test]),
         "precision": round(precision_n / precision_d, 3) if precision_d else None,
-        "wall_s": round(wall, 1),
+        "wall_s": round(wall, 1), "shims": static.get("shims", []),
+        "per_file": per_file(static, deletions, findings),
         "rows": [d.__dict__ for d in deletions], "findings": findings,
     }
+
+
+def per_file(static: dict, deletions: list[Deletion], findings: list[dict]) -> list[dict]:
+    """Per test file that builds stand-ins: what was judged there. A file is *judged* when at
+    least one deletion or failing finding of it has a truth (run, or a shim's run)."""
+    files: dict[str, dict] = {}
+
+    def row(rel: str) -> dict:
+        return files.setdefault(rel, {"file": rel, "standins": 0, "deletions": 0,
+                                      "deletions_judged": 0, "true": 0, "caught": 0,
+                                      "findings": 0, "findings_judged": 0,
+                                      "findings_true": 0})
+    for report in static["standins"]:
+        row(report["built_at"].rpartition(":")[0])["standins"] += 1
+    for d in deletions:
+        r = row(d.file)
+        r["deletions"] += 1
+        r["deletions_judged"] += d.truth is not None
+        r["true"] += bool(d.truth)
+        r["caught"] += bool(d.truth and d.reported)
+    for f in findings:
+        r = row(f["standin"].rpartition(":")[0])
+        r["findings"] += 1
+        r["findings_judged"] += bool(f["ran"])
+        r["findings_true"] += bool(f["ran"] and f["truth"])
+    for r in files.values():
+        r["judged"] = bool(r["deletions_judged"] or r["findings_judged"])
+    return sorted(files.values(), key=lambda r: r["file"])
 
 
 def markdown(results: list[dict]) -> str:
@@ -316,6 +449,11 @@ def markdown(results: list[dict]) -> str:
                    f"{r['reported'] + r['baseline_ran']} ({r['reported_true'] + r['baseline_true']})"
                    f" | {precision} | {r['wall_s']:.0f} s |")
     for r in results:
+        judged = [f for f in r["per_file"] if f["judged"]]
+        out += ["", f"{r['target']}: {len(judged)} of {len(r['per_file'])} test files that "
+                "build stand-ins judged (at least one deletion or failing finding with a "
+                "truth)."]
+    for r in results:
         missed = [d for d in r["rows"] if d["truth"] and not d["reported"]]
         false = [d for d in r["rows"] if d["reported"] and d["truth"] is False]
         wrong = [f for f in r["findings"] if f["ran"] and not f["truth"]]
@@ -323,7 +461,13 @@ def markdown(results: list[dict]) -> str:
         out += ["", f"## {r['target']}", ""]
         out.append(f"Missed (true deletions not reported as drift): {len(missed)}")
         out += [f"- `{Path(d['standin']).name}` `{d['name']}` (verdict: {d['reported_as']})"
+                + (": only the test's own code reads it (after the drive), no production "
+                   "frame raises" if d.get("raised_in_test") else "")
                 for d in missed]
+        if r["true"]:
+            out.append(f"\nCounting only deletions production itself trips over (the "
+                       f"AttributeError raised in a production frame): "
+                       f"{r['caught_production']} of {r['true_production']} caught.")
         out.append(f"\nFalse (reported, but the tests do not fail naming it): {len(false)}")
         out += [f"- `{Path(d['standin']).name}` `{d['name']}` ({d['reported_as']})"
                 for d in false]
@@ -336,10 +480,30 @@ def markdown(results: list[dict]) -> str:
                 for f in undetermined]
         out += [f"- not confirmed: `{Path(f['standin']).name}` `{f['name']}` ({f['category']})"
                 for f in wrong]
+        out += ["", "| test file | commit | stand-ins | deletions (judged) | true | caught | "
+                "failing findings (judged) | true | judged |", "|---|---|---|---|---|---|---|---|---|"]
+        commits = manifest_commits()
+        for f in r["per_file"]:
+            rel = f["file"].split("/test/", 1)[-1] if "/test/" in f["file"] else f["file"]
+            commit = next((c[:10] for p, c in commits.items() if f["file"].endswith(p)), "-")
+            out.append(f"| `{rel}` | {commit} | {f['standins']} | {f['deletions']} "
+                       f"({f['deletions_judged']}) | {f['true']} | {f['caught']} | "
+                       f"{f['findings']} ({f['findings_judged']}) | {f['findings_true']} | "
+                       f"{'yes' if f['judged'] else 'no'} |")
+        if r["shims"]:
+            out += ["", "Truth shims (the file did not collect on 0.5.23; the import its "
+                    "driving tests never use is dropped, one line for one line, in the "
+                    "scratch copies that are judged and run): " + "; ".join(r["shims"])]
         if skipped:
             out.append(f"\nNot judged ({len(skipped)}): " + "; ".join(
                 sorted({f"{Path(d['standin']).name}: {d['note']}" for d in skipped})))
     return "\n".join(out) + "\n"
+
+
+def manifest_commits() -> dict[str, str]:
+    """Repository path -> commit of each SGLang test file in bench/sglang_tests.toml."""
+    data = tomllib.loads((HERE / "sglang_tests.toml").read_text(encoding="utf-8"))
+    return {entry["path"]: entry["commit"] for entry in data["file"]}
 
 
 def main() -> None:
@@ -355,6 +519,18 @@ def main() -> None:
                  f"bench/sglang_env.py under {SGLANG} (env/ and tests/MANIFEST.json)")
     results = [bench(available[name], args.limit) for name in wanted]
     out = HERE / "results"
+    kept = out / "standins_deletions.json"
+    if kept.exists() and args.limit is None:  # the targets not run this time keep their rows
+        ran = {r["target"] for r in results}
+        earlier = [r for r in json.loads(kept.read_text()) if r["target"] not in ran]
+        order = [t.name for t in available.values()]
+        results = sorted(earlier + results, key=lambda r: order.index(r["target"])
+                         if r["target"] in order else len(order))
+        for r in results:
+            r.setdefault("per_file", [])
+            r.setdefault("shims", [])
+            r.setdefault("true_production", r["true"])
+            r.setdefault("caught_production", r["caught"])
     (out / "standins_deletions.json").write_text(json.dumps(results, indent=1, default=str))
     (out / "standins_deletions.md").write_text(markdown(results))
     print(markdown(results))

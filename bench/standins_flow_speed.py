@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import os
 import resource
+import shutil
 import statistics
 import subprocess
 import sys
@@ -25,8 +26,9 @@ from standins_sglang import MANIFEST
 HERE = Path(__file__).resolve().parent
 WORK = HERE / "_work"
 RUNS = 5
-CANDIDATES = [Path(os.environ.get("DESKCHECK_SGLANG_DIR", "/work/_sglang")) / "tests",
-              WORK / "sglang-tests"]
+CANDIDATES = [Path(p) for p in (os.environ.get("SGLANG_TESTS"),) if p] + [
+    WORK / "sglang-tests", Path(os.environ.get("DESKCHECK_SGLANG_DIR", "/work/_sglang")) / "tests"]
+SCALED = 200  # test files in the scaled folder: the public managers folder's order of size
 SOURCE_CANDIDATES = [WORK / "sglang-0.5.23", Path("/work/_sglang_src/src")]
 ENV = {**os.environ, "PYTHONPYCACHEPREFIX": str(WORK / "pycache")}
 
@@ -66,10 +68,17 @@ def main() -> None:
     ten = measure(tests, source, [tests / p for p, _c in MANIFEST])
     folder = tests / "test" / "registered" / "unit" / "managers"
     whole = measure(tests, source, [folder])
+    scaled_folder = scaled(folder, tests / "test" / "registered" / "unit" / "managers-scaled")
+    try:
+        big = measure(tests, source, [scaled_folder])
+    finally:
+        shutil.rmtree(scaled_folder, ignore_errors=True)
     rows = []
     for label, m, goal in (("the 10 MANIFEST files", ten, 2.0),
                            (f"`test/registered/unit/managers` ({m_files(whole)} files here)",
-                            whole, 10.0)):
+                            whole, 10.0),
+                           (f"that folder scaled to {m_files(big)} files (each copied)",
+                            big, 10.0)):
         ok = (f"wall {'met' if m['wall'] <= goal else 'NOT met'}, "
               f"CPU {'met' if m['cpu'] <= goal else 'NOT met'}")
         rows.append(f"| {label} | {m['files']} | {m['standins']} | {m['wall']:.2f} s "
@@ -82,8 +91,8 @@ def main() -> None:
 runs; CPU is user + system of the command (on a shared machine whose load average exceeds its
 2 cores, the wall time mostly measures waiting for a core: the CPU time is what the command
 itself costs); "discovery" is its own `elapsed_s`. The managers
-folder holds the files the SGLang proving ground has fetched so far (the public folder has
-more; the goal is for a whole folder's worth).
+folder holds the files fetched so far (bench/sglang_tests.toml; the public folder has a few
+hundred), so it is also measured scaled to {SCALED} files by copying them under new names.
 
 | files | test files | stand-ins | wall (min-max) | CPU | discovery | load | goal |
 |---|---|---|---|---|---|---|---|
@@ -91,6 +100,19 @@ more; the goal is for a whole folder's worth).
 """
     (HERE / "results" / "standins_flow_speed.md").write_text(text)
     print(text)
+
+
+def scaled(folder: Path, out: Path) -> Path:
+    """``folder``'s test files copied under new names until there are SCALED of them (a
+    folder's worth: the public managers folder holds a few hundred; the copies are parsed
+    and judged like new files, production's parse cache is shared as it would be)."""
+    shutil.rmtree(out, ignore_errors=True)
+    shutil.copytree(folder, out, ignore=shutil.ignore_patterns("__pycache__"))
+    files = sorted(out.rglob("test_*.py"))
+    for i in range(SCALED - len(files)):
+        source = files[i % len(files)]
+        shutil.copy(source, source.with_name(f"test_copy{i}_{source.name[5:]}"))
+    return out
 
 
 def m_files(m: dict) -> int:

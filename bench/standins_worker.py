@@ -30,6 +30,7 @@ class Collector:
         self.failed: dict[str, list[str]] = {}
         self.types: dict[str, list[str]] = {}
         self.outcomes: dict[str, str] = {}
+        self.origins: dict[str, dict[str, list[str]]] = {}  # node id -> name -> raised in
 
     def pytest_runtest_logreport(self, report) -> None:  # noqa: ANN001 - pytest's hook
         if report.failed:
@@ -39,6 +40,9 @@ class Collector:
             names = sorted(set(_ATTR.findall(text)))
             self.failed.setdefault(report.nodeid, [])
             self.failed[report.nodeid] = sorted(set(self.failed[report.nodeid]) | set(names))
+            origin = self.origins.setdefault(report.nodeid, {})
+            for name, where in _origins(text):
+                origin[name] = sorted(set(origin.get(name, [])) | {where})
             self.types[report.nodeid] = sorted(set(_TYPE.findall(text)))
             self.outcomes[report.nodeid] = "failed"
         elif report.when == "call":
@@ -47,6 +51,32 @@ class Collector:
     def pytest_collectreport(self, report) -> None:  # noqa: ANN001 - pytest's hook
         if report.failed:
             self.outcomes[report.nodeid or "<collection>"] = "collection error"
+
+
+_RAISED_AT = re.compile(r"^(\S[^\n]*?):(\d+): (?:\w+\.)*AttributeError$")
+
+
+def _origins(text: str) -> list[tuple[str, str]]:
+    """(name, path) for each AttributeError in a failure's text: the file it was raised in,
+    from the traceback entry's ``path:line: AttributeError`` that follows the
+    ``E   AttributeError: ...`` line ("" when there is none: an error production swallowed
+    and logged)."""
+    lines = text.splitlines()
+    found = []
+    for i, line in enumerate(lines):
+        match = _ATTR.search(line)
+        if match is None:
+            continue
+        where = ""
+        for after in lines[i + 1:i + 40]:
+            raised = _RAISED_AT.match(after.strip())
+            if raised:
+                where = raised.group(1)
+                break
+            if _ATTR.search(after):
+                break
+        found.append((match.group(1), where))
+    return found
 
 
 def _forget(rootdir: str) -> None:
@@ -79,6 +109,7 @@ def main() -> None:
                 sys.stdout = saved
         _forget(job["rootdir"])
         print(json.dumps({"id": job["id"], "failed": collector.failed,
+                          "origins": collector.origins,
                           "type_errors": collector.types, "outcomes": collector.outcomes,
                           "wall_s": round(time.perf_counter() - started, 3)}), flush=True)
 

@@ -8,8 +8,18 @@ them. None of them imports torch at import time.
 from __future__ import annotations
 
 import importlib
+import sys
 
 import pytest
+
+
+def _mutant_hook_first() -> None:
+    """pytest has put its assertion rewriter before deskcheck's mutant import hook by now."""
+    if "deskcheck.mutants.process_hook" in sys.modules:  # loaded only under a mutant
+        sys.modules["deskcheck.mutants.process_hook"].keep_first()
+
+
+_mutant_hook_first()
 
 PLUGIN_MODULES: tuple[str, ...] = (
     "deskcheck.drift_guard.pytest_hooks",

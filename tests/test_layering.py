@@ -2,6 +2,8 @@
 
 A part's private modules (``_name``) are imported only from inside that part, and the static
 layer (``deskcheck.static``) imports no other part: drift_guard and uniformity stand on it.
+Tests live with what they pin: ``tests/selfproof/`` holds only the proof of the proof (the
+self-catalog's and the mutmut bench's own tests); a part's tests are under ``tests/<part>/``.
 """
 
 from __future__ import annotations
@@ -12,6 +14,10 @@ from pathlib import Path
 import deskcheck
 
 PACKAGE = Path(deskcheck.__file__).parent
+SELFPROOF = Path(__file__).resolve().parent / "selfproof"
+# What tests/selfproof/ may hold: tests of the self-catalog (tests/mutants.toml) and of the
+# mutmut bench (bench/selfproof_mutmut.py). Everything else tests a part and lives with it.
+SELFPROOF_FILES = {"__init__.py", "test_self_catalog.py", "test_mutmut_bench.py"}
 PARTS = {p.name for p in PACKAGE.iterdir() if p.is_dir() and (p / "__init__.py").exists()}
 # Shared helpers below every part (not parts themselves).
 SHARED = {"errors", "_lazy", "config", "pytest_ini", "own_folders", "scratch", "liveness",
@@ -64,6 +70,36 @@ def static_layer_imports_of_parts() -> list[str]:
     return bad
 
 
+def _parts_imported(path: Path) -> list[str]:
+    """The parts ``path`` imports, most imported first (ties in name order)."""
+    try:
+        names = [name for _, name in _imports(path)]
+    except (SyntaxError, UnicodeDecodeError, OSError):
+        return []
+    counts: dict[str, int] = {}
+    for name in names:
+        parts = name.split(".")
+        if parts[0] == "deskcheck" and len(parts) > 1 and parts[1] in PARTS:
+            counts[parts[1]] = counts.get(parts[1], 0) + 1
+    return sorted(counts, key=lambda part: (-counts[part], part))
+
+
+def selfproof_strays() -> list[str]:
+    """``tests/selfproof/NAME: ...`` for every file there that is not a proof of the proof,
+    with the part folder it belongs in (the part it imports most)."""
+    bad = []
+    for path in sorted(p for p in SELFPROOF.rglob("*") if p.is_file()):
+        rel = path.relative_to(SELFPROOF)
+        if "__pycache__" in rel.parts or str(rel) in SELFPROOF_FILES:
+            continue
+        parts = _parts_imported(path) if path.suffix == ".py" else []
+        where = (f"move it to tests/{parts[0]}/, in a file named for the behaviour it checks"
+                 if parts else "move it to the tests/<part>/ folder of the part it checks")
+        bad.append(f"tests/selfproof/{rel}: not a test of the self-catalog or of the mutmut "
+                   f"bench; {where}")
+    return bad
+
+
 def test_no_part_imports_another_parts_private_module() -> None:
     bad = private_imports_across_parts()
     assert not bad, "a part imports another part's private module (use its public API):\n" + \
@@ -90,3 +126,30 @@ def test_the_layering_checks_can_fail(tmp_path, monkeypatch) -> None:
         "deskcheck/drift_guard/x.py:1 imports deskcheck.static._model"]
     assert static_layer_imports_of_parts() == [
         "deskcheck/static/y.py:3 imports deskcheck.drift_guard.paths"]
+
+
+def test_selfproof_holds_only_the_proof_of_the_proof() -> None:
+    bad = selfproof_strays()
+    assert not bad, (
+        "tests/selfproof/ holds only the self-catalog's and the mutmut bench's own tests "
+        f"({', '.join(sorted(SELFPROOF_FILES))}); a part's tests live with it:\n"
+        + "\n".join(bad))
+
+
+def test_the_selfproof_check_can_fail(tmp_path, monkeypatch) -> None:
+    """Can-fail arm: a stray test of the gate and a stray data file are named with their place."""
+    folder = tmp_path / "selfproof"
+    folder.mkdir()
+    (folder / "__init__.py").write_text("")
+    (folder / "test_self_catalog.py").write_text("")
+    (folder / "test_gaps_gate.py").write_text(
+        "from deskcheck.gate.redfirst import judge\nfrom deskcheck.gate import classify\n"
+        "from deskcheck.mutants import load_catalog\n")
+    (folder / "notes.txt").write_text("found by mutmut\n")
+    monkeypatch.setattr(__import__(__name__, fromlist=["x"]), "SELFPROOF", folder)
+    assert selfproof_strays() == [
+        "tests/selfproof/notes.txt: not a test of the self-catalog or of the mutmut bench; "
+        "move it to the tests/<part>/ folder of the part it checks",
+        "tests/selfproof/test_gaps_gate.py: not a test of the self-catalog or of the mutmut "
+        "bench; move it to tests/gate/, in a file named for the behaviour it checks",
+    ], f"the selfproof check did not name both strays with their place: {selfproof_strays()}"

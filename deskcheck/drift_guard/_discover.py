@@ -12,6 +12,7 @@ import importlib
 import re
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from deskcheck.config import ProjectConfig
 from deskcheck.errors import ConfigError
@@ -53,51 +54,71 @@ def candidate_files(root: Path, entries: Sequence[str]) -> tuple[list[Path], lis
         for match in matches:
             found = sorted(match.rglob("*.py")) if match.is_dir() else [match]
             for file in found:
-                try:
-                    text = file.read_text(encoding="utf-8")
-                except (OSError, UnicodeDecodeError):
-                    continue
+                try:  # the words looked for are ASCII: any ASCII-compatible coding reads
+                    text = file.read_bytes().decode("utf-8", errors="replace")
+                except OSError:
+                    text = "deskcheck.harness"  # unreadable: the import names the problem
                 if _MENTIONS.search(text) and file not in files:
                     files.append(file)
     return files, modules
 
 
-def import_guard_modules(config: ProjectConfig, explicit: Sequence[str] = ()) -> list[str]:
-    """Import every module that may register a guard; returns what was imported."""
+def import_guard_modules(config: ProjectConfig, explicit: Sequence[str] = (),
+                         skipped: list[dict[str, Any]] | None = None) -> list[str]:
+    """Import every module that may register a guard; returns what was imported. Every file
+    that cannot be imported is one error of a single :class:`ConfigError` (all of them in
+    one pass); a file pytest would skip at import (``pytest.importorskip``,
+    ``pytest.skip(allow_module_level=True)``) is appended to ``skipped`` (file, line,
+    reason): its guards are not checked, and the caller says so."""
+    from _pytest.outcomes import Skipped
     from _pytest.pathlib import ImportMode, import_path
 
     entries = search_paths(config, explicit)
     files, modules = candidate_files(config.root, entries)
     imported: list[str] = []
+    errors: list[ConfigError] = []
     done: set[Path] = set()
 
-    def load(file: Path) -> None:
+    def load(file: Path) -> bool:
         if file in done:
-            return
+            return True
         done.add(file)
         try:
             import_path(file, mode=ImportMode.prepend, root=config.root,
                         consider_namespace_packages=False)
-        except Exception as exc:
-            raise ConfigError(
+        except Skipped as exc:
+            if skipped is not None:
+                skipped.append({"file": str(file), "line": _line_in(exc, file),
+                                "reason": str(exc.msg or "skipped")})
+            return False
+        except (Exception, SystemExit) as exc:
+            errors.append(ConfigError(
                 f"cannot import {file} to collect its harnesses: {type(exc).__name__}: {exc}",
                 location=_error_location(exc, file),
                 fix="make it importable as pytest would (conftest.py, sys.path), or narrow "
-                    "[tool.deskcheck] harnesses to the files that declare harnesses") from exc
+                    "[tool.deskcheck] harnesses to the files that declare harnesses"))
+            return False
         imported.append(str(file))
+        return True
 
-    for file in files:
-        for conftest in _conftests(config.root, file):  # as pytest would, outermost first
-            load(conftest)
-        load(file)
+    for file in files:  # as pytest would: its conftests first, outermost first
+        if all(load(conftest) for conftest in _conftests(config.root, file)):
+            load(file)
     for name in modules:
         try:
             importlib.import_module(name)
         except ImportError as exc:
-            raise ConfigError(f"harnesses entry {name!r} is neither a path nor an importable "
-                              f"module: {exc}", location=str(config.pyproject or config.root),
-                              fix="list files, folders, globs or dotted module names") from exc
+            errors.append(ConfigError(f"harnesses entry {name!r} is neither a path nor an "
+                                      f"importable module: {exc}",
+                                      location=str(config.pyproject or config.root),
+                                      fix="list files, folders, globs or dotted module names"))
+            continue
         imported.append(name)
+    if len(errors) == 1:
+        raise errors[0]
+    if errors:
+        raise ConfigError(f"{len(errors)} file(s) that declare guards cannot be imported",
+                          location=str(config.pyproject or config.root), errors=errors)
     return imported
 
 
@@ -115,3 +136,12 @@ def _error_location(exc: Exception, file: Path) -> str:
     if isinstance(exc, SyntaxError) and exc.filename:
         return f"{exc.filename}:{exc.lineno}"
     return f"{inner.filename}:{inner.lineno}" if inner else str(file)
+
+
+def _line_in(exc: BaseException, file: Path) -> int | None:
+    """The line of ``file`` the exception passed through last (the statement that raised)."""
+    import traceback
+
+    lines = [f.lineno for f in traceback.extract_tb(exc.__traceback__)
+             if Path(f.filename) == file]
+    return lines[-1] if lines else None

@@ -117,6 +117,18 @@ def _git(repo: Path, *args: str) -> bytes:
     return proc.stdout
 
 
+def verify_ref(root: Path, ref: str) -> None:
+    """:class:`ConfigError` naming ``ref`` and the fix unless it names a commit of the
+    repository around ``root`` (checked before anything is imported)."""
+    proc = subprocess.run(["git", "rev-parse", "--verify", "--quiet", "--end-of-options",
+                           f"{ref}^{{commit}}"], cwd=root, capture_output=True, timeout=120)
+    if proc.returncode != 0:
+        raise ConfigError(f"--changed-since: unknown ref {ref!r} (no such commit, branch or "
+                          f"tag in {root})", location=str(root),
+                          fix=f"check the spelling, or fetch it first: `git fetch origin {ref}` "
+                              f"(then use origin/{ref})")
+
+
 def _unpack(repo: Path, ref: str, roots: Iterable[str], into: Path) -> None:
     """The source roots as they are at ``ref``, from git objects."""
     paths = sorted({r for r in roots if r})

@@ -101,19 +101,24 @@ def run_drift(args: argparse.Namespace) -> int:
 
     start = time.perf_counter()
     config = load_config()
+    if args.changed_since:  # a bad ref is reported at once, before any import
+        from deskcheck.drift_guard.changed import verify_ref
+
+        verify_ref(Path(config.root), args.changed_since)
     sys.path.insert(0, str(config.root))
-    imported = import_guard_modules(config, args.paths)
+    skipped: list[dict[str, Any]] = []
+    imported = import_guard_modules(config, args.paths, skipped)
     if args.changed_since:
-        return _run_changed_since(args, config)
+        return _run_changed_since(args, config, skipped)
     subjects = registry.registered()
-    if not subjects:
+    if not subjects and not skipped:
         raise ConfigError(
             f"no registered harness or stub found in {search_paths(config, args.paths)}",
             location=str(config.pyproject or config.root),
             fix="declare Harness subclasses / StubSpec objects in those files, or point "
                 "[tool.deskcheck] harnesses at the files that do")
     results: list[dict[str, Any]] = []
-    failed = False
+    failed = bool(skipped)  # a guard file skipped at import: its guards were never checked
     for key, subject in subjects.items():
         verdict = guard(subject)
         entry = {"key": key, **verdict.to_json()}
@@ -126,6 +131,7 @@ def run_drift(args: argparse.Namespace) -> int:
         results.append(entry)
     if args.json:
         print(json.dumps({"ok": not failed, "guards": results, "imported": imported,
+                          "skipped": skipped,
                           "elapsed_s": round(time.perf_counter() - start, 4)}, indent=2))
     else:
         for entry in results:
@@ -136,12 +142,24 @@ def run_drift(args: argparse.Namespace) -> int:
             arm = entry.get("can_fail")
             if arm is not None and not arm["ok"]:
                 print("  " + arm["message"])
-        print(f"{len(results)} guard(s), {'all hold' if not failed else 'drift found'} "
-              f"({time.perf_counter() - start:.2f}s)")
+        for line in skipped_lines(skipped):
+            print(line)
+        verdict = "drift found" if any(not e["ok"] for e in results) else (
+            "not every guard file was checked" if skipped else "all hold")
+        print(f"{len(results)} guard(s), {verdict} ({time.perf_counter() - start:.2f}s)")
     return 1 if failed else 0
 
 
-def _run_changed_since(args: argparse.Namespace, config: Any) -> int:
+def skipped_lines(skipped: list[dict[str, Any]]) -> list[str]:
+    """One line per guard file skipped at import: where, why, and that it was not checked."""
+    from deskcheck.drift_guard.verdicts import display_path
+
+    return [f"{display_path(s['file'])}{':' + str(s['line']) if s['line'] else ''}: skipped "
+            f"at import ({s['reason']}): its guards were not checked" for s in skipped]
+
+
+def _run_changed_since(args: argparse.Namespace, config: Any,
+                       skipped: list[dict[str, Any]] | None = None) -> int:
     from deskcheck.drift_guard.changed import (
         changed_since,
         discovered_subjects,
@@ -153,14 +171,14 @@ def _run_changed_since(args: argparse.Namespace, config: Any) -> int:
     found, problems = discovered_subjects(repo, config)
     subjects += found
     report = changed_since(repo, args.changed_since, subjects)
-    report.problems += problems
+    report.problems += problems + skipped_lines(skipped or [])
     if args.markdown:
         Path(args.markdown).write_text(report.markdown(), encoding="utf-8")
     if args.json:
         print(json.dumps(report.to_json(), indent=2))
     else:
         print(report.render())
-    return 0 if report.ok else 1
+    return 0 if report.ok and not skipped else 1
 
 
 def run_pointers(args: argparse.Namespace) -> int:

@@ -33,6 +33,7 @@ from the driven method to the site) and ``condition`` (the branch condition text
 
 from __future__ import annotations
 
+import functools
 import os
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -164,13 +165,22 @@ class PathVerdict:
 
 
 def _show(site: str) -> str:
-    try:
-        path, sep, line = site.rpartition(":")
-        if sep and line.isdigit():
-            return f"{Path(path).resolve().relative_to(Path.cwd())}:{line}"
-    except ValueError:
-        pass
+    path, sep, line = site.rpartition(":")
+    if sep and line.isdigit():
+        shown = _relative(path, os.getcwd())
+        if shown is not None:
+            return f"{shown}:{line}"
     return site
+
+
+@functools.lru_cache(maxsize=4096)
+def _relative(path: str, cwd: str) -> str | None:
+    """``path`` relative to ``cwd`` (None when outside it); cached: every record of a report
+    shows its site, and resolving a path stats each of its folders."""
+    try:
+        return str(Path(path).resolve().relative_to(Path(cwd)))
+    except ValueError:
+        return None
 
 
 def _is_provided(name: str, provided: set[str]) -> bool | None:
@@ -241,6 +251,8 @@ def judge_paths(model: type | str | ClassModel, methods: Sequence[str], *, provi
     for use in uses:
         by_name.setdefault(use.name, []).append(use)
     context_seen: set[str] = set()
+    either_way = _missing_on_every_side(by_name, provided, auto, consts) \
+        if lines is None else {}
     for name in sorted(by_name):
         group = sorted(by_name[name], key=lambda u: (-u.status, u.file, u.line))
         contexts = [u for u in group if u.context]
@@ -286,6 +298,11 @@ def judge_paths(model: type | str | ClassModel, methods: Sequence[str], *, provi
                 continue
             verdict.silent_skips.append(PathRecord(
                 name, u.site, u.call_path, "", f"masked by {how}: missing, silently skipped"))
+        elif name in either_way:
+            u, cond_text = either_way[name]
+            verdict.drift.append(PathRecord(
+                name, u.site, u.call_path, cond_text,
+                why="undecided, but every side of it needs a name the stand-in lacks"))
         elif any(u.status == UNKNOWN for u in needing):
             u = next(u for u in needing if u.status == UNKNOWN)
             text, why = _cond_text(u, consts, lines)
@@ -323,6 +340,45 @@ def _init_sets(model: ClassModel) -> frozenset[str] | None:
             names = frozenset(n.split(".", 1)[0] for n in traced.writes)
         _INIT_SETS[key] = (model, names)  # the model is kept: its id is never reused
     return _INIT_SETS[key][1]
+
+
+def _missing_on_every_side(by_name: Mapping[str, list[Use]], provided: set[str],
+                           auto: set[str], constants: Mapping[str, Any]
+                           ) -> dict[str, tuple[Use, str]]:
+    """Missing names the stand-in fails on whichever way an undecided branch goes: each is
+    read (unmasked) behind exactly one undecided ``if``/``while``/ternary, every other
+    condition on its way decided LIVE, and both sides of that branch (its body and its
+    ``else``, or the code past an early ``return``) read a name the stand-in lacks."""
+    sides: dict[tuple, dict[bool, list[tuple[str, Use]]]] = {}
+    for name, group in by_name.items():
+        top = name.split(".", 1)[0]
+        if _is_provided(name, provided) is not False or "*" in auto or name in auto \
+                or top in auto:
+            continue
+        needing = [u for u in group if u.kind in NEEDING and not u.after_write
+                   and not u.context]
+        if any(u.status == LIVE for u in needing):
+            continue
+        for u in needing:
+            if u.status != UNKNOWN or u.masked:
+                continue
+            undecided = [(file, cond) for file, cond, env in u.conds
+                         if explain(cond, constants, env).status != LIVE]
+            if len(undecided) != 1 or undecided[0][1].kind != "if":
+                continue
+            file, cond = undecided[0]
+            key = (u.call_path, file, cond.line, id(cond.test))
+            sides.setdefault(key, {}).setdefault(cond.negated, []).append((name, u))
+    out: dict[str, tuple[Use, str]] = {}
+    for (_path, file, line, _test), found in sides.items():
+        if len(found) == 2:
+            shown = found[False][0][1]
+            cond = next(c for f, c, _e in shown.conds if c.line == line and f == file)
+            text = f"either way of {cond.text} at {_show(f'{file}:{line}')}"
+            for pairs in found.values():
+                for name, u in pairs:
+                    out.setdefault(name, (u, text))
+    return out
 
 
 def _cond_text(use: Use, constants: Mapping[str, Any],

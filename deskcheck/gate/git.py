@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import subprocess
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -16,6 +17,9 @@ from deskcheck.errors import GitError
 from deskcheck.own_folders import is_own_path
 
 _GIT_ENV = {"GIT_OPTIONAL_LOCKS": "0", "GIT_TERMINAL_PROMPT": "0", "LC_ALL": "C"}
+# git's variables that name the repository and its working tree: honoured at discovery (a
+# checkout kept elsewhere), kept from every process a gate starts in a scratch worktree
+LOCATION_VARIABLES = ("GIT_DIR", "GIT_WORK_TREE")
 SHALLOW_FIX = (
     "fetch the full history: `git fetch --unshallow` (in GitHub Actions set "
     "`fetch-depth: 0` on actions/checkout)"
@@ -30,27 +34,38 @@ class GitResult:
 
 
 class GitRepo:
-    """A git repository addressed by its top-level folder."""
+    """A git repository addressed by its top-level folder (and, for a checkout that git's
+    environment variables name, its ``GIT_DIR``/``GIT_WORK_TREE``, made absolute)."""
 
-    def __init__(self, root: Path):
+    def __init__(self, root: Path, location_env: dict[str, str] | None = None):
         self.root = root
+        self.location_env = dict(location_env or {})
 
     @classmethod
     def discover(cls, start: Path | None = None) -> GitRepo:
-        """The repository containing ``start``; :class:`GitError` when there is none."""
+        """The repository containing ``start``; :class:`GitError` when there is none.
+        ``GIT_DIR``/``GIT_WORK_TREE`` in the environment are honoured (a repository kept
+        elsewhere); they are fixed here as absolute paths, so no later command depends on
+        the folder it runs in, and they never reach a scratch worktree's processes."""
         here = (start or Path.cwd()).resolve()
-        result = _git(["rev-parse", "--show-toplevel"], cwd=here)
+        location = location_from_environment(os.environ, Path.cwd())
+        result = _git(["rev-parse", "--show-toplevel"], cwd=here, location_env=location)
         if result.returncode != 0:
+            named = "".join(f" {k}={v}" for k, v in location.items())
             raise GitError(
-                "not a git repository (the gates compare two commits of one repository)",
+                "not a git repository (the gates compare two commits of one repository)"
+                + (f"; git's environment names{named}: {result.stderr.strip()}"
+                   if named else ""),
                 location=str(here),
-                fix="run deskcheck inside a git checkout, or `git init` and commit first",
+                fix="run deskcheck inside a git checkout, or `git init` and commit first"
+                    + (" (or correct GIT_DIR/GIT_WORK_TREE)" if named else ""),
             )
-        return cls(Path(result.stdout.strip()).resolve())
+        return cls(Path(result.stdout.strip()).resolve(), location)
 
     def run(self, args: list[str], *, check: bool = True, input_text: str | None = None,
             cwd: Path | None = None) -> GitResult:
-        result = _git(args, cwd=cwd or self.root, input_text=input_text)
+        result = _git(args, cwd=cwd or self.root, input_text=input_text,
+                      location_env=self.location_env)
         if check and result.returncode != 0:
             raise GitError(f"`git {' '.join(args)}` failed: {result.stderr.strip()}",
                            location=str(self.root), fix="check the repository state")
@@ -147,10 +162,18 @@ class GitRepo:
         return self.run(["show", f"{commit}:{path}"]).stdout
 
 
-def _git(args: list[str], *, cwd: Path, input_text: str | None = None) -> GitResult:
-    env = {**os.environ, **_GIT_ENV}
-    env.pop("GIT_DIR", None)
-    env.pop("GIT_WORK_TREE", None)
+def location_from_environment(environ: Mapping[str, str], cwd: Path) -> dict[str, str]:
+    """``GIT_DIR``/``GIT_WORK_TREE`` as set in ``environ``, made absolute against ``cwd``
+    (git reads relative ones against the folder it runs in); empty for a normal checkout."""
+    return {name: str((cwd / environ[name]).resolve()) for name in LOCATION_VARIABLES
+            if environ.get(name)}
+
+
+def _git(args: list[str], *, cwd: Path, input_text: str | None = None,
+         location_env: Mapping[str, str] | None = None) -> GitResult:
+    env = {k: v for k, v in os.environ.items() if k not in LOCATION_VARIABLES}
+    env.update(_GIT_ENV)
+    env.update(location_env or {})  # only what discovery resolved, never a relative leftover
     try:
         proc = subprocess.run(["git", *args], cwd=cwd, env=env, input=input_text,
                               capture_output=True, text=True, check=False,

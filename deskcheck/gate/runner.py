@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from deskcheck.errors import GateError
+from deskcheck.gate.git import LOCATION_VARIABLES, location_from_environment
 
 # not from probe_plugin: that imports pytest, which the gate's own process never needs
 from deskcheck.gate.redirect import PLAN_ENV, PROBE_MODULE_NAME, SITECUSTOMIZE
@@ -168,6 +169,18 @@ def probe_environment(env: dict[str, str]) -> dict[str, str]:
     return {"PYTEST_PLUGINS": ",".join([*ours, *plugins])}
 
 
+def _git_location(env: dict[str, str], tests_root: Path) -> dict[str, str]:
+    """Takes ``GIT_DIR``/``GIT_WORK_TREE`` out of ``env``; gives them back (absolute) only to
+    a side that runs in the working tree they name: a scratch worktree has its own ``.git``,
+    and the user's variables would point the tests' git commands at the other checkout."""
+    location = location_from_environment(env, Path.cwd())
+    for name in LOCATION_VARIABLES:
+        env.pop(name, None)
+    work_tree = Path(location.get("GIT_WORK_TREE", Path.cwd())).resolve()
+    inside = tests_root.resolve() == work_tree or work_tree in tests_root.resolve().parents
+    return location if location and inside else {}
+
+
 def pytest_command(spec: SideSpec) -> list[str]:
     # The probe is loaded through PYTEST_PLUGINS (``probe_environment``), not ``-p``: ``-p``
     # makes pytest call ``PluginManager.unblock``, which a base's older pluggy lacks when the
@@ -191,6 +204,7 @@ def run_side(spec: SideSpec, scratch: Path, stop: threading.Event | None = None)
     plan_path.write_text(json.dumps(plan, indent=1), encoding="utf-8")
     roots = list(dict.fromkeys(r for r in spec.modules.values() if r is not None))
     env = {k: v for k, v in os.environ.items() if k not in _CHILD_ENV_DROP}
+    env.update(_git_location(env, spec.tests_root))
     env["PYTHONPATH"] = os.pathsep.join(
         [str(_probe_folder(scratch)), *roots, *filter(None, [os.environ.get("PYTHONPATH")])])
     env[PLAN_ENV] = str(plan_path)

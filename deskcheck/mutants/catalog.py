@@ -36,6 +36,7 @@ from typing import Any
 
 from deskcheck.errors import CatalogError
 from deskcheck.mutants.catalog_checks import (
+    OwnerRoots,
     did_you_mean,
     kills_marker_ids,
     static_owner_problem,
@@ -221,7 +222,7 @@ def load_catalog(path: str | Path) -> Catalog:
     mutants: list[Mutant] = []
     first_line: dict[str, int] = {}
     marked = _LazyMarked(path.parent, settings.tests)
-    owner_roots = _owner_roots(path.parent, settings.tests)
+    owner_roots = OwnerRoots(path.parent, settings.tests)
     for index, raw in enumerate(raw_mutants):
         block = lines.blocks[index] if index < len(lines.blocks) else None
         mutant = _mutant(raw, block, lines, str(path), err, marked, owner_roots, audit)
@@ -257,14 +258,6 @@ class _LazyMarked:
         if not self._read:
             self._ids, self._read = kills_marker_ids(self.root, self.tests), True
         return self._ids
-
-
-def _owner_roots(folder: Path, tests: tuple[str, ...]) -> list[Path]:
-    """Where an owner's path may start: the catalog's folder, the current one, a [sweep]
-    tests folder and the folders above the catalog (pytest's rootdir is one of them)."""
-    roots = [folder, Path.cwd(), *(folder / t for t in tests if (folder / t).is_dir()),
-             *folder.parents]
-    return list(dict.fromkeys(r.resolve() for r in roots))
 
 
 def _positive_number(value: Any) -> bool:
@@ -394,8 +387,11 @@ def _mutant(raw: Any, block, lines: _Lines, file: str, err,
             'e.g. owners = ["tests/test_x.py::test_y"]')
     elif owners and owner_roots is not None:  # a node id that names nothing: this pass too
         for owner in owners:
+            exact = ".." in owner and isinstance(owner_roots, OwnerRoots)  # where the sweep looks
             problem = owner_problem(owner.strip(), audit) if is_uniformity_owner(
-                owner.strip()) else static_owner_problem(owner.strip(), owner_roots)
+                owner.strip()) else static_owner_problem(
+                owner.strip(), owner_roots, owner_roots.resolving if exact else None,
+                owner_roots.universe if exact else ())
             if problem:
                 bad(lines.value_line(block, owner, "owners"), *problem)
     elif not owners and isinstance(mutant_id, str) and mutant_id and marked is not None:

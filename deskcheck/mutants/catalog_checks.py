@@ -6,9 +6,15 @@ from __future__ import annotations
 
 import ast
 import difflib
+import importlib.util
+import os
 import re
 from collections.abc import Iterable
+from functools import cached_property
 from pathlib import Path
+
+from deskcheck.errors import ConfigError
+from deskcheck.pytest_ini import pytest_config
 
 _SKIP = frozenset({"site-packages", "node_modules", "__pycache__", "_work"})
 _KILLS = re.compile(r"""\bkills\(\s*(?:(["'])([^"']+)\1|([^)\s]))""")
@@ -58,9 +64,10 @@ def static_target_problem(target: str, roots: Iterable[Path]) -> tuple[str, str]
     there or cannot be known statically (module not found under ``roots``, a star import,
     a name inherited from a base class)."""
     module, _, qualname = target.partition(":")
+    roots = list(roots)
     path = module_file(module, roots)
     if path is None:
-        return None
+        return unknown_module_problem(target, roots)
     try:
         tree = ast.parse(path.read_text(encoding="utf-8"))
     except (OSError, SyntaxError, ValueError):
@@ -88,6 +95,42 @@ def static_target_problem(target: str, roots: Iterable[Path]) -> tuple[str, str]
             return None  # an assignment or import: known only at import time
         body, where = node.body, f"{where}:{part}" if where == module else f"{where}.{part}"
     return None
+
+
+def unknown_module_problem(target: str, roots: list[Path]) -> tuple[str, str] | None:
+    """``(message, fix)`` when the top-level package of ``target``'s module exists nowhere:
+    not importable from ``sys.path`` and no folder or file of that name anywhere under
+    ``roots`` (a conftest or pytest's ``pythonpath`` may put one of those on the path later,
+    so those are left to the import). Nothing is imported: ``find_spec`` of a top-level name
+    only searches the path."""
+    top = target.partition(":")[0].split(".")[0]
+    try:
+        if importlib.util.find_spec(top) is not None:
+            return None
+    except (ImportError, ValueError):
+        return None
+    if any(_defines_package(root, top) for root in roots):
+        return None
+    near = {p.stem if p.suffix == ".py" else p.name for root in roots
+            for base in (root, root / "src") if base.is_dir() for p in base.iterdir()
+            if not p.name.startswith((".", "_")) and (p.is_dir() or p.suffix == ".py")}
+    return (f"target {target!r}: no module {top!r} is importable or under "
+            f"{', '.join(dict.fromkeys(str(r) for r in roots))}"
+            + did_you_mean(top, sorted(near)),
+            "correct the module path (package.module:Qualified.name)")
+
+
+def _defines_package(root: Path, name: str) -> bool:
+    """Whether a folder ``name`` or a module ``name.py`` exists anywhere under ``root``
+    (hidden folders, virtual environments and caches pruned)."""
+    if not root.is_dir():
+        return False
+    for folder, dirs, files in os.walk(root):
+        if name in dirs or f"{name}.py" in files:
+            return True
+        dirs[:] = [d for d in dirs if not d.startswith(".") and d not in _SKIP
+                   and not (Path(folder, d, "pyvenv.cfg")).is_file()]
+    return False
 
 
 def kills_marker_ids(root: Path, tests: Iterable[str]) -> set[str] | None:
@@ -157,18 +200,52 @@ def _missing_path_hint(path_part: str, roots: Iterable[Path]) -> str:
     return ""
 
 
-def static_owner_problem(owner: str, roots: Iterable[Path]) -> tuple[str, str] | None:
+def _dotdot_problem(owner: str, path_part: str, resolving: list[Path],
+                    universe: list[Path]) -> tuple[str, str] | None:
+    """A path with ``..`` must exist where the sweep resolves node ids (``resolving``: the
+    catalog's folder, the current one, pytest's rootdir), not only through a [sweep] tests
+    folder or a folder above (then it is named with the node id that works, when there is
+    one), and lie inside one of the [sweep] tests paths (``universe``): pytest collects
+    nothing outside them."""
+    if ".." not in Path(path_part).parts:
+        return None
+    found = _owner_path(path_part, resolving)
+    if found is not None:
+        found = found.resolve()
+        if not universe or any(found == u or u in found.parents for u in universe):
+            return None
+        return (f"owner {owner!r}: {path_part!r} names {found}, outside the sweep's tests "
+                f"({', '.join(str(u) for u in universe)}): pytest never collects it",
+                "add its folder to [sweep] tests, or name a test inside them")
+    plain = Path(*[p for p in Path(path_part).parts if p not in ("..", ".")]).as_posix()
+    _, sep, rest = owner.partition("::")
+    hint = (f"; did you mean {plain + sep + rest!r}?"
+            if plain and _owner_path(plain, resolving) is not None else "")
+    named = (resolving[0] / path_part).resolve() if resolving else Path(path_part)
+    return (f"owner {owner!r}: {path_part!r} names {named}, which does not exist{hint}",
+            "node ids are relative to the catalog's folder or pytest's rootdir; '../' "
+            "cannot leave them")
+
+
+def static_owner_problem(owner: str, roots: Iterable[Path],
+                         resolving: Iterable[Path] | None = None,
+                         universe: Iterable[Path] = ()) -> tuple[str, str] | None:
     """``(message, fix)`` when the node id ``owner`` certainly names nothing pytest could
     collect: a file or folder that is not on disk (under any of ``roots``), or a test
     function / class / method its file does not define, with the close names defined there
     (difflib). ``None`` when it is there, is a ``-k``/``-m`` expression, or only collection
     can tell: a parametrized id (its function is checked, not the parameters), a name made
     by an assignment, an import or ``globals()``, a method a class may inherit, a non-Python
-    test file, or a file under a conftest that makes its own items."""
+    test file, or a file under a conftest that makes its own items. A path with ``..``
+    must exist under ``resolving`` (the folders the sweep resolves node ids against), inside
+    one of ``universe`` (the [sweep] tests paths) when those are given."""
     if owner.startswith(("-k", "-m")):
         return None
     roots = list(roots)
     path_part, sep, rest = owner.partition("::")
+    if resolving is not None and (problem := _dotdot_problem(
+            owner, path_part, list(resolving), list(universe))):
+        return problem
     target = _owner_path(path_part, roots)
     if target is None:
         return (f"owner {owner!r}: no file or folder {path_part!r}"
@@ -209,6 +286,35 @@ def static_owner_problem(owner: str, roots: Iterable[Path]) -> tuple[str, str] |
         if depth == len(parts) - 1:
             return None
     return None
+
+
+class OwnerRoots(list):
+    """Where an owner's path may start: the catalog's folder, the current one, a [sweep]
+    tests folder and the folders above the catalog (pytest's rootdir is one of them).
+    ``resolving``: the folders the sweep itself resolves node ids against (the catalog's,
+    the current one, pytest's rootdir as found from the [sweep] tests), for ``..`` paths."""
+
+    def __init__(self, folder: Path, tests: tuple[str, ...]):
+        roots = [folder, Path.cwd(), *(folder / t for t in tests if (folder / t).is_dir()),
+                 *folder.parents]
+        super().__init__(dict.fromkeys(r.resolve() for r in roots))
+        self.folder, self.tests = folder, tests
+
+    @cached_property
+    def universe(self) -> list[Path]:
+        """The paths pytest collects from: the [sweep] tests (else the catalog's folder)."""
+        return [(self.folder / t).resolve() for t in self.tests] or [self.folder.resolve()]
+
+    @cached_property
+    def resolving(self) -> list[Path]:
+        ancestor = Path(os.path.commonpath([str(s) for s in self.universe]))
+        try:
+            rootdir = pytest_config(ancestor).rootdir
+        except ConfigError:  # pytest reports its own configuration file
+            rootdir = None
+        if rootdir is None:  # pytest's rule without a configuration file
+            rootdir = Path(os.path.commonpath([str(Path.cwd().resolve()), str(ancestor)]))
+        return list(dict.fromkeys(r.resolve() for r in (self.folder, Path.cwd(), rootdir)))
 
 
 def _star_imports(body: list[ast.stmt]) -> bool:

@@ -111,12 +111,36 @@ def cmd_sweep(args: argparse.Namespace) -> int:
 
 
 def _sweep(args: argparse.Namespace) -> int:
-    if getattr(args, "record", False):  # inherited by every forked child and started python
-        os.environ["DESKCHECK_RECORD"] = "all"
+    if not getattr(args, "record", False):
+        return _sweep_run(args)
+    before = os.environ.get("DESKCHECK_RECORD")
+    os.environ["DESKCHECK_RECORD"] = "all"  # inherited by every forked child and started python
+    try:
+        return _sweep_run(args)
+    finally:  # called in-process (a test, an embedding tool): leave the environment as found
+        if before is None:
+            os.environ.pop("DESKCHECK_RECORD", None)
+        else:
+            os.environ["DESKCHECK_RECORD"] = before
+
+
+# Options ``sweep --help`` lists for ``--auto`` that a catalog sweep has no use for.
+AUTO_ONLY = ("max_mutants", "max_per_line", "operators", "tests", "markdown", "no_run", "root",
+             "build_coverage_map", "no_coverage_map")
+
+
+def _sweep_run(args: argparse.Namespace) -> int:
     if getattr(args, "auto", False):
         from deskcheck.mutants.auto.commands import run_auto
 
         return run_auto(args)
+    given = [f"--{name.replace('_', '-')}" for name in AUTO_ONLY
+             if getattr(args, name, None) not in (None, False)]
+    if given:  # never silently ignored: a catalog sweep would run without them
+        raise ConfigError(f"{', '.join(given)} only apply to an auto sweep (--auto)",
+                          location=given[0],
+                          fix="add --auto --changed-since REF to sweep the changed lines, or "
+                              f"drop {', '.join(given)} to sweep the catalog")
     # the first second: say something before the catalog (libcst) and pytest are imported
     print("deskcheck sweep: loading the catalog and pytest...", file=sys.stderr, flush=True)
 

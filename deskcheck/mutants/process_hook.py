@@ -120,13 +120,19 @@ class _ApplyAfterExec(importlib.abc.Loader):
         self._loader.exec_module(module)
         for payload in self._payloads:
             _apply(payload)
+        module.__deskcheck_mutated__ = True
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._loader, name)
 
 
 class MutantImportHook(importlib.abc.MetaPathFinder):
-    """Applies mutants when their target modules are imported."""
+    """Applies mutants when their target modules are imported.
+
+    It must stay first on ``sys.meta_path``: a finder put before it (pytest's assertion
+    rewriter claims the modules of every ``pytest11`` plugin's distribution and those a
+    conftest registers) would load the target unmutated. :func:`keep_first` restores that.
+    """
 
     def __init__(self, payloads: list[dict[str, Any]]):
         self.by_module: dict[str, list[dict[str, Any]]] = {}
@@ -177,6 +183,27 @@ def activate() -> None:
             pending.append(payload)
     if pending:
         sys.meta_path.insert(0, MutantImportHook(pending))
+
+
+def keep_first() -> None:
+    """Move deskcheck's mutant import hooks back to the front of ``sys.meta_path`` and apply
+    their mutants to target modules that another finder loaded meanwhile (unmutated).
+
+    Called by deskcheck's pytest plugin, which pytest imports after it has put its assertion
+    rewriter first: without it a target pytest rewrites (deskcheck's own modules under
+    ``deskcheck mutants run``, a module a conftest registers) would run unmutated."""
+    hooks = [finder for finder in sys.meta_path if isinstance(finder, MutantImportHook)]
+    if not hooks:
+        return
+    for hook in hooks:
+        sys.meta_path.remove(hook)
+    sys.meta_path[:0] = hooks
+    for hook in hooks:
+        for module_name, payloads in hook.by_module.items():
+            module = sys.modules.get(module_name)
+            if module is not None and not getattr(module, "__deskcheck_mutated__", False):
+                for payload in payloads:
+                    _apply(payload)
 
 
 def _payloads(raw: str) -> list[dict[str, Any]]:

@@ -21,6 +21,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from deskcheck.static._binding import bind, unbound
 from deskcheck.static._collect import (
     CALL,
     GUARDED,
@@ -32,7 +33,7 @@ from deskcheck.static._collect import (
     function_facts,
 )
 from deskcheck.static._conditions import DEAD, LIVE, explain
-from deskcheck.static._constants import Env, bind, call_args, unbound
+from deskcheck.static._constants import Env, call_args
 from deskcheck.static._members import ClassSource, Member
 from deskcheck.static._model import ClassModel
 from deskcheck.static._static import class_key

@@ -56,9 +56,25 @@ def pytest_configure(config: pytest.Config) -> None:
     ):
         config.addinivalue_line("markers", line)
     timeout = config.getoption("--deskcheck-pg-timeout", None)
-    if timeout is not None:
+    if timeout is not None:  # the pools (and ranks they start) read it; undone at unconfigure
+        config.stash[_PG_TIMEOUT_BEFORE] = os.environ.get("DESKCHECK_PG_TIMEOUT")
         os.environ["DESKCHECK_PG_TIMEOUT"] = str(timeout)
     config.pluginmanager.register(TierSummary(), "deskcheck-suites-tier-summary")
+
+
+_PG_TIMEOUT_BEFORE = pytest.StashKey[str | None]()
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    """A session that set ``DESKCHECK_PG_TIMEOUT`` from its option leaves it as it found it
+    (a pytest run in-process, e.g. by ``pytester``, must not change its caller's env)."""
+    if _PG_TIMEOUT_BEFORE not in config.stash:
+        return
+    before = config.stash[_PG_TIMEOUT_BEFORE]
+    if before is None:
+        os.environ.pop("DESKCHECK_PG_TIMEOUT", None)
+    else:
+        os.environ["DESKCHECK_PG_TIMEOUT"] = before
 
 
 def _marker_args(metafunc: pytest.Metafunc, name: str) -> tuple[Any, ...] | None:

@@ -97,6 +97,11 @@ def load_uniformity_config(pyproject_path: str | Path) -> UniformityConfig:
     return parse_uniformity_table(table, str(path), text)
 
 
+# Every key of [tool.deskcheck.uniformity] (docs/uniformity.md); anything else is an error.
+TABLE_KEYS = frozenset({"roots", "collectives", "forward", "rank_local", "config", "agreed",
+                        "replica", "role", "groups"})
+
+
 def parse_uniformity_table(table: dict[str, Any], file: str, text: str = "") -> UniformityConfig:
     errors: list[ConfigError] = []
     cfg = UniformityConfig(source=file, base=Path(file).parent.resolve())
@@ -107,12 +112,10 @@ def parse_uniformity_table(table: dict[str, Any], file: str, text: str = "") -> 
     def bad(message: str, needle: str, fix: str) -> None:
         errors.append(ConfigError(message, location=where(needle), fix=fix))
 
-    known = {"roots", "collectives", "forward", "rank_local", "config", "agreed", "replica",
-             "role", "groups"}
     for key in table:
-        if key not in known:
+        if key not in TABLE_KEYS:
             bad(f"unknown key {key!r} in [tool.deskcheck.uniformity]", key,
-                f"use one of {', '.join(sorted(known))}")
+                f"use one of {', '.join(sorted(TABLE_KEYS))}")
 
     def strings(key: str) -> list[str]:
         value = table.get(key, [])

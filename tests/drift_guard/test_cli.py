@@ -120,3 +120,32 @@ def test_pointers_cli(tmp_path, shop_root, capsys):
     assert data["checked"] == 2 and len(data["findings"]) == 1
     assert data["findings"][0]["symbol"] == "_floors"
     assert "cite mixins/budget.py:26" in data["findings"][0]["fix"]
+
+
+@pytest.mark.xdist_group("deskcheck_drift_subprocess")
+def test_drift_paths_are_searched_instead_of_the_config_and_no_can_fail_skips_the_arm(
+        tmp_path, shop_root):
+    project = _project(tmp_path, shop_root)
+    (project / "elsewhere").mkdir()
+    (project / "tests" / "test_pool.py").rename(project / "elsewhere" / "test_pool.py")
+    found = _drift(project, "elsewhere", "--json", "--no-can-fail")
+    assert found.returncode == 0, (
+        "`deskcheck drift elsewhere` should find the harness in elsewhere/ although the "
+        f"config names tests/: {found.stdout}{found.stderr}")
+    (guard,) = json.loads(found.stdout)["guards"]
+    assert guard["key"] == "test_pool:PoolHarness" and "can_fail" not in guard, (
+        f"expected PoolHarness judged without its can-fail arm under --no-can-fail, got {guard}")
+    with_arm = json.loads(_drift(project, "elsewhere", "--json").stdout)["guards"][0]
+    assert with_arm["can_fail"]["ok"], f"without --no-can-fail the arm runs: {with_arm}"
+
+
+def test_the_harnesses_key_is_searched_unless_paths_are_given(tmp_path):
+    from deskcheck.config import load_config
+    from deskcheck.drift_guard._discover import search_paths
+
+    (tmp_path / "pyproject.toml").write_text('[tool.deskcheck]\nharnesses = ["guards"]\n'
+                                             '[tool.pytest.ini_options]\ntestpaths = ["t"]\n')
+    config = load_config(tmp_path)
+    assert (search_paths(config), search_paths(config, ["other"])) == (["guards"], ["other"]), (
+        "expected [tool.deskcheck] harnesses searched (not pytest's testpaths), and the "
+        "command's paths searched instead of it")

@@ -77,3 +77,24 @@ def test_comments_in_python_files_are_checked(project):
     code.write_text("# the sort lives in calc_priority (schedule_policy.py:2)\nx = 1\n")
     report = check_pointers([code], roots=[project])
     assert [f.fix for f in report.findings] == ["cite schedule_policy.py:4"]
+
+
+POLICY = '''\
+class SchedulePolicy:
+    """Orders the queue."""
+
+    def calc_priority(self, queue):
+        queue.sort()
+        return True
+'''
+
+
+def test_a_citation_of_a_def_that_moved_is_drift(tmp_path: Path):
+    (tmp_path / "schedule_policy.py").write_text(POLICY)
+    doc = tmp_path / "doc.md"
+    doc.write_text("SchedulePolicy.calc_priority (schedule_policy.py:1) sorts the queue\n")
+    report = check_pointers([doc], roots=[tmp_path])
+    problems = [f.problem for f in report.findings]
+    assert problems == [
+        "line 1 is not in `SchedulePolicy.calc_priority`; it is defined at schedule_policy.py:4"
+    ], f"a citation of calc_priority at line 1 (it is defined at line 4) gave {problems}"

@@ -59,3 +59,23 @@ def test_generated_items_pass_and_fail_with_the_drift_message(tmp_path, shop_roo
 def test_the_marker_is_registered_with_a_help_line(pytestconfig):
     lines = [m for m in pytestconfig.getini("markers") if m.startswith("deskcheck_drift:")]
     assert lines and "generated drift-guard or can-fail test" in lines[0]
+
+
+@pytest.mark.xdist_group("deskcheck_drift_subprocess")
+def test_the_drift_items_ini_option_switches_the_generated_items_off(tmp_path, shop_root):
+    shutil.copytree(shop_root / "dg_shop", tmp_path / "dg_shop",
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    (tmp_path / "test_generated.py").write_text(TESTS)
+    env = {**os.environ, "PYTHONPATH": extended(tmp_path), "CUDA_VISIBLE_DEVICES": ""}
+    collected = {}
+    for value in ("true", "false"):
+        result = subprocess.run(
+            [sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:xdist", "-p",
+             "no:cacheprovider", "-o", f"deskcheck_drift_items={value}"],
+            cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120)
+        collected[value] = sorted(line.split("::", 1)[1] for line in result.stdout.splitlines()
+                                  if line.startswith("test_generated.py::"))
+    assert "Holds::drift_guard" in collected["true"] and collected["false"] == [
+        "test_ordinary"], (
+        "expected the generated drift_guard/can_fail items by default and none with "
+        f"deskcheck_drift_items=false, got {collected}")

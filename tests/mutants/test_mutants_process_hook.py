@@ -6,6 +6,7 @@ import json
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -14,6 +15,8 @@ from deskcheck.mutants.mutation import build_mutation
 from deskcheck.mutants.process_hook import MUTANT_ENV, child_environment
 
 from .conftest import FIXTURE
+
+REPO = Path(__file__).resolve().parents[2]
 
 SCRIPT = ("from fixpkg import probe, calc; "
           "print(probe.marker(), calc.admit(1, 5), calc.Ledger.pick(1, 2))")
@@ -64,3 +67,45 @@ def test_payload_from_a_file(tmp_path, monkeypatch):
     env = child_environment(None, None, "t3")
     env[MUTANT_ENV] = f"@{path}"
     assert run_python(env) == "filed False 1"
+
+
+REWRITTEN_TEST = '''
+def test_probe():
+    from rwpkg import probe
+    assert probe.marker() == "mutated", f"the mutant was not applied: marker() is {probe.marker()!r}"
+'''
+
+
+@pytest.mark.parametrize("rewritten_by", ["conftest", "plugin"])
+def test_the_hook_applies_a_mutant_to_a_module_pytest_rewrites(tmp_path, monkeypatch,
+                                                               rewritten_by):
+    """pytest puts its assertion rewriter first on ``sys.meta_path`` and imports through it
+    the modules of every ``pytest11`` plugin's distribution (deskcheck's own, so every
+    self-mutant of ``deskcheck mutants run``) and those a conftest registers for rewriting:
+    the mutant must still be applied to them. An outer mutant in the environment stays
+    applied below this one (the self-sweep judges ``keep_first`` through it)."""
+    (tmp_path / "rwpkg").mkdir()
+    (tmp_path / "rwpkg" / "__init__.py").write_text("")
+    (tmp_path / "rwpkg" / "probe.py").write_text("def marker():\n    return 'clean'\n")
+    if rewritten_by == "conftest":
+        (tmp_path / "conftest.py").write_text('import pytest\n'
+                                               'pytest.register_assert_rewrite("rwpkg")\n')
+        target, probe = "rwpkg.probe:marker", REWRITTEN_TEST
+        monkeypatch.syspath_prepend(str(tmp_path))
+    else:  # a module of deskcheck itself: pytest marks its whole distribution for rewrite
+        target = "deskcheck.static._surface:_roles_for"
+        probe = ('def test_probe():\n    from deskcheck.static import _surface\n'
+                 '    got = _surface._roles_for("read", None)\n'
+                 '    assert got == "mutated", f"the self-mutant was not applied: {got!r}"\n')
+    (tmp_path / "test_probe.py").write_text(probe)
+    env = {**os.environ, **child_environment(payload(target, "return", value='"mutated"'),
+                                             None, "t-rw")}
+    env["PYTHONPATH"] = os.pathsep.join([env["PYTHONPATH"], str(tmp_path)])
+    # from the project root, as ``deskcheck mutants run`` runs pytest: the rewriter then
+    # claims deskcheck's own modules (the editable install is found on the cwd path)
+    done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
+                           "-p", "no:xdist", str(tmp_path / "test_probe.py")],
+                          cwd=REPO if rewritten_by == "plugin" else tmp_path, env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, (
+        f"under pytest, a mutant of {target} (a module pytest's assertion rewriter imports) "
+        f"was not applied:\n{done.stdout[-1500:]}{done.stderr[-500:]}")

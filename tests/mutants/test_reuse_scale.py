@@ -39,6 +39,8 @@ def test_a_wide_mutant_shares_the_universe_and_keeps_its_fingerprint(tmp_path: P
     (tmp_path / "tests" / "conftest.py").write_text("", encoding="utf-8")
     for name in ("tests/test_a.py", "tests/sub/test_b.py"):
         (tmp_path / name).write_text("def test_f():\n    pass\n", encoding="utf-8")
+    (tmp_path / "pkg").mkdir()  # the target's module exists (an unknown one is refused)
+    (tmp_path / "pkg" / "mod.py").write_text("def f():\n    return 1\n", encoding="utf-8")
     (tmp_path / "mutants.toml").write_text(CATALOG, encoding="utf-8")
     catalog = load_catalog(tmp_path / "mutants.toml")
     universe = reuse.TestUniverse(catalog, roots=[tmp_path])

@@ -13,6 +13,7 @@ import pytest
 
 import deskcheck.scratch as scratch
 from deskcheck.mutants.runner import Runner
+from tests.reliability.battery import Bench
 
 
 def _folder(root: Path, name: str, marker: str, text: str) -> Path:
@@ -54,3 +55,18 @@ def test_a_folder_that_cannot_be_marked_is_not_left(
         scratch.make_scratch("deskcheck-sweep-")
     assert not list(tmp_path.iterdir()), (
         f"a scratch folder was left after its marker failed: {list(tmp_path.iterdir())}")
+
+
+def test_a_sweep_leaves_no_folder_a_full_disk_left_half_marked(bench: Bench) -> None:
+    """End to end, in the battery's private TMPDIR: eight rank-pool folders that a full disk
+    left holding only an unfinished marker (the old unnamed ``.owner.json.tmp``, and one
+    named after a dead writer) are gone after the next sweep: the bench's own check finds
+    the TMPDIR empty."""
+    for n in range(8):
+        folder = bench.tmpdir / f"deskcheck-w2-gloo-full{n}"
+        folder.mkdir()
+        (folder / (".owner.json.tmp" if n else ".owner.json.tmp.999999999")).write_text("")
+    done = bench.run("sweep", "--workers", "1", "--no-store")
+    assert done.returncode == 0, f"the sweep should hold:\n{done.stdout}{done.stderr}"
+    left = sorted(p.name for p in bench.tmpdir.iterdir())
+    assert not left, f"folders holding only an unfinished owner marker were left: {left}"

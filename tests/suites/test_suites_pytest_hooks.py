@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 import pytest
 
 # Imported here, before pytester snapshots sys.modules: the in-process inner runs must reuse
@@ -192,6 +194,9 @@ def test_pg_timeout_option_reaches_the_pools(pytester: pytest.Pytester,
     """)
     result = pytester.runpytest_inprocess("--deskcheck-pg-timeout", "3.5")
     result.assert_outcomes(passed=1)
+    assert "DESKCHECK_PG_TIMEOUT" not in os.environ, (
+        "the pytest session that took --deskcheck-pg-timeout left DESKCHECK_PG_TIMEOUT set in "
+        "the process after it ended")
 
 
 def test_a_tests_own_world_fixture_is_left_alone(pytester: pytest.Pytester):

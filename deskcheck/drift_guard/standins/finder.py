@@ -42,6 +42,7 @@ class Finder:
     def __init__(self, rootdir: Path):
         self.rootdir = rootdir.resolve()
         self._modules: dict[Path, tuple[TestModule, Flow] | None] = {}
+        self._located: dict[tuple[Path, str], tuple[TestModule, str, Flow] | None] = {}
         self.problems: list[Problem] = []
         self.elapsed_s = 0.0  # reading the test files (``discover.find``)
 
@@ -75,7 +76,14 @@ class Finder:
         return loaded
 
     def _locate(self, importer: Path, target: str) -> tuple[TestModule, str, Flow] | None:
-        """A helper imported by a test, when its module is a file of this project."""
+        """A helper imported by a test, when its module is a file of this project (once per
+        importer and name: every call of an imported function asks)."""
+        key = (importer, target)
+        if key not in self._located:
+            self._located[key] = self._find_helper(importer, target)
+        return self._located[key]
+
+    def _find_helper(self, importer: Path, target: str) -> tuple[TestModule, str, Flow] | None:
         module_name, _, name = target.rpartition(".")
         if not module_name:
             return None

@@ -17,6 +17,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Callable
 
+from deskcheck.drift_guard.standins.flow_drives import Drives, short
 from deskcheck.drift_guard.standins.flow_state import (
     Items,
     Obj,
@@ -25,23 +26,20 @@ from deskcheck.drift_guard.standins.flow_state import (
     Scope,
     Unfollowed,
 )
-from deskcheck.drift_guard.standins.flow_values import Values
-from deskcheck.drift_guard.standins.forms import Forms, literal
-from deskcheck.drift_guard.standins.module import FunctionNode, TestModule, dotted, is_staticmethod
+from deskcheck.drift_guard.standins.forms import Forms
+from deskcheck.drift_guard.standins.module import FunctionNode, TestModule, is_staticmethod
 from deskcheck.drift_guard.standins.records import (
     MOCK,
-    NEW,
     UNKNOWN,
     Problem,
     SetName,
 )
-from deskcheck.static import CallArgs
 
 MAX_DEPTH = 6
 __all__ = ["Flow", "Items", "Obj", "PendingDrive", "Result", "Scope", "Unfollowed"]
 
 
-class Flow(Values):
+class Flow(Drives):
     """Walks bodies of one test module. ``locate`` finds helper modules imported from the
     test's own folder (sibling test helpers) so their factories can be followed too."""
 
@@ -173,7 +171,7 @@ class Flow(Values):
         held = self._held(owner, scope) if owner is not None else []
         if held:  # obj.x = value
             assert isinstance(target, ast.Attribute)
-            item = SetName(target.attr, target.lineno, _short(value),
+            item = SetName(target.attr, target.lineno, short(value),
                            self._object_value(value, scope))
             for obj in held:
                 obj.record(item)
@@ -182,7 +180,7 @@ class Flow(Values):
             root, first = _root_attr(target)
             for obj in self._held(root, scope) if root is not None else []:
                 if obj.cons.kind == MOCK and first and not obj.has(first):
-                    obj.record(SetName(first, target.lineno, f"{first}.… = {_short(value)}"))
+                    obj.record(SetName(first, target.lineno, f"{first}.… = {short(value)}"))
         if key is None:
             if isinstance(target, ast.Tuple | ast.List):
                 items = self._items(value, scope)
@@ -205,7 +203,7 @@ class Flow(Values):
         else:
             scope.bindings.pop(key, None)
             if isinstance(value, ast.Call) and not self.forms.is_real_instance(value):
-                scope.opaque[key] = f"{_short(value)} ({self.rel}:{value.lineno})"
+                scope.opaque[key] = f"{short(value)} ({self.rel}:{value.lineno})"
             else:
                 scope.opaque.pop(key, None)
 
@@ -314,103 +312,6 @@ class Flow(Values):
             return self.module, self._methods[func.attr], True, self
         return None
 
-    # -- expressions: drives and sets ------------------------------------------------------
-    def _expr(self, node: ast.AST, scope: Scope) -> None:
-        called: set[int] = set()
-        for sub in _walk(node):
-            if isinstance(sub, ast.Call):
-                called.add(id(sub.func))
-                self._call(sub, scope)
-        for sub in _walk(node):
-            if isinstance(sub, ast.Attribute) and isinstance(sub.ctx, ast.Load) \
-                    and id(sub) not in called:
-                for obj in self._held(sub.value, scope):
-                    if obj.cons.kind == NEW and not obj.has(sub.attr) and obj.cons.model_expr:
-                        self._drive(scope, obj, sub.attr, obj.cons.model_expr, "property", sub)
-
-    def _call(self, node: ast.Call, scope: Scope) -> None:
-        func = node.func
-        name = dotted(func)
-        qualified = self.module.qualify(name) or name or ""
-        if qualified in ("types.MethodType", "MethodType") and len(node.args) == 2:
-            owner, obj_node = node.args
-            if isinstance(owner, ast.Attribute):
-                model = dotted(owner.value)
-                for obj in self._eval(obj_node, scope):
-                    if model:
-                        self._drive(scope, obj, owner.attr, model, "MethodType", node)
-            return
-        if qualified == "setattr" and len(node.args) >= 2:
-            for obj in self._held(node.args[0], scope):
-                attr = node.args[1]
-                if isinstance(attr, ast.Constant) and isinstance(attr.value, str):
-                    value = node.args[2] if len(node.args) > 2 else None
-                    obj.record(SetName(attr.value, node.lineno, _short(value),
-                                       literal(value, self.module) if value is not None
-                                       else None))
-                else:
-                    obj.cons.dynamic.append(f"setattr(…, {_short(attr)}) at {self.rel}:{node.lineno}")
-            return
-        if isinstance(func, ast.Attribute) and func.attr in ("fget", "__get__") \
-                and isinstance(func.value, ast.Attribute) and node.args:
-            model = dotted(func.value.value)  # Cls.prop.fget(obj) / Cls.method.__get__(obj)
-            for obj in self._eval(node.args[0], scope):
-                if model:
-                    how = "property" if func.attr == "fget" else "MethodType"
-                    self._drive(scope, obj, func.value.attr, model, how, node)
-            return
-        if isinstance(func, ast.Attribute):
-            held = self._held(func.value, scope)
-            if func.attr == "configure_mock":
-                for obj in held:
-                    for kw in node.keywords:
-                        if kw.arg:
-                            obj.record(SetName(kw.arg.split(".")[0], node.lineno,
-                                               _short(kw.value), literal(kw.value, self.module)))
-                return
-            for obj in held:  # obj.method(): a real method of a __new__ instance
-                if obj.cons.kind == NEW and not obj.has(func.attr) and obj.cons.model_expr:
-                    self._drive(scope, obj, func.attr, obj.cons.model_expr, "obj.method()", node,
-                                self.call_values(node, 0, scope))
-                    self._arguments(node, 0, func.attr, obj.cons.model_expr, scope, obj)
-            model = dotted(func.value)
-            if not held and model and node.args and self._callee(node, scope) is None:
-                first = node.args[0]
-                for obj in self._eval(first, scope):  # Cls.method(obj, ...)
-                    self._drive(scope, obj, func.attr, model, "Cls.method(obj)", node,
-                                self.call_values(node, 1, scope))
-                if self.module.qualify(model):
-                    receivers = self._eval(first, scope)
-                    self._arguments(node, 1, func.attr, model, scope,
-                                    receivers[0] if receivers else None)
-                key = self._key(first)
-                if key and key in scope.opaque and self.module.qualify(model):
-                    scope.result.unfollowed.append(Unfollowed(
-                        model, func.attr, key, scope.opaque[key], self.rel, node.lineno))
-        if self._callee(node, scope) is not None:
-            self._call_result(node, scope)
-
-    def _drive(self, scope: Scope, obj: Obj, method: str, model: str, how: str,
-               node: ast.AST, args: CallArgs | None = None, argument: str = "",
-               receiver: tuple[SetName, ...] = ()) -> None:
-        sets = {**obj.cons.sets, **obj.extra}
-        if how == "property":
-            args = CallArgs(where=f"{self.rel}:{getattr(node, 'lineno', 0)}")
-        scope.result.drives.append(PendingDrive(
-            obj.cons, tuple(sets.values()), method, model, how, self.rel,
-            getattr(node, "lineno", 0), args, argument, receiver))
-
-
-def _walk(node: ast.AST):
-    """``ast.walk`` that does not enter nested defs or classes."""
-    todo = [node]
-    while todo:
-        current = todo.pop()
-        yield current
-        for child in ast.iter_child_nodes(current):
-            if not isinstance(child, FunctionNode | ast.ClassDef):
-                todo.append(child)
-
 
 def _root_attr(node: ast.Attribute) -> tuple[ast.AST | None, str | None]:
     """For ``v.x.y.z`` return (``v``, ``"x"``)."""
@@ -422,10 +323,3 @@ def _root_attr(node: ast.Attribute) -> tuple[ast.AST | None, str | None]:
     if len(chain) < 2:
         return None, None
     return current, chain[-1]
-
-
-def _short(node: ast.AST | None, limit: int = 60) -> str:
-    if node is None:
-        return ""
-    text = ast.unparse(node).replace("\n", " ")
-    return text if len(text) <= limit else text[: limit - 1] + "…"

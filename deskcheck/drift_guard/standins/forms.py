@@ -11,6 +11,7 @@ from deskcheck.drift_guard.standins.records import (
     MOCK,
     NAMESPACE,
     NEW,
+    NONE,
     PLAIN,
     UNKNOWN,
     Construction,
@@ -128,6 +129,10 @@ class Forms:
             cons.class_names = self.module.plain_classes[func.id]
             return cons
         return None
+
+    def none_as_self(self, call: ast.Call, model: str, scope: str) -> Construction:
+        """``Cls.method(None, ...)``: ``None`` stands in for ``self`` and provides nothing."""
+        return self._make(call, NONE, model, scope)
 
     def _new(self, call: ast.Call, scope: str) -> Construction | None:
         func = call.func

@@ -19,6 +19,7 @@ from deskcheck.drift_guard.standins.arguments import judge_argument
 from deskcheck.drift_guard.standins.records import (
     MOCK,
     NEW,
+    NONE,
     PLAIN,
     Construction,
     Drive,
@@ -227,8 +228,8 @@ class Judge:
             if found[1].is_function and drive.args is not None:
                 self._signature(drive, found, model)
         as_argument = self._arguments(cons, arguments) if self.verdicts else []
-        if not usable and own is None and not as_argument:
-            return None
+        if not usable and not as_argument and (own is None or cons.kind == NONE):
+            return None  # None as self exists only in its drives (a missing method: a problem)
         spec = own.spec if own is not None else usable[0][1].spec if usable else \
             as_argument[0][0]
         sets: dict[str, SetName] = dict(cons.sets)

@@ -27,6 +27,7 @@ NEW = "new"              # Cls.__new__(Cls) / object.__new__(Cls): real methods,
 NAMESPACE = "namespace"  # SimpleNamespace(...)
 MOCK = "mock"            # MagicMock(spec=Cls) / create_autospec(Cls) / a spec-less Mock
 PLAIN = "plain"          # an instance of a plain class defined in the test file
+NONE = "none"            # None passed as self (Cls.method(None, ...)): provides no name
 
 
 @dataclass(frozen=True)

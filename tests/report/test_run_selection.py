@@ -1,0 +1,115 @@
+"""Which run, which kind, how many: ``history --limit``, the RUN argument of ``results`` and
+``report``, ``results --all`` and ``--kind`` of results/report/diff, each ignored fails here."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from deskcheck.cli import main
+from deskcheck.report.records import MutantRecord, RunRecord
+from deskcheck.report.store import Store
+
+
+@pytest.fixture
+def nights(project: Path, store: Store, recorded_run: int, mutants, monkeypatch) -> list[int]:
+    """Last night's sweep (ballot.M1 KILLED), tonight's sweep (ballot.M1 SURVIVED), then an
+    auto run holding ballot.M1 only; the cwd is the project."""
+    tonight = store.begin_run(RunRecord(kind="sweep", commit="9d8e7f6a5b4c"))
+    for mutant in mutants:
+        verdict = "SURVIVED" if mutant.id == "ballot.M1" else mutant.verdict
+        store.record_mutant(tonight, MutantRecord(**{**mutant.to_json(), "verdict": verdict}))
+    store.finish_run(tonight, "falls_short")
+    auto = store.begin_run(RunRecord(kind="auto", commit="aaaaaaaaaaaa"))
+    store.record_mutant(auto, MutantRecord(**{**mutants[0].to_json(), "verdict": "KILLED"}))
+    store.finish_run(auto, "holds")
+    monkeypatch.chdir(project)
+    return [recorded_run, tonight, auto]
+
+
+def _listed(out: str) -> dict[str, str]:
+    return {line.split()[1]: line.split()[0] for line in out.splitlines() if line.strip()}
+
+
+def test_history_limit_keeps_the_newest_runs(nights, capsys):
+    assert main(["history", "--limit", "2", "--json", "-"]) == 0
+    shown = [run["id"] for run in json.loads(capsys.readouterr().out)]
+    assert shown == nights[1:], f"expected only the newest 2 runs {nights[1:]}, got {shown}"
+
+
+def test_results_lists_the_run_it_is_given(nights, capsys):
+    main(["results", "latest"])
+    tonight = _listed(capsys.readouterr().out)
+    main(["results", "latest~1"])
+    last_night = _listed(capsys.readouterr().out)
+    assert (tonight.get("ballot.M1"), last_night.get("ballot.M1")) == ("SURVIVED", None), (
+        "expected `results latest` (tonight's sweep) to list ballot.M1 SURVIVED and `results "
+        f"latest~1` (last night, KILLED) to leave it out, got {tonight.get('ballot.M1')} and "
+        f"{last_night.get('ballot.M1')}")
+
+
+def test_results_all_lists_the_holding_mutants_too(nights, capsys):
+    main(["results", "latest~1"])
+    short = _listed(capsys.readouterr().out)
+    main(["results", "latest~1", "--all"])
+    every = _listed(capsys.readouterr().out)
+    assert ("ballot.M1" not in short, every.get("ballot.M1")) == (True, "KILLED"), (
+        f"expected the KILLED ballot.M1 only under --all, got {short} and {every}")
+
+
+def test_kind_picks_latest_among_runs_of_that_kind(nights, capsys):
+    main(["results", "latest", "--kind", "auto"])
+    auto = _listed(capsys.readouterr().out)
+    assert main(["results", "latest", "--kind", "auto", "--all"]) == 0
+    assert set(_listed(capsys.readouterr().out)) == {"ballot.M1"} and not auto, (
+        "expected `results --kind auto` to judge the auto run (one KILLED mutant), not a sweep")
+    out = Path("report.json")
+    assert main(["report", "latest", "--kind", "sweep", "--format", "json",
+                 "--output", str(out)]) == 0
+    report = json.loads(out.read_text())
+    assert len(report["mutants"]) > 1, (
+        "expected `report latest --kind sweep` to report tonight's sweep, not the newer auto run")
+    assert main(["report", "latest~2", "--format", "json", "--output", str(out)]) == 0
+    first = json.loads(out.read_text())
+    assert first["run"]["id"] == nights[0], (
+        f"expected `report latest~2` to report run {nights[0]}, got {first['run']['id']}")
+    code = main(["diff", "latest~1", "latest", "--kind", "sweep", "--format", "json"])
+    diff = json.loads(capsys.readouterr().out)
+    assert (code, [c["id"] for c in diff["new_survivors"]]) == (1, ["ballot.M1"]), (
+        "expected `diff latest~1 latest --kind sweep` to compare the two sweeps (ballot.M1 "
+        f"turned SURVIVED), got {diff['new_survivors']}")
+
+
+def test_db_reads_the_store_it_names_from_anywhere(nights, project, tmp_path, monkeypatch,
+                                                   capsys):
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (elsewhere / "pyproject.toml").write_text('[project]\nname = "other"\n')
+    monkeypatch.chdir(elsewhere)  # a project without a store
+    db = str(project / ".deskcheck" / "results.sqlite")
+    code = main(["diff", "latest~1", "latest", "--db", db, "--kind", "sweep", "--format", "json"])
+    diff = json.loads(capsys.readouterr().out) if code != 2 else {}
+    assert [c["id"] for c in diff.get("new_survivors", [])] == ["ballot.M1"], (
+        f"expected `diff --db {db}` to compare that store's two sweeps, got exit {code}")
+
+
+def test_merge_kind_takes_the_runs_of_that_kind(mutants, tmp_path, capsys):
+    shards = []
+    for index in (1, 2):
+        path = tmp_path / f"shard{index}.sqlite"
+        with Store(path) as shard:
+            run_id = shard.begin_run(RunRecord(kind="auto", commit="c1", shard=f"{index}/2"))
+            for mutant in mutants[index - 1::2]:
+                shard.record_mutant(run_id, mutant)
+            shard.finish_run(run_id, "falls_short")
+        shards.append(str(path))
+    sweep_code = main(["merge", *shards, "--into", str(tmp_path / "a.sqlite")])
+    capsys.readouterr()
+    auto_code = main(["merge", *shards, "--into", str(tmp_path / "b.sqlite"), "--kind", "auto",
+                      "--json", "-"])
+    merged = json.loads(capsys.readouterr().out) if auto_code != 2 else {}
+    assert (sweep_code, merged.get("run", {}).get("kind")) == (2, "auto"), (
+        "expected the default (sweep) merge of two auto shards to be a usage error and "
+        f"`--kind auto` to merge them into an auto run; got exit {sweep_code}, then {merged}")

@@ -1,0 +1,56 @@
+"""The keys of ``[tool.deskcheck.uniformity]`` that change a verdict or a group dimension:
+rank_local, config, groups, forward; each ignored fails here, with the key named."""
+
+from __future__ import annotations
+
+import pytest
+
+from deskcheck.uniformity import audit
+
+SRC = {"u.py": """
+    class S:
+        def __init__(self, thing):
+            self.mystery = thing
+        def step(self):
+            if self.mystery.value():
+                dist.barrier(group=self.tp_group)
+        def grid(self):
+            if self.server_args.on:
+                dist.barrier(group=self.my_cpu_group)
+        def fwd(self):
+            if self.server_args.on:
+                self.relay(1)
+"""}
+
+
+def _decisions(make_pkg, table: str) -> list[tuple[str, str, list[str], list[str]]]:
+    root = make_pkg(SRC, "[tool.deskcheck.uniformity]\n" + table)
+    report = audit("pkg.u:S", root=root).to_json()
+    return [(d["function"], d["verdict"], [c["dim"] for c in d["collectives"]],
+             [c["kind"] for c in d["collectives"]]) for d in report["decisions"]]
+
+
+@pytest.mark.parametrize("key, verdict", [("rank_local", "RANK-LOCAL"), ("config", "UNIFORM")])
+def test_a_declared_input_class_decides_the_verdict(make_pkg, key, verdict):
+    before = {d[1] for d in _decisions(make_pkg, 'roots = ["step"]\n')}
+    after = {d[1] for d in _decisions(make_pkg, f'roots = ["step"]\n{key} = ["self.mystery*"]\n')}
+    assert (before, after) == ({"UNKNOWN"}, {verdict}), (
+        f"expected self.mystery's decision UNKNOWN undeclared and {verdict} with {key} = "
+        f'["self.mystery*"], got {before} then {after}')
+
+
+def test_groups_names_the_dimension_of_a_group_expression(make_pkg):
+    before = {d[2][0] for d in _decisions(make_pkg, 'roots = ["grid"]\n')}
+    after = {d[2][0] for d in _decisions(
+        make_pkg, 'roots = ["grid"]\ngroups = { "self.my_cpu_group" = "pp" }\n')}
+    assert (before, after) == ({"world"}, {"pp"}), (
+        "expected self.my_cpu_group's barrier in the world dimension by default and pp with "
+        f"groups = {{ \"self.my_cpu_group\" = \"pp\" }}, got {before} then {after}")
+
+
+def test_forward_makes_a_call_a_collective_site(make_pkg):
+    before = _decisions(make_pkg, 'roots = ["fwd"]\n')
+    after = _decisions(make_pkg, 'roots = ["fwd"]\nforward = ["self.relay"]\n')
+    assert before == [] and after and all(d[3] == ["forward"] for d in after), (
+        "expected no gating decision while self.relay is unknown and a decision gating a "
+        f"forward site with forward = [\"self.relay\"], got {before} then {after}")
