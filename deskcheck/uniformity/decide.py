@@ -21,7 +21,7 @@ from deskcheck.uniformity.model import (
     InputClass,
     Verdict,
 )
-from deskcheck.uniformity.reach import Ctx, Reach, guard_state
+from deskcheck.uniformity.reach import Ctx, Reach, guard_mode, guard_state
 from deskcheck.uniformity.rules import (
     covers,
     single_rank_dim,
@@ -144,8 +144,7 @@ def _inputs(build: _Build, ctx: Ctx, tracer: Tracer) -> list[Leaf]:
     if g.kind == "except":
         return [Leaf(g.text, "unknown", "whether the try body raises on every rank alike",
                      witness=(f"{ctx.fn.file}:{g.line} {g.text}",))]
-    mode = "length" if g.kind == "for" else "truth"
-    return list(tracer.trace(g.test, ctx, mode))
+    return list(tracer.trace(g.test, ctx, guard_mode(g)))
 
 
 def _classify(leaves: list[Leaf], dim: str) -> list[Input]:

@@ -83,6 +83,12 @@ def guard_state(guard: Guard, consts: dict[str, Any]) -> bool | None:
     return bool(value) != guard.negated
 
 
+def guard_mode(guard: Guard) -> str:
+    """How a guard's test is read: a loop's trip count follows its iterable's length; any
+    other guard, its truth (a bare container by its length, never its entries)."""
+    return "length" if guard.kind == "for" else "truth"
+
+
 def is_dead(guards: tuple[Guard, ...], consts: dict[str, Any]) -> bool:
     return any(guard_state(g, consts) is False for g in guards)
 

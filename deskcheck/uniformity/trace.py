@@ -14,7 +14,14 @@ from deskcheck.uniformity.collectives import classify_call, inplace_output, site
 from deskcheck.uniformity.cycles import CycleSolver
 from deskcheck.uniformity.fields import FieldReads
 from deskcheck.uniformity.leaves import Leaf, dedupe_leaves, default_of
-from deskcheck.uniformity.reach import Ctx, Reach, argument_for, guard_state, is_dead
+from deskcheck.uniformity.reach import (
+    Ctx,
+    Reach,
+    argument_for,
+    guard_mode,
+    guard_state,
+    is_dead,
+)
 from deskcheck.uniformity.rules import (
     config_reason,
     hop_text,
@@ -170,7 +177,7 @@ class Tracer(FieldReads, CycleSolver, CallSummaries):
             for gen in e.generators:
                 out += self.trace(gen.iter, ctx, mode, depth)
                 for cond in gen.ifs:
-                    out += self.trace(cond, ctx, "value", depth)
+                    out += self.trace(cond, ctx, "truth", depth)
             if mode != "length":
                 elts = [e.key, e.value] if isinstance(e, ast.DictComp) else [e.elt]
                 for elt in elts:
@@ -206,7 +213,8 @@ class Tracer(FieldReads, CycleSolver, CallSummaries):
                                                                              "ternary", "while"):
                         out += self._prefixed(f"{ctx.fn.file}:{g.line} which value of {e.id} "
                                               f"reaches: {g.text}",
-                                              self.trace(g.test, ctx, "value", depth + 1), single)
+                                              self.trace(g.test, ctx, guard_mode(g), depth + 1),
+                                              single)
         return out
 
     def _inplace_agreed(self, e: ast.Name, ctx: Ctx) -> Leaf | None:
@@ -470,7 +478,8 @@ class Tracer(FieldReads, CycleSolver, CallSummaries):
                     if g.test is not None and g.kind in ("if", "exit", "while", "ternary") \
                             and guard_state(g, callee.consts) is None:
                         out += self._prefixed(f"{callee.fn.file}:{g.line} which return: {g.text}",
-                                              self.trace(g.test, callee, "value", depth + 1))
+                                              self.trace(g.test, callee, guard_mode(g),
+                                                         depth + 1))
         return self._prefixed(hop, tuple(out))
 
 
