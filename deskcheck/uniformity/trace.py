@@ -280,6 +280,10 @@ class Tracer(FieldReads, CycleSolver, CallSummaries):
                 value = value.elts[d.index]
             return list(self.trace(value, ctx, mode, depth + 1))
         if d.kind == "for":
+            counted = _enumerated(d, ctx)
+            if counted is not None:  # `for i, x in enumerate(seq)`: i counts seq's entries
+                return [x for a in counted for x in self.trace(
+                    a, ctx, "length" if a is counted[0] else "value", depth + 1)]
             return list(self.trace(d.value, ctx, "value", depth + 1))
         if d.kind == "except":
             return [Leaf(d.name, "unknown", "exception object: which exception a rank sees is "
@@ -481,6 +485,20 @@ class Tracer(FieldReads, CycleSolver, CallSummaries):
                                               self.trace(g.test, callee, guard_mode(g),
                                                          depth + 1))
         return self._prefixed(hop, tuple(out))
+
+
+def _enumerated(d: Any, ctx: Ctx) -> list[ast.expr] | None:
+    """For the index of ``for i, x in enumerate(seq[, start])`` (a loop or a comprehension):
+    ``[seq, start]``, whose length and value make the index; else None."""
+    call, loop = d.value, d.guards[-1].node if d.guards else None
+    target = getattr(loop, "target", None)
+    if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Name)
+            and call.func.id == "enumerate" and call.args
+            and not ctx.flow.reaching.get(id(call.func))
+            and isinstance(target, ast.Tuple) and target.elts
+            and isinstance(target.elts[0], ast.Name) and target.elts[0].id == d.name):
+        return None
+    return [call.args[0], *call.args[1:2], *(k.value for k in call.keywords)]
 
 
 def _outer(mode: str, attr: str) -> str:

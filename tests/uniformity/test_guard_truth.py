@@ -67,3 +67,42 @@ def test_which_definition_reaches_is_decided_by_the_guards_truth(make_pkg):
     assert d.verdict is not Verdict.RANK_LOCAL, (
         f"which value of n reaches depends on `self.pending`'s length only, yet the decision "
         f"was RANK-LOCAL through the entries: {local}")
+
+
+# SGLang's decode.py:1838 (DecodePreallocQueue.pop_preallocated): the queue keeps the entries
+# whose *index* is not in an agreed set; each entry carries this rank's clock.
+ENUMERATE = """
+    class S:
+        def __init__(self):
+            self.queue = []
+
+        def step(self):
+            self.queue.append((len(self.queue), time.monotonic()))
+            drop = dist.broadcast_object_list([set()], group=self.tp_cpu_group)[0]
+            self.queue = [e for i, e in enumerate(self.queue) if FILTER]
+            if not self.queue:
+                dist.barrier(group=self.tp_cpu_group)
+"""
+
+
+def _queue_decision(root):
+    return next(d for d in audit("pkg.s:S", root=root).decisions
+                if d.condition == "not self.queue")
+
+
+def test_an_enumerate_index_follows_the_length_not_the_entries(make_pkg):
+    root = make_pkg({"s.py": ENUMERATE.replace("FILTER", "i not in drop")}, CFG)
+    d = _queue_decision(root)
+    local = [(i.name, i.witness) for i in d.inputs if i.klass.value == "RANK-LOCAL"]
+    assert d.verdict is not Verdict.RANK_LOCAL, (
+        f"the queue keeps the entries whose index is not in an agreed set: the index counts "
+        f"entries, yet the decision was RANK-LOCAL through the entries' timestamps: {local}")
+
+
+def test_an_enumerated_entry_still_carries_its_content(make_pkg):
+    """The can-fail twin: the filter reads the entry's timestamp."""
+    root = make_pkg({"s.py": ENUMERATE.replace("FILTER", "e[1] > 5.0")}, CFG)
+    d = _queue_decision(root)
+    assert d.verdict is Verdict.RANK_LOCAL, (
+        f"the queue keeps the entries whose timestamp passes a test, yet the decision was "
+        f"{d.verdict}: {d.why}")
