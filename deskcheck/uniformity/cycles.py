@@ -68,8 +68,10 @@ class _Solution:
                     own[(sig, leaf.single)] = leaf
                     bits[leaf.single] = bits.get(leaf.single, 0) | (1 << sig)
             self.own[m], self.state[m] = own, bits
-        self._propagate(members, readers)
         self._witness: dict[tuple, tuple] = {}
+        self._owner_index: dict[tuple[int, int, frozenset], list[tuple]] | None = None
+        self._condense(members, readers)
+        self._propagate(readers)
 
     def _intern(self, leaf: Leaf) -> int:
         key = (leaf.name, leaf.category, leaf.dim)
@@ -79,19 +81,95 @@ class _Solution:
             self.sig_leaf.append(leaf)
         return sig
 
-    def _propagate(self, members: list[tuple],
-                   readers: dict[tuple, list[tuple[tuple, frozenset, tuple]]]) -> None:
-        """The least fixpoint: a member's sources flow to every member that reads it, with
-        the reading path's single-rank dimensions added, until nothing grows. Each growth is
-        recorded (what arrived, from where, by which hops): the witnesses follow it back."""
-        work, queued = deque(members), set(members)
-        arrived = self.arrived
+    def _condense(self, members: list[tuple],
+                  readers: dict[tuple, list[tuple[tuple, frozenset, tuple]]]) -> None:
+        """Members that read each other on paths with no single-rank mark hold the same
+        sources: each such group (a strongly connected component of the unmarked edges,
+        found iteratively as in Tarjan's algorithm) is solved as one node, and every member
+        of it shares that node's state."""
+        reads: dict[tuple, list[tuple[tuple, tuple]]] = {}  # member -> (member it reads, hops)
+        for target, edges in readers.items():
+            for reader, single, hops in edges:
+                if not single:
+                    reads.setdefault(reader, []).append((target, hops))
+        self.read_by: dict[tuple, list[tuple[tuple, tuple]]] = {}
+        for reader, found in reads.items():
+            for target, hops in found:
+                self.read_by.setdefault(target, []).append((reader, hops))
+        self._toward: dict[tuple, dict[tuple, tuple[tuple, tuple]]] = {}
+        comp: dict[tuple, int] = {}
+        index: dict[tuple, int] = {}
+        low: dict[tuple, int] = {}
+        stack: list[tuple] = []
+        on: set[tuple] = set()
+        counter = 0
+        for start in members:
+            if start in index:
+                continue
+            todo = [(start, 0)]
+            while todo:
+                node, i = todo.pop()
+                if i == 0:
+                    index[node] = low[node] = counter = counter + 1
+                    stack.append(node)
+                    on.add(node)
+                nexts = reads.get(node, ())
+                while i < len(nexts):
+                    nxt = nexts[i][0]
+                    i += 1
+                    if nxt not in index:
+                        todo += [(node, i), (nxt, 0)]
+                        break
+                    if nxt in on:
+                        low[node] = min(low[node], index[nxt])
+                else:
+                    if low[node] == index[node]:
+                        while True:
+                            m = stack.pop()
+                            on.discard(m)
+                            comp[m] = index[node]
+                            if m == node:
+                                break
+                    if todo:
+                        parent = todo[-1][0]
+                        low[parent] = min(low[parent], low[node])
+        self.comp = comp
+        self.members_of: dict[int, list[tuple]] = {}
+        states: dict[int, dict[frozenset, int]] = {}
+        for m in members:
+            c = comp[m]
+            self.members_of.setdefault(c, []).append(m)
+            into = states.setdefault(c, {})
+            for dims, bits in self.state[m].items():
+                into[dims] = into.get(dims, 0) | bits
+        for m in members:
+            self.state[m] = states[comp[m]]
+        self.comp_state = states
+
+    def _propagate(self, readers: dict[tuple, list[tuple[tuple, frozenset, tuple]]]) -> None:
+        """The least fixpoint over the condensed groups: a group's sources flow to every
+        group that reads one of its members, with the reading path's single-rank dimensions
+        added, until nothing grows; only what a group gained since it was last pushed is
+        pushed again. Each growth is recorded in order (what arrived, from which member, by
+        which edge): the witnesses follow it back."""
+        comp, states = self.comp, self.comp_state
+        edges: dict[int, list[tuple[int, tuple, tuple, frozenset, tuple]]] = {}
+        for target, found in readers.items():
+            for reader, single, hops in found:
+                if single or comp[reader] != comp[target]:
+                    edges.setdefault(comp[target], []).append(
+                        (comp[reader], reader, target, single, hops))
+        arrived = self.arrived  # (group, dims) -> [(bits, reader, target, dims, hops)]
+        delta = {c: dict(state) for c, state in states.items()}
+        work, queued = deque(states), set(states)
         while work:
-            target = work.popleft()
-            queued.discard(target)
-            source = self.state[target]
-            for reader, single, hops in readers.get(target, ()):
-                into = self.state[reader]
+            source_comp = work.popleft()
+            queued.discard(source_comp)
+            source = delta.pop(source_comp, None)
+            if not source:
+                continue
+            for into_comp, reader, target, single, hops in edges.get(source_comp, ()):
+                into = states[into_comp]
                 grew = False
                 for dims, bits in list(source.items()):
                     to = dims | single if single else dims
@@ -99,11 +177,14 @@ class _Solution:
                     new = bits & ~old
                     if new:
                         into[to] = old | new
-                        arrived.setdefault((reader, to), []).append((new, target, dims, hops))
+                        pending = delta.setdefault(into_comp, {})
+                        pending[to] = pending.get(to, 0) | new
+                        arrived.setdefault((into_comp, to), []).append(
+                            (new, reader, target, dims, hops))
                         grew = True
-                if grew and reader not in queued:
-                    queued.add(reader)
-                    work.append(reader)
+                if grew and into_comp not in queued:
+                    queued.add(into_comp)
+                    work.append(into_comp)
 
     def leaves(self, member: tuple) -> tuple[Leaf, ...]:
         """The member's sources: its own leaves as walked, the inherited ones with a witness
@@ -125,28 +206,79 @@ class _Solution:
         return cap_leaves(out)
 
     def witness(self, member: tuple, sig: int, single: frozenset) -> tuple[str, ...]:
-        """How the source reached ``member``: the recorded arrivals followed back to the
-        member that reads the source itself (each arrival came after the one it copies, so
-        the chain ends), hops joined, at most 24."""
+        """How the source reached ``member``: inside its group, the shortest path of reads
+        to a member that reads the source itself or where it first entered the group; from
+        an entry, the edge it came by, back to the group it came from (each entry came
+        after the one it copies, so the chain ends). Hops joined, at most 24."""
         bit = 1 << sig
-        chain: list[tuple] = []
+        chain: list[tuple[tuple, list]] = []  # ((member, dims), hops to the next node)
         node = (member, single)
         while True:
             cached = self._witness.get((node, sig))
             if cached is not None:
                 tail = list(cached)
                 break
-            own = self.own[node[0]].get((sig, node[1]))
+            at, dims = node
+            group = self.comp[at]
+            entry = next((a for a in self.arrived.get((group, dims), ()) if a[0] & bit), None)
+            goal = set(self._owners().get((group, sig, dims), ()))
+            if entry is not None and not goal:
+                goal = {entry[1]}
+            path, found = self._inside(at, goal)
+            if (found, dims) != node:
+                chain.append((node, path))
+                node = (found, dims)
+                continue
+            own = self.own[found].get((sig, dims))
             if own is not None:
                 tail = expand_witness(own.witness)
                 break
-            _new, target, dims, via = next(a for a in self.arrived[node] if a[0] & bit)
-            chain.append((node, via))
-            node = (target, dims)
+            assert entry is not None, "a source in a group's state is owned or arrived"
+            _new, _reader, target, from_dims, hops = entry
+            chain.append((node, list(hops)))
+            node = (target, from_dims)
         for at, via in reversed(chain):
             tail = [*via, *tail][:24]
             self._witness[(at, sig)] = tuple(tail)
         return tuple(tail)
+
+    def _owners(self) -> dict[tuple[int, int, frozenset], list[tuple]]:
+        """(group, signature, dims) -> the members that read that source themselves."""
+        if self._owner_index is None:
+            index: dict[tuple[int, int, frozenset], list[tuple]] = {}
+            for m, own in self.own.items():
+                for sig, dims in own:
+                    index.setdefault((self.comp[m], sig, dims), []).append(m)
+            self._owner_index = index
+        return self._owner_index
+
+    def _inside(self, start: tuple, goal: set[tuple]) -> tuple[list, tuple]:
+        """The hops from ``start`` to the nearest member of ``goal`` over reads inside
+        ``start``'s group, and that member. One breadth-first walk back from each goal (a
+        few dozen goals serve every witness), then each path is a walk along it."""
+        if start in goal:
+            return [], start
+        group = self.comp[start]
+        key = (group, frozenset(goal))
+        toward = self._toward.get(key)
+        if toward is None:
+            toward = self._toward[key] = {}
+            frontier = deque(goal)
+            seen = set(goal)
+            while frontier:
+                node = frontier.popleft()
+                for reader, hops in self.read_by.get(node, ()):
+                    if reader in seen or self.comp[reader] != group:
+                        continue
+                    seen.add(reader)
+                    toward[reader] = (node, hops)
+                    frontier.append(reader)
+        path: list = []
+        at = start
+        while at not in goal:
+            at, hops = toward[at]  # every member of a group reads every other
+            path += hops
+        return path[:24], at
 
 
 class CycleSolver:
