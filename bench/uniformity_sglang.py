@@ -1,8 +1,9 @@
 """Measure `deskcheck uniformity` on SGLang 0.5.23's Scheduler (source only, nothing imported).
 
 Usage: python bench/uniformity_sglang.py [SGLANG_SRC] [--changed-since] [--replicas]
-(``--replicas``: also declare the pool replica premise, bench/sglang_uniformity_replicas.toml)   (default /work/_sglang_src/src;
-get it with `pip download --no-deps sglang==0.5.23` and unpack under bench/_work/).
+(``--replicas``: also declare the pool replica premise, bench/sglang_uniformity_replicas.toml).
+SGLANG_SRC defaults to /work/_sglang_src/src, else bench/_work/src: get it with
+`pip download --no-deps sglang==0.5.23` and unzip the wheel into bench/_work/src.
 Prints the counts, every RANK-LOCAL report (file:line, condition, first witness) and the
 UNKNOWN count by reason; writes bench/_work/uniformity_sglang.json.
 """
@@ -20,7 +21,10 @@ HERE = Path(__file__).resolve().parent
 
 def main() -> int:
     args = [a for a in sys.argv[1:] if not a.startswith("--")]
-    src = Path(args[0] if args else "/work/_sglang_src/src")
+    src = Path(args[0]) if args else next(
+        (p for p in (Path("/work/_sglang_src/src"), HERE / "_work" / "src") if p.is_dir()),
+        HERE / "_work" / "src")
+    src = src.resolve()  # witnesses are printed relative to it
     from deskcheck.static import clear_cache
     from deskcheck.uniformity import Verdict, audit, load_uniformity_config
 

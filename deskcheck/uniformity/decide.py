@@ -7,6 +7,7 @@ import ast
 from dataclasses import dataclass, field
 
 from deskcheck.static import Guard
+from deskcheck.uniformity.cycles import expand_witness
 from deskcheck.uniformity.model import (
     AGREED,
     CONFIG,
@@ -20,7 +21,7 @@ from deskcheck.uniformity.model import (
     InputClass,
     Verdict,
 )
-from deskcheck.uniformity.reach import Ctx, Reach, guard_state
+from deskcheck.uniformity.reach import Ctx, Reach, guard_mode, guard_state
 from deskcheck.uniformity.rules import (
     covers,
     single_rank_dim,
@@ -143,8 +144,7 @@ def _inputs(build: _Build, ctx: Ctx, tracer: Tracer) -> list[Leaf]:
     if g.kind == "except":
         return [Leaf(g.text, "unknown", "whether the try body raises on every rank alike",
                      witness=(f"{ctx.fn.file}:{g.line} {g.text}",))]
-    mode = "length" if g.kind == "for" else "truth"
-    return list(tracer.trace(g.test, ctx, mode))
+    return list(tracer.trace(g.test, ctx, guard_mode(g)))
 
 
 def _classify(leaves: list[Leaf], dim: str) -> list[Input]:
@@ -165,14 +165,16 @@ def _classify(leaves: list[Leaf], dim: str) -> list[Input]:
                 klass, reason = RANK_LOCAL, f"{leaf.reason}: agreed over {leaf.dim}, not over {dim}"
         else:
             klass = {"rank_local": RANK_LOCAL, "config": CONFIG, "sanctioned": SANCTIONED,
-                     "unknown": UNKNOWN}[leaf.category]
+                     "unknown": UNKNOWN}.get(leaf.category, UNKNOWN)
             reason = leaf.reason
         key = (leaf.name, klass)
         found = out.get(key)
-        if found is None or len(leaf.witness) < len(found.witness):
-            out[key] = Input(leaf.name, klass, list(leaf.witness), reason)
+        if found is None or len(leaf.witness) < len(found[0].witness):
+            out[key] = (leaf, reason)
+    inputs = [Input(leaf.name, klass, expand_witness(leaf.witness), reason)
+              for (_name, klass), (leaf, reason) in out.items()]
     # the input closest to the decision first: its witness is the one a reader checks first
-    return sorted(out.values(), key=lambda i: (-_ORDER[i.klass], len(i.witness), i.name))
+    return sorted(inputs, key=lambda i: (-_ORDER[i.klass], len(i.witness), i.name))
 
 
 def _verdict(inputs: list[Input]) -> tuple[Verdict, str]:

@@ -9,7 +9,7 @@ import ast
 
 from deskcheck.static import FieldWrite, Fn, field_writes, first_param, flow_facts
 from deskcheck.uniformity.leaves import Leaf, default_of
-from deskcheck.uniformity.reach import Ctx, argument_for
+from deskcheck.uniformity.reach import Ctx, argument_for, guard_mode
 
 # the function class-level defaults are read in: one node for the process (flow facts are
 # cached by id, so a node that could be freed and its id reused must never reach them)
@@ -89,7 +89,8 @@ class FieldReads:
             for g in wctx.flow.guards.get(id(write.node), ()):
                 if g.test is not None and g.kind in _TESTED_GUARDS:
                     out += self._prefixed(f"{write.file}:{g.line} written when: {g.text}",
-                                          self.trace(g.test, wctx, "value", depth + 1))
+                                          self.trace(g.test, wctx, guard_mode(g),
+                                                     depth + 1))
         return self._prefixed(hop, tuple(out))
 
     def _class_ctx(self) -> Ctx:

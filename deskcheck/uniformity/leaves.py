@@ -32,13 +32,15 @@ def default_of(node: Any, name: str) -> ast.expr | None:
 
 
 _MAX_LEAVES = 96
+_REFERENCES = ("cycle", "param")  # edges of the walk, resolved later: never capped
 _PRIORITY = {"rank_local": 0, "rank_id": 1, "unknown": 2, "agreed": 3, "sanctioned": 4,
              "config": 5}
 
 
 def dedupe_leaves(leaves: list[Leaf]) -> tuple[Leaf, ...]:
     """One leaf per source (the shortest witness); over the cap, the sources that can fail
-    a decision are kept first, then the rest in a stable order."""
+    a decision are kept first, then the rest in a stable order. References to an open member
+    of a cycle (category ``cycle``) are edges of the walk: never dropped."""
     seen: dict[tuple, Leaf] = {}
     for leaf in leaves:
         key = (leaf.name, leaf.category, leaf.dim, leaf.single)
@@ -46,8 +48,16 @@ def dedupe_leaves(leaves: list[Leaf]) -> tuple[Leaf, ...]:
             seen[key] = leaf
     if len(seen) <= _MAX_LEAVES:
         return tuple(seen.values())
-    ranked = sorted(seen.values(), key=lambda x: (_PRIORITY.get(x.category, 9), x.name, x.dim,
-                                                  sorted(x.single), len(x.witness)))
-    return tuple(ranked[:_MAX_LEAVES])
+    return cap_leaves(list(seen.values()))
 
 
+def cap_leaves(leaves: list[Leaf]) -> tuple[Leaf, ...]:
+    """At most ``_MAX_LEAVES`` sources (plus every cycle or parameter reference): those that can fail a
+    decision first, and of one source the path with the fewest single-rank marks first."""
+    refs = [leaf for leaf in leaves if leaf.category in _REFERENCES]
+    rest = [leaf for leaf in leaves if leaf.category not in _REFERENCES]
+    if len(rest) <= _MAX_LEAVES:
+        return tuple(leaves)
+    ranked = sorted(rest, key=lambda x: (_PRIORITY.get(x.category, 9), len(x.single), x.name,
+                                         x.dim, sorted(x.single), len(x.witness)))
+    return tuple(ranked[:_MAX_LEAVES] + refs)

@@ -30,10 +30,12 @@ class Ctx:
     unresolved: list[tuple[ast.Call, str]] = field(default_factory=list)
     parent: tuple[Ctx, ast.Call] | None = None
     reaches: bool = False
+    summary: bool = False  # a return value's summary: parameters stay symbolic (summaries.py)
 
     @property
     def key(self) -> tuple:
-        return (self.fn.key, tuple(sorted((k, repr(v)) for k, v in self.consts.items())))
+        consts = tuple(sorted((k, repr(v)) for k, v in self.consts.items()))
+        return (self.fn.key, consts, True) if self.summary else (self.fn.key, consts)
 
 
 def evaluate(expr: ast.expr | None, consts: dict[str, Any]) -> Any:
@@ -79,6 +81,12 @@ def guard_state(guard: Guard, consts: dict[str, Any]) -> bool | None:
     if value is NOTHING:
         return None
     return bool(value) != guard.negated
+
+
+def guard_mode(guard: Guard) -> str:
+    """How a guard's test is read: a loop's trip count follows its iterable's length; any
+    other guard, its truth (a bare container by its length, never its entries)."""
+    return "length" if guard.kind == "for" else "truth"
 
 
 def is_dead(guards: tuple[Guard, ...], consts: dict[str, Any]) -> bool:

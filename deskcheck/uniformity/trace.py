@@ -14,7 +14,14 @@ from deskcheck.uniformity.collectives import classify_call, inplace_output, site
 from deskcheck.uniformity.cycles import CycleSolver
 from deskcheck.uniformity.fields import FieldReads
 from deskcheck.uniformity.leaves import Leaf, dedupe_leaves, default_of
-from deskcheck.uniformity.reach import Ctx, Reach, argument_for, guard_state, is_dead
+from deskcheck.uniformity.reach import (
+    Ctx,
+    Reach,
+    argument_for,
+    guard_mode,
+    guard_state,
+    is_dead,
+)
 from deskcheck.uniformity.rules import (
     config_reason,
     hop_text,
@@ -22,6 +29,7 @@ from deskcheck.uniformity.rules import (
     rank_local_reason,
     single_rank_dim,
 )
+from deskcheck.uniformity.summaries import CallSummaries
 
 _MAX_DEPTH = 3000  # a guard against runaway recursion; the memo bounds the work
 _LENGTH_KEEP = {"list", "tuple", "set", "sorted", "frozenset", "reversed", "enumerate", "zip",
@@ -30,7 +38,7 @@ _LENGTH_KEEP = {"list", "tuple", "set", "sorted", "frozenset", "reversed", "enum
 
 
 
-class Tracer(FieldReads, CycleSolver):
+class Tracer(FieldReads, CycleSolver, CallSummaries):
     def __init__(self, reach: Reach, sanctioned: dict[str, str], rank_local: list[str],
                  config: list[str], line_text) -> None:
         self.reach = reach
@@ -50,16 +58,15 @@ class Tracer(FieldReads, CycleSolver):
         self._inplace: dict[tuple, list[tuple[str, ast.Call, str, str]]] = {}
         self._keep: list[ast.AST] = []
         self._class_body: Ctx | None = None  # synthetic nodes: alive while their id() is a memo key
-        self._entry: dict[tuple, tuple] = {}  # key -> (expr, ctx, mode, depth), while open
         self._partial: dict[tuple, tuple[Leaf, ...]] = {}  # a cycle member's first-pass sources
-        # per cycle being solved: its members, who read each, the member being re-walked
-        self._fixing: list[tuple[set[tuple], dict[tuple, set[tuple]], list[tuple]]] = []
+        self._ref_key: dict[str, tuple] = {}  # a cycle reference leaf's name -> its key
+        self._pending: dict[tuple, Any] = {}  # a solved cycle's member -> its solution
 
     def forget(self) -> None:
         """Drop memoised input sets (after the declarations it reads were changed)."""
         self._memo.clear()
         self._partial.clear()
-        self._entry.clear()
+        self._pending.clear()
 
     # -- entry ---------------------------------------------------------------------------
     def trace(self, expr: ast.expr | None, ctx: Ctx, mode: str = "value",
@@ -74,22 +81,20 @@ class Tracer(FieldReads, CycleSolver):
         key = (id(expr), ctx.key, mode)
         found = self._memo.get(key)
         if found is not None:
-            for members, readers, walking in self._fixing:  # a member read while re-walking
-                if key in members:
-                    readers.setdefault(key, set()).add(walking[0])
             return found
+        if key in self._pending:
+            return self._pending_leaves(key)
         caller = self._calls[-1] if self._calls else None
-        if key in self._index:  # on the component stack: its sources reach the root later
+        if key in self._index:  # on the component stack: an edge of its cycle
             if caller is not None:
                 self._low[caller] = min(self._low[caller], self._index[key])
-            return ()
+            return (self._cycle_ref(key),)
         if depth > _MAX_DEPTH:
             return (Leaf(ast.unparse(expr), "unknown", "trace depth limit reached",
                          witness=(self._hop(ctx, expr, ast.unparse(expr)),)),)
         index = self._counter = self._counter + 1
         self._index[key] = self._low[key] = index
         self._where[key] = self._hop(ctx, expr, ast.unparse(expr)[:60])
-        self._entry[key] = (expr, ctx, mode, depth)
         self._component.append(key)
         self._calls.append(key)
         try:
@@ -104,17 +109,16 @@ class Tracer(FieldReads, CycleSolver):
                 members.append(member)
                 if member == key:
                     break
-            if len(members) == 1:
+            if len(members) == 1 and not any(leaf.category == "cycle" for leaf in leaves):
                 self._memo[key] = leaves
-                if not (self._fixing and key in self._fixing[-1][0]):
-                    del self._entry[key]
             else:
                 self._partial[key] = leaves
-                leaves = self._fixpoint(key, members)
-        else:
+                leaves = self._solve(key, members)
+        else:  # an open member of a cycle: its reader gets one edge to it, not a copy
             self._partial[key] = leaves
             if caller is not None:
                 self._low[caller] = min(self._low[caller], self._low[key])
+            return (self._cycle_ref(key),)
         return leaves
 
     def _hop(self, ctx: Ctx, node: ast.AST, text: str) -> str:
@@ -173,7 +177,7 @@ class Tracer(FieldReads, CycleSolver):
             for gen in e.generators:
                 out += self.trace(gen.iter, ctx, mode, depth)
                 for cond in gen.ifs:
-                    out += self.trace(cond, ctx, "value", depth)
+                    out += self.trace(cond, ctx, "truth", depth)
             if mode != "length":
                 elts = [e.key, e.value] if isinstance(e, ast.DictComp) else [e.elt]
                 for elt in elts:
@@ -209,7 +213,8 @@ class Tracer(FieldReads, CycleSolver):
                                                                              "ternary", "while"):
                         out += self._prefixed(f"{ctx.fn.file}:{g.line} which value of {e.id} "
                                               f"reaches: {g.text}",
-                                              self.trace(g.test, ctx, "value", depth + 1), single)
+                                              self.trace(g.test, ctx, guard_mode(g), depth + 1),
+                                              single)
         return out
 
     def _inplace_agreed(self, e: ast.Name, ctx: Ctx) -> Leaf | None:
@@ -275,6 +280,10 @@ class Tracer(FieldReads, CycleSolver):
                 value = value.elts[d.index]
             return list(self.trace(value, ctx, mode, depth + 1))
         if d.kind == "for":
+            counted = _enumerated(d, ctx)
+            if counted is not None:  # `for i, x in enumerate(seq)`: i counts seq's entries
+                return [x for a in counted for x in self.trace(
+                    a, ctx, "length" if a is counted[0] else "value", depth + 1)]
             return list(self.trace(d.value, ctx, "value", depth + 1))
         if d.kind == "except":
             return [Leaf(d.name, "unknown", "exception object: which exception a rank sees is "
@@ -285,6 +294,8 @@ class Tracer(FieldReads, CycleSolver):
         fn = ctx.fn
         if name == fn.self_name or name in ("cls",):
             return []
+        if ctx.summary:  # bound at the call site whose return this walk summarises
+            return [self._param_ref(name, mode)]
         callers = self.reach.callers.get(fn.key, [])
         if not callers:
             if fn.node is not None and fn.qualname.endswith(".__init__"):
@@ -430,7 +441,8 @@ class Tracer(FieldReads, CycleSolver):
                 if callee.fn.qualname.endswith(".__init__") and callee.fn.klass is not None:
                     out += self._object(callee.fn.klass, e, ctx, mode, depth)
                     continue
-                out += self._returns(callee, mode, depth, self._hop(ctx, e, f"{text}() returns"))
+                out += self._call_returns(callee, e, ctx, mode, depth,
+                                          self._hop(ctx, e, f"{text}() returns"))
             return out
         klass = self.resolver.class_of_expr(ctx.fn.module, e.func) if ctx.fn.module else None
         if klass is None and isinstance(e.func, ast.Name) and ctx.fn.module:
@@ -470,8 +482,23 @@ class Tracer(FieldReads, CycleSolver):
                     if g.test is not None and g.kind in ("if", "exit", "while", "ternary") \
                             and guard_state(g, callee.consts) is None:
                         out += self._prefixed(f"{callee.fn.file}:{g.line} which return: {g.text}",
-                                              self.trace(g.test, callee, "value", depth + 1))
+                                              self.trace(g.test, callee, guard_mode(g),
+                                                         depth + 1))
         return self._prefixed(hop, tuple(out))
+
+
+def _enumerated(d: Any, ctx: Ctx) -> list[ast.expr] | None:
+    """For the index of ``for i, x in enumerate(seq[, start])`` (a loop or a comprehension):
+    ``[seq, start]``, whose length and value make the index; else None."""
+    call, loop = d.value, d.guards[-1].node if d.guards else None
+    target = getattr(loop, "target", None)
+    if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Name)
+            and call.func.id == "enumerate" and call.args
+            and not ctx.flow.reaching.get(id(call.func))
+            and isinstance(target, ast.Tuple) and target.elts
+            and isinstance(target.elts[0], ast.Name) and target.elts[0].id == d.name):
+        return None
+    return [call.args[0], *call.args[1:2], *(k.value for k in call.keywords)]
 
 
 def _outer(mode: str, attr: str) -> str:

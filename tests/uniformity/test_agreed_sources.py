@@ -87,3 +87,37 @@ def test_a_wrapper_that_reduces_its_parameter_in_place_makes_it_agreed(make_pkg)
     d = _by_condition(audit("pkg.s:S", root=root))["counts.tolist()[0] > 0"]
     assert d.verdict is Verdict.UNIFORM, (
         f"self._all_reduce reduces its tensor in place over the TP group, yet: {d.why}")
+
+
+# SGLang's multiplexing mixin (multiplexing_mixin.py:209): a CUDA event poll summed over the
+# TP group by a ProcessGroup *method*, waited on at once.
+PG_METHOD = """
+    import torch
+
+    class S:
+        def step(self):
+            done = self.prefill_exe_done.query()
+            flags = torch.ones(1) if done else torch.zeros(1)
+            self.tp_cpu_group.allreduce(flags, dist.ReduceOp.SUM).wait()
+            if flags.item() == self.tp_size:
+                dist.barrier(group=self.tp_cpu_group)
+"""
+
+
+def test_a_process_group_method_reduces_its_tensor_in_place(make_pkg):
+    root = make_pkg({"s.py": PG_METHOD}, CFG)
+    d = _by_condition(audit("pkg.s:S", root=root))["flags.item() == self.tp_size"]
+    assert d.verdict is Verdict.UNIFORM, (
+        f"self.tp_cpu_group.allreduce(flags, SUM).wait() sums the tensor in place over the TP "
+        f"group, yet the decision on it was {d.verdict}: {d.why}")
+
+
+def test_a_process_group_method_over_another_group_does_not_agree_the_tensor(make_pkg):
+    """The can-fail twin: the same sum over the PP group leaves the tensor rank-local within
+    a TP group."""
+    root = make_pkg({"s.py": PG_METHOD.replace("self.tp_cpu_group.allreduce",
+                                                 "self.pp_group.allreduce")}, CFG)
+    d = _by_condition(audit("pkg.s:S", root=root))["flags.item() == self.tp_size"]
+    assert d.verdict is Verdict.RANK_LOCAL, (
+        f"a sum over the PP group does not agree the tensor over TP, yet the decision gating "
+        f"a TP barrier was {d.verdict}: {d.why}")

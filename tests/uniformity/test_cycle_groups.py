@@ -1,0 +1,68 @@
+"""The cycle solver condenses members that read each other on unmarked paths into one
+group (they hold the same sources), and still names, for every member, a witness that is a
+real path of reads: the hops in order, ending at the member that reads the source itself."""
+
+from __future__ import annotations
+
+from deskcheck.uniformity.cycles import _Solution, expand_witness
+from deskcheck.uniformity.leaves import Leaf
+
+A, B, C, D = ("A",), ("B",), ("C",), ("D",)
+TP = frozenset({"tp"})
+
+
+def _ref(name: str, hops: tuple[str, ...], single: frozenset = frozenset()) -> Leaf:
+    return Leaf(name, "cycle", "", "", hops, single)
+
+
+def _solve() -> _Solution:
+    """A, B and C read each other in a ring (one group); C reads D only where tp_size == 1;
+    D reads A. A reads the clock itself; D reads a poll itself."""
+    refs = {"\x00cycle:A": A, "\x00cycle:B": B, "\x00cycle:C": C, "\x00cycle:D": D}
+    partial = {
+        A: (_ref("\x00cycle:B", ("A reads B",)),
+            Leaf("time.monotonic", "rank_local", "clock", "", ("A: time.monotonic",))),
+        B: (_ref("\x00cycle:C", ("B reads C",)),),
+        C: (_ref("\x00cycle:A", ("C reads A",)),
+            _ref("\x00cycle:D", ("C reads D where tp_size == 1",), TP)),
+        D: (Leaf("p.poll", "rank_local", "IPC poll", "", ("D: p.poll",)),
+            _ref("\x00cycle:A", ("D reads A",))),
+    }
+    return _Solution([A, B, C, D], partial, refs)
+
+
+def _sources(solution: _Solution, member: tuple) -> dict[tuple[str, frozenset], list[str]]:
+    return {(leaf.name, leaf.single): expand_witness(leaf.witness)
+            for leaf in solution.leaves(member)}
+
+
+def test_every_member_of_a_ring_holds_every_source_with_its_marks():
+    solution = _solve()
+    for member in (A, B, C):
+        found = set(_sources(solution, member))
+        assert found == {("time.monotonic", frozenset()), ("time.monotonic", TP),
+                         ("p.poll", TP)}, (
+            f"{member[0]} is in the ring A-B-C: it must hold the clock unmarked (and marked,"
+            f" back through D), and the poll only with the tp single-rank mark of C's read "
+            f"of D, got {sorted(found)}")
+    found = set(_sources(solution, D))
+    assert found == {("p.poll", frozenset()), ("p.poll", TP), ("time.monotonic", frozenset()),
+                     ("time.monotonic", TP)}, (
+        f"D reads the poll itself and the clock through A (each also marked, back through "
+        f"C's read of D), got {sorted(found)}")
+
+
+def test_a_witness_through_a_group_is_the_path_of_reads_in_order():
+    solution = _solve()
+    assert _sources(solution, B)[("p.poll", TP)] == [
+        "B reads C", "C reads D where tp_size == 1", "D: p.poll"], (
+        f"B's poll must be witnessed by the reads B -> C -> D and D's own read, got "
+        f"{_sources(solution, B)[('p.poll', TP)]}")
+    assert _sources(solution, C)[("time.monotonic", frozenset())] == [
+        "C reads A", "A: time.monotonic"], (
+        f"C's clock must be witnessed by C's read of A, got "
+        f"{_sources(solution, C)[('time.monotonic', frozenset())]}")
+    assert _sources(solution, D)[("time.monotonic", frozenset())] == [
+        "D reads A", "A: time.monotonic"], (
+        f"D's clock must come through D's read of A, got "
+        f"{_sources(solution, D)[('time.monotonic', frozenset())]}")
