@@ -1,4 +1,5 @@
-"""An autouse guard: a test that leaves ``os.environ`` or the working folder changed fails.
+"""An autouse guard: a test that leaves ``os.environ``, the working folder or ``sys.path``
+changed fails.
 
 No test may depend on another test's side effects (docs/selfproof.md, "No test leaks into
 the next"). The guard snapshots the environment and the cwd before each test and compares
@@ -11,6 +12,7 @@ before and after, so the next test starts from what the session had.
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Iterator, Mapping
 
 import pytest
@@ -57,6 +59,7 @@ def leaves_environment_and_cwd_as_found(request: pytest.FixtureRequest) -> Itera
     """Fail the test (at teardown) that leaves ``os.environ`` or the cwd changed."""
     env_before = dict(os.environ)
     cwd_before = _cwd()
+    path_before = list(sys.path)
     yield
     problems = environment_changes(env_before, os.environ)
     if problems:
@@ -67,7 +70,15 @@ def leaves_environment_and_cwd_as_found(request: pytest.FixtureRequest) -> Itera
                         f"{cwd_after or 'a folder that no longer exists'}")
         if cwd_before is not None:
             os.chdir(cwd_before)
+    added = [p for p in sys.path if p not in path_before]
+    removed = [p for p in path_before if p not in sys.path]
+    if added or removed:  # an entry moved or repeated (a command run in-process puts its
+        # project root first) changes no folder that can be imported from: restored, not told
+        problems.append("sys.path was changed"
+                        + (f": added {added}" if added else "")
+                        + (f", removed {removed}" if removed else ""))
+    sys.path[:] = path_before
     if problems:
         pytest.fail(f"{request.node.nodeid} left the process changed (use monkeypatch.setenv/"
-                    "delenv/chdir, or restore what the code under test changes):\n  "
+                    "delenv/chdir/syspath_prepend, or restore what the code under test changes):\n  "
                     + "\n  ".join(problems), pytrace=False)

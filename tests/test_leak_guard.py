@@ -71,3 +71,31 @@ def test_environment_changes_names_each_kind_and_leaves_out_pytests_own() -> Non
     assert environment_changes(before, after) == [
         "changed EDIT: 'a' -> 'b'", "removed GONE (was 'x')", "added NEW='y'"], (
         "expected one line per added/removed/changed variable, none for PYTEST_CURRENT_TEST")
+
+
+SYS_PATH_LEAKY = """
+import sys
+
+def test_prepends():
+    sys.path.insert(0, "/deskcheck-leaked-folder")
+
+def test_sees_no_leak():
+    assert "/deskcheck-leaked-folder" not in sys.path, "the guard left test_prepends' entry"
+
+def test_clean(monkeypatch):
+    monkeypatch.syspath_prepend("/deskcheck-clean-folder")
+"""
+
+
+def test_the_guard_fails_a_test_that_leaves_sys_path_changed(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(test_leaky_path=SYS_PATH_LEAKY)
+    result = pytester.runpytest_inprocess("-p", "no:cacheprovider", "-p", "no:randomly",
+                                          plugins=[leak_guard])
+    outcomes = result.parseoutcomes()
+    text = result.stdout.str()
+    assert outcomes.get("errors") == 1 and outcomes.get("passed") == 3, (
+        "expected only test_prepends to error at teardown for the sys.path entry it left (the "
+        f"next test sees it removed; monkeypatch.syspath_prepend is clean), got {outcomes}:\n"
+        f"{text}")
+    assert "sys.path was changed: added ['/deskcheck-leaked-folder']" in text, (
+        f"the guard's report does not name the sys.path entry left behind:\n{text}")
