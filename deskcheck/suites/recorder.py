@@ -52,6 +52,8 @@ def recording_every_task() -> bool:
     return os.environ.get(RECORD_ENV, "").strip().lower() == "all"
 
 
+_get_ident = threading.get_ident
+_RAW = frozenset((bool, int, float, str, type(None)))  # kept as they are, shown when read
 _TOO_COMMON = frozenset({"0", "1", "-1", "True", "False", "None", "0.0", "1.0", "()", "[]"})
 _SCALARS = (bool, int, float, str, bytes, type(None))
 _COLLECTIVES = ("all_reduce", "all_gather", "all_gather_into_tensor", "reduce_scatter_tensor",
@@ -109,20 +111,35 @@ class DecisionRecorder(_PassThrough):
         self._calls: list[tuple[int, dict[str, str]]] = []
         self._path: tuple[str, ...] = ()
         self._buffer: list[tuple[Any, ...]] = []
+        self._new_agreed: set[str] = set()  # agreed since the last line written
+        self._wrote = False
 
     # -- the hooks (see _instrument) --------------------------------------------------------
+    # Cheap at the cause: a hook keeps a value as it is when it is an immutable scalar (shown
+    # by the reader, only when a split is asked for) and shows it now otherwise (a list may
+    # change before the flush); a record is one tuple, the agreed inputs are the reader's.
     def o(self) -> dict[str, Any]:
         values: dict[str, Any] = {}
         self._open.append(values)
         return values
 
     def v(self, name: str, value: Any) -> Any:
-        if self._open:
-            self._open[-1][name] = value
+        stack = self._open
+        if stack:
+            kind = type(value)
+            if kind in _RAW:
+                stack[-1][name] = value
+            elif kind in _AS_TYPE:  # a user object: shown by its type
+                stack[-1][name] = _AS_TYPE[kind]
+            elif "." in name or not isinstance(value, NOT_AN_INPUT):
+                stack[-1][name] = _kept(value)
         return value
 
     def _close(self, values: dict[str, Any]) -> bool:
         stack = self._open
+        if stack and stack[-1] is values:
+            stack.pop()
+            return True
         for index in range(len(stack) - 1, -1, -1):
             if stack[index] is values:
                 del stack[index:]
@@ -130,32 +147,36 @@ class DecisionRecorder(_PassThrough):
         return False
 
     def b(self, site: int, values: dict[str, Any], result: Any) -> bool:
-        took = bool(result)
+        took = True if result else False
         if self._close(values):
-            self._emit(site, took, self._shown(values))
+            self._emit(site, took, values)
         return took
 
     def loop(self, site: int, values: dict[str, Any], count: int) -> None:
         where = SITES[site]
         if where.kind == "while":  # the frame's locals as the loop ended
-            self._emit(site, count, self._shown(_ended_on(values, where.names)))
+            self._emit(site, count, _kept_values(_ended_on(values, where.names)))
         elif self._close(values):
-            self._emit(site, count, self._shown(values))
+            self._emit(site, count, values)
 
     def s(self, site: int, values: dict[str, Any], value: Any) -> Any:
         if self._close(values):
-            self._emit(site, show(value), self._shown(values))
+            self._emit(site, value if type(value) in _RAW else _kept(value), values)
         return value
 
     def e(self, site: int, args: tuple[Any, ...]) -> int:
-        if threading.get_ident() != self.thread:
+        if _get_ident() != self.thread:
             return -1
-        names = SITES[site].names
-        self._calls.append((site, {n: show(a) for n, a in zip(names, args, strict=False)}))
+        for arg in args:
+            if type(arg) not in _RAW:
+                args = tuple(a if type(a) in _RAW else _kept(a) for a in args)
+                break
+        calls = self._calls
+        calls.append((site, args))
         self._path += (SITES[site].function,)
-        return len(self._calls) - 1
+        return len(calls) - 1
 
-    def _leave(self, depth: int, took: str) -> None:
+    def _leave(self, depth: int, took: Any) -> None:
         if 0 <= depth < len(self._calls):
             site, args = self._calls[depth]
             del self._calls[depth:]
@@ -164,48 +185,52 @@ class DecisionRecorder(_PassThrough):
 
     def r(self, depth: int, value: Any) -> Any:
         if depth >= 0:
-            self._leave(depth, show(value))
+            self._leave(depth, value if type(value) in _RAW else _kept(value))
         return value
 
     def x(self, depth: int, exc: BaseException) -> None:
         if depth >= 0:
-            self._leave(depth, f"raised {type(exc).__name__}")
+            self._leave(depth, [f"raised {type(exc).__name__}"])
 
     # -- records ----------------------------------------------------------------------------
-    @staticmethod
-    def _shown(values: dict[str, Any]) -> dict[str, str]:
-        return {k: show(v) for k, v in values.items()
-                if "." in k or not isinstance(v, NOT_AN_INPUT)}
-
-    def _emit(self, site: int, took: bool | int | str | None, inputs: dict[str, str]) -> None:
+    def _emit(self, site: int, took: Any, inputs: dict[str, Any] | tuple[Any, ...]) -> None:
         self.count += 1
-        agreed = [k for k, v in inputs.items() if v in self.agreed] if self.agreed else []
-        self._buffer.append((self.count, self.epoch, site, took, inputs, agreed, self._path))
-        if len(self._buffer) >= _FLUSH_EVERY:
+        buffer = self._buffer
+        buffer.append((self.count, self.epoch, site, took, inputs, self._path))
+        if len(buffer) >= _FLUSH_EVERY:
             self.flush()
 
     def flush(self) -> None:
         """Write what was recorded so far (before a collective: a hang keeps it): one line
-        with the batch of records and the sites and call paths this file lacks."""
+        with the batch of records, the sites and call paths this file lacks, and the values
+        the group agreed on since the last line (see :mod:`deskcheck.suites.records`)."""
         if not self._buffer:
             return
         written = _written(self.out)
-        sites: dict[int, tuple[str, int, str, str, str]] = {}
+        sites: dict[int, tuple[str, int, str, str, str, tuple[str, ...]]] = {}
         paths: dict[int, tuple[str, ...]] = {}
         rows = []
-        for n, epoch, site, took, inputs, agreed, path in self._buffer:
-            if site not in written.sites:
-                written.sites.add(site)
+        known_sites, known_paths = written.sites, written.paths
+        for n, epoch, site, took, inputs, path in self._buffer:
+            if site not in known_sites:
+                known_sites.add(site)
                 where = SITES[site]
                 sites[site] = (where.file, where.line, where.kind, where.condition,
-                               where.function)
-            number = written.paths.get(path)
+                               where.function, where.names if where.kind == "call" else ())
+            number = known_paths.get(path)
             if number is None:
-                number = written.paths[path] = len(written.paths)
+                number = known_paths[path] = len(known_paths)
                 paths[number] = path
-            rows.append((n, epoch, site, took, inputs, agreed, number))
+            rows.append((n, epoch, site, took, inputs, number))
         self._buffer.clear()
-        self.out.write(json.dumps({"sites": sites, "paths": paths, "batch": rows}) + "\n")
+        line: dict[str, Any] = {"sites": sites, "paths": paths, "rows": rows}
+        if self._new_agreed:
+            line["agreed"] = sorted(self._new_agreed)
+            self._new_agreed.clear()
+        if not self._wrote:
+            line["new"] = 1  # a new recording: the reader's agreed values start empty
+            self._wrote = True
+        self.out.write(json.dumps(line, separators=(",", ":")) + "\n")
         self.out.flush()
 
     # -- collectives ------------------------------------------------------------------------
@@ -230,11 +255,15 @@ class DecisionRecorder(_PassThrough):
             flat: list[Any] = []
             for item in value:
                 flat.extend(item if isinstance(item, list) else [item])
-            self.agreed.update(show(v) for v in flat)
-            self.agreed.add(show(value))
+            shown = {show(v) for v in flat}
+            shown.add(show(value))
         elif isinstance(value, _SCALARS):
-            self.agreed.add(show(value))
-        self.agreed -= _TOO_COMMON
+            shown = {show(value)}
+        else:
+            return
+        shown -= _TOO_COMMON
+        self._new_agreed.update(shown - self.agreed)
+        self.agreed |= shown
 
     # -- the swap ---------------------------------------------------------------------------
     @contextlib.contextmanager
@@ -263,6 +292,27 @@ class DecisionRecorder(_PassThrough):
             self._open.clear()
             self._calls.clear()
             self._path = ()
+
+
+_AS_TYPE: dict[type, list[str]] = {}  # the types of user objects -> how they are kept
+
+
+def _kept(value: Any) -> list[str]:
+    """A value that is no immutable scalar, shown now (``[text]``: the reader takes it as it
+    is); a user object's type is remembered, its next value is kept without a call."""
+    text = show(value)
+    kind = type(value)
+    if text == f"<{kind.__name__}>" and not issubclass(kind, (*NOT_AN_INPUT, tuple, list,
+                                                                dict, set, frozenset)):
+        _AS_TYPE[kind] = [text]
+    return [text]
+
+
+def _kept_values(values: dict[str, Any]) -> dict[str, Any]:
+    """``values`` as a hook keeps them: immutable scalars as they are, the rest shown now,
+    functions, modules and classes (no input of a condition) left out."""
+    return {k: v if type(v) in _RAW else _kept(v) for k, v in values.items()
+            if type(v) in _RAW or "." in k or not isinstance(v, NOT_AN_INPUT)}
 
 
 def _ended_on(local: dict[str, Any], reads: Sequence[str]) -> dict[str, Any]:
