@@ -152,8 +152,16 @@ class DecisionRecorder(_PassThrough):
 
     def b(self, site: int, values: dict[str, Any], result: Any) -> bool:
         took = True if result else False
-        if self._close(values):
-            self._emit(site, took, values)
+        stack = self._open
+        if stack and stack[-1] is values:
+            stack.pop()
+        elif not self._close(values):
+            return took
+        self.count += 1  # _emit, inline: the commonest record
+        buffer = self._buffer
+        buffer.append((self.count, self.epoch, site, took, values, self._path))
+        if len(buffer) >= _FLUSH_EVERY:
+            self.flush()
         return took
 
     def loop(self, site: int, values: dict[str, Any], count: int) -> None:
@@ -165,7 +173,7 @@ class DecisionRecorder(_PassThrough):
 
     def s(self, site: int, values: dict[str, Any], value: Any) -> Any:
         if self._close(values):
-            self._emit(site, value if type(value) in _RAW else _kept(value), values)
+            self._emit(site, _keep(value), values)
         return value
 
     def e(self, site: int, args: tuple[Any, ...]) -> int:
@@ -173,23 +181,25 @@ class DecisionRecorder(_PassThrough):
             return -1
         for arg in args:
             if type(arg) not in _RAW:
-                args = tuple(a if type(a) in _RAW else _kept(a) for a in args)
+                args = tuple(map(_keep, args))
                 break
         calls = self._calls
-        calls.append((site, args))
-        self._path += (SITES[site].function,)
+        path = self._path
+        calls.append((site, args, path))
+        self._path = path + (SITES[site].function,)
         return len(calls) - 1
 
     def _leave(self, depth: int, took: Any) -> None:
-        if 0 <= depth < len(self._calls):
-            site, args = self._calls[depth]
-            del self._calls[depth:]
+        calls = self._calls
+        if 0 <= depth < len(calls):
+            site, args, outer = calls[depth]
+            del calls[depth:]
             self._emit(site, took, args)
-            self._path = self._path[:depth]
+            self._path = outer
 
     def r(self, depth: int, value: Any) -> Any:
         if depth >= 0:
-            self._leave(depth, value if type(value) in _RAW else _kept(value))
+            self._leave(depth, value if type(value) in _RAW else _keep(value))
         return value
 
     def x(self, depth: int, exc: BaseException) -> None:
@@ -307,10 +317,19 @@ def _kept(value: Any) -> list[str]:
     return [text]
 
 
+def _keep(value: Any) -> Any:
+    """``value`` as a hook keeps it (see :meth:`DecisionRecorder.v`)."""
+    kind = type(value)
+    if kind in _RAW:
+        return value
+    kept = _AS_TYPE.get(kind)
+    return kept if kept is not None else _kept(value)
+
+
 def _kept_values(values: dict[str, Any]) -> dict[str, Any]:
     """``values`` as a hook keeps them: immutable scalars as they are, the rest shown now,
     functions, modules and classes (no input of a condition) left out."""
-    return {k: v if type(v) in _RAW else _kept(v) for k, v in values.items()
+    return {k: _keep(v) for k, v in values.items()
             if type(v) in _RAW or "." in k or not isinstance(v, NOT_AN_INPUT)}
 
 
