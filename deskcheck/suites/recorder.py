@@ -57,7 +57,9 @@ def recording_every_task() -> bool:
 
 _get_ident = threading.get_ident
 _SITE_OF = operator.itemgetter(2)  # a record's site
-_RAW = frozenset((bool, int, float, str, type(None)))  # kept as they are, shown when read
+# Kept as they are, shown when read; the rest is kept shown (a str): a record holds no
+# container, so the collector lets it be (it stays out of the older generations).
+_RAW = frozenset((bool, int, float, type(None)))
 _TOO_COMMON = frozenset({"0", "1", "-1", "True", "False", "None", "0.0", "1.0", "()", "[]"})
 _SCALARS = (bool, int, float, str, bytes, type(None))
 _COLLECTIVES = ("all_reduce", "all_gather", "all_gather_into_tensor", "reduce_scatter_tensor",
@@ -119,9 +121,9 @@ class DecisionRecorder(_PassThrough):
         self._wrote = False
 
     # -- the hooks (see _instrument) --------------------------------------------------------
-    # Cheap at the cause: a hook keeps a value as it is when it is an immutable scalar (shown
-    # by the reader, only when a split is asked for) and shows it now otherwise (a list may
-    # change before the flush); a record is one tuple, the agreed inputs are the reader's.
+    # Cheap at the cause: a hook keeps a number, bool or None as it is (shown by the reader,
+    # only when a split is asked for) and shows anything else now (a list may change before
+    # the flush); a record is one tuple, the agreed inputs are the reader's.
     def o(self) -> dict[str, Any]:
         values: dict[str, Any] = {}
         self._open.append(values)
@@ -204,7 +206,7 @@ class DecisionRecorder(_PassThrough):
 
     def x(self, depth: int, exc: BaseException) -> None:
         if depth >= 0:
-            self._leave(depth, [f"raised {type(exc).__name__}"])
+            self._leave(depth, f"raised {type(exc).__name__}")
 
     # -- records ----------------------------------------------------------------------------
     def _emit(self, site: int, took: Any, inputs: dict[str, Any] | tuple[Any, ...]) -> None:
@@ -303,18 +305,18 @@ class DecisionRecorder(_PassThrough):
             self._path = ()
 
 
-_AS_TYPE: dict[type, list[str]] = {}  # the types of user objects -> how they are kept
+_AS_TYPE: dict[type, str] = {}  # the types of user objects -> how they are kept
 
 
-def _kept(value: Any) -> list[str]:
-    """A value that is no immutable scalar, shown now (``[text]``: the reader takes it as it
+def _kept(value: Any) -> str:
+    """A value that is no number, bool or None, shown now (a str: the reader takes it as it
     is); a user object's type is remembered, its next value is kept without a call."""
     text = show(value)
     kind = type(value)
     if text == f"<{kind.__name__}>" and not issubclass(kind, (*NOT_AN_INPUT, tuple, list,
                                                                 dict, set, frozenset)):
-        _AS_TYPE[kind] = [text]
-    return [text]
+        _AS_TYPE[kind] = text
+    return text
 
 
 def _keep(value: Any) -> Any:

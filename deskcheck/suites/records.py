@@ -5,9 +5,9 @@ A rank's file (:func:`deskcheck.suites.recorder.rank_file`) holds one JSON line 
 (file, line, kind, condition, function, a call's argument names) the file did not hold yet,
 and the values the group ``agreed`` on since the last line (``new``: a new recording, none
 agreed yet). The recorder packs them with :mod:`marshal` (base64, key ``m``: a tenth of
-JSON's time in the rank; the same interpreter reads them back). A value is kept as the rank
-read it when it is a scalar (shown here, as :func:`deskcheck.suites._values.show` shows it)
-or as ``[text]`` when the rank showed it; a call's inputs are its arguments in order; an
+JSON's time in the rank; the same interpreter reads them back). A number, bool or None is
+kept as the rank read it (shown here, as :func:`deskcheck.suites._values.show` shows it),
+any other value as the text the rank showed; a call's inputs are its arguments in order; an
 input showing an agreed value is marked agreed. (``batch`` lines, of shown values with their
 agreed inputs and numbered call ``paths``, are read too.) A line cut by a kill is dropped.
 """
@@ -115,7 +115,7 @@ def _rank_decisions(text: str) -> list[Decision]:
 
 
 def _shown(value: Any) -> str:
-    return value[0] if type(value) is list else show(value)
+    return value if type(value) is str else show(value)
 
 
 def _row(row: list[Any], sites: dict[int, list[Any]], paths: dict[int, tuple[str, ...]],
