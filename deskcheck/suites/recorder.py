@@ -101,7 +101,7 @@ _IDLE = _PassThrough()
 
 class DecisionRecorder(_PassThrough):
     """The hooks of the instrumented functions, for the thread that records; writes each
-    decision to ``out`` (JSON lines)."""
+    decision to ``out`` (JSON lines, as :mod:`deskcheck.suites.records` reads them)."""
 
     def __init__(self, out: TextIO, include: Callable[[str], bool] = is_project_file,
                  include_key: Any = None):
