@@ -17,11 +17,14 @@ what it recorded up to the collective it waits in.
 
 from __future__ import annotations
 
+import base64
 import builtins
 import contextlib
 import functools
 import io
 import json
+import marshal
+import operator
 import os
 import sys
 import threading
@@ -52,6 +55,11 @@ def recording_every_task() -> bool:
     return os.environ.get(RECORD_ENV, "").strip().lower() == "all"
 
 
+_get_ident = threading.get_ident
+_SITE_OF = operator.itemgetter(2)  # a record's site
+# Kept as they are, shown when read; the rest is kept shown (a str): a record holds no
+# container, so the collector lets it be (it stays out of the older generations).
+_RAW = frozenset((bool, int, float, type(None)))
 _TOO_COMMON = frozenset({"0", "1", "-1", "True", "False", "None", "0.0", "1.0", "()", "[]"})
 _SCALARS = (bool, int, float, str, bytes, type(None))
 _COLLECTIVES = ("all_reduce", "all_gather", "all_gather_into_tensor", "reduce_scatter_tensor",
@@ -93,7 +101,7 @@ _IDLE = _PassThrough()
 
 class DecisionRecorder(_PassThrough):
     """The hooks of the instrumented functions, for the thread that records; writes each
-    decision to ``out`` (JSON lines)."""
+    decision to ``out`` (JSON lines, as :mod:`deskcheck.suites.records` reads them)."""
 
     def __init__(self, out: TextIO, include: Callable[[str], bool] = is_project_file,
                  include_key: Any = None):
@@ -109,20 +117,35 @@ class DecisionRecorder(_PassThrough):
         self._calls: list[tuple[int, dict[str, str]]] = []
         self._path: tuple[str, ...] = ()
         self._buffer: list[tuple[Any, ...]] = []
+        self._new_agreed: set[str] = set()  # agreed since the last line written
+        self._wrote = False
 
     # -- the hooks (see _instrument) --------------------------------------------------------
+    # Cheap at the cause: a hook keeps a number, bool or None as it is (shown by the reader,
+    # only when a split is asked for) and shows anything else now (a list may change before
+    # the flush); a record is one tuple, the agreed inputs are the reader's.
     def o(self) -> dict[str, Any]:
         values: dict[str, Any] = {}
         self._open.append(values)
         return values
 
     def v(self, name: str, value: Any) -> Any:
-        if self._open:
-            self._open[-1][name] = value
+        stack = self._open
+        if stack:
+            kind = type(value)
+            if kind in _RAW:
+                stack[-1][name] = value
+            elif kind in _AS_TYPE:  # a user object: shown by its type
+                stack[-1][name] = _AS_TYPE[kind]
+            elif "." in name or not isinstance(value, NOT_AN_INPUT):
+                stack[-1][name] = _kept(value)
         return value
 
     def _close(self, values: dict[str, Any]) -> bool:
         stack = self._open
+        if stack and stack[-1] is values:
+            stack.pop()
+            return True
         for index in range(len(stack) - 1, -1, -1):
             if stack[index] is values:
                 del stack[index:]
@@ -130,41 +153,55 @@ class DecisionRecorder(_PassThrough):
         return False
 
     def b(self, site: int, values: dict[str, Any], result: Any) -> bool:
-        took = bool(result)
-        if self._close(values):
-            self._emit(site, took, self._shown(values))
+        took = True if result else False
+        stack = self._open
+        if stack and stack[-1] is values:
+            stack.pop()
+        elif not self._close(values):
+            return took
+        self.count += 1  # _emit, inline: the commonest record
+        buffer = self._buffer
+        buffer.append((self.count, self.epoch, site, took, values, self._path))
+        if len(buffer) >= _FLUSH_EVERY:
+            self.flush()
         return took
 
     def loop(self, site: int, values: dict[str, Any], count: int) -> None:
         where = SITES[site]
         if where.kind == "while":  # the frame's locals as the loop ended
-            self._emit(site, count, self._shown(_ended_on(values, where.names)))
+            self._emit(site, count, _kept_values(_ended_on(values, where.names)))
         elif self._close(values):
-            self._emit(site, count, self._shown(values))
+            self._emit(site, count, values)
 
     def s(self, site: int, values: dict[str, Any], value: Any) -> Any:
         if self._close(values):
-            self._emit(site, show(value), self._shown(values))
+            self._emit(site, _keep(value), values)
         return value
 
     def e(self, site: int, args: tuple[Any, ...]) -> int:
-        if threading.get_ident() != self.thread:
+        if _get_ident() != self.thread:
             return -1
-        names = SITES[site].names
-        self._calls.append((site, {n: show(a) for n, a in zip(names, args, strict=False)}))
-        self._path += (SITES[site].function,)
-        return len(self._calls) - 1
+        for arg in args:
+            if type(arg) not in _RAW:
+                args = tuple(map(_keep, args))
+                break
+        calls = self._calls
+        path = self._path
+        calls.append((site, args, path))
+        self._path = path + (SITES[site].function,)
+        return len(calls) - 1
 
-    def _leave(self, depth: int, took: str) -> None:
-        if 0 <= depth < len(self._calls):
-            site, args = self._calls[depth]
-            del self._calls[depth:]
+    def _leave(self, depth: int, took: Any) -> None:
+        calls = self._calls
+        if 0 <= depth < len(calls):
+            site, args, outer = calls[depth]
+            del calls[depth:]
             self._emit(site, took, args)
-            self._path = self._path[:depth]
+            self._path = outer
 
     def r(self, depth: int, value: Any) -> Any:
         if depth >= 0:
-            self._leave(depth, show(value))
+            self._leave(depth, value if type(value) in _RAW else _keep(value))
         return value
 
     def x(self, depth: int, exc: BaseException) -> None:
@@ -172,40 +209,39 @@ class DecisionRecorder(_PassThrough):
             self._leave(depth, f"raised {type(exc).__name__}")
 
     # -- records ----------------------------------------------------------------------------
-    @staticmethod
-    def _shown(values: dict[str, Any]) -> dict[str, str]:
-        return {k: show(v) for k, v in values.items()
-                if "." in k or not isinstance(v, NOT_AN_INPUT)}
-
-    def _emit(self, site: int, took: bool | int | str | None, inputs: dict[str, str]) -> None:
+    def _emit(self, site: int, took: Any, inputs: dict[str, Any] | tuple[Any, ...]) -> None:
         self.count += 1
-        agreed = [k for k, v in inputs.items() if v in self.agreed] if self.agreed else []
-        self._buffer.append((self.count, self.epoch, site, took, inputs, agreed, self._path))
-        if len(self._buffer) >= _FLUSH_EVERY:
+        buffer = self._buffer
+        buffer.append((self.count, self.epoch, site, took, inputs, self._path))
+        if len(buffer) >= _FLUSH_EVERY:
             self.flush()
 
     def flush(self) -> None:
         """Write what was recorded so far (before a collective: a hang keeps it): one line
-        with the batch of records and the sites and call paths this file lacks."""
-        if not self._buffer:
+        with the batch of records (each with its call path), the sites this file lacks, and
+        the values the group agreed on since the last line (:mod:`deskcheck.suites.records`
+        reads it); no loop over the records here."""
+        rows = self._buffer
+        if not rows:
             return
+        self._buffer = []
         written = _written(self.out)
-        sites: dict[int, tuple[str, int, str, str, str]] = {}
-        paths: dict[int, tuple[str, ...]] = {}
-        rows = []
-        for n, epoch, site, took, inputs, agreed, path in self._buffer:
-            if site not in written.sites:
-                written.sites.add(site)
-                where = SITES[site]
-                sites[site] = (where.file, where.line, where.kind, where.condition,
-                               where.function)
-            number = written.paths.get(path)
-            if number is None:
-                number = written.paths[path] = len(written.paths)
-                paths[number] = path
-            rows.append((n, epoch, site, took, inputs, agreed, number))
-        self._buffer.clear()
-        self.out.write(json.dumps({"sites": sites, "paths": paths, "batch": rows}) + "\n")
+        fresh = set(map(_SITE_OF, rows)) - written.sites
+        written.sites |= fresh
+        sites = {site: (where.file, where.line, where.kind, where.condition, where.function,
+                        where.names if where.kind == "call" else ())
+                 for site, where in ((site, SITES[site]) for site in fresh)}
+        agreed = sorted(self._new_agreed)
+        self._new_agreed.clear()
+        new = 0 if self._wrote else 1  # a new recording: the reader's agreed start empty
+        self._wrote = True
+        try:  # marshal: a tenth of json's time; the line stays a JSON line a cut drops
+            packed = marshal.dumps((sites, rows, agreed, new))
+            line = '{"m":"' + base64.b64encode(packed).decode("ascii") + '"}\n'
+        except ValueError:  # a value of a type marshal refuses: the plain JSON line
+            line = json.dumps({"sites": sites, "rows": rows, "agreed": agreed, "new": new},
+                              default=repr) + "\n"
+        self.out.write(line)
         self.out.flush()
 
     # -- collectives ------------------------------------------------------------------------
@@ -230,11 +266,15 @@ class DecisionRecorder(_PassThrough):
             flat: list[Any] = []
             for item in value:
                 flat.extend(item if isinstance(item, list) else [item])
-            self.agreed.update(show(v) for v in flat)
-            self.agreed.add(show(value))
+            shown = {show(v) for v in flat}
+            shown.add(show(value))
         elif isinstance(value, _SCALARS):
-            self.agreed.add(show(value))
-        self.agreed -= _TOO_COMMON
+            shown = {show(value)}
+        else:
+            return
+        shown -= _TOO_COMMON
+        self._new_agreed.update(shown - self.agreed)
+        self.agreed |= shown
 
     # -- the swap ---------------------------------------------------------------------------
     @contextlib.contextmanager
@@ -265,6 +305,36 @@ class DecisionRecorder(_PassThrough):
             self._path = ()
 
 
+_AS_TYPE: dict[type, str] = {}  # the types of user objects -> how they are kept
+
+
+def _kept(value: Any) -> str:
+    """A value that is no number, bool or None, shown now (a str: the reader takes it as it
+    is); a user object's type is remembered, its next value is kept without a call."""
+    text = show(value)
+    kind = type(value)
+    if text == f"<{kind.__name__}>" and not issubclass(kind, (*NOT_AN_INPUT, tuple, list,
+                                                                dict, set, frozenset)):
+        _AS_TYPE[kind] = text
+    return text
+
+
+def _keep(value: Any) -> Any:
+    """``value`` as a hook keeps it (see :meth:`DecisionRecorder.v`)."""
+    kind = type(value)
+    if kind in _RAW:
+        return value
+    kept = _AS_TYPE.get(kind)
+    return kept if kept is not None else _kept(value)
+
+
+def _kept_values(values: dict[str, Any]) -> dict[str, Any]:
+    """``values`` as a hook keeps them: immutable scalars as they are, the rest shown now,
+    functions, modules and classes (no input of a condition) left out."""
+    return {k: _keep(v) for k, v in values.items()
+            if type(v) in _RAW or "." in k or not isinstance(v, NOT_AN_INPUT)}
+
+
 def _ended_on(local: dict[str, Any], reads: Sequence[str]) -> dict[str, Any]:
     """The values of ``reads`` in a frame's locals: attribute chains through instance
     ``__dict__`` only (no property or descriptor is run)."""
@@ -282,11 +352,10 @@ def _ended_on(local: dict[str, Any], reads: Sequence[str]) -> dict[str, Any]:
 
 @dataclass
 class _Written:
-    """What a rank file already holds: the sites and call paths later batches refer to."""
+    """What a rank file already holds: the sites later batches refer to."""
 
     size: int = 0
     sites: set[int] = field(default_factory=set)
-    paths: dict[tuple[str, ...], int] = field(default_factory=dict)
 
 
 _WRITTEN: dict[tuple[int, int], _Written] = {}

@@ -1,19 +1,28 @@
 """What the ranks recorded, read back: one :class:`Decision` per recorded evaluation.
 
 A rank's file (:func:`deskcheck.suites.recorder.rank_file`) holds one JSON line a flush:
-``batch``, records ``[n, collectives, site, took, inputs, agreed, call path]``, with the
-``sites`` (file, line, kind, condition, function) and call ``paths`` the file did not hold
-yet. A line cut by a kill is dropped.
+``rows``, records ``[n, collectives, site, took, inputs, call path]``, with the ``sites``
+(file, line, kind, condition, function, a call's argument names) the file did not hold yet,
+and the values the group ``agreed`` on since the last line (``new``: a new recording, none
+agreed yet). The recorder packs them with :mod:`marshal` (base64, key ``m``: a tenth of
+JSON's time in the rank; the same interpreter reads them back). A number, bool or None is
+kept as the rank read it (shown here, as :func:`deskcheck.suites._values.show` shows it),
+any other value as the text the rank showed; a call's inputs are its arguments in order; an
+input showing an agreed value is marked agreed. (``batch`` lines, of shown values with their
+agreed inputs and numbered call ``paths``, are read too.) A line cut by a kill is dropped.
 """
 
 from __future__ import annotations
 
+import base64
 import json
+import marshal
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from deskcheck.suites._values import show
 from deskcheck.suites.recorder import rank_file
 
 _WAYS = {"if": ("true", "false"), "ternary": ("true", "false"), "while": ("true", "false"),
@@ -72,10 +81,21 @@ def _rank_decisions(text: str) -> list[Decision]:
     decisions: list[Decision] = []
     sites: dict[int, list[Any]] = {}
     paths: dict[int, tuple[str, ...]] = {}
+    agreed: set[str] = set()
     for line in text.splitlines():
         try:
             raw = json.loads(line)
-            if "batch" in raw:
+            if "m" in raw:  # the recorder's own lines (see DecisionRecorder.flush)
+                raw = dict(zip(("sites", "rows", "agreed", "new"),
+                               marshal.loads(base64.b64decode(raw["m"])), strict=True))
+            if "rows" in raw:
+                if raw.get("new"):
+                    agreed = set()
+                sites.update({int(k): v for k, v in raw.get("sites", {}).items()})
+                paths.update({int(k): tuple(v) for k, v in raw.get("paths", {}).items()})
+                agreed.update(raw.get("agreed", ()))
+                decisions.extend(_row(row, sites, paths, agreed) for row in raw["rows"])
+            elif "batch" in raw:
                 sites.update({int(k): v for k, v in raw.get("sites", {}).items()})
                 paths.update({int(k): tuple(v) for k, v in raw.get("paths", {}).items()})
                 for n, epoch, site, took, inputs, agreed, path in raw["batch"]:
@@ -89,9 +109,26 @@ def _rank_decisions(text: str) -> list[Decision]:
                                           raw["took"], dict(raw.get("inputs", {})),
                                           tuple(raw.get("path", ())),
                                           frozenset(raw.get("agreed", ()))))
-        except (ValueError, KeyError, TypeError):
+        except (ValueError, KeyError, TypeError, EOFError):
             continue
     return decisions
+
+
+def _shown(value: Any) -> str:
+    return value if type(value) is str else show(value)
+
+
+def _row(row: list[Any], sites: dict[int, list[Any]], paths: dict[int, tuple[str, ...]],
+         agreed: set[str]) -> Decision:
+    n, epoch, site, took, kept, path = row
+    file, at, kind, condition, function, names = sites[int(site)]
+    path = tuple(path) if type(path) in (list, tuple) else paths.get(int(path))
+    if kind in ("call", "set"):
+        took = _shown(took)
+    pairs = zip(names, kept, strict=False) if kind == "call" else kept.items()
+    inputs = {k: _shown(v) for k, v in pairs}
+    return Decision(int(n), int(epoch), file, int(at), kind, condition, took, inputs,
+                    path or (function,), frozenset(k for k, v in inputs.items() if v in agreed))
 
 
 def read_records(folder: str | Path, world: int) -> list[list[Decision]]:
