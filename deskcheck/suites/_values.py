@@ -20,12 +20,22 @@ NOT_AN_INPUT = (types.ModuleType, types.FunctionType, types.BuiltinFunctionType,
                 types.MethodType, type)
 
 
+_PACKAGE_FOLDERS = frozenset({"site-packages", "dist-packages"})
+
+
 @functools.cache
 def is_project_file(filename: str) -> bool:
-    """True for code a test's decision reaches: not the stdlib, site-packages or deskcheck."""
+    """True for code a test's decision reaches: not the stdlib, site-packages or deskcheck.
+
+    Any site-packages folder counts, not only this interpreter's: the packages of a
+    ``.venv`` inside the project, or of one whose packages are symlinks into another venv,
+    are never project code."""
     if filename.startswith("<"):
         return False
-    return not str(Path(filename).resolve()).startswith(_LIBRARY_ROOTS)
+    path = Path(filename)
+    resolved = path.resolve()
+    return not (str(resolved).startswith(_LIBRARY_ROOTS)
+                or _PACKAGE_FOLDERS.intersection(path.parts + resolved.parts))
 
 
 _SCALARS = (bool, int, float, str, bytes, type(None))

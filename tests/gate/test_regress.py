@@ -39,7 +39,10 @@ def test_only_on_branch_failures_are_regressions(gated) -> None:
                                            "tests/test_ops.py::test_div_true"]
     new = {i["id"]: i["new_test"] for i in report["regressions"]}
     assert new == {"tests/test_ops.py::test_broken_on_branch": True,
-                   "tests/test_ops.py::test_div_true": False}
+                   "tests/test_ops.py::test_div_true": False}, (
+        f"new_test per regression is {new}: a failing test absent on the base "
+        f"(test_broken_on_branch) must be marked (new test), one the base has must not "
+        f"(docs/gate.md: 'New tests that fail are regressions too, marked (new test).')")
     assert code == 1 and report["exit_code"] == 1
 
 

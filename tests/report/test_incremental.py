@@ -114,7 +114,11 @@ def test_a_method_in_a_class_is_a_target_of_its_own(repo: Path):
 def test_changing_an_owner_test_file_reruns_the_mutants_it_owns(repo: Path):
     sweep(repo, FakeRunner())
     (repo / "tests" / "test_ballot.py").write_text("def test_depth():\n    assert False\n")
-    assert sweep(repo, FakeRunner()) == ["ballot.M1", "ballot.M2"]
+    rerun = sweep(repo, FakeRunner())
+    assert rerun == ["ballot.M1", "ballot.M2"], (
+        f"after the owner test file tests/test_ballot.py changed, the sweep re-ran {rerun}, "
+        f"not the mutants it owns (ballot.M1, ballot.M2): the fingerprint must hold the "
+        f"contents of the owners' test files (docs/report.md), not their paths")
 
 
 def test_changing_a_definition_or_the_version_or_no_incremental(repo: Path):

@@ -53,7 +53,17 @@ def test_junit_has_one_testcase_per_mutant_with_failures_errors_and_skips(data: 
     assert suite is not None
     cases = {c.get("name"): c for c in suite.iter("testcase")}
     assert len(cases) == len(data.mutants) == int(suite.get("tests"))
-    assert (suite.get("failures"), suite.get("errors"), suite.get("skipped")) == ("4", "3", "1")
+    kinds = {name: next((child.tag for child in case), "passed") for name, case in cases.items()}
+    for mutant in data.mutants:
+        if mutant.verdict in ("TIMEOUT", "BROKEN", "BASELINE_RED"):
+            assert kinds[mutant.id] == "error", (
+                f"{mutant.id} ({mutant.verdict}) is a <{kinds[mutant.id]}>: docs/report.md: "
+                f"TIMEOUT, BROKEN and BASELINE_RED are <error>s (the mutant could not be judged)")
+    counts = (suite.get("failures"), suite.get("errors"), suite.get("skipped"))
+    assert counts == ("4", "3", "1"), (
+        f"the suite counts {counts} (failures, errors, skipped), not 4 failures (SURVIVED, "
+        f"OWNER_MISSED, WRONG_FAILURE, STALE), 3 errors (TIMEOUT, BROKEN, BASELINE_RED) and "
+        f"1 skipped (ACCEPTED_SURVIVOR)")
     assert cases["ballot.M1"].find("failure") is None and cases["ballot.M1"].find("error") is None
     survived = cases["ballot.M2"].find("failure")
     assert survived is not None and survived.get("type") == "SURVIVED"

@@ -63,7 +63,10 @@ def test_files_are_keyed_by_path_with_source_and_located_mutants(store: Store, r
     assert by_id["ballot.M3"]["statusReason"].startswith("OWNER_MISSED: owner missed it")
     assert by_id["ballot.M1"]["killedBy"] == ["tests/test_ballot.py::test_recovery_edge_reported"]
     assert by_id["ballot.M1"]["duration"] == 31.0
-    assert by_id["ballot.M5"]["status"] == "RuntimeError"  # STALE
+    assert by_id["ballot.M5"]["status"] == "RuntimeError", (
+        f"a STALE mutant (ballot.M5) is {by_id['ballot.M5']['status']!r} in Stryker, not "
+        f"'RuntimeError': docs/report.md: STALE is not judged, and shown as an error rather "
+        f"than hidden as deliberate")
     gate = {m["id"]: m for m in report["files"][CONGRUENCE_FILE]["mutants"]}
     assert gate["congruence.M1"]["status"] == "Timeout"
     assert "not count a timeout as a kill" in gate["congruence.M1"]["statusReason"]
