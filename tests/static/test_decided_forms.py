@@ -1,0 +1,38 @@
+"""The decided forms of docs/drift.md ("Decided forms: ... `==`/`!=`/`<`..., `match` on a
+known subject (value, singleton, `|`, ...), and loops: a `for` body is entered when its
+iterable's length is known and > 0 (... `zip` ... of those)", and enum members "compared by
+class and member name"): each decided the way Python would run it."""
+
+from __future__ import annotations
+
+import ast
+import enum
+import textwrap
+
+from deskcheck.static import DEAD, LIVE, UNKNOWN, explain, function_facts
+
+_WORDS = {LIVE: "LIVE", DEAD: "DEAD", UNKNOWN: "UNKNOWN"}
+
+
+class Mode(enum.Enum):
+    NULL = 0
+
+
+class Other(enum.Enum):
+    NULL = 0
+
+
+def _verdict(body: str, constants: dict) -> str:
+    """LIVE/DEAD/UNKNOWN of the branch that reads ``self.x`` in ``def f(self): <body>``."""
+    source = "def f(self):\n" + textwrap.indent(textwrap.dedent(body), "    ")
+    method = ast.parse(source).body[0]
+    access = next(a for a in function_facts(method, "self").accesses if a.name == "x")
+    return _WORDS[min(explain(c, constants).status for c in access.conds)]
+
+
+def test_greater_or_equal_is_inclusive():
+    got = _verdict("if self.n >= 3:\n    self.x\n", {"n": 3})
+    assert got == "LIVE", (
+        f"`self.n >= 3` with n == 3 must be decided LIVE (>= is inclusive); it was {got}")
+    got = _verdict("if self.n >= 3:\n    self.x\n", {"n": 2})
+    assert got == "DEAD", f"`self.n >= 3` with n == 2 must be decided DEAD; it was {got}"
