@@ -36,3 +36,12 @@ def test_greater_or_equal_is_inclusive():
         f"`self.n >= 3` with n == 3 must be decided LIVE (>= is inclusive); it was {got}")
     got = _verdict("if self.n >= 3:\n    self.x\n", {"n": 2})
     assert got == "DEAD", f"`self.n >= 3` with n == 2 must be decided DEAD; it was {got}"
+
+
+def test_an_enum_member_is_compared_by_class_and_member_name():
+    got = _verdict("if self.mode == Mode.NULL:\n    self.x\n", {"mode": Other.NULL})
+    assert got == "DEAD", (
+        "`self.mode == Mode.NULL` with mode == Other.NULL must be decided DEAD (enum members "
+        f"are compared by class and member name; the classes differ); it was {got}")
+    got = _verdict("if self.mode == Mode.NULL:\n    self.x\n", {"mode": Mode.NULL})
+    assert got == "LIVE", f"`self.mode == Mode.NULL` with mode == Mode.NULL must be LIVE; got {got}"
