@@ -45,3 +45,13 @@ def test_an_enum_member_is_compared_by_class_and_member_name():
         f"are compared by class and member name; the classes differ); it was {got}")
     got = _verdict("if self.mode == Mode.NULL:\n    self.x\n", {"mode": Mode.NULL})
     assert got == "LIVE", f"`self.mode == Mode.NULL` with mode == Mode.NULL must be LIVE; got {got}"
+
+
+def test_a_zip_is_as_long_as_its_shortest_iterable():
+    got = _verdict("for a, b in zip((), (1, 2)):\n    self.x\n", {})
+    assert got == "DEAD", (
+        "`for a, b in zip((), (1, 2))` must be decided DEAD (zip stops at its shortest "
+        f"iterable, here empty: the body is never entered); it was {got}")
+    got = _verdict("for a, b in zip((1,), (1, 2)):\n    self.x\n", {})
+    assert got == "LIVE", f"`for a, b in zip((1,), (1, 2))` enters its body once; it was {got}"
+
