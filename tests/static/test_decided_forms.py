@@ -55,3 +55,11 @@ def test_a_zip_is_as_long_as_its_shortest_iterable():
     got = _verdict("for a, b in zip((1,), (1, 2)):\n    self.x\n", {})
     assert got == "LIVE", f"`for a, b in zip((1,), (1, 2))` enters its body once; it was {got}"
 
+
+def test_a_match_or_pattern_matches_when_any_alternative_matches():
+    got = _verdict("match self.mode:\n    case 1 | 2:\n        self.x\n", {"mode": 1})
+    assert got == "LIVE", (
+        "`match self.mode: case 1 | 2:` with mode == 1 must be decided LIVE (an `|` pattern "
+        f"matches when any one alternative matches); it was {got}")
+    got = _verdict("match self.mode:\n    case 1 | 2:\n        self.x\n", {"mode": 3})
+    assert got == "DEAD", f"`case 1 | 2:` with mode == 3 must be decided DEAD; it was {got}"
