@@ -38,13 +38,21 @@ def test_fixture_branch_mutates_only_changed_lines(fixture_repo: Path):
                        "fixpkg.decide:scaled"}
     reasons = {s.line: s.reason for s in generation.suppressed}
     decide = "fixpkg/decide.py"
-    assert reasons[line_of(fixture_repo, decide, "logger.info(")] == "logging call"
-    assert reasons[line_of(fixture_repo, decide, "assert need >= 0")] == "assert"
-    assert reasons[line_of(fixture_repo, decide, "How many requests fit")] == "docstring"
-    assert reasons[line_of(fixture_repo, decide, "return f\"Ballot(")] == "__repr__ body"
-    assert reasons[line_of(fixture_repo, decide, "# pragma: no mutate")] == "pragma: no mutate"
-    assert reasons[line_of(fixture_repo, decide, "Sequence, Mapping")].startswith("type-only")
-    assert "module/class-level" in reasons[line_of(fixture_repo, decide, "THRESHOLD = 3")]
+
+    def reason(needle: str) -> str:
+        line = line_of(fixture_repo, decide, needle)
+        assert line in reasons, (
+            f"the arid line {decide}:{line} (`{needle}`) was not suppressed as arid; "
+            f"suppressed: {reasons}")
+        return reasons[line]
+
+    assert reason("logger.info(") == "logging call"
+    assert reason("assert need >= 0") == "assert"
+    assert reason("How many requests fit") == "docstring"
+    assert reason("return f\"Ballot(") == "__repr__ body"
+    assert reason("# pragma: no mutate") == "pragma: no mutate"
+    assert reason("Sequence, Mapping").startswith("type-only")
+    assert "module/class-level" in reason("THRESHOLD = 3")
 
 
 def test_method_mutant_is_located_by_qualified_name(tmp_path: Path):
@@ -99,9 +107,14 @@ def test_arid_statements_get_no_mutant_but_the_same_code_elsewhere_does(
             {arid_line}
             return n + 1 > 0
         """, [arid_line, "return n + 1 > 0"])
-    assert [(s.line, s.reason) for s in generation.suppressed] == [(3, reason)]
-    (mutant,) = generation.mutants
-    assert mutant.line == 4  # the live twin of the arid line is mutated: the filter can fail
+    suppressed = [(s.line, s.reason) for s in generation.suppressed]
+    assert suppressed == [(3, reason)], (
+        f"`{arid_line}` is arid ({reason}; docs/auto.md: arid lines are suppressed) and must "
+        f"get no mutant; suppressed (line, reason): {suppressed}, mutants at lines "
+        f"{[m.line for m in generation.mutants]}")
+    lines = [m.line for m in generation.mutants]
+    assert lines == [4], (
+        f"only the live twin `return n + 1 > 0` (line 4) is mutated: the filter can fail; {lines}")
 
 
 def test_docstrings_reprs_and_type_only_code_are_arid(tmp_path: Path):
