@@ -184,7 +184,10 @@ SOURCE_MANY = """
 def test_per_line_cap_keeps_the_most_useful_operator(tmp_path: Path):
     generation = generate(tmp_path, SOURCE_MANY, ["ok = a < b and not c"])
     (mutant,) = generation.mutants
-    assert mutant.family == "ROR"
+    assert mutant.family == "ROR", (
+        "with one mutant per line, `ok = a < b and not c` must keep its most useful family, "
+        "ROR (docs/auto.md usefulness ranking: ... > ROR > LCR > UOI ...); it kept "
+        f"{mutant.family}: {mutant.changed_line_after.strip()}")
     assert mutant.changed_line_after.strip() == "ok = a <= b and not c"
     assert generation.dropped_by_line_cap == generation.candidates - 1 > 0
 
@@ -201,7 +204,10 @@ def test_raising_the_per_line_cap_adds_mutants_in_rank_order(tmp_path: Path):
 def test_pr_cap_keeps_the_most_useful_lines(tmp_path: Path):
     generation = generate(tmp_path, SOURCE_MANY, ["total =", "ok =", "return total"],
                           max_mutants=2)
-    assert [m.family for m in generation.mutants] == ["ROR", "COND"]
+    families = [m.family for m in generation.mutants]
+    assert families == ["ROR", "COND"], (
+        "the PR cap (2) must keep the most useful lines by the documented ranking (ROR before "
+        f"LCR before ... ASSIGN); it kept {families}")
     assert generation.dropped_by_pr_cap == 1
 
 
