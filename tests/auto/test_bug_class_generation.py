@@ -32,7 +32,9 @@ def test_every_changed_line_of_the_reduce_gets_a_bug_class_mutant_first(newcomer
     assert families["LOCAL"] == "self._uniform_admit_limit = vals[count_at]", (
         f"the read of the group's count was not made rank-local: {families['LOCAL']}")
     assert families["SKIP"] == ("reduced = (self._all_reduce_min(vals) if self.tp_rank == 0 "
-                                "else vals)"), families["SKIP"]
+                                "else vals)"), (
+        "the skip-on-rank mutant must let only rank 0 (`runs_on` defaults to 0) run the "
+        f"collective: `... if self.tp_rank == 0 else vals`; it made {families['SKIP']!r}")
     assert "ReduceOp.MAX" in families["REDOP"], families["REDOP"]
 
 

@@ -62,7 +62,11 @@ def test_verdicts_for_every_changed_line_including_rank_only_code(auto_run):
     # mutant is BROKEN (named, with the engine's reason) and the others still ran
     assert mutants["scaled"]["verdict"] == "BROKEN"
     assert "not a function" in mutants["scaled"]["excerpt"]
-    assert report["counts"] == {"KILLED": 2, "SURVIVED": 1, "NO_COVERAGE": 1, "BROKEN": 1}
+    made = [f"{m['id']} {m['verdict']}" for m in report["mutants"]]
+    assert report["counts"] == {"KILLED": 2, "SURVIVED": 1, "NO_COVERAGE": 1, "BROKEN": 1}, (
+        "the fixture branch must give one mutant per changed mutable line (auto_max_per_line "
+        "defaults to 1; arid lines such as `assert need >= 0` and logging calls get none): "
+        f"KILLED 2, SURVIVED 1, NO_COVERAGE 1, BROKEN 1; got {report['counts']} from {made}")
     assert {s["reason"] for s in report["suppressed"]} >= {"logging call", "assert", "docstring"}
 
 

@@ -38,13 +38,21 @@ def test_fixture_branch_mutates_only_changed_lines(fixture_repo: Path):
                        "fixpkg.decide:scaled"}
     reasons = {s.line: s.reason for s in generation.suppressed}
     decide = "fixpkg/decide.py"
-    assert reasons[line_of(fixture_repo, decide, "logger.info(")] == "logging call"
-    assert reasons[line_of(fixture_repo, decide, "assert need >= 0")] == "assert"
-    assert reasons[line_of(fixture_repo, decide, "How many requests fit")] == "docstring"
-    assert reasons[line_of(fixture_repo, decide, "return f\"Ballot(")] == "__repr__ body"
-    assert reasons[line_of(fixture_repo, decide, "# pragma: no mutate")] == "pragma: no mutate"
-    assert reasons[line_of(fixture_repo, decide, "Sequence, Mapping")].startswith("type-only")
-    assert "module/class-level" in reasons[line_of(fixture_repo, decide, "THRESHOLD = 3")]
+
+    def reason(needle: str) -> str:
+        line = line_of(fixture_repo, decide, needle)
+        assert line in reasons, (
+            f"the arid line {decide}:{line} (`{needle}`) was not suppressed as arid; "
+            f"suppressed: {reasons}")
+        return reasons[line]
+
+    assert reason("logger.info(") == "logging call"
+    assert reason("assert need >= 0") == "assert"
+    assert reason("How many requests fit") == "docstring"
+    assert reason("return f\"Ballot(") == "__repr__ body"
+    assert reason("# pragma: no mutate") == "pragma: no mutate"
+    assert reason("Sequence, Mapping").startswith("type-only")
+    assert "module/class-level" in reason("THRESHOLD = 3")
 
 
 def test_method_mutant_is_located_by_qualified_name(tmp_path: Path):
@@ -99,9 +107,14 @@ def test_arid_statements_get_no_mutant_but_the_same_code_elsewhere_does(
             {arid_line}
             return n + 1 > 0
         """, [arid_line, "return n + 1 > 0"])
-    assert [(s.line, s.reason) for s in generation.suppressed] == [(3, reason)]
-    (mutant,) = generation.mutants
-    assert mutant.line == 4  # the live twin of the arid line is mutated: the filter can fail
+    suppressed = [(s.line, s.reason) for s in generation.suppressed]
+    assert suppressed == [(3, reason)], (
+        f"`{arid_line}` is arid ({reason}; docs/auto.md: arid lines are suppressed) and must "
+        f"get no mutant; suppressed (line, reason): {suppressed}, mutants at lines "
+        f"{[m.line for m in generation.mutants]}")
+    lines = [m.line for m in generation.mutants]
+    assert lines == [4], (
+        f"only the live twin `return n + 1 > 0` (line 4) is mutated: the filter can fail; {lines}")
 
 
 def test_docstrings_reprs_and_type_only_code_are_arid(tmp_path: Path):
@@ -171,7 +184,10 @@ SOURCE_MANY = """
 def test_per_line_cap_keeps_the_most_useful_operator(tmp_path: Path):
     generation = generate(tmp_path, SOURCE_MANY, ["ok = a < b and not c"])
     (mutant,) = generation.mutants
-    assert mutant.family == "ROR"
+    assert mutant.family == "ROR", (
+        "with one mutant per line, `ok = a < b and not c` must keep its most useful family, "
+        "ROR (docs/auto.md usefulness ranking: ... > ROR > LCR > UOI ...); it kept "
+        f"{mutant.family}: {mutant.changed_line_after.strip()}")
     assert mutant.changed_line_after.strip() == "ok = a <= b and not c"
     assert generation.dropped_by_line_cap == generation.candidates - 1 > 0
 
@@ -188,7 +204,10 @@ def test_raising_the_per_line_cap_adds_mutants_in_rank_order(tmp_path: Path):
 def test_pr_cap_keeps_the_most_useful_lines(tmp_path: Path):
     generation = generate(tmp_path, SOURCE_MANY, ["total =", "ok =", "return total"],
                           max_mutants=2)
-    assert [m.family for m in generation.mutants] == ["ROR", "COND"]
+    families = [m.family for m in generation.mutants]
+    assert families == ["ROR", "COND"], (
+        "the PR cap (2) must keep the most useful lines by the documented ranking (ROR before "
+        f"LCR before ... ASSIGN); it kept {families}")
     assert generation.dropped_by_pr_cap == 1
 
 

@@ -104,8 +104,13 @@ def test_bad_declarations_are_clear_errors(body, message):
 
 
 def test_a_stand_in_needs_a_reason_and_adopt_needs_a_class_default():
-    with pytest.raises(HarnessError, match="needs a reason"):
+    try:
         stand_in(lambda self: 0, reason=" ")
+    except HarnessError as err:
+        assert "needs a reason" in str(err), f"the error must say a reason is needed: {err}"
+    else:
+        pytest.fail("stand_in(value, reason=' ') was accepted: a blank reason is no reason, "
+                    "and a stand-in needs one (HarnessError 'a stand-in needs a reason')")
     with pytest.raises(HarnessError, match="adopts 'admit'"):
         type("Bad", (Harness,), {}, model=Scheduler, roots=["admit"], adopt=["admit"],
              register=False)

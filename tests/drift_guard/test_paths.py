@@ -192,7 +192,15 @@ def test_strict_fails_on_unexercised_and_reverse_names():
     assert verdict.holds and verdict.names("reverse") == ["legacy_flag"], verdict.render()
     strict = guard(ns, model=Engine, methods=["abort_chunked"], strict=True)
     assert not strict.holds, "strict: unexercised and reverse names fail"
-    assert {r.name for r in strict.failing} == {"_release", "aborted", "legacy_flag"}
+    failing = {r.name for r in strict.failing}
+    assert "legacy_flag" in failing, (
+        "with strict=True a reverse name (legacy_flag: set on the stand-in, never touched by "
+        f"abort_chunked) must fail the stand-in; the failing names were {sorted(failing)}")
+    assert {"_release", "aborted"} <= failing, (
+        "with strict=True the unexercised names (_release, aborted: needed only behind "
+        f"branches the test never enters) must fail the stand-in; failing: {sorted(failing)}")
+    assert failing == {"_release", "aborted", "legacy_flag"}, (
+        f"strict fails exactly the unexercised and reverse names; it failed {sorted(failing)}")
 
 
 def test_reverse_drift_reaches_into_a_namespace_field_the_method_reads_chains_of():

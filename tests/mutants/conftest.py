@@ -29,7 +29,12 @@ def sweep_json(tmp: Path, *args: str, catalog: Path = CATALOG, cwd: Path | None 
     out = tmp / "sweep.json"
     proc = deskcheck("sweep", "--catalog", str(catalog), "--json", str(out), "--no-store",
                      *args, cwd=cwd, env=env)
-    assert out.exists(), f"no JSON written\nstdout:{proc.stdout}\nstderr:{proc.stderr}"
+    said = [line.strip() for line in proc.stderr.splitlines() if line.strip()]
+    at = next((i for i, line in enumerate(said) if "error" in line), len(said) - 1)
+    assert out.exists(), (
+        f"the sweep wrote no JSON (exit {proc.returncode}); it said: "
+        f"{' / '.join(said[at:at + 2]) or '(nothing on stderr)'}"
+        f"\nstdout:{proc.stdout}\nstderr:{proc.stderr}")
     return proc, json.loads(out.read_text())
 
 

@@ -84,13 +84,17 @@ def test_rank_local_on_a_function_without_a_collective_is_stale():
 def test_skip_on_rank_guards_a_statement_collective():
     minus, plus = changed(REDUCE, "skip-on-rank", rank="self.tp_rank")
     assert minus == [COLLECTIVE]
-    assert plus == ["        if self.tp_rank == 0:", "    " + COLLECTIVE], plus
+    assert plus == ["        if self.tp_rank == 0:", "    " + COLLECTIVE], (
+        "skip-on-rank must guard the collective so only rank `runs_on` (default 0) runs it: "
+        f"`if self.tp_rank == 0:`; the mutant added {plus}")
 
 
 def test_skip_on_rank_keeps_the_local_value_where_the_result_is_used():
     _, plus = changed(PLAN, "skip-on-rank", rank="self.tp_rank")
     assert plus == ["        reduced = (self._all_reduce_min(vals) if self.tp_rank == 0 "
-                    "else vals)"], plus
+                    "else vals)"], (
+        "where the result is used, skip-on-rank makes it `(call if rank == 0 else <its "
+        f"input>)`, rank `runs_on` defaulting to 0; the mutant added {plus}")
 
 
 def test_skip_on_rank_finds_the_rank_the_function_reads(tmp_path, monkeypatch):
@@ -99,7 +103,9 @@ def test_skip_on_rank_finds_the_rank_the_function_reads(tmp_path, monkeypatch):
         "    dist.broadcast(t, src=0)\n")
     monkeypatch.syspath_prepend(str(tmp_path))
     _, plus = changed("ranked:step", "skip-on-rank")
-    assert plus == ["    if rank == 0:", "        dist.broadcast(t, src=0)"], plus
+    assert plus == ["    if rank == 0:", "        dist.broadcast(t, src=0)"], (
+        "skip-on-rank must guard with the rank the function reads (`rank`) and `runs_on` "
+        f"defaulting to 0: `if rank == 0:`; the mutant added {plus}")
 
 
 def test_skip_on_rank_without_a_rank_name_asks_torch():

@@ -62,6 +62,15 @@ CASES = [
 ]
 
 
+RULES = {
+    "replace": "`old` becomes `new` (an exact snippet)",
+    "swap": "the operator token or expression `old` becomes `new`",
+    "offset": "`expression` becomes `(expression + by)`, the sign of `by` kept",
+    "return": "the body becomes `return <value>`",
+    "force-branch": "the condition is forced to `to`",
+}
+
+
 @pytest.mark.parametrize("target,operator,params,call,clean,mutated", CASES,
                          ids=[c[0].split(":")[1] + "-" + c[1] for c in CASES])
 def test_inject_and_restore(target, operator, params, call, clean, mutated):
@@ -71,10 +80,13 @@ def test_inject_and_restore(target, operator, params, call, clean, mutated):
     assert call(shapes) == clean
     injection = apply(target, operator, **params)
     try:
-        assert call(shapes) == mutated
+        got = call(shapes)
     finally:
         injection.restore()
-    assert call(shapes) == clean
+    assert got == mutated, (
+        f"`{operator}` {params} in {target} gave {got!r}, expected {mutated!r}: "
+        f"{RULES[operator]} (docs/mutants.md, Operators)")
+    assert call(shapes) == clean, f"{target} was not restored after the `{operator}` mutant"
     assert tree_digest() == before, "injection must never write a file"
 
 

@@ -169,7 +169,9 @@ def test_a_function_selects_every_parametrized_case_and_a_case_only_itself(tree:
     index = OwnerIndex(items, [tree])
     every = _ids(index.select("test_a.py::TestA::test_a"))
     assert every == ["test_a.py::TestA::test_a[1]", "test_a.py::TestA::test_a[2]"], (
-        f"a function's node id owns each of its parametrized cases (and not test_ab's): {every}")
+        "an owner naming a parametrized function (test_a.py::TestA::test_a) must select each "
+        "of its cases, test_a[1] and test_a[2], and not test_ab's (docs/mutants.md: `test_p` "
+        f"selects `test_p[1]` and `test_p[2]`); it selected {every}")
     one = _ids(index.select("test_a.py::TestA::test_a[2]"))
     assert one == ["test_a.py::TestA::test_a[2]"], f"a case id owns only that case: {one}"
     whole = _ids(index.select("test_a.py::TestA"))

@@ -103,3 +103,35 @@ def test_a_pool_free_size_is_rank_local_by_default(tmp_path: Path) -> None:
         f"self.pool.available_size() gating a barrier was judged {d.verdict.value} "
         f"({d.why}), expected RANK-LOCAL: a pool's free size is a per-rank resource size")
     assert "per-rank resource size" in d.why, f"the reason does not name the rule: {d.why!r}"
+
+
+
+TWO_CALL_SITES = HEAD.replace("self.step()", "self.step()\n            self.other()") + """\
+        busy = self.agree(torch.tensor([len(self.waiting)]), self.pp_group)
+        if busy.item() > 0:
+            dist.barrier(group=self.tp_group)
+
+    def agree(self, t, group):
+        dist.all_reduce(t, group=group)
+        return t
+
+    def other(self):
+        self.agree(torch.tensor([1]), self.tp_group)
+"""
+
+
+def test_a_value_a_helper_agrees_over_pp_here_and_over_tp_elsewhere_is_rank_local_over_tp(
+        tmp_path: Path) -> None:
+    """One helper reduces over whichever group its caller passes: over PP where the value gates
+    a TP barrier, over TP at another call site. Agreed over PP at the decision, so RANK-LOCAL
+    over TP; a TP reduction elsewhere must not make it agreed."""
+    (tmp_path / "mini").mkdir()
+    (tmp_path / "mini" / "__init__.py").write_text("")
+    (tmp_path / "mini" / "sched.py").write_text(TWO_CALL_SITES)
+    report = audit("mini.sched:Scheduler", root=tmp_path)
+    (d,) = [d for d in report.decisions if d.condition == "busy.item() > 0"]
+    assert d.verdict is Verdict.RANK_LOCAL, (
+        f"a value reduced over the PP group at this call site (the helper reduces over TP "
+        f"only at another) gating a TP barrier was judged {d.verdict.value} ({d.why}), "
+        "expected RANK-LOCAL: a value agreed over pp is not agreed over tp, and agreed over "
+        "pp|tp counts as agreed over tp only when every one of those groups covers tp")

@@ -1,0 +1,65 @@
+"""The decided forms of docs/drift.md ("Decided forms: ... `==`/`!=`/`<`..., `match` on a
+known subject (value, singleton, `|`, ...), and loops: a `for` body is entered when its
+iterable's length is known and > 0 (... `zip` ... of those)", and enum members "compared by
+class and member name"): each decided the way Python would run it."""
+
+from __future__ import annotations
+
+import ast
+import enum
+import textwrap
+
+from deskcheck.static import DEAD, LIVE, UNKNOWN, explain, function_facts
+
+_WORDS = {LIVE: "LIVE", DEAD: "DEAD", UNKNOWN: "UNKNOWN"}
+
+
+class Mode(enum.Enum):
+    NULL = 0
+
+
+class Other(enum.Enum):
+    NULL = 0
+
+
+def _verdict(body: str, constants: dict) -> str:
+    """LIVE/DEAD/UNKNOWN of the branch that reads ``self.x`` in ``def f(self): <body>``."""
+    source = "def f(self):\n" + textwrap.indent(textwrap.dedent(body), "    ")
+    method = ast.parse(source).body[0]
+    access = next(a for a in function_facts(method, "self").accesses if a.name == "x")
+    return _WORDS[min(explain(c, constants).status for c in access.conds)]
+
+
+def test_greater_or_equal_is_inclusive():
+    got = _verdict("if self.n >= 3:\n    self.x\n", {"n": 3})
+    assert got == "LIVE", (
+        f"`self.n >= 3` with n == 3 must be decided LIVE (>= is inclusive); it was {got}")
+    got = _verdict("if self.n >= 3:\n    self.x\n", {"n": 2})
+    assert got == "DEAD", f"`self.n >= 3` with n == 2 must be decided DEAD; it was {got}"
+
+
+def test_an_enum_member_is_compared_by_class_and_member_name():
+    got = _verdict("if self.mode == Mode.NULL:\n    self.x\n", {"mode": Other.NULL})
+    assert got == "DEAD", (
+        "`self.mode == Mode.NULL` with mode == Other.NULL must be decided DEAD (enum members "
+        f"are compared by class and member name; the classes differ); it was {got}")
+    got = _verdict("if self.mode == Mode.NULL:\n    self.x\n", {"mode": Mode.NULL})
+    assert got == "LIVE", f"`self.mode == Mode.NULL` with mode == Mode.NULL must be LIVE; got {got}"
+
+
+def test_a_zip_is_as_long_as_its_shortest_iterable():
+    got = _verdict("for a, b in zip((), (1, 2)):\n    self.x\n", {})
+    assert got == "DEAD", (
+        "`for a, b in zip((), (1, 2))` must be decided DEAD (zip stops at its shortest "
+        f"iterable, here empty: the body is never entered); it was {got}")
+    got = _verdict("for a, b in zip((1,), (1, 2)):\n    self.x\n", {})
+    assert got == "LIVE", f"`for a, b in zip((1,), (1, 2))` enters its body once; it was {got}"
+
+
+def test_a_match_or_pattern_matches_when_any_alternative_matches():
+    got = _verdict("match self.mode:\n    case 1 | 2:\n        self.x\n", {"mode": 1})
+    assert got == "LIVE", (
+        "`match self.mode: case 1 | 2:` with mode == 1 must be decided LIVE (an `|` pattern "
+        f"matches when any one alternative matches); it was {got}")
+    got = _verdict("match self.mode:\n    case 1 | 2:\n        self.x\n", {"mode": 3})
+    assert got == "DEAD", f"`case 1 | 2:` with mode == 3 must be decided DEAD; it was {got}"
