@@ -200,8 +200,18 @@ class DecisionRecorder(_PassThrough):
             self._path = outer
 
     def r(self, depth: int, value: Any) -> Any:
-        if depth >= 0:
-            self._leave(depth, value if type(value) in _RAW else _keep(value))
+        calls = self._calls
+        if depth < 0 or depth >= len(calls):
+            return value
+        site, args, outer = calls[depth]  # _leave and _emit, inline: the commonest record
+        del calls[depth:]
+        self.count += 1
+        buffer = self._buffer
+        buffer.append((self.count, self.epoch, site,
+                       value if type(value) in _RAW else _keep(value), args, self._path))
+        self._path = outer
+        if len(buffer) >= _FLUSH_EVERY:
+            self.flush()
         return value
 
     def x(self, depth: int, exc: BaseException) -> None:
