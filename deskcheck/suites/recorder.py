@@ -43,6 +43,7 @@ __all__ = ["RECORD_ENV", "DecisionRecorder", "is_project_file", "rank_file",
 
 RECORD_ENV = "DESKCHECK_RECORD"  # "off" turns the congruence arms' recording off
 _FLUSH_EVERY = 512
+_SHORT = 48  # a str's repr up to this long is shown as it is (as show() does)
 
 
 def recording_enabled() -> bool:
@@ -200,8 +201,18 @@ class DecisionRecorder(_PassThrough):
             self._path = outer
 
     def r(self, depth: int, value: Any) -> Any:
-        if depth >= 0:
-            self._leave(depth, value if type(value) in _RAW else _keep(value))
+        calls = self._calls
+        if depth < 0 or depth >= len(calls):
+            return value
+        site, args, outer = calls[depth]  # _leave and _emit, inline: the commonest record
+        del calls[depth:]
+        self.count += 1
+        buffer = self._buffer
+        buffer.append((self.count, self.epoch, site,
+                       value if type(value) in _RAW else _keep(value), args, self._path))
+        self._path = outer
+        if len(buffer) >= _FLUSH_EVERY:
+            self.flush()
         return value
 
     def x(self, depth: int, exc: BaseException) -> None:
@@ -311,8 +322,12 @@ _AS_TYPE: dict[type, str] = {}  # the types of user objects -> how they are kept
 def _kept(value: Any) -> str:
     """A value that is no number, bool or None, shown now (a str: the reader takes it as it
     is); a user object's type is remembered, its next value is kept without a call."""
-    text = show(value)
     kind = type(value)
+    if kind is str:  # show()'s answer for a plain str, without its checks
+        text = repr(value)
+        if len(text) <= _SHORT:
+            return text
+    text = show(value)
     if text == f"<{kind.__name__}>" and not issubclass(kind, (*NOT_AN_INPUT, tuple, list,
                                                                 dict, set, frozenset)):
         _AS_TYPE[kind] = text
