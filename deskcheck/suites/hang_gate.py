@@ -154,14 +154,17 @@ def gate_note(outcomes: Sequence[Any]) -> str | None:
     if not waiting:
         from deskcheck.suites._stacks import collective_in_stack
 
-        sites = [(o, collective_in_stack(o.stack)) for o in outcomes if o.hung]
+        # a hung rank, or one still reporting its own timeout at the deadline (its failing
+        # note has no call site): where it waits is read from the stack dumped then
+        sites = [(o, collective_in_stack(o.stack)) for o in outcomes
+                 if o.stack and (o.hung or o.failure is not None)]
         waiting_sites = [(o, s) for o, (_name, s) in sites if s]
     else:
         waiting_sites = [(o, o.failure.call_site) for o in waiting]
     if not waiting_sites:
         return None
     first, call_site = waiting_sites[0]
-    text = first.failure.traceback if first.failure is not None else first.stack
+    text = (first.failure.traceback if first.failure is not None else "") or first.stack
     call_site, found = _gates_up_the_stack(call_site, text or "")
     if not found:
         return None

@@ -145,4 +145,5 @@ def test_a_hang_names_where_the_waiting_ranks_wait_and_what_it_depends_on(excerp
     missing = {m: f for m, f in HANGS.items()
                if "where the paths parted: rank(s) 0 waited in a collective reached from " not in
                excerpts[m] or f" in {f}; rank(s) 1 did not get there" not in excerpts[m]}
-    assert not missing, f"these hangs must say where the waiting ranks wait: {missing}"
+    assert not missing, "these hangs must say where the waiting ranks wait: " + "\n".join(
+        f"{m} (in {f}); its excerpt:\n{excerpts[m]}" for m, f in missing.items())
