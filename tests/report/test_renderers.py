@@ -99,6 +99,18 @@ def test_markdown_lists_survivors_first_with_diff_and_the_owner_that_missed(data
     assert "accepted: equivalent: + 0 changes nothing" in text
 
 
+def test_markdown_lists_every_survivor_before_the_other_mutants_that_fall_short(
+        data: ReportData):
+    text = render(data, "markdown")
+    attention = text[text.index("### Needs attention"):].split("\n### ")[0]
+    heads = [line.split(":")[0][5:] for line in attention.splitlines()
+             if line.startswith("#### ")]
+    first_other = next(i for i, v in enumerate(heads) if v != "SURVIVED")
+    assert "SURVIVED" in heads and "SURVIVED" not in heads[first_other:], (
+        f"the Markdown report lists {heads} under Needs attention: a survivor after "
+        f"{heads[first_other]}; docs/report.md promises survivors first")
+
+
 def test_markdown_holds_when_everything_is_killed(store: Store, mutants):
     run_id = store.begin_run(RunRecord(kind="sweep"))
     store.record_mutant(run_id, mutants[0])

@@ -210,3 +210,13 @@ def test_a_walrus_in_a_condition_is_decided_by_its_value():
                    "            return\n        self.after = 1\n")
     status = _statuses(node, Env(), {"limit": None})
     assert status["after"] == LIVE, "(x := None) is not None is False: the return is not taken"
+
+
+def test_merge_forgets_a_value_one_call_site_of_three_disagrees_on():
+    node = _method()
+    sites = [bind(node, call_args(_call(f"m.abort(rid='{rid}')")), skip_first=True)
+             for rid in ("a", "a", "b")]
+    merged = merge(sites)
+    assert "rid" not in merged.values, (
+        f"merge kept rid={merged.values.get('rid')!r} though the third call site passes 'b';"
+        " docs/drift.md: merge(envs) keeps only what every call site agrees on")
