@@ -41,8 +41,9 @@ class SessionScope:
 
     def close(self) -> None:
         _forget_inherited()
-        if self._pools in _scopes:
-            _scopes.remove(self._pools)
+        # by identity: two scopes with no pools are equal dicts, and the other may be an
+        # enclosing session's (or the process's own) that must stay
+        _scopes[:] = [scope for scope in _scopes if scope is not self._pools]
         for pool in list(self._pools.values()):
             pool.close()
         self._pools.clear()

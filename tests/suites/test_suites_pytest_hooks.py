@@ -248,3 +248,21 @@ def test_a_tests_own_world_fixture_is_left_alone(pytester: pytest.Pytester):
     result = pytester.runpytest_inprocess("-q")
     result.assert_outcomes(passed=1)
     assert "[gloo-w" not in result.stdout.str()
+
+
+def test_closing_a_session_scope_with_no_pools_keeps_the_enclosing_scopes() -> None:
+    """Scopes are told apart by identity: a nested scope that started no pool is an empty
+    dict, equal to an enclosing scope that holds none either, and closing it must not drop
+    the enclosing one (whose later pools would then be lost to its own close)."""
+    from deskcheck.suites import registry
+
+    before = list(registry._scopes)
+    outer = registry.enter_session()
+    inner = registry.enter_session()
+    inner.close()
+    assert registry._scopes[-1] is outer._pools, (
+        "closing an empty nested session scope removed another (equal, empty) scope instead "
+        "of its own")
+    outer.close()
+    assert [id(s) for s in registry._scopes] == [id(s) for s in before], (
+        "the scopes of the sessions were not all removed when they closed")
