@@ -1,0 +1,49 @@
+"""A bare ``assert a == b`` that fails says which promise broke, in words.
+
+pytest shows a failing ``assert`` without a message as the comparison alone
+(``assert 'LCR' == 'ROR'``): the values, not what was expected of deskcheck. This hook puts the
+test's promise first: the first line of its docstring, else its name read as a sentence
+(``test_per_line_cap_keeps_the_most_useful_operator[x]`` → "per line cap keeps the most useful
+operator (x)"), then the comparison. Assertions that carry their own message are left alone.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Generator
+
+import pytest
+
+BROKEN = "broken promise: "
+
+
+def promise_of(item: pytest.Item) -> str:
+    """The promise ``item`` pins, in words: its docstring's first line or its name."""
+    doc = (getattr(getattr(item, "function", None), "__doc__", None) or "").strip()
+    if doc:
+        return doc.splitlines()[0].rstrip(".")
+    name = getattr(item, "originalname", None) or item.name.split("[")[0]
+    words = name.removeprefix("test_").replace("_", " ").strip()
+    params = getattr(getattr(item, "callspec", None), "id", None)
+    return f"{words} ({params})" if params else words
+
+
+def is_bare(exc: AssertionError) -> bool:
+    """True for a failed ``assert`` without a message (pytest's rewrite starts with 'assert ')."""
+    text = str(exc)
+    return not text.strip() or text.startswith("assert ")
+
+
+def name_the_promise(item: pytest.Item, exc: AssertionError) -> None:
+    """Put ``item``'s promise in front of a bare assertion's comparison, in place."""
+    if is_bare(exc) and not str(exc).startswith(BROKEN):
+        exc.args = (f"{BROKEN}{promise_of(item)}\n{exc}".rstrip(),)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_call(item: pytest.Item) -> Generator[None, None, None]:
+    """Name the broken promise of a test that fails on a bare assertion."""
+    try:
+        return (yield)
+    except AssertionError as exc:
+        name_the_promise(item, exc)
+        raise

@@ -1,0 +1,57 @@
+"""A bare assertion's failure names the promise its test pins (tests/promise_messages.py)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+from types import SimpleNamespace
+
+from tests.promise_messages import BROKEN, name_the_promise
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _item(name: str, doc: str | None = None, params: str | None = None) -> SimpleNamespace:
+    def function() -> None: ...
+    function.__doc__ = doc
+    base = name.split("[")[0]
+    return SimpleNamespace(function=function, name=name, originalname=base,
+                           callspec=SimpleNamespace(id=params) if params else None)
+
+
+def test_a_bare_assertion_is_prefixed_with_the_test_name_read_as_a_sentence() -> None:
+    exc = AssertionError("assert 'LCR' == 'ROR'")
+    name_the_promise(_item("test_the_cap_keeps_ror[auto]", params="auto"), exc)
+    assert str(exc) == f"{BROKEN}the cap keeps ror (auto)\nassert 'LCR' == 'ROR'", (
+        f"a bare assertion must name its test's promise first, then the comparison; got {str(exc)!r}")
+
+
+def test_the_docstring_first_line_is_the_promise_when_there_is_one() -> None:
+    exc = AssertionError("assert 1 == 2")
+    name_the_promise(_item("test_x", doc="Offset adds `by`.\n\nMore."), exc)
+    assert str(exc).splitlines()[0] == f"{BROKEN}Offset adds `by`", (
+        f"the promise must be the docstring's first line; got {str(exc)!r}")
+
+
+def test_an_assertion_with_its_own_message_is_left_alone() -> None:
+    exc = AssertionError("offset must add 2\nassert 1 == 2")
+    name_the_promise(_item("test_x"), exc)
+    assert str(exc) == "offset must add 2\nassert 1 == 2", (
+        f"an assertion's own message must not be prefixed; got {str(exc)!r}")
+
+
+def test_a_failing_bare_assert_in_a_real_session_shows_the_promise(tmp_path: Path) -> None:
+    (tmp_path / "test_demo.py").write_text(textwrap.dedent("""
+        def test_per_line_cap_keeps_the_most_useful_operator():
+            assert "LCR" == "ROR"
+    """))
+    proc = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:xdist",
+         "-p", "tests.promise_messages", str(tmp_path / "test_demo.py")],
+        capture_output=True, text=True, cwd=ROOT, timeout=120,
+        env={**__import__("os").environ, "PYTHONPATH": str(ROOT)})
+    assert "broken promise: per line cap keeps the most useful operator" in proc.stdout, (
+        "a bare assert's failure in a pytest session must name the test's promise in words; "
+        f"pytest printed:\n{proc.stdout[-2000:]}\n{proc.stderr[-1000:]}")
