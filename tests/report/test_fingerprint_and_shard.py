@@ -168,5 +168,5 @@ def test_parse_shard_accepts_the_edges():
         f"parse_shard must accept the edges 1/1 and ' 4/4 '; it gave {parse_shard('1/1')}, {parse_shard(' 4/4 ')}"
     )
     assert select_shard(IDS, "1/1") == IDS, "--shard 1/1 must select every id in catalog order"
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="shard count must be at least 1"):
         shard_of("ballot.M1", 0)

@@ -162,7 +162,8 @@ def test_recorder_closes_runs_and_resumes_after_an_error(repo: Path):
     record = MutantRecord(id="ballot.M1", title="", target="pkg.mod:queue_head_digest",
                           operator="offset", verdict="KILLED")
     with Store.for_project(repo) as store:
-        with pytest.raises(RuntimeError), RunRecorder(store, RunRecord(kind="sweep")) as rec:
+        with pytest.raises(RuntimeError, match="worker pool died"), \
+                RunRecorder(store, RunRecord(kind="sweep")) as rec:
             rec.record(record)
             raise RuntimeError("worker pool died")
         assert store.run(rec.run_id).status == "error", (
