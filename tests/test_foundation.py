@@ -54,7 +54,8 @@ def test_the_torch_blocker_really_blocks_torch() -> None:
 def test_every_deskcheck_module_imports_without_torch() -> None:
     modules = _all_deskcheck_modules()
     assert "deskcheck.cli" in modules and "deskcheck.pytest_plugin" in modules, (
-        f"the module list must hold deskcheck.cli and deskcheck.pytest_plugin; it holds {sorted(modules)[:20]}"
+        "the module list must hold deskcheck.cli and deskcheck.pytest_plugin; it holds "
+        f"{sorted(modules)[:20]}"
     )
     proc = _run_without_torch(
         f"""
@@ -94,11 +95,13 @@ def test_pytest11_entry_point_names_the_plugin() -> None:
 
     plugins = {ep.name: ep.value for ep in entry_points(group="pytest11")}
     assert plugins.get("deskcheck") == "deskcheck.pytest_plugin", (
-        f"the pytest11 entry point deskcheck must name deskcheck.pytest_plugin; it names {plugins.get('deskcheck')!r}"
+        "the pytest11 entry point deskcheck must name deskcheck.pytest_plugin; it names "
+        f"{plugins.get('deskcheck')!r}"
     )
     scripts = {ep.name: ep.value for ep in entry_points(group="console_scripts")}
     assert scripts.get("deskcheck") == "deskcheck.cli:main", (
-        f"the console script deskcheck must be deskcheck.cli:main; it is {scripts.get('deskcheck')!r}"
+        "the console script deskcheck must be deskcheck.cli:main; it is "
+        f"{scripts.get('deskcheck')!r}"
     )
 
 
@@ -121,7 +124,9 @@ def test_cli_dispatcher_errors_are_rendered_with_exit_code(capsys, monkeypatch) 
     probe = sub.add_parser("probe-error")
     probe.set_defaults(func=boom)
     monkeypatch.setattr(cli, "build_parser", lambda: parser)
-    assert cli.main(["probe-error"]) == 2, "a ConfigError raised by a part must make the CLI exit 2"
+    assert cli.main(["probe-error"]) == 2, (
+        f"a ConfigError raised by a part must make the CLI exit 2; it said:\n{capsys.readouterr()}"
+    )
     err = capsys.readouterr().err
     assert "mutants.toml:3: bad entry" in err and "fix: add an owner" in err, (
         f"the CLI must render the error as location: message and fix:; stderr {err!r}"
@@ -147,7 +152,8 @@ def test_config_reads_tool_deskcheck(tmp_path) -> None:
     (tmp_path / "sub").mkdir()
     config = load_config(tmp_path / "sub")
     assert config.root == tmp_path.resolve(), (
-        f"the config root must be the folder holding pyproject.toml, {tmp_path.resolve()}; it is {config.root}"
+        f"the config root must be the folder holding pyproject.toml, {tmp_path.resolve()}; it is "
+        f"{config.root}"
     )
     assert config.path("catalog") == tmp_path.resolve() / "m.toml", (
         f"catalog must resolve against the config root; it is {config.path('catalog')}"

@@ -124,11 +124,13 @@ def test_the_layering_checks_can_fail(tmp_path, monkeypatch) -> None:
     monkeypatch.setattr(__import__(__name__, fromlist=["x"]), "PARTS", {"static", "drift_guard"})
     assert private_imports_across_parts() == [
         "deskcheck/drift_guard/x.py:1 imports deskcheck.static._model"], (
-        f"a planted import of another part's private module must be named; the check found {private_imports_across_parts()}"
+        "a planted import of another part's private module must be named; the check found "
+        f"{private_imports_across_parts()}"
     )
     assert static_layer_imports_of_parts() == [
         "deskcheck/static/y.py:3 imports deskcheck.drift_guard.paths"], (
-        f"a planted import of a part by the static layer must be named; the check found {static_layer_imports_of_parts()}"
+        "a planted import of a part by the static layer must be named; the check found "
+        f"{static_layer_imports_of_parts()}"
     )
 
 

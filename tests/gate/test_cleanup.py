@@ -117,7 +117,8 @@ def test_signal_during_the_runs_cleans_up(tmp_path: Path, signum: int, parallel:
         f"the interrupted gate left test processes running: {[p for p in test_pids if _alive(p)]}"
     )
     assert project.snapshot() == before, (
-        "the interrupted gate moved the user's tree, index or worktree list (worktree not removed and pruned)"
+        "the interrupted gate moved the user's tree, index or worktree list (worktree not removed "
+        "and pruned)"
     )  # worktree removed and pruned, index untouched
 
 
@@ -234,7 +235,8 @@ def test_the_next_gate_removes_what_a_killed_gate_left(tmp_path: Path) -> None:
     assert [ln for ln in listed.splitlines() if ln.startswith("worktree ")] == [
         f"worktree {left[0]}"], f"the dead gate's worktree is still registered: {listed}"
     assert f"removed {scratch}, left by a gate that was killed" in second.stdout + second.stderr, (
-        f"the next gate must say 'removed {scratch}, left by a gate that was killed'; it said:\n{second.stdout}\n{second.stderr}"
+        f"the next gate must say 'removed {scratch}, left by a gate that was killed'; it said:\n"
+        f"{second.stdout}\n{second.stderr}"
     )
     assert project.snapshot()[:2] == before[:2], "the user's tree or index moved"
 
@@ -275,7 +277,8 @@ def test_an_active_retry_plugin_stops_the_gate(tmp_path: Path,
     with pytest.raises(GateError) as err:
         run_redfirst("main", ["tests/test_square.py"], cwd=project.root)
     assert "runner retries are active" in err.value.message, (
-        f"an active rerun plugin must stop the gate saying runner retries are active; it says {err.value.message!r}"
+        "an active rerun plugin must stop the gate saying runner retries are active; it says "
+        f"{err.value.message!r}"
     )
     assert "pytest_rerunfailures" in err.value.message, (
         f"the refusal must name the plugin pytest_rerunfailures; it says {err.value.message!r}"

@@ -43,7 +43,8 @@ def test_the_markdown_keeps_the_line_that_names_the_ranks(tmp_path: Path, monkey
     monkeypatch.setenv("DESKCHECK_SCRATCH_DIR", str(tmp_path))
     markdown = tmp_path / "redfirst.md"
     assert main(["redfirst", "--base", "main", "--no-store", "--markdown", str(markdown)]) == 0, (
-        f"`deskcheck redfirst --base main --no-store --markdown F` must exit 0 (holds); it said:\n{capsys.readouterr()}"
+        "`deskcheck redfirst --base main --no-store --markdown F` must exit 0 (holds); it said:\n"
+        f"{capsys.readouterr()}"
     )
     text = capsys.readouterr().out
     assert RANK_LINE in markdown.read_text(), (
@@ -115,7 +116,8 @@ def test_the_pr_comment_keeps_the_rank_line_and_gains_the_split(tmp_path: Path, 
     monkeypatch.setenv("DESKCHECK_SCRATCH_DIR", str(tmp_path))
     markdown = tmp_path / "redfirst.md"
     assert main(["redfirst", "--base", "main", "--no-store", "--markdown", str(markdown)]) == 0, (
-        f"`deskcheck redfirst --base main --no-store --markdown F` must exit 0 (holds); it said:\n{capsys.readouterr()}"
+        "`deskcheck redfirst --base main --no-store --markdown F` must exit 0 (holds); it said:\n"
+        f"{capsys.readouterr()}"
     )
     text = " ".join(capsys.readouterr().out.split())
     comment = " ".join(markdown.read_text().split())

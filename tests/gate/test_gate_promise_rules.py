@@ -19,7 +19,8 @@ def test_an_import_error_on_base_is_a_weak_red():
     assert verdict == "WEAK_RED", (
         f"a test failing on base with an ImportError was judged {verdict}, expected WEAK_RED")
     assert classify("failed", "passed", pin=None, base_import_error=False) == "RED_GREEN", (
-        f"a test failing on base without an ImportError and passing on the branch must be RED_GREEN; it is {classify('failed', 'passed', pin=None, base_import_error=False)}"
+        "a test failing on base without an ImportError and passing on the branch must be "
+        f"RED_GREEN; it is {classify('failed', 'passed', pin=None, base_import_error=False)}"
     )
 
 
@@ -28,7 +29,8 @@ def test_a_pin_without_a_reason_is_green_on_base():
     assert verdict == "GREEN_ON_BASE", (
         f"pin() without a reason was judged {verdict}; docs: judged as GREEN_ON_BASE")
     assert classify("passed", "passed", pin="why", base_import_error=False) == "PIN", (
-        f"a test green on base with pin(\"why\") must be PIN; it is {classify('passed', 'passed', pin='why', base_import_error=False)}"
+        "a test green on base with pin(\"why\") must be PIN; it is "
+        f"{classify('passed', 'passed', pin='why', base_import_error=False)}"
     )
 
 

@@ -54,7 +54,8 @@ def test_gate_runs_are_recorded_unless_no_store(tmp_path: Path, monkeypatch, cap
     assert len(runs) == 1, f"the redfirst run was not recorded in the store: {runs}"
     assert runs[0]["status"] == "holds" and runs[0]["summary"]["tests"] == 1, runs[0]
     assert main(["regress", "--base", "main", "--no-store"]) == 0, (
-        f"`deskcheck regress --base main --no-store` must exit 0 (holds); it said:\n{capsys.readouterr()}"
+        "`deskcheck regress --base main --no-store` must exit 0 (holds); it said:\n"
+        f"{capsys.readouterr()}"
     )
     assert _history("regress", capsys) == [], "--no-store still recorded the regress run"
     assert main(["regress", "--base", "main"]) == 0, (
@@ -78,7 +79,8 @@ def test_an_empty_listing_says_so_and_how_to_record(tmp_path: Path, monkeypatch,
         store.finish_run(store.begin_run(RunRecord(kind="sweep")), "holds")
     capsys.readouterr()
     assert main(["history", "--kind", "redfirst"]) == 0, (
-        f"`deskcheck history --kind redfirst` with no such runs must exit 0; it said:\n{capsys.readouterr()}"
+        "`deskcheck history --kind redfirst` with no such runs must exit 0; it said:\n"
+        f"{capsys.readouterr()}"
     )
     out = capsys.readouterr().out
     assert "no redfirst runs recorded" in out and "--no-store" in out, (

@@ -17,7 +17,8 @@ def test_not_a_git_repository(tmp_path: Path) -> None:
     with pytest.raises(GitError) as err:
         run_redfirst("main", cwd=tmp_path)
     assert "not a git repository" in err.value.message and "git init" in err.value.fix, (
-        f"outside a repository the gate must say 'not a git repository' with the fix git init; it says {err.value.message!r}, fix {err.value.fix!r}"
+        "outside a repository the gate must say 'not a git repository' with the fix git init; it "
+        f"says {err.value.message!r}, fix {err.value.fix!r}"
     )
 
 
@@ -29,7 +30,8 @@ def test_unknown_ref(tmp_path: Path) -> None:
         f"an unknown base must say unknown ref 'no-such-branch'; it says {err.value.message!r}"
     )
     assert "git fetch origin no-such-branch" in err.value.fix, (
-        f"the fix for an unknown ref must be git fetch origin no-such-branch; it is {err.value.fix!r}"
+        "the fix for an unknown ref must be git fetch origin no-such-branch; it is "
+        f"{err.value.fix!r}"
     )
 
 
@@ -52,7 +54,8 @@ def test_shallow_clone_says_fetch_depth_zero(tmp_path: Path) -> None:
     with pytest.raises(GitError) as err:
         run_redfirst("origin/unfetched", cwd=shallow)
     assert "fetch-depth: 0" in err.value.fix, (
-        f"the fix for an unfetched ref in a shallow clone must say fetch-depth: 0; it is {err.value.fix!r}"
+        "the fix for an unfetched ref in a shallow clone must say fetch-depth: 0; it is "
+        f"{err.value.fix!r}"
     )
 
 
@@ -62,10 +65,12 @@ def test_dirty_tree_is_refused_only_on_request(tmp_path: Path, capsys) -> None:
     with pytest.raises(GitError) as err:
         run_redfirst("main", cwd=project.root, require_clean=True)
     assert "dirty" in err.value.message and "--require-clean" in err.value.fix, (
-        f"--require-clean on a dirty tree must say dirty and name --require-clean in the fix; it says {err.value.message!r}, fix {err.value.fix!r}"
+        "--require-clean on a dirty tree must say dirty and name --require-clean in the fix; it "
+        f"says {err.value.message!r}, fix {err.value.fix!r}"
     )
     assert "calc/ops.py" in err.value.message, (
-        f"the dirty-tree error must name the changed file calc/ops.py; it says {err.value.message!r}"
+        "the dirty-tree error must name the changed file calc/ops.py; it says "
+        f"{err.value.message!r}"
     )
 
 
@@ -73,7 +78,8 @@ def test_cli_prints_the_error_with_its_fix_and_exits_2(tmp_path: Path, capsys,
                                                        monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(tmp_path)
     assert main(["redfirst", "--base", "main"]) == 2, (
-        "`deskcheck redfirst --base main` outside a repository must exit 2"
+        "`deskcheck redfirst --base main` outside a repository must exit 2; it said:\n"
+        f"{capsys.readouterr()}"
     )
     err = capsys.readouterr().err
     assert "not a git repository" in err and "fix:" in err, (

@@ -43,17 +43,20 @@ def gated(tmp_path_factory: pytest.TempPathFactory):
 def test_every_verdict_is_reached(gated) -> None:
     _, _, report, _, _, _ = gated
     assert {t["id"]: t["verdict"] for t in report["tests"]} == EXPECTED, (
-        f"red-first must reach every verdict as expected; it gave { {t['id']: t['verdict'] for t in report['tests']} }"
+        "red-first must reach every verdict as expected; it gave "
+        f"{ {t['id']: t['verdict'] for t in report['tests']} }"
     )
 
 
 def test_unmarked_green_and_branch_red_make_the_gate_fall_short(gated) -> None:
     _, code, report, _, _, _ = gated
     assert code == 1, (
-        f"an unmarked GREEN_ON_BASE and a RED_ON_BRANCH must make redfirst exit 1 (falls short); it exited {code}"
+        "an unmarked GREEN_ON_BASE and a RED_ON_BRANCH must make redfirst exit 1 (falls short); "
+        f"it exited {code}"
     )
     assert report["exit_code"] == 1 and report["holds"] is False, (
-        f"the JSON must say exit_code 1 and holds false; it says {report['exit_code']}, {report['holds']}"
+        f"the JSON must say exit_code 1 and holds false; it says {report['exit_code']}, "
+        f"{report['holds']}"
     )
     assert report["counts"] == {"RED_GREEN": 2, "WEAK_RED": 1, "PIN": 1, "GREEN_ON_BASE": 1,
                                 "RED_ON_BRANCH": 1, "NO_EVIDENCE": 0, "TEST_ONLY": 0}, (
@@ -65,10 +68,12 @@ def test_selection_is_per_function_and_knows_added_from_modified(gated) -> None:
     _, _, report, _, _, _ = gated
     changes = {s["id"]: s["change"] for s in report["selected"]}
     assert changes["tests/test_ops.py::test_div_exact"] == "modified", (
-        f"an edited test function must be modified; it is {changes.get('tests/test_ops.py::test_div_exact')}"
+        "an edited test function must be modified; it is "
+        f"{changes.get('tests/test_ops.py::test_div_exact')}"
     )
     assert changes["tests/test_ops.py::test_sub_is_fixed"] == "added", (
-        f"a new test function must be added; it is {changes.get('tests/test_ops.py::test_sub_is_fixed')}"
+        "a new test function must be added; it is "
+        f"{changes.get('tests/test_ops.py::test_sub_is_fixed')}"
     )
     assert "tests/test_ops.py::test_add" not in changes, (
         "the unchanged test_add was selected: selection must be per function"
@@ -82,17 +87,21 @@ def test_outcomes_come_from_each_side(gated) -> None:
     _, _, report, _, _, _ = gated
     by_id = {t["id"]: t for t in report["tests"]}
     assert by_id["tests/test_square.py::test_square"]["base"] == "collection_error", (
-        f"a test importing a module new on the branch must be a collection_error on base; it is {by_id['tests/test_square.py::test_square']['base']}"
+        "a test importing a module new on the branch must be a collection_error on base; it is "
+        f"{by_id['tests/test_square.py::test_square']['base']}"
     )
     assert "calc.square" in by_id["tests/test_square.py::test_square"]["detail"], (
-        f"the collection error detail must name calc.square; it is {by_id['tests/test_square.py::test_square']['detail']!r}"
+        "the collection error detail must name calc.square; it is "
+        f"{by_id['tests/test_square.py::test_square']['detail']!r}"
     )
     assert by_id["tests/test_ops.py::test_sub_is_fixed"]["base"] == "failed", (
-        f"test_sub_is_fixed must fail on base; it {by_id['tests/test_ops.py::test_sub_is_fixed']['base']}"
+        "test_sub_is_fixed must fail on base; it "
+        f"{by_id['tests/test_ops.py::test_sub_is_fixed']['base']}"
     )
     assert by_id["tests/test_ops.py::test_add_still_adds"]["pin"] == (
         "add is unchanged by this branch"), (
-        f"the pin reason must be kept; it is {by_id['tests/test_ops.py::test_add_still_adds']['pin']!r}"
+        "the pin reason must be kept; it is "
+        f"{by_id['tests/test_ops.py::test_add_still_adds']['pin']!r}"
     )
 
 
@@ -100,16 +109,20 @@ def test_base_side_ran_base_code_and_branch_side_branch_code(gated) -> None:
     project, _, report, _, _, _ = gated
     base, branch = report["sides"]["base"]["isolation"], report["sides"]["branch"]["isolation"]
     assert base["violations"] == {} and branch["violations"] == {}, (
-        f"each side must load only its own code; violations base {base['violations']}, branch {branch['violations']}"
+        f"each side must load only its own code; violations base {base['violations']}, branch "
+        f"{branch['violations']}"
     )
     assert base["production_modules_loaded"] >= 2, (
-        f"the base side must load the production modules (>= 2); it loaded {base['production_modules_loaded']}"
+        "the base side must load the production modules (>= 2); it loaded "
+        f"{base['production_modules_loaded']}"
     )
     assert all("deskcheck-gate-" in f and "/base/" in f for f in base["sample"].values()), (
-        f"the base side must load from the deskcheck-gate- base worktree; it loaded {base['sample']}"
+        "the base side must load from the deskcheck-gate- base worktree; it loaded "
+        f"{base['sample']}"
     )
     assert all(f.startswith(str(project.root)) for f in branch["sample"].values()), (
-        f"the branch side must load from the project tree {project.root}; it loaded {branch['sample']}"
+        f"the branch side must load from the project tree {project.root}; it loaded "
+        f"{branch['sample']}"
     )
 
 
@@ -126,7 +139,8 @@ def test_user_tree_index_and_worktrees_untouched(gated) -> None:
 def test_markdown_is_a_pr_comment(gated) -> None:
     _, _, _, markdown, _, _ = gated
     assert markdown.startswith("### deskcheck redfirst: :x: falls short"), (
-        f"the PR comment must open '### deskcheck redfirst: :x: falls short'; it opens {markdown[:120]!r}"
+        "the PR comment must open '### deskcheck redfirst: :x: falls short'; it opens "
+        f"{markdown[:120]!r}"
     )
     assert "| GREEN_ON_BASE | `tests/test_ops.py::test_add_unmarked` |" in markdown, (
         f"the PR comment must list test_add_unmarked as GREEN_ON_BASE in its table:\n{markdown}"
@@ -150,10 +164,12 @@ def test_a_branch_of_red_greens_pins_and_weak_reds_holds(tmp_path: Path,
     report = run_redfirst("main", cwd=project.root)
     verdicts = {t.id: t.verdict for t in report.tests}
     assert verdicts["tests/test_ops.py::test_add_unmarked"] == "PIN", (
-        f"a test marked pin('guards add') green on base must be PIN; it is {verdicts['tests/test_ops.py::test_add_unmarked']}"
+        "a test marked pin('guards add') green on base must be PIN; it is "
+        f"{verdicts['tests/test_ops.py::test_add_unmarked']}"
     )
     assert verdicts["tests/test_ops.py::test_broken_on_branch"] == "RED_GREEN", (
-        f"a test red on base and green on the dirty branch must be RED_GREEN; it is {verdicts['tests/test_ops.py::test_broken_on_branch']}"
+        "a test red on base and green on the dirty branch must be RED_GREEN; it is "
+        f"{verdicts['tests/test_ops.py::test_broken_on_branch']}"
     )
     assert report.exit_code == 0, (
         f"red greens, pins and weak reds must hold (exit 0); it exited {report.exit_code}"
@@ -162,7 +178,8 @@ def test_a_branch_of_red_greens_pins_and_weak_reds_holds(tmp_path: Path,
         f"the gate must say the working tree was dirty; context {report.context}"
     )  # the working tree was gated as is
     assert report.context["dirty_paths"] == ["tests/test_ops.py"], (
-        f"the gate must name the dirty path tests/test_ops.py; it names {report.context.get('dirty_paths')}"
+        "the gate must name the dirty path tests/test_ops.py; it names "
+        f"{report.context.get('dirty_paths')}"
     )
     strict = run_redfirst("main", ["tests/test_square.py"], cwd=project.root, strict=True,
                           parallel=True)

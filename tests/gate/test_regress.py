@@ -37,7 +37,8 @@ def test_only_on_branch_failures_are_regressions(gated) -> None:
     code, report, _, _, _, _ = gated
     assert _ids(report, "regressions") == ["tests/test_ops.py::test_broken_on_branch",
                                            "tests/test_ops.py::test_div_true"], (
-        f"the regressions must be the tests that fail on the branch but not on base; they are {_ids(report, 'regressions')}"
+        "the regressions must be the tests that fail on the branch but not on base; they are "
+        f"{_ids(report, 'regressions')}"
     )
     new = {i["id"]: i["new_test"] for i in report["regressions"]}
     assert new == {"tests/test_ops.py::test_broken_on_branch": True,
@@ -46,23 +47,27 @@ def test_only_on_branch_failures_are_regressions(gated) -> None:
         f"(test_broken_on_branch) must be marked (new test), one the base has must not "
         f"(docs/gate.md: 'New tests that fail are regressions too, marked (new test).')")
     assert code == 1 and report["exit_code"] == 1, (
-        f"a regression must make regress exit 1; it exited {code}, JSON exit_code {report['exit_code']}"
+        f"a regression must make regress exit 1; it exited {code}, JSON exit_code "
+        f"{report['exit_code']}"
     )
 
 
 def test_repairs_pre_existing_and_flaky_are_separate(gated) -> None:
     _, report, _, _, _, runs = gated
     assert _ids(report, "repairs") == ["tests/test_ops.py::test_sub_old"], (
-        f"the repair must be test_sub_old (failed on base, passes on the branch); repairs {_ids(report, 'repairs')}"
+        "the repair must be test_sub_old (failed on base, passes on the branch); repairs "
+        f"{_ids(report, 'repairs')}"
     )
     assert _ids(report, "pre_existing") == ["tests/test_ops.py::test_neg"], (
-        f"the pre-existing failure must be test_neg (fails on both); pre_existing {_ids(report, 'pre_existing')}"
+        "the pre-existing failure must be test_neg (fails on both); pre_existing "
+        f"{_ids(report, 'pre_existing')}"
     )
     assert _ids(report, "flaky") == ["tests/test_flaky.py::test_flaky"], (
         f"the flaky test must be test_flaky (passes on the re-run); flaky {_ids(report, 'flaky')}"
     )
     assert runs == 3, (
-        f"regress must run the tests 3 times (base, branch, one re-run), with no runner retries; they ran {runs} times"
+        "regress must run the tests 3 times (base, branch, one re-run), with no runner retries; "
+        f"they ran {runs} times"
     )  # base, branch, and the one re-run: no runner retries
 
 
@@ -76,10 +81,12 @@ def test_counts_per_side_and_collection_errors(gated) -> None:
         f"the branch side must count 4 failed / 7 passed; it counts {branch['counts']}"
     )
     assert base["isolation"]["violations"] == {} == branch["isolation"]["violations"], (
-        f"each side must load only its own code; violations base {base['isolation']['violations']}, branch {branch['isolation']['violations']}"
+        f"each side must load only its own code; violations base {base['isolation']['violations']}"
+        f", branch {branch['isolation']['violations']}"
     )
     assert base["isolation"]["processes"] == 3, (
-        f"the base side must audit 3 processes (controller + 2 xdist workers); it audited {base['isolation']['processes']}"
+        "the base side must audit 3 processes (controller + 2 xdist workers); it audited "
+        f"{base['isolation']['processes']}"
     )  # controller + 2 xdist workers audited
     assert "| base (`" in markdown and "2 failed / 4 passed" in markdown, (
         f"the PR comment must show the base side's counts '2 failed / 4 passed':\n{markdown}"
@@ -99,10 +106,12 @@ def test_a_branch_without_regressions_holds(tmp_path, monkeypatch) -> None:
                  str(tmp_path / "r.json")])
     report = json.loads((tmp_path / "r.json").read_text())
     assert code == 0 and report["holds"] is True, (
-        f"a branch without regressions must hold (exit 0); it exited {code}, holds {report['holds']}"
+        f"a branch without regressions must hold (exit 0); it exited {code}, holds "
+        f"{report['holds']}"
     )
     assert report["sides"]["base"]["counts"]["passed"] == 0, (
-        f"a test file new on the branch must count nothing on base; base counts {report['sides']['base']['counts']}"
+        "a test file new on the branch must count nothing on base; base counts "
+        f"{report['sides']['base']['counts']}"
     )  # the file is new on the branch
     assert report["notes"] == ["absent on base (branch side only): tests/test_square.py"], (
         f"regress must note the file absent on base; notes {report['notes']}"

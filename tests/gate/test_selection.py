@@ -77,10 +77,12 @@ def test_only_new_or_changed_functions_are_selected(tmp_path: Path) -> None:
         "tests/test_b.py::test_in_new_file": "added",
         "tests/test_b.py::Legacy::test_case": "added",
     }, (
-        f"only new or changed test functions must be selected (added or modified); selected {selected}"
+        "only new or changed test functions must be selected (added or modified); selected "
+        f"{selected}"
     )
     assert changes.changed_test_files == ["tests/test_a.py", "tests/test_b.py"], (
-        f"the changed test files must be tests/test_a.py and tests/test_b.py; they are {changes.changed_test_files}"
+        "the changed test files must be tests/test_a.py and tests/test_b.py; they are "
+        f"{changes.changed_test_files}"
     )
 
 
@@ -92,14 +94,16 @@ def test_limit_to_paths_and_unparsable_files(tmp_path: Path) -> None:
     repo = GitRepo(project.root)
     changes = changed_tests(repo, base, TestLayout(), limit_to=["tests"])
     assert [s.id for s in changes.selected] == ["tests/test_b.py"], (
-        f"an unparsable test file under --limit tests must be selected whole; selected {[s.id for s in changes.selected]}"
+        "an unparsable test file under --limit tests must be selected whole; selected "
+        f"{[s.id for s in changes.selected]}"
     )
     assert changes.unparsable == ["tests/test_b.py"], (
         f"the unparsable file tests/test_b.py must be named; unparsable {changes.unparsable}"
     )
     everything = changed_tests(repo, base, TestLayout())
     assert "other/test_c.py::test_y" in {s.id for s in everything.selected}, (
-        f"without a limit other/test_c.py::test_y must be selected; selected {[s.id for s in everything.selected]}"
+        "without a limit other/test_c.py::test_y must be selected; selected "
+        f"{[s.id for s in everything.selected]}"
     )
 
 
@@ -125,10 +129,12 @@ def test_default_classification() -> None:
              "tools/script.py", "setup_helpers.py", "tests/test_x.py", "json.py"]
     modules, notes = layout.production_modules(files)
     assert modules == {"pkg": "src", "setup_helpers": ""}, (
-        f"the importable production modules must be pkg (under src) and setup_helpers; they are {modules}"
+        "the importable production modules must be pkg (under src) and setup_helpers; they are "
+        f"{modules}"
     )  # tools/ scripts are not importable
     assert notes == ["json: shadows a standard-library module; not redirected"], (
-        f"a module shadowing the standard library (json) must be noted, not redirected; notes {notes}"
+        "a module shadowing the standard library (json) must be noted, not redirected; notes "
+        f"{notes}"
     )
 
 
@@ -138,7 +144,8 @@ def test_configured_paths_win(tmp_path: Path) -> None:
         '[tool.deskcheck]\ntest_paths = ["checks"]\nsource_paths = ["src"]\n')
     layout = load_layout(load_config(tmp_path), tmp_path)
     assert layout.test_paths == ("checks",) and layout.source_paths == ("src",), (
-        f"configured test_paths and source_paths must win; they are {layout.test_paths}, {layout.source_paths}"
+        f"configured test_paths and source_paths must win; they are {layout.test_paths}, "
+        f"{layout.source_paths}"
     )
     assert layout.is_test_module("checks/check_a.py"), (
         "checks/check_a.py must be a test module under python_files = [\"check_*.py\"]"

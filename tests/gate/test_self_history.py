@@ -52,14 +52,17 @@ def test_redfirst_on_a_commit_of_this_repository(clone, monkeypatch) -> None:
     report = run_redfirst(f"{commit}~1", cwd=root)
     assert report.tests, "the commit adds tests, so some must be judged"
     assert {t.verdict for t in report.tests} <= set(REDFIRST_VERDICTS), (
-        f"every verdict must be a red-first verdict; unknown {sorted({t.verdict for t in report.tests} - set(REDFIRST_VERDICTS))}"
+        "every verdict must be a red-first verdict; unknown "
+        f"{sorted({t.verdict for t in report.tests} - set(REDFIRST_VERDICTS))}"
     )
     assert report.exit_code == (1 if report.failing else 0), (
-        f"redfirst must exit 1 exactly when some test falls short; exit {report.exit_code}, failing {report.failing}"
+        f"redfirst must exit 1 exactly when some test falls short; exit {report.exit_code}, "
+        f"failing {report.failing}"
     )
     base, branch = report.sides["base"]["isolation"], report.sides["branch"]["isolation"]
     assert base["violations"] == {} == branch["violations"], (
-        f"each side must load only its own code; violations base {base['violations']}, branch {branch['violations']}"
+        f"each side must load only its own code; violations base {base['violations']}, branch "
+        f"{branch['violations']}"
     )
     assert base["production_modules_loaded"] > 0, (
         "the base side loaded no production module of deskcheck"

@@ -53,7 +53,8 @@ def test_a_failed_subtest_fails_an_item_already_recorded_passed():
     assert record["outcome"] == "failed", (
         "a failed subtest reported after the item was recorded passed did not fail the item")
     assert record["exc_type"] == "AssertionError", (
-        f"a failed subtest must record AssertionError as the item's exception; it recorded {record['exc_type']!r}"
+        "a failed subtest must record AssertionError as the item's exception; it recorded "
+        f"{record['exc_type']!r}"
     )
 
 

@@ -50,7 +50,8 @@ def test_the_cpu_dry_run_says_what_it_would_run_and_why_each_part_skips(tmp_path
         "a dry run installs nothing, so it must leave no wheel folder behind in the temp dir")
     results = json.loads(out.read_text())
     assert results["dry_run"] and results["verdict"] == "DRY RUN", (
-        f"a CPU dry run must say dry_run and verdict DRY RUN; it says {results['dry_run']}, {results['verdict']!r}"
+        f"a CPU dry run must say dry_run and verdict DRY RUN; it says {results['dry_run']}, "
+        f"{results['verdict']!r}"
     )
     steps = {s["name"]: s for s in results["steps"]}
     assert list(steps) == STEPS, f"the plan's steps changed: {list(steps)}"
@@ -66,12 +67,14 @@ def test_the_cpu_dry_run_says_what_it_would_run_and_why_each_part_skips(tmp_path
     for name in ("suites", "sweep", "cpu-suite"):
         assert "no GPU here (CUDA_VISIBLE_DEVICES='')" in steps[name]["reason"], steps[name]
     assert "tests/metal/mutants.toml" in steps["sweep"]["command"], (
-        f"the sweep step must sweep tests/metal/mutants.toml; its command is {steps['sweep']['command']}"
+        "the sweep step must sweep tests/metal/mutants.toml; its command is "
+        f"{steps['sweep']['command']}"
     )
     assert "-m metal --deskcheck-backend nccl --deskcheck-backend gloo-cuda" in \
         " ".join(steps["suites"]["command"]), steps["suites"]["command"]
     assert "not metal" in steps["cpu-suite"]["command"], (
-        f"the cpu-suite step must run -m \"not metal\"; its command is {steps['cpu-suite']['command']}"
+        "the cpu-suite step must run -m \"not metal\"; its command is "
+        f"{steps['cpu-suite']['command']}"
     )
     assert done.stdout.count("would run:") == len(STEPS), done.stdout
     wide = [line for line in done.stdout.splitlines()
@@ -111,7 +114,8 @@ def test_a_module_the_machine_lacks_skips_the_steps_that_import_it():
     facts = {**H200, "missing_modules": ["libcst"]}
     steps = {s.name: s for s in P.build_plan(facts, _options())}
     assert steps["sweep"].status == "skipped", (
-        f"a step that imports a module the machine lacks (libcst) must skip; the sweep is {steps['sweep'].status!r}"
+        "a step that imports a module the machine lacks (libcst) must skip; the sweep is "
+        f"{steps['sweep'].status!r}"
     )
     assert steps["sweep"].skip_reason.startswith("needs libcst, not importable with "), (
         steps["sweep"].skip_reason)
@@ -125,10 +129,12 @@ def test_without_a_catalog_or_the_cpu_suite_those_steps_say_so():
     steps = {s.name: s for s in P.build_plan(H200, _options(catalog=None, cpu_suite=False))}
     assert steps["sweep"].skip_reason == ("no --catalog given: there is no CUDA mutant catalog "
                                           "to sweep"), (
-        f"without --catalog the sweep must say there is no CUDA mutant catalog to sweep; it says {steps['sweep'].skip_reason!r}"
+        "without --catalog the sweep must say there is no CUDA mutant catalog to sweep; it says "
+        f"{steps['sweep'].skip_reason!r}"
     )
     assert steps["cpu-suite"].skip_reason == "not asked for (--cpu-suite)", (
-        f"without --cpu-suite that step must say not asked for (--cpu-suite); it says {steps['cpu-suite'].skip_reason!r}"
+        "without --cpu-suite that step must say not asked for (--cpu-suite); it says "
+        f"{steps['cpu-suite'].skip_reason!r}"
     )
     sweep = " ".join(steps["sweep"].command)
     assert "None" not in sweep, f"without a catalog the sweep step reads `--catalog None`: {sweep}"
@@ -139,14 +145,16 @@ def test_the_budget_fits_one_device_call_with_every_step_its_floor(bench_metal):
     steps = P.build_plan(H200, _options(dry_run=False))
     assert BUDGET_S + 30 <= DEVICE_CALL_S, "the budget leaves the wheel install 30 s"
     assert sum(P.FLOORS[s.kind] for s in steps if s.status == "planned") <= BUDGET_S, (
-        f"the planned steps' floors must fit the budget {BUDGET_S} s; they sum to {sum(P.FLOORS[s.kind] for s in steps if s.status == 'planned')}"
+        f"the planned steps' floors must fit the budget {BUDGET_S} s; they sum to "
+        f"{sum(P.FLOORS[s.kind] for s in steps if s.status == 'planned')}"
     )
     from deskcheck.suites.metal.run import step_timeout
 
     for i, step in enumerate(steps):
         if step.status == "planned":
             assert step_timeout(step, steps[i + 1:], BUDGET_S) >= P.FLOORS[step.kind], (
-                f"step {step.name} must get at least its floor {P.FLOORS[step.kind]} s; it gets {step_timeout(step, steps[i + 1:], BUDGET_S)}"
+                f"step {step.name} must get at least its floor {P.FLOORS[step.kind]} s; it gets "
+                f"{step_timeout(step, steps[i + 1:], BUDGET_S)}"
             )
 
 
@@ -237,7 +245,8 @@ def test_the_wheel_download_is_for_the_machines_python_and_platform(bench_metal)
         f"the wheel download must be --no-deps --only-binary=:all:; the command is {command}"
     )
     assert "manylinux_2_28_x86_64" in command and "libcst==1.9.0" in command, (
-        f"the wheel download must be libcst==1.9.0 for manylinux_2_28_x86_64; the command is {command}"
+        "the wheel download must be libcst==1.9.0 for manylinux_2_28_x86_64; the command is "
+        f"{command}"
     )
 
 
@@ -293,7 +302,8 @@ def test_a_gpu_run_becomes_the_metal_section_of_benchmarks(tmp_path, benchmarks_
 
 def test_the_metal_section_is_empty_until_a_gpu_run(tmp_path, benchmarks_builder):
     assert "Empty until a GPU run happened" in benchmarks_builder.metal_section(tmp_path), (
-        f"the METAL section must say Empty until a GPU run happened; it is:\n{benchmarks_builder.metal_section(tmp_path)}"
+        "the METAL section must say Empty until a GPU run happened; it is:\n"
+        f"{benchmarks_builder.metal_section(tmp_path)}"
     )
     dry = run_metal(_options(), facts={**H200, "gpu_count": 0})
     (tmp_path / "metal.json").write_text(json.dumps(dry))
@@ -322,7 +332,8 @@ def test_a_suites_step_where_every_case_skipped_proves_nothing(tmp_path):
         f"a METAL suites run in which every case skipped was judged {step.status}: it proves "
         f"nothing about the GPU tier")
     assert step.skip_reason == "no METAL case passed: 1 skipped: nccl needs one GPU per rank", (
-        f"an all-skipped METAL run must say no METAL case passed with the skip reason; it says {step.skip_reason!r}"
+        "an all-skipped METAL run must say no METAL case passed with the skip reason; it says "
+        f"{step.skip_reason!r}"
     )
 
 
@@ -338,7 +349,8 @@ def test_a_source_tree_deskcheck_gets_its_entry_points(tmp_path, bench_metal, mo
     info = bench_metal.write_dist_info(tmp_path)
     (dist,) = [d for d in importlib.metadata.distributions(path=[str(tmp_path)])]
     assert dist.metadata["Name"] == "deskcheck" and info.parent == tmp_path, (
-        f"the dist-info must name deskcheck and lie in {tmp_path}; it names {dist.metadata['Name']!r} in {info.parent}"
+        f"the dist-info must name deskcheck and lie in {tmp_path}; it names "
+        f"{dist.metadata['Name']!r} in {info.parent}"
     )
     entry = {(ep.group, ep.name): ep.value for ep in dist.entry_points}
     assert entry[("pytest11", "deskcheck")] == "deskcheck.pytest_plugin", entry

@@ -137,6 +137,7 @@ def every_verdict_mutants() -> list[MutantRecord]:
                         "(1 live function(s)); the mutant changes its free variables"),
     ]
     assert {m.verdict for m in mutants} == set(VERDICTS), (
-        f"the sample records must cover every verdict {sorted(VERDICTS)}; they cover {sorted({m.verdict for m in mutants})}"
+        f"the sample records must cover every verdict {sorted(VERDICTS)}; they cover "
+        f"{sorted({m.verdict for m in mutants})}"
     )
     return mutants

@@ -90,7 +90,8 @@ def test_unknown_ref_and_no_repo_are_git_errors_with_the_fix(repo: Path, tmp_pat
     with pytest.raises(GitError) as caught:
         ChangesSince(repo, "origin/nope")
     assert "origin/nope" in caught.value.render() and "git fetch origin" in caught.value.render(), (
-        f"an unknown ref must be a git error naming origin/nope and the fix `git fetch origin`; it says: {caught.value.render()!r}"
+        "an unknown ref must be a git error naming origin/nope and the fix `git fetch origin`; it "
+        f"says: {caught.value.render()!r}"
     )
     elsewhere = tmp_path_factory.mktemp("not-a-repo")
     with pytest.raises(GitError, match="needs a git repository"):

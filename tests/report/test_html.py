@@ -65,7 +65,8 @@ def data(store: Store, recorded_run: int) -> ReportData:
 def test_html_is_self_contained_and_escapes_what_it_shows(data: ReportData):
     page = render(data)
     assert "<script>alert(1)</script>" not in page, (
-        "the HTML report put a title in as markup (<script>alert(1)</script>): titles must be escaped text"
+        "the HTML report put a title in as markup (<script>alert(1)</script>): titles must be "
+        "escaped text"
     )  # a title is text, never markup
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in page, (
         "the HTML report must show the escaped title &lt;script&gt;alert(1)&lt;/script&gt;"
@@ -73,7 +74,8 @@ def test_html_is_self_contained_and_escapes_what_it_shows(data: ReportData):
     dom = _Dom()
     dom.feed(page)
     assert dom.external == [] and "<link" not in page and "@import" not in page, (
-        f"the HTML report must be self-contained (no external resource, <link> or @import); external: {dom.external}"
+        "the HTML report must be self-contained (no external resource, <link> or @import); "
+        f"external: {dom.external}"
     )
     assert set(dom.mutants) == {m.id for m in data.mutants}, (
         f"the HTML report must have one entry per mutant; it has {sorted(dom.mutants)}"
@@ -96,11 +98,13 @@ def test_chromium_renders_every_mutant_offline(chromium: str, data: ReportData,
         f"chromium must render one entry per mutant; it rendered {sorted(dom.mutants)}"
     )
     assert all(attrs.get("hidden") is None for attrs in dom.mutants.values()), (
-        f"with no filter every mutant must be shown; hidden: {[i for i, a in dom.mutants.items() if a.get('hidden') is not None]}"
+        "with no filter every mutant must be shown; hidden: "
+        f"{[i for i, a in dom.mutants.items() if a.get('hidden') is not None]}"
     )
     total = len(data.mutants)
     assert dom.count_text == f"{total} of {total} mutants shown", (
-        f"the inline script must count '{total} of {total} mutants shown'; the page says {dom.count_text!r}"
+        f"the inline script must count '{total} of {total} mutants shown'; the page says "
+        f"{dom.count_text!r}"
     )  # the inline script ran
 
 
@@ -114,5 +118,6 @@ def test_chromium_filters_by_verdict_from_the_address(chromium: str, data: Repor
         f"#verdict=SURVIVED must show only the survivor ballot.M2; it shows {sorted(shown)}"
     )
     assert dom.count_text == f"1 of {len(data.mutants)} mutants shown", (
-        f"#verdict=SURVIVED must count '1 of {len(data.mutants)} mutants shown'; the page says {dom.count_text!r}"
+        f"#verdict=SURVIVED must count '1 of {len(data.mutants)} mutants shown'; the page says "
+        f"{dom.count_text!r}"
     )

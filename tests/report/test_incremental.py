@@ -94,7 +94,8 @@ def test_second_run_without_change_reuses_every_verdict(repo: Path):
     with Store.for_project(repo) as store:
         last = store.runs()[-1]
         assert last.summary["reused"] == len(CATALOG) and last.status == "holds", (
-            f"the second run must reuse all {len(CATALOG)} verdicts and hold; it reused {last.summary.get('reused')} and is {last.status!r}"
+            f"the second run must reuse all {len(CATALOG)} verdicts and hold; it reused "
+            f"{last.summary.get('reused')} and is {last.status!r}"
         )
         assert all(m.reused for m in store.mutants(last.id or 0)), (
             "a mutant of the fully reused run is not marked reused"
@@ -107,7 +108,8 @@ def test_changing_one_target_function_reruns_exactly_its_mutants(repo: Path):
     module.write_text(module.read_text().replace("min(local_limit, group_min)",
                                                  "min(group_min, local_limit)"))
     assert sweep(repo, FakeRunner()) == ["congruence.M1", "congruence.M2"], (
-        "a change inside one target function must re-run exactly its mutants congruence.M1 and congruence.M2"
+        "a change inside one target function must re-run exactly its mutants congruence.M1 and "
+        "congruence.M2"
     )
     # a change elsewhere in the file (not in any target) re-runs nothing
     module.write_text(module.read_text() + "\n\nUNRELATED = 1\n")
@@ -121,7 +123,8 @@ def test_a_method_in_a_class_is_a_target_of_its_own(repo: Path):
     module = repo / "pkg" / "mod.py"
     module.write_text(module.read_text().replace("self.max_running -", "self.max_running  -"))
     assert sweep(repo, FakeRunner()) == ["budget.M1"], (
-        "a change inside one method must re-run exactly its mutant budget.M1: a method is a target of its own"
+        "a change inside one method must re-run exactly its mutant budget.M1: a method is a "
+        "target of its own"
     )
 
 
@@ -171,21 +174,25 @@ def test_recorder_closes_runs_and_resumes_after_an_error(repo: Path):
         )
         with RunRecorder(store, RunRecord(kind="sweep")) as again:
             assert again.resumed and again.run_id == rec.run_id, (
-                f"the next run must resume the errored run {rec.run_id}; resumed={again.resumed}, run {again.run_id}"
+                f"the next run must resume the errored run {rec.run_id}; resumed={again.resumed}, "
+                f"run {again.run_id}"
             )
             assert again.is_done("ballot.M1") and not again.is_done("ballot.M2"), (
-                "the resumed run must count ballot.M1 (recorded) done and ballot.M2 (not recorded) not done"
+                "the resumed run must count ballot.M1 (recorded) done and ballot.M2 (not "
+                "recorded) not done"
             )
         assert store.run(rec.run_id).status == "holds", (
             f"the resumed run that finished must hold; it is {store.run(rec.run_id).status!r}"
         )
         assert store.run(rec.run_id).summary["resumed"] is True, (
-            f"a resumed run must say resumed: true in its summary; summary {store.run(rec.run_id).summary}"
+            "a resumed run must say resumed: true in its summary; summary "
+            f"{store.run(rec.run_id).summary}"
         )
         with pytest.raises(KeyboardInterrupt), RunRecorder(store, RunRecord(kind="sweep")) as r:
             raise KeyboardInterrupt
         assert store.run(r.run_id).status == "interrupted" and r.run_id != rec.run_id, (
-            f"a run stopped by KeyboardInterrupt must be a new run recorded as interrupted; it is run {r.run_id}, {store.run(r.run_id).status!r}"
+            "a run stopped by KeyboardInterrupt must be a new run recorded as interrupted; it is "
+            f"run {r.run_id}, {store.run(r.run_id).status!r}"
         )
         fresh = RunRecorder(store, RunRecord(kind="sweep"), resume=False)
         assert not fresh.resumed and fresh.run_id not in (rec.run_id, r.run_id), (

@@ -43,13 +43,15 @@ def _write_full(root: Path) -> None:
 def test_init_in_an_empty_folder_writes_the_pr_gate_and_says_why_no_nightly(tmp_path: Path):
     assert _actions(tmp_path) == {"pyproject.toml": "created", PR: "created",
                                   NIGHTLY: "not written"}, (
-        f"init in an empty folder must create pyproject.toml and the PR gate and write no nightly; it did {_actions(tmp_path)}"
+        "init in an empty folder must create pyproject.toml and the PR gate and write no nightly; "
+        f"it did {_actions(tmp_path)}"
     )
     config = tomllib.loads((tmp_path / "pyproject.toml").read_text())
     assert "catalog" not in config["tool"]["deskcheck"], "a catalog that does not exist is named"
     assert _actions(tmp_path) == {"pyproject.toml": "kept", PR: "unchanged",
                                   NIGHTLY: "not written"}, (
-        f"a second init must keep pyproject.toml, leave the PR gate unchanged, write no nightly; it did {_actions(tmp_path)}"
+        "a second init must keep pyproject.toml, leave the PR gate unchanged, write no nightly; "
+        f"it did {_actions(tmp_path)}"
     )
 
 
@@ -61,7 +63,8 @@ def test_init_appends_the_section_and_keeps_every_existing_byte(tmp_path: Path):
     )
     text = (tmp_path / "pyproject.toml").read_text()
     assert text.startswith(original + "\n"), (
-        f"init must keep every existing byte of pyproject.toml and append after a newline; it wrote {text!r}"
+        "init must keep every existing byte of pyproject.toml and append after a newline; it "
+        f"wrote {text!r}"
     )
     data = tomllib.loads(text)
     assert data["project"]["name"] == "sched" and data["tool"]["ruff"]["line-length"] == 100, (
@@ -92,7 +95,8 @@ def test_init_refuses_a_broken_pyproject_and_writes_nothing(tmp_path: Path):
     with pytest.raises(ConfigError) as caught:
         init_project(tmp_path)
     assert "pyproject.toml:1" in caught.value.render() and "fix:" in caught.value.render(), (
-        f"a broken pyproject.toml must be refused naming pyproject.toml:1 and a fix:; it says {caught.value.render()!r}"
+        "a broken pyproject.toml must be refused naming pyproject.toml:1 and a fix:; it says "
+        f"{caught.value.render()!r}"
     )
     assert (tmp_path / "pyproject.toml").read_text() == "[project\nname = 1\n", (
         "init changed a pyproject.toml it refused"
@@ -120,7 +124,8 @@ def test_pr_workflow_runs_the_gates_and_an_incremental_sweep(tmp_path: Path):
         assert command in steps, command
     checkout = next(s for s in job["steps"] if s.get("uses", "").startswith("actions/checkout"))
     assert checkout["with"]["fetch-depth"] == 0, (
-        f"the PR workflow's checkout must fetch the full history (fetch-depth: 0) for --base; it has {checkout.get('with')}"
+        "the PR workflow's checkout must fetch the full history (fetch-depth: 0) for --base; it "
+        f"has {checkout.get('with')}"
     )
 
 
@@ -136,7 +141,8 @@ def test_nightly_workflow_shards_merges_diffs_and_keeps_the_store(tmp_path: Path
     )
     shards = jobs["sweep"]["strategy"]["matrix"]["shard"]
     assert f"--shard ${{{{ matrix.shard }}}}/{len(shards)}" in _steps(jobs["sweep"]), (
-        f"each sweep job must run its matrix shard of {len(shards)}; its steps: {_steps(jobs['sweep'])}"
+        f"each sweep job must run its matrix shard of {len(shards)}; its steps: "
+        f"{_steps(jobs['sweep'])}"
     )
     merge = _steps(jobs["merge"])
     for command in ("deskcheck merge shards/*/results.sqlite", "deskcheck diff latest~1 latest",
@@ -144,7 +150,8 @@ def test_nightly_workflow_shards_merges_diffs_and_keeps_the_store(tmp_path: Path
         assert command in merge, command
     kept = [s for s in jobs["merge"]["steps"] if s.get("with", {}).get("name") == "deskcheck-store"]
     assert kept and kept[0]["with"]["path"].startswith(".deskcheck/"), (
-        f"the merge job must keep the store under .deskcheck/ as the artifact deskcheck-store; kept: {kept}"
+        "the merge job must keep the store under .deskcheck/ as the artifact deskcheck-store; "
+        f"kept: {kept}"
     )
 
 
@@ -161,7 +168,7 @@ def test_the_gpu_nightly_runs_the_metal_entry_point(tmp_path: Path):
 
 def test_init_command(tmp_path: Path, capsys):
     assert main(["init", "--root", str(tmp_path)]) == 0, (
-        "`deskcheck init --root F` must exit 0 in an empty folder"
+        f"`deskcheck init --root F` must exit 0 in an empty folder; it said:\n{capsys.readouterr()}"
     )
     out = capsys.readouterr().out
     assert "created" in out and "deskcheck-nightly.yml" in out and "no GPU job" in out, out
@@ -169,7 +176,8 @@ def test_init_command(tmp_path: Path, capsys):
 
 def test_init_command_json(tmp_path: Path, capsys):
     assert main(["init", "--root", str(tmp_path), "--json", "-"]) == 0, (
-        "`deskcheck init --root F --json -` must exit 0 in an empty folder"
+        "`deskcheck init --root F --json -` must exit 0 in an empty folder; it said:\n"
+        f"{capsys.readouterr()}"
     )
     done = json.loads(capsys.readouterr().out)
     assert [a["action"] for a in done["actions"]] == ["created", "created", "not written"], (
@@ -192,7 +200,8 @@ def test_workflows_validate_against_the_github_workflow_schema(action_validator:
     done = subprocess.run([action_validator, str(broken)], capture_output=True, text=True,
                           timeout=60)
     assert done.returncode != 0 and "runs-on" in done.stdout + done.stderr, (
-        f"the validator must reject a workflow with runs-onn:, naming runs-on; rc {done.returncode}: {done.stdout + done.stderr}"
+        f"the validator must reject a workflow with runs-onn:, naming runs-on; rc {done.returncode}"
+        f": {done.stdout + done.stderr}"
     )  # it can fail
 
 

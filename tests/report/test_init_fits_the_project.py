@@ -150,12 +150,13 @@ def test_init_says_what_it_found_and_writes_the_catalog_it_found(tmp_path: Path,
     root = tmp_path / "calc"
     make_project(root, "harness")
     assert main(["init", "--root", str(root)]) == 0, (
-        "`deskcheck init --root F` must exit 0 on the project"
+        f"`deskcheck init --root F` must exit 0 on the project; it said:\n{capsys.readouterr()}"
     )
     out = capsys.readouterr().out
     assert "registered harness" in out and "catalog mutants.toml" in out, out
     assert "no -m metal tests: no GPU job" in out, out
     assert str(tmp_path) not in out, f"init prints absolute paths:\n{out}"
     assert 'catalog = "mutants.toml"' in (root / "pyproject.toml").read_text(), (
-        f"init must write the catalog it found, catalog = \"mutants.toml\"; pyproject.toml is {(root / 'pyproject.toml').read_text()!r}"
+        "init must write the catalog it found, catalog = \"mutants.toml\"; pyproject.toml is "
+        f"{(root / 'pyproject.toml').read_text()!r}"
     )

@@ -33,7 +33,8 @@ def data(tmp_path) -> ReportData:
 
 def test_the_split_counts_each_kind_of_kill(data):
     assert kill_split(data.mutants) == {"assertion": 2, "crash": 6}, (
-        f"the kill split must count 2 assertion and 6 crash kills; it counts {kill_split(data.mutants)}"
+        "the kill split must count 2 assertion and 6 crash kills; it counts "
+        f"{kill_split(data.mutants)}"
     )
     assert killed_phrase(data.mutants) == PHRASE, (
         f"the killed phrase must be {PHRASE!r}; it is {killed_phrase(data.mutants)!r}"
@@ -70,7 +71,8 @@ def test_kills_recorded_before_kinds_were_kept_are_not_guessed(tmp_path):
     old = MutantRecord(id="m", title="t", target="p:f", operator="swap", verdict="KILLED")
     assert killed_phrase([old]) == "1 KILLED", "a kill without a recorded kind was classified"
     assert kill_split([old]) == {"unrecorded": 1}, (
-        f"a kill recorded before kinds were kept must count as unrecorded, not guessed; it counts {kill_split([old])}"
+        "a kill recorded before kinds were kept must count as unrecorded, not guessed; it counts "
+        f"{kill_split([old])}"
     )
 
 

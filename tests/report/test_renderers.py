@@ -23,7 +23,8 @@ def data(store: Store, recorded_run: int) -> ReportData:
 
 def test_every_format_renders_every_mutant(data: ReportData, mutants):
     assert set(FORMATS) == {"terminal", "json", "junit", "markdown", "stryker", "html"}, (
-        f"the report formats must be terminal, json, junit, markdown, stryker, html; they are {sorted(FORMATS)}"
+        "the report formats must be terminal, json, junit, markdown, stryker, html; they are "
+        f"{sorted(FORMATS)}"
     )
     for fmt in FORMATS:
         text = render(data, fmt)
@@ -50,20 +51,23 @@ def test_json_has_stable_keys_and_round_trips(data: ReportData, mutants):
         f"the JSON report schema must be deskcheck-report/1; it is {document['schema']!r}"
     )
     assert document["run"]["commit"] == "3f2a9c1d0e4b", (
-        f"the JSON report must carry the run's commit 3f2a9c1d0e4b; it has {document['run']['commit']!r}"
+        "the JSON report must carry the run's commit 3f2a9c1d0e4b; it has "
+        f"{document['run']['commit']!r}"
     )
     assert document["summary"]["counts"]["OWNER_MISSED"] == 1, (
         f"the JSON summary must count 1 OWNER_MISSED; it counts {document['summary']['counts']}"
     )
     for entry in document["mutants"]:
         assert {"id", "verdict", "owners", "killed_by", "duration_s"} <= entry.keys(), (
-            f"every JSON mutant must have id, verdict, owners, killed_by, duration_s; one has {sorted(entry)}"
+            "every JSON mutant must have id, verdict, owners, killed_by, duration_s; one has "
+            f"{sorted(entry)}"
         )
     assert [MutantRecord.from_json(m) for m in document["mutants"]] == mutants, (
         "the JSON mutants do not round-trip to the recorded MutantRecords"
     )
     assert RunRecord.from_json(document["run"]).id == data.run.id, (
-        f"the JSON run must round-trip to run {data.run.id}; it gave {RunRecord.from_json(document['run']).id}"
+        f"the JSON run must round-trip to run {data.run.id}; it gave "
+        f"{RunRecord.from_json(document['run']).id}"
     )
 
 
@@ -73,7 +77,8 @@ def test_junit_has_one_testcase_per_mutant_with_failures_errors_and_skips(data: 
     assert suite is not None, "the junit report has no <testsuite>"
     cases = {c.get("name"): c for c in suite.iter("testcase")}
     assert len(cases) == len(data.mutants) == int(suite.get("tests")), (
-        f"junit must have one testcase per mutant ({len(data.mutants)}) and count them in tests=; it has {len(cases)}, tests={suite.get('tests')}"
+        f"junit must have one testcase per mutant ({len(data.mutants)}) and count them in tests=; "
+        f"it has {len(cases)}, tests={suite.get('tests')}"
     )
     kinds = {name: next((child.tag for child in case), "passed") for name, case in cases.items()}
     for mutant in data.mutants:
@@ -91,15 +96,18 @@ def test_junit_has_one_testcase_per_mutant_with_failures_errors_and_skips(data: 
     )
     survived = cases["ballot.M2"].find("failure")
     assert survived is not None and survived.get("type") == "SURVIVED", (
-        f"the survivor ballot.M2 must be a <failure type=\"SURVIVED\">; it is {survived if survived is None else survived.attrib}"
+        "the survivor ballot.M2 must be a <failure type=\"SURVIVED\">; it is "
+        f"{survived if survived is None else survived.attrib}"
     )
     assert OWNER_BALLOT in survived.get("message") and "-        return 0, total, \"recovered\"" \
         in survived.text, (
-        f"the SURVIVED failure must name the owner {OWNER_BALLOT} and show the diff; message {survived.get('message')!r}"
+        f"the SURVIVED failure must name the owner {OWNER_BALLOT} and show the diff; message "
+        f"{survived.get('message')!r}"
     )
     missed = cases["ballot.M3"].find("failure")
     assert missed is not None and OTHER_TEST in missed.get("message"), (
-        f"the OWNER_MISSED ballot.M3 must be a <failure> naming {OTHER_TEST}; it is {missed if missed is None else missed.attrib}"
+        f"the OWNER_MISSED ballot.M3 must be a <failure> naming {OTHER_TEST}; it is "
+        f"{missed if missed is None else missed.attrib}"
     )
     assert cases["congruence.M1"].find("error").get("type") == "TIMEOUT", (
         "the TIMEOUT congruence.M1 must be an <error type=\"TIMEOUT\">"
@@ -108,7 +116,8 @@ def test_junit_has_one_testcase_per_mutant_with_failures_errors_and_skips(data: 
         "the ACCEPTED_SURVIVOR congruence.M4 must be <skipped> with the reason 'equivalent'"
     )
     assert cases["ballot.M2"].get("classname") == "pkg.prefetch_ballot.advance_mismatch_streak", (
-        f"a junit classname must be the target's dotted path; it is {cases['ballot.M2'].get('classname')!r}"
+        "a junit classname must be the target's dotted path; it is "
+        f"{cases['ballot.M2'].get('classname')!r}"
     )
     assert cases["ballot.M2"].get("file") == "pkg/prefetch_ballot.py", (
         f"a junit file must be the target's file; it is {cases['ballot.M2'].get('file')!r}"
@@ -120,20 +129,23 @@ def test_junit_drops_characters_xml_cannot_carry(data: ReportData):
     root = ET.fromstring(render(data, "junit"))  # would raise on \x1b / \x00
     text = "".join(root.itertext())
     assert "[31mAssertionError[0m boom" in text, (
-        f"junit must drop only what XML cannot carry (ESC, NUL) and keep the rest; the text is {text!r}"
+        "junit must drop only what XML cannot carry (ESC, NUL) and keep the rest; the text is "
+        f"{text!r}"
     )
 
 
 def test_markdown_lists_survivors_first_with_diff_and_the_owner_that_missed(data: ReportData):
     text = render(data, "markdown")
     assert text.startswith("## deskcheck sweep: falls short — 2 of 12 mutants killed"), (
-        f"the markdown report must open with '## deskcheck sweep: falls short — 2 of 12 mutants killed'; it opens {text[:120]!r}"
+        "the markdown report must open with '## deskcheck sweep: falls short — 2 of 12 mutants "
+        f"killed'; it opens {text[:120]!r}"
     )
     attention = text.index("### Needs attention (9)")
     assert attention < text.index("#### SURVIVED: `ballot.M2`") < text.index(
         "#### OWNER_MISSED: `ballot.M3`") < text.index("#### WRONG_FAILURE") < text.index(
         "<summary>Killed (2)</summary>"), (
-        "the markdown report must list Needs attention, then SURVIVED, OWNER_MISSED, WRONG_FAILURE, then the Killed (2) block"
+        "the markdown report must list Needs attention, then SURVIVED, OWNER_MISSED, "
+        "WRONG_FAILURE, then the Killed (2) block"
     )
     survivor = text[text.index("#### SURVIVED"):text.index("#### OWNER_MISSED")]
     assert f"owner that missed it: `{OWNER_BALLOT}`" in survivor, (
@@ -147,7 +159,8 @@ def test_markdown_lists_survivors_first_with_diff_and_the_owner_that_missed(data
         f"an OWNER_MISSED must name who failed instead (not owners), {OTHER_TEST}:\n{missed}"
     )
     assert "accepted: equivalent: + 0 changes nothing" in text, (
-        "the markdown report must show the accepted survivor's reason 'accepted: equivalent: + 0 changes nothing'"
+        "the markdown report must show the accepted survivor's reason 'accepted: equivalent: + 0 "
+        "changes nothing'"
     )
 
 
@@ -169,7 +182,8 @@ def test_markdown_holds_when_everything_is_killed(store: Store, mutants):
     store.finish_run(run_id, "holds")
     text = render(load_report(store, run_id), "markdown")
     assert "holds — 1 of 1" in text and "Needs attention" not in text, (
-        f"a run where everything is killed must say 'holds — 1 of 1' with no Needs attention:\n{text}"
+        "a run where everything is killed must say 'holds — 1 of 1' with no Needs attention:\n"
+        f"{text}"
     )
 
 
@@ -178,7 +192,8 @@ def test_markdown_is_cut_to_fit_a_pr_comment(data: ReportData):
         mutant.diff = mutant.diff + ("+ padding\n" * 4000)
     text = render(data, "markdown")
     assert len(text) <= 65_000 and "report truncated" in text, (
-        f"the markdown report must fit a PR comment (<= 65000 chars) and say 'report truncated'; it is {len(text)} chars"
+        "the markdown report must fit a PR comment (<= 65000 chars) and say 'report truncated'; "
+        f"it is {len(text)} chars"
     )
 
 

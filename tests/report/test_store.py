@@ -22,7 +22,8 @@ def test_round_trip_keeps_every_field(store: Store, recorded_run: int, mutants):
     run = store.run(recorded_run)
     assert (run.kind, run.commit, run.branch, run.status) == (
         "sweep", "3f2a9c1d0e4b", "tp-ballot", "falls_short"), (
-        f"the run must round-trip kind, commit, branch, status; it gave {(run.kind, run.commit, run.branch, run.status)}"
+        "the run must round-trip kind, commit, branch, status; it gave "
+        f"{(run.kind, run.commit, run.branch, run.status)}"
     )
     assert run.machine and run.deskcheck_version and run.started_at and run.finished_at, (
         f"a run must record machine, deskcheck_version, started_at, finished_at; it has {run}"
@@ -49,7 +50,8 @@ def test_recording_a_mutant_again_replaces_it(store: Store, mutants):
     store.record_mutant(run_id, first)
     store.record_mutant(run_id, MutantRecord(**{**first.to_json(), "verdict": "KILLED"}))
     assert [m.verdict for m in store.mutants(run_id)] == ["KILLED"], (
-        f"recording a mutant again must replace it; the run holds verdicts {[m.verdict for m in store.mutants(run_id)]}"
+        "recording a mutant again must replace it; the run holds verdicts "
+        f"{[m.verdict for m in store.mutants(run_id)]}"
     )
 
 
@@ -64,7 +66,8 @@ def test_reusable_returns_newest_holding_verdict(store: Store, mutants):
         f"reusable must return the newest holding verdict (2.0 s), marked reused; it gave {reused}"
     )
     assert reused.detail["reused_from_run"] == newer, (
-        f"the reused verdict must name the newer run {newer}; it names {reused.detail.get('reused_from_run')}"
+        f"the reused verdict must name the newer run {newer}; it names "
+        f"{reused.detail.get('reused_from_run')}"
     )
     assert store.reusable("no-such-fingerprint") is None, (
         "reusable must give None for an unknown fingerprint"
@@ -103,7 +106,8 @@ def test_an_older_kill_is_not_revived_after_a_newer_non_kill(store: Store, mutan
     third = store.begin_run(RunRecord(kind="sweep"))
     store.record_mutant(third, killed)
     assert store.reusable(killed.fingerprint).detail["reused_from_run"] == third, (
-        f"a kill recorded again in run {third} must be reused from it; reused from {store.reusable(killed.fingerprint).detail.get('reused_from_run')}"
+        f"a kill recorded again in run {third} must be reused from it; reused from "
+        f"{store.reusable(killed.fingerprint).detail.get('reused_from_run')}"
     )
 
 
@@ -134,7 +138,8 @@ def test_finished_ids_and_resume_of_a_run_whose_process_is_gone(store: Store, mu
         "a run of no shard must not be resumed by shard 2/4"
     )
     assert store.resumable_run("sweep", "abc", "cfg") == run_id, (
-        f"the run {run_id} whose owner process is gone must be resumable; resumable_run gave {store.resumable_run('sweep', 'abc', 'cfg')}"
+        f"the run {run_id} whose owner process is gone must be resumable; resumable_run gave "
+        f"{store.resumable_run('sweep', 'abc', 'cfg')}"
     )
     store.finish_run(run_id, "holds")
     assert store.resumable_run("sweep", "abc", "cfg") is None, (
@@ -148,7 +153,8 @@ def test_a_run_owned_by_a_live_process_is_not_resumable(store: Store):
     store._db.execute("UPDATE runs SET owner_pid = ?, owner_token = '' WHERE id = ?",
                       (parent, run_id))
     assert store.resumable_run("sweep", "abc", "cfg") is None, (
-        f"a run owned by a live process must not be resumable; resumable_run gave {store.resumable_run('sweep', 'abc', 'cfg')}"
+        "a run owned by a live process must not be resumable; resumable_run gave "
+        f"{store.resumable_run('sweep', 'abc', 'cfg')}"
     )
 
 
@@ -156,7 +162,8 @@ def test_an_interrupted_run_is_resumable(store: Store):
     run_id = store.begin_run(RunRecord(kind="sweep", commit="abc", config_fingerprint="cfg"))
     store.finish_run(run_id, "interrupted")
     assert store.resumable_run("sweep", "abc", "cfg") == run_id, (
-        f"an interrupted run {run_id} must be resumable; resumable_run gave {store.resumable_run('sweep', 'abc', 'cfg')}"
+        f"an interrupted run {run_id} must be resumable; resumable_run gave "
+        f"{store.resumable_run('sweep', 'abc', 'cfg')}"
     )
     assert store.run(run_id).status == "running", (
         f"a resumed run must be running again; it is {store.run(run_id).status!r}"
@@ -169,7 +176,8 @@ def test_source_of_a_mutated_file_is_snapshotted_once(project: Path, store: Stor
     (project / BALLOT_FILE).write_text("# changed after the run\n")
     store.record_mutant(run_id, mutants[1])
     assert store.sources(run_id)[BALLOT_FILE] == BALLOT_SOURCE, (
-        "the source of a mutated file must be snapshotted once, at its first mutant; it was taken again after the file changed"
+        "the source of a mutated file must be snapshotted once, at its first mutant; it was taken "
+        "again after the file changed"
     )
 
 
@@ -195,7 +203,8 @@ def test_a_file_that_is_not_a_store_is_named_with_the_fix(tmp_path: Path):
     with pytest.raises(StoreError) as caught:
         Store(bogus)
     assert str(bogus) in caught.value.render() and "fix:" in caught.value.render(), (
-        f"a file that is not a store must be named with a fix:; the error says {caught.value.render()!r}"
+        "a file that is not a store must be named with a fix:; the error says "
+        f"{caught.value.render()!r}"
     )
 
 
@@ -214,7 +223,8 @@ def test_fields_added_to_mutant_record_later_survive_in_extra(store: Store, muta
     store.record_mutant(run_id, record)
     store._db.execute("UPDATE mutants SET extra = ? WHERE run_id = ?", (values["extra"], run_id))
     assert store.mutants(run_id) == [record], (
-        "a record with unknown keys in extra must read back as recorded: unknown keys are ignored, not fatal"
+        "a record with unknown keys in extra must read back as recorded: unknown keys are "
+        "ignored, not fatal"
     )  # unknown keys are ignored, not fatal
 
 
@@ -266,5 +276,6 @@ def test_a_diff_written_relative_to_a_parent_folder_still_finds_the_source(tmp_p
         run_id = store.begin_run(RunRecord(kind="sweep"))
         store.record_mutant(run_id, record)
         assert store.sources(run_id) == {f"examples/sched/{BALLOT_FILE}": BALLOT_SOURCE}, (
-            f"a diff written relative to a parent folder must still find the source; sources {sorted(store.sources(run_id))}"
+            "a diff written relative to a parent folder must still find the source; sources "
+            f"{sorted(store.sources(run_id))}"
         )

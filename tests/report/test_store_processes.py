@@ -37,7 +37,8 @@ def test_two_concurrent_writers_lose_no_verdict(tmp_path: Path):
     for process, (out, err) in zip((first, second), outputs, strict=True):
         assert process.returncode == 0, err
         assert out.count("DONE ") == count, (
-            f"each concurrent writer must acknowledge all {count} verdicts; it printed {out.count('DONE ')}"
+            f"each concurrent writer must acknowledge all {count} verdicts; it printed "
+            f"{out.count('DONE ')}"
         )
     with Store(db) as store:
         runs = store.runs("sweep")
@@ -47,10 +48,12 @@ def test_two_concurrent_writers_lose_no_verdict(tmp_path: Path):
         by_label = {store.mutants(r.id)[0].id.split(".")[0]: r.id for r in runs}
         for label, run_id in by_label.items():
             assert store.finished_ids(run_id) == {f"{label}.M{i}" for i in range(count)}, (
-                f"writer {label} lost verdicts: {count - len(store.finished_ids(run_id))} of {count} missing"
+                f"writer {label} lost verdicts: {count - len(store.finished_ids(run_id))} of "
+                f"{count} missing"
             )
             assert store.run(run_id).status == "falls_short", (
-                f"writer {label}'s run must finish as falls_short; it is {store.run(run_id).status!r}"
+                f"writer {label}'s run must finish as falls_short; it is "
+                f"{store.run(run_id).status!r}"
             )
     assert _integrity(db) == "ok", (
         f"the store must pass PRAGMA integrity_check after two writers; it says {_integrity(db)!r}"
@@ -102,13 +105,15 @@ def test_kill_9_mid_run_then_resume_loses_and_redoes_nothing(tmp_path: Path):
     )  # finished mutants were not redone
     with Store(db) as store:
         assert store.finished_ids(run_id) == {f"k.M{i}" for i in range(count)}, (
-            f"the resumed run must finish all {count} mutants; it has {len(store.finished_ids(run_id))}"
+            f"the resumed run must finish all {count} mutants; it has "
+            f"{len(store.finished_ids(run_id))}"
         )
         assert store.run(run_id).status == "falls_short", (
             f"the resumed run must finish as falls_short; it is {store.run(run_id).status!r}"
         )
         assert len(store.runs()) == 1, (
-            f"the resume must reuse the run, not begin another; the store has {len(store.runs())} runs"
+            f"the resume must reuse the run, not begin another; the store has {len(store.runs())} "
+            "runs"
         )
     assert _integrity(db) == "ok", (
         f"the store must pass PRAGMA integrity_check after the resume; it says {_integrity(db)!r}"
@@ -125,7 +130,8 @@ def test_a_live_run_is_not_taken_over_by_a_second_process(tmp_path: Path):
         intruder = _writer(db, "live", 10, "resume")
         out, _ = intruder.communicate(timeout=60)
         assert intruder.returncode == 3 and out.strip() == "NO-RUN", (
-            f"a second process must not take over a live run: it must exit 3 saying NO-RUN; it exited {intruder.returncode}: {out!r}"
+            "a second process must not take over a live run: it must exit 3 saying NO-RUN; it "
+            f"exited {intruder.returncode}: {out!r}"
         )
     finally:
         owner.kill()
@@ -155,13 +161,16 @@ def test_a_forked_worker_records_through_its_own_connection(tmp_path: Path):
                                                  operator="swap", verdict="KILLED"))
         codes = [os.waitpid(pid, 0)[1] for pid in children]
         assert codes == [0, 0, 0], (
-            f"each forked worker must record through its own connection and exit 0; they exited {codes}"
+            "each forked worker must record through its own connection and exit 0; they exited "
+            f"{codes}"
         )
         assert len(store.finished_ids(run_id)) == 61, (
-            f"the 3 forked workers and the parent must record 61 verdicts; the store has {len(store.finished_ids(run_id))}"
+            "the 3 forked workers and the parent must record 61 verdicts; the store has "
+            f"{len(store.finished_ids(run_id))}"
         )  # the parent's connection still works
     assert _integrity(db) == "ok", (
-        f"the store must pass PRAGMA integrity_check after forked writers; it says {_integrity(db)!r}"
+        "the store must pass PRAGMA integrity_check after forked writers; it says "
+        f"{_integrity(db)!r}"
     )
 
 
@@ -189,5 +198,6 @@ def test_the_main_file_alone_holds_a_finished_run_of_a_process_that_never_closed
     with Store(copy) as store:
         (run,) = store.runs()
         assert run.status == "holds" and len(store.finished_ids(run.id)) == 30, (
-            f"the main file alone (no WAL) must hold the finished run with 30 verdicts; it has {run.status!r}, {len(store.finished_ids(run.id))}"
+            "the main file alone (no WAL) must hold the finished run with 30 verdicts; it has "
+            f"{run.status!r}, {len(store.finished_ids(run.id))}"
         )

@@ -34,7 +34,8 @@ def test_the_validator_can_fail(stryker_schema, store: Store, recorded_run: int)
     broken = copy.deepcopy(report)
     broken["files"][BALLOT_FILE]["mutants"][0]["status"] = "OWNER_MISSED"
     assert list(_validator(stryker_schema).iter_errors(broken)), (
-        "the Stryker schema validator accepted the status OWNER_MISSED, which the schema does not allow: it cannot fail"
+        "the Stryker schema validator accepted the status OWNER_MISSED, which the schema does not "
+        "allow: it cannot fail"
     )
     broken = copy.deepcopy(report)
     broken["files"][BALLOT_FILE]["mutants"][0]["location"]["start"]["line"] = 0
@@ -47,28 +48,33 @@ def test_every_status_is_one_the_schema_allows(stryker_schema):
     allowed = set(stryker_schema["properties"]["files"]["additionalProperties"]["properties"]
                   ["mutants"]["items"]["properties"]["status"]["enum"])
     assert set(STRYKER_STATUS) == set(VERDICTS), (
-        f"every deskcheck verdict must have a Stryker status; missing {sorted(set(VERDICTS) - set(STRYKER_STATUS))}"
+        "every deskcheck verdict must have a Stryker status; missing "
+        f"{sorted(set(VERDICTS) - set(STRYKER_STATUS))}"
     )
     assert set(STRYKER_STATUS.values()) <= allowed, (
-        f"every Stryker status must be one the schema allows; not allowed: {sorted(set(STRYKER_STATUS.values()) - allowed)}"
+        "every Stryker status must be one the schema allows; not allowed: "
+        f"{sorted(set(STRYKER_STATUS.values()) - allowed)}"
     )
 
 
 def test_files_are_keyed_by_path_with_source_and_located_mutants(store: Store, recorded_run):
     report = build(load_report(store, recorded_run))
     assert set(report["files"]) == {BALLOT_FILE, CONGRUENCE_FILE}, (
-        f"the Stryker files must be keyed by the mutated paths {BALLOT_FILE}, {CONGRUENCE_FILE}; they are {sorted(report['files'])}"
+        f"the Stryker files must be keyed by the mutated paths {BALLOT_FILE}, {CONGRUENCE_FILE}; "
+        f"they are {sorted(report['files'])}"
     )
     ballot = report["files"][BALLOT_FILE]
     assert ballot["source"] == BALLOT_SOURCE and ballot["language"] == "python", (
-        f"the Stryker file must carry its source and language python; language {ballot['language']!r}"
+        "the Stryker file must carry its source and language python; language "
+        f"{ballot['language']!r}"
     )
     by_id = {m["id"]: m for m in ballot["mutants"]}
     lines = BALLOT_SOURCE.splitlines()
     m2 = by_id["ballot.M2"]  # recovery edge: the `return 0, total, "recovered"` line
     start, end = m2["location"]["start"], m2["location"]["end"]
     assert lines[start["line"] - 1].strip() == 'return 0, total, "recovered"', (
-        f"ballot.M2 must start on the line return 0, total, \"recovered\"; it starts on {lines[start['line'] - 1]!r}"
+        "ballot.M2 must start on the line return 0, total, \"recovered\"; it starts on "
+        f"{lines[start['line'] - 1]!r}"
     )
     assert lines[start["line"] - 1][start["column"] - 1:].startswith("return 0"), (
         f"ballot.M2 must start at the column of return 0; it starts at column {start['column']}"
@@ -77,16 +83,20 @@ def test_files_are_keyed_by_path_with_source_and_located_mutants(store: Store, r
         f"ballot.M2 must end at the end of its line; start {start}, end {end}"
     )
     assert m2["status"] == "Survived" and m2["replacement"] == "return 0, total, None", (
-        f"the survivor ballot.M2 must be Survived with the replacement return 0, total, None; it is {m2['status']!r}, {m2.get('replacement')!r}"
+        "the survivor ballot.M2 must be Survived with the replacement return 0, total, None; it "
+        f"is {m2['status']!r}, {m2.get('replacement')!r}"
     )
     assert by_id["ballot.M3"]["status"] == "Survived", (
-        f"OWNER_MISSED must show as Survived in Stryker; ballot.M3 is {by_id['ballot.M3']['status']!r}"
+        "OWNER_MISSED must show as Survived in Stryker; ballot.M3 is "
+        f"{by_id['ballot.M3']['status']!r}"
     )
     assert by_id["ballot.M3"]["statusReason"].startswith("OWNER_MISSED: owner missed it"), (
-        f"the statusReason must keep the verdict OWNER_MISSED: owner missed it; it is {by_id['ballot.M3']['statusReason']!r}"
+        "the statusReason must keep the verdict OWNER_MISSED: owner missed it; it is "
+        f"{by_id['ballot.M3']['statusReason']!r}"
     )
     assert by_id["ballot.M1"]["killedBy"] == ["tests/test_ballot.py::test_recovery_edge_reported"], (
-        f"killedBy must name the owner that killed ballot.M1; it is {by_id['ballot.M1']['killedBy']}"
+        "killedBy must name the owner that killed ballot.M1; it is "
+        f"{by_id['ballot.M1']['killedBy']}"
     )
     assert by_id["ballot.M1"]["duration"] == 31.0, (
         f"duration must be the recorded 31.0 s; it is {by_id['ballot.M1']['duration']}"
@@ -100,17 +110,21 @@ def test_files_are_keyed_by_path_with_source_and_located_mutants(store: Store, r
         f"TIMEOUT must be Timeout in Stryker; congruence.M1 is {gate['congruence.M1']['status']!r}"
     )
     assert "not count a timeout as a kill" in gate["congruence.M1"]["statusReason"], (
-        f"a TIMEOUT reason must say the gate does not count a timeout as a kill; it is {gate['congruence.M1']['statusReason']!r}"
+        "a TIMEOUT reason must say the gate does not count a timeout as a kill; it is "
+        f"{gate['congruence.M1']['statusReason']!r}"
     )
     assert gate["congruence.M2"]["status"] == "CompileError", (
-        f"BROKEN must be CompileError in Stryker; congruence.M2 is {gate['congruence.M2']['status']!r}"
+        "BROKEN must be CompileError in Stryker; congruence.M2 is "
+        f"{gate['congruence.M2']['status']!r}"
     )
     assert gate["congruence.M4"]["status"] == "Ignored", (
-        f"ACCEPTED_SURVIVOR must be Ignored in Stryker; congruence.M4 is {gate['congruence.M4']['status']!r}"
+        "ACCEPTED_SURVIVOR must be Ignored in Stryker; congruence.M4 is "
+        f"{gate['congruence.M4']['status']!r}"
     )
     assert gate["congruence.M4"]["statusReason"] == ("ACCEPTED_SURVIVOR: equivalent: + 0 "
                                                      "changes nothing"), (
-        f"the Ignored reason must keep the verdict and the acceptance; it is {gate['congruence.M4']['statusReason']!r}"
+        "the Ignored reason must keep the verdict and the acceptance; it is "
+        f"{gate['congruence.M4']['statusReason']!r}"
     )
     test_ids = {t["id"] for f in report["testFiles"].values() for t in f["tests"]}
     assert "tests/test_scheduler.py::test_admission_end_to_end" in test_ids, (
@@ -125,7 +139,8 @@ def test_a_mutant_without_source_still_validates(stryker_schema, store: Store, m
     store.record_mutant(run_id, lost)
     report = json.loads(render(load_report(store, run_id)))
     assert not list(_validator(stryker_schema).iter_errors(report)), (
-        f"a mutant without source must still validate against the Stryker schema; errors: {[e.message for e in _validator(stryker_schema).iter_errors(report)][:3]}"
+        "a mutant without source must still validate against the Stryker schema; errors: "
+        f"{[e.message for e in _validator(stryker_schema).iter_errors(report)][:3]}"
     )
     assert report["files"]["(unknown source)"]["mutants"][0]["location"]["start"] == {
         "line": 1, "column": 1}, (
@@ -141,7 +156,8 @@ def test_status_reason_keeps_the_deskcheck_verdict(store: Store, mutants, verdic
     store.record_mutant(run_id, record)
     (entry,) = build(load_report(store, run_id))["files"][BALLOT_FILE]["mutants"]
     assert entry["statusReason"].startswith(verdict + ":"), (
-        f"the statusReason must start with the deskcheck verdict {verdict}:; it is {entry['statusReason']!r}"
+        f"the statusReason must start with the deskcheck verdict {verdict}:; it is "
+        f"{entry['statusReason']!r}"
     )
 
 
@@ -155,14 +171,17 @@ def test_a_sweep_record_pointing_at_its_catalog_entry_is_placed_in_the_target_fi
         record.source_file, record.source_line = "mutants.toml", 12
         store.record_mutant(run_id, record)
     assert set(store.sources(run_id)) == {BALLOT_FILE}, (
-        f"the snapshotted source must be the mutated module, not the catalog; sources {sorted(store.sources(run_id))}"
+        "the snapshotted source must be the mutated module, not the catalog; sources "
+        f"{sorted(store.sources(run_id))}"
     )  # the module, not the catalog
     report = json.loads(render(load_report(store, run_id)))
     assert not list(_validator(stryker_schema).iter_errors(report)), (
-        f"the report must validate against the Stryker schema; errors: {[e.message for e in _validator(stryker_schema).iter_errors(report)][:3]}"
+        "the report must validate against the Stryker schema; errors: "
+        f"{[e.message for e in _validator(stryker_schema).iter_errors(report)][:3]}"
     )
     assert set(report["files"]) == {BALLOT_FILE}, (
-        f"a mutant pointing at its catalog entry must be placed in the target file {BALLOT_FILE}; files {sorted(report['files'])}"
+        f"a mutant pointing at its catalog entry must be placed in the target file {BALLOT_FILE}; "
+        f"files {sorted(report['files'])}"
     )
     by_id = {m["id"]: m for m in report["files"][BALLOT_FILE]["mutants"]}
     line = BALLOT_SOURCE.splitlines()[by_id["ballot.M2"]["location"]["start"]["line"] - 1]

@@ -67,7 +67,8 @@ def test_polling_a_store_whose_schema_is_not_committed_yet_sees_nothing(tmp_path
     (tmp_path / ".deskcheck").mkdir()
     sqlite3.connect(tmp_path / ".deskcheck" / "results.sqlite").close()  # file, no tables yet
     assert _recorded_so_far(tmp_path) == [], (
-        f"a store whose schema is not committed yet must read as nothing recorded; it gave {_recorded_so_far(tmp_path)}"
+        "a store whose schema is not committed yet must read as nothing recorded; it gave "
+        f"{_recorded_so_far(tmp_path)}"
     )
 
 
@@ -109,10 +110,12 @@ def test_kill_9_mid_sweep_then_resume_loses_nothing_and_redoes_nothing(tmp_path:
         _reap(victim)
     before = dict(_rows(tmp_path, "SELECT mutant_id, seq FROM mutants"))
     assert set(dict(recorded)) <= set(before) and len(before) < COUNT, (
-        f"every verdict seen before kill -9 must survive it, and the sweep must be killed mid-run ({len(before)} of {COUNT} recorded); lost {sorted(set(dict(recorded)) - set(before))}"
+        "every verdict seen before kill -9 must survive it, and the sweep must be killed mid-run ("
+        f"{len(before)} of {COUNT} recorded); lost {sorted(set(dict(recorded)) - set(before))}"
     )
     assert _rows(tmp_path, "SELECT status FROM runs") == [("running",)], (
-        f"a sweep killed with SIGKILL must leave its one run running (for the resume); runs {_rows(tmp_path, 'SELECT status FROM runs')}"
+        "a sweep killed with SIGKILL must leave its one run running (for the resume); runs "
+        f"{_rows(tmp_path, 'SELECT status FROM runs')}"
     )
 
     out = _finish(_sweep(tmp_path, "--no-incremental"))
@@ -122,10 +125,12 @@ def test_kill_9_mid_sweep_then_resume_loses_nothing_and_redoes_nothing(tmp_path:
         f"the resumed sweep must record all {COUNT} mutants; it has {sorted(after)}"
     )
     assert {k: after[k] for k in before} == before, (
-        f"the resume redid finished mutants (a new seq): {sorted(k for k in before if after.get(k) != before[k])}"
+        "the resume redid finished mutants (a new seq): "
+        f"{sorted(k for k in before if after.get(k) != before[k])}"
     )  # recorded once: nothing redone
     assert _rows(tmp_path, "PRAGMA integrity_check") == [("ok",)], (
-        f"the store must pass PRAGMA integrity_check after the resume; it says {_rows(tmp_path, 'PRAGMA integrity_check')}"
+        "the store must pass PRAGMA integrity_check after the resume; it says "
+        f"{_rows(tmp_path, 'PRAGMA integrity_check')}"
     )
 
 
@@ -139,5 +144,6 @@ def test_two_sweeps_at_once_both_record_every_verdict(tmp_path: Path):
     for run_id, _ in runs:
         assert _rows(tmp_path, f"SELECT COUNT(*) FROM mutants WHERE run_id = {run_id}") == [
             (COUNT,)], (
-            f"each of two sweeps at once must record all {COUNT} verdicts in run {run_id}; it has {_rows(tmp_path, f'SELECT COUNT(*) FROM mutants WHERE run_id = {run_id}')}"
+            f"each of two sweeps at once must record all {COUNT} verdicts in run {run_id}; it has "
+            f"{_rows(tmp_path, f'SELECT COUNT(*) FROM mutants WHERE run_id = {run_id}')}"
         )

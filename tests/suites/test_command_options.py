@@ -78,7 +78,8 @@ def test_metal_writes_json_and_markdown_where_it_is_told(monkeypatch, tmp_path):
     json_out.parent.mkdir()
     assert main(["suites", "metal", "--dry-run", "--json", str(json_out),
                  "--markdown", str(md_out)]) == 0, (
-        "`deskcheck suites metal --dry-run --json F --markdown F` must exit 0 when the run is a DRY RUN"
+        "`deskcheck suites metal --dry-run --json F --markdown F` must exit 0 when the run is a "
+        "DRY RUN"
     )
     written = (json.loads(json_out.read_text())["verdict"] if json_out.exists() else None,
                md_out.read_text() if md_out.exists() else None)

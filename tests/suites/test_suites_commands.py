@@ -16,7 +16,8 @@ def test_doctor_starts_a_gloo_group_and_reports_its_timings(capsys, monkeypatch)
     monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "")
     before = child_pids()
     assert main(["suites", "doctor", "--world", "2", "--json"]) == 0, (
-        f"`deskcheck suites doctor --world 2 --json` must exit 0 when the gloo group starts; it said:\n{capsys.readouterr()}"
+        "`deskcheck suites doctor --world 2 --json` must exit 0 when the gloo group starts; it "
+        f"said:\n{capsys.readouterr()}"
     )
     report = json.loads(capsys.readouterr().out)
     (row,) = report["groups"]
@@ -26,7 +27,8 @@ def test_doctor_starts_a_gloo_group_and_reports_its_timings(capsys, monkeypatch)
         f"doctor must report a gloo DESK world=2 group that ran under fork; it reports {row}"
     )
     assert row["start_seconds"] > 0 and row["round_trip_seconds"] > 0, (
-        f"doctor must report positive start and round-trip timings; it reports {row['start_seconds']}, {row['round_trip_seconds']}"
+        "doctor must report positive start and round-trip timings; it reports "
+        f"{row['start_seconds']}, {row['round_trip_seconds']}"
     )
     assert child_pids() == before, (
         f"doctor left child processes behind: {sorted(set(child_pids()) - set(before))}"
@@ -36,7 +38,8 @@ def test_doctor_starts_a_gloo_group_and_reports_its_timings(capsys, monkeypatch)
 def test_doctor_falls_short_with_the_reason_nccl_cannot_run(capsys, monkeypatch):
     monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "")
     assert main(["suites", "doctor", "--backend", "nccl", "--world", "2"]) == 1, (
-        "`suites doctor --backend nccl` on a machine with no GPU must exit 1 (falls short)"
+        "`suites doctor --backend nccl` on a machine with no GPU must exit 1 (falls short); it "
+        f"said:\n{capsys.readouterr()}"
     )
     assert capsys.readouterr().out.strip() == (
         "METAL nccl world=2: cannot run: nccl needs CUDA and this machine shows no GPU "
@@ -47,7 +50,7 @@ def test_doctor_falls_short_with_the_reason_nccl_cannot_run(capsys, monkeypatch)
 
 def test_doctor_rejects_a_world_of_zero(capsys):
     assert main(["suites", "doctor", "--world", "0"]) == 2, (
-        "`suites doctor --world 0` must exit 2 (usage error)"
+        f"`suites doctor --world 0` must exit 2 (usage error); it said:\n{capsys.readouterr()}"
     )
     assert "--world: world sizes must be >= 1" in capsys.readouterr().err, (
         "a world of 0 must be refused with '--world: world sizes must be >= 1'"
@@ -65,5 +68,6 @@ def test_importing_the_suites_part_does_not_import_torch():
                           timeout=60)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "False", (
-        f"importing the suites part must not import torch; torch in sys.modules printed {done.stdout.strip()!r}"
+        "importing the suites part must not import torch; torch in sys.modules printed "
+        f"{done.stdout.strip()!r}"
     )

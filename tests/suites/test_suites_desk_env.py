@@ -46,7 +46,8 @@ def test_the_project_sets_and_removes_variables(tmp_path):
     apply_desk_env(env, rules)
     assert env == {"KEEP": "x", "OMP_NUM_THREADS": "1"}, f"applied wrongly: {env}"
     assert describe_desk_env(rules) == "CUDA_VISIBLE_DEVICES unset, OMP_NUM_THREADS='1'", (
-        f"desk_env must be described as \"CUDA_VISIBLE_DEVICES unset, OMP_NUM_THREADS='1'\"; it is {describe_desk_env(rules)!r}"
+        "desk_env must be described as \"CUDA_VISIBLE_DEVICES unset, OMP_NUM_THREADS='1'\"; it is "
+        f"{describe_desk_env(rules)!r}"
     )
 
 

@@ -39,13 +39,15 @@ def in_collective(rank, count, message="Timed out waiting 2000ms for recv"):
 
 def test_stacks_name_the_collective_and_its_caller():
     assert collective_in_stack(STACK_IN_ALL_REDUCE) == ("all_reduce", "/work/model.py:88 in step"), (
-        f"a stack in all_reduce must name the collective and its caller /work/model.py:88 in step; it gave {collective_in_stack(STACK_IN_ALL_REDUCE)}"
+        "a stack in all_reduce must name the collective and its caller /work/model.py:88 in step; "
+        f"it gave {collective_in_stack(STACK_IN_ALL_REDUCE)}"
     )
     assert collective_in_stack(STACK_SLEEPING) == (None, None), (
         f"a sleeping stack names no collective; it gave {collective_in_stack(STACK_SLEEPING)}"
     )
     assert innermost_frame(STACK_SLEEPING) == "/work/model.py:12 in wait_for_peer", (
-        f"the innermost frame must be /work/model.py:12 in wait_for_peer; it is {innermost_frame(STACK_SLEEPING)!r}"
+        "the innermost frame must be /work/model.py:12 in wait_for_peer; it is "
+        f"{innermost_frame(STACK_SLEEPING)!r}"
     )
 
 
@@ -67,12 +69,14 @@ def test_the_rank_that_returned_early_skipped_the_collective():
                 in_collective(2, 4)]
     error = failure_error(outcomes, task, "world=3 gloo (DESK)", 2.0)
     assert isinstance(error, RankTimeoutError), (
-        f"a rank that returned early while others waited must be a RankTimeoutError; it is {type(error).__name__}: {error}"
+        "a rank that returned early while others waited must be a RankTimeoutError; it is "
+        f"{type(error).__name__}: {error}"
     )
     assert str(error).splitlines()[0].endswith(
         "task on world=3 gloo (DESK): rank 1 skipped all_reduce #4: returned after 3 collectives "
         "while ranks 0 and 2 waited in it until the 2 s process-group timeout"), (
-        f"the error must say rank 1 skipped all_reduce #4 while ranks 0 and 2 waited; its first line is {str(error).splitlines()[0]!r}"
+        "the error must say rank 1 skipped all_reduce #4 while ranks 0 and 2 waited; its first "
+        f"line is {str(error).splitlines()[0]!r}"
     )
     assert str(error).startswith(f"{__file__}:"), (
         f"the error must start with the task's file:line {__file__}:; it is {str(error)[:200]!r}"
@@ -95,7 +99,8 @@ def test_a_rank_stuck_elsewhere_is_named_where_it_is_stuck():
     )
     assert "rank 1 never reached all_reduce: still running at /work/model.py:12 in " \
            "wait_for_peer while rank 0 waited in all_reduce" in str(error), (
-        f"the error must say where rank 1 is stuck (/work/model.py:12 in wait_for_peer); it says:\n{error}"
+        "the error must say where rank 1 is stuck (/work/model.py:12 in wait_for_peer); it says:\n"
+        f"{error}"
     )
 
 
@@ -108,7 +113,8 @@ def test_a_raising_rank_is_the_cause_and_the_waiting_ranks_are_mentioned():
     )
     assert "rank 1 raised AssertionError: told 3, room 1 (rank 0 then waited in all_reduce " \
            "for it)" in str(error), (
-        f"the error must blame rank 1's AssertionError and mention rank 0 waiting for it; it says:\n{error}"
+        "the error must blame rank 1's AssertionError and mention rank 0 waiting for it; it "
+        f"says:\n{error}"
     )
 
 
@@ -116,7 +122,8 @@ def test_the_same_collective_error_on_every_rank_is_not_a_timeout():
     outcomes = [in_collective(r, 2, "Numpy is not available") for r in range(2)]
     error = failure_error(outcomes, task, "w2", 2.0)
     assert type(error) is RankError, (
-        f"the same collective error on every rank is no timeout: it must be a plain RankError; it is {type(error).__name__}"
+        "the same collective error on every rank is no timeout: it must be a plain RankError; it "
+        f"is {type(error).__name__}"
     )
     assert "rank 0 raised RuntimeError: Numpy is not available in all_reduce; rank 1 raised" \
            in str(error), (

@@ -66,7 +66,8 @@ def test_env_mode_runs_the_same_tasks_and_every_rank_judges_the_same_outcomes():
             data = reader.read()
         _, status = os.waitpid(pid, 0)
         assert os.waitstatus_to_exitcode(status) == 0, (
-            f"a torchrun-style rank process must exit 0; it exited {os.waitstatus_to_exitcode(status)}"
+            "a torchrun-style rank process must exit 0; it exited "
+            f"{os.waitstatus_to_exitcode(status)}"
         )
         reports.append(pickle.loads(data))
     for rank, report in enumerate(reports):
@@ -74,13 +75,16 @@ def test_env_mode_runs_the_same_tasks_and_every_rank_judges_the_same_outcomes():
             f"under torchrun env the pool must be an EnvGroup; rank {rank} got {report['kind']}"
         )
         assert report["sum"] == [3, 3], (
-            f"all_reduce over the env group must sum to 3 on each rank; rank {rank} got {report['sum']}"
+            f"all_reduce over the env group must sum to 3 on each rank; rank {rank} got "
+            f"{report['sum']}"
         )
         assert report["who"] == [(0, 2, "gloo", 2), (1, 2, "gloo", 2)], (
-            f"each rank must run the tasks as (rank, world 2, gloo, 2); rank {rank} got {report['who']}"
+            f"each rank must run the tasks as (rank, world 2, gloo, 2); rank {rank} got "
+            f"{report['who']}"
         )
         assert report["local"] == ("RankPool", [(0, 1, "gloo", 1)]), (
-            f"a world=1 pool inside env mode must be a local RankPool; rank {rank} got {report['local']}"
+            f"a world=1 pool inside env mode must be a local RankPool; rank {rank} got "
+            f"{report['local']}"
         )
         assert report["failure"].endswith(
             "assert_below on world=2 gloo (DESK, env://): rank 1 raised AssertionError: "

@@ -38,7 +38,8 @@ def test_one_decision_taken_two_ways_is_the_split_with_each_ranks_inputs():
     assert split is not None and split.kind == "way" and split.index == 1, split
     text = split.render()
     assert text.splitlines()[0] == "first split: /p/sched.py:12 in Sched.admit: if free >= need", (
-        f"the split must render its first line as first split: file:line in function: condition; it is {text.splitlines()[0]!r}"
+        "the split must render its first line as first split: file:line in function: condition; "
+        f"it is {text.splitlines()[0]!r}"
     )
     assert "  rank 0: true (free=3)" in text and "  rank 1: false (free=1)" in text, text
     assert "call path: Sched.step -> Sched.admit" in text, text
@@ -67,7 +68,8 @@ def test_the_telling_split_skips_rank_local_work_before_the_last_shared_collecti
     assert split is not None and split.per_rank[0].line == 12, \
         f"expected the admission after the reduce (line 12), got {split and split.render()}"
     assert "other splits (rank-local work, or after this one): /p/sched.py:5" in split.render(), (
-        f"the rank-local split before the last shared collective must be listed under other splits:\n{split.render()}"
+        "the rank-local split before the last shared collective must be listed under other "
+        f"splits:\n{split.render()}"
     )
 
 
@@ -102,7 +104,8 @@ def test_a_loop_is_one_record_with_its_trip_count_and_the_values_it_ended_on(tmp
     out.mkdir()
     with record_decisions(out, 0, include=[str(tmp_path)], functions=[namespace["count"]]):
         assert namespace["count"](4) == 4, (
-            f"the recorded function must still return its value (count(4) == 4); it returned {namespace['count'](4)}"
+            "the recorded function must still return its value (count(4) == 4); it returned "
+            f"{namespace['count'](4)}"
         )
     loops = [(r.kind, r.took, r.inputs) for r in read_records(out, 1)[0] if r.kind != "call"]
     assert loops[0] == ("while", 4, {"i": "4", "n": "4"}), \
@@ -192,7 +195,8 @@ def test_a_diverged_arm_names_its_first_split_with_each_ranks_way_and_inputs(ran
     assert all(f"rank {r}: false (free=1, need=2)" in notes for r in range(1, world)), notes
     assert "call path: count_admitted_local -> count_admitted -> Admitter.admit" in notes, notes
     assert caught.value.first_split.kind == "way", (
-        f"the first split of a diverged arm must be a way (a branch taken two ways); it is {caught.value.first_split.kind!r}"
+        "the first split of a diverged arm must be a way (a branch taken two ways); it is "
+        f"{caught.value.first_split.kind!r}"
     )
 
 

@@ -45,7 +45,8 @@ def test_every_rank_runs_the_task_with_its_own_argument(rank_pool, world):
         "all_reduce_sum over ranks given 1..world must give every rank their sum"
     )
     assert rank_pool.run(D.whoami) == [(r, world, "gloo", world) for r in range(world)], (
-        f"each rank must run as (rank, world {world}, gloo, world {world}); they ran as {rank_pool.run(D.whoami)}"
+        f"each rank must run as (rank, world {world}, gloo, world {world}); they ran as "
+        f"{rank_pool.run(D.whoami)}"
     )
 
 
@@ -57,10 +58,12 @@ def test_an_all_reduce_on_each_tier(rank_pool, world, backend):
 
     values = rank_pool.run(probe_all_reduce, per_rank=list(range(1, world + 1)))
     assert values == [world * (world + 1) // 2] * world, (
-        f"an all_reduce of 1..{world} on {backend} must give every rank {world * (world + 1) // 2}; it gave {values}"
+        f"an all_reduce of 1..{world} on {backend} must give every rank {world * (world + 1) // 2}"
+        f"; it gave {values}"
     )
     assert rank_pool.run(D.whoami) == [(r, world, backend, world) for r in range(world)], (
-        f"each rank must run as (rank, world {world}, {backend}, world {world}); they ran as {rank_pool.run(D.whoami)}"
+        f"each rank must run as (rank, world {world}, {backend}, world {world}); they ran as "
+        f"{rank_pool.run(D.whoami)}"
     )
 
 
@@ -73,7 +76,8 @@ def test_the_pool_stays_warm_across_tasks_and_fixture_uses(rank_pool):
             f"the warm pool must sum {value} + {value} on both ranks for task {value}"
         )
     assert rank_pool_again(2).pids == pids, (
-        f"a second use of the fixture must get the same warm ranks {pids}; it got {rank_pool_again(2).pids}"
+        f"a second use of the fixture must get the same warm ranks {pids}; it got "
+        f"{rank_pool_again(2).pids}"
     )
 
 
@@ -101,10 +105,12 @@ def test_an_assertion_in_one_rank_names_that_rank_and_keeps_the_pool(short_pool)
         f"only rank 2 failed its assertion (value 2 is not below 2), but the pool's error does "
         f"not name rank 2 as the one that raised: {headline!r}")
     assert "rank 0 (pid" in message and "returned after" in message, (
-        f"the error must say rank 0 returned after its collectives (with its pid); it says:\n{message}"
+        "the error must say rank 0 returned after its collectives (with its pid); it says:\n"
+        f"{message}"
     )
     assert isinstance(info.value, AssertionError), (
-        f"a rank's assertion must be an AssertionError (pytest shows a failure); it is {type(info.value).__mro__}"
+        "a rank's assertion must be an AssertionError (pytest shows a failure); it is "
+        f"{type(info.value).__mro__}"
     )
     assert short_pool.pids == pids, "ranks in step after a plain assertion are reused"
     assert short_pool.run(D.all_reduce_sum, per_rank=[1, 1, 1]) == [3, 3, 3], (
@@ -170,7 +176,8 @@ def test_a_rank_stuck_outside_the_collective_is_named_with_its_stack(short_pool)
     head = message.splitlines()[0]
     assert "rank 2 never reached all_reduce: still running at" in head, head
     assert "in sleep_before_collective" in head, (
-        f"the stuck rank must be named with the function it is stuck in, sleep_before_collective; the head is {head!r}"
+        "the stuck rank must be named with the function it is stuck in, sleep_before_collective; "
+        f"the head is {head!r}"
     )
     assert "ranks 0 and 1 waited in all_reduce" in head, (
         f"the error must say ranks 0 and 1 waited in all_reduce; the head is {head!r}"
@@ -189,7 +196,8 @@ def test_a_rank_that_dies_is_named_with_its_exit_status(short_pool):
     )
     assert str(info.value).splitlines()[0].endswith("exit_on on world=3 gloo (DESK): "
                                                     "rank 0 died (exit code 3)"), (
-        f"the error must say rank 0 died (exit code 3); its first line is {str(info.value).splitlines()[0]!r}"
+        "the error must say rank 0 died (exit code 3); its first line is "
+        f"{str(info.value).splitlines()[0]!r}"
     )
     assert not short_pool.alive, "a pool whose rank died must be closed (not alive)"
 
@@ -198,7 +206,8 @@ def test_a_lambda_task_is_refused_before_anything_runs(short_pool):
     with pytest.raises(RankTaskError) as info:
         short_pool.run(lambda: 1)
     assert "module-level function" in str(info.value), (
-        f"a lambda task must be refused asking for a module-level function; it says {str(info.value)!r}"
+        "a lambda task must be refused asking for a module-level function; it says "
+        f"{str(info.value)!r}"
     )
     assert short_pool.alive, "a refused task must leave the pool alive: nothing ran"
 
@@ -225,12 +234,14 @@ def test_nccl_without_gpus_is_refused_with_the_precise_reason(monkeypatch):
     monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "")
     reason = backend_unavailable_reason("nccl", 2)
     assert reason == "nccl needs CUDA and this machine shows no GPU (CUDA_VISIBLE_DEVICES='')", (
-        f"nccl with CUDA_VISIBLE_DEVICES='' must be refused with the precise reason; it says {reason!r}"
+        "nccl with CUDA_VISIBLE_DEVICES='' must be refused with the precise reason; it says "
+        f"{reason!r}"
     )
     with pytest.raises(BackendUnavailableError, match="nccl needs CUDA"):
         RankPool(2, "nccl").start()
     assert backend_unavailable_reason("gloo", 2) is None, (
-        f"gloo needs no GPU: it must not be refused; reason {backend_unavailable_reason('gloo', 2)!r}"
+        "gloo needs no GPU: it must not be refused; reason "
+        f"{backend_unavailable_reason('gloo', 2)!r}"
     )
 
 
@@ -247,7 +258,8 @@ def test_nccl_with_fewer_gpus_than_ranks_names_both_numbers(monkeypatch):
         f"nccl with 1 GPU for world=2 must name both numbers; it says {reason!r}"
     )
     assert backend_unavailable_reason("nccl", 1) is None, (
-        f"nccl world=1 on 1 GPU must not be refused; reason {backend_unavailable_reason('nccl', 1)!r}"
+        "nccl world=1 on 1 GPU must not be refused; reason "
+        f"{backend_unavailable_reason('nccl', 1)!r}"
     )
 
 
@@ -272,7 +284,8 @@ def test_a_forked_child_builds_its_own_pool_with_its_memory():
         child_pids_seen, seen = eval(reader.read())  # noqa: S307 - our own repr
     _, status = os.waitpid(pid, 0)
     assert os.waitstatus_to_exitcode(status) == 0, (
-        f"the forked child building its own pool must exit 0; it exited {os.waitstatus_to_exitcode(status)}"
+        "the forked child building its own pool must exit 0; it exited "
+        f"{os.waitstatus_to_exitcode(status)}"
     )
     assert set(child_pids_seen).isdisjoint(parent_pids), "the child built a fresh pool"
     assert [mark for _pid, mark in seen] == ["mutant-7", "mutant-7"], "its ranks see the mutant"
@@ -296,7 +309,8 @@ def test_a_pool_refuses_to_run_in_a_forked_child():
             os._exit(code)
     _, status = os.waitpid(pid, 0)
     assert os.waitstatus_to_exitcode(status) == 0, (
-        f"a pool used in a forked child must refuse (belongs to pid) and close; the child exited {os.waitstatus_to_exitcode(status)} (2: it ran or stayed alive)"
+        "a pool used in a forked child must refuse (belongs to pid) and close; the child exited "
+        f"{os.waitstatus_to_exitcode(status)} (2: it ran or stayed alive)"
     )
     assert pool.run(D.mutant_mark) == ["clean", "clean"], (
         "the parent's pool must still run clean after its forked child was refused"
@@ -311,7 +325,8 @@ def test_spawn_mode_ranks_inherit_the_environment(monkeypatch):
             f"start_method=\"spawn\" must spawn the ranks; the pool uses {pool.start_method!r}"
         )
         assert pool.run(D.env_value, "DESKCHECK_TEST_HOOK") == ["import-hook-on"] * 2, (
-            f"spawned ranks must inherit the environment (DESKCHECK_TEST_HOOK); they see {pool.run(D.env_value, 'DESKCHECK_TEST_HOOK')}"
+            "spawned ranks must inherit the environment (DESKCHECK_TEST_HOOK); they see "
+            f"{pool.run(D.env_value, 'DESKCHECK_TEST_HOOK')}"
         )
         assert pool.run(D.all_reduce_sum, per_rank=[2, 3]) == [5, 5], (
             "spawned ranks must all_reduce 2 + 3 = 5 on both ranks"
@@ -461,7 +476,8 @@ def test_a_module_of_a_test_folder_no_longer_on_the_path_is_imported_anew(tmp_pa
         stale_inner_mod = importlib.import_module("stale_inner_mod")  # written above, not a
         # third-party import (the metal plan's wheel check reads import statements)
         assert pool.run(stale_inner_mod.which, per_rank=[0, 1]) == ["first", "first"], (
-            f"the ranks must import stale_inner_mod from the first folder; they gave {pool.run(stale_inner_mod.which, per_rank=[0, 1])}"
+            "the ranks must import stale_inner_mod from the first folder; they gave "
+            f"{pool.run(stale_inner_mod.which, per_rank=[0, 1])}"
         )
         sys.modules.pop("stale_inner_mod")
         sys.path.remove(str(first))

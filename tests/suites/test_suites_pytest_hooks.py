@@ -81,11 +81,13 @@ def test_worlds_and_backends_parametrize_with_tier_marks(inner: pytest.Pytester)
     ])
     desk = inner.runpytest_inprocess("--collect-only", "-q", "-m", "desk")
     assert "nccl" not in desk.stdout.str() and "test_plain" not in desk.stdout.str(), (
-        f"-m desk must select only gloo tests of the suites (no nccl, no plain test); it collected:\n{desk.stdout.str()}"
+        "-m desk must select only gloo tests of the suites (no nccl, no plain test); it "
+        f"collected:\n{desk.stdout.str()}"
     )
     metal = inner.runpytest_inprocess("--collect-only", "-q", "-m", "metal")
     assert "gloo" not in metal.stdout.str() and "test_sum[nccl-w3]" in metal.stdout.str(), (
-        f"-m metal must select only nccl tests, test_sum[nccl-w3] among them; it collected:\n{metal.stdout.str()}"
+        "-m metal must select only nccl tests, test_sum[nccl-w3] among them; it collected:\n"
+        f"{metal.stdout.str()}"
     )
 
 
@@ -205,7 +207,8 @@ def test_a_folder_named_metal_does_not_make_its_tests_metal(pytester: pytest.Pyt
 def test_backend_option_narrows_the_default(inner: pytest.Pytester):
     result = inner.runpytest_inprocess("--collect-only", "-q", "--deskcheck-backend", "gloo")
     assert "nccl" not in result.stdout.str(), (
-        f"--deskcheck-backend gloo must leave out every nccl case; it collected:\n{result.stdout.str()}"
+        "--deskcheck-backend gloo must leave out every nccl case; it collected:\n"
+        f"{result.stdout.str()}"
     )
 
 
@@ -219,7 +222,8 @@ def test_an_empty_world_marker_is_a_usage_error(pytester: pytest.Pytester):
     """)
     result = pytester.runpytest_inprocess("--collect-only")
     assert result.ret != 0, (
-        f"@pytest.mark.world() with no value must be a usage error (non-zero exit); pytest exited {result.ret}"
+        "@pytest.mark.world() with no value must be a usage error (non-zero exit); pytest exited "
+        f"{result.ret}"
     )
     result.stdout.fnmatch_lines(["*test_bad.py::test_x: @pytest.mark.world() needs at least one value*"])
 
@@ -256,7 +260,8 @@ def test_a_tests_own_world_fixture_is_left_alone(pytester: pytest.Pytester):
     result = pytester.runpytest_inprocess("-q")
     result.assert_outcomes(passed=1)
     assert "[gloo-w" not in result.stdout.str(), (
-        f"a test's own world fixture must not be parametrized by deskcheck; it collected:\n{result.stdout.str()}"
+        "a test's own world fixture must not be parametrized by deskcheck; it collected:\n"
+        f"{result.stdout.str()}"
     )
 
 

@@ -24,14 +24,16 @@ QUICK = settings(max_examples=60, deadline=None, database=None)
 @given(rank_queues(min_world=2, max_world=3))
 def test_rank_queues_are_rank_local_views_of_one_rid_set(inputs):
     assert isinstance(inputs, RankInputs) and 2 <= len(inputs) <= 3, (
-        f"rank_queues(min_world=2, max_world=3) must draw RankInputs of 2 to 3 ranks; it drew {inputs!r}"
+        "rank_queues(min_world=2, max_world=3) must draw RankInputs of 2 to 3 ranks; it drew "
+        f"{inputs!r}"
     )
     union = set().union(*(set(view.queue) for view in inputs))
     for view in inputs:
         assert isinstance(view, RankQueue), f"each rank's view must be a RankQueue; it is {view!r}"
         assert len(set(view.queue)) == len(view.queue), "a queue holds each rid once"
         assert set(view.prefix_matches) == set(view.queue), (
-            f"a rank must have a prefix match for each rid of its queue, and only those; it has {view!r}"
+            "a rank must have a prefix match for each rid of its queue, and only those; it has "
+            f"{view!r}"
         )
         assert all(0 <= n <= 64 for n in view.prefix_matches.values()), (
             f"prefix match lengths must be in 0..64; they are {view.prefix_matches}"
