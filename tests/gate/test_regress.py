@@ -66,8 +66,8 @@ def test_repairs_pre_existing_and_flaky_are_separate(gated) -> None:
         f"the flaky test must be test_flaky (passes on the re-run); flaky {_ids(report, 'flaky')}"
     )
     assert runs == 3, (
-        "regress must run the tests 3 times (base, branch, one re-run), with no runner retries; "
-        f"they ran {runs} times"
+        "the flaky test must run 3 times (base, branch, one re-run), with no runner retries; "
+        f"it ran {runs} times"
     )  # base, branch, and the one re-run: no runner retries
 
 
