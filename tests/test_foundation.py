@@ -43,13 +43,20 @@ def _run_without_torch(body: str) -> subprocess.CompletedProcess[str]:
 def test_the_torch_blocker_really_blocks_torch() -> None:
     """Can-fail arm of the next test: with the blocker, importing torch itself must fail."""
     proc = _run_without_torch("import torch\n")
-    assert proc.returncode != 0
-    assert "No module named 'torch'" in proc.stderr
+    assert proc.returncode != 0, (
+        f"with the torch blocker, import torch must fail; it exited {proc.returncode}"
+    )
+    assert "No module named 'torch'" in proc.stderr, (
+        f"the blocker must raise No module named 'torch'; stderr: {proc.stderr[-2000:]}"
+    )
 
 
 def test_every_deskcheck_module_imports_without_torch() -> None:
     modules = _all_deskcheck_modules()
-    assert "deskcheck.cli" in modules and "deskcheck.pytest_plugin" in modules
+    assert "deskcheck.cli" in modules and "deskcheck.pytest_plugin" in modules, (
+        "the module list must hold deskcheck.cli and deskcheck.pytest_plugin; it holds "
+        f"{sorted(modules)[:20]}"
+    )
     proc = _run_without_torch(
         f"""
         import importlib
@@ -78,16 +85,24 @@ def test_cli_help_lists_parts_without_torch() -> None:
         """
     )
     assert proc.returncode == 0, proc.stderr
-    assert "deskcheck" in proc.stdout
+    assert "deskcheck" in proc.stdout, (
+        f"deskcheck --help without torch must list the parts; it printed:\n{proc.stdout}"
+    )
 
 
 def test_pytest11_entry_point_names_the_plugin() -> None:
     from importlib.metadata import entry_points
 
     plugins = {ep.name: ep.value for ep in entry_points(group="pytest11")}
-    assert plugins.get("deskcheck") == "deskcheck.pytest_plugin"
+    assert plugins.get("deskcheck") == "deskcheck.pytest_plugin", (
+        "the pytest11 entry point deskcheck must name deskcheck.pytest_plugin; it names "
+        f"{plugins.get('deskcheck')!r}"
+    )
     scripts = {ep.name: ep.value for ep in entry_points(group="console_scripts")}
-    assert scripts.get("deskcheck") == "deskcheck.cli:main"
+    assert scripts.get("deskcheck") == "deskcheck.cli:main", (
+        "the console script deskcheck must be deskcheck.cli:main; it is "
+        f"{scripts.get('deskcheck')!r}"
+    )
 
 
 def test_plugin_dispatcher_registers_each_existing_part(pytestconfig: pytest.Config) -> None:
@@ -109,9 +124,13 @@ def test_cli_dispatcher_errors_are_rendered_with_exit_code(capsys, monkeypatch) 
     probe = sub.add_parser("probe-error")
     probe.set_defaults(func=boom)
     monkeypatch.setattr(cli, "build_parser", lambda: parser)
-    assert cli.main(["probe-error"]) == 2
+    assert cli.main(["probe-error"]) == 2, (
+        f"a ConfigError raised by a part must make the CLI exit 2; it said:\n{capsys.readouterr()}"
+    )
     err = capsys.readouterr().err
-    assert "mutants.toml:3: bad entry" in err and "fix: add an owner" in err
+    assert "mutants.toml:3: bad entry" in err and "fix: add an owner" in err, (
+        f"the CLI must render the error as location: message and fix:; stderr {err!r}"
+    )
 
 
 def test_config_error_names_pyproject_line(tmp_path) -> None:
@@ -121,7 +140,9 @@ def test_config_error_names_pyproject_line(tmp_path) -> None:
     (tmp_path / "pyproject.toml").write_text("[tool.deskcheck]\ncatalog = \n")
     with pytest.raises(ConfigError) as info:
         load_config(tmp_path)
-    assert "pyproject.toml:2" in info.value.render()
+    assert "pyproject.toml:2" in info.value.render(), (
+        f"a config error must name pyproject.toml:2; it says {info.value.render()!r}"
+    )
 
 
 def test_config_reads_tool_deskcheck(tmp_path) -> None:
@@ -130,8 +151,13 @@ def test_config_reads_tool_deskcheck(tmp_path) -> None:
     (tmp_path / "pyproject.toml").write_text('[tool.deskcheck]\ncatalog = "m.toml"\n')
     (tmp_path / "sub").mkdir()
     config = load_config(tmp_path / "sub")
-    assert config.root == tmp_path.resolve()
-    assert config.path("catalog") == tmp_path.resolve() / "m.toml"
+    assert config.root == tmp_path.resolve(), (
+        f"the config root must be the folder holding pyproject.toml, {tmp_path.resolve()}; it is "
+        f"{config.root}"
+    )
+    assert config.path("catalog") == tmp_path.resolve() / "m.toml", (
+        f"catalog must resolve against the config root; it is {config.path('catalog')}"
+    )
 
 
 def test_the_torch_extra_brings_numpy():

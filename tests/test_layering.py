@@ -123,9 +123,15 @@ def test_the_layering_checks_can_fail(tmp_path, monkeypatch) -> None:
     monkeypatch.setattr(__import__(__name__, fromlist=["x"]), "PACKAGE", fake)
     monkeypatch.setattr(__import__(__name__, fromlist=["x"]), "PARTS", {"static", "drift_guard"})
     assert private_imports_across_parts() == [
-        "deskcheck/drift_guard/x.py:1 imports deskcheck.static._model"]
+        "deskcheck/drift_guard/x.py:1 imports deskcheck.static._model"], (
+        "a planted import of another part's private module must be named; the check found "
+        f"{private_imports_across_parts()}"
+    )
     assert static_layer_imports_of_parts() == [
-        "deskcheck/static/y.py:3 imports deskcheck.drift_guard.paths"]
+        "deskcheck/static/y.py:3 imports deskcheck.drift_guard.paths"], (
+        "a planted import of a part by the static layer must be named; the check found "
+        f"{static_layer_imports_of_parts()}"
+    )
 
 
 def test_selfproof_holds_only_the_proof_of_the_proof() -> None:

@@ -58,6 +58,10 @@ def test_fit_table_drops_the_columns_that_matter_least_and_says_which():
 def test_the_id_check_itself_sees_a_folded_id():
     """Can-fail arm of broken_ids: an id folded mid-word, and one cut with an ellipsis."""
     folded = "│ tests/test_limits.py::test_draining_ran │\n│ k_admits_nothing │"
-    assert broken_ids(folded, ["tests/test_limits.py::test_draining_rank_admits_nothing"])
+    assert broken_ids(folded, ["tests/test_limits.py::test_draining_rank_admits_nothing"]), (
+        "broken_ids missed an id folded mid-word across two table lines"
+    )
     cut = "│ tests/test_limits.py::test_draining_ra… │"
-    assert broken_ids(cut, ["tests/test_limits.py::test_draining_rank_admits_nothing"])
+    assert broken_ids(cut, ["tests/test_limits.py::test_draining_rank_admits_nothing"]), (
+        "broken_ids missed an id cut with an ellipsis"
+    )

@@ -95,7 +95,9 @@ def test_signal_during_the_runs_cleans_up(tmp_path: Path, signum: int, parallel:
         worktrees = project.git("worktree", "list", "--porcelain")
         scratch = Path([ln.split(" ", 1)[1] for ln in worktrees.splitlines()
                         if ln.startswith("worktree ")][1]).parent
-        assert scratch.name.startswith("deskcheck-gate-") and scratch.is_dir()
+        assert scratch.name.startswith("deskcheck-gate-") and scratch.is_dir(), (
+            f"the gate's worktree must live in a deskcheck-gate- scratch folder; it is {scratch}"
+        )
         test_pids = [int(p) for p in pid_file.read_text().split()]
         gate.send_signal(signum)
         _, err = gate.communicate(timeout=60)
@@ -104,13 +106,20 @@ def test_signal_during_the_runs_cleans_up(tmp_path: Path, signum: int, parallel:
             gate.kill()
             gate.wait()
     assert gate.returncode == 128 + signum, f"exit status should be 128 + the signal: {err}"
-    assert "interrupted" in err
+    assert "interrupted" in err, (
+        f"a gate stopped by a signal must say interrupted; stderr: {err[-2000:]}"
+    )
     written = json.loads((tmp_path / "gate.json").read_text())
     assert written["exit_code"] == gate.returncode, (
         f"the JSON says exit {written['exit_code']}, the process exited {gate.returncode}")
-    assert not scratch.exists()
-    assert not any(_alive(pid) for pid in test_pids)
-    assert project.snapshot() == before  # worktree removed and pruned, index untouched
+    assert not scratch.exists(), f"the interrupted gate left its scratch folder {scratch}"
+    assert not any(_alive(pid) for pid in test_pids), (
+        f"the interrupted gate left test processes running: {[p for p in test_pids if _alive(p)]}"
+    )
+    assert project.snapshot() == before, (
+        "the interrupted gate moved the user's tree, index or worktree list (worktree not removed "
+        "and pruned)"
+    )  # worktree removed and pruned, index untouched
 
 
 def _descendants(root: int) -> set[int]:
@@ -208,7 +217,9 @@ def test_the_next_gate_removes_what_a_killed_gate_left(tmp_path: Path) -> None:
     left = [Path(ln.split(" ", 1)[1]) for ln in listed.splitlines() if ln.startswith("worktree ")]
     assert len(left) == 2, f"the killed gate should have left its worktree registered: {listed}"
     scratch = left[1].parent
-    assert scratch.name.startswith("deskcheck-gate-") and scratch.is_dir()
+    assert scratch.name.startswith("deskcheck-gate-") and scratch.is_dir(), (
+        f"the killed gate's worktree must be in a deskcheck-gate- scratch folder; it is {scratch}"
+    )
     assert scratch.parent == tmp_path / "scratch", "DESKCHECK_SCRATCH_DIR was not honoured"
     project.write("tests/test_slow.py", SLOW_TEST.replace("time.sleep(120)", "pass"))
     before = project.snapshot()
@@ -223,7 +234,10 @@ def test_the_next_gate_removes_what_a_killed_gate_left(tmp_path: Path) -> None:
     listed = project.git("worktree", "list", "--porcelain")
     assert [ln for ln in listed.splitlines() if ln.startswith("worktree ")] == [
         f"worktree {left[0]}"], f"the dead gate's worktree is still registered: {listed}"
-    assert f"removed {scratch}, left by a gate that was killed" in second.stdout + second.stderr
+    assert f"removed {scratch}, left by a gate that was killed" in second.stdout + second.stderr, (
+        f"the next gate must say 'removed {scratch}, left by a gate that was killed'; it said:\n"
+        f"{second.stdout}\n{second.stderr}"
+    )
     assert project.snapshot()[:2] == before[:2], "the user's tree or index moved"
 
 
@@ -262,11 +276,18 @@ def test_an_active_retry_plugin_stops_the_gate(tmp_path: Path,
     monkeypatch.setenv("PYTEST_ADDOPTS", "-p pytest_rerunfailures")
     with pytest.raises(GateError) as err:
         run_redfirst("main", ["tests/test_square.py"], cwd=project.root)
-    assert "runner retries are active" in err.value.message
-    assert "pytest_rerunfailures" in err.value.message
+    assert "runner retries are active" in err.value.message, (
+        "an active rerun plugin must stop the gate saying runner retries are active; it says "
+        f"{err.value.message!r}"
+    )
+    assert "pytest_rerunfailures" in err.value.message, (
+        f"the refusal must name the plugin pytest_rerunfailures; it says {err.value.message!r}"
+    )
 
 
 def test_pin_marker_is_registered_with_a_help_line(tmp_path: Path) -> None:
     out = subprocess.run([sys.executable, "-m", "pytest", "--markers", "-p", "no:cacheprovider"],
                          cwd=tmp_path, capture_output=True, text=True, check=True).stdout
-    assert "@pytest.mark.pin(reason): this test is green on the base commit" in out
+    assert "@pytest.mark.pin(reason): this test is green on the base commit" in out, (
+        f"pytest --markers must list the pin marker with its help line; it lists:\n{out}"
+    )

@@ -42,7 +42,10 @@ def test_the_markdown_keeps_the_line_that_names_the_ranks(tmp_path: Path, monkey
     monkeypatch.delenv("PYTHONPATH", raising=False)
     monkeypatch.setenv("DESKCHECK_SCRATCH_DIR", str(tmp_path))
     markdown = tmp_path / "redfirst.md"
-    assert main(["redfirst", "--base", "main", "--no-store", "--markdown", str(markdown)]) == 0
+    assert main(["redfirst", "--base", "main", "--no-store", "--markdown", str(markdown)]) == 0, (
+        "`deskcheck redfirst --base main --no-store --markdown F` must exit 0 (holds); it said:\n"
+        f"{capsys.readouterr()}"
+    )
     text = capsys.readouterr().out
     assert RANK_LINE in markdown.read_text(), (
         f"the PR comment drops the line naming the ranks:\n{markdown.read_text()}")
@@ -55,8 +58,10 @@ def test_the_failure_line_is_the_rank_lines_else_the_first():
     assert failure_line("x failed:\n  rank 2 diverged: a\n  rank 0 admitted 7\nrank by rank "
                         "(enforcer on):\n  rank 0: input 1") == (
         "rank 2 diverged: a; rank 0 admitted 7"), "the rank-by-rank table leaked in"
-    assert failure_line("assert 3 == 2\n where 3 = f()") == "assert 3 == 2"
-    assert failure_line("") == ""
+    assert failure_line("assert 3 == 2\n where 3 = f()") == "assert 3 == 2", (
+        "with no rank lines the failure line must be the first line, assert 3 == 2"
+    )
+    assert failure_line("") == "", "the failure line of an empty text must be empty"
 
 
 SPLIT_NOTE = ("first split: calc/__init__.py:2 in decide: if rank == 1\n"
@@ -110,7 +115,10 @@ def test_the_pr_comment_keeps_the_rank_line_and_gains_the_split(tmp_path: Path, 
     monkeypatch.delenv("PYTHONPATH", raising=False)
     monkeypatch.setenv("DESKCHECK_SCRATCH_DIR", str(tmp_path))
     markdown = tmp_path / "redfirst.md"
-    assert main(["redfirst", "--base", "main", "--no-store", "--markdown", str(markdown)]) == 0
+    assert main(["redfirst", "--base", "main", "--no-store", "--markdown", str(markdown)]) == 0, (
+        "`deskcheck redfirst --base main --no-store --markdown F` must exit 0 (holds); it said:\n"
+        f"{capsys.readouterr()}"
+    )
     text = " ".join(capsys.readouterr().out.split())
     comment = " ".join(markdown.read_text().split())
     for where, said in (("PR comment", comment), ("terminal report", text)):

@@ -18,14 +18,20 @@ def test_an_import_error_on_base_is_a_weak_red():
     verdict = classify("failed", "passed", pin=None, base_import_error=True)
     assert verdict == "WEAK_RED", (
         f"a test failing on base with an ImportError was judged {verdict}, expected WEAK_RED")
-    assert classify("failed", "passed", pin=None, base_import_error=False) == "RED_GREEN"
+    assert classify("failed", "passed", pin=None, base_import_error=False) == "RED_GREEN", (
+        "a test failing on base without an ImportError and passing on the branch must be "
+        f"RED_GREEN; it is {classify('failed', 'passed', pin=None, base_import_error=False)}"
+    )
 
 
 def test_a_pin_without_a_reason_is_green_on_base():
     verdict = classify("passed", "passed", pin="", base_import_error=False)
     assert verdict == "GREEN_ON_BASE", (
         f"pin() without a reason was judged {verdict}; docs: judged as GREEN_ON_BASE")
-    assert classify("passed", "passed", pin="why", base_import_error=False) == "PIN"
+    assert classify("passed", "passed", pin="why", base_import_error=False) == "PIN", (
+        "a test green on base with pin(\"why\") must be PIN; it is "
+        f"{classify('passed', 'passed', pin='why', base_import_error=False)}"
+    )
 
 
 def test_the_failure_line_keeps_the_lines_that_name_ranks():
@@ -51,7 +57,9 @@ def test_a_suite_under_twenty_seconds_runs_without_workers(suite_s):
     choice = choose(suite_s, "in-process on base", cpus=16)
     assert choice.workers == 0, (
         f"a {suite_s} s suite chose -n {choice.workers}; under 20 s it must be -n 0")
-    assert "-n 0 chosen" in choice.reason
+    assert "-n 0 chosen" in choice.reason, (
+        f"the reason for a {suite_s} s suite must say '-n 0 chosen'; it says {choice.reason!r}"
+    )
 
 
 def test_workers_are_one_per_ten_seconds_at_most_eight():

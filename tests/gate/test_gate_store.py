@@ -33,7 +33,9 @@ def _project(root: Path) -> GitProject:
 
 def _history(kind: str, capsys) -> list[dict]:
     capsys.readouterr()
-    assert main(["history", "--kind", kind, "--json", "-"]) == 0
+    assert main(["history", "--kind", kind, "--json", "-"]) == 0, (
+        f"`deskcheck history --kind {kind} --json -` must exit 0; it said:\n{capsys.readouterr()}"
+    )
     return json.loads(capsys.readouterr().out)
 
 
@@ -42,17 +44,28 @@ def test_gate_runs_are_recorded_unless_no_store(tmp_path: Path, monkeypatch, cap
     monkeypatch.chdir(project.root)
     monkeypatch.delenv("PYTHONPATH", raising=False)
     monkeypatch.setenv("DESKCHECK_SCRATCH_DIR", str(tmp_path))
-    assert main(["redfirst", "--base", "main"]) == 0
-    assert "recorded as run" in capsys.readouterr().err
+    assert main(["redfirst", "--base", "main"]) == 0, (
+        f"`deskcheck redfirst --base main` must exit 0 (holds); it said:\n{capsys.readouterr()}"
+    )
+    assert "recorded as run" in capsys.readouterr().err, (
+        "a recorded gate run must say 'recorded as run' on stderr"
+    )
     runs = _history("redfirst", capsys)
     assert len(runs) == 1, f"the redfirst run was not recorded in the store: {runs}"
     assert runs[0]["status"] == "holds" and runs[0]["summary"]["tests"] == 1, runs[0]
-    assert main(["regress", "--base", "main", "--no-store"]) == 0
+    assert main(["regress", "--base", "main", "--no-store"]) == 0, (
+        "`deskcheck regress --base main --no-store` must exit 0 (holds); it said:\n"
+        f"{capsys.readouterr()}"
+    )
     assert _history("regress", capsys) == [], "--no-store still recorded the regress run"
-    assert main(["regress", "--base", "main"]) == 0
+    assert main(["regress", "--base", "main"]) == 0, (
+        f"`deskcheck regress --base main` must exit 0 (holds); it said:\n{capsys.readouterr()}"
+    )
     assert len(_history("regress", capsys)) == 1, "the regress run was not recorded"
     capsys.readouterr()
-    assert main(["history"]) == 0
+    assert main(["history"]) == 0, (
+        f"`deskcheck history` must exit 0; it said:\n{capsys.readouterr()}"
+    )
     out = capsys.readouterr().out
     assert "redfirst" in out and "regress" in out, f"history does not list the gate runs:\n{out}"
 
@@ -65,7 +78,10 @@ def test_an_empty_listing_says_so_and_how_to_record(tmp_path: Path, monkeypatch,
     with Store.for_project(project.root) as store:
         store.finish_run(store.begin_run(RunRecord(kind="sweep")), "holds")
     capsys.readouterr()
-    assert main(["history", "--kind", "redfirst"]) == 0
+    assert main(["history", "--kind", "redfirst"]) == 0, (
+        "`deskcheck history --kind redfirst` with no such runs must exit 0; it said:\n"
+        f"{capsys.readouterr()}"
+    )
     out = capsys.readouterr().out
     assert "no redfirst runs recorded" in out and "--no-store" in out, (
         f"an empty `history --kind redfirst` does not say so:\n{out}")

@@ -14,7 +14,9 @@ def test_pytest_ini_wins_over_pyproject_in_one_folder(tmp_path):
     assert config.path == tmp_path / "pytest.ini", (
         f"the config was read from {config.path}: pytest takes pytest.ini before "
         "pyproject.toml in one folder")
-    assert config.args("testpaths") == ["ini"]
+    assert config.args("testpaths") == ["ini"], (
+        f"testpaths must come from pytest.ini (ini); it is {config.args('testpaths')}"
+    )
 
 
 def test_the_default_doctest_glob_is_test_star_txt(tmp_path):

@@ -51,14 +51,31 @@ def test_redfirst_on_a_commit_of_this_repository(clone, monkeypatch) -> None:
     monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "")
     report = run_redfirst(f"{commit}~1", cwd=root)
     assert report.tests, "the commit adds tests, so some must be judged"
-    assert {t.verdict for t in report.tests} <= set(REDFIRST_VERDICTS)
-    assert report.exit_code == (1 if report.failing else 0)
+    assert {t.verdict for t in report.tests} <= set(REDFIRST_VERDICTS), (
+        "every verdict must be a red-first verdict; unknown "
+        f"{sorted({t.verdict for t in report.tests} - set(REDFIRST_VERDICTS))}"
+    )
+    assert report.exit_code == (1 if report.failing else 0), (
+        f"redfirst must exit 1 exactly when some test falls short; exit {report.exit_code}, "
+        f"failing {report.failing}"
+    )
     base, branch = report.sides["base"]["isolation"], report.sides["branch"]["isolation"]
-    assert base["violations"] == {} == branch["violations"]
-    assert base["production_modules_loaded"] > 0
-    assert all("/deskcheck-gate-" in f for f in base["sample"].values())
-    assert all(f.startswith(str(root)) for f in branch["sample"].values())
+    assert base["violations"] == {} == branch["violations"], (
+        f"each side must load only its own code; violations base {base['violations']}, branch "
+        f"{branch['violations']}"
+    )
+    assert base["production_modules_loaded"] > 0, (
+        "the base side loaded no production module of deskcheck"
+    )
+    assert all("/deskcheck-gate-" in f for f in base["sample"].values()), (
+        f"the base side must load from the deskcheck-gate- worktree; it loaded {base['sample']}"
+    )
+    assert all(f.startswith(str(root)) for f in branch["sample"].values()), (
+        f"the branch side must load from the clone {root}; it loaded {branch['sample']}"
+    )
     verdicts = {t.id: t.verdict for t in report.tests}
     known = "tests/test_foundation.py::test_config_error_names_pyproject_line"
     if known in verdicts:  # that commit changed config.py's error location: red on its parent
-        assert verdicts[known] == "RED_GREEN"
+        assert verdicts[known] == "RED_GREEN", (
+            f"{known} must be RED_GREEN on its parent; it is {verdicts[known]}"
+        )

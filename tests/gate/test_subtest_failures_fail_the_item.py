@@ -52,7 +52,10 @@ def test_a_failed_subtest_fails_an_item_already_recorded_passed():
     probe_plugin._record_subtest(record, subtest_report(failed=True))
     assert record["outcome"] == "failed", (
         "a failed subtest reported after the item was recorded passed did not fail the item")
-    assert record["exc_type"] == "AssertionError"
+    assert record["exc_type"] == "AssertionError", (
+        "a failed subtest must record AssertionError as the item's exception; it recorded "
+        f"{record['exc_type']!r}"
+    )
 
 
 def test_passing_subtests_leave_the_item_as_its_own_report_says(state):

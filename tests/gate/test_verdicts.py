@@ -50,22 +50,44 @@ def test_regress_comparison() -> None:
     assert got == want, (
         f"regress named {got} as the regressions (id, new test), not the ids that fail on the "
         f"branch but not on base: {want}")
-    assert [f.id for f in flaky] == ["d"]
-    assert [r.id for r in repairs] == ["c", "t/test_gone.py"]
-    assert [p.id for p in pre_existing] == ["a"]
+    assert [f.id for f in flaky] == ["d"], (
+        "regress must call d flaky (fails on the branch, passes on the re-run); flaky "
+        f"{[f.id for f in flaky]}"
+    )
+    assert [r.id for r in repairs] == ["c", "t/test_gone.py"], (
+        "the repairs must be c and t/test_gone.py (red on base, not on the branch); repairs "
+        f"{[r.id for r in repairs]}"
+    )
+    assert [p.id for p in pre_existing] == ["a"], (
+        "the pre-existing failure must be a (fails on both sides); pre_existing "
+        f"{[p.id for p in pre_existing]}"
+    )
     no_rerun = compare(base, branch, None)
-    assert [r.id for r in no_rerun[0]] == ["b", "d", "f", "new", "t/test_broken.py"]
+    assert [r.id for r in no_rerun[0]] == ["b", "d", "f", "new", "t/test_broken.py"], (
+        "without a re-run every branch-only failure must be a regression; they are "
+        f"{[r.id for r in no_rerun[0]]}"
+    )
 
 
 def test_counts_read_like_the_manual_workflow() -> None:
     assert side_counts({"failed": 246, "passed": 4648, "skipped": 18, "error": 8}) == (
-        "246 failed / 4648 passed / 18 skipped / 8 errors")
-    assert side_counts({}) == "no tests"
+        "246 failed / 4648 passed / 18 skipped / 8 errors"), (
+        "side counts must read '246 failed / 4648 passed / 18 skipped / 8 errors'; they read "
+        f"{side_counts({'failed': 246, 'passed': 4648, 'skipped': 18, 'error': 8})!r}"
+    )
+    assert side_counts({}) == "no tests", (
+        f"a side with no tests must read 'no tests'; it reads {side_counts({})!r}"
+    )
 
 
 def test_a_conftest_that_breaks_a_whole_side_is_a_failing_id() -> None:
     broken = SideResult("branch", None, {}, [], {"kind": "conftest", "exc_type": "ImportError",
                                                  "message": "boom"})
     regressions, _, _, _ = compare(_side("base", {"a": "passed"}), broken, None)
-    assert [r.id for r in regressions] == [STARTUP_ERROR_ID]
-    assert broken.collection_error_for("tests/test_x.py::t")["message"] == "boom"
+    assert [r.id for r in regressions] == [STARTUP_ERROR_ID], (
+        f"a conftest that breaks a whole side must be the one failing id {STARTUP_ERROR_ID}; "
+        f"regressions {[r.id for r in regressions]}"
+    )
+    assert broken.collection_error_for("tests/test_x.py::t")["message"] == "boom", (
+        "a broken side must give its startup error (message boom) as every test's collection error"
+    )

@@ -31,7 +31,7 @@ def test_the_watchdog_kills_the_whole_group_when_its_gate_dies():
     leader = subprocess.Popen([sys.executable, "-c", LEADER], stdout=subprocess.PIPE,
                               start_new_session=True, text=True)
     try:
-        assert leader.stdout is not None
+        assert leader.stdout is not None, "the leader process has no stdout pipe"
         grandchild = int(leader.stdout.readline())
         subprocess.run([sys.executable, "-c", GATE, str(leader.pid)], check=True, timeout=60)
         leader.wait(timeout=60)

@@ -49,7 +49,10 @@ def test_the_cpu_dry_run_says_what_it_would_run_and_why_each_part_skips(tmp_path
     assert not (tmp_path / "site").exists(), (
         "a dry run installs nothing, so it must leave no wheel folder behind in the temp dir")
     results = json.loads(out.read_text())
-    assert results["dry_run"] and results["verdict"] == "DRY RUN"
+    assert results["dry_run"] and results["verdict"] == "DRY RUN", (
+        f"a CPU dry run must say dry_run and verdict DRY RUN; it says {results['dry_run']}, "
+        f"{results['verdict']!r}"
+    )
     steps = {s["name"]: s for s in results["steps"]}
     assert list(steps) == STEPS, f"the plan's steps changed: {list(steps)}"
     no_gpu = "needs CUDA and this machine shows no GPU (CUDA_VISIBLE_DEVICES='')"
@@ -63,10 +66,16 @@ def test_the_cpu_dry_run_says_what_it_would_run_and_why_each_part_skips(tmp_path
         assert no_gpu in steps[name]["reason"], steps[name]["reason"]
     for name in ("suites", "sweep", "cpu-suite"):
         assert "no GPU here (CUDA_VISIBLE_DEVICES='')" in steps[name]["reason"], steps[name]
-    assert "tests/metal/mutants.toml" in steps["sweep"]["command"]
+    assert "tests/metal/mutants.toml" in steps["sweep"]["command"], (
+        "the sweep step must sweep tests/metal/mutants.toml; its command is "
+        f"{steps['sweep']['command']}"
+    )
     assert "-m metal --deskcheck-backend nccl --deskcheck-backend gloo-cuda" in \
         " ".join(steps["suites"]["command"]), steps["suites"]["command"]
-    assert "not metal" in steps["cpu-suite"]["command"]
+    assert "not metal" in steps["cpu-suite"]["command"], (
+        "the cpu-suite step must run -m \"not metal\"; its command is "
+        f"{steps['cpu-suite']['command']}"
+    )
     assert done.stdout.count("would run:") == len(STEPS), done.stdout
     wide = [line for line in done.stdout.splitlines()
             if len(line) > 80 and not line.startswith("results: ")]  # a path is not wrapped
@@ -96,24 +105,37 @@ def test_the_plan_for_the_lent_h200_runs_what_one_gpu_allows():
     text = terminal(results)
     assert "GPU NVIDIA H200; driver 580.159.03; Python 3.12.3; torch 2.11.0+cu130" in \
         " ".join(text.split()), text
-    assert "## METAL" in markdown(results)
+    assert "## METAL" in markdown(results), (
+        f"the Markdown results must have a ## METAL section:\n{markdown(results)}"
+    )
 
 
 def test_a_module_the_machine_lacks_skips_the_steps_that_import_it():
     facts = {**H200, "missing_modules": ["libcst"]}
     steps = {s.name: s for s in P.build_plan(facts, _options())}
-    assert steps["sweep"].status == "skipped"
+    assert steps["sweep"].status == "skipped", (
+        "a step that imports a module the machine lacks (libcst) must skip; the sweep is "
+        f"{steps['sweep'].status!r}"
+    )
     assert steps["sweep"].skip_reason.startswith("needs libcst, not importable with "), (
         steps["sweep"].skip_reason)
-    assert "carry it as a wheel" in steps["sweep"].skip_reason
+    assert "carry it as a wheel" in steps["sweep"].skip_reason, (
+        f"the skip must say carry it as a wheel; it says {steps['sweep'].skip_reason!r}"
+    )
     assert steps["suites"].status == "planned", "the suites do not import libcst"
 
 
 def test_without_a_catalog_or_the_cpu_suite_those_steps_say_so():
     steps = {s.name: s for s in P.build_plan(H200, _options(catalog=None, cpu_suite=False))}
     assert steps["sweep"].skip_reason == ("no --catalog given: there is no CUDA mutant catalog "
-                                          "to sweep")
-    assert steps["cpu-suite"].skip_reason == "not asked for (--cpu-suite)"
+                                          "to sweep"), (
+        "without --catalog the sweep must say there is no CUDA mutant catalog to sweep; it says "
+        f"{steps['sweep'].skip_reason!r}"
+    )
+    assert steps["cpu-suite"].skip_reason == "not asked for (--cpu-suite)", (
+        "without --cpu-suite that step must say not asked for (--cpu-suite); it says "
+        f"{steps['cpu-suite'].skip_reason!r}"
+    )
     sweep = " ".join(steps["sweep"].command)
     assert "None" not in sweep, f"without a catalog the sweep step reads `--catalog None`: {sweep}"
 
@@ -122,12 +144,18 @@ def test_the_budget_fits_one_device_call_with_every_step_its_floor(bench_metal):
     BUDGET_S = bench_metal.BUDGET_S
     steps = P.build_plan(H200, _options(dry_run=False))
     assert BUDGET_S + 30 <= DEVICE_CALL_S, "the budget leaves the wheel install 30 s"
-    assert sum(P.FLOORS[s.kind] for s in steps if s.status == "planned") <= BUDGET_S
+    assert sum(P.FLOORS[s.kind] for s in steps if s.status == "planned") <= BUDGET_S, (
+        f"the planned steps' floors must fit the budget {BUDGET_S} s; they sum to "
+        f"{sum(P.FLOORS[s.kind] for s in steps if s.status == 'planned')}"
+    )
     from deskcheck.suites.metal.run import step_timeout
 
     for i, step in enumerate(steps):
         if step.status == "planned":
-            assert step_timeout(step, steps[i + 1:], BUDGET_S) >= P.FLOORS[step.kind]
+            assert step_timeout(step, steps[i + 1:], BUDGET_S) >= P.FLOORS[step.kind], (
+                f"step {step.name} must get at least its floor {P.FLOORS[step.kind]} s; it gets "
+                f"{step_timeout(step, steps[i + 1:], BUDGET_S)}"
+            )
 
 
 @pytest.fixture
@@ -146,7 +174,9 @@ def test_a_hung_step_is_killed_and_reported_and_the_run_goes_on(quick_caps, tmp_
     began = time.monotonic()
     run_steps([hung, fine], budget_s=30)
     assert hung.status == "timeout", hung
-    assert hung.skip_reason == "still running after its 2 s limit: killed"
+    assert hung.skip_reason == "still running after its 2 s limit: killed", (
+        f"a hung step must be killed at its limit and say so; it says {hung.skip_reason!r}"
+    )
     assert fine.status == "passed" and fine.detail == {"ok": True, "world": 1}, fine
     assert time.monotonic() - began < 25, "the hung step held the run past its limit"
     with pytest.raises(ProcessLookupError):
@@ -156,7 +186,9 @@ def test_a_hung_step_is_killed_and_reported_and_the_run_goes_on(quick_caps, tmp_
 def test_a_spent_budget_skips_the_rest_with_the_numbers(quick_caps):
     step = Step("group late", "group", "late", [sys.executable, "-c", "pass"])
     run_steps([step], budget_s=0.1)
-    assert step.status == "skipped"
+    assert step.status == "skipped", (
+        f"a step past the spent budget must skip; it is {step.status!r} ({step.skip_reason!r})"
+    )
     assert step.skip_reason.startswith("the run's 0 s budget is spent: 0 s left, this step "
                                        "needs at least 0 s"), step.skip_reason
 
@@ -206,9 +238,16 @@ def test_the_wheels_cover_every_third_party_import_the_metal_run_makes():
 
 def test_the_wheel_download_is_for_the_machines_python_and_platform(bench_metal):
     command = bench_metal.download_command(Path("/tmp/w"))
-    assert command[command.index("--python-version") + 1] == "3.12"
-    assert "--no-deps" in command and "--only-binary=:all:" in command
-    assert "manylinux_2_28_x86_64" in command and "libcst==1.9.0" in command
+    assert command[command.index("--python-version") + 1] == "3.12", (
+        f"the wheel download must be for the machine's Python 3.12; the command is {command}"
+    )
+    assert "--no-deps" in command and "--only-binary=:all:" in command, (
+        f"the wheel download must be --no-deps --only-binary=:all:; the command is {command}"
+    )
+    assert "manylinux_2_28_x86_64" in command and "libcst==1.9.0" in command, (
+        "the wheel download must be libcst==1.9.0 for manylinux_2_28_x86_64; the command is "
+        f"{command}"
+    )
 
 
 @pytest.fixture
@@ -262,7 +301,10 @@ def test_a_gpu_run_becomes_the_metal_section_of_benchmarks(tmp_path, benchmarks_
 
 
 def test_the_metal_section_is_empty_until_a_gpu_run(tmp_path, benchmarks_builder):
-    assert "Empty until a GPU run happened" in benchmarks_builder.metal_section(tmp_path)
+    assert "Empty until a GPU run happened" in benchmarks_builder.metal_section(tmp_path), (
+        "the METAL section must say Empty until a GPU run happened; it is:\n"
+        f"{benchmarks_builder.metal_section(tmp_path)}"
+    )
     dry = run_metal(_options(), facts={**H200, "gpu_count": 0})
     (tmp_path / "metal.json").write_text(json.dumps(dry))
     assert benchmarks_builder.metal_section(tmp_path) == benchmarks_builder.METAL_EMPTY, (
@@ -289,7 +331,10 @@ def test_a_suites_step_where_every_case_skipped_proves_nothing(tmp_path):
     assert step.status == "failed", (
         f"a METAL suites run in which every case skipped was judged {step.status}: it proves "
         f"nothing about the GPU tier")
-    assert step.skip_reason == "no METAL case passed: 1 skipped: nccl needs one GPU per rank"
+    assert step.skip_reason == "no METAL case passed: 1 skipped: nccl needs one GPU per rank", (
+        "an all-skipped METAL run must say no METAL case passed with the skip reason; it says "
+        f"{step.skip_reason!r}"
+    )
 
 
 def test_a_source_tree_deskcheck_gets_its_entry_points(tmp_path, bench_metal, monkeypatch):
@@ -303,7 +348,10 @@ def test_a_source_tree_deskcheck_gets_its_entry_points(tmp_path, bench_metal, mo
     monkeypatch.setattr(importlib.metadata, "distribution", not_installed)
     info = bench_metal.write_dist_info(tmp_path)
     (dist,) = [d for d in importlib.metadata.distributions(path=[str(tmp_path)])]
-    assert dist.metadata["Name"] == "deskcheck" and info.parent == tmp_path
+    assert dist.metadata["Name"] == "deskcheck" and info.parent == tmp_path, (
+        f"the dist-info must name deskcheck and lie in {tmp_path}; it names "
+        f"{dist.metadata['Name']!r} in {info.parent}"
+    )
     entry = {(ep.group, ep.name): ep.value for ep in dist.entry_points}
     assert entry[("pytest11", "deskcheck")] == "deskcheck.pytest_plugin", entry
     assert entry[("console_scripts", "deskcheck")] == "deskcheck.cli:main", entry

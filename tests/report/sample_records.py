@@ -136,5 +136,8 @@ def every_verdict_mutants() -> list[MutantRecord]:
                 excerpt="digest.<locals>.head (line 3) is a closure built before the tests ran "
                         "(1 live function(s)); the mutant changes its free variables"),
     ]
-    assert {m.verdict for m in mutants} == set(VERDICTS)
+    assert {m.verdict for m in mutants} == set(VERDICTS), (
+        f"the sample records must cover every verdict {sorted(VERDICTS)}; they cover "
+        f"{sorted({m.verdict for m in mutants})}"
+    )
     return mutants

@@ -46,13 +46,25 @@ def test_only_the_changed_function_counts(repo: Path):
     module.write_text(MODULE.replace("min(local_limit, group_min)", "min(group_min, local_limit)")
                       + "\n\ndef added():\n    return 1\n")
     changes = ChangesSince(repo, "main")
-    assert changes.function_changed(Path("pkg/mod.py"), "pkg.mod:batch_decision")
-    assert not changes.function_changed(Path("pkg/mod.py"), "pkg.mod:queue_head_digest")
-    assert changes.function_changed(module, "pkg.mod:added")  # new since the base
-    assert changes.file_changed(Path("pkg/mod.py"))
-    assert not changes.file_changed(Path("tests/test_mod.py"))
+    assert changes.function_changed(Path("pkg/mod.py"), "pkg.mod:batch_decision"), (
+        "batch_decision changed since the base, yet function_changed called it unchanged"
+    )
+    assert not changes.function_changed(Path("pkg/mod.py"), "pkg.mod:queue_head_digest"), (
+        "queue_head_digest is untouched since the base, yet function_changed called it changed"
+    )
+    assert changes.function_changed(module, "pkg.mod:added"), (
+        "a function added since the base (pkg.mod:added) must count as changed"
+    )  # new since the base
+    assert changes.file_changed(Path("pkg/mod.py")), (
+        "pkg/mod.py changed since the base, yet file_changed called it unchanged"
+    )
+    assert not changes.file_changed(Path("tests/test_mod.py")), (
+        "tests/test_mod.py is untouched since the base, yet file_changed called it changed"
+    )
     assert not changes.mutant_affected(Path("pkg/mod.py"), "pkg.mod:queue_head_digest",
-                                       [Path("tests/test_mod.py")])
+                                       [Path("tests/test_mod.py")]), (
+        "a mutant of an unchanged function whose owner file is unchanged was called affected"
+    )
 
 
 def test_a_committed_owner_change_affects_its_mutants(repo: Path):
@@ -60,20 +72,27 @@ def test_a_committed_owner_change_affects_its_mutants(repo: Path):
     _git(repo, "commit", "-q", "-am", "stronger test")
     changes = ChangesSince(repo, "main")
     assert changes.mutant_affected(Path("pkg/mod.py"), "pkg.mod:queue_head_digest",
-                                   [repo / "tests" / "test_mod.py"])
+                                   [repo / "tests" / "test_mod.py"]), (
+        "a committed change to the owner file tests/test_mod.py must make its mutants affected"
+    )
     # a change on main after the branch point is not the branch's change
     _git(repo, "checkout", "-q", "main")
     (repo / "pkg" / "mod.py").write_text(MODULE.replace("depth=4", "depth=8"))
     _git(repo, "commit", "-q", "-am", "main moves on")
     _git(repo, "checkout", "-q", "feature")
     assert not ChangesSince(repo, "main").function_changed(Path("pkg/mod.py"),
-                                                          "pkg.mod:queue_head_digest")
+                                                          "pkg.mod:queue_head_digest"), (
+        "against main itself nothing changed, yet queue_head_digest was called changed"
+    )
 
 
 def test_unknown_ref_and_no_repo_are_git_errors_with_the_fix(repo: Path, tmp_path_factory):
     with pytest.raises(GitError) as caught:
         ChangesSince(repo, "origin/nope")
-    assert "origin/nope" in caught.value.render() and "git fetch origin" in caught.value.render()
+    assert "origin/nope" in caught.value.render() and "git fetch origin" in caught.value.render(), (
+        "an unknown ref must be a git error naming origin/nope and the fix `git fetch origin`; it "
+        f"says: {caught.value.render()!r}"
+    )
     elsewhere = tmp_path_factory.mktemp("not-a-repo")
     with pytest.raises(GitError, match="needs a git repository"):
         ChangesSince(elsewhere, "main")

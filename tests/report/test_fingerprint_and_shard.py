@@ -109,9 +109,17 @@ IDS = [f"{family}.M{i}" for family in ("ballot", "congruence", "floor", "budget"
 
 
 def test_shard_of_is_a_pure_function_of_the_id():
-    assert [shard_of(i, 4) for i in IDS] == [shard_of(i, 4) for i in IDS]
-    assert all(1 <= shard_of(i, 4) <= 4 for i in IDS)
-    assert len({shard_of(i, 4) for i in IDS}) == 4  # 32 ids do spread over 4 shards
+    assert [shard_of(i, 4) for i in IDS] == [shard_of(i, 4) for i in IDS], (
+        "shard_of gave different shards for the same ids on two calls: it must be a pure function "
+        "of the id"
+    )
+    assert all(1 <= shard_of(i, 4) <= 4 for i in IDS), (
+        f"shard_of must give a shard in 1..4; it gave {[shard_of(i, 4) for i in IDS]}"
+    )
+    assert len({shard_of(i, 4) for i in IDS}) == 4, (
+        "32 ids must spread over all 4 shards; they landed in "
+        f"{sorted({shard_of(i, 4) for i in IDS})}"
+    )  # 32 ids do spread over 4 shards
     # pinned values: a change of the hash would silently reshuffle every CI matrix
     pinned = ("ballot.M2", "congruence.M1", "floor.M7")
     for count, want in ((4, [3, 4, 4]), (7, [4, 7, 7])):
@@ -125,9 +133,13 @@ def test_shard_of_is_a_pure_function_of_the_id():
        st.integers(min_value=1, max_value=9))
 def test_shards_partition_the_ids(ids, count):
     parts = [select_shard(ids, f"{i}/{count}") for i in range(1, count + 1)]
-    assert sorted(x for part in parts for x in part) == sorted(ids)
+    assert sorted(x for part in parts for x in part) == sorted(ids), (
+        f"the shards of {count} must partition the ids (each once); together they hold {parts}"
+    )
     for part in parts:
-        assert part == [i for i in ids if i in set(part)]  # catalog order kept
+        assert part == [i for i in ids if i in set(part)], (
+            f"a shard must keep the catalog order of its ids; it is {part}"
+        )  # catalog order kept
 
 
 @given(st.lists(st.text(min_size=1, max_size=20), unique=True, min_size=1, max_size=40),
@@ -139,18 +151,27 @@ def test_growing_the_catalog_never_moves_an_existing_mutant(ids, new_ids, count)
     for spec_index in range(1, count + 1):
         for mutant_id in select_shard(grown, f"{spec_index}/{count}"):
             if mutant_id in before:
-                assert before[mutant_id] == spec_index
+                assert before[mutant_id] == spec_index, (
+                    f"growing the catalog moved {mutant_id!r} from shard {before[mutant_id]} to "
+                    f"{spec_index} of {count}"
+                )
 
 
 @pytest.mark.parametrize("spec", ["0/4", "5/4", "1/0", "a/4", "1-4", "", "2/", "-1/3", "1/4/2"])
 def test_bad_shard_specs_are_refused_with_the_fix(spec):
     with pytest.raises(ConfigError) as caught:
         select_shard(IDS, spec)
-    assert "--shard I/N" in caught.value.render() and caught.value.exit_code == 2
+    assert "--shard I/N" in caught.value.render() and caught.value.exit_code == 2, (
+        f"--shard {spec!r} must be refused with exit 2 and the form --shard I/N; got exit "
+        f"{caught.value.exit_code}: {caught.value.render()!r}"
+    )
 
 
 def test_parse_shard_accepts_the_edges():
-    assert parse_shard("1/1") == (1, 1) and parse_shard(" 4/4 ") == (4, 4)
-    assert select_shard(IDS, "1/1") == IDS
-    with pytest.raises(ValueError):
+    assert parse_shard("1/1") == (1, 1) and parse_shard(" 4/4 ") == (4, 4), (
+        f"parse_shard must accept the edges 1/1 and ' 4/4 '; it gave {parse_shard('1/1')}, "
+        f"{parse_shard(' 4/4 ')}"
+    )
+    assert select_shard(IDS, "1/1") == IDS, "--shard 1/1 must select every id in catalog order"
+    with pytest.raises(ValueError, match="shard count must be at least 1"):
         shard_of("ballot.M1", 0)

@@ -34,7 +34,10 @@ def test_history_says_judged_of_planned_for_an_interrupted_run(
     monkeypatch.chdir(tmp_path)
     db = tmp_path / "results.sqlite"
     _store(db)
-    assert main(["history", "--db", str(db)]) == 0
+    assert main(["history", "--db", str(db)]) == 0, (
+        "`deskcheck history --db F` must exit 0 for a store with an interrupted run; it said:\n"
+        f"{capsys.readouterr()}"
+    )
     out = capsys.readouterr().out
     lines = out.splitlines()
     interrupted = [line for line in lines if "interrupted" in line]

@@ -22,16 +22,30 @@ def _with(mutant: MutantRecord, verdict: str) -> MutantRecord:
 
 def test_resolve_run_selectors(store: Store):
     ids = [store.begin_run(RunRecord(kind=k)) for k in ("sweep", "redfirst", "sweep")]
-    assert resolve_run(store, "latest") == ids[2]
-    assert resolve_run(store, None) == ids[2]
-    assert resolve_run(store, "latest~1") == ids[1]
-    assert resolve_run(store, "latest~1", kind="sweep") == ids[0]
-    assert resolve_run(store, str(ids[1])) == ids[1]
+    assert resolve_run(store, "latest") == ids[2], (
+        f"'latest' must resolve to the newest run {ids[2]}; it gave {resolve_run(store, 'latest')}"
+    )
+    assert resolve_run(store, None) == ids[2], (
+        f"no selector must mean the newest run {ids[2]}; it gave {resolve_run(store, None)}"
+    )
+    assert resolve_run(store, "latest~1") == ids[1], (
+        f"'latest~1' must resolve to the run before the newest, {ids[1]}; it gave "
+        f"{resolve_run(store, 'latest~1')}"
+    )
+    assert resolve_run(store, "latest~1", kind="sweep") == ids[0], (
+        f"'latest~1' of kind sweep must skip the redfirst run and give {ids[0]}; it gave "
+        f"{resolve_run(store, 'latest~1', kind='sweep')}"
+    )
+    assert resolve_run(store, str(ids[1])) == ids[1], (
+        f"a run id {ids[1]} must resolve to itself; it gave {resolve_run(store, str(ids[1]))}"
+    )
     with pytest.raises(StoreError, match="only 2 sweep runs"):
         resolve_run(store, "latest~2", kind="sweep")
     with pytest.raises(StoreError, match="bad run selector 'yesterday'") as caught:
         resolve_run(store, "yesterday")
-    assert "latest~N" in caught.value.render()
+    assert "latest~N" in caught.value.render(), (
+        f"a bad run selector must show the form latest~N; it says {caught.value.render()!r}"
+    )
     with pytest.raises(StoreError, match="no run 99"):
         resolve_run(store, "99")
 
@@ -46,17 +60,35 @@ def test_diff_names_new_and_fixed_survivors_and_every_change(mutants):
                _with(by_id["congruence.M1"], "KILLED"),    # timeout fixed
                by_id["congruence.M3"]]                     # new, BASELINE_RED
     diff = diff_runs(1, last_night, 2, tonight)
-    assert [c.id for c in diff.new_survivors] == ["ballot.M1"]
-    assert [c.id for c in diff.fixed_survivors] == ["ballot.M2"]
+    assert [c.id for c in diff.new_survivors] == ["ballot.M1"], (
+        "diff must name ballot.M1 (KILLED -> SURVIVED) as the only new survivor; it named "
+        f"{[c.id for c in diff.new_survivors]}"
+    )
+    assert [c.id for c in diff.fixed_survivors] == ["ballot.M2"], (
+        "diff must name ballot.M2 (SURVIVED -> KILLED) as the only fixed survivor; it named "
+        f"{[c.id for c in diff.fixed_survivors]}"
+    )
     assert [(c.id, c.before, c.after) for c in diff.verdict_changes] == [
         ("ballot.M1", "KILLED", "SURVIVED"), ("ballot.M2", "SURVIVED", "KILLED"),
         ("ballot.M6", "KILLED", None), ("congruence.M1", "TIMEOUT", "KILLED"),
-        ("congruence.M3", None, "BASELINE_RED")]
-    assert diff.added == ["congruence.M3"] and diff.removed == ["ballot.M6"]
-    assert [c.id for c in diff.regressions] == ["ballot.M1", "congruence.M3"]
-    assert diff.got_worse
+        ("congruence.M3", None, "BASELINE_RED")], (
+        "diff must list every verdict change in id order; it listed "
+        f"{[(c.id, c.before, c.after) for c in diff.verdict_changes]}"
+    )
+    assert diff.added == ["congruence.M3"] and diff.removed == ["ballot.M6"], (
+        f"diff must call congruence.M3 added and ballot.M6 removed; it says added {diff.added}, "
+        f"removed {diff.removed}"
+    )
+    assert [c.id for c in diff.regressions] == ["ballot.M1", "congruence.M3"], (
+        "the regressions must be the new survivor ballot.M1 and the new BASELINE_RED "
+        f"congruence.M3; they are {[c.id for c in diff.regressions]}"
+    )
+    assert diff.got_worse, "a night with a new survivor must count as got worse"
     text = render_diff_text(diff)
-    assert "ballot.M1: KILLED -> SURVIVED" in text and "got worse" in text
+    assert "ballot.M1: KILLED -> SURVIVED" in text and "got worse" in text, (
+        "the diff text must show 'ballot.M1: KILLED -> SURVIVED' and say 'got worse'; it is: "
+        f"{text!r}"
+    )
 
 
 def test_an_unchanged_night_did_not_get_worse(store: Store, recorded_run: int, mutants):
@@ -64,7 +96,10 @@ def test_an_unchanged_night_did_not_get_worse(store: Store, recorded_run: int, m
     for mutant in mutants:
         store.record_mutant(again, mutant)
     diff = diff_stored_runs(store, recorded_run, again)
-    assert not diff.got_worse and not diff.verdict_changes and not diff.new_survivors
+    assert not diff.got_worse and not diff.verdict_changes and not diff.new_survivors, (
+        f"a night with no changes must not get worse; got_worse={diff.got_worse}, changes "
+        f"{diff.verdict_changes}, new survivors {diff.new_survivors}"
+    )
 
 
 # -- merge ----------------------------------------------------------------------------------
@@ -90,18 +125,33 @@ def test_merge_combines_every_shard_into_one_run(project: Path, mutants, tmp_pat
         run_id = merge_stores(shards, into)
         merged = into.mutants(run_id)
         run = into.run(run_id)
-        assert sorted(m.id for m in merged) == sorted(m.id for m in mutants)
-        assert {m.id: m for m in merged} == {m.id: m for m in mutants}
-        assert run.status == "falls_short" and run.shard == "" and run.commit == "c0ffee"
-        assert run.summary["missing_shards"] == [] and len(run.summary["merged_from"]) == 3
-        assert into.sources(run_id)[BALLOT_FILE] == BALLOT_SOURCE
+        assert sorted(m.id for m in merged) == sorted(m.id for m in mutants), (
+            "the merged run must hold every mutant of the 3 shards; it holds "
+            f"{sorted(m.id for m in merged)}"
+        )
+        assert {m.id: m for m in merged} == {m.id: m for m in mutants}, (
+            "a merged mutant record differs from the one its shard recorded"
+        )
+        assert run.status == "falls_short" and run.shard == "" and run.commit == "c0ffee", (
+            "the merged run must fall short (it has survivors), have no shard, and keep the "
+            f"commit c0ffee; it is {run.status!r}, shard {run.shard!r}, commit {run.commit!r}"
+        )
+        assert run.summary["missing_shards"] == [] and len(run.summary["merged_from"]) == 3, (
+            f"a merge of all 3 shards must miss none and name 3 sources; summary {run.summary}"
+        )
+        assert into.sources(run_id)[BALLOT_FILE] == BALLOT_SOURCE, (
+            "the merged run lost the recorded source of the ballot file"
+        )
 
 
 def test_merge_with_a_missing_shard_is_partial(project: Path, mutants, tmp_path: Path):
     shards = [_shard_store(tmp_path, f"{i}/3", mutants) for i in (1, 3)]
     with Store.for_project(project) as into:
         run = into.run(merge_stores(shards, into))
-    assert run.status == "partial" and run.summary["missing_shards"] == ["2/3"]
+    assert run.status == "partial" and run.summary["missing_shards"] == ["2/3"], (
+        f"a merge without shard 2/3 must be partial and name it missing; it is {run.status!r}, "
+        f"missing {run.summary.get('missing_shards')}"
+    )
 
 
 @pytest.mark.parametrize(("specs", "kwargs", "message"), [
@@ -118,7 +168,9 @@ def test_merge_refuses_shards_that_do_not_belong_together(project, mutants, tmp_
     with Store.for_project(project) as into, pytest.raises(StoreError, match=message):
         merge_stores(paths, into)
     with Store.for_project(project) as into:
-        assert into.runs() == []  # nothing half-merged
+        assert into.runs() == [], (
+            f"a refused merge must record no run; the store has {into.runs()}"
+        )  # nothing half-merged
 
 
 def test_merge_refuses_stores_of_another_commit(project, mutants, tmp_path):

@@ -64,17 +64,29 @@ def data(store: Store, recorded_run: int) -> ReportData:
 
 def test_html_is_self_contained_and_escapes_what_it_shows(data: ReportData):
     page = render(data)
-    assert "<script>alert(1)</script>" not in page  # a title is text, never markup
-    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in page
+    assert "<script>alert(1)</script>" not in page, (
+        "the HTML report put a title in as markup (<script>alert(1)</script>): titles must be "
+        "escaped text"
+    )  # a title is text, never markup
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in page, (
+        "the HTML report must show the escaped title &lt;script&gt;alert(1)&lt;/script&gt;"
+    )
     dom = _Dom()
     dom.feed(page)
-    assert dom.external == [] and "<link" not in page and "@import" not in page
-    assert set(dom.mutants) == {m.id for m in data.mutants}
+    assert dom.external == [] and "<link" not in page and "@import" not in page, (
+        "the HTML report must be self-contained (no external resource, <link> or @import); "
+        f"external: {dom.external}"
+    )
+    assert set(dom.mutants) == {m.id for m in data.mutants}, (
+        f"the HTML report must have one entry per mutant; it has {sorted(dom.mutants)}"
+    )
     # the target's source is inline, with the mutated line marked
     marked = re.findall(r'title="mutated by ([^"]+)"', page)
     assert any("ballot.M2" in ids.split(", ") for ids in marked), (
         f"no marked line of the HTML report names the mutant ballot.M2; marked: {marked}")
-    assert "def advance_mismatch_streak" in page
+    assert "def advance_mismatch_streak" in page, (
+        "the HTML report must show the target's source inline (def advance_mismatch_streak)"
+    )
 
 
 def test_chromium_renders_every_mutant_offline(chromium: str, data: ReportData,
@@ -82,10 +94,18 @@ def test_chromium_renders_every_mutant_offline(chromium: str, data: ReportData,
     page = tmp_path / "report.html"
     page.write_text(render(data), encoding="utf-8")
     dom = _dump_dom(chromium, page, "", tmp_path / "profile")
-    assert set(dom.mutants) == {m.id for m in data.mutants}
-    assert all(attrs.get("hidden") is None for attrs in dom.mutants.values())
+    assert set(dom.mutants) == {m.id for m in data.mutants}, (
+        f"chromium must render one entry per mutant; it rendered {sorted(dom.mutants)}"
+    )
+    assert all(attrs.get("hidden") is None for attrs in dom.mutants.values()), (
+        "with no filter every mutant must be shown; hidden: "
+        f"{[i for i, a in dom.mutants.items() if a.get('hidden') is not None]}"
+    )
     total = len(data.mutants)
-    assert dom.count_text == f"{total} of {total} mutants shown"  # the inline script ran
+    assert dom.count_text == f"{total} of {total} mutants shown", (
+        f"the inline script must count '{total} of {total} mutants shown'; the page says "
+        f"{dom.count_text!r}"
+    )  # the inline script ran
 
 
 def test_chromium_filters_by_verdict_from_the_address(chromium: str, data: ReportData,
@@ -94,5 +114,10 @@ def test_chromium_filters_by_verdict_from_the_address(chromium: str, data: Repor
     page.write_text(render(data), encoding="utf-8")
     dom = _dump_dom(chromium, page, "#verdict=SURVIVED", tmp_path / "profile")
     shown = {i for i, attrs in dom.mutants.items() if attrs.get("hidden") is None}
-    assert shown == {m.id for m in data.mutants if m.verdict == "SURVIVED"} == {"ballot.M2"}
-    assert dom.count_text == f"1 of {len(data.mutants)} mutants shown"
+    assert shown == {m.id for m in data.mutants if m.verdict == "SURVIVED"} == {"ballot.M2"}, (
+        f"#verdict=SURVIVED must show only the survivor ballot.M2; it shows {sorted(shown)}"
+    )
+    assert dom.count_text == f"1 of {len(data.mutants)} mutants shown", (
+        f"#verdict=SURVIVED must count '1 of {len(data.mutants)} mutants shown'; the page says "
+        f"{dom.count_text!r}"
+    )

@@ -42,22 +42,37 @@ def _write_full(root: Path) -> None:
 
 def test_init_in_an_empty_folder_writes_the_pr_gate_and_says_why_no_nightly(tmp_path: Path):
     assert _actions(tmp_path) == {"pyproject.toml": "created", PR: "created",
-                                  NIGHTLY: "not written"}
+                                  NIGHTLY: "not written"}, (
+        "init in an empty folder must create pyproject.toml and the PR gate and write no nightly; "
+        f"it did {_actions(tmp_path)}"
+    )
     config = tomllib.loads((tmp_path / "pyproject.toml").read_text())
     assert "catalog" not in config["tool"]["deskcheck"], "a catalog that does not exist is named"
     assert _actions(tmp_path) == {"pyproject.toml": "kept", PR: "unchanged",
-                                  NIGHTLY: "not written"}
+                                  NIGHTLY: "not written"}, (
+        "a second init must keep pyproject.toml, leave the PR gate unchanged, write no nightly; "
+        f"it did {_actions(tmp_path)}"
+    )
 
 
 def test_init_appends_the_section_and_keeps_every_existing_byte(tmp_path: Path):
     original = '[project]\nname = "sched"\n\n[tool.ruff]\nline-length = 100'  # no final newline
     (tmp_path / "pyproject.toml").write_text(original)
-    assert _actions(tmp_path)["pyproject.toml"] == "appended"
+    assert _actions(tmp_path)["pyproject.toml"] == "appended", (
+        "init must append the [tool.deskcheck] section to an existing pyproject.toml"
+    )
     text = (tmp_path / "pyproject.toml").read_text()
-    assert text.startswith(original + "\n")
+    assert text.startswith(original + "\n"), (
+        "init must keep every existing byte of pyproject.toml and append after a newline; it "
+        f"wrote {text!r}"
+    )
     data = tomllib.loads(text)
-    assert data["project"]["name"] == "sched" and data["tool"]["ruff"]["line-length"] == 100
-    assert data["tool"]["deskcheck"] == {}
+    assert data["project"]["name"] == "sched" and data["tool"]["ruff"]["line-length"] == 100, (
+        f"appending must keep the existing tables; it reads {data}"
+    )
+    assert data["tool"]["deskcheck"] == {}, (
+        f"the appended [tool.deskcheck] section must be empty; it is {data['tool']['deskcheck']}"
+    )
 
 
 def test_init_never_touches_an_existing_section_or_workflow(tmp_path: Path):
@@ -66,18 +81,29 @@ def test_init_never_touches_an_existing_section_or_workflow(tmp_path: Path):
     (tmp_path / PR).parent.mkdir(parents=True)
     (tmp_path / PR).write_text("name: our own\n")
     actions = _actions(tmp_path)
-    assert actions == {"pyproject.toml": "kept", PR: "kept", NIGHTLY: "not written"}
-    assert (tmp_path / "pyproject.toml").read_text() == pyproject
-    assert (tmp_path / PR).read_text() == "name: our own\n"
+    assert actions == {"pyproject.toml": "kept", PR: "kept", NIGHTLY: "not written"}, (
+        f"init must keep an existing section and workflow; it did {actions}"
+    )
+    assert (tmp_path / "pyproject.toml").read_text() == pyproject, (
+        "init changed an existing [tool.deskcheck] section"
+    )
+    assert (tmp_path / PR).read_text() == "name: our own\n", "init changed an existing PR workflow"
 
 
 def test_init_refuses_a_broken_pyproject_and_writes_nothing(tmp_path: Path):
     (tmp_path / "pyproject.toml").write_text("[project\nname = 1\n")
     with pytest.raises(ConfigError) as caught:
         init_project(tmp_path)
-    assert "pyproject.toml:1" in caught.value.render() and "fix:" in caught.value.render()
-    assert (tmp_path / "pyproject.toml").read_text() == "[project\nname = 1\n"
-    assert not (tmp_path / ".github").exists()
+    assert "pyproject.toml:1" in caught.value.render() and "fix:" in caught.value.render(), (
+        "a broken pyproject.toml must be refused naming pyproject.toml:1 and a fix:; it says "
+        f"{caught.value.render()!r}"
+    )
+    assert (tmp_path / "pyproject.toml").read_text() == "[project\nname = 1\n", (
+        "init changed a pyproject.toml it refused"
+    )
+    assert not (tmp_path / ".github").exists(), (
+        "init wrote workflows although it refused the pyproject.toml"
+    )
 
 
 def _steps(job: dict) -> str:
@@ -87,7 +113,9 @@ def _steps(job: dict) -> str:
 def test_pr_workflow_runs_the_gates_and_an_incremental_sweep(tmp_path: Path):
     _write_full(tmp_path)
     workflow = yaml.safe_load((tmp_path / PR).read_text())
-    assert "pull_request" in workflow[True]  # YAML 1.1 reads the key `on` as True
+    assert "pull_request" in workflow[True], (
+        f"the PR workflow must run on pull_request; it runs on {workflow[True]}"
+    )  # YAML 1.1 reads the key `on` as True
     (job,) = workflow["jobs"].values()
     steps = _steps(job)
     for command in ("deskcheck drift", "deskcheck redfirst --base", "deskcheck regress --base",
@@ -95,23 +123,36 @@ def test_pr_workflow_runs_the_gates_and_an_incremental_sweep(tmp_path: Path):
                     "GITHUB_STEP_SUMMARY", "actions/cache"):
         assert command in steps, command
     checkout = next(s for s in job["steps"] if s.get("uses", "").startswith("actions/checkout"))
-    assert checkout["with"]["fetch-depth"] == 0
+    assert checkout["with"]["fetch-depth"] == 0, (
+        "the PR workflow's checkout must fetch the full history (fetch-depth: 0) for --base; it "
+        f"has {checkout.get('with')}"
+    )
 
 
 def test_nightly_workflow_shards_merges_diffs_and_keeps_the_store(tmp_path: Path):
     _write_full(tmp_path)
     workflow = yaml.safe_load((tmp_path / NIGHTLY).read_text())
-    assert "schedule" in workflow[True]
+    assert "schedule" in workflow[True], (
+        f"the nightly workflow must run on a schedule; it runs on {workflow[True]}"
+    )
     jobs = workflow["jobs"]
-    assert "gpu" in jobs["nccl-suites"]["runs-on"]
+    assert "gpu" in jobs["nccl-suites"]["runs-on"], (
+        f"the nccl-suites job must run on a GPU runner; it runs on {jobs['nccl-suites']['runs-on']}"
+    )
     shards = jobs["sweep"]["strategy"]["matrix"]["shard"]
-    assert f"--shard ${{{{ matrix.shard }}}}/{len(shards)}" in _steps(jobs["sweep"])
+    assert f"--shard ${{{{ matrix.shard }}}}/{len(shards)}" in _steps(jobs["sweep"]), (
+        f"each sweep job must run its matrix shard of {len(shards)}; its steps: "
+        f"{_steps(jobs['sweep'])}"
+    )
     merge = _steps(jobs["merge"])
     for command in ("deskcheck merge shards/*/results.sqlite", "deskcheck diff latest~1 latest",
                     "--format stryker", "--format html", "upload-artifact"):
         assert command in merge, command
     kept = [s for s in jobs["merge"]["steps"] if s.get("with", {}).get("name") == "deskcheck-store"]
-    assert kept and kept[0]["with"]["path"].startswith(".deskcheck/")
+    assert kept and kept[0]["with"]["path"].startswith(".deskcheck/"), (
+        "the merge job must keep the store under .deskcheck/ as the artifact deskcheck-store; "
+        f"kept: {kept}"
+    )
 
 
 def test_the_gpu_nightly_runs_the_metal_entry_point(tmp_path: Path):
@@ -120,19 +161,28 @@ def test_the_gpu_nightly_runs_the_metal_entry_point(tmp_path: Path):
     steps = _steps(gpu_job)
     assert "deskcheck suites metal --json deskcheck-metal.json" in steps, (
         f"the GPU nightly must run the same METAL entry point as `make metal`:\n{steps}")
-    assert "GITHUB_STEP_SUMMARY" in steps and "upload-artifact" in steps
+    assert "GITHUB_STEP_SUMMARY" in steps and "upload-artifact" in steps, (
+        f"the GPU nightly must write the step summary and upload the result:\n{steps}"
+    )
 
 
 def test_init_command(tmp_path: Path, capsys):
-    assert main(["init", "--root", str(tmp_path)]) == 0
+    assert main(["init", "--root", str(tmp_path)]) == 0, (
+        f"`deskcheck init --root F` must exit 0 in an empty folder; it said:\n{capsys.readouterr()}"
+    )
     out = capsys.readouterr().out
     assert "created" in out and "deskcheck-nightly.yml" in out and "no GPU job" in out, out
 
 
 def test_init_command_json(tmp_path: Path, capsys):
-    assert main(["init", "--root", str(tmp_path), "--json", "-"]) == 0
+    assert main(["init", "--root", str(tmp_path), "--json", "-"]) == 0, (
+        "`deskcheck init --root F --json -` must exit 0 in an empty folder; it said:\n"
+        f"{capsys.readouterr()}"
+    )
     done = json.loads(capsys.readouterr().out)
-    assert [a["action"] for a in done["actions"]] == ["created", "created", "not written"]
+    assert [a["action"] for a in done["actions"]] == ["created", "created", "not written"], (
+        f"init --json must report created, created, not written; it reports {done['actions']}"
+    )
     assert done["found"]["catalog"] is None and done["decisions"], done
 
 
@@ -149,7 +199,10 @@ def test_workflows_validate_against_the_github_workflow_schema(action_validator:
     broken.write_text((tmp_path / PR).read_text().replace("runs-on:", "runs-onn:"))
     done = subprocess.run([action_validator, str(broken)], capture_output=True, text=True,
                           timeout=60)
-    assert done.returncode != 0 and "runs-on" in done.stdout + done.stderr  # it can fail
+    assert done.returncode != 0 and "runs-on" in done.stdout + done.stderr, (
+        f"the validator must reject a workflow with runs-onn:, naming runs-on; rc {done.returncode}"
+        f": {done.stdout + done.stderr}"
+    )  # it can fail
 
 
 def _workflow_commands() -> list[tuple[str, str]]:
@@ -196,7 +249,9 @@ def test_each_finding_brings_its_steps_and_only_those(found: str, tmp_path: Path
         f"{found}: `deskcheck drift` (exit 2 without a registered harness)\n{pr}")
     assert ('drift --changed-since "$BASE"' in pr) == (found in ("adhoc", "harness")), found
     assert ("deskcheck sweep" in pr) == (found == "catalog"), f"{found}: sweep step\n{pr}"
-    assert 'regress --base "$BASE" -n 2' in pr and "--edit-last" not in pr
+    assert 'regress --base "$BASE" -n 2' in pr and "--edit-last" not in pr, (
+        f"{found}: the PR gate must run `regress --base \"$BASE\" -n 2` without --edit-last\n{pr}"
+    )
     nightly = built.files[NIGHTLY]
     assert (nightly is not None) == (found in ("catalog", "metal")), found
     if nightly is not None:

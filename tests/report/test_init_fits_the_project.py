@@ -83,7 +83,9 @@ def test_the_pr_workflow_fits_the_project_and_runs_green_on_it(kind: str, tmp_pa
         assert "deskcheck drift\n" not in commands + "\n", (
             f"{kind}: `deskcheck drift` exits 2 without a registered harness, yet it is a step")
         assert "deskcheck sweep" not in commands, f"{kind}: a sweep step without a catalog"
-    assert "--catalog None" not in commands and "--edit-last" not in commands
+    assert "--catalog None" not in commands and "--edit-last" not in commands, (
+        f"the PR workflow must name a real catalog and never --edit-last; its commands: {commands}"
+    )
     install = next(s["run"] for s in workflow["jobs"]["deskcheck"]["steps"]
                    if s.get("name", "").startswith("Install the project"))
     assert "deskcheck" in install.split("pip install", 1)[1], (
@@ -147,9 +149,14 @@ def test_init_says_what_it_found_and_writes_the_catalog_it_found(tmp_path: Path,
 
     root = tmp_path / "calc"
     make_project(root, "harness")
-    assert main(["init", "--root", str(root)]) == 0
+    assert main(["init", "--root", str(root)]) == 0, (
+        f"`deskcheck init --root F` must exit 0 on the project; it said:\n{capsys.readouterr()}"
+    )
     out = capsys.readouterr().out
     assert "registered harness" in out and "catalog mutants.toml" in out, out
     assert "no -m metal tests: no GPU job" in out, out
     assert str(tmp_path) not in out, f"init prints absolute paths:\n{out}"
-    assert 'catalog = "mutants.toml"' in (root / "pyproject.toml").read_text()
+    assert 'catalog = "mutants.toml"' in (root / "pyproject.toml").read_text(), (
+        "init must write the catalog it found, catalog = \"mutants.toml\"; pyproject.toml is "
+        f"{(root / 'pyproject.toml').read_text()!r}"
+    )

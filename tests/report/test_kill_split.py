@@ -32,8 +32,13 @@ def data(tmp_path) -> ReportData:
 
 
 def test_the_split_counts_each_kind_of_kill(data):
-    assert kill_split(data.mutants) == {"assertion": 2, "crash": 6}
-    assert killed_phrase(data.mutants) == PHRASE
+    assert kill_split(data.mutants) == {"assertion": 2, "crash": 6}, (
+        "the kill split must count 2 assertion and 6 crash kills; it counts "
+        f"{kill_split(data.mutants)}"
+    )
+    assert killed_phrase(data.mutants) == PHRASE, (
+        f"the killed phrase must be {PHRASE!r}; it is {killed_phrase(data.mutants)!r}"
+    )
 
 
 @pytest.mark.parametrize("fmt", FORMATS)
@@ -65,7 +70,10 @@ def test_json_carries_the_split_as_numbers(data):
 def test_kills_recorded_before_kinds_were_kept_are_not_guessed(tmp_path):
     old = MutantRecord(id="m", title="t", target="p:f", operator="swap", verdict="KILLED")
     assert killed_phrase([old]) == "1 KILLED", "a kill without a recorded kind was classified"
-    assert kill_split([old]) == {"unrecorded": 1}
+    assert kill_split([old]) == {"unrecorded": 1}, (
+        "a kill recorded before kinds were kept must count as unrecorded, not guessed; it counts "
+        f"{kill_split([old])}"
+    )
 
 
 def test_a_timeout_says_how_to_get_the_diagnosis():

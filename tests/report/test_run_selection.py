@@ -34,7 +34,9 @@ def _listed(out: str) -> dict[str, str]:
 
 
 def test_history_limit_keeps_the_newest_runs(nights, capsys):
-    assert main(["history", "--limit", "2", "--json", "-"]) == 0
+    assert main(["history", "--limit", "2", "--json", "-"]) == 0, (
+        f"`deskcheck history --limit 2 --json -` must exit 0; it said:\n{capsys.readouterr()}"
+    )
     shown = [run["id"] for run in json.loads(capsys.readouterr().out)]
     assert shown == nights[1:], f"expected only the newest 2 runs {nights[1:]}, got {shown}"
 
@@ -62,16 +64,24 @@ def test_results_all_lists_the_holding_mutants_too(nights, capsys):
 def test_kind_picks_latest_among_runs_of_that_kind(nights, capsys):
     main(["results", "latest", "--kind", "auto"])
     auto = _listed(capsys.readouterr().out)
-    assert main(["results", "latest", "--kind", "auto", "--all"]) == 0
+    assert main(["results", "latest", "--kind", "auto", "--all"]) == 0, (
+        f"`deskcheck results latest --kind auto --all` must exit 0; it said:\n{capsys.readouterr()}"
+    )
     assert set(_listed(capsys.readouterr().out)) == {"ballot.M1"} and not auto, (
         "expected `results --kind auto` to judge the auto run (one KILLED mutant), not a sweep")
     out = Path("report.json")
     assert main(["report", "latest", "--kind", "sweep", "--format", "json",
-                 "--output", str(out)]) == 0
+                 "--output", str(out)]) == 0, (
+        "`deskcheck report latest --kind sweep --format json --output F` must exit 0; it said:\n"
+        f"{capsys.readouterr()}"
+    )
     report = json.loads(out.read_text())
     assert len(report["mutants"]) > 1, (
         "expected `report latest --kind sweep` to report tonight's sweep, not the newer auto run")
-    assert main(["report", "latest~2", "--format", "json", "--output", str(out)]) == 0
+    assert main(["report", "latest~2", "--format", "json", "--output", str(out)]) == 0, (
+        "`deskcheck report latest~2 --format json --output F` must exit 0; it said:\n"
+        f"{capsys.readouterr()}"
+    )
     first = json.loads(out.read_text())
     assert first["run"]["id"] == nights[0], (
         f"expected `report latest~2` to report run {nights[0]}, got {first['run']['id']}")

@@ -36,22 +36,35 @@ def test_two_concurrent_writers_lose_no_verdict(tmp_path: Path):
     outputs = [p.communicate(timeout=120) for p in (first, second)]
     for process, (out, err) in zip((first, second), outputs, strict=True):
         assert process.returncode == 0, err
-        assert out.count("DONE ") == count
+        assert out.count("DONE ") == count, (
+            f"each concurrent writer must acknowledge all {count} verdicts; it printed "
+            f"{out.count('DONE ')}"
+        )
     with Store(db) as store:
         runs = store.runs("sweep")
-        assert len(runs) == 2
+        assert len(runs) == 2, (
+            f"two concurrent writers must record two sweep runs; the store has {len(runs)}"
+        )
         by_label = {store.mutants(r.id)[0].id.split(".")[0]: r.id for r in runs}
         for label, run_id in by_label.items():
-            assert store.finished_ids(run_id) == {f"{label}.M{i}" for i in range(count)}
-            assert store.run(run_id).status == "falls_short"
-    assert _integrity(db) == "ok"
+            assert store.finished_ids(run_id) == {f"{label}.M{i}" for i in range(count)}, (
+                f"writer {label} lost verdicts: {count - len(store.finished_ids(run_id))} of "
+                f"{count} missing"
+            )
+            assert store.run(run_id).status == "falls_short", (
+                f"writer {label}'s run must finish as falls_short; it is "
+                f"{store.run(run_id).status!r}"
+            )
+    assert _integrity(db) == "ok", (
+        f"the store must pass PRAGMA integrity_check after two writers; it says {_integrity(db)!r}"
+    )
 
 
 def test_kill_9_mid_run_then_resume_loses_and_redoes_nothing(tmp_path: Path):
     db = tmp_path / ".deskcheck" / "results.sqlite"
     count = 400
     victim = _writer(db, "k", count, "fresh", pause=0.002)
-    assert victim.stdout is not None
+    assert victim.stdout is not None, "the writer process has no stdout pipe"
     run_line = victim.stdout.readline()
     acknowledged: list[str] = []
     while len(acknowledged) < 40:
@@ -60,39 +73,66 @@ def test_kill_9_mid_run_then_resume_loses_and_redoes_nothing(tmp_path: Path):
         acknowledged.append(line.split()[1])
     os.kill(victim.pid, signal.SIGKILL)
     rest, _ = victim.communicate(timeout=30)
-    assert victim.returncode == -signal.SIGKILL
+    assert victim.returncode == -signal.SIGKILL, (
+        f"the victim must have died of SIGKILL; its return code is {victim.returncode}"
+    )
     acknowledged += [line.split()[1] for line in rest.splitlines() if line.startswith("DONE ")]
     run_id = int(run_line.split()[1])
-    assert _integrity(db) == "ok"
+    assert _integrity(db) == "ok", (
+        f"the store must pass PRAGMA integrity_check after kill -9; it says {_integrity(db)!r}"
+    )
     with Store(db) as store:
         recorded = store.finished_ids(run_id)
         assert store.run(run_id).status == "interrupted", (
             "a run whose owner was killed with SIGKILL reads as interrupted, not running")
-    assert set(acknowledged) <= recorded  # every committed verdict survived the kill
-    assert len(recorded) < count  # and it really was killed mid-run
+    assert set(acknowledged) <= recorded, (
+        f"verdicts acknowledged before kill -9 were lost: {sorted(set(acknowledged) - recorded)}"
+    )  # every committed verdict survived the kill
+    assert len(recorded) < count, (
+        f"the writer must be killed mid-run; it recorded all {len(recorded)} of {count}"
+    )  # and it really was killed mid-run
 
     resumer = _writer(db, "k", count, "resume")
     out, err = resumer.communicate(timeout=120)
     assert resumer.returncode == 0, err
     lines = out.splitlines()
-    assert lines[0] == f"RUN {run_id}"
+    assert lines[0] == f"RUN {run_id}", (
+        f"the resume must claim the killed run {run_id}; it said {lines[:1]}"
+    )
     redone = {line.split()[1] for line in lines if line.startswith("DONE ")}
-    assert not redone & recorded  # finished mutants were not redone
+    assert not redone & recorded, (
+        f"the resume redid finished mutants: {sorted(redone & recorded)[:10]}"
+    )  # finished mutants were not redone
     with Store(db) as store:
-        assert store.finished_ids(run_id) == {f"k.M{i}" for i in range(count)}
-        assert store.run(run_id).status == "falls_short"
-        assert len(store.runs()) == 1
-    assert _integrity(db) == "ok"
+        assert store.finished_ids(run_id) == {f"k.M{i}" for i in range(count)}, (
+            f"the resumed run must finish all {count} mutants; it has "
+            f"{len(store.finished_ids(run_id))}"
+        )
+        assert store.run(run_id).status == "falls_short", (
+            f"the resumed run must finish as falls_short; it is {store.run(run_id).status!r}"
+        )
+        assert len(store.runs()) == 1, (
+            f"the resume must reuse the run, not begin another; the store has {len(store.runs())} "
+            "runs"
+        )
+    assert _integrity(db) == "ok", (
+        f"the store must pass PRAGMA integrity_check after the resume; it says {_integrity(db)!r}"
+    )
 
 
 def test_a_live_run_is_not_taken_over_by_a_second_process(tmp_path: Path):
     db = tmp_path / ".deskcheck" / "results.sqlite"
     owner = _writer(db, "live", 100_000, "fresh", pause=0.01)
     try:
-        assert owner.stdout is not None and owner.stdout.readline().startswith("RUN ")
+        assert owner.stdout is not None and owner.stdout.readline().startswith("RUN "), (
+            "the owner process must begin its run (print RUN <id>)"
+        )
         intruder = _writer(db, "live", 10, "resume")
         out, _ = intruder.communicate(timeout=60)
-        assert intruder.returncode == 3 and out.strip() == "NO-RUN"
+        assert intruder.returncode == 3 and out.strip() == "NO-RUN", (
+            "a second process must not take over a live run: it must exit 3 saying NO-RUN; it "
+            f"exited {intruder.returncode}: {out!r}"
+        )
     finally:
         owner.kill()
         owner.communicate(timeout=30)
@@ -120,9 +160,18 @@ def test_a_forked_worker_records_through_its_own_connection(tmp_path: Path):
         store.record_mutant(run_id, MutantRecord(id="parent.M0", title="", target="pkg.m:f",
                                                  operator="swap", verdict="KILLED"))
         codes = [os.waitpid(pid, 0)[1] for pid in children]
-        assert codes == [0, 0, 0]
-        assert len(store.finished_ids(run_id)) == 61  # the parent's connection still works
-    assert _integrity(db) == "ok"
+        assert codes == [0, 0, 0], (
+            "each forked worker must record through its own connection and exit 0; they exited "
+            f"{codes}"
+        )
+        assert len(store.finished_ids(run_id)) == 61, (
+            "the 3 forked workers and the parent must record 61 verdicts; the store has "
+            f"{len(store.finished_ids(run_id))}"
+        )  # the parent's connection still works
+    assert _integrity(db) == "ok", (
+        "the store must pass PRAGMA integrity_check after forked writers; it says "
+        f"{_integrity(db)!r}"
+    )
 
 
 def test_the_main_file_alone_holds_a_finished_run_of_a_process_that_never_closed(
@@ -148,4 +197,7 @@ def test_the_main_file_alone_holds_a_finished_run_of_a_process_that_never_closed
     copy.write_bytes(db.read_bytes())  # the main file only, as upload-artifact would take it
     with Store(copy) as store:
         (run,) = store.runs()
-        assert run.status == "holds" and len(store.finished_ids(run.id)) == 30
+        assert run.status == "holds" and len(store.finished_ids(run.id)) == 30, (
+            "the main file alone (no WAL) must hold the finished run with 30 verdicts; it has "
+            f"{run.status!r}, {len(store.finished_ids(run.id))}"
+        )

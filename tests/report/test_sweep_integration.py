@@ -66,7 +66,10 @@ def _recorded_so_far(root: Path) -> list[tuple]:
 def test_polling_a_store_whose_schema_is_not_committed_yet_sees_nothing(tmp_path: Path):
     (tmp_path / ".deskcheck").mkdir()
     sqlite3.connect(tmp_path / ".deskcheck" / "results.sqlite").close()  # file, no tables yet
-    assert _recorded_so_far(tmp_path) == []
+    assert _recorded_so_far(tmp_path) == [], (
+        "a store whose schema is not committed yet must read as nothing recorded; it gave "
+        f"{_recorded_so_far(tmp_path)}"
+    )
 
 
 def _ran(report: Path) -> list[str]:
@@ -106,15 +109,29 @@ def test_kill_9_mid_sweep_then_resume_loses_nothing_and_redoes_nothing(tmp_path:
     finally:
         _reap(victim)
     before = dict(_rows(tmp_path, "SELECT mutant_id, seq FROM mutants"))
-    assert set(dict(recorded)) <= set(before) and len(before) < COUNT
-    assert _rows(tmp_path, "SELECT status FROM runs") == [("running",)]
+    assert set(dict(recorded)) <= set(before) and len(before) < COUNT, (
+        "every verdict seen before kill -9 must survive it, and the sweep must be killed mid-run ("
+        f"{len(before)} of {COUNT} recorded); lost {sorted(set(dict(recorded)) - set(before))}"
+    )
+    assert _rows(tmp_path, "SELECT status FROM runs") == [("running",)], (
+        "a sweep killed with SIGKILL must leave its one run running (for the resume); runs "
+        f"{_rows(tmp_path, 'SELECT status FROM runs')}"
+    )
 
     out = _finish(_sweep(tmp_path, "--no-incremental"))
     assert _rows(tmp_path, "SELECT id, status FROM runs") == [(1, "holds")], out
     after = dict(_rows(tmp_path, "SELECT mutant_id, seq FROM mutants"))
-    assert sorted(after) == sorted(f"k.M{i}" for i in range(COUNT))
-    assert {k: after[k] for k in before} == before  # recorded once: nothing redone
-    assert _rows(tmp_path, "PRAGMA integrity_check") == [("ok",)]
+    assert sorted(after) == sorted(f"k.M{i}" for i in range(COUNT)), (
+        f"the resumed sweep must record all {COUNT} mutants; it has {sorted(after)}"
+    )
+    assert {k: after[k] for k in before} == before, (
+        "the resume redid finished mutants (a new seq): "
+        f"{sorted(k for k in before if after.get(k) != before[k])}"
+    )  # recorded once: nothing redone
+    assert _rows(tmp_path, "PRAGMA integrity_check") == [("ok",)], (
+        "the store must pass PRAGMA integrity_check after the resume; it says "
+        f"{_rows(tmp_path, 'PRAGMA integrity_check')}"
+    )
 
 
 def test_two_sweeps_at_once_both_record_every_verdict(tmp_path: Path):
@@ -126,4 +143,7 @@ def test_two_sweeps_at_once_both_record_every_verdict(tmp_path: Path):
     assert runs == [(1, "holds"), (2, "holds")], outputs
     for run_id, _ in runs:
         assert _rows(tmp_path, f"SELECT COUNT(*) FROM mutants WHERE run_id = {run_id}") == [
-            (COUNT,)]
+            (COUNT,)], (
+            f"each of two sweeps at once must record all {COUNT} verdicts in run {run_id}; it has "
+            f"{_rows(tmp_path, f'SELECT COUNT(*) FROM mutants WHERE run_id = {run_id}')}"
+        )

@@ -77,7 +77,10 @@ def test_metal_writes_json_and_markdown_where_it_is_told(monkeypatch, tmp_path):
     json_out, md_out = tmp_path / "out" / "metal.json", tmp_path / "metal.md"
     json_out.parent.mkdir()
     assert main(["suites", "metal", "--dry-run", "--json", str(json_out),
-                 "--markdown", str(md_out)]) == 0
+                 "--markdown", str(md_out)]) == 0, (
+        "`deskcheck suites metal --dry-run --json F --markdown F` must exit 0 when the run is a "
+        "DRY RUN"
+    )
     written = (json.loads(json_out.read_text())["verdict"] if json_out.exists() else None,
                md_out.read_text() if md_out.exists() else None)
     assert written == ("DRY RUN", "verdict: DRY RUN\n"), (

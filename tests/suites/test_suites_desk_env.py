@@ -45,7 +45,10 @@ def test_the_project_sets_and_removes_variables(tmp_path):
     env = {"CUDA_VISIBLE_DEVICES": "0,1", "KEEP": "x"}
     apply_desk_env(env, rules)
     assert env == {"KEEP": "x", "OMP_NUM_THREADS": "1"}, f"applied wrongly: {env}"
-    assert describe_desk_env(rules) == "CUDA_VISIBLE_DEVICES unset, OMP_NUM_THREADS='1'"
+    assert describe_desk_env(rules) == "CUDA_VISIBLE_DEVICES unset, OMP_NUM_THREADS='1'", (
+        "desk_env must be described as \"CUDA_VISIBLE_DEVICES unset, OMP_NUM_THREADS='1'\"; it is "
+        f"{describe_desk_env(rules)!r}"
+    )
 
 
 def test_the_environment_variable_overrides_the_project(tmp_path):

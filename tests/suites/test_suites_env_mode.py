@@ -65,13 +65,27 @@ def test_env_mode_runs_the_same_tasks_and_every_rank_judges_the_same_outcomes():
         with os.fdopen(read_fd, "rb") as reader:
             data = reader.read()
         _, status = os.waitpid(pid, 0)
-        assert os.waitstatus_to_exitcode(status) == 0
+        assert os.waitstatus_to_exitcode(status) == 0, (
+            "a torchrun-style rank process must exit 0; it exited "
+            f"{os.waitstatus_to_exitcode(status)}"
+        )
         reports.append(pickle.loads(data))
     for rank, report in enumerate(reports):
-        assert report["kind"] == "EnvGroup"
-        assert report["sum"] == [3, 3]
-        assert report["who"] == [(0, 2, "gloo", 2), (1, 2, "gloo", 2)]
-        assert report["local"] == ("RankPool", [(0, 1, "gloo", 1)])
+        assert report["kind"] == "EnvGroup", (
+            f"under torchrun env the pool must be an EnvGroup; rank {rank} got {report['kind']}"
+        )
+        assert report["sum"] == [3, 3], (
+            f"all_reduce over the env group must sum to 3 on each rank; rank {rank} got "
+            f"{report['sum']}"
+        )
+        assert report["who"] == [(0, 2, "gloo", 2), (1, 2, "gloo", 2)], (
+            f"each rank must run the tasks as (rank, world 2, gloo, 2); rank {rank} got "
+            f"{report['who']}"
+        )
+        assert report["local"] == ("RankPool", [(0, 1, "gloo", 1)]), (
+            f"a world=1 pool inside env mode must be a local RankPool; rank {rank} got "
+            f"{report['local']}"
+        )
         assert report["failure"].endswith(
             "assert_below on world=2 gloo (DESK, env://): rank 1 raised AssertionError: "
             "value 1 is not below 1"), (rank, report["failure"])
@@ -82,7 +96,9 @@ def test_env_mode_refuses_a_world_torchrun_did_not_start(monkeypatch):
     monkeypatch.setenv("WORLD_SIZE", "2")
     monkeypatch.setenv("MASTER_ADDR", "127.0.0.1")
     monkeypatch.setenv("MASTER_PORT", "1")
-    assert under_torchrun()
+    assert under_torchrun(), (
+        "RANK, WORLD_SIZE, MASTER_ADDR, MASTER_PORT set must count as under torchrun"
+    )
     with pytest.raises(BackendUnavailableError, match="torchrun started WORLD_SIZE=2 ranks; "
                                                       "this case needs world=3"):
         EnvGroup(3)

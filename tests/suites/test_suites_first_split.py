@@ -37,7 +37,10 @@ def test_one_decision_taken_two_ways_is_the_split_with_each_ranks_inputs():
                          [_d(1, 10, True), _d(2, 12, False, free="1")]])
     assert split is not None and split.kind == "way" and split.index == 1, split
     text = split.render()
-    assert text.splitlines()[0] == "first split: /p/sched.py:12 in Sched.admit: if free >= need"
+    assert text.splitlines()[0] == "first split: /p/sched.py:12 in Sched.admit: if free >= need", (
+        "the split must render its first line as first split: file:line in function: condition; "
+        f"it is {text.splitlines()[0]!r}"
+    )
     assert "  rank 0: true (free=3)" in text and "  rank 1: false (free=1)" in text, text
     assert "call path: Sched.step -> Sched.admit" in text, text
 
@@ -64,7 +67,10 @@ def test_the_telling_split_skips_rank_local_work_before_the_last_shared_collecti
     split = telling_split([rank0, rank1])
     assert split is not None and split.per_rank[0].line == 12, \
         f"expected the admission after the reduce (line 12), got {split and split.render()}"
-    assert "other splits (rank-local work, or after this one): /p/sched.py:5" in split.render()
+    assert "other splits (rank-local work, or after this one): /p/sched.py:5" in split.render(), (
+        "the rank-local split before the last shared collective must be listed under other "
+        f"splits:\n{split.render()}"
+    )
 
 
 def test_in_the_telling_epoch_a_condition_mixing_shared_and_local_values_wins():
@@ -75,7 +81,9 @@ def test_in_the_telling_epoch_a_condition_mixing_shared_and_local_values_wins():
     assert split is not None and split.per_rank[0].line == 7, \
         "rank 0's and rank 1's records must stay aligned past a rank-local detour, and the " \
         f"decision reading an agreed need against a local free must win: {split}"
-    assert split.per_rank[1].line == 7 and split.per_rank[1].took is False
+    assert split.per_rank[1].line == 7 and split.per_rank[1].took is False, (
+        f"rank 1 must take the other way at line 7 (took False); it is {split.per_rank[1]}"
+    )
 
 
 def test_a_rank_that_turned_away_from_the_next_collective_is_split_at_its_guard():
@@ -95,7 +103,10 @@ def test_a_loop_is_one_record_with_its_trip_count_and_the_values_it_ended_on(tmp
     out = tmp_path / "rec"
     out.mkdir()
     with record_decisions(out, 0, include=[str(tmp_path)], functions=[namespace["count"]]):
-        assert namespace["count"](4) == 4
+        assert namespace["count"](4) == 4, (
+            "the recorded function must still return its value (count(4) == 4); it returned "
+            f"{namespace['count'](4)}"
+        )
     loops = [(r.kind, r.took, r.inputs) for r in read_records(out, 1)[0] if r.kind != "call"]
     assert loops[0] == ("while", 4, {"i": "4", "n": "4"}), \
         f"the while loop must be one record: 4 iterations, ended on i=4, n=4; got {loops}"
@@ -114,7 +125,7 @@ def test_a_line_cut_by_a_kill_is_dropped_not_fatal(tmp_path):
 def test_the_recorder_writes_each_way_and_the_values_the_condition_reads(tmp_path):
     admitter = S.Admitter(free=3, enforce=False)
     with record_decisions(tmp_path, 0):
-        assert admitter.admit(need=2) == 2
+        assert admitter.admit(need=2) == 2, "admit(need=2) with free=3 must admit 2 while recorded"
     records = read_records(tmp_path, 1)[0]
     admit = S.line_of("ADMIT-DECISION")
     ways = [(r.line, r.kind, r.took) for r in records]
@@ -183,7 +194,10 @@ def test_a_diverged_arm_names_its_first_split_with_each_ranks_way_and_inputs(ran
     assert "rank 0: true (free=3, need=2)" in notes, notes
     assert all(f"rank {r}: false (free=1, need=2)" in notes for r in range(1, world)), notes
     assert "call path: count_admitted_local -> count_admitted -> Admitter.admit" in notes, notes
-    assert caught.value.first_split.kind == "way"
+    assert caught.value.first_split.kind == "way", (
+        "the first split of a diverged arm must be a way (a branch taken two ways); it is "
+        f"{caught.value.first_split.kind!r}"
+    )
 
 
 @pytest.mark.xdist_group("deskcheck-suites")
@@ -220,7 +234,9 @@ def test_a_rank_that_skips_a_gated_collective_names_the_decision_that_sent_it_aw
         with RankPool(2, "gloo", timeout_s=10.0 if mode else 2.0,
                       start_method=start_method) as pool:
             if mode:
-                assert pool.run(S.gated_collective, per_rank=[3, 3]) == [1, 1]
+                assert pool.run(S.gated_collective, per_rank=[3, 3]) == [1, 1], (
+                    "the warm-up gated_collective with equal inputs must return 1 on both ranks"
+                )
             with pytest.raises(RankTimeoutError) as caught:
                 check_arm(arm, [3, 1], pool, premise=False)
         notes[mode] = "\n".join(getattr(caught.value, "__notes__", []))
@@ -252,7 +268,9 @@ def test_under_record_all_a_plain_pool_task_names_its_split_too(tmp_path, monkey
         monkeypatch.setenv("DESKCHECK_RECORD", "all")
         # the ranks the timeout restarted instrument their copies on first use: done here, on a
         # task every rank completes, so the timed task below measures no first-use cost
-        assert pool.run(S.gated_collective, per_rank=[3, 3]) == [1, 1]
+        assert pool.run(S.gated_collective, per_rank=[3, 3]) == [1, 1], (
+            "the warm-up gated_collective with equal inputs must return 1 on both ranks"
+        )
         with pytest.raises(RankTimeoutError) as recorded:
             pool.run(S.gated_collective, per_rank=[3, 1])
     notes = "\n".join(getattr(recorded.value, "__notes__", []))
@@ -306,4 +324,6 @@ def test_the_decision_log_fixture_puts_the_split_of_a_users_own_ranks_in_the_rep
     assert "deskcheck: first split" in text and "helper_mod.py:3 in admit: if free >= need" \
         in text, f"{start_method}: the failing test's report must carry its ranks' first " \
         f"split:\n{text}"
-    assert "rank 0: true (free=3, need=2)" in text and "rank 1: false (free=1, need=2)" in text
+    assert "rank 0: true (free=3, need=2)" in text and "rank 1: false (free=1, need=2)" in text, (
+        f"{start_method}: the report must show each rank's way and inputs:\n{text}"
+    )

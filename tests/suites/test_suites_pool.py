@@ -41,8 +41,13 @@ def short_pool():
 @pytest.mark.backend("gloo")
 def test_every_rank_runs_the_task_with_its_own_argument(rank_pool, world):
     assert rank_pool.run(D.all_reduce_sum, per_rank=list(range(1, world + 1))) == \
-        [sum(range(1, world + 1))] * world
-    assert rank_pool.run(D.whoami) == [(r, world, "gloo", world) for r in range(world)]
+        [sum(range(1, world + 1))] * world, (
+        "all_reduce_sum over ranks given 1..world must give every rank their sum"
+    )
+    assert rank_pool.run(D.whoami) == [(r, world, "gloo", world) for r in range(world)], (
+        f"each rank must run as (rank, world {world}, gloo, world {world}); they ran as "
+        f"{rank_pool.run(D.whoami)}"
+    )
 
 
 @pytest.mark.world(1, 2, 3)
@@ -52,8 +57,14 @@ def test_an_all_reduce_on_each_tier(rank_pool, world, backend):
     from deskcheck.suites.commands import probe_all_reduce
 
     values = rank_pool.run(probe_all_reduce, per_rank=list(range(1, world + 1)))
-    assert values == [world * (world + 1) // 2] * world
-    assert rank_pool.run(D.whoami) == [(r, world, backend, world) for r in range(world)]
+    assert values == [world * (world + 1) // 2] * world, (
+        f"an all_reduce of 1..{world} on {backend} must give every rank {world * (world + 1) // 2}"
+        f"; it gave {values}"
+    )
+    assert rank_pool.run(D.whoami) == [(r, world, backend, world) for r in range(world)], (
+        f"each rank must run as (rank, world {world}, {backend}, world {world}); they ran as "
+        f"{rank_pool.run(D.whoami)}"
+    )
 
 
 @pytest.mark.world(2)
@@ -61,8 +72,13 @@ def test_an_all_reduce_on_each_tier(rank_pool, world, backend):
 def test_the_pool_stays_warm_across_tasks_and_fixture_uses(rank_pool):
     pids = rank_pool.pids
     for value in range(5):
-        assert rank_pool.run(D.all_reduce_sum, per_rank=[value, value]) == [2 * value] * 2
-    assert rank_pool_again(2).pids == pids
+        assert rank_pool.run(D.all_reduce_sum, per_rank=[value, value]) == [2 * value] * 2, (
+            f"the warm pool must sum {value} + {value} on both ranks for task {value}"
+        )
+    assert rank_pool_again(2).pids == pids, (
+        f"a second use of the fixture must get the same warm ranks {pids}; it got "
+        f"{rank_pool_again(2).pids}"
+    )
 
 
 def rank_pool_again(world):
@@ -88,17 +104,29 @@ def test_an_assertion_in_one_rank_names_that_rank_and_keeps_the_pool(short_pool)
     assert "rank 2 raised AssertionError: value 2 is not below 2" in message, (
         f"only rank 2 failed its assertion (value 2 is not below 2), but the pool's error does "
         f"not name rank 2 as the one that raised: {headline!r}")
-    assert "rank 0 (pid" in message and "returned after" in message
-    assert isinstance(info.value, AssertionError)
+    assert "rank 0 (pid" in message and "returned after" in message, (
+        "the error must say rank 0 returned after its collectives (with its pid); it says:\n"
+        f"{message}"
+    )
+    assert isinstance(info.value, AssertionError), (
+        "a rank's assertion must be an AssertionError (pytest shows a failure); it is "
+        f"{type(info.value).__mro__}"
+    )
     assert short_pool.pids == pids, "ranks in step after a plain assertion are reused"
-    assert short_pool.run(D.all_reduce_sum, per_rank=[1, 1, 1]) == [3, 3, 3]
+    assert short_pool.run(D.all_reduce_sum, per_rank=[1, 1, 1]) == [3, 3, 3], (
+        "the pool kept after a plain assertion must still sum 1+1+1 = 3 on every rank"
+    )
 
 
 def test_a_crash_is_a_rank_error_not_an_assertion(short_pool):
     with pytest.raises(RankError) as info:
         short_pool.run(D.crash_with_type_error, per_rank=[0, 1, 2])
-    assert not isinstance(info.value, AssertionError)
-    assert "rank 1 raised TypeError: rank-local crash" in str(info.value)
+    assert not isinstance(info.value, AssertionError), (
+        f"a crash must be a RankError, not an AssertionError; it is {type(info.value).__mro__}"
+    )
+    assert "rank 1 raised TypeError: rank-local crash" in str(info.value), (
+        f"the error must name rank 1's TypeError: rank-local crash; it says:\n{info.value}"
+    )
 
 
 def test_a_rank_that_skips_the_collective_is_named_within_the_timeout(short_pool):
@@ -147,26 +175,41 @@ def test_a_rank_stuck_outside_the_collective_is_named_with_its_stack(short_pool)
     message = str(info.value)
     head = message.splitlines()[0]
     assert "rank 2 never reached all_reduce: still running at" in head, head
-    assert "in sleep_before_collective" in head
-    assert "ranks 0 and 1 waited in all_reduce" in head
+    assert "in sleep_before_collective" in head, (
+        "the stuck rank must be named with the function it is stuck in, sleep_before_collective; "
+        f"the head is {head!r}"
+    )
+    assert "ranks 0 and 1 waited in all_reduce" in head, (
+        f"the error must say ranks 0 and 1 waited in all_reduce; the head is {head!r}"
+    )
     assert "Current thread" in message, "the hung rank's faulthandler stacks are shown"
-    assert not short_pool.alive
+    assert not short_pool.alive, (
+        "a pool whose rank hung must be closed (not alive) after the timeout"
+    )
 
 
 def test_a_rank_that_dies_is_named_with_its_exit_status(short_pool):
     with pytest.raises(RankError) as info:
         short_pool.run(D.exit_on, per_rank=[0, 0, 0])
-    assert not isinstance(info.value, RankTimeoutError)
+    assert not isinstance(info.value, RankTimeoutError), (
+        f"a rank that died is no timeout; the error is {type(info.value).__name__}: {info.value}"
+    )
     assert str(info.value).splitlines()[0].endswith("exit_on on world=3 gloo (DESK): "
-                                                    "rank 0 died (exit code 3)")
-    assert not short_pool.alive
+                                                    "rank 0 died (exit code 3)"), (
+        "the error must say rank 0 died (exit code 3); its first line is "
+        f"{str(info.value).splitlines()[0]!r}"
+    )
+    assert not short_pool.alive, "a pool whose rank died must be closed (not alive)"
 
 
 def test_a_lambda_task_is_refused_before_anything_runs(short_pool):
     with pytest.raises(RankTaskError) as info:
         short_pool.run(lambda: 1)
-    assert "module-level function" in str(info.value)
-    assert short_pool.alive
+    assert "module-level function" in str(info.value), (
+        "a lambda task must be refused asking for a module-level function; it says "
+        f"{str(info.value)!r}"
+    )
+    assert short_pool.alive, "a refused task must leave the pool alive: nothing ran"
 
 
 def test_a_result_that_cannot_travel_back_is_reported(short_pool):
@@ -177,7 +220,9 @@ def test_a_result_that_cannot_travel_back_is_reported(short_pool):
 def test_rank_output_comes_back_prefixed(short_pool, capsys):
     short_pool.run(D.print_and_return, per_rank=[0, 1, 2])
     out = capsys.readouterr().out
-    assert "[rank 2] hello from rank 2" in out
+    assert "[rank 2] hello from rank 2" in out, (
+        f"rank output must come back prefixed [rank N]; the output is:\n{out}"
+    )
 
 
 def test_per_rank_must_match_the_world(short_pool):
@@ -188,10 +233,16 @@ def test_per_rank_must_match_the_world(short_pool):
 def test_nccl_without_gpus_is_refused_with_the_precise_reason(monkeypatch):
     monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "")
     reason = backend_unavailable_reason("nccl", 2)
-    assert reason == "nccl needs CUDA and this machine shows no GPU (CUDA_VISIBLE_DEVICES='')"
+    assert reason == "nccl needs CUDA and this machine shows no GPU (CUDA_VISIBLE_DEVICES='')", (
+        "nccl with CUDA_VISIBLE_DEVICES='' must be refused with the precise reason; it says "
+        f"{reason!r}"
+    )
     with pytest.raises(BackendUnavailableError, match="nccl needs CUDA"):
         RankPool(2, "nccl").start()
-    assert backend_unavailable_reason("gloo", 2) is None
+    assert backend_unavailable_reason("gloo", 2) is None, (
+        "gloo needs no GPU: it must not be refused; reason "
+        f"{backend_unavailable_reason('gloo', 2)!r}"
+    )
 
 
 def test_nccl_with_fewer_gpus_than_ranks_names_both_numbers(monkeypatch):
@@ -203,8 +254,13 @@ def test_nccl_with_fewer_gpus_than_ranks_names_both_numbers(monkeypatch):
     monkeypatch.setattr(torch.distributed, "is_nccl_available", lambda: True)
     reason = backend_unavailable_reason("nccl", 2)
     assert reason == ("nccl needs one GPU per rank (NCCL refuses two ranks on one GPU): world=2 "
-                      "but 1 GPU(s) visible (counted through NVML)")
-    assert backend_unavailable_reason("nccl", 1) is None
+                      "but 1 GPU(s) visible (counted through NVML)"), (
+        f"nccl with 1 GPU for world=2 must name both numbers; it says {reason!r}"
+    )
+    assert backend_unavailable_reason("nccl", 1) is None, (
+        "nccl world=1 on 1 GPU must not be refused; reason "
+        f"{backend_unavailable_reason('nccl', 1)!r}"
+    )
 
 
 def test_a_forked_child_builds_its_own_pool_with_its_memory():
@@ -227,11 +283,16 @@ def test_a_forked_child_builds_its_own_pool_with_its_memory():
     with os.fdopen(read_fd) as reader:
         child_pids_seen, seen = eval(reader.read())  # noqa: S307 - our own repr
     _, status = os.waitpid(pid, 0)
-    assert os.waitstatus_to_exitcode(status) == 0
+    assert os.waitstatus_to_exitcode(status) == 0, (
+        "the forked child building its own pool must exit 0; it exited "
+        f"{os.waitstatus_to_exitcode(status)}"
+    )
     assert set(child_pids_seen).isdisjoint(parent_pids), "the child built a fresh pool"
     assert [mark for _pid, mark in seen] == ["mutant-7", "mutant-7"], "its ranks see the mutant"
     assert wait_gone(set(child_pids_seen)) == set(), "the child's ranks died with it"
-    assert parent_pool.pids == parent_pids and all(running(p) for p in parent_pids)
+    assert parent_pool.pids == parent_pids and all(running(p) for p in parent_pids), (
+        f"the parent's pool must keep its ranks {parent_pids} alive; it has {parent_pool.pids}"
+    )
     assert parent_pool.run(D.mutant_mark) == ["clean", "clean"], "the parent's ranks untouched"
 
 
@@ -247,19 +308,35 @@ def test_a_pool_refuses_to_run_in_a_forked_child():
         finally:
             os._exit(code)
     _, status = os.waitpid(pid, 0)
-    assert os.waitstatus_to_exitcode(status) == 0
-    assert pool.run(D.mutant_mark) == ["clean", "clean"]
+    assert os.waitstatus_to_exitcode(status) == 0, (
+        "a pool used in a forked child must refuse (belongs to pid) and close; the child exited "
+        f"{os.waitstatus_to_exitcode(status)} (2: it ran or stayed alive)"
+    )
+    assert pool.run(D.mutant_mark) == ["clean", "clean"], (
+        "the parent's pool must still run clean after its forked child was refused"
+    )
 
 
 def test_spawn_mode_ranks_inherit_the_environment(monkeypatch):
     monkeypatch.setenv("DESKCHECK_TEST_HOOK", "import-hook-on")
     before = child_pids()
     with RankPool(2, "gloo", start_method="spawn", timeout_s=SHORT_TIMEOUT) as pool:
-        assert pool.start_method == "spawn"
-        assert pool.run(D.env_value, "DESKCHECK_TEST_HOOK") == ["import-hook-on"] * 2
-        assert pool.run(D.all_reduce_sum, per_rank=[2, 3]) == [5, 5]
-        assert pool.run(D.whoami) == [(0, 2, "gloo", 2), (1, 2, "gloo", 2)]
-    assert child_pids() == before
+        assert pool.start_method == "spawn", (
+            f"start_method=\"spawn\" must spawn the ranks; the pool uses {pool.start_method!r}"
+        )
+        assert pool.run(D.env_value, "DESKCHECK_TEST_HOOK") == ["import-hook-on"] * 2, (
+            "spawned ranks must inherit the environment (DESKCHECK_TEST_HOOK); they see "
+            f"{pool.run(D.env_value, 'DESKCHECK_TEST_HOOK')}"
+        )
+        assert pool.run(D.all_reduce_sum, per_rank=[2, 3]) == [5, 5], (
+            "spawned ranks must all_reduce 2 + 3 = 5 on both ranks"
+        )
+        assert pool.run(D.whoami) == [(0, 2, "gloo", 2), (1, 2, "gloo", 2)], (
+            f"spawned ranks must run as (rank, 2, gloo, 2); they ran as {pool.run(D.whoami)}"
+        )
+    assert child_pids() == before, (
+        f"the spawned pool left processes behind: {sorted(set(child_pids()) - set(before))}"
+    )
 
 
 def test_a_rank_that_starts_late_still_joins_and_the_timeout_still_names_a_skip(
@@ -314,8 +391,12 @@ def test_pools_close_at_interpreter_exit(tmp_path):
                           timeout=120, env={**os.environ, "CUDA_VISIBLE_DEVICES": ""})
     assert done.returncode == 0, done.stderr
     pids = {int(p) for p in done.stdout.split()}
-    assert len(pids) == 2
-    assert wait_gone(pids) == set()
+    assert len(pids) == 2, (
+        f"the script must print the 2 rank pids of its pool; it printed {done.stdout!r}"
+    )
+    assert wait_gone(pids) == set(), (
+        f"pools must close at interpreter exit; ranks still running: {wait_gone(pids)}"
+    )
 
 
 def test_session_teardown_closes_owned_pools():
@@ -324,7 +405,9 @@ def test_session_teardown_closes_owned_pools():
     pool = rank_pool(2, "gloo")
     pids = set(pool.pids)
     shutdown_pools()
-    assert owned_pools() == []
+    assert owned_pools() == [], (
+        f"session teardown must close every owned pool; still owned: {owned_pools()}"
+    )
     assert not (pids & child_pids()), "closed pools' ranks are reaped"
 
 
@@ -336,7 +419,9 @@ def test_a_rank_killed_between_tasks_makes_the_pool_restart(short_pool):
     deadline = time.monotonic() + 60  # returns as soon as it is gone; holds under load
     while short_pool._ranks[1].exit_status() is None and time.monotonic() < deadline:
         time.sleep(0.01)  # the kernel tears the process down before it can be waited for
-    assert short_pool.run(D.all_reduce_sum, per_rank=[1, 1, 1]) == [3, 3, 3]
+    assert short_pool.run(D.all_reduce_sum, per_rank=[1, 1, 1]) == [3, 3, 3], (
+        "a pool whose rank was killed between tasks must restart and sum 1+1+1 = 3 on every rank"
+    )
     assert set(short_pool.pids).isdisjoint(old), "a fresh group replaced the broken one"
     assert not ({old[0], old[2]} & child_pids()), "the rest of the old group was reaped"
 
@@ -348,10 +433,16 @@ def test_a_parent_that_touched_cuda_spawns_its_ranks(monkeypatch):
 
     pool = RankPool(2, "gloo")
     monkeypatch.delenv("DESKCHECK_START_METHOD", raising=False)
-    assert pool._resolve_start_method() == "fork"
+    assert pool._resolve_start_method() == "fork", (
+        "a parent that never touched CUDA must fork its ranks"
+    )
     monkeypatch.setattr(torch.cuda, "is_initialized", lambda: True)
-    assert backends.parent_touched_cuda()
-    assert pool._resolve_start_method() == "spawn"
+    assert backends.parent_touched_cuda(), (
+        "torch.cuda.is_initialized() True must count as the parent touched CUDA"
+    )
+    assert pool._resolve_start_method() == "spawn", (
+        "a parent that touched CUDA must spawn its ranks (fork would inherit the CUDA context)"
+    )
     monkeypatch.setenv("DESKCHECK_START_METHOD", "fork")
     assert pool._resolve_start_method() == "fork", "an explicit choice wins"
 
@@ -384,7 +475,10 @@ def test_a_module_of_a_test_folder_no_longer_on_the_path_is_imported_anew(tmp_pa
         monkeypatch.syspath_prepend(str(first))
         stale_inner_mod = importlib.import_module("stale_inner_mod")  # written above, not a
         # third-party import (the metal plan's wheel check reads import statements)
-        assert pool.run(stale_inner_mod.which, per_rank=[0, 1]) == ["first", "first"]
+        assert pool.run(stale_inner_mod.which, per_rank=[0, 1]) == ["first", "first"], (
+            "the ranks must import stale_inner_mod from the first folder; they gave "
+            f"{pool.run(stale_inner_mod.which, per_rank=[0, 1])}"
+        )
         sys.modules.pop("stale_inner_mod")
         sys.path.remove(str(first))
         monkeypatch.syspath_prepend(str(second))

@@ -80,9 +80,15 @@ def test_worlds_and_backends_parametrize_with_tier_marks(inner: pytest.Pytester)
         "test_inner.py::test_plain",
     ])
     desk = inner.runpytest_inprocess("--collect-only", "-q", "-m", "desk")
-    assert "nccl" not in desk.stdout.str() and "test_plain" not in desk.stdout.str()
+    assert "nccl" not in desk.stdout.str() and "test_plain" not in desk.stdout.str(), (
+        "-m desk must select only gloo tests of the suites (no nccl, no plain test); it "
+        f"collected:\n{desk.stdout.str()}"
+    )
     metal = inner.runpytest_inprocess("--collect-only", "-q", "-m", "metal")
-    assert "gloo" not in metal.stdout.str() and "test_sum[nccl-w3]" in metal.stdout.str()
+    assert "gloo" not in metal.stdout.str() and "test_sum[nccl-w3]" in metal.stdout.str(), (
+        "-m metal must select only nccl tests, test_sum[nccl-w3] among them; it collected:\n"
+        f"{metal.stdout.str()}"
+    )
 
 
 def test_nccl_skips_with_its_reason_and_the_summary_names_the_tier(inner: pytest.Pytester):
@@ -200,7 +206,10 @@ def test_a_folder_named_metal_does_not_make_its_tests_metal(pytester: pytest.Pyt
 
 def test_backend_option_narrows_the_default(inner: pytest.Pytester):
     result = inner.runpytest_inprocess("--collect-only", "-q", "--deskcheck-backend", "gloo")
-    assert "nccl" not in result.stdout.str()
+    assert "nccl" not in result.stdout.str(), (
+        "--deskcheck-backend gloo must leave out every nccl case; it collected:\n"
+        f"{result.stdout.str()}"
+    )
 
 
 def test_an_empty_world_marker_is_a_usage_error(pytester: pytest.Pytester):
@@ -212,7 +221,10 @@ def test_an_empty_world_marker_is_a_usage_error(pytester: pytest.Pytester):
             pass
     """)
     result = pytester.runpytest_inprocess("--collect-only")
-    assert result.ret != 0
+    assert result.ret != 0, (
+        "@pytest.mark.world() with no value must be a usage error (non-zero exit); pytest exited "
+        f"{result.ret}"
+    )
     result.stdout.fnmatch_lines(["*test_bad.py::test_x: @pytest.mark.world() needs at least one value*"])
 
 
@@ -247,7 +259,10 @@ def test_a_tests_own_world_fixture_is_left_alone(pytester: pytest.Pytester):
     """)
     result = pytester.runpytest_inprocess("-q")
     result.assert_outcomes(passed=1)
-    assert "[gloo-w" not in result.stdout.str()
+    assert "[gloo-w" not in result.stdout.str(), (
+        "a test's own world fixture must not be parametrized by deskcheck; it collected:\n"
+        f"{result.stdout.str()}"
+    )
 
 
 def test_closing_a_session_scope_with_no_pools_keeps_the_enclosing_scopes() -> None:
