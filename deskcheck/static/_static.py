@@ -56,6 +56,20 @@ class ModuleInfo:
     stars: list[str] = field(default_factory=list)
 
 
+def probe_module(name: str, roots: Sequence[Path]) -> tuple[Path, bool] | None:
+    """(file or folder, is package) of module ``name`` in the first of ``roots`` holding it."""
+    parts = name.split(".")
+    for root in roots:
+        base = root.joinpath(*parts)
+        if (base / "__init__.py").is_file():
+            return base / "__init__.py", True
+        if base.with_suffix(".py").is_file():
+            return base.with_suffix(".py"), False
+        if base.is_dir() and len(parts) > 0 and (root / parts[0]).is_dir():
+            return base, True  # namespace package
+    return None
+
+
 class StaticIndex:
     """Module files under ``roots`` (then ``sys.path``, for telling external from missing)."""
 
@@ -71,18 +85,10 @@ class StaticIndex:
         key = name if paths is None else f"{name}@external"
         if key in self._files:
             return self._files[key]
-        found = None
-        parts = name.split(".")
-        for root in paths if paths is not None else self.roots:
-            base = root.joinpath(*parts)
-            if (base / "__init__.py").is_file():
-                found = (base / "__init__.py", True)
-            elif base.with_suffix(".py").is_file():
-                found = (base.with_suffix(".py"), False)
-            elif base.is_dir() and len(parts) > 0 and (root / parts[0]).is_dir():
-                found = (base, True)  # namespace package
-            if found:
-                break
+        searched = list(paths if paths is not None else self.roots)
+        found = probe_module(name, searched)
+        self.sources.probes[(name, tuple(str(r) for r in searched))] = \
+            str(found[0]) if found else None
         self._files[key] = found
         return found
 
