@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+import os
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -59,14 +60,14 @@ class ModuleInfo:
 def probe_module(name: str, roots: Sequence[Path]) -> tuple[Path, bool] | None:
     """(file or folder, is package) of module ``name`` in the first of ``roots`` holding it."""
     parts = name.split(".")
-    for root in roots:
-        base = root.joinpath(*parts)
-        if (base / "__init__.py").is_file():
-            return base / "__init__.py", True
-        if base.with_suffix(".py").is_file():
-            return base.with_suffix(".py"), False
-        if base.is_dir() and len(parts) > 0 and (root / parts[0]).is_dir():
-            return base, True  # namespace package
+    for root in roots:  # os.path: a cached audit re-runs thousands of these lookups
+        base = os.path.normpath(os.path.join(root, *parts))
+        if os.path.isfile(os.path.join(base, "__init__.py")):
+            return Path(base, "__init__.py"), True
+        if os.path.isfile(base + ".py"):
+            return Path(base + ".py"), False
+        if os.path.isdir(base) and len(parts) > 0 and os.path.isdir(os.path.join(root, parts[0])):
+            return Path(base), True  # namespace package
     return None
 
 

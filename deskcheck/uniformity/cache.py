@@ -4,14 +4,14 @@ every one of those still reads the same.
 Where: ``.deskcheck/uniformity_cache.sqlite`` beside the config file (``config.base``).
 An entry is found by a key over deskcheck's version, Python's version and ``sys.path``, the
 target, root, root methods, the whole ``[tool.deskcheck.uniformity]`` config and the bytes of
-every replica arm's test file; it holds each source file the audit parsed (path, content
-digest, *code digest*) and each module lookup (name, folders searched, what it found). It
-holds while every lookup finds the same file and every file has the same content digest or,
-when the bytes differ, the same code digest: the file's tree with every line and column
-(``ast.dump``) plus its ``# deskcheck:`` comment lines, which is all the audit reads of it
-(a comment or blank-space edit inside a line keeps it; anything that moves a line does not).
-Anything else (a miss, a changed file, an unreadable or corrupt cache) audits from scratch;
-a corrupt cache is reported with a warning and replaced, never a crash.
+every replica arm's test file. It lists each source file the audit parsed (path, content
+digest; the text itself is kept once per digest) and each module lookup (name, folders
+searched, what it found). It holds while every lookup finds the same file and every file
+has the same content digest or, when the bytes differ, the same *code digest*: the file's
+tree with every line and column (what ``ast.dump`` with attributes shows) plus its
+``deskcheck:`` comment lines, which is all the audit reads of it (a comment or blank-space
+edit inside a line keeps it; anything that moves a line does not). Anything else audits
+from scratch; a corrupt cache is reported with a warning and replaced, never a crash.
 """
 
 from __future__ import annotations
@@ -33,6 +33,7 @@ from deskcheck.uniformity.config import UniformityConfig
 from deskcheck.uniformity.model import AuditReport
 
 CACHE_FILE = "uniformity_cache.sqlite"
+_CODE_FORM = f"{__version__}/1"  # code digests kept under it: a new form never meets an old one
 KEEP = 8  # entries kept per key (a few branches' worth), the oldest dropped
 _SCHEMA = ("CREATE TABLE IF NOT EXISTS audits (key TEXT, used REAL, deps BLOB, report BLOB);"
            "CREATE TABLE IF NOT EXISTS blobs (digest TEXT PRIMARY KEY, data BLOB);"
@@ -52,8 +53,31 @@ def code_digest(data: bytes) -> str | None:
         return None
     marks = [f"{n}:{line}" for n, line in
              enumerate(data.decode("utf-8", "replace").splitlines(), 1) if "deskcheck:" in line]
-    text = ast.dump(tree, include_attributes=True) + "\n" + "\n".join(marks)
+    flat: list = []
+    _flatten(tree, flat)
+    text = repr(flat) + "\n" + "\n".join(marks)
     return hashlib.blake2b(text.encode(), digest_size=16).hexdigest()
+
+
+def _flatten(node: ast.AST, out: list) -> None:
+    """The tree in preorder: each node's type, positions and fields, each list with its
+    length first (one reading only; what ``ast.dump(include_attributes=True)`` says, faster)."""
+    out.append(type(node).__name__)
+    for name in node._attributes:
+        out.append(getattr(node, name, None))
+    for name in node._fields:
+        value = getattr(node, name, None)
+        if isinstance(value, list):
+            out.append(len(value))
+            for item in value:
+                if isinstance(item, ast.AST):
+                    _flatten(item, out)
+                else:
+                    out.append(item)
+        elif isinstance(value, ast.AST):
+            _flatten(value, out)
+        else:
+            out.append(value)
 
 
 def _digest(data: bytes) -> str:
@@ -172,7 +196,8 @@ def _same_code(db: sqlite3.Connection, digest: str, data: bytes) -> bool:
 
 def _code_of(db: sqlite3.Connection, digest: str, data: bytes | None) -> str | None:
     """The code digest of the content ``digest`` (kept: a big file parses once)."""
-    row = db.execute("SELECT code FROM codes WHERE digest = ?", (digest,)).fetchone()
+    row = db.execute("SELECT code FROM codes WHERE digest = ?",
+                     (f"{_CODE_FORM}:{digest}",)).fetchone()
     if row is not None:
         return row[0] or None
     if data is None:
@@ -181,5 +206,5 @@ def _code_of(db: sqlite3.Connection, digest: str, data: bytes | None) -> str | N
             return None
         data = zlib.decompress(blob[0])
     code = code_digest(data)
-    db.execute("INSERT OR REPLACE INTO codes VALUES (?, ?)", (digest, code or ""))
+    db.execute("INSERT OR REPLACE INTO codes VALUES (?, ?)", (f"{_CODE_FORM}:{digest}", code or ""))
     return code
