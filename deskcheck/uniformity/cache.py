@@ -2,7 +2,8 @@
 every one of those still reads the same.
 
 Where: ``.deskcheck/uniformity_cache.sqlite`` beside the config file (``config.base``).
-An entry is found by a key over deskcheck's version, Python's version and ``sys.path``, the
+An entry is found by a key over deskcheck's version and analysis code (a digest of
+deskcheck.static and deskcheck.uniformity), Python's version and ``sys.path``, the
 target, root, root methods, the whole ``[tool.deskcheck.uniformity]`` config and the bytes of
 every replica arm's test file. It lists each source file the audit parsed (path, content
 digest; the text itself is kept once per digest) and each module lookup (name, folders
@@ -93,9 +94,25 @@ def audit_key(target: str, root: Path, roots_methods: list[str] | None,
             arms.append(f"{file}={_digest(file.read_bytes())}")
         except OSError:
             arms.append(f"{file}=absent")
-    parts = [__version__, sys.version, repr(sys.path), target, str(root),
+    parts = [__version__, _analysis_digest(), sys.version, repr(sys.path), target, str(root),
              repr(roots_methods), repr(config), *arms]
     return hashlib.blake2b("\x00".join(parts).encode(), digest_size=16).hexdigest()
+
+
+_ANALYSIS: list[str] = []
+
+
+def _analysis_digest() -> str:
+    """The analysis's own code (deskcheck.static and deskcheck.uniformity): a working copy
+    of deskcheck changes it without a new version number."""
+    if not _ANALYSIS:
+        here = Path(__file__).resolve().parent
+        digest = hashlib.blake2b(digest_size=16)
+        for folder in (here, here.parent / "static"):
+            for file in sorted(folder.glob("*.py")):
+                digest.update(file.name.encode() + b"\x00" + file.read_bytes())
+        _ANALYSIS.append(digest.hexdigest())
+    return _ANALYSIS[0]
 
 
 class AuditCache:
@@ -116,6 +133,10 @@ class AuditCache:
             return self._corrupt(exc)
 
     def _corrupt(self, exc: Exception) -> None:
+        if isinstance(exc, sqlite3.OperationalError) and "locked" in str(exc):
+            warnings.warn(f"deskcheck: the uniformity cache {self.path} is busy ({exc}); "
+                          "auditing from scratch without it", stacklevel=3)
+            return None  # another run holds it: not corrupt, leave it
         warnings.warn(f"deskcheck: the uniformity cache {self.path} is unreadable ({exc}); "
                       "auditing from scratch and starting a new cache", stacklevel=3)
         try:

@@ -207,3 +207,14 @@ def test_the_command_keeps_its_cache_beside_the_config_unless_told_not_to(make_p
         report.pop("seconds")
     assert first == second == cold, "the cached command's report differs from a cold one"
     assert (root / ".deskcheck" / ".gitignore").is_file(), "the cache folder is not ignored"
+
+
+def test_another_version_of_the_analysis_code_misses(make_pkg, tmp_path, monkeypatch):
+    from deskcheck.uniformity import cache as cache_module
+
+    root = make_pkg({"s.py": BASE}, CFG)
+    cache = AuditCache(tmp_path / "c.sqlite")
+    audit("pkg.s:S", root=root, cache=cache)
+    monkeypatch.setattr(cache_module, "_ANALYSIS", ["the analysis code edited in place"])
+    audit("pkg.s:S", root=root, cache=cache)
+    assert cache.hits == 0, "an audit made by other analysis code was read from the cache"
