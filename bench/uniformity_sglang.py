@@ -62,13 +62,26 @@ def main() -> int:
 
 
 
+def _timed(label: str, run):
+    started, cpu = time.perf_counter(), time.process_time()
+    result = run()
+    print(f"{label}: {time.perf_counter() - started:.2f}s wall, "
+          f"{time.process_time() - cpu:.2f}s cpu")
+    return result
+
+
 def changed_since_timing(src: Path) -> None:
-    """``--changed-since`` on a one-line branch: a git repo of the source under bench/_work
-    (made once), a comment-only change in scheduler.py and a docs-only change."""
+    """``--changed-since`` on a scratch git repo of the source under bench/_work (made once),
+    with a fresh audit cache (bench/_work/uniformity_cache.sqlite, removed first): the
+    branch point audited once (fills the cache), then a docs-only branch, a comment in
+    scheduler.py, and a one-line code change in scheduler.py, each run twice (the second
+    run finds both sides cached)."""
     import shutil
     import subprocess
 
-    from deskcheck.uniformity import load_uniformity_config
+    from deskcheck.static import clear_cache
+    from deskcheck.uniformity import audit, load_uniformity_config
+    from deskcheck.uniformity.cache import AuditCache
     from deskcheck.uniformity.changed import changed_since
 
     repo = HERE / "_work" / "sglang_git"
@@ -78,21 +91,43 @@ def changed_since_timing(src: Path) -> None:
                      ["-c", "user.email=b@b", "-c", "user.name=b", "commit", "-qm", "base"]):
             subprocess.run(["git", *args], cwd=repo, check=True, capture_output=True)
     subprocess.run(["git", "checkout", "-q", "--", "."], cwd=repo, check=True)
+    path = HERE / "_work" / "uniformity_cache.sqlite"
+    path.unlink(missing_ok=True)
+    cache = AuditCache(path)
     config = load_uniformity_config(HERE / "sglang_uniformity.toml")
     target = "sglang.srt.managers.scheduler:Scheduler"
+    clear_cache()
+    _timed("full audit of main, empty cache (fills it)",
+           lambda: audit(target, root=repo, config=config, cache=cache))
+    clear_cache()
+    _timed("full audit of main, cached (a fresh process would see the same)",
+           lambda: audit(target, root=repo, config=config, cache=cache))
     (repo / "NOTES.md").write_text("docs only\n")
-    started = time.perf_counter()
-    docs = changed_since(target, root=repo, ref="main", config=config)
-    print(f"--changed-since, docs-only branch: {time.perf_counter() - started:.2f}s, "
-          f"{len(docs.decisions)} decisions")
+    docs = _timed("--changed-since, docs-only branch",
+                  lambda: changed_since(target, root=repo, ref="main", config=config,
+                                        cache=cache))
+    print(f"    {len(docs.decisions)} decisions changed")
     sched = repo / "sglang/srt/managers/scheduler.py"
     text = sched.read_text()
-    sched.write_text(text.replace("    def event_loop_normal(self):",
-                                  "    def event_loop_normal(self):  # touched", 1))
-    started = time.perf_counter()
-    one = changed_since(target, root=repo, ref="main", config=config)
-    print(f"--changed-since, one-line branch in scheduler.py: "
-          f"{time.perf_counter() - started:.2f}s, {len(one.decisions)} decisions changed")
+    edits = {"a comment in scheduler.py": ("    def event_loop_normal(self):",
+                                           "    def event_loop_normal(self):  # touched"),
+             "a one-line code change in scheduler.py": (
+                 '"""A normal scheduler loop."""\n        while True:\n'
+                 "            if self.gracefully_exit:",
+                 '"""A normal scheduler loop."""\n        while True:\n'
+                 "            if self.gracefully_exit or self.is_generation is None:")}
+    for label, (old, new) in edits.items():
+        assert old in text, f"{old!r} is not in scheduler.py"
+        sched.write_text(text.replace(old, new, 1))
+        for run in ("first run", "second run"):
+            clear_cache()
+            hits = cache.hits
+            one = _timed(f"--changed-since, {label}, {run}",
+                         lambda: changed_since(target, root=repo, ref="main", config=config,
+                                               cache=cache))
+            print(f"    {len(one.decisions)} decisions changed, "
+                  f"{cache.hits - hits} of 2 sides from the cache")
+        sched.write_text(text)
     subprocess.run(["git", "checkout", "-q", "--", "."], cwd=repo, check=True)
     (repo / "NOTES.md").unlink()
 

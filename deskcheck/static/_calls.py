@@ -51,6 +51,7 @@ class CallResolver:
     _components: dict[tuple[str, str], list[ClassSource]] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
     _local_imports: dict[int, dict[str, tuple[str, str]]] = field(default_factory=dict)
+    _annassigns: dict[int, dict[int, list[ast.AnnAssign]]] = field(default_factory=dict)
     _resolved: dict[tuple, tuple[list[Fn], str]] = field(default_factory=dict)
 
     # -- classes ------------------------------------------------------------------------
@@ -165,9 +166,8 @@ class CallResolver:
         out: list[ClassSource] = []
         module = write.klass.module
         if write.function is not None:
-            for sub in ast.walk(write.function):
-                if (isinstance(sub, ast.AnnAssign) and sub.lineno == write.line
-                        and sub.value is write.value):
+            for sub in self._annotated(write.function).get(write.line, ()):
+                if sub.value is write.value:
                     found = self.class_of_expr(module, _unoptional(sub.annotation))
                     if found is not None:
                         out.append(found)
@@ -188,6 +188,17 @@ class CallResolver:
             if factory is not None:
                 out += self.returned_classes(factory)
         return out
+
+    def _annotated(self, function: ast.AST) -> dict[int, list[ast.AnnAssign]]:
+        """The function's annotated assignments by line (one walk per function)."""
+        found = self._annassigns.get(id(function))
+        if found is None:
+            found = {}
+            for sub in ast.walk(function):
+                if isinstance(sub, ast.AnnAssign):
+                    found.setdefault(sub.lineno, []).append(sub)
+            self._annassigns[id(function)] = found
+        return found
 
     def callee_of_func(self, model: ClassModel, write: FieldWrite, call: ast.Call) -> Fn | None:
         func = call.func

@@ -17,6 +17,17 @@ from dataclasses import dataclass, field
 
 FunctionNode = ast.FunctionDef | ast.AsyncFunctionDef
 _FLOW: dict[int, FlowFacts] = {}
+_TEXT: dict[int, tuple[ast.AST, str]] = {}  # id -> (node, ast.unparse(node)): nodes are cached
+
+
+def unparsed(node: ast.AST) -> str:
+    """``ast.unparse(node)``, once per node (a guard's text is asked for at every hop)."""
+    found = _TEXT.get(id(node))
+    if found is not None and found[0] is node:
+        return found[1]
+    text = ast.unparse(node)
+    _TEXT[id(node)] = (node, text)
+    return text
 
 
 @dataclass(frozen=True)
@@ -34,7 +45,7 @@ class Guard:
 
     @property
     def text(self) -> str:
-        shown = ast.unparse(self.test) if self.test is not None else ""
+        shown = unparsed(self.test) if self.test is not None else ""
         if self.kind == "for":
             return f"for ... in {shown}"
         if self.kind == "except":
@@ -85,6 +96,7 @@ def flow_facts(node: FunctionNode | ast.Lambda) -> FlowFacts:
 
 def clear_flow_cache() -> None:
     _FLOW.clear()
+    _TEXT.clear()
 
 
 def _join(a: State, b: State, on_a: Guard | None = None, on_b: Guard | None = None) -> State:

@@ -111,17 +111,15 @@ def parse_body(lines: list[str], body: Body, filename: str) -> ast.FunctionDef |
     """The real def at ``body.def_line`` (without its decorators; raises SyntaxError if the
     split was off). ``lines`` is the file's text split with ``keepends=True``."""
     chunk = "".join(lines[body.def_line - 1: body.end_line])
+    # blank lines in front put every node at its line in the file (no increment_lineno walk)
     if body.indent:
-        tree = ast.parse("if 1:\n" + chunk, filename=filename)
+        tree = ast.parse("\n" * (body.def_line - 2) + "if 1:\n" + chunk, filename=filename)
         wrapper = tree.body[0]
         single = isinstance(wrapper, ast.If) and len(tree.body) == 1 and len(wrapper.body) == 1
         node = wrapper.body[0] if single else None
-        offset = body.def_line - 2
     else:
-        tree = ast.parse(chunk, filename=filename)
+        tree = ast.parse("\n" * (body.def_line - 1) + chunk, filename=filename)
         node = tree.body[0] if len(tree.body) == 1 else None
-        offset = body.def_line - 1
     if not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
         raise SyntaxError(f"hollow split of {filename}:{body.def_line} did not yield one def")
-    ast.increment_lineno(node, offset)
     return node

@@ -96,6 +96,19 @@ class Sources:
         self.overlay = {str(Path(p).resolve()): text for p, text in (overlay or {}).items()}
         self.hollow = hollow
         self._by_path: dict[str, ParsedFile] = {}
+        # what an analysis depended on (a cached result is valid while these still hold):
+        self.read: dict[str, str] = {}  # path -> digest of every file parsed
+        self.probes: dict[tuple[str, tuple[str, ...]], str | None] = {}  # module lookups
+
+    def text(self, path: str | Path) -> bytes | None:
+        """The bytes this reader sees at ``path`` (overlay first), None when unreadable."""
+        key = str(Path(path).resolve())
+        if key in self.overlay:
+            return self.overlay[key].encode("utf-8")
+        try:
+            return Path(key).read_bytes()
+        except OSError:
+            return None
 
     def parse(self, path: str | Path) -> ParsedFile:
         key = str(Path(path).resolve())
@@ -112,6 +125,7 @@ class Sources:
                     f"cannot read production source: {exc.strerror}", location=key,
                     fix="check the path and the --root folders") from exc
         digest = hashlib.blake2b(data, digest_size=16).hexdigest()
+        self.read[key] = digest
         parsed = (_parse_hollow if self.hollow else _parse_full)(key, digest, data)
         self._by_path[key] = parsed
         return parsed

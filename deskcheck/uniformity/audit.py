@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import re
 import sys
 import time
@@ -11,6 +12,7 @@ from pathlib import Path
 
 from deskcheck.errors import UnknownTargetError
 from deskcheck.static import CallResolver, Fn, Sources, StaticIndex, build_static, split_spec
+from deskcheck.uniformity.cache import AuditCache, audit_key
 from deskcheck.uniformity.config import UniformityConfig, load_uniformity_config
 from deskcheck.uniformity.decide import gather, judge
 from deskcheck.uniformity.declarations import check_declarations
@@ -18,16 +20,19 @@ from deskcheck.uniformity.model import AuditReport
 from deskcheck.uniformity.reach import Reach
 from deskcheck.uniformity.trace import Tracer
 
+_GC_FIRST = 50_000  # gc's young-generation threshold while auditing (default 700)
 _INLINE = re.compile(r"#\s*deskcheck:\s*(agreed|role|replica|config)\b\s*(.*)$")
 
 
 def audit(target: str, *, root: Path | str, roots_methods: list[str] | None = None,
           config: UniformityConfig | None = None, sources: Sources | None = None,
-          overlay: Mapping[str, str] | None = None) -> AuditReport:
+          overlay: Mapping[str, str] | None = None,
+          cache: AuditCache | None = None) -> AuditReport:
     """Audit ``MODULE:Class`` (its root methods) or ``MODULE:Class.method`` under ``root``.
 
     ``config``: default ``[tool.deskcheck.uniformity]`` of ``root/pyproject.toml``.
     ``sources``/``overlay``: audit source text held in memory (mutants, can-fail arms).
+    ``cache``: reuse a finished audit that still holds for these sources, else keep this one.
     """
     started = time.perf_counter()
     if sys.getrecursionlimit() < 100000:
@@ -37,6 +42,26 @@ def audit(target: str, *, root: Path | str, roots_methods: list[str] | None = No
         config = load_uniformity_config(root_path / "pyproject.toml")
     if sources is None:
         sources = Sources(overlay)
+    key = audit_key(target, root_path, roots_methods, config) if cache is not None else ""
+    if cache is not None:
+        found = cache.lookup(key, sources)
+        if found is not None:
+            found.seconds = time.perf_counter() - started
+            return found
+    threshold = gc.get_threshold()
+    gc.set_threshold(_GC_FIRST, *threshold[1:])  # ASTs are long-lived: fewer young collections
+    try:
+        report = _audit(target, root_path, roots_methods, config, sources)
+    finally:
+        gc.set_threshold(*threshold)
+    if cache is not None:
+        cache.store(key, sources, report)
+    report.seconds = time.perf_counter() - started
+    return report
+
+
+def _audit(target: str, root_path: Path, roots_methods: list[str] | None,
+           config: UniformityConfig, sources: Sources) -> AuditReport:
     module, qualname, method = _split(target, sources, root_path)
     model = build_static(module, qualname, [root_path], sources)
     index = StaticIndex([root_path], sources)
@@ -65,7 +90,6 @@ def audit(target: str, *, root: Path | str, roots_methods: list[str] | None = No
     for m in resolver.models():
         files.update(k.file for k in m.sources)
     report.files_read = sorted(f for f in files if f)
-    report.seconds = time.perf_counter() - started
     return report
 
 

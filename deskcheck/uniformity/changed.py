@@ -1,7 +1,9 @@
 """``--changed-since REF``: the decisions, collective sites and rank-local inputs a branch adds
 or changes. The REF side is audited from git objects held in memory (the changed files'
 text at REF as a source overlay: no checkout, nothing written); a branch that touches no
-Python file the audit reads answers at once."""
+Python file the audit reads answers at once. With an :class:`AuditCache` each side that
+still holds (the REF side is usually the audit of the branch point, kept by an earlier run)
+is read from it instead of audited."""
 
 from __future__ import annotations
 
@@ -13,6 +15,7 @@ from typing import Any
 
 from deskcheck.errors import ConfigError
 from deskcheck.static import Sources
+from deskcheck.uniformity.cache import AuditCache
 from deskcheck.uniformity.config import UniformityConfig
 from deskcheck.uniformity.model import AuditReport, CollectiveSite, Decision, Verdict
 
@@ -82,7 +85,10 @@ def changed_files(root: Path, ref: str) -> tuple[Path, list[Path]]:
 
 def changed_since(target: str, *, root: Path | str, ref: str,
                   roots_methods: list[str] | None = None,
-                  config: UniformityConfig | None = None) -> Changes:
+                  config: UniformityConfig | None = None,
+                  cache: AuditCache | None = None) -> Changes:
+    """``cache``: both sides are read from it when they still hold, and kept in it when
+    audited (the REF side by its files' text at REF); without one both are audited."""
     from deskcheck.uniformity.audit import audit
 
     started = time.perf_counter()
@@ -92,7 +98,7 @@ def changed_since(target: str, *, root: Path | str, ref: str,
     if not files:
         changes.seconds = time.perf_counter() - started
         return changes
-    head = audit(target, root=root, roots_methods=roots_methods, config=config)
+    head = audit(target, root=root, roots_methods=roots_methods, config=config, cache=cache)
     read = {c.file for c in head.decisions} | {s.file for s in head.sites} | set(head.files_read)
     if not any(str(f) in read for f in files):
         changes.seconds = time.perf_counter() - started
@@ -105,16 +111,22 @@ def changed_since(target: str, *, root: Path | str, ref: str,
         except ConfigError:
             overlay[str(f)] = ""  # added on the branch: absent at REF
     base = audit(target, root=root, roots_methods=roots_methods, config=config,
-                 sources=Sources(overlay))
+                 sources=Sources(overlay), cache=cache)
     _compare(base, head, changes)
     changes.seconds = time.perf_counter() - started
     return changes
 
 
 def _compare(base: AuditReport, head: AuditReport, changes: Changes) -> None:
-    before = {d.key: d for d in base.decisions}
+    # decisions sharing a key (one condition text twice in a function) pair up in order
+    before: dict[str, list[Decision]] = {}
+    for d in base.decisions:
+        before.setdefault(d.key, []).append(d)
+    seen: dict[str, int] = {}
     for d in head.decisions:
-        old = before.get(d.key)
+        nth = seen[d.key] = seen.get(d.key, -1) + 1
+        same = before.get(d.key, [])
+        old = same[nth] if nth < len(same) else None
         if old is None:
             changes.decisions.append(("added", d))
         elif old.verdict is not d.verdict or _local(old) != _local(d):

@@ -33,21 +33,26 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     cmd.add_argument("--changed-since", metavar="REF",
                      help="report only what the branch adds or changes against REF: "
                           "decisions, collective sites and rank-local inputs")
+    cmd.add_argument("--no-cache", action="store_true",
+                     help="audit from scratch: neither read nor write the audit cache "
+                          "(.deskcheck/uniformity_cache.sqlite beside the config)")
     cmd.set_defaults(func=run_uniformity)
 
 
 def run_uniformity(args: argparse.Namespace) -> int:
     from deskcheck.uniformity.audit import audit
+    from deskcheck.uniformity.cache import AuditCache, default_cache_path
     from deskcheck.uniformity.config import load_uniformity_config
     from deskcheck.uniformity.render import render_terminal, write_markdown
 
     root = Path(args.root[0] if args.root else ".")
     config = load_uniformity_config(Path(args.config) if args.config else root / "pyproject.toml")
+    cache = None if args.no_cache else AuditCache(default_cache_path(config))
     if args.changed_since:
         from deskcheck.uniformity.changed import changed_since
 
         changes = changed_since(args.target, root=root, ref=args.changed_since,
-                                roots_methods=args.roots or None, config=config)
+                                roots_methods=args.roots or None, config=config, cache=cache)
         if args.json:
             print(json.dumps(changes.to_json(), indent=2))
         else:
@@ -55,7 +60,8 @@ def run_uniformity(args: argparse.Namespace) -> int:
         if args.markdown:
             Path(args.markdown).write_text(changes.to_markdown(), encoding="utf-8")
         return changes.exit_code(args.strict)
-    report = audit(args.target, root=root, roots_methods=args.roots or None, config=config)
+    report = audit(args.target, root=root, roots_methods=args.roots or None, config=config,
+                   cache=cache)
     if args.can_fail:
         from deskcheck.uniformity.canfail import run_can_fail
 

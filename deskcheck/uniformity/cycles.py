@@ -192,17 +192,16 @@ class _Solution:
         own = self.own[member]
         out: list[Leaf] = []
         for dims, bits in self.state[member].items():
-            sig = 0
-            while bits:
-                if bits & 1:
-                    leaf = own.get((sig, dims))
-                    if leaf is None:
-                        first = self.sig_leaf[sig]
-                        leaf = Leaf(first.name, first.category, first.reason, first.dim,
-                                    (CycleWitness(self, member, sig, dims),), dims)
-                    out.append(leaf)
-                bits >>= 1
-                sig += 1
+            digits = bin(bits)[:1:-1]  # bit i at index i: one pass, not a shift per bit
+            sig = digits.find("1")
+            while sig >= 0:
+                leaf = own.get((sig, dims))
+                if leaf is None:
+                    first = self.sig_leaf[sig]
+                    leaf = Leaf(first.name, first.category, first.reason, first.dim,
+                                (CycleWitness(self, member, sig, dims),), dims)
+                out.append(leaf)
+                sig = digits.find("1", sig + 1)
         return cap_leaves(out)
 
     def witness(self, member: tuple, sig: int, single: frozenset) -> tuple[str, ...]:

@@ -52,3 +52,27 @@ def test_an_unknown_ref_is_a_usage_error(make_pkg, capsys):
     root = _repo(make_pkg)
     assert main(["uniformity", "pkg.s:S", "--root", str(root), "--changed-since", "nope"]) == 2
     assert "nope" in capsys.readouterr().err
+
+
+def test_two_decisions_with_one_key_are_compared_each_with_its_own(make_pkg):
+    """Two decisions of one function with the same condition text share a key; a branch that
+    changes neither must report neither (each paired with its own, in order)."""
+    root = make_pkg({"s.py": """
+        class S:
+            def step(self):
+                x = self.tp_rank
+                if x:
+                    dist.barrier(group=self.tp_cpu_group)
+                x = self.server_args.on
+                if x:
+                    dist.barrier(group=self.tp_cpu_group)
+    """}, CFG)
+    _git(root, "init", "-q", "-b", "main")
+    _git(root, "-c", "user.email=t@t", "-c", "user.name=t", "add", "-A")
+    _git(root, "-c", "user.email=t@t", "-c", "user.name=t", "commit", "-qm", "base")
+    path = root / "pkg" / "s.py"
+    path.write_text(path.read_text() + "\n    def other(self):\n        pass\n")
+    changes = changed_since("pkg.s:S", root=root, ref="main")
+    assert changes.files == ["pkg/s.py"], changes.files
+    assert changes.decisions == [] and changes.rank_local == [], (
+        "a branch that changes no decision reported: " + " | ".join(changes.lines()[1:]))
