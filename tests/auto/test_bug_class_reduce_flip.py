@@ -33,5 +33,6 @@ def test_a_changed_reduce_line_gets_a_reduce_op_mutant_with_the_op_flipped(op, f
     assert mutated is not None, (
         f"auto's reduce-op candidate for op {op} changes nothing (the op was not flipped)")
     assert f"ReduceOp.{flipped}" in cst.Module(body=[mutated]).code, (
-        f"auto's reduce-op mutant for op {op} must give ReduceOp.{flipped}; it gave {cst.Module(body=[mutated]).code!r}"
+        f"auto's reduce-op mutant for op {op} must give ReduceOp.{flipped}; it gave "
+        f"{cst.Module(body=[mutated]).code!r}"
     )

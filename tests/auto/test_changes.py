@@ -85,22 +85,26 @@ def test_configured_test_paths_replace_the_defaults():
 def test_changed_production_lines_of_the_fixture_branch(fixture_repo: Path):
     changes = changed_production_lines(fixture_repo, "main")
     assert [f.path for f in changes.files] == ["fixpkg/decide.py"], (
-        f"the fixture branch changes one production file, fixpkg/decide.py; got {[f.path for f in changes.files]}"
+        "the fixture branch changes one production file, fixpkg/decide.py; got "
+        f"{[f.path for f in changes.files]}"
     )
     assert changes.skipped_tests == ["tests/test_decide.py", "tests/test_ranks.py"], (
-        f"the changed test files must be skipped (tests/test_decide.py, tests/test_ranks.py); skipped_tests is {changes.skipped_tests}"
+        "the changed test files must be skipped (tests/test_decide.py, tests/test_ranks.py); "
+        f"skipped_tests is {changes.skipped_tests}"
     )
     lines = changes.files[0].lines
     decide = "fixpkg/decide.py"
     assert line_of(fixture_repo, decide, "return free_tokens >= need and need > 0") in lines, (
-        f"the changed line `return free_tokens >= need and need > 0` must be in the change set {sorted(lines)}"
+        "the changed line `return free_tokens >= need and need > 0` must be in the change set "
+        f"{sorted(lines)}"
     )
     assert line_of(fixture_repo, decide, "return min(values) * 2") in lines, (
         f"the changed line `return min(values) * 2` must be in the change set {sorted(lines)}"
     )
     # unchanged lines are not in the change set
     assert line_of(fixture_repo, decide, "return all(v == self.votes[0]") not in lines, (
-        f"the unchanged line `return all(v == self.votes[0]...` must not be in the change set {sorted(lines)}"
+        "the unchanged line `return all(v == self.votes[0]...` must not be in the change set "
+        f"{sorted(lines)}"
     )
     assert line_of(fixture_repo, decide, "def should_admit") not in lines, (
         f"the unchanged line `def should_admit` must not be in the change set {sorted(lines)}"

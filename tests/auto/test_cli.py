@@ -52,33 +52,42 @@ def test_verdicts_for_every_changed_line_including_rank_only_code(auto_run):
     assert done.returncode == 1, done.stdout + done.stderr  # a survivor and an uncovered line
     mutants = _by_target(report)
     assert set(mutants) == {"should_admit", "rank_pick", "clamp", "unused_helper", "scaled"}, (
-        f"--auto must make one mutant per changed function of the fixture branch; it made mutants of {sorted(mutants)}"
+        "--auto must make one mutant per changed function of the fixture branch; it made mutants "
+        f"of {sorted(mutants)}"
     )
     assert mutants["should_admit"]["verdict"] == "KILLED", (
-        f"should_admit's mutant must be KILLED; it was {mutants['should_admit']['verdict']}: {mutants['should_admit'].get('excerpt')}"
+        f"should_admit's mutant must be KILLED; it was {mutants['should_admit']['verdict']}: "
+        f"{mutants['should_admit'].get('excerpt')}"
     )
     assert mutants["rank_pick"]["verdict"] == "KILLED", (
-        f"rank_pick's mutant (rank-only code) must be KILLED; it was {mutants['rank_pick']['verdict']}: {mutants['rank_pick'].get('excerpt')}"
+        "rank_pick's mutant (rank-only code) must be KILLED; it was "
+        f"{mutants['rank_pick']['verdict']}: {mutants['rank_pick'].get('excerpt')}"
     )
     assert mutants["rank_pick"]["killed_by"] == ["tests/test_ranks.py::test_ranks_agree"], (
-        f"rank_pick's mutant must be killed by tests/test_ranks.py::test_ranks_agree; killed_by is {mutants['rank_pick']['killed_by']}"
+        "rank_pick's mutant must be killed by tests/test_ranks.py::test_ranks_agree; killed_by is "
+        f"{mutants['rank_pick']['killed_by']}"
     )
     assert mutants["rank_pick"]["owners"] == ["tests/test_ranks.py::test_ranks_agree"], (
-        f"rank_pick's owner must be the test that covers it, tests/test_ranks.py::test_ranks_agree; owners are {mutants['rank_pick']['owners']}"
+        "rank_pick's owner must be the test that covers it, "
+        f"tests/test_ranks.py::test_ranks_agree; owners are {mutants['rank_pick']['owners']}"
     )
     assert mutants["clamp"]["verdict"] == "SURVIVED", (
-        f"clamp's equivalent `<` -> `<=` mutant must be SURVIVED; it was {mutants['clamp']['verdict']}"
+        "clamp's equivalent `<` -> `<=` mutant must be SURVIVED; it was "
+        f"{mutants['clamp']['verdict']}"
     )  # `<` -> `<=` is equivalent here
     assert mutants["unused_helper"]["verdict"] == "NO_COVERAGE", (
-        f"unused_helper, which no test runs, must be NO_COVERAGE; it was {mutants['unused_helper']['verdict']}"
+        "unused_helper, which no test runs, must be NO_COVERAGE; it was "
+        f"{mutants['unused_helper']['verdict']}"
     )
     # `scaled` is rebound to a functools.partial: the engine cannot resolve the target, the
     # mutant is BROKEN (named, with the engine's reason) and the others still ran
     assert mutants["scaled"]["verdict"] == "BROKEN", (
-        f"a target rebound to a functools.partial must be BROKEN; scaled was {mutants['scaled']['verdict']}: {mutants['scaled'].get('excerpt')}"
+        "a target rebound to a functools.partial must be BROKEN; scaled was "
+        f"{mutants['scaled']['verdict']}: {mutants['scaled'].get('excerpt')}"
     )
     assert "not a function" in mutants["scaled"]["excerpt"], (
-        f"the BROKEN excerpt must give the engine's reason ('not a function'); excerpt: {mutants['scaled']['excerpt']!r}"
+        "the BROKEN excerpt must give the engine's reason ('not a function'); excerpt: "
+        f"{mutants['scaled']['excerpt']!r}"
     )
     made = [f"{m['id']} {m['verdict']}" for m in report["mutants"]]
     assert report["counts"] == {"KILLED": 2, "SURVIVED": 1, "NO_COVERAGE": 1, "BROKEN": 1}, (
@@ -86,29 +95,36 @@ def test_verdicts_for_every_changed_line_including_rank_only_code(auto_run):
         "defaults to 1; arid lines such as `assert need >= 0` and logging calls get none): "
         f"KILLED 2, SURVIVED 1, NO_COVERAGE 1, BROKEN 1; got {report['counts']} from {made}")
     assert {s["reason"] for s in report["suppressed"]} >= {"logging call", "assert", "docstring"}, (
-        f"the report must list arid lines suppressed as logging call, assert and docstring; suppressed: {report['suppressed']}"
+        "the report must list arid lines suppressed as logging call, assert and docstring; "
+        f"suppressed: {report['suppressed']}"
     )
 
 
 def test_survivors_are_printed_with_their_diff_and_a_catalog_entry(auto_run):
     _, done, _, markdown = auto_run
     assert "-    return x if x < hi else hi\n+    return x if x <= hi else hi" in done.stdout, (
-        f"a survivor must be printed with its diff (`<` -> `<=` in clamp); stdout: {done.stdout[-1500:]}"
+        "a survivor must be printed with its diff (`<` -> `<=` in clamp); stdout: "
+        f"{done.stdout[-1500:]}"
     )
     assert 'id = "decide.clamp.ror-lt-to-le"' in done.stdout, (
-        f"a survivor must be printed with a catalog entry id = \"decide.clamp.ror-lt-to-le\"; stdout: {done.stdout[-1500:]}"
+        "a survivor must be printed with a catalog entry id = \"decide.clamp.ror-lt-to-le\"; "
+        f"stdout: {done.stdout[-1500:]}"
     )
     assert 'old = "return x if x < hi else hi"' in done.stdout, (
-        f"a survivor's catalog entry must carry old = \"return x if x < hi else hi\"; stdout: {done.stdout[-1500:]}"
+        "a survivor's catalog entry must carry old = \"return x if x < hi else hi\"; stdout: "
+        f"{done.stdout[-1500:]}"
     )
     assert "### Survivors and uncovered lines, by file" in markdown, (
-        f"the --markdown report must have the section '### Survivors and uncovered lines, by file'; it is {markdown[:1500]!r}"
+        "the --markdown report must have the section '### Survivors and uncovered lines, by "
+        f"file'; it is {markdown[:1500]!r}"
     )
     assert "#### `fixpkg/decide.py`" in markdown, (
-        f"the --markdown report must head each file (#### `fixpkg/decide.py`); it is {markdown[:1500]!r}"
+        "the --markdown report must head each file (#### `fixpkg/decide.py`); it is "
+        f"{markdown[:1500]!r}"
     )
     assert markdown.index("**SURVIVED** line") < markdown.index("<summary>killed</summary>"), (
-        f"the --markdown report must list the SURVIVED lines before the folded killed ones; it is {markdown[:1500]!r}"
+        "the --markdown report must list the SURVIVED lines before the folded killed ones; it is "
+        f"{markdown[:1500]!r}"
     )
 
 
@@ -117,7 +133,8 @@ def test_nothing_is_written_to_the_checkout_but_the_store_and_no_process_is_left
     assert git(repo, "status", "--porcelain").splitlines() == [], (
         "the run left the checkout dirty (the store's folder ignores itself)")
     assert (repo / ".deskcheck" / ".gitignore").is_file(), (
-        f"the store's folder must ignore itself with {repo / '.deskcheck' / '.gitignore'}, which is missing"
+        f"the store's folder must ignore itself with {repo / '.deskcheck' / '.gitignore'}, which "
+        "is missing"
     )
     with sqlite3.connect(repo / ".deskcheck" / "results.sqlite") as db:
         kinds = [row[0] for row in db.execute("SELECT kind FROM runs")]
@@ -143,12 +160,14 @@ def test_sweep_parser_takes_the_auto_options_without_clashing():
                               "--max-mutants", "5", "--json", "out.json"])
     assert (args.auto, args.changed_since, args.workers, args.max_mutants) == (
         True, "main", 2, 5), (
-        f"`sweep --auto --changed-since main --workers 2 --max-mutants 5` must parse; got {(args.auto, args.changed_since, args.workers, args.max_mutants)}"
+        "`sweep --auto --changed-since main --workers 2 --max-mutants 5` must parse; got "
+        f"{(args.auto, args.changed_since, args.workers, args.max_mutants)}"
     )
     register(subparsers)
     args = parser.parse_args(["auto", "--changed-since", "origin/main", "--no-run"])
     assert args.func is run_auto and args.no_run, (
-        f"`auto --changed-since origin/main --no-run` must dispatch to run_auto with no_run set; got func {args.func}, no_run {args.no_run}"
+        "`auto --changed-since origin/main --no-run` must dispatch to run_auto with no_run set; "
+        f"got func {args.func}, no_run {args.no_run}"
     )
 
 
@@ -163,7 +182,8 @@ def test_sweep_auto_dispatches_to_the_auto_sweep(monkeypatch):
     )
     (args,) = seen
     assert (args.auto, args.changed_since, args.no_run) == (True, "origin/main", True), (
-        f"`sweep --auto` must hand its options to the auto sweep; got {(args.auto, args.changed_since, args.no_run)}"
+        "`sweep --auto` must hand its options to the auto sweep; got "
+        f"{(args.auto, args.changed_since, args.no_run)}"
     )
 
 
@@ -171,7 +191,8 @@ def test_auto_without_a_base_ref_is_a_usage_error():
     with pytest.raises(ConfigError) as caught:
         run_auto(argparse.Namespace(auto=True, changed_since=None))
     assert "--changed-since" in caught.value.render(), (
-        f"--auto without a base ref must say to give --changed-since; it says {caught.value.render()!r}"
+        "--auto without a base ref must say to give --changed-since; it says "
+        f"{caught.value.render()!r}"
     )
 
 
@@ -184,5 +205,6 @@ def test_a_branch_without_production_changes_holds_without_running_anything(
     assert run_auto(args) == 0, "a branch without production changes must hold (exit 0)"
     out = capsys.readouterr().out
     assert "0 changed production line(s)" in out and "0 mutant(s)" in out, (
-        f"a branch without production changes must report '0 changed production line(s)' and '0 mutant(s)'; it printed {out!r}"
+        "a branch without production changes must report '0 changed production line(s)' and '0 "
+        f"mutant(s)'; it printed {out!r}"
     )

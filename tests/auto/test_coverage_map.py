@@ -67,7 +67,8 @@ def test_an_untouched_project_re_measures_nothing(built) -> None:
     assert refresh.remeasured == 0 and not refresh.reasons and not refresh.unusable, (
         f"nothing changed, nothing may run: {refresh}")
     assert describe(refresh) == ["coverage map: up to date, no test re-measured"], (
-        f"an untouched project's refresh must say 'coverage map: up to date, no test re-measured'; it says {describe(refresh)}"
+        "an untouched project's refresh must say 'coverage map: up to date, no test re-measured'; "
+        f"it says {describe(refresh)}"
     )
 
 

@@ -50,7 +50,8 @@ def test_auto_source_turns_todays_def_into_the_mutant(mutant):
                            "mutated": mutant.mutated_function_source})
     out = operator.apply(_def(mutant.function_source), "Gate.admit")
     assert cst.Module(body=[out]).code == mutant.mutated_function_source, (
-        f"auto-source must turn today's def into the mutant's source; it gave {cst.Module(body=[out]).code!r}"
+        "auto-source must turn today's def into the mutant's source; it gave "
+        f"{cst.Module(body=[out]).code!r}"
     )
 
 
@@ -63,7 +64,8 @@ def test_reformatting_is_not_staleness_but_a_changed_def_is(mutant):
         operator.apply(_def("def admit(self, free, need):\n    return free > need\n"),
                        "Gate.admit")
     assert "changed since the mutant was generated" in str(caught.value), (
-        f"auto-source on a def that changed must be STALE saying 'changed since the mutant was generated'; it says {caught.value}"
+        "auto-source on a def that changed must be STALE saying 'changed since the mutant was "
+        f"generated'; it says {caught.value}"
     )
     broken = AutoSource({"original": mutant.function_source, "mutated": "def admit(:\n"})
     with pytest.raises(BrokenMutant, match="auto-source: the mutant of Gate.admit does not parse"):
@@ -74,7 +76,8 @@ def test_the_catalog_owns_each_mutant_by_its_covering_tests(mutant, tmp_path: Pa
     owners = {mutant.id: ["tests/test_gate.py::test_admit", "tests/test_b.py::test_x[2]"]}
     catalog = build_catalog(tmp_path, [mutant], owners)
     assert AUTO_OPERATOR in OPERATORS, (
-        f"the internal operator {AUTO_OPERATOR!r} must be registered among the operators {sorted(OPERATORS)}"
+        f"the internal operator {AUTO_OPERATOR!r} must be registered among the operators "
+        f"{sorted(OPERATORS)}"
     )
     (named,) = catalog.mutants
     assert catalog.root == tmp_path, (
@@ -87,22 +90,27 @@ def test_the_catalog_owns_each_mutant_by_its_covering_tests(mutant, tmp_path: Pa
         f"the auto mutant's operator must be {AUTO_OPERATOR!r}; it is {named.operator!r}"
     )
     assert named.owners == tuple(owners[mutant.id]), (
-        f"the auto mutant must be owned by its covering tests {owners[mutant.id]}; owners are {named.owners}"
+        f"the auto mutant must be owned by its covering tests {owners[mutant.id]}; owners are "
+        f"{named.owners}"
     )
     assert (named.catalog_file, named.line) == ("pkg/gate.py", 4), (
-        f"the auto mutant must be placed where it is, pkg/gate.py:4; it is at {named.catalog_file}:{named.line}"
+        "the auto mutant must be placed where it is, pkg/gate.py:4; it is at "
+        f"{named.catalog_file}:{named.line}"
     )  # where the mutant is
     assert catalog.settings.tests == tuple(sorted(owners[mutant.id])), (
-        f"the auto catalog's tests must be the covering tests, sorted; they are {catalog.settings.tests}"
+        "the auto catalog's tests must be the covering tests, sorted; they are "
+        f"{catalog.settings.tests}"
     )
     # any owner failure is the mutant detected (the baseline proved the owners green) ...
     assert catalog.settings.wrong_failure_types == NO_WRONG_FAILURE_TYPES, (
-        f"by default any owner failure detects an auto mutant (no wrong_failure_types); they are {catalog.settings.wrong_failure_types}"
+        "by default any owner failure detects an auto mutant (no wrong_failure_types); they are "
+        f"{catalog.settings.wrong_failure_types}"
     )
     # ... unless the project asks for the named-mutant strictness
     strict = build_catalog(tmp_path, [mutant], owners, wrong_failure_types=["TypeError"])
     assert strict.settings.wrong_failure_types == ("TypeError",), (
-        f"wrong_failure_types asked for must reach the auto catalog; it has {strict.settings.wrong_failure_types}"
+        "wrong_failure_types asked for must reach the auto catalog; it has "
+        f"{strict.settings.wrong_failure_types}"
     )
 
 
@@ -114,11 +122,13 @@ def test_a_rank_crash_under_an_auto_mutant_is_a_kill_not_a_wrong_failure():
                        message="deskcheck.errors.RankError: rank 0 raised TypeError",
                        text="rank 0 (pid 1): raised TypeError: expected Tensor, got None")
     assert decide(["t::gloo"], [crash], None, NO_WRONG_FAILURE_TYPES).verdict == "KILLED", (
-        f"a rank crash under an auto mutant must be KILLED; it was {decide(['t::gloo'], [crash], None, NO_WRONG_FAILURE_TYPES).verdict}"
+        "a rank crash under an auto mutant must be KILLED; it was "
+        f"{decide(['t::gloo'], [crash], None, NO_WRONG_FAILURE_TYPES).verdict}"
     )
     strict = decide(["t::gloo"], [crash], None, ("TypeError",))
     assert strict.verdict == "WRONG_FAILURE", (
-        f"with wrong_failure_types = TypeError a TypeError crash must be WRONG_FAILURE; it was {strict.verdict}"
+        "with wrong_failure_types = TypeError a TypeError crash must be WRONG_FAILURE; it was "
+        f"{strict.verdict}"
     )  # the named-mutant rule, when asked for
 
 

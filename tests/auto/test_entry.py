@@ -30,30 +30,35 @@ def test_entry_is_valid_toml_with_a_replace_that_reproduces_the_mutant(tmp_path:
     entry = tomllib.loads(catalog_entry(mutant, ["tests/test_gate.py::test_admit"]))
     (table,) = entry["mutant"]
     assert table["target"] == "pkg.mod:Gate.admit", (
-        f"the catalog entry must target the mutated method pkg.mod:Gate.admit; it targets {table['target']}"
+        "the catalog entry must target the mutated method pkg.mod:Gate.admit; it targets "
+        f"{table['target']}"
     )
     assert table["operator"] == "replace", (
         f"a catalog entry's operator must be replace; it is {table['operator']!r}"
     )
     assert table["id"] == "mod.admit.ror-ge-to-gt", (
-        f"the entry's id must be <module>.<function>.<family>-<change>, mod.admit.ror-ge-to-gt; it is {table['id']!r}"
+        "the entry's id must be <module>.<function>.<family>-<change>, mod.admit.ror-ge-to-gt; it "
+        f"is {table['id']!r}"
     )
     assert table["owners"] == [], (
         f"the entry's owners must be left empty for the reviewer; they are {table['owners']}"
     )  # for the reviewer to fill in
     assert (table["old"], table["new"]) == ("return free >= need", "return free > need"), (
-        f"the entry's replace must turn 'return free >= need' into 'return free > need'; it has old {table['old']!r}, new {table['new']!r}"
+        "the entry's replace must turn 'return free >= need' into 'return free > need'; it has "
+        f"old {table['old']!r}, new {table['new']!r}"
     )
     source = mutant.function_source
     assert source.count(table["old"]) == 1, (
-        f"the entry's old text must occur exactly once in the function; it occurs {source.count(table['old'])} times"
+        "the entry's old text must occur exactly once in the function; it occurs "
+        f"{source.count(table['old'])} times"
     )
     assert source.replace(table["old"], table["new"]) == mutant.mutated_function_source, (
         "the entry's replace applied to the function must give the mutant's source, yet it does not"
     )
     assert "covering now: tests/test_gate.py::test_admit" in catalog_entry(
         mutant, ["tests/test_gate.py::test_admit"]), (
-        "the catalog entry must name the tests covering the line ('covering now: tests/test_gate.py::test_admit'), yet it does not"
+        "the catalog entry must name the tests covering the line ('covering now: "
+        "tests/test_gate.py::test_admit'), yet it does not"
     )
 
 
@@ -76,7 +81,8 @@ def test_a_line_repeated_in_the_function_falls_back_to_a_unique_snippet(tmp_path
             f"the widened replace must reproduce the mutant's source; old {old!r}, new {new!r}"
         )
         assert "\n" in old, (
-            f"a line repeated in the function must be widened to a unique run of lines; old is {old!r}"
+            "a line repeated in the function must be widened to a unique run of lines; old is "
+            f"{old!r}"
         )  # widened to a unique run of lines
 
 
@@ -88,7 +94,8 @@ def test_strings_with_quotes_and_backslashes_round_trip_through_toml(tmp_path: P
     table = tomllib.loads(catalog_entry(mutant))["mutant"][0]
     assert mutant.function_source.replace(table["old"], table["new"]) == \
         mutant.mutated_function_source, (
-        f"a replace with quotes and backslashes must round-trip through TOML; old {table['old']!r}, new {table['new']!r}"
+        "a replace with quotes and backslashes must round-trip through TOML; old "
+        f"{table['old']!r}, new {table['new']!r}"
     )
 
 
@@ -100,10 +107,12 @@ def test_change_slug_names_the_operator_change():
         f"and to or must be named and-to-or; it was {change_slug('ok = a and b', 'ok = a or b')!r}"
     )
     assert change_slug("return not done", "return done") == "not-to-none", (
-        f"dropping not must be named not-to-none; it was {change_slug('return not done', 'return done')!r}"
+        "dropping not must be named not-to-none; it was "
+        f"{change_slug('return not done', 'return done')!r}"
     )
     assert change_slug("flag = True", "flag = False") == "True-to-False", (
-        f"True to False must be named True-to-False; it was {change_slug('flag = True', 'flag = False')!r}"
+        "True to False must be named True-to-False; it was "
+        f"{change_slug('flag = True', 'flag = False')!r}"
     )
 
 
@@ -135,5 +144,6 @@ def test_the_engine_loads_the_entry_and_its_replace_makes_the_same_mutant(
         f"the adopted entry must load as a replace mutant; it loaded as {named.operator!r}"
     )
     assert build_mutation(named).mutated == mutant.mutated_function_source, (
-        f"the adopted entry's replace must make the same mutant; it made {build_mutation(named).mutated!r}, expected {mutant.mutated_function_source!r}"
+        "the adopted entry's replace must make the same mutant; it made "
+        f"{build_mutation(named).mutated!r}, expected {mutant.mutated_function_source!r}"
     )

@@ -32,13 +32,15 @@ def test_fixture_branch_mutates_only_changed_lines(fixture_repo: Path):
     changed = changes.files[0].lines
     assert generation.mutants, "the branch changes mutable lines"
     assert all(m.line in changed for m in generation.mutants), (
-        f"--auto must mutate only the branch's changed lines {sorted(changed)}; it mutated lines {sorted(m.line for m in generation.mutants)}"
+        f"--auto must mutate only the branch's changed lines {sorted(changed)}; it mutated lines "
+        f"{sorted(m.line for m in generation.mutants)}"
     )
     targets = {m.target for m in generation.mutants}
     assert targets == {"fixpkg.decide:should_admit", "fixpkg.decide:rank_pick",
                        "fixpkg.decide:clamp", "fixpkg.decide:unused_helper",
                        "fixpkg.decide:scaled"}, (
-        f"the mutants' targets must be the changed functions of fixpkg/decide.py; they are {sorted(targets)}"
+        "the mutants' targets must be the changed functions of fixpkg/decide.py; they are "
+        f"{sorted(targets)}"
     )
     reasons = {s.line: s.reason for s in generation.suppressed}
     decide = "fixpkg/decide.py"
@@ -51,25 +53,31 @@ def test_fixture_branch_mutates_only_changed_lines(fixture_repo: Path):
         return reasons[line]
 
     assert reason("logger.info(") == "logging call", (
-        f"a logger.info(...) line is arid as 'logging call'; it was suppressed as {reason('logger.info(')!r}"
+        "a logger.info(...) line is arid as 'logging call'; it was suppressed as "
+        f"{reason('logger.info(')!r}"
     )
     assert reason("assert need >= 0") == "assert", (
         f"an assert line is arid as 'assert'; it was suppressed as {reason('assert need >= 0')!r}"
     )
     assert reason("How many requests fit") == "docstring", (
-        f"a docstring line is arid as 'docstring'; it was suppressed as {reason('How many requests fit')!r}"
+        "a docstring line is arid as 'docstring'; it was suppressed as "
+        f"{reason('How many requests fit')!r}"
     )
     assert reason("return f\"Ballot(") == "__repr__ body", (
-        f"a __repr__ body is arid as '__repr__ body'; it was suppressed as {reason('return f' + chr(34) + 'Ballot(')!r}"
+        "a __repr__ body is arid as '__repr__ body'; it was suppressed as "
+        f"{reason('return f' + chr(34) + 'Ballot(')!r}"
     )
     assert reason("# pragma: no mutate") == "pragma: no mutate", (
-        f"a '# pragma: no mutate' line is suppressed as 'pragma: no mutate'; it was suppressed as {reason('# pragma: no mutate')!r}"
+        "a '# pragma: no mutate' line is suppressed as 'pragma: no mutate'; it was suppressed as "
+        f"{reason('# pragma: no mutate')!r}"
     )
     assert reason("Sequence, Mapping").startswith("type-only"), (
-        f"a typing import is arid as 'type-only (...)'; it was suppressed as {reason('Sequence, Mapping')!r}"
+        "a typing import is arid as 'type-only (...)'; it was suppressed as "
+        f"{reason('Sequence, Mapping')!r}"
     )
     assert "module/class-level" in reason("THRESHOLD = 3"), (
-        f"a module-level assignment is suppressed as 'module/class-level code'; it was suppressed as {reason('THRESHOLD = 3')!r}"
+        "a module-level assignment is suppressed as 'module/class-level code'; it was suppressed "
+        f"as {reason('THRESHOLD = 3')!r}"
     )
 
 
@@ -84,16 +92,20 @@ def test_method_mutant_is_located_by_qualified_name(tmp_path: Path):
         """, ["return x > a"])
     (mutant,) = generation.mutants
     assert mutant.target == "pkg.mod:Outer.Inner.decide", (
-        f"a nested method's mutant must target its qualified name pkg.mod:Outer.Inner.decide; it targets {mutant.target}"
+        "a nested method's mutant must target its qualified name pkg.mod:Outer.Inner.decide; it "
+        f"targets {mutant.target}"
     )
     assert mutant.function == "Outer.Inner.decide", (
-        f"a nested method's mutant must name its function Outer.Inner.decide; it names {mutant.function}"
+        "a nested method's mutant must name its function Outer.Inner.decide; it names "
+        f"{mutant.function}"
     )
     assert mutant.mutated_function_source.startswith("def decide(self, a, b):"), (
-        f"the mutated source of a method must be the whole enclosing method def decide(self, a, b); it starts {mutant.mutated_function_source[:60]!r}"
+        "the mutated source of a method must be the whole enclosing method def decide(self, a, "
+        f"b); it starts {mutant.mutated_function_source[:60]!r}"
     )
     assert "return x >= a" in mutant.mutated_function_source, (
-        f"ROR of `return x > a` must give `return x >= a`; the mutated function is {mutant.mutated_function_source!r}"
+        "ROR of `return x > a` must give `return x >= a`; the mutated function is "
+        f"{mutant.mutated_function_source!r}"
     )
 
 
@@ -112,7 +124,8 @@ def test_formatting_and_comments_survive_in_the_mutated_function(tmp_path: Path)
     changed = [(a, b) for a, b in zip(before, after, strict=True) if a != b]
     assert changed == [("        if x<limit:   # tight comparison",
                         "        if x<=limit:   # tight comparison")], (
-        f"a mutant must change only its operator, keeping spacing and comments; changed lines (before, after): {changed}"
+        "a mutant must change only its operator, keeping spacing and comments; changed lines "
+        f"(before, after): {changed}"
     )
     assert mutant.diff.startswith("--- a/pkg/mod.py\n+++ b/pkg/mod.py\n"), (
         f"a mutant's diff must be a unified diff of pkg/mod.py; it starts {mutant.diff[:80]!r}"
@@ -181,16 +194,20 @@ def test_docstrings_reprs_and_type_only_code_are_arid(tmp_path: Path):
               "return \"C(\"", "return str(2 + 2)", "def g("])
     reasons = {s.line: s.reason for s in generation.suppressed}
     assert reasons[2] == reasons[3] == "type-only (typing import)", (
-        f"typing imports (lines 2, 3) are arid as 'type-only (typing import)'; suppressed: {reasons}"
+        "typing imports (lines 2, 3) are arid as 'type-only (typing import)'; suppressed: "
+        f"{reasons}"
     )
     assert reasons[5] == "type-only (TYPE_CHECKING block)", (
-        f"a TYPE_CHECKING block (line 5) is arid as 'type-only (TYPE_CHECKING block)'; suppressed: {reasons}"
+        "a TYPE_CHECKING block (line 5) is arid as 'type-only (TYPE_CHECKING block)'; suppressed: "
+        f"{reasons}"
     )
     assert reasons[7] == "module/class-level code (not injectable)", (
-        f"module-level code in else: (line 7) is suppressed as 'module/class-level code (not injectable)'; suppressed: {reasons}"
+        "module-level code in else: (line 7) is suppressed as 'module/class-level code (not "
+        f"injectable)'; suppressed: {reasons}"
     )  # else: is runtime code
     assert reasons[10].startswith("function signature"), (
-        f"a default in a signature (line 10) is suppressed as 'function signature'; suppressed: {reasons}"
+        "a default in a signature (line 10) is suppressed as 'function signature'; suppressed: "
+        f"{reasons}"
     )
     assert reasons[11] == "docstring", (
         f"a changed docstring (line 11) is arid as 'docstring'; suppressed: {reasons}"
@@ -211,10 +228,12 @@ def test_docstrings_reprs_and_type_only_code_are_arid(tmp_path: Path):
         f"a __str__ body (line 23) is arid as '__str__ body'; suppressed: {reasons}"
     )
     assert reasons[26] == "type-only (@overload stub)", (
-        f"an @overload stub (line 26) is arid as 'type-only (@overload stub)'; suppressed: {reasons}"
+        "an @overload stub (line 26) is arid as 'type-only (@overload stub)'; suppressed: "
+        f"{reasons}"
     )
     assert [m.line for m in generation.mutants] == [15], (
-        f"only the live `return a + 1` (line 15) may be mutated; mutants at lines {[m.line for m in generation.mutants]}"
+        "only the live `return a + 1` (line 15) may be mutated; mutants at lines "
+        f"{[m.line for m in generation.mutants]}"
     )
 
 
@@ -226,10 +245,12 @@ def test_pragma_no_mutate_lines_are_skipped(tmp_path: Path):
             return x, y
         """, ["x = a < b", "y = a < b"])
     assert [m.line for m in generation.mutants] == [4], (
-        f"only the line without '# pragma: no mutate' (line 4) may be mutated; mutants at lines {[m.line for m in generation.mutants]}"
+        "only the line without '# pragma: no mutate' (line 4) may be mutated; mutants at lines "
+        f"{[m.line for m in generation.mutants]}"
     )
     assert [(s.line, s.reason) for s in generation.suppressed] == [(3, "pragma: no mutate")], (
-        f"the pragma line 3 must be suppressed as 'pragma: no mutate'; suppressed: {[(s.line, s.reason) for s in generation.suppressed]}"
+        "the pragma line 3 must be suppressed as 'pragma: no mutate'; suppressed: "
+        f"{[(s.line, s.reason) for s in generation.suppressed]}"
     )
 
 
@@ -249,10 +270,12 @@ def test_per_line_cap_keeps_the_most_useful_operator(tmp_path: Path):
         "ROR (docs/auto.md usefulness ranking: ... > ROR > LCR > UOI ...); it kept "
         f"{mutant.family}: {mutant.changed_line_after.strip()}")
     assert mutant.changed_line_after.strip() == "ok = a <= b and not c", (
-        f"the ROR mutant of `ok = a < b and not c` must be `ok = a <= b and not c`; it is {mutant.changed_line_after.strip()!r}"
+        "the ROR mutant of `ok = a < b and not c` must be `ok = a <= b and not c`; it is "
+        f"{mutant.changed_line_after.strip()!r}"
     )
     assert generation.dropped_by_line_cap == generation.candidates - 1 > 0, (
-        f"with one mutant per line every other candidate must count as dropped_by_line_cap; dropped {generation.dropped_by_line_cap} of {generation.candidates} candidates"
+        "with one mutant per line every other candidate must count as dropped_by_line_cap; "
+        f"dropped {generation.dropped_by_line_cap} of {generation.candidates} candidates"
     )
 
 
@@ -260,10 +283,12 @@ def test_raising_the_per_line_cap_adds_mutants_in_rank_order(tmp_path: Path):
     generation = generate(tmp_path, SOURCE_MANY, ["ok = a < b and not c"], per_line=3)
     # the three best-ranked families of the line; ASSIGN (`ok = None`) is cut
     assert sorted(m.family for m in generation.mutants) == ["LCR", "ROR", "UOI"], (
-        f"per_line = 3 must keep the three best-ranked families LCR, ROR, UOI; it kept {sorted(m.family for m in generation.mutants)}"
+        "per_line = 3 must keep the three best-ranked families LCR, ROR, UOI; it kept "
+        f"{sorted(m.family for m in generation.mutants)}"
     )
     assert len({m.id for m in generation.mutants}) == 3, (
-        f"the three mutants of one line must have distinct ids; ids: {[m.id for m in generation.mutants]}"
+        "the three mutants of one line must have distinct ids; ids: "
+        f"{[m.id for m in generation.mutants]}"
     )
     with pytest.raises(ConfigError, match="the per-line mutant cap must be at least 1"):
         generate(tmp_path, SOURCE_MANY, ["ok ="], per_line=0)
@@ -277,14 +302,16 @@ def test_pr_cap_keeps_the_most_useful_lines(tmp_path: Path):
         "the PR cap (2) must keep the most useful lines by the documented ranking (ROR before "
         f"LCR before ... ASSIGN); it kept {families}")
     assert generation.dropped_by_pr_cap == 1, (
-        f"the PR cap (2) of 3 mutated lines must count 1 dropped_by_pr_cap; it counted {generation.dropped_by_pr_cap}"
+        "the PR cap (2) of 3 mutated lines must count 1 dropped_by_pr_cap; it counted "
+        f"{generation.dropped_by_pr_cap}"
     )
 
 
 def test_operator_filter_by_family_and_unknown_names(tmp_path: Path):
     generation = generate(tmp_path, SOURCE_MANY, ["ok ="], keep=operator_filter(["LCR"]))
     assert [m.family for m in generation.mutants] == ["LCR"], (
-        f"operator filter LCR must keep only LCR mutants; it kept {[m.family for m in generation.mutants]}"
+        "operator filter LCR must keep only LCR mutants; it kept "
+        f"{[m.family for m in generation.mutants]}"
     )
     with pytest.raises(ConfigError) as caught:
         operator_filter(["operator_nope"])

@@ -39,7 +39,8 @@ def test_folders_outside_any_package_stay_import_roots(tmp_path):
     assert module_name_for(tmp_path, "src/pkg/mod.py") == ("pkg.mod", tmp_path / "src"), \
         "src/ has no package above it: the src layout's import root is src/"
     assert module_name_for(tmp_path, "pkg2/sub/m.py") == ("pkg2.sub.m", tmp_path), (
-        f"pkg2/sub/m.py inside the packages pkg2.sub must be module pkg2.sub.m from the root; got {module_name_for(tmp_path, 'pkg2/sub/m.py')}"
+        "pkg2/sub/m.py inside the packages pkg2.sub must be module pkg2.sub.m from the root; got "
+        f"{module_name_for(tmp_path, 'pkg2/sub/m.py')}"
     )
 
 

@@ -47,11 +47,13 @@ def test_single_process_lines_are_owned_by_the_tests_that_run_them(fixture_repo,
     assert full_pass.owners_for(DECIDE, [line]) == sorted(
         ["tests/test_decide.py::test_should_admit", "tests/test_decide.py::test_should_admit_zero"],
         key=lambda t: (full_pass.durations[t], t)), (
-        f"the line of should_admit must be owned by the two tests that run it, fastest first; owners: {full_pass.owners_for(DECIDE, [line])}"
+        "the line of should_admit must be owned by the two tests that run it, fastest first; "
+        f"owners: {full_pass.owners_for(DECIDE, [line])}"
     )
     line = line_of(fixture_repo, DECIDE, "return x if x < hi else hi")
     assert full_pass.owners_for(DECIDE, [line]) == ["tests/test_decide.py::test_clamp"], (
-        f"the line of clamp must be owned by test_clamp only; owners: {full_pass.owners_for(DECIDE, [line])}"
+        "the line of clamp must be owned by test_clamp only; owners: "
+        f"{full_pass.owners_for(DECIDE, [line])}"
     )
 
 
@@ -144,10 +146,12 @@ def test_without_child_measurement_rank_only_code_looks_untested(fixture_repo):
                                measure_children=False)
     line = line_of(fixture_repo, DECIDE, "return min(values) * 2")
     assert narrow.outcomes == {RANKS: "passed"}, (
-        f"a pass of tests/test_ranks.py alone must record its outcome passed; outcomes: {narrow.outcomes}"
+        "a pass of tests/test_ranks.py alone must record its outcome passed; outcomes: "
+        f"{narrow.outcomes}"
     )
     assert narrow.owners_for(DECIDE, [line]) == [], (
-        f"without child measurement, rank-only code must look untested (no owner); owners: {narrow.owners_for(DECIDE, [line])}"
+        "without child measurement, rank-only code must look untested (no owner); owners: "
+        f"{narrow.owners_for(DECIDE, [line])}"
     )
 
 
@@ -177,7 +181,8 @@ def test_a_selection_that_runs_no_test_is_an_error_not_a_pass_without_owners(
         run_coverage_pass(fixture_repo, [DECIDE], selection)
     rendered = caught.value.render()
     assert f"ran no tests (pytest exit code {exit_code})" in rendered, (
-        f"a selection that runs no test must say 'ran no tests (pytest exit code {exit_code})'; it says {rendered!r}"
+        f"a selection that runs no test must say 'ran no tests (pytest exit code {exit_code})'; it "
+        f"says {rendered!r}"
     )
     assert "--tests" in rendered, (
         f"a selection that runs no test must point at --tests; it says {rendered!r}"

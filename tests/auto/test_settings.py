@@ -22,10 +22,12 @@ def test_config_keys_then_command_line_overrides(tmp_path: Path):
     settings = settings_from(load_config(root), root, "main",
                              {"max_mutants": None, "max_per_line": 3, "workers": 1})
     assert settings.max_mutants == 7, (
-        f"auto_max_mutants = 7 must be read when the command line leaves it unset; max_mutants is {settings.max_mutants}"
+        "auto_max_mutants = 7 must be read when the command line leaves it unset; max_mutants is "
+        f"{settings.max_mutants}"
     )
     assert settings.max_per_line == 3, (
-        f"the command line's max_per_line 3 must win over auto_max_per_line = 2; it is {settings.max_per_line}"
+        "the command line's max_per_line 3 must win over auto_max_per_line = 2; it is "
+        f"{settings.max_per_line}"
     )  # the command line wins
     assert settings.test_paths == ("checks/",), (
         f"test_paths = ['checks/'] must be read; it is {settings.test_paths}"
@@ -37,7 +39,8 @@ def test_config_keys_then_command_line_overrides(tmp_path: Path):
         f"auto_arid_calls = ['self.tracer.*'] must be read; arid_calls is {settings.arid_calls}"
     )
     assert settings.wrong_failure_types == ("TypeError",), (
-        f"auto_wrong_failure_types = ['TypeError'] must be read; wrong_failure_types is {settings.wrong_failure_types}"
+        "auto_wrong_failure_types = ['TypeError'] must be read; wrong_failure_types is "
+        f"{settings.wrong_failure_types}"
     )
 
 
@@ -50,7 +53,8 @@ def test_a_wrongly_typed_key_names_the_file_line_and_fix(tmp_path: Path):
         f"a wrongly typed key must be located at pyproject.toml:6; the error says {rendered!r}"
     )
     assert "auto_max_mutants" in rendered and "fix:" in rendered, (
-        f"a wrongly typed key must be named (auto_max_mutants) with a fix; the error says {rendered!r}"
+        "a wrongly typed key must be named (auto_max_mutants) with a fix; the error says "
+        f"{rendered!r}"
     )
     assert caught.value.exit_code == 2, (
         f"a config error must exit 2; its exit_code is {caught.value.exit_code}"

@@ -23,13 +23,16 @@ def test_surface_json(shop_root, capsys):
     )
     data = json.loads(capsys.readouterr().out)
     assert {"class", "roots", "methods", "reads", "writes", "elapsed_s"} <= set(data), (
-        f"`surface --json` must have the documented keys class, roots, methods, reads, writes, elapsed_s; it has {sorted(data)}"
+        "`surface --json` must have the documented keys class, roots, methods, reads, writes, "
+        f"elapsed_s; it has {sorted(data)}"
     )
     assert data["mode"] == "static" and data["roots"] == ["run_once"], (
-        f"`surface` of a spec must run in static mode from its root run_once; mode {data['mode']!r}, roots {data['roots']}"
+        "`surface` of a spec must run in static mode from its root run_once; mode "
+        f"{data['mode']!r}, roots {data['roots']}"
     )
     assert data["reads"]["base_reserved"][0]["path"][-1] == "BaseMixin.admit", (
-        f"a read's JSON path must end in the method that reads it (BaseMixin.admit); base_reserved's first site is {data['reads']['base_reserved'][0]}"
+        "a read's JSON path must end in the method that reads it (BaseMixin.admit); "
+        f"base_reserved's first site is {data['reads']['base_reserved'][0]}"
     )
 
 
@@ -40,7 +43,8 @@ def test_surface_text_and_runtime_mode(shop_root, capsys):
     )
     out = capsys.readouterr().out
     assert "(runtime): run_once" in out and "BaseMixin.admit" in out and "ps.tp_rank" in out, (
-        f"`surface --runtime` must print '(runtime): run_once' with its methods and reads; it printed {out!r}"
+        "`surface --runtime` must print '(runtime): run_once' with its methods and reads; it "
+        f"printed {out!r}"
     )
 
 
@@ -51,14 +55,16 @@ def test_surface_finds_an_installed_package_without_a_root(capsys):
     )
     data = json.loads(capsys.readouterr().out)
     assert "tp_scheduler found installed at" in data["notes"][0], (
-        f"the JSON notes must say where the package was found ('tp_scheduler found installed at'); notes: {data['notes']}"
+        "the JSON notes must say where the package was found ('tp_scheduler found installed at'); "
+        f"notes: {data['notes']}"
     )
     assert [m.rsplit(":", 1)[-1] for m in data["mro"]] == [
         "Scheduler", "SchedulerBudgetMixin", "SchedulerBatchMixin", "builtins.object"], (
         f"the MRO of the installed Scheduler must be resolved; it is {data['mro']}"
     )
     assert "Scheduler.get_num_allocatable_reqs" in [m["name"] for m in data["methods"]], (
-        f"Scheduler.get_num_allocatable_reqs must be among the methods reached; they are {[m['name'] for m in data['methods']]}"
+        "Scheduler.get_num_allocatable_reqs must be among the methods reached; they are "
+        f"{[m['name'] for m in data['methods']]}"
     )
 
 
@@ -115,7 +121,8 @@ def test_drift_cli_holds_then_names_a_new_read_with_site_and_path(tmp_path, shop
     assert clean.returncode == 0, clean.stderr
     data = json.loads(clean.stdout)
     assert data["ok"] and [g["key"] for g in data["guards"]] == ["test_pool:PoolHarness"], (
-        f"`drift --json` on a complete harness must be ok with the one guard test_pool:PoolHarness; got {data}"
+        "`drift --json` on a complete harness must be ok with the one guard "
+        f"test_pool:PoolHarness; got {data}"
     )
     assert data["guards"][0]["can_fail"]["ok"], (
         f"the guard's can-fail arm must be ok; it is {data['guards'][0]['can_fail']}"
@@ -123,14 +130,16 @@ def test_drift_cli_holds_then_names_a_new_read_with_site_and_path(tmp_path, shop
 
     drifted = _drift(_project(tmp_path / "b", shop_root, extra_read=True))
     assert drifted.returncode == 1, (
-        f"`drift` must exit 1 when production reads a new name; it exited {drifted.returncode}: {drifted.stdout[-800:]}{drifted.stderr[-800:]}"
+        f"`drift` must exit 1 when production reads a new name; it exited {drifted.returncode}: "
+        f"{drifted.stdout[-800:]}{drifted.stderr[-800:]}"
     )
     assert ("PoolHarness has drifted behind Scheduler.get_num_allocatable_reqs: ['_something']"
             in drifted.stdout), (
         f"the drift message must name the new read _something; stdout: {drifted.stdout[-1200:]!r}"
     )
     assert "dg_shop/scheduler.py:17 (path: Scheduler.get_num_allocatable_reqs)" in drifted.stdout, (
-        f"the drift message must give the read's site and path (dg_shop/scheduler.py:17 (path: ...)); stdout: {drifted.stdout[-1200:]!r}"
+        "the drift message must give the read's site and path (dg_shop/scheduler.py:17 (path: "
+        f"...)); stdout: {drifted.stdout[-1200:]!r}"
     )
 
 
@@ -139,7 +148,8 @@ def test_drift_cli_without_any_harness_is_a_config_error(tmp_path):
     (tmp_path / "pyproject.toml").write_text('[tool.deskcheck]\nharnesses = ["tests"]\n')
     result = _drift(tmp_path)
     assert result.returncode == 2 and "no registered harness or stub found" in result.stderr, (
-        f"`drift` without any harness must exit 2 saying 'no registered harness or stub found'; it exited {result.returncode}: {result.stderr[-600:]!r}"
+        "`drift` without any harness must exit 2 saying 'no registered harness or stub found'; it "
+        f"exited {result.returncode}: {result.stderr[-600:]!r}"
     )
 
 
@@ -153,13 +163,16 @@ def test_pointers_cli(tmp_path, shop_root, capsys):
     )
     data = json.loads(capsys.readouterr().out)
     assert data["checked"] == 2 and len(data["findings"]) == 1, (
-        f"`pointers` must check the 2 citations and find 1 stale; got checked {data['checked']}, findings {data['findings']}"
+        f"`pointers` must check the 2 citations and find 1 stale; got checked {data['checked']}, "
+        f"findings {data['findings']}"
     )
     assert data["findings"][0]["symbol"] == "_floors", (
-        f"the stale citation is the one of _floors; the finding names {data['findings'][0]['symbol']!r}"
+        "the stale citation is the one of _floors; the finding names "
+        f"{data['findings'][0]['symbol']!r}"
     )
     assert "cite mixins/budget.py:26" in data["findings"][0]["fix"], (
-        f"the fix must give the symbol's current place ('cite mixins/budget.py:26'); it says {data['findings'][0]['fix']!r}"
+        "the fix must give the symbol's current place ('cite mixins/budget.py:26'); it says "
+        f"{data['findings'][0]['fix']!r}"
     )
 
 

@@ -23,10 +23,12 @@ class Admit(Harness, model=Scheduler, roots=["get_num_allocatable_reqs"], adopt=
 
 def test_bound_functions_are_the_production_objects_and_run():
     assert vars(Admit)["get_num_allocatable_reqs"] is vars(Scheduler)["get_num_allocatable_reqs"], (
-        "bind() must put production's own function object on the harness, yet the harness holds another"
+        "bind() must put production's own function object on the harness, yet the harness holds "
+        "another"
     )
     assert Admit().get_num_allocatable_reqs(3) == 8 - 3, (
-        f"the bound production get_num_allocatable_reqs must run: pool_limit 8 - 3 = 5; it returned {Admit().get_num_allocatable_reqs(3)}"
+        "the bound production get_num_allocatable_reqs must run: pool_limit 8 - 3 = 5; it "
+        f"returned {Admit().get_num_allocatable_reqs(3)}"
     )
     assert guard(Admit).ok, guard(Admit).message()
 
@@ -44,7 +46,8 @@ def test_properties_bind_as_properties():
         reserved_tokens = state(4)
 
     assert isinstance(vars(Budget)["budget"], property), (
-        f"bind() of a property must bind it as a property; the harness holds {vars(Budget)['budget']!r}"
+        "bind() of a property must bind it as a property; the harness holds "
+        f"{vars(Budget)['budget']!r}"
     )
     h = Budget()
     assert h.budget == 6, (
@@ -52,7 +55,8 @@ def test_properties_bind_as_properties():
     )
     h.budget = 1
     assert h._budget_base == 5, (
-        f"the bound property's setter must run: budget = 1 sets _budget_base to 5; it is {h._budget_base}"
+        "the bound property's setter must run: budget = 1 sets _budget_base to 5; it is "
+        f"{h._budget_base}"
     )
     assert guard(Budget).ok, guard(Budget).message()
 
@@ -65,7 +69,8 @@ def test_state_defaults_are_per_instance_and_required_fields_must_be_given():
     a, b = Queue(ps=1), Queue(ps=2)
     a.waiting_queue.append("x")
     assert b.waiting_queue == [], (
-        f"state(factory=list) must give each instance its own list; the second instance has {b.waiting_queue}"
+        "state(factory=list) must give each instance its own list; the second instance has "
+        f"{b.waiting_queue}"
     )
     with pytest.raises(HarnessError, match="needs a value for state field 'ps'"):
         Queue()
@@ -83,14 +88,17 @@ def test_the_decorator_form_declares_the_same_harness():
         "the @harness decorator must make the class a Harness subclass, yet it did not"
     )
     assert Decorated().get_num_allocatable_reqs(3) == 5, (
-        f"the decorated harness must run the bound production code: 8 - 3 = 5; it returned {Decorated().get_num_allocatable_reqs(3)}"
+        "the decorated harness must run the bound production code: 8 - 3 = 5; it returned "
+        f"{Decorated().get_num_allocatable_reqs(3)}"
     )
     assert guard(Decorated).names() == guard(Admit).names(), (
-        f"the decorator form must declare the same harness as the class form; names {guard(Decorated).names()} vs {guard(Admit).names()}"
+        "the decorator form must declare the same harness as the class form; names "
+        f"{guard(Decorated).names()} vs {guard(Admit).names()}"
     )
     assert Decorated.__deskcheck_spec__.location.endswith(".py:" + str(
         test_the_decorator_form_declares_the_same_harness.__code__.co_firstlineno + 1)), (
-        f"the harness's location must be the decorated class's line; it is {Decorated.__deskcheck_spec__.location!r}"
+        "the harness's location must be the decorated class's line; it is "
+        f"{Decorated.__deskcheck_spec__.location!r}"
     )
 
 
@@ -101,7 +109,8 @@ def test_registered_harnesses_are_listed_for_the_guard():
     key = f"{__name__}:{Listed.__qualname__}"
     try:
         assert registered()[key] is Listed, (
-            f"a harness declared with the default register must be listed under {key}; registered: {sorted(registered())}"
+            f"a harness declared with the default register must be listed under {key}; registered: "
+            f"{sorted(registered())}"
         )
     finally:
         unregister(key)
@@ -125,7 +134,8 @@ def test_bad_declarations_are_clear_errors(body, message):
         f"a bad declaration of admit was refused without saying {message!r} (and a fix); "
         f"the error says: {text}")
     assert "test_harness.py" in info.value.render() or info.value.location, (
-        f"a bad declaration must be located in this test file; the error says {info.value.render()!r}, location {info.value.location!r}"
+        "a bad declaration must be located in this test file; the error says "
+        f"{info.value.render()!r}, location {info.value.location!r}"
     )
 
 
@@ -148,7 +158,8 @@ def test_helpers_production_does_not_have_are_allowed():
             return self.get_num_allocatable_reqs(5)
 
     assert Helped().scenario() == 3, (
-        f"a helper production does not have (scenario) must be allowed and run: 8 - 5 = 3; it returned {Helped().scenario()}"
+        "a helper production does not have (scenario) must be allowed and run: 8 - 5 = 3; it "
+        f"returned {Helped().scenario()}"
     )
 
 
@@ -166,7 +177,8 @@ def test_ranks_build_divergent_instances_that_meet_in_the_collective():
     )
     results = rankset.run(lambda h: h.admit(10 + h.rank))
     assert results == [[10, -12]] * 3 and rankset.group.calls == 1, (
-        f"the in-process all_reduce must give every rank the sum [10, -12] in one call; results {results}, calls {rankset.group.calls}"
+        "the in-process all_reduce must give every rank the sum [10, -12] in one call; results "
+        f"{results}, calls {rankset.group.calls}"
     )
 
 
@@ -202,7 +214,8 @@ def test_a_rank_that_skips_the_collective_times_out_instead_of_hanging():
     thread.start()
     thread.join(5)
     assert "collective #0 did not complete: ranks [0] arrived, [1] did not" in str(box.error), (
-        f"a rank that skips the collective must time out naming who arrived and who did not; the error is {box.error!r}"
+        "a rank that skips the collective must time out naming who arrived and who did not; the "
+        f"error is {box.error!r}"
     )
 
 

@@ -67,10 +67,12 @@ def _bodies_match(text: str, tmp_path: Path, name: str = "m.py") -> int:
     parsed = Sources().parse(path)
     split = hollow(text)
     assert split is not None and parsed.bodies == split[1], (
-        f"the hollow split of {name} must give the same function bodies as the parsed file; split is {'None' if split is None else 'a different body map'}"
+        f"the hollow split of {name} must give the same function bodies as the parsed file; split "
+        f"is {'None' if split is None else 'a different body map'}"
     )
     assert len(split[0].splitlines()) == len(text.splitlines()), (
-        f"the hollow tree of {name} must keep every line ({len(text.splitlines())}); it has {len(split[0].splitlines())}"
+        f"the hollow tree of {name} must keep every line ({len(text.splitlines())}); it has "
+        f"{len(split[0].splitlines())}"
     )
     full = {(n.lineno, n.col_offset): n for n in ast.walk(ast.parse(text))
             if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)}
@@ -80,7 +82,8 @@ def _bodies_match(text: str, tmp_path: Path, name: str = "m.py") -> int:
             got, want = parsed.function(node), full[(node.lineno, node.col_offset)]
             assert ast.dump(got.args, include_attributes=True) == \
                 ast.dump(want.args, include_attributes=True), (
-                f"the arguments of {node.name} (line {node.lineno}) from the hollow tree differ from the full parse's"
+                f"the arguments of {node.name} (line {node.lineno}) from the hollow tree differ "
+                "from the full parse's"
             )
             assert [ast.dump(s, include_attributes=True) for s in got.body] == \
                 [ast.dump(s, include_attributes=True) for s in want.body], node.lineno
@@ -97,7 +100,8 @@ def _bodies_match(text: str, tmp_path: Path, name: str = "m.py") -> int:
 
 def test_hollow_bodies_equal_the_full_parse_on_tricky_source(tmp_path):
     assert _bodies_match(TRICKY, tmp_path) == 5, (
-        f"the 5 defs of the tricky source (top, p, coro, sig_with_colon, backslash) must be split; {_bodies_match(TRICKY, tmp_path)} were"
+        "the 5 defs of the tricky source (top, p, coro, sig_with_colon, backslash) must be split; "
+        f"{_bodies_match(TRICKY, tmp_path)} were"
     )  # top, p, coro, sig_with_colon, backslash
 
 
@@ -105,7 +109,8 @@ def test_strings_that_look_like_defs_are_not_split():
     split = hollow(TRICKY)
     assert split is not None, "the tricky source must split (hollow() returned None)"
     assert all(line > 5 for line in split[1]), (
-        f"text inside the module docstring that looks like a def must not be split; bodies at lines {sorted(split[1])}"
+        "text inside the module docstring that looks like a def must not be split; bodies at "
+        f"lines {sorted(split[1])}"
     )  # nothing inside the module docstring
 
 
@@ -116,7 +121,8 @@ def test_a_doubtful_split_falls_back_to_the_full_parse(tmp_path: Path):
     parsed = Sources().parse(path)
     method = parsed.tree.body[0].body[0]
     assert [type(s).__name__ for s in parsed.function(method).body] == ["Assign", "Return"], (
-        f"a doubtful split must fall back to the full parse of the method body (Assign, Return); it gave {[type(s).__name__ for s in parsed.function(method).body]}"
+        "a doubtful split must fall back to the full parse of the method body (Assign, Return); "
+        f"it gave {[type(s).__name__ for s in parsed.function(method).body]}"
     )
 
 
@@ -143,7 +149,8 @@ def test_hollow_and_full_surfaces_agree(shop_root, tmp_path):
         return {n: [(s.line, s.kind, s.path) for s in u.sites] for n, u in result.names.items()}
 
     assert strip(hollow_result) == strip(full_result), (
-        "the hollow and the full parse must give the same surface (names, lines, kinds, paths), yet they differ"
+        "the hollow and the full parse must give the same surface (names, lines, kinds, paths), "
+        "yet they differ"
     )
 
 
@@ -153,5 +160,6 @@ def test_hollow_bodies_equal_the_full_parse_on_sglang_managers(tmp_path):
     root = Path(__file__).resolve().parents[2] / "bench/_work/sglang-0.5.23/sglang/srt/managers"
     assert sum(_bodies_match(p.read_text(), tmp_path, p.name)
                for p in sorted(root.glob("sched*.py"))) > 100, (
-        "the SGLang scheduler modules must give more than 100 defs whose hollow bodies equal the full parse"
+        "the SGLang scheduler modules must give more than 100 defs whose hollow bodies equal the "
+        "full parse"
     )

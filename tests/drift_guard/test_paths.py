@@ -131,7 +131,8 @@ def test_cls_new_instance_counts_real_methods_properties_and_class_defaults():
     assert verdict.names("drift") == ["pool"], \
         f"the real _release reads self.pool on the executed path: {verdict.render()}"
     assert verdict.drift[0].call_path == ("Engine.abort_chunked", "Engine._release"), (
-        f"the drift of pool must carry its call path (abort_chunked, _release); it is {verdict.drift[0].call_path}"
+        "the drift of pool must carry its call path (abort_chunked, _release); it is "
+        f"{verdict.drift[0].call_path}"
     )
 
 
@@ -166,7 +167,8 @@ def test_a_spec_mock_counts_only_configured_names_and_auto_children_are_silent_s
     assert verdict.names("silent_skips") == ["depth"], \
         f"depth is served by an auto-created child mock: {verdict.render()}"
     assert "auto-created MagicMock child" in verdict.silent_skips[0].detail, (
-        f"a name served by an auto-created child mock must say 'auto-created MagicMock child'; detail: {verdict.silent_skips[0].detail!r}"
+        "a name served by an auto-created child mock must say 'auto-created MagicMock child'; "
+        f"detail: {verdict.silent_skips[0].detail!r}"
     )
     adder.depth = 0
     assert guard(adder, methods=[Engine.abort]).holds, "configured now"
@@ -188,7 +190,8 @@ def test_assert_faithful_fails_with_the_words_and_names_the_construction_site():
     ns.stage_metrics = None
     verdict = assert_faithful(ns, Engine.abort, model=Engine)
     assert verdict.holds, (
-        f"assert_faithful must return a holding verdict once stage_metrics is given; it says {verdict.render()}"
+        "assert_faithful must return a holding verdict once stage_metrics is given; it says "
+        f"{verdict.render()}"
     )
 
 
@@ -230,7 +233,8 @@ def test_static_model_string_needs_explicit_roots_and_reads_nothing_from_cwd(tmp
     stated = guard(SimpleNamespace(chunked=None), model="dg_paths.engine:Engine",
                    methods=["dg_paths.engine:Engine.abort_chunked"], roots=[PATHSRC])
     assert stated.holds and stated.names("unexercised") == ["_release", "aborted"], (
-        f"a model given as a string with roots must judge the same path: hold, _release and aborted unexercised; {stated.render()}"
+        "a model given as a string with roots must judge the same path: hold, _release and "
+        f"aborted unexercised; {stated.render()}"
     )
 
 
@@ -239,7 +243,8 @@ def test_a_stand_in_callable_is_not_followed_but_a_method_type_of_the_real_one_i
     ns._release = lambda rid: None
     executed = _executed(lambda: Engine.abort_chunked(ns, "r1"))
     assert guard(ns, model=Engine, methods=["abort_chunked"], executed=executed).holds, (
-        f"a stand-in callable for _release must not be followed: the path holds; {guard(ns, model=Engine, methods=['abort_chunked'], executed=executed).render()}"
+        "a stand-in callable for _release must not be followed: the path holds; "
+        f"{guard(ns, model=Engine, methods=['abort_chunked'], executed=executed).render()}"
     )
     ns._release = types.MethodType(Engine._release, ns)
     ns.chunked = SimpleNamespace(rid="r1")  # the first run cleared it
@@ -254,7 +259,8 @@ def test_the_verdict_serialises_with_the_same_words():
     assert data["holds"] is False and [r["name"] for r in data["silent_skips"]] == \
         ["on_drain", "tracer"], data
     assert data["message"] == verdict.render(), (
-        f"the JSON message must be the verdict's rendered text, same words; JSON {data['message']!r}, text {verdict.render()!r}"
+        "the JSON message must be the verdict's rendered text, same words; JSON "
+        f"{data['message']!r}, text {verdict.render()!r}"
     )
     assert all(len(line) <= 100 for line in verdict.render().splitlines()), verdict.render()
 

@@ -329,7 +329,8 @@ def test_find_citations_reads_the_symbol_after_the_citation(tmp_path):
     doc.write_text("see foo.py:12 (`bar`) and at foo.py:13 (baz.qux)\n", encoding="utf-8")
     assert [(c.target, c.symbol) for c in find_citations(doc)] == [
         ("foo.py:12", "bar"), ("foo.py:13", "baz.qux")], (
-        f"the symbol after a citation (`bar`, (baz.qux)) must be read; found {[(c.target, c.symbol) for c in find_citations(doc)]}"
+        "the symbol after a citation (`bar`, (baz.qux)) must be read; found "
+        f"{[(c.target, c.symbol) for c in find_citations(doc)]}"
     )
 
 

@@ -54,13 +54,15 @@ def test_a_moved_def_is_stale_and_the_fix_names_the_new_line(project):
     report = _check(project, "SchedulePolicy.calc_priority (schedule_policy.py:1)\n")
     (finding,) = report.findings
     assert "line 1 is not in `SchedulePolicy.calc_priority`" in finding.problem, (
-        f"a citation of a def that moved must say 'line 1 is not in `SchedulePolicy.calc_priority`'; it says {finding.problem!r}"
+        "a citation of a def that moved must say 'line 1 is not in "
+        f"`SchedulePolicy.calc_priority`'; it says {finding.problem!r}"
     )
     assert finding.fix == "cite schedule_policy.py:4", (
         f"the fix must name the def's new line, 'cite schedule_policy.py:4'; it is {finding.fix!r}"
     )
     assert finding.citation.file.endswith("doc.md") and finding.citation.line == 1, (
-        f"the finding must be placed at the citation, doc.md line 1; it is at {finding.citation.file}:{finding.citation.line}"
+        "the finding must be placed at the citation, doc.md line 1; it is at "
+        f"{finding.citation.file}:{finding.citation.line}"
     )
 
 
@@ -72,7 +74,8 @@ def test_a_moved_def_is_stale_and_the_fix_names_the_new_line(project):
 def test_broken_citations(project, text, problem):
     (finding,) = _check(project, text).findings
     assert problem in finding.problem, (
-        f"the citation {text!r} must be refused with {problem!r}; the problem says {finding.problem!r}"
+        f"the citation {text!r} must be refused with {problem!r}; the problem says "
+        f"{finding.problem!r}"
     )
 
 
@@ -89,7 +92,8 @@ def test_comments_in_python_files_are_checked(project):
     code.write_text("# the sort lives in calc_priority (schedule_policy.py:2)\nx = 1\n")
     report = check_pointers([code], roots=[project])
     assert [f.fix for f in report.findings] == ["cite schedule_policy.py:4"], (
-        f"a stale citation in a Python comment must be checked and fixed to schedule_policy.py:4; fixes: {[f.fix for f in report.findings]}"
+        "a stale citation in a Python comment must be checked and fixed to schedule_policy.py:4; "
+        f"fixes: {[f.fix for f in report.findings]}"
     )
 
 

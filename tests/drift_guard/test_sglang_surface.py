@@ -30,7 +30,8 @@ def test_get_next_batch_to_run_resolves_all_six_mixins_from_source():
         f"the SGLang Scheduler's MRO must resolve all six mixins from source; it is {mro}"
     )
     assert len(result.methods) > 20 and len(result.names) > 100, (
-        f"get_next_batch_to_run must reach more than 20 methods and 100 names; it reached {len(result.methods)} and {len(result.names)}"
+        "get_next_batch_to_run must reach more than 20 methods and 100 names; it reached "
+        f"{len(result.methods)} and {len(result.names)}"
     )
     assert all(site.path[0] == "Scheduler.get_next_batch_to_run"
                for use in result.names.values() for site in use.sites), (

@@ -15,11 +15,13 @@ from deskcheck.stubs import StubSpec, stub
 def test_a_stub_runs_the_real_property_on_supplied_fields():
     s = stub(BudgetMixin, _budget_base=10, reserved_tokens=4)
     assert s.budget == 6 and isinstance(s, BudgetMixin), (
-        f"a stub must be a real BudgetMixin whose property runs on the fields given: 10 - 4 = 6; budget {s.budget}, a BudgetMixin: {isinstance(s, BudgetMixin)}"
+        "a stub must be a real BudgetMixin whose property runs on the fields given: 10 - 4 = 6; "
+        f"budget {s.budget}, a BudgetMixin: {isinstance(s, BudgetMixin)}"
     )
     s.budget = 0
     assert s._budget_base == 4, (
-        f"the real setter must run on the stub: budget = 0 sets _budget_base to 4; it is {s._budget_base}"
+        "the real setter must run on the stub: budget = 0 sets _budget_base to 4; it is "
+        f"{s._budget_base}"
     )
 
 
@@ -36,7 +38,8 @@ def test_super_runs_on_a_stub_because_it_is_a_real_subclass():
     adopted = StubSpec(Scheduler, fields=["base_reserved", "batch_reserved"], adopt=["pool_limit"],
                        register=False)(base_reserved=1, batch_reserved=2)
     assert adopted.admit(5) == 5 - 1 - 2, (
-        f"super() must run on a stub with pool_limit adopted: admit(5) = 5 - 1 - 2 = 2; it returned {adopted.admit(5)}"
+        "super() must run on a stub with pool_limit adopted: admit(5) = 5 - 1 - 2 = 2; it "
+        f"returned {adopted.admit(5)}"
     )
 
 
@@ -46,7 +49,8 @@ def test_reading_an_unmodelled_field_names_it_and_the_production_site():
         _ = s.budget
     text = info.value.render()
     assert "does not model field 'reserved_tokens'" in text, (
-        f"an unmodelled read must say the stub 'does not model field 'reserved_tokens''; the error says {text!r}"
+        "an unmodelled read must say the stub 'does not model field 'reserved_tokens''; the error "
+        f"says {text!r}"
     )
     assert "read by BudgetMixin.budget at " in text and "dg_shop/mixins/budget.py:6" in text, (
         f"an unmodelled read of reserved_tokens does not name its production site, "
@@ -64,10 +68,12 @@ def test_stub_with_roots_is_drift_guarded_when_built():
         stub(BudgetMixin, roots=["budget"], _budget_base=10)
     assert "BudgetMixinStub has drifted behind BudgetMixin.budget: ['reserved_tokens']" \
         in info.value.render(), (
-        f"a stub with roots must be drift-guarded when built, naming reserved_tokens; the error says {info.value.render()!r}"
+        "a stub with roots must be drift-guarded when built, naming reserved_tokens; the error "
+        f"says {info.value.render()!r}"
     )
     assert stub(BudgetMixin, roots=["budget"], _budget_base=1, reserved_tokens=1).budget == 0, (
-        f"a stub with roots and every field given must build and run: 1 - 1 = 0; budget is {stub(BudgetMixin, roots=['budget'], _budget_base=1, reserved_tokens=1).budget}"
+        "a stub with roots and every field given must build and run: 1 - 1 = 0; budget is "
+        f"{stub(BudgetMixin, roots=['budget'], _budget_base=1, reserved_tokens=1).budget}"
     )
 
 
@@ -81,10 +87,12 @@ def test_a_declared_stub_spec_registers_and_has_a_live_can_fail_arm():
     key = f"{__name__}:BudgetStub"
     try:
         assert registered()[key] is spec, (
-            f"a declared StubSpec must be registered under {key}; registered: {sorted(registered())}"
+            f"a declared StubSpec must be registered under {key}; registered: "
+            f"{sorted(registered())}"
         )
         assert spec.roots == ("budget",), (
-            f"a StubSpec's roots must default to every property of the class (budget); they are {spec.roots}"
+            "a StubSpec's roots must default to every property of the class (budget); they are "
+            f"{spec.roots}"
         )  # default: every property
         assert guard(spec).ok, guard(spec).message()
         assert can_fail(spec).ok, (
@@ -100,5 +108,6 @@ def test_a_stub_field_production_no_longer_reads_is_reverse_drift():
     spec = StubSpec(BudgetMixin, fields=["_budget_base", "reserved_tokens", "retired"],
                     register=False)
     assert guard(spec).names("reverse") == ["retired"], (
-        f"a stub field production no longer reads (retired) must be reverse drift; reverse: {guard(spec).names('reverse')}"
+        "a stub field production no longer reads (retired) must be reverse drift; reverse: "
+        f"{guard(spec).names('reverse')}"
     )

@@ -210,14 +210,17 @@ def test_the_json_of_a_surface_keeps_its_documented_keys_and_values(shop):
     assert count == {"file": count["file"], "line": 10, "kind": "read", "method": "Shop.run",
                      "path": ["Shop.run"], "after_write": False, "swallowed": False}, count
     assert data["writes"]["count"][0]["kind"] == "rmw" and "ro_prop" in data["writes"], (
-        f"count += 1 must be a write of kind rmw, and a property setter's write ro_prop must be listed; writes: {data['writes']}"
+        "count += 1 must be a write of kind rmw, and a property setter's write ro_prop must be "
+        f"listed; writes: {data['writes']}"
     )
     assert "step_size" not in data["writes"] and "cache.entry" not in data["reads"], (
-        f"reads must not be listed as writes (step_size), nor writes as reads (cache.entry); writes {sorted(data['writes'])}, reads {sorted(data['reads'])}"
+        "reads must not be listed as writes (step_size), nor writes as reads (cache.entry); "
+        f"writes {sorted(data['writes'])}, reads {sorted(data['reads'])}"
     )
     assert data["guarded"] == ["opt_field", "probe_field"], data["guarded"]
     assert data["dynamic"][0]["kind"] == "dynamic" and data["dynamic"][0]["line"] == 42, (
-        f"a dynamic getattr must be listed with kind 'dynamic' at line 42; dynamic: {data['dynamic']}"
+        "a dynamic getattr must be listed with kind 'dynamic' at line 42; dynamic: "
+        f"{data['dynamic']}"
     )
     assert data["counts"] == {"methods": len(result.methods), "names": len(result.names),
                               "reads": len(result.reads), "writes": len(result.writes),

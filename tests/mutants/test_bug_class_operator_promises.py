@@ -25,7 +25,8 @@ def mutate(operator: str, source: str = SOURCE, stale_means: str = "", **params)
     operator missed, in words)."""
     func = cst.parse_module(source).body[0]
     assert isinstance(func, cst.FunctionDef), (
-        f"the test source must start with a function definition; it starts with {type(func).__name__}"
+        "the test source must start with a function definition; it starts with "
+        f"{type(func).__name__}"
     )
     try:
         mutated = operator_class(operator)(params).apply(func, "function plan")

@@ -68,7 +68,8 @@ def test_reduce_op_names_torchs_default_sum_explicitly(tmp_path, monkeypatch):
 def test_rank_local_replaces_one_read_of_the_agreed_value_by_its_local_source():
     minus, plus = changed(PLAN, "rank-local", occurrence=1)
     assert minus == ["        return Plan(admit=reduced[FREE_SLOT], budget=reduced[BUDGET_SLOT])"], (
-        f"rank-local with occurrence = 1 must change the return of the agreed reads; it removed {minus}"
+        "rank-local with occurrence = 1 must change the return of the agreed reads; it removed "
+        f"{minus}"
     )
     assert plus == ["        return Plan(admit=vals[FREE_SLOT], budget=reduced[BUDGET_SLOT])"], plus
 

@@ -79,7 +79,8 @@ def _sweep(root: Path, log: Path, *args: str, expected: list[str] | None = ALL
     ran = sorted(m["id"] for m in report["mutants"] if not m["reused"])
     if expected is not None:
         assert sorted(m["id"] for m in report["mutants"]) == expected, (
-            f"the sweep's JSON must list every mutant of the catalog {expected}; it listed {sorted(m['id'] for m in report['mutants'])}"
+            f"the sweep's JSON must list every mutant of the catalog {expected}; it listed "
+            f"{sorted(m['id'] for m in report['mutants'])}"
         )
     return ran, log.read_text().split(), report
 
@@ -105,10 +106,12 @@ def test_an_unchanged_sweep_starts_no_session_and_a_changed_target_reruns_only_i
 
     ran, lines, report = _sweep(root, log)
     assert ran == [] and lines == [], (
-        f"an unchanged project must reuse every verdict with no pytest session nor test; it ran {ran}, logged {lines}"
+        "an unchanged project must reuse every verdict with no pytest session nor test; it ran "
+        f"{ran}, logged {lines}"
     )  # no session, no collection, no baseline, no test
     assert "baseline_s" not in report["timing"] and "reuse_s" in report["timing"], (
-        f"a sweep that reuses everything must report reuse_s and no baseline_s in timing; timing is {report['timing']}"
+        "a sweep that reuses everything must report reuse_s and no baseline_s in timing; timing "
+        f"is {report['timing']}"
     )
 
     module = root / "kpkg" / "mod.py"
@@ -121,7 +124,8 @@ def test_an_unchanged_sweep_starts_no_session_and_a_changed_target_reruns_only_i
         f"a re-run of one mutant must start one pytest session; the log says {lines}"
     )
     assert set(lines) - {"session"} == {"test_f1"}, (
-        f"a re-run of k.M1 must run its owner test_f1 only (baseline and mutant); the log says {lines}"
+        "a re-run of k.M1 must run its owner test_f1 only (baseline and mutant); the log says "
+        f"{lines}"
     )  # baseline and mutant ran its owner only
 
 
@@ -134,7 +138,8 @@ def test_touching_an_owner_file_reruns_what_it_owns_and_the_universe_wide_mutant
     ran, lines, _ = _sweep(root, log)
     # M0, M1: node ids in test_a.py; M3 (-k) and M4 (kills marker) cover every test file
     assert ran == ["k.M0", "k.M1", "k.M3", "k.M4"], (
-        f"touching test_a.py must re-run the mutants it owns (M0, M1) and those with -k or kills owners (M3, M4); it ran {ran}"
+        "touching test_a.py must re-run the mutants it owns (M0, M1) and those with -k or kills "
+        f"owners (M3, M4); it ran {ran}"
     )
     assert "test_f2" not in lines, (
         f"touching test_a.py must not run test_f2 of test_b.py; the log says {lines}"
@@ -149,7 +154,8 @@ def test_touching_an_owner_file_reruns_what_it_owns_and_the_universe_wide_mutant
 
     ran, lines, _ = _sweep(root, log, "--no-incremental")
     assert ran == [f"k.M{i}" for i in range(FUNCTIONS)] and "session" in lines, (
-        f"--no-incremental must re-run every mutant in a pytest session; it ran {ran}, logged {lines}"
+        f"--no-incremental must re-run every mutant in a pytest session; it ran {ran}, logged "
+        f"{lines}"
     )
 
 
@@ -181,7 +187,8 @@ def test_a_new_kills_marker_in_a_non_owner_file_reruns_the_mutant(project: tuple
 ])
 def test_declared_kills_reads_literal_ids_and_flags_dynamic_ones(text: str, expected: set):
     assert declared_kills(text) == expected, (
-        f"declared_kills must read literal kills ids and flag dynamic ones as {DYNAMIC!r}: expected {expected}, got {declared_kills(text)}"
+        f"declared_kills must read literal kills ids and flag dynamic ones as {DYNAMIC!r}: "
+        f"expected {expected}, got {declared_kills(text)}"
     )
 
 
@@ -207,5 +214,6 @@ def test_a_shard_is_recorded_in_the_store_of_the_project_the_command_runs_in(
         capture_output=True, text=True, check=True).stdout)
     runs = runs["runs"] if isinstance(runs, dict) else runs
     assert [(r["kind"], r["shard"]) for r in runs] == [("sweep", "1/2")], (
-        f"the store of the project the command runs in must record one sweep with shard 1/2; history has {runs}"
+        "the store of the project the command runs in must record one sweep with shard 1/2; "
+        f"history has {runs}"
     )

@@ -23,10 +23,12 @@ def write(tmp_path, text: str):
 def test_fixture_catalog_loads():
     catalog = load_catalog(CATALOG)
     assert len(catalog.mutants) >= 20, (
-        f"the fixture catalog must load all its mutants (20 or more); it loaded {len(catalog.mutants)}"
+        "the fixture catalog must load all its mutants (20 or more); it loaded "
+        f"{len(catalog.mutants)}"
     )
     assert catalog.get("calc.admit_strict").expect == "told to admit .* with room for", (
-        f"calc.admit_strict's expect must load as written; it is {catalog.get('calc.admit_strict').expect!r}"
+        "calc.admit_strict's expect must load as written; it is "
+        f"{catalog.get('calc.admit_strict').expect!r}"
     )
     assert catalog.settings.tests == ("checks",), (
         f"the catalog's [sweep] tests must load as ('checks',); it is {catalog.settings.tests!r}"
@@ -94,7 +96,8 @@ def test_all_problems_reported_at_once_with_lines(tmp_path):
         f"a CatalogError must exit 2 (config error); its exit_code is {error.exit_code}"
     )
     assert all(e.fix for e in error.errors), (
-        f"every catalog problem must come with a fix; these have none: {[e.message for e in error.errors if not e.fix]}"
+        "every catalog problem must come with a fix; these have none: "
+        f"{[e.message for e in error.errors if not e.fix]}"
     )
 
 
@@ -107,7 +110,8 @@ def test_toml_syntax_error_names_the_line(tmp_path):
     with pytest.raises(CatalogError) as info:
         load_catalog(path)
     assert info.value.location.endswith(":3"), (
-        f"a TOML syntax error on line 3 must be located at ':3'; its location is {info.value.location!r}"
+        "a TOML syntax error on line 3 must be located at ':3'; its location is "
+        f"{info.value.location!r}"
     )
 
 
@@ -135,7 +139,8 @@ def test_operator_param_types_checked(tmp_path):
 def test_select_rejects_unknown_ids():
     catalog = load_catalog(CATALOG)
     assert [m.id for m in catalog.select(["calc.pick_max"])] == ["calc.pick_max"], (
-        f"select of a known id must give that mutant only; it gave {[m.id for m in catalog.select(['calc.pick_max'])]}"
+        "select of a known id must give that mutant only; it gave "
+        f"{[m.id for m in catalog.select(['calc.pick_max'])]}"
     )
     with pytest.raises(CatalogError, match="nope"):
         catalog.select(["nope"])

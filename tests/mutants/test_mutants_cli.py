@@ -15,7 +15,8 @@ def test_list_shows_every_mutant():
     proc = deskcheck("mutants", "list", "--catalog", str(CATALOG))
     assert proc.returncode == 0, proc.stderr
     assert "calc.admit_strict" in proc.stdout and "fixpkg.calc:admit" in proc.stdout, (
-        f"`mutants list` must show each mutant's id and target (calc.admit_strict, fixpkg.calc:admit); it printed {proc.stdout!r}"
+        "`mutants list` must show each mutant's id and target (calc.admit_strict, "
+        f"fixpkg.calc:admit); it printed {proc.stdout!r}"
     )
 
 
@@ -31,10 +32,12 @@ def test_show_prints_the_unified_diff():
     proc = deskcheck("mutants", "show", "calc.admit_strict", "--catalog", str(CATALOG))
     assert proc.returncode == 0, proc.stderr
     assert "-    return cost <= budget" in proc.stdout, (
-        f"`mutants show` must print the unified diff's removed line '-    return cost <= budget'; it printed {proc.stdout!r}"
+        "`mutants show` must print the unified diff's removed line '-    return cost <= budget'; "
+        f"it printed {proc.stdout!r}"
     )
     assert "+    return cost < budget" in proc.stdout, (
-        f"`mutants show` must print the unified diff's added line '+    return cost < budget'; it printed {proc.stdout!r}"
+        "`mutants show` must print the unified diff's added line '+    return cost < budget'; it "
+        f"printed {proc.stdout!r}"
     )
     assert "fixpkg/calc.py" in proc.stdout, (
         f"`mutants show` must name the mutated file fixpkg/calc.py; it printed {proc.stdout!r}"
@@ -44,10 +47,12 @@ def test_show_prints_the_unified_diff():
 def test_show_reports_a_stale_mutant():
     proc = deskcheck("mutants", "show", "calc.total_doubled_stale", "--catalog", str(CATALOG))
     assert proc.returncode == 1, (
-        f"`mutants show` of a STALE mutant must exit 1; it exited {proc.returncode}: {proc.stderr[-500:]}"
+        f"`mutants show` of a STALE mutant must exit 1; it exited {proc.returncode}: "
+        f"{proc.stderr[-500:]}"
     )
     assert "STALE" in proc.stderr and "'acc += value * 2'" in proc.stderr, (
-        f"`mutants show` of a STALE mutant must say STALE and quote the missing 'acc += value * 2'; stderr: {proc.stderr[-500:]!r}"
+        "`mutants show` of a STALE mutant must say STALE and quote the missing 'acc += value * "
+        f"2'; stderr: {proc.stderr[-500:]!r}"
     )
 
 
@@ -58,7 +63,8 @@ def test_run_puts_pytest_under_the_mutant():
                       test, "-q", cwd=FIXTURE)
     assert under.returncode == 1, under.stdout + under.stderr
     assert "subprocess python saw mutated" in under.stdout, (
-        f"`mutants run` must put pytest's subprocess python under the mutant ('subprocess python saw mutated'); it printed {under.stdout[-800:]!r}"
+        "`mutants run` must put pytest's subprocess python under the mutant ('subprocess python "
+        f"saw mutated'); it printed {under.stdout[-800:]!r}"
     )
     clean = deskcheck("mutants", "run", "calc.pick_max", "--catalog", str(CATALOG), "--",
                       test, "-q", cwd=FIXTURE)
@@ -70,7 +76,8 @@ def test_sweep_holds_when_every_mutant_is_killed(tmp_path):
                                 "--workers", "1")
     assert proc.returncode == 0, proc.stderr
     assert [m["verdict"] for m in document["mutants"]] == ["KILLED", "KILLED"], (
-        f"`sweep --only` of two killable mutants must judge both KILLED; got {[m['verdict'] for m in document['mutants']]}"
+        "`sweep --only` of two killable mutants must judge both KILLED; got "
+        f"{[m['verdict'] for m in document['mutants']]}"
     )
     assert "KILLED" in proc.stdout, (
         f"the sweep's verdict table must show KILLED; stdout: {proc.stdout[-800:]!r}"
@@ -89,17 +96,20 @@ def test_sweep_config_error_exits_2_with_location(tmp_path):
         '''))
     proc = deskcheck("sweep", "--catalog", str(bad), "--no-store")
     assert proc.returncode == 2, (
-        f"a catalog error must make `sweep` exit 2; it exited {proc.returncode}: {proc.stderr[-500:]}"
+        f"a catalog error must make `sweep` exit 2; it exited {proc.returncode}: "
+        f"{proc.stderr[-500:]}"
     )
     assert f"{bad}:6: operator 'swap' needs key 'old'" in proc.stderr, (
-        f"a catalog error must name its file and line ('{bad}:6: operator 'swap' needs key 'old''); stderr: {proc.stderr[-500:]!r}"
+        f"a catalog error must name its file and line ('{bad}:6: operator 'swap' needs key "
+        f"'old''); stderr: {proc.stderr[-500:]!r}"
     )  # the operator line
 
 
 def test_sweep_unknown_only_id_exits_2():
     proc = deskcheck("sweep", "--catalog", str(CATALOG), "--only", "nope", "--no-store")
     assert proc.returncode == 2 and "nope" in proc.stderr, (
-        f"`sweep --only nope` (an unknown id) must exit 2 naming it; it exited {proc.returncode}: {proc.stderr[-500:]!r}"
+        f"`sweep --only nope` (an unknown id) must exit 2 naming it; it exited {proc.returncode}: "
+        f"{proc.stderr[-500:]!r}"
     )
 
 
@@ -167,20 +177,25 @@ def test_full_matrix_runs_every_test_under_every_mutant(tmp_path):
                              cwd=FIXTURE)
     (mutant,) = document["mutants"]
     assert mutant["verdict"] == "KILLED", (
-        f"--full-matrix must still judge the mutant killed by its owner KILLED; it was {mutant['verdict']}: {mutant['excerpt']}"
+        "--full-matrix must still judge the mutant killed by its owner KILLED; it was "
+        f"{mutant['verdict']}: {mutant['excerpt']}"
     )
     assert mutant["killed_by"] == ["checks/check_calc.py::test_clamp_low"], (
-        f"killed_by must list only the owner that failed (test_clamp_low); it is {mutant['killed_by']}"
+        "killed_by must list only the owner that failed (test_clamp_low); it is "
+        f"{mutant['killed_by']}"
     )
     ran = set(mutant["detail"]["items_run"])
     assert "checks/check_calc.py::test_clamp_middle" in ran, (
-        f"--full-matrix must not stop at the first kill: test_clamp_middle was not run; items_run: {sorted(ran)}"
+        "--full-matrix must not stop at the first kill: test_clamp_middle was not run; items_run: "
+        f"{sorted(ran)}"
     )  # no stop at the first kill
     assert "checks/check_calc.py::test_pick_marked" in ran, (
-        f"--full-matrix must run non-owners too: test_pick_marked was not run; items_run: {sorted(ran)}"
+        "--full-matrix must run non-owners too: test_pick_marked was not run; items_run: "
+        f"{sorted(ran)}"
     )  # non-owners too
     assert "checks/check_calc.py::test_always_red" not in ran, (
-        f"--full-matrix must skip tests red on clean code, yet test_always_red ran; items_run: {sorted(ran)}"
+        "--full-matrix must skip tests red on clean code, yet test_always_red ran; items_run: "
+        f"{sorted(ran)}"
     )  # red on clean code: skipped
 
 
@@ -205,13 +220,16 @@ def test_owner_in_a_file_that_does_not_collect_is_baseline_red(tmp_path):
                              catalog=project / "mutants.toml", cwd=project)
     verdicts = {m["id"]: m for m in document["mutants"]}
     assert verdicts["broken.owner"]["verdict"] == "BASELINE_RED", (
-        f"an owner in a file that does not import must make BASELINE_RED; it was {verdicts['broken.owner']['verdict']}: {verdicts['broken.owner']['excerpt']}"
+        "an owner in a file that does not import must make BASELINE_RED; it was "
+        f"{verdicts['broken.owner']['verdict']}: {verdicts['broken.owner']['excerpt']}"
     )
     assert "no_such_module_anywhere" in verdicts["broken.owner"]["excerpt"], (
-        f"the BASELINE_RED excerpt must name the failed import no_such_module_anywhere; excerpt: {verdicts['broken.owner']['excerpt']!r}"
+        "the BASELINE_RED excerpt must name the failed import no_such_module_anywhere; excerpt: "
+        f"{verdicts['broken.owner']['excerpt']!r}"
     )
     assert verdicts["calc.pick_max"]["verdict"] == "KILLED", (
-        f"a BASELINE_RED mutant must not stop the others being judged: calc.pick_max was {verdicts['calc.pick_max']['verdict']}, not KILLED"
+        "a BASELINE_RED mutant must not stop the others being judged: calc.pick_max was "
+        f"{verdicts['calc.pick_max']['verdict']}, not KILLED"
     )  # the rest is still judged
 
 
@@ -228,7 +246,8 @@ def test_runs_are_recorded_and_a_holding_verdict_is_reused(tmp_path):
         assert proc.returncode == 0, proc.stderr
     (mutant,) = json.loads(out.read_text())["mutants"]
     assert mutant["verdict"] == "KILLED" and mutant["reused"] is True, (
-        f"a second sweep of a held KILLED verdict must reuse it (reused: true); got verdict {mutant['verdict']}, reused {mutant['reused']}"
+        "a second sweep of a held KILLED verdict must reuse it (reused: true); got verdict "
+        f"{mutant['verdict']}, reused {mutant['reused']}"
     )
     assert (project / ".deskcheck").is_dir(), (
         f"a recorded sweep must keep its store in {project / '.deskcheck'}, which is not a folder"
@@ -236,5 +255,6 @@ def test_runs_are_recorded_and_a_holding_verdict_is_reused(tmp_path):
     fresh = deskcheck("sweep", "--only", "calc.pick_max", "--json", str(out),
                       "--no-incremental", cwd=project)
     assert fresh.returncode == 0 and json.loads(out.read_text())["mutants"][0]["reused"] is False, (
-        f"--no-incremental must judge afresh (reused: false) and exit 0; it exited {fresh.returncode}: {fresh.stderr[-500:]}"
+        "--no-incremental must judge afresh (reused: false) and exit 0; it exited "
+        f"{fresh.returncode}: {fresh.stderr[-500:]}"
     )

@@ -57,7 +57,8 @@ def test_sweep_leaves_the_repo_byte_identical(repo, tmp_path):
                      "calc.admit_strict", "calc.size_offset", "dist.max_not_min", cwd=repo)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert snapshot(repo) == before, (
-        "a sweep must leave the repository byte-identical (git status and file contents), yet they changed"
+        "a sweep must leave the repository byte-identical (git status and file contents), yet "
+        "they changed"
     )
 
 
@@ -88,5 +89,6 @@ def test_kill_9_mid_sweep_leaves_repo_and_processes_clean(repo):
         for pid in tagged_processes(tag):
             os.kill(pid, signal.SIGKILL)
     assert snapshot(repo) == before, (
-        "a sweep killed with SIGKILL must leave the repository byte-identical (git status and file contents), yet they changed"
+        "a sweep killed with SIGKILL must leave the repository byte-identical (git status and "
+        "file contents), yet they changed"
     )

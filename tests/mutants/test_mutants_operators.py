@@ -33,7 +33,8 @@ def test_replace_exact_snippet_once():
     minus, plus = changed_lines(mutate("fixpkg.calc:total", "replace", old="acc = 0",
                                        new="acc = 1"))
     assert minus == ["    acc = 0"] and plus == ["    acc = 1"], (
-        f"replace of 'acc = 0' by 'acc = 1' must change exactly that line of fixpkg.calc:total; removed {minus}, added {plus}"
+        "replace of 'acc = 0' by 'acc = 1' must change exactly that line of fixpkg.calc:total; "
+        f"removed {minus}, added {plus}"
     )
 
 
@@ -41,7 +42,8 @@ def test_replace_stale_names_snippet_and_function():
     with pytest.raises(StaleOperator) as info:
         mutate("fixpkg.calc:total", "replace", old="acc = 7", new="acc = 1")
     assert "'acc = 7'" in str(info.value) and "fixpkg.calc:total" in str(info.value), (
-        f"a STALE replace must quote its snippet 'acc = 7' and name fixpkg.calc:total; it says: {info.value}"
+        "a STALE replace must quote its snippet 'acc = 7' and name fixpkg.calc:total; it says: "
+        f"{info.value}"
     )
 
 
@@ -75,7 +77,8 @@ def test_swap_expression_attribute():
     minus, plus = changed_lines(mutate("fixpkg.dist:agreed_budget", "swap",
                                        old="dist.ReduceOp.MIN", new="dist.ReduceOp.MAX"))
     assert plus == ["    dist.all_reduce(tensor, op=dist.ReduceOp.MAX)"], (
-        f"swap of dist.ReduceOp.MIN by dist.ReduceOp.MAX must change the attribute in place; added {plus}"
+        "swap of dist.ReduceOp.MIN by dist.ReduceOp.MAX must change the attribute in place; added "
+        f"{plus}"
     )
 
 
@@ -92,7 +95,8 @@ def test_swap_ambiguous_needs_occurrence():
 def test_drop_call_statement_becomes_pass():
     minus, plus = changed_lines(mutate("fixpkg.calc:Ledger.add", "drop-call", call="self._audit"))
     assert minus == ["        self._audit(entry)"] and plus == ["        pass"], (
-        f"drop-call of a statement call self._audit must turn it into pass; removed {minus}, added {plus}"
+        f"drop-call of a statement call self._audit must turn it into pass; removed {minus}, added "
+        f"{plus}"
     )
 
 
@@ -108,7 +112,8 @@ def test_force_branch_if_and_nested_def():
     _, plus = changed_lines(mutate("fixpkg.shapes:Shape.outer.inner", "force-branch",
                                    condition="y > 2", to=True))
     assert plus == ["            if True:"], (
-        f"force-branch of 'y > 2' to true in the nested def Shape.outer.inner must give 'if True:'; added {plus}"
+        "force-branch of 'y > 2' to true in the nested def Shape.outer.inner must give 'if "
+        f"True:'; added {plus}"
     )
 
 
@@ -120,7 +125,8 @@ def test_force_branch_stale():
 def test_return_keeps_signature():
     minus, plus = changed_lines(mutate("fixpkg.calc:admit", "return", value="True"))
     assert plus == ["    return True"] and minus == ["    return cost <= budget"], (
-        f"return with value True must replace the body's return and keep the signature; removed {minus}, added {plus}"
+        "return with value True must replace the body's return and keep the signature; removed "
+        f"{minus}, added {plus}"
     )
 
 
@@ -150,5 +156,6 @@ def test_broken_mutant_reported():
 def test_property_setter_and_getter_are_told_apart():
     mutated = mutate("fixpkg.shapes:Shape.area", "offset", expression="3 * 4", by=1)
     assert "(3 * 4 + 1)" in mutated.mutated or "((3 * 4) + 1)" in mutated.mutated, (
-        f"offset by 1 of '3 * 4' in the area property must change the getter; the mutated source is {mutated.mutated!r}"
+        "offset by 1 of '3 * 4' in the area property must change the getter; the mutated source "
+        f"is {mutated.mutated!r}"
     )

@@ -42,7 +42,8 @@ def run_python(extra_env: dict[str, str]) -> str:
 
 def test_a_fresh_python_is_clean_without_the_variable():
     assert run_python({}) == "clean False 1", (
-        f"a python started without the mutant variable must run clean code; it printed {run_python({})!r}"
+        "a python started without the mutant variable must run clean code; it printed "
+        f"{run_python({})!r}"
     )
 
 
@@ -51,7 +52,8 @@ def test_the_hook_applies_the_mutant_on_import(monkeypatch):
     env = child_environment(payload("fixpkg.probe:marker", "return", value='"mutated"'),
                             None, "t1")
     assert run_python(env) == "mutated False 1", (
-        f"the import hook must apply the return mutant of fixpkg.probe:marker on import; it printed {run_python(env)!r}"
+        "the import hook must apply the return mutant of fixpkg.probe:marker on import; it "
+        f"printed {run_python(env)!r}"
     )
 
 
@@ -61,10 +63,12 @@ def test_nested_mutants_stay_applied_below_each_other(monkeypatch):
     env = child_environment(payload("fixpkg.calc:Ledger.pick", "swap", old="min", new="max"),
                             None, "t2")
     assert len(json.loads(env[MUTANT_ENV])) == 2, (
-        f"a nested mutant run must export the outer and the inner mutant; it exported {env[MUTANT_ENV]}"
+        "a nested mutant run must export the outer and the inner mutant; it exported "
+        f"{env[MUTANT_ENV]}"
     )
     assert run_python(env) == "clean True 2", (
-        f"both nested mutants (admit returns True, pick swaps min for max) must apply; it printed {run_python(env)!r}"
+        "both nested mutants (admit returns True, pick swaps min for max) must apply; it printed "
+        f"{run_python(env)!r}"
     )
 
 
@@ -75,7 +79,8 @@ def test_payload_from_a_file(tmp_path, monkeypatch):
     env = child_environment(None, None, "t3")
     env[MUTANT_ENV] = f"@{path}"
     assert run_python(env) == "filed False 1", (
-        f"a payload given as @FILE must be read from the file and applied; it printed {run_python(env)!r}"
+        "a payload given as @FILE must be read from the file and applied; it printed "
+        f"{run_python(env)!r}"
     )
 
 

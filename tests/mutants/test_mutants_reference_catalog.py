@@ -21,7 +21,8 @@ RANK_ONLY = ("tp_scheduler.scheduler_budget_mixin:SchedulerBudgetMixin._all_redu
 def test_reference_catalog_has_24_owned_mutants_matching_todays_source():
     catalog = load_catalog(REFERENCE)
     assert len(catalog.mutants) >= 24, (
-        f"the reference catalog examples/tp_scheduler/mutants.toml must hold its 24 mutants or more; it loaded {len(catalog.mutants)}"
+        "the reference catalog examples/tp_scheduler/mutants.toml must hold its 24 mutants or "
+        f"more; it loaded {len(catalog.mutants)}"
     )
     for mutant in catalog.mutants:
         assert mutant.owners, f"{mutant.id} has no owner"
@@ -38,17 +39,20 @@ def test_reference_sweep_kills_every_mutant_by_its_owner(tmp_path):
     assert set(verdicts.values()) == {"KILLED"}, {k: v for k, v in verdicts.items()
                                                  if v != "KILLED"}
     assert proc.returncode == 0, (
-        f"the reference sweep must hold (exit 0) when every mutant is KILLED; it exited {proc.returncode}: {proc.stderr[-800:]}"
+        "the reference sweep must hold (exit 0) when every mutant is KILLED; it exited "
+        f"{proc.returncode}: {proc.stderr[-800:]}"
     )
     mutants = by_id(document)
     for mutant in mutants.values():
         assert set(mutant["killed_by"]) <= set(mutant["owners"]), (
-            f"{mutant['id']} must be killed by its owners only; killed_by {mutant['killed_by']}, owners {mutant['owners']}"
+            f"{mutant['id']} must be killed by its owners only; killed_by {mutant['killed_by']}, "
+            f"owners {mutant['owners']}"
         )
     rank_only = [m for m in mutants.values() if m["target"] in RANK_ONLY]
     assert rank_only and all(
         all("test_gloo_" in k or "suites" in k for k in m["killed_by"]) for m in rank_only), (
-        f"the rank-only mutants of _all_reduce_min must be killed by the gloo or suites tests only; killed_by: {[m['killed_by'] for m in rank_only]}"
+        "the rank-only mutants of _all_reduce_min must be killed by the gloo or suites tests "
+        f"only; killed_by: {[m['killed_by'] for m in rank_only]}"
     )
     for owned in _audit_owned():  # the audit and the arm both judged, both killed
         if owned.id in AUDIT_GAPS:

@@ -59,7 +59,8 @@ def test_mutants_run_record_hands_recording_to_the_pytest_it_starts(monkeypatch)
     for extra in ([], ["--record"]):
         assert main(["mutants", "run", "calc.pick_max", "--catalog", str(CATALOG), *extra,
                      "--", "checks/check_calc.py", "-q"]) == 0, (
-            f"`mutants run calc.pick_max {' '.join(extra)} -- checks/check_calc.py` must exit 0 (the pytest call is faked to pass)"
+            f"`mutants run calc.pick_max {' '.join(extra)} -- checks/check_calc.py` must exit 0 "
+            "(the pytest call is faked to pass)"
         )
     (plain_argv, plain_env), (argv, env) = started
     assert (plain_env.get("DESKCHECK_RECORD"), env.get("DESKCHECK_RECORD")) == (None, "all"), (

@@ -40,7 +40,8 @@ def test_the_audit_kills_a_gating_input_made_rank_local_and_judges_nothing_else(
         f"in for the tests): killed by {both['killed_by']}")
     alone = mutants["room.audit_only"]
     assert alone["killed_by"] == ["uniformity:Sched.step"], (
-        f"a mutant owned by the audit only must be killed by uniformity:Sched.step; killed by {alone['killed_by']}"
+        "a mutant owned by the audit only must be killed by uniformity:Sched.step; killed by "
+        f"{alone['killed_by']}"
     )
     assert alone["excerpt"].startswith(
         "uniformity:Sched.step: RankLocalDecision: Sched.step at "
@@ -75,7 +76,8 @@ def test_an_owner_naming_a_function_without_a_gating_decision_is_an_error_at_its
                 "'uniformity:Sched.no_collective' names a function with no gating decision")
     assert expected in proc.stderr, proc.stderr
     assert "fix: name a function whose decision gates a collective" in proc.stderr, (
-        f"an owner naming a function without a gating decision must come with the fix 'name a function whose decision gates a collective'; stderr: {proc.stderr[-600:]}"
+        "an owner naming a function without a gating decision must come with the fix 'name a "
+        f"function whose decision gates a collective'; stderr: {proc.stderr[-600:]}"
     )
     assert "Sched.step" in proc.stderr, "the fix does not list the functions that have one"
     assert "KILLED" not in proc.stdout, "mutants ran after a catalog error"

@@ -139,7 +139,8 @@ def test_a_rebound_parameter_is_not_trusted():
     env = bind(node, call_args(_call("c.f(flag=True)")), skip_first=True)
     assert "flag" not in env.values, f"flag is reassigned in the body, so unknown: {env}"
     assert "reassigned" in env.get("flag").why, (
-        f"a rebound parameter must be unknown because it is 'reassigned'; the reason given is {env.get('flag').why!r}"
+        "a rebound parameter must be unknown because it is 'reassigned'; the reason given is "
+        f"{env.get('flag').why!r}"
     )
 
 

@@ -38,7 +38,8 @@ def test_a_branch_adding_a_rank_local_decision_is_reported(make_pkg, capsys):
         ("added", "self.tp_rank == 0", "RANK-LOCAL")], changes.lines()
     assert [name for _d, name in changes.rank_local] == ["self.tp_rank"], changes.lines()
     assert main(["uniformity", "pkg.s:S", "--root", str(root), "--changed-since", "main"]) == 1, (
-        "`deskcheck uniformity --changed-since main` must exit 1 when the branch adds a RANK-LOCAL decision"
+        "`deskcheck uniformity --changed-since main` must exit 1 when the branch adds a "
+        "RANK-LOCAL decision"
     )
     out = capsys.readouterr().out
     assert "added RANK-LOCAL" in out, f"the report must say 'added RANK-LOCAL'; it printed {out!r}"
@@ -49,7 +50,8 @@ def test_a_branch_without_python_changes_answers_at_once(make_pkg):
     (root / "README.md").write_text("docs only\n")
     changes = changed_since("pkg.s:S", root=root, ref="main")
     assert changes.files == [] and changes.decisions == [] and changes.exit_code() == 0, (
-        f"a branch without Python changes must report no files, no decisions and exit 0; files {changes.files}, decisions {changes.decisions}, exit {changes.exit_code()}"
+        "a branch without Python changes must report no files, no decisions and exit 0; files "
+        f"{changes.files}, decisions {changes.decisions}, exit {changes.exit_code()}"
     )
 
 

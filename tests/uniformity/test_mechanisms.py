@@ -189,7 +189,8 @@ def test_a_callable_held_in_a_dataclass_field_is_followed(make_pkg):
     assert any(s.function == "S._sync" for s in report.sites), (
         "the collective behind a callable in a dataclass field was not found")
     assert [d.verdict for d in report.find("S.step")] == [Verdict.RANK_LOCAL], (
-        f"a decision gating a collective behind a callable in a dataclass field must be RANK-LOCAL; verdicts: {[d.verdict for d in report.find('S.step')]}"
+        "a decision gating a collective behind a callable in a dataclass field must be "
+        f"RANK-LOCAL; verdicts: {[d.verdict for d in report.find('S.step')]}"
     )
 
 

@@ -31,14 +31,16 @@ def test_json_has_stable_keys(proj, monkeypatch, capsys):
     first = data["standins"][0]
     assert set(first) == STANDIN_KEYS, f"stand-in keys: {sorted(first)}"
     assert first["built_at"] == "tests/test_new_form.py:8" and first["kind"] == "new", (
-        f"the first stand-in must be the __new__ instance built at tests/test_new_form.py:8 (kind new); got {first['built_at']} kind {first['kind']}"
+        "the first stand-in must be the __new__ instance built at tests/test_new_form.py:8 (kind "
+        f"new); got {first['built_at']} kind {first['kind']}"
     )
     assert first["sets"]["pending"] == {"line": 9, "value": "'a'", "text": "'a'"}, first["sets"]
     assert first["driven"] == [{"method": "abort", "how": "obj.method()",
                                 "tests": ["tests/test_new_form.py::test_abort_on_a_new_instance"],
                                 "sites": ["tests/test_new_form.py:13"]}], first["driven"]
     assert {tuple(sorted(r)) for r in first["unexercised"]} == {tuple(sorted(RECORD_KEYS))}, (
-        f"each unexercised record must have the keys {sorted(RECORD_KEYS)}; records: {first['unexercised']}"
+        f"each unexercised record must have the keys {sorted(RECORD_KEYS)}; records: "
+        f"{first['unexercised']}"
     )
     assert code == 0 and data["ok"] is True, "all hold: exit 0"
 
@@ -50,7 +52,8 @@ def test_problems_exit_1_and_are_listed_in_json(proj, monkeypatch, capsys):
     assert {p["kind"] for p in data["problems"]} == {"too-dynamic", "unresolved-model"}, (
         f"problem kinds: {[p['kind'] for p in data['problems']]}")
     assert all(set(p) == {"kind", "file", "line", "message", "fix"} for p in data["problems"]), (
-        f"each problem in the JSON must have exactly kind, file, line, message, fix; problems: {data['problems']}"
+        "each problem in the JSON must have exactly kind, file, line, message, fix; problems: "
+        f"{data['problems']}"
     )
 
 

@@ -84,5 +84,6 @@ def test_a_specless_mock_passed_as_self_serves_every_name_silently(proj):
         f"every name it was not given is an auto-created child: silent skips "
         f"{names(report, 'silent_skips')}, drift {names(report, 'drift')}")
     assert not report.holds, (
-        f"names a bare MagicMock serves only with auto-created children are silent skips that fail the stand-in; it holds: {report.records('silent_skips')}"
+        "names a bare MagicMock serves only with auto-created children are silent skips that fail "
+        f"the stand-in; it holds: {report.records('silent_skips')}"
     )

@@ -34,7 +34,8 @@ def test_run_finds_the_same_standins_and_judges_on_executed_lines(proj, monkeypa
     assert [r["name"] for r in new["unexercised"]] == ["slow_queue"], (
         f"the SLOW branch never ran: {new['unexercised']}")
     assert all(v["mode"] == "executed" for v in new["verdicts"]), (
-        f"with --run every verdict must be judged on executed lines (mode executed); verdicts: {new['verdicts']}"
+        "with --run every verdict must be judged on executed lines (mode executed); verdicts: "
+        f"{new['verdicts']}"
     )
     factory = by_site["tests/test_factory_form.py:11"]
     assert "queue" in {r["name"] for r in factory["unexercised"]}, (
@@ -49,7 +50,8 @@ def test_run_on_the_reference_targets_adhoc_tests(monkeypatch, capsys):
     monkeypatch.chdir(root)
     target = "examples/tp_scheduler/tests/test_adhoc_standins.py"
     assert main(["standins", "--json", target]) == 0, (
-        f"`deskcheck standins --json {target}` must exit 0: the reference target's ad-hoc stand-ins hold"
+        f"`deskcheck standins --json {target}` must exit 0: the reference target's ad-hoc "
+        "stand-ins hold"
     )
     static = json.loads(capsys.readouterr().out)
     code = main(["standins", "--json", "--run", target])
