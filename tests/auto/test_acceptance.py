@@ -39,13 +39,19 @@ def test_only_the_changed_lines_are_mutated(scratch):
     repo, _, report = scratch
     changed = {f.path: f.lines for f in changed_production_lines(repo, "main").files}
     assert set(changed) == {"tp_scheduler/tp_head_congruence.py",
-                            "tp_scheduler/scheduler_budget_mixin.py"}
+                            "tp_scheduler/scheduler_budget_mixin.py"}, (
+        "the scratch change touches two production files of tp_scheduler; the change set has "
+        f"{sorted(changed)}"
+    )
     assert report["mutants"], "the scratch change has mutable lines"
     for mutant in report["mutants"]:
         auto = mutant["detail"]["auto"]
         assert auto["line"] in changed[auto["path"]], mutant["id"]
     assert {m["target"] for m in report["mutants"]} == {
-        "tp_scheduler.tp_head_congruence:group_count", RANK_ONLY}
+        "tp_scheduler.tp_head_congruence:group_count", RANK_ONLY}, (
+        f"the mutants must target the changed functions group_count and {RANK_ONLY}; they target "
+        f"{sorted({m['target'] for m in report['mutants']})}"
+    )
 
 
 def test_every_mutant_has_a_verdict_and_rank_only_code_is_owned(scratch):
@@ -55,7 +61,10 @@ def test_every_mutant_has_a_verdict_and_rank_only_code_is_owned(scratch):
         assert mutant["verdict"] in VERDICTS, (mutant["id"], mutant["verdict"], done.stdout)
         assert mutant["owners"], mutant["id"]  # no "no tests", rank-only code included
     rank_only = [m for m in report["mutants"] if m["target"] == RANK_ONLY]
-    assert len(rank_only) == 2  # the new `if` and the re-indented collective
+    assert len(rank_only) == 2, (
+        "the rank-only function must get 2 mutants (the new `if` and the re-indented collective); "
+        f"it got {[m['id'] for m in rank_only]}"
+    )  # the new `if` and the re-indented collective
     assert GLOO, "the reference target has gloo rank tests"
     for mutant in rank_only:
         assert all(o.split("::")[0] in GLOO for o in mutant["owners"]), mutant["owners"]
@@ -70,4 +79,7 @@ def test_every_mutant_has_a_verdict_and_rank_only_code_is_owned(scratch):
 
 def test_the_checkout_is_untouched(scratch):
     repo, _, _ = scratch
-    assert git(repo, "status", "--porcelain") == ""
+    assert git(repo, "status", "--porcelain") == "", (
+        "an --auto run must leave the checkout clean; git status --porcelain says "
+        f"{git(repo, 'status', '--porcelain')!r}"
+    )

@@ -42,7 +42,10 @@ def test_the_pr_cap_keeps_the_bug_class_before_anything_else(newcomer):
     generation = generate_auto_mutants(newcomer, per_line=1, max_mutants=3)
     assert sorted(m.family for m in generation.mutants) == ["LOCAL", "REDOP", "SKIP"], (
         [(m.line, m.family) for m in generation.mutants])
-    assert generation.dropped_by_pr_cap == 1
+    assert generation.dropped_by_pr_cap == 1, (
+        "the PR cap of 3 over 4 candidate lines must count 1 dropped_by_pr_cap; it counted "
+        f"{generation.dropped_by_pr_cap}"
+    )
 
 
 def test_without_the_bug_class_the_same_lines_get_mutmuts_operators(newcomer):
@@ -53,7 +56,13 @@ def test_without_the_bug_class_the_same_lines_get_mutmuts_operators(newcomer):
 
 def test_bug_class_operators_and_families_can_be_chosen_by_name():
     keep = operator_filter(["rank-local", "SKIP"])
-    assert keep("rank-local", "LOCAL") and keep("skip-on-rank", "SKIP")
-    assert not keep("operator_swap_op", "ROR")
+    assert keep("rank-local", "LOCAL") and keep("skip-on-rank", "SKIP"), (
+        "an operator filter naming rank-local and SKIP must keep the rank-local and skip-on-rank "
+        "operators"
+    )
+    assert not keep("operator_swap_op", "ROR"), (
+        "an operator filter naming only bug-class operators must drop mutmut's operator_swap_op "
+        "(ROR)"
+    )
     with pytest.raises(ConfigError, match="bug-class operators"):
         operator_filter(["rank-locale"])

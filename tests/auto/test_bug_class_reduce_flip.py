@@ -17,7 +17,9 @@ def test_a_changed_reduce_line_gets_a_reduce_op_mutant_with_the_op_flipped(op, f
     wrapper = MetadataWrapper(cst.parse_module(source))
     positions = wrapper.resolve(PositionProvider)
     func = wrapper.module.body[0]
-    assert isinstance(func, cst.FunctionDef)
+    assert isinstance(func, cst.FunctionDef), (
+        f"the test source must parse to a function definition; it parsed to {type(func).__name__}"
+    )
 
     def span(node: cst.CSTNode) -> tuple[int, int, int]:
         pos = positions[node]
@@ -30,4 +32,7 @@ def test_a_changed_reduce_line_gets_a_reduce_op_mutant_with_the_op_flipped(op, f
     mutated = apply_site(func, sites[0], "function f")
     assert mutated is not None, (
         f"auto's reduce-op candidate for op {op} changes nothing (the op was not flipped)")
-    assert f"ReduceOp.{flipped}" in cst.Module(body=[mutated]).code
+    assert f"ReduceOp.{flipped}" in cst.Module(body=[mutated]).code, (
+        f"auto's reduce-op mutant for op {op} must give ReduceOp.{flipped}; it gave "
+        f"{cst.Module(body=[mutated]).code!r}"
+    )

@@ -47,7 +47,9 @@ new file mode 100644
 
 def test_hunk_headers_give_new_side_lines_and_skip_pure_deletions():
     changed = parse_unified_zero(DIFF)
-    assert changed == {"pkg/a.py": {3, 19, 20, 21}, "pkg/new.py": {1, 2}}
+    assert changed == {"pkg/a.py": {3, 19, 20, 21}, "pkg/new.py": {1, 2}}, (
+        f"the new side of each hunk must give the changed lines, pure deletions none; got {changed}"
+    )
 
 
 @pytest.mark.parametrize("path, is_test", [
@@ -62,38 +64,70 @@ def test_hunk_headers_give_new_side_lines_and_skip_pure_deletions():
     ("pkg/latest_tests.py", False),
 ])
 def test_default_test_path_rules(path: str, is_test: bool):
-    assert is_test_path(path, DEFAULT_TEST_PATHS) is is_test
+    assert is_test_path(path, DEFAULT_TEST_PATHS) is is_test, (
+        f"with the default test_paths, {path} must {'be' if is_test else 'not be'} a test path"
+    )
 
 
 def test_configured_test_paths_replace_the_defaults():
     patterns = ("checks/", "pkg/*_spec.py")
-    assert is_test_path("checks/a.py", patterns)
-    assert is_test_path("pkg/a_spec.py", patterns)
-    assert not is_test_path("tests/test_a.py", patterns)
+    assert is_test_path("checks/a.py", patterns), (
+        "with test_paths = ['checks/', 'pkg/*_spec.py'], checks/a.py must be a test path"
+    )
+    assert is_test_path("pkg/a_spec.py", patterns), (
+        "with test_paths = ['checks/', 'pkg/*_spec.py'], pkg/a_spec.py must be a test path"
+    )
+    assert not is_test_path("tests/test_a.py", patterns), (
+        "configured test_paths replace the defaults: tests/test_a.py must not be a test path"
+    )
 
 
 def test_changed_production_lines_of_the_fixture_branch(fixture_repo: Path):
     changes = changed_production_lines(fixture_repo, "main")
-    assert [f.path for f in changes.files] == ["fixpkg/decide.py"]
-    assert changes.skipped_tests == ["tests/test_decide.py", "tests/test_ranks.py"]
+    assert [f.path for f in changes.files] == ["fixpkg/decide.py"], (
+        "the fixture branch changes one production file, fixpkg/decide.py; got "
+        f"{[f.path for f in changes.files]}"
+    )
+    assert changes.skipped_tests == ["tests/test_decide.py", "tests/test_ranks.py"], (
+        "the changed test files must be skipped (tests/test_decide.py, tests/test_ranks.py); "
+        f"skipped_tests is {changes.skipped_tests}"
+    )
     lines = changes.files[0].lines
     decide = "fixpkg/decide.py"
-    assert line_of(fixture_repo, decide, "return free_tokens >= need and need > 0") in lines
-    assert line_of(fixture_repo, decide, "return min(values) * 2") in lines
+    assert line_of(fixture_repo, decide, "return free_tokens >= need and need > 0") in lines, (
+        "the changed line `return free_tokens >= need and need > 0` must be in the change set "
+        f"{sorted(lines)}"
+    )
+    assert line_of(fixture_repo, decide, "return min(values) * 2") in lines, (
+        f"the changed line `return min(values) * 2` must be in the change set {sorted(lines)}"
+    )
     # unchanged lines are not in the change set
-    assert line_of(fixture_repo, decide, "return all(v == self.votes[0]") not in lines
-    assert line_of(fixture_repo, decide, "def should_admit") not in lines
-    assert changes.base == git(fixture_repo, "merge-base", "main", "HEAD").strip()
+    assert line_of(fixture_repo, decide, "return all(v == self.votes[0]") not in lines, (
+        "the unchanged line `return all(v == self.votes[0]...` must not be in the change set "
+        f"{sorted(lines)}"
+    )
+    assert line_of(fixture_repo, decide, "def should_admit") not in lines, (
+        f"the unchanged line `def should_admit` must not be in the change set {sorted(lines)}"
+    )
+    assert changes.base == git(fixture_repo, "merge-base", "main", "HEAD").strip(), (
+        f"the change set's base must be the merge-base of main and HEAD; it is {changes.base}"
+    )
 
 
 def test_unknown_ref_is_a_git_error_with_a_fix(fixture_repo: Path):
     with pytest.raises(GitError) as caught:
         changed_production_lines(fixture_repo, "no-such-branch")
-    assert "no-such-branch" in caught.value.render()
-    assert caught.value.fix
+    assert "no-such-branch" in caught.value.render(), (
+        f"an unknown ref must be named in the git error; it says {caught.value.render()!r}"
+    )
+    assert caught.value.fix, (
+        f"a git error for an unknown ref must come with a fix; it says {caught.value.render()!r}"
+    )
 
 
 def test_outside_a_repository_is_a_git_error(tmp_path: Path):
     with pytest.raises(GitError) as caught:
         changed_production_lines(tmp_path, "main")
-    assert "git" in caught.value.render().lower()
+    assert "git" in caught.value.render().lower(), (
+        f"outside a repository the error must say git failed; it says {caught.value.render()!r}"
+    )

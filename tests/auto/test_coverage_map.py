@@ -66,7 +66,10 @@ def test_an_untouched_project_re_measures_nothing(built) -> None:
     refresh = refresh_map(cmap, root, TESTS, TEST_PATHS, timeout_s=300)
     assert refresh.remeasured == 0 and not refresh.reasons and not refresh.unusable, (
         f"nothing changed, nothing may run: {refresh}")
-    assert describe(refresh) == ["coverage map: up to date, no test re-measured"]
+    assert describe(refresh) == ["coverage map: up to date, no test re-measured"], (
+        "an untouched project's refresh must say 'coverage map: up to date, no test re-measured'; "
+        f"it says {describe(refresh)}"
+    )
 
 
 def test_a_production_change_re_measures_only_the_tests_that_ran_the_changed_lines(
@@ -155,7 +158,9 @@ def test_history_shows_the_maps_age(built, capsys) -> None:
     from deskcheck.cli import main
 
     root, _ = built
-    assert main(["history", "--db", str(root / ".deskcheck" / "results.sqlite")]) == 0
+    assert main(["history", "--db", str(root / ".deskcheck" / "results.sqlite")]) == 0, (
+        "`deskcheck history --db <store>` must exit 0"
+    )
     out = capsys.readouterr().out
     assert "coverage map: 3 tests" in out and "last refreshed" in out and "ago" in out, (
         f"history must show the map and its age: {out}")

@@ -31,11 +31,17 @@ def test_fixture_branch_mutates_only_changed_lines(fixture_repo: Path):
     generation = generate_auto_mutants(changes)
     changed = changes.files[0].lines
     assert generation.mutants, "the branch changes mutable lines"
-    assert all(m.line in changed for m in generation.mutants)
+    assert all(m.line in changed for m in generation.mutants), (
+        f"--auto must mutate only the branch's changed lines {sorted(changed)}; it mutated lines "
+        f"{sorted(m.line for m in generation.mutants)}"
+    )
     targets = {m.target for m in generation.mutants}
     assert targets == {"fixpkg.decide:should_admit", "fixpkg.decide:rank_pick",
                        "fixpkg.decide:clamp", "fixpkg.decide:unused_helper",
-                       "fixpkg.decide:scaled"}
+                       "fixpkg.decide:scaled"}, (
+        "the mutants' targets must be the changed functions of fixpkg/decide.py; they are "
+        f"{sorted(targets)}"
+    )
     reasons = {s.line: s.reason for s in generation.suppressed}
     decide = "fixpkg/decide.py"
 
@@ -46,13 +52,33 @@ def test_fixture_branch_mutates_only_changed_lines(fixture_repo: Path):
             f"suppressed: {reasons}")
         return reasons[line]
 
-    assert reason("logger.info(") == "logging call"
-    assert reason("assert need >= 0") == "assert"
-    assert reason("How many requests fit") == "docstring"
-    assert reason("return f\"Ballot(") == "__repr__ body"
-    assert reason("# pragma: no mutate") == "pragma: no mutate"
-    assert reason("Sequence, Mapping").startswith("type-only")
-    assert "module/class-level" in reason("THRESHOLD = 3")
+    assert reason("logger.info(") == "logging call", (
+        "a logger.info(...) line is arid as 'logging call'; it was suppressed as "
+        f"{reason('logger.info(')!r}"
+    )
+    assert reason("assert need >= 0") == "assert", (
+        f"an assert line is arid as 'assert'; it was suppressed as {reason('assert need >= 0')!r}"
+    )
+    assert reason("How many requests fit") == "docstring", (
+        "a docstring line is arid as 'docstring'; it was suppressed as "
+        f"{reason('How many requests fit')!r}"
+    )
+    assert reason("return f\"Ballot(") == "__repr__ body", (
+        "a __repr__ body is arid as '__repr__ body'; it was suppressed as "
+        f"{reason('return f' + chr(34) + 'Ballot(')!r}"
+    )
+    assert reason("# pragma: no mutate") == "pragma: no mutate", (
+        "a '# pragma: no mutate' line is suppressed as 'pragma: no mutate'; it was suppressed as "
+        f"{reason('# pragma: no mutate')!r}"
+    )
+    assert reason("Sequence, Mapping").startswith("type-only"), (
+        "a typing import is arid as 'type-only (...)'; it was suppressed as "
+        f"{reason('Sequence, Mapping')!r}"
+    )
+    assert "module/class-level" in reason("THRESHOLD = 3"), (
+        "a module-level assignment is suppressed as 'module/class-level code'; it was suppressed "
+        f"as {reason('THRESHOLD = 3')!r}"
+    )
 
 
 def test_method_mutant_is_located_by_qualified_name(tmp_path: Path):
@@ -65,10 +91,22 @@ def test_method_mutant_is_located_by_qualified_name(tmp_path: Path):
                     return helper(b)
         """, ["return x > a"])
     (mutant,) = generation.mutants
-    assert mutant.target == "pkg.mod:Outer.Inner.decide"
-    assert mutant.function == "Outer.Inner.decide"
-    assert mutant.mutated_function_source.startswith("def decide(self, a, b):")
-    assert "return x >= a" in mutant.mutated_function_source
+    assert mutant.target == "pkg.mod:Outer.Inner.decide", (
+        "a nested method's mutant must target its qualified name pkg.mod:Outer.Inner.decide; it "
+        f"targets {mutant.target}"
+    )
+    assert mutant.function == "Outer.Inner.decide", (
+        "a nested method's mutant must name its function Outer.Inner.decide; it names "
+        f"{mutant.function}"
+    )
+    assert mutant.mutated_function_source.startswith("def decide(self, a, b):"), (
+        "the mutated source of a method must be the whole enclosing method def decide(self, a, "
+        f"b); it starts {mutant.mutated_function_source[:60]!r}"
+    )
+    assert "return x >= a" in mutant.mutated_function_source, (
+        "ROR of `return x > a` must give `return x >= a`; the mutated function is "
+        f"{mutant.mutated_function_source!r}"
+    )
 
 
 def test_formatting_and_comments_survive_in_the_mutated_function(tmp_path: Path):
@@ -85,9 +123,16 @@ def test_formatting_and_comments_survive_in_the_mutated_function(tmp_path: Path)
     after = mutant.mutated_function_source.splitlines()
     changed = [(a, b) for a, b in zip(before, after, strict=True) if a != b]
     assert changed == [("        if x<limit:   # tight comparison",
-                        "        if x<=limit:   # tight comparison")]
-    assert mutant.diff.startswith("--- a/pkg/mod.py\n+++ b/pkg/mod.py\n")
-    assert "-        if x<limit:" in mutant.diff and "+        if x<=limit:" in mutant.diff
+                        "        if x<=limit:   # tight comparison")], (
+        "a mutant must change only its operator, keeping spacing and comments; changed lines "
+        f"(before, after): {changed}"
+    )
+    assert mutant.diff.startswith("--- a/pkg/mod.py\n+++ b/pkg/mod.py\n"), (
+        f"a mutant's diff must be a unified diff of pkg/mod.py; it starts {mutant.diff[:80]!r}"
+    )
+    assert "-        if x<limit:" in mutant.diff and "+        if x<=limit:" in mutant.diff, (
+        f"a mutant's diff must show the line before and after; it is {mutant.diff!r}"
+    )
 
 
 @pytest.mark.parametrize("arid_line, reason", [
@@ -148,18 +193,48 @@ def test_docstrings_reprs_and_type_only_code_are_arid(tmp_path: Path):
               "def f(", "Docstring", "...", "x: int", "TypeVar", "return a + 1",
               "return \"C(\"", "return str(2 + 2)", "def g("])
     reasons = {s.line: s.reason for s in generation.suppressed}
-    assert reasons[2] == reasons[3] == "type-only (typing import)"
-    assert reasons[5] == "type-only (TYPE_CHECKING block)"
-    assert reasons[7] == "module/class-level code (not injectable)"  # else: is runtime code
-    assert reasons[10].startswith("function signature")
-    assert reasons[11] == "docstring"
-    assert reasons[12] == "type-only (...)"
-    assert reasons[13] == "type-only (annotation)"
-    assert reasons[14] == "type-only (TypeVar)"
-    assert reasons[20] == "__repr__ body"
-    assert reasons[23] == "__str__ body"
-    assert reasons[26] == "type-only (@overload stub)"
-    assert [m.line for m in generation.mutants] == [15]
+    assert reasons[2] == reasons[3] == "type-only (typing import)", (
+        "typing imports (lines 2, 3) are arid as 'type-only (typing import)'; suppressed: "
+        f"{reasons}"
+    )
+    assert reasons[5] == "type-only (TYPE_CHECKING block)", (
+        "a TYPE_CHECKING block (line 5) is arid as 'type-only (TYPE_CHECKING block)'; suppressed: "
+        f"{reasons}"
+    )
+    assert reasons[7] == "module/class-level code (not injectable)", (
+        "module-level code in else: (line 7) is suppressed as 'module/class-level code (not "
+        f"injectable)'; suppressed: {reasons}"
+    )  # else: is runtime code
+    assert reasons[10].startswith("function signature"), (
+        "a default in a signature (line 10) is suppressed as 'function signature'; suppressed: "
+        f"{reasons}"
+    )
+    assert reasons[11] == "docstring", (
+        f"a changed docstring (line 11) is arid as 'docstring'; suppressed: {reasons}"
+    )
+    assert reasons[12] == "type-only (...)", (
+        f"a ... body (line 12) is arid as 'type-only (...)'; suppressed: {reasons}"
+    )
+    assert reasons[13] == "type-only (annotation)", (
+        f"a bare annotation (line 13) is arid as 'type-only (annotation)'; suppressed: {reasons}"
+    )
+    assert reasons[14] == "type-only (TypeVar)", (
+        f"a TypeVar (line 14) is arid as 'type-only (TypeVar)'; suppressed: {reasons}"
+    )
+    assert reasons[20] == "__repr__ body", (
+        f"a __repr__ body (line 20) is arid as '__repr__ body'; suppressed: {reasons}"
+    )
+    assert reasons[23] == "__str__ body", (
+        f"a __str__ body (line 23) is arid as '__str__ body'; suppressed: {reasons}"
+    )
+    assert reasons[26] == "type-only (@overload stub)", (
+        "an @overload stub (line 26) is arid as 'type-only (@overload stub)'; suppressed: "
+        f"{reasons}"
+    )
+    assert [m.line for m in generation.mutants] == [15], (
+        "only the live `return a + 1` (line 15) may be mutated; mutants at lines "
+        f"{[m.line for m in generation.mutants]}"
+    )
 
 
 def test_pragma_no_mutate_lines_are_skipped(tmp_path: Path):
@@ -169,8 +244,14 @@ def test_pragma_no_mutate_lines_are_skipped(tmp_path: Path):
             y = a < b
             return x, y
         """, ["x = a < b", "y = a < b"])
-    assert [m.line for m in generation.mutants] == [4]
-    assert [(s.line, s.reason) for s in generation.suppressed] == [(3, "pragma: no mutate")]
+    assert [m.line for m in generation.mutants] == [4], (
+        "only the line without '# pragma: no mutate' (line 4) may be mutated; mutants at lines "
+        f"{[m.line for m in generation.mutants]}"
+    )
+    assert [(s.line, s.reason) for s in generation.suppressed] == [(3, "pragma: no mutate")], (
+        "the pragma line 3 must be suppressed as 'pragma: no mutate'; suppressed: "
+        f"{[(s.line, s.reason) for s in generation.suppressed]}"
+    )
 
 
 SOURCE_MANY = """
@@ -188,16 +269,28 @@ def test_per_line_cap_keeps_the_most_useful_operator(tmp_path: Path):
         "with one mutant per line, `ok = a < b and not c` must keep its most useful family, "
         "ROR (docs/auto.md usefulness ranking: ... > ROR > LCR > UOI ...); it kept "
         f"{mutant.family}: {mutant.changed_line_after.strip()}")
-    assert mutant.changed_line_after.strip() == "ok = a <= b and not c"
-    assert generation.dropped_by_line_cap == generation.candidates - 1 > 0
+    assert mutant.changed_line_after.strip() == "ok = a <= b and not c", (
+        "the ROR mutant of `ok = a < b and not c` must be `ok = a <= b and not c`; it is "
+        f"{mutant.changed_line_after.strip()!r}"
+    )
+    assert generation.dropped_by_line_cap == generation.candidates - 1 > 0, (
+        "with one mutant per line every other candidate must count as dropped_by_line_cap; "
+        f"dropped {generation.dropped_by_line_cap} of {generation.candidates} candidates"
+    )
 
 
 def test_raising_the_per_line_cap_adds_mutants_in_rank_order(tmp_path: Path):
     generation = generate(tmp_path, SOURCE_MANY, ["ok = a < b and not c"], per_line=3)
     # the three best-ranked families of the line; ASSIGN (`ok = None`) is cut
-    assert sorted(m.family for m in generation.mutants) == ["LCR", "ROR", "UOI"]
-    assert len({m.id for m in generation.mutants}) == 3
-    with pytest.raises(ConfigError):
+    assert sorted(m.family for m in generation.mutants) == ["LCR", "ROR", "UOI"], (
+        "per_line = 3 must keep the three best-ranked families LCR, ROR, UOI; it kept "
+        f"{sorted(m.family for m in generation.mutants)}"
+    )
+    assert len({m.id for m in generation.mutants}) == 3, (
+        "the three mutants of one line must have distinct ids; ids: "
+        f"{[m.id for m in generation.mutants]}"
+    )
+    with pytest.raises(ConfigError, match="the per-line mutant cap must be at least 1"):
         generate(tmp_path, SOURCE_MANY, ["ok ="], per_line=0)
 
 
@@ -208,12 +301,20 @@ def test_pr_cap_keeps_the_most_useful_lines(tmp_path: Path):
     assert families == ["ROR", "COND"], (
         "the PR cap (2) must keep the most useful lines by the documented ranking (ROR before "
         f"LCR before ... ASSIGN); it kept {families}")
-    assert generation.dropped_by_pr_cap == 1
+    assert generation.dropped_by_pr_cap == 1, (
+        "the PR cap (2) of 3 mutated lines must count 1 dropped_by_pr_cap; it counted "
+        f"{generation.dropped_by_pr_cap}"
+    )
 
 
 def test_operator_filter_by_family_and_unknown_names(tmp_path: Path):
     generation = generate(tmp_path, SOURCE_MANY, ["ok ="], keep=operator_filter(["LCR"]))
-    assert [m.family for m in generation.mutants] == ["LCR"]
+    assert [m.family for m in generation.mutants] == ["LCR"], (
+        "operator filter LCR must keep only LCR mutants; it kept "
+        f"{[m.family for m in generation.mutants]}"
+    )
     with pytest.raises(ConfigError) as caught:
         operator_filter(["operator_nope"])
-    assert "operator_nope" in caught.value.render()
+    assert "operator_nope" in caught.value.render(), (
+        f"an unknown operator name must be named in the error; it says {caught.value.render()!r}"
+    )

@@ -38,7 +38,10 @@ def test_folders_outside_any_package_stay_import_roots(tmp_path):
         "a test folder with no package above it is its own import root"
     assert module_name_for(tmp_path, "src/pkg/mod.py") == ("pkg.mod", tmp_path / "src"), \
         "src/ has no package above it: the src layout's import root is src/"
-    assert module_name_for(tmp_path, "pkg2/sub/m.py") == ("pkg2.sub.m", tmp_path)
+    assert module_name_for(tmp_path, "pkg2/sub/m.py") == ("pkg2.sub.m", tmp_path), (
+        "pkg2/sub/m.py inside the packages pkg2.sub must be module pkg2.sub.m from the root; got "
+        f"{module_name_for(tmp_path, 'pkg2/sub/m.py')}"
+    )
 
 
 def test_an_installed_package_outside_the_root_is_named_the_same_way(tmp_path):

@@ -46,9 +46,15 @@ def test_single_process_lines_are_owned_by_the_tests_that_run_them(fixture_repo,
     line = line_of(fixture_repo, DECIDE, "return free_tokens >= need and need > 0")
     assert full_pass.owners_for(DECIDE, [line]) == sorted(
         ["tests/test_decide.py::test_should_admit", "tests/test_decide.py::test_should_admit_zero"],
-        key=lambda t: (full_pass.durations[t], t))
+        key=lambda t: (full_pass.durations[t], t)), (
+        "the line of should_admit must be owned by the two tests that run it, fastest first; "
+        f"owners: {full_pass.owners_for(DECIDE, [line])}"
+    )
     line = line_of(fixture_repo, DECIDE, "return x if x < hi else hi")
-    assert full_pass.owners_for(DECIDE, [line]) == ["tests/test_decide.py::test_clamp"]
+    assert full_pass.owners_for(DECIDE, [line]) == ["tests/test_decide.py::test_clamp"], (
+        "the line of clamp must be owned by test_clamp only; owners: "
+        f"{full_pass.owners_for(DECIDE, [line])}"
+    )
 
 
 def test_code_run_only_inside_gloo_ranks_is_owned_by_the_test_that_started_them(
@@ -94,10 +100,18 @@ def test_a_python_a_test_starts_is_measured_for_that_test_and_collection_is_not(
 
 def test_uncovered_lines_have_no_owner_and_outcomes_are_recorded(fixture_repo, full_pass):
     line = line_of(fixture_repo, DECIDE, "return x + 7")
-    assert full_pass.owners_for(DECIDE, [line]) == []
-    assert full_pass.outcomes[RANKS] == "passed"
-    assert set(full_pass.outcomes.values()) == {"passed"}
-    assert full_pass.failing(full_pass.outcomes) == []
+    assert full_pass.owners_for(DECIDE, [line]) == [], (
+        f"a line no test runs must have no owner; owners: {full_pass.owners_for(DECIDE, [line])}"
+    )
+    assert full_pass.outcomes[RANKS] == "passed", (
+        f"the outcome of {RANKS} must be recorded as passed; outcomes: {full_pass.outcomes}"
+    )
+    assert set(full_pass.outcomes.values()) == {"passed"}, (
+        f"every test of the fixture passes; outcomes: {full_pass.outcomes}"
+    )
+    assert full_pass.failing(full_pass.outcomes) == [], (
+        f"no test failed, yet failing() gave {full_pass.failing(full_pass.outcomes)}"
+    )
 
 
 def test_no_process_of_the_pass_is_left_behind(fixture_repo, full_pass):
@@ -131,17 +145,29 @@ def test_without_child_measurement_rank_only_code_looks_untested(fixture_repo):
     narrow = run_coverage_pass(fixture_repo, [DECIDE], ["tests/test_ranks.py"],
                                measure_children=False)
     line = line_of(fixture_repo, DECIDE, "return min(values) * 2")
-    assert narrow.outcomes == {RANKS: "passed"}
-    assert narrow.owners_for(DECIDE, [line]) == []
+    assert narrow.outcomes == {RANKS: "passed"}, (
+        "a pass of tests/test_ranks.py alone must record its outcome passed; outcomes: "
+        f"{narrow.outcomes}"
+    )
+    assert narrow.owners_for(DECIDE, [line]) == [], (
+        "without child measurement, rank-only code must look untested (no owner); owners: "
+        f"{narrow.owners_for(DECIDE, [line])}"
+    )
 
 
 def test_every_generated_mutant_of_covered_code_gets_owners(fixture_repo, full_pass):
     generation = generate_auto_mutants(changed_production_lines(fixture_repo, "main"))
     owned = {m.function: full_pass.owners_for(m.path, m.coverage_lines)
              for m in generation.mutants}
-    assert owned["rank_pick"] == [RANKS]
-    assert owned["unused_helper"] == []
-    assert all(owned[f] for f in ("should_admit", "clamp"))
+    assert owned["rank_pick"] == [RANKS], (
+        f"rank_pick, run only in gloo ranks, must be owned by {RANKS}; owners: {owned['rank_pick']}"
+    )
+    assert owned["unused_helper"] == [], (
+        f"unused_helper, which no test runs, must have no owner; owners: {owned['unused_helper']}"
+    )
+    assert all(owned[f] for f in ("should_admit", "clamp")), (
+        f"should_admit and clamp are run by tests and must have owners; owners: {owned}"
+    )
 
 
 @pytest.mark.parametrize("selection, exit_code", [
@@ -154,5 +180,10 @@ def test_a_selection_that_runs_no_test_is_an_error_not_a_pass_without_owners(
     with pytest.raises(CoveragePassError) as caught:
         run_coverage_pass(fixture_repo, [DECIDE], selection)
     rendered = caught.value.render()
-    assert f"ran no tests (pytest exit code {exit_code})" in rendered
-    assert "--tests" in rendered
+    assert f"ran no tests (pytest exit code {exit_code})" in rendered, (
+        f"a selection that runs no test must say 'ran no tests (pytest exit code {exit_code})'; it "
+        f"says {rendered!r}"
+    )
+    assert "--tests" in rendered, (
+        f"a selection that runs no test must point at --tests; it says {rendered!r}"
+    )

@@ -21,12 +21,27 @@ def test_config_keys_then_command_line_overrides(tmp_path: Path):
                               'auto_wrong_failure_types = ["TypeError"]\n')
     settings = settings_from(load_config(root), root, "main",
                              {"max_mutants": None, "max_per_line": 3, "workers": 1})
-    assert settings.max_mutants == 7
-    assert settings.max_per_line == 3  # the command line wins
-    assert settings.test_paths == ("checks/",)
-    assert settings.tests == ("checks",)
-    assert settings.arid_calls == ("self.tracer.*",)
-    assert settings.wrong_failure_types == ("TypeError",)
+    assert settings.max_mutants == 7, (
+        "auto_max_mutants = 7 must be read when the command line leaves it unset; max_mutants is "
+        f"{settings.max_mutants}"
+    )
+    assert settings.max_per_line == 3, (
+        "the command line's max_per_line 3 must win over auto_max_per_line = 2; it is "
+        f"{settings.max_per_line}"
+    )  # the command line wins
+    assert settings.test_paths == ("checks/",), (
+        f"test_paths = ['checks/'] must be read; it is {settings.test_paths}"
+    )
+    assert settings.tests == ("checks",), (
+        f"auto_tests = ['checks'] must be read; tests is {settings.tests}"
+    )
+    assert settings.arid_calls == ("self.tracer.*",), (
+        f"auto_arid_calls = ['self.tracer.*'] must be read; arid_calls is {settings.arid_calls}"
+    )
+    assert settings.wrong_failure_types == ("TypeError",), (
+        "auto_wrong_failure_types = ['TypeError'] must be read; wrong_failure_types is "
+        f"{settings.wrong_failure_types}"
+    )
 
 
 def test_a_wrongly_typed_key_names_the_file_line_and_fix(tmp_path: Path):
@@ -34,12 +49,19 @@ def test_a_wrongly_typed_key_names_the_file_line_and_fix(tmp_path: Path):
     with pytest.raises(ConfigError) as caught:
         settings_from(load_config(root), root, "main", {})
     rendered = caught.value.render()
-    assert f"{root / 'pyproject.toml'}:6" in rendered
-    assert "auto_max_mutants" in rendered and "fix:" in rendered
-    assert caught.value.exit_code == 2
+    assert f"{root / 'pyproject.toml'}:6" in rendered, (
+        f"a wrongly typed key must be located at pyproject.toml:6; the error says {rendered!r}"
+    )
+    assert "auto_max_mutants" in rendered and "fix:" in rendered, (
+        "a wrongly typed key must be named (auto_max_mutants) with a fix; the error says "
+        f"{rendered!r}"
+    )
+    assert caught.value.exit_code == 2, (
+        f"a config error must exit 2; its exit_code is {caught.value.exit_code}"
+    )
 
 
 def test_a_per_line_cap_below_one_is_refused(tmp_path: Path):
     root = _project(tmp_path, "auto_max_per_line = 0\n")
-    with pytest.raises(ConfigError):
+    with pytest.raises(ConfigError, match="the per-line mutant cap must be at least 1"):
         settings_from(load_config(root), root, "main", {})

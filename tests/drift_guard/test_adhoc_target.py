@@ -144,5 +144,9 @@ def test_the_static_verdict_names_the_same_silent_skip_without_running_anything(
                           provided={"running_batch", "config", "admission_limiter"},
                           roots=[scratch], constants={"running_batch": []})
     assert verdict.names("silent_skips") == ["_admit_pad"], verdict.render()
-    assert not verdict.holds
-    assert SimpleNamespace  # the namespace form is driven in the subprocess run above
+    assert not verdict.holds, (
+        f"a silent skip must make the static verdict fall short; it says {verdict.render()}"
+    )
+    assert SimpleNamespace, (
+        "SimpleNamespace must be importable for the namespace form"
+    )  # the namespace form is driven in the subprocess run above

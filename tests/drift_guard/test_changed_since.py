@@ -72,7 +72,10 @@ def test_the_pr_view_names_exactly_the_stand_ins_that_drive_the_changed_method(r
     assert built == ["tests/test_adhoc_standins.py:" + str(ns_line),
                      "tests/test_budget_harness.py:43"], \
         f"the Harness and the namespace stand-in drive _local_admit_limit: {data['message']}"
-    assert "this change makes 2 stand-ins need `_admit_pad`" in data["message"]
+    assert "this change makes 2 stand-ins need `_admit_pad`" in data["message"], (
+        "the PR message must say 'this change makes 2 stand-ins need `_admit_pad`'; it is "
+        f"{data['message']!r}"
+    )
     markdown = (repo / "pr.md").read_text()
     assert "`tests/test_budget_harness.py:43` BudgetHarness" in markdown, markdown
     (repo / "pr.md").unlink()

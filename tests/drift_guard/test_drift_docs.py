@@ -23,7 +23,9 @@ def test_the_section_comes_first_and_the_harness_api_after_it():
     headings = re.findall(r"^## (.+)$", text, flags=re.M)
     assert headings[0] == "Guard the stand-ins you already have", \
         f"the section for existing stand-ins must come first, headings are {headings}"
-    assert headings.index("Harnesses") > 0
+    assert headings.index("Harnesses") > 0, (
+        f"the Harnesses section must follow the first section; headings are {headings}"
+    )
 
 
 @pytest.mark.parametrize("index", range(len(_section_blocks())))

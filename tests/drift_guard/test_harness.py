@@ -22,8 +22,14 @@ class Admit(Harness, model=Scheduler, roots=["get_num_allocatable_reqs"], adopt=
 
 
 def test_bound_functions_are_the_production_objects_and_run():
-    assert vars(Admit)["get_num_allocatable_reqs"] is vars(Scheduler)["get_num_allocatable_reqs"]
-    assert Admit().get_num_allocatable_reqs(3) == 8 - 3
+    assert vars(Admit)["get_num_allocatable_reqs"] is vars(Scheduler)["get_num_allocatable_reqs"], (
+        "bind() must put production's own function object on the harness, yet the harness holds "
+        "another"
+    )
+    assert Admit().get_num_allocatable_reqs(3) == 8 - 3, (
+        "the bound production get_num_allocatable_reqs must run: pool_limit 8 - 3 = 5; it "
+        f"returned {Admit().get_num_allocatable_reqs(3)}"
+    )
     assert guard(Admit).ok, guard(Admit).message()
 
 
@@ -39,11 +45,19 @@ def test_properties_bind_as_properties():
         _budget_base = state(10)
         reserved_tokens = state(4)
 
-    assert isinstance(vars(Budget)["budget"], property)
+    assert isinstance(vars(Budget)["budget"], property), (
+        "bind() of a property must bind it as a property; the harness holds "
+        f"{vars(Budget)['budget']!r}"
+    )
     h = Budget()
-    assert h.budget == 6
+    assert h.budget == 6, (
+        f"the bound property's getter must run: 10 - 4 = 6; it returned {h.budget}"
+    )
     h.budget = 1
-    assert h._budget_base == 5
+    assert h._budget_base == 5, (
+        "the bound property's setter must run: budget = 1 sets _budget_base to 5; it is "
+        f"{h._budget_base}"
+    )
     assert guard(Budget).ok, guard(Budget).message()
 
 
@@ -54,7 +68,10 @@ def test_state_defaults_are_per_instance_and_required_fields_must_be_given():
 
     a, b = Queue(ps=1), Queue(ps=2)
     a.waiting_queue.append("x")
-    assert b.waiting_queue == []
+    assert b.waiting_queue == [], (
+        "state(factory=list) must give each instance its own list; the second instance has "
+        f"{b.waiting_queue}"
+    )
     with pytest.raises(HarnessError, match="needs a value for state field 'ps'"):
         Queue()
     with pytest.raises(HarnessError, match=r"has no state field\(s\) \['nope'\]"):
@@ -67,11 +84,22 @@ def test_the_decorator_form_declares_the_same_harness():
     class Decorated:
         get_num_allocatable_reqs = bind(Scheduler.get_num_allocatable_reqs)
 
-    assert issubclass(Decorated, Harness)
-    assert Decorated().get_num_allocatable_reqs(3) == 5
-    assert guard(Decorated).names() == guard(Admit).names()
+    assert issubclass(Decorated, Harness), (
+        "the @harness decorator must make the class a Harness subclass, yet it did not"
+    )
+    assert Decorated().get_num_allocatable_reqs(3) == 5, (
+        "the decorated harness must run the bound production code: 8 - 3 = 5; it returned "
+        f"{Decorated().get_num_allocatable_reqs(3)}"
+    )
+    assert guard(Decorated).names() == guard(Admit).names(), (
+        "the decorator form must declare the same harness as the class form; names "
+        f"{guard(Decorated).names()} vs {guard(Admit).names()}"
+    )
     assert Decorated.__deskcheck_spec__.location.endswith(".py:" + str(
-        test_the_decorator_form_declares_the_same_harness.__code__.co_firstlineno + 1))
+        test_the_decorator_form_declares_the_same_harness.__code__.co_firstlineno + 1)), (
+        "the harness's location must be the decorated class's line; it is "
+        f"{Decorated.__deskcheck_spec__.location!r}"
+    )
 
 
 def test_registered_harnesses_are_listed_for_the_guard():
@@ -80,10 +108,15 @@ def test_registered_harnesses_are_listed_for_the_guard():
 
     key = f"{__name__}:{Listed.__qualname__}"
     try:
-        assert registered()[key] is Listed
+        assert registered()[key] is Listed, (
+            f"a harness declared with the default register must be listed under {key}; registered: "
+            f"{sorted(registered())}"
+        )
     finally:
         unregister(key)
-    assert key not in registered()
+    assert key not in registered(), (
+        f"unregister({key!r}) must remove the harness from the registry, yet it is still listed"
+    )
 
 
 @pytest.mark.parametrize("body, message", [
@@ -100,7 +133,10 @@ def test_bad_declarations_are_clear_errors(body, message):
     assert message in text and "fix:" in text, (
         f"a bad declaration of admit was refused without saying {message!r} (and a fix); "
         f"the error says: {text}")
-    assert "test_harness.py" in info.value.render() or info.value.location
+    assert "test_harness.py" in info.value.render() or info.value.location, (
+        "a bad declaration must be located in this test file; the error says "
+        f"{info.value.render()!r}, location {info.value.location!r}"
+    )
 
 
 def test_a_stand_in_needs_a_reason_and_adopt_needs_a_class_default():
@@ -121,7 +157,10 @@ def test_helpers_production_does_not_have_are_allowed():
         def scenario(self):
             return self.get_num_allocatable_reqs(5)
 
-    assert Helped().scenario() == 3
+    assert Helped().scenario() == 3, (
+        "a helper production does not have (scenario) must be allowed and run: 8 - 5 = 3; it "
+        f"returned {Helped().scenario()}"
+    )
 
 
 class Voter(Harness, model=Scheduler, roots=["admit"], register=False):
@@ -133,9 +172,14 @@ class Voter(Harness, model=Scheduler, roots=["admit"], register=False):
 
 def test_ranks_build_divergent_instances_that_meet_in_the_collective():
     rankset = ranks(Voter, 3, lambda r, g: {"rank": r, "group": g})
-    assert [h.rank for h in rankset] == [0, 1, 2]
+    assert [h.rank for h in rankset] == [0, 1, 2], (
+        f"ranks() must build one instance per rank, 0 to 2; ranks: {[h.rank for h in rankset]}"
+    )
     results = rankset.run(lambda h: h.admit(10 + h.rank))
-    assert results == [[10, -12]] * 3 and rankset.group.calls == 1
+    assert results == [[10, -12]] * 3 and rankset.group.calls == 1, (
+        "the in-process all_reduce must give every rank the sum [10, -12] in one call; results "
+        f"{results}, calls {rankset.group.calls}"
+    )
 
 
 def test_a_failing_rank_is_named():
@@ -169,7 +213,10 @@ def test_a_rank_that_skips_the_collective_times_out_instead_of_hanging():
     thread = threading.Thread(target=lonely)
     thread.start()
     thread.join(5)
-    assert "collective #0 did not complete: ranks [0] arrived, [1] did not" in str(box.error)
+    assert "collective #0 did not complete: ranks [0] arrived, [1] did not" in str(box.error), (
+        "a rank that skips the collective must time out naming who arrived and who did not; the "
+        f"error is {box.error!r}"
+    )
 
 
 def test_mismatched_payload_widths_are_named():

@@ -66,8 +66,14 @@ def _bodies_match(text: str, tmp_path: Path, name: str = "m.py") -> int:
     path.write_text(text)
     parsed = Sources().parse(path)
     split = hollow(text)
-    assert split is not None and parsed.bodies == split[1]
-    assert len(split[0].splitlines()) == len(text.splitlines())
+    assert split is not None and parsed.bodies == split[1], (
+        f"the hollow split of {name} must give the same function bodies as the parsed file; split "
+        f"is {'None' if split is None else 'a different body map'}"
+    )
+    assert len(split[0].splitlines()) == len(text.splitlines()), (
+        f"the hollow tree of {name} must keep every line ({len(text.splitlines())}); it has "
+        f"{len(split[0].splitlines())}"
+    )
     full = {(n.lineno, n.col_offset): n for n in ast.walk(ast.parse(text))
             if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)}
     seen = 0
@@ -75,12 +81,17 @@ def _bodies_match(text: str, tmp_path: Path, name: str = "m.py") -> int:
         if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
             got, want = parsed.function(node), full[(node.lineno, node.col_offset)]
             assert ast.dump(got.args, include_attributes=True) == \
-                ast.dump(want.args, include_attributes=True)
+                ast.dump(want.args, include_attributes=True), (
+                f"the arguments of {node.name} (line {node.lineno}) from the hollow tree differ "
+                "from the full parse's"
+            )
             assert [ast.dump(s, include_attributes=True) for s in got.body] == \
                 [ast.dump(s, include_attributes=True) for s in want.body], node.lineno
             seen += 1
     assert seen == sum(1 for n in ast.walk(ast.parse(split[0]))
-                       if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef))
+                       if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)), (
+        f"every def of the hollow tree of {name} must be compared; compared {seen}"
+    )
     lines = text.splitlines(keepends=True)
     for body in split[1].values():
         parse_body(lines, body, name)  # every split yields exactly one def
@@ -88,13 +99,19 @@ def _bodies_match(text: str, tmp_path: Path, name: str = "m.py") -> int:
 
 
 def test_hollow_bodies_equal_the_full_parse_on_tricky_source(tmp_path):
-    assert _bodies_match(TRICKY, tmp_path) == 5  # top, p, coro, sig_with_colon, backslash
+    assert _bodies_match(TRICKY, tmp_path) == 5, (
+        "the 5 defs of the tricky source (top, p, coro, sig_with_colon, backslash) must be split; "
+        f"{_bodies_match(TRICKY, tmp_path)} were"
+    )  # top, p, coro, sig_with_colon, backslash
 
 
 def test_strings_that_look_like_defs_are_not_split():
     split = hollow(TRICKY)
-    assert split is not None
-    assert all(line > 5 for line in split[1])  # nothing inside the module docstring
+    assert split is not None, "the tricky source must split (hollow() returned None)"
+    assert all(line > 5 for line in split[1]), (
+        "text inside the module docstring that looks like a def must not be split; bodies at "
+        f"lines {sorted(split[1])}"
+    )  # nothing inside the module docstring
 
 
 def test_a_doubtful_split_falls_back_to_the_full_parse(tmp_path: Path):
@@ -103,7 +120,10 @@ def test_a_doubtful_split_falls_back_to_the_full_parse(tmp_path: Path):
     path.write_text(odd)
     parsed = Sources().parse(path)
     method = parsed.tree.body[0].body[0]
-    assert [type(s).__name__ for s in parsed.function(method).body] == ["Assign", "Return"]
+    assert [type(s).__name__ for s in parsed.function(method).body] == ["Assign", "Return"], (
+        "a doubtful split must fall back to the full parse of the method body (Assign, Return); "
+        f"it gave {[type(s).__name__ for s in parsed.function(method).body]}"
+    )
 
 
 def test_hollow_and_full_surfaces_agree(shop_root, tmp_path):
@@ -128,7 +148,10 @@ def test_hollow_and_full_surfaces_agree(shop_root, tmp_path):
     def strip(result):
         return {n: [(s.line, s.kind, s.path) for s in u.sites] for n, u in result.names.items()}
 
-    assert strip(hollow_result) == strip(full_result)
+    assert strip(hollow_result) == strip(full_result), (
+        "the hollow and the full parse must give the same surface (names, lines, kinds, paths), "
+        "yet they differ"
+    )
 
 
 @pytest.mark.skipif(not (Path(__file__).resolve().parents[2] / "bench/_work/sglang-0.5.23/sglang")
@@ -136,4 +159,7 @@ def test_hollow_and_full_surfaces_agree(shop_root, tmp_path):
 def test_hollow_bodies_equal_the_full_parse_on_sglang_managers(tmp_path):
     root = Path(__file__).resolve().parents[2] / "bench/_work/sglang-0.5.23/sglang/srt/managers"
     assert sum(_bodies_match(p.read_text(), tmp_path, p.name)
-               for p in sorted(root.glob("sched*.py"))) > 100
+               for p in sorted(root.glob("sched*.py"))) > 100, (
+        "the SGLang scheduler modules must give more than 100 defs whose hollow bodies equal the "
+        "full parse"
+    )

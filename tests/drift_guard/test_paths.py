@@ -130,7 +130,10 @@ def test_cls_new_instance_counts_real_methods_properties_and_class_defaults():
     verdict = guard(engine, methods=[Engine.abort_chunked], executed=executed)
     assert verdict.names("drift") == ["pool"], \
         f"the real _release reads self.pool on the executed path: {verdict.render()}"
-    assert verdict.drift[0].call_path == ("Engine.abort_chunked", "Engine._release")
+    assert verdict.drift[0].call_path == ("Engine.abort_chunked", "Engine._release"), (
+        "the drift of pool must carry its call path (abort_chunked, _release); it is "
+        f"{verdict.drift[0].call_path}"
+    )
 
 
 def _swallow(fn) -> None:
@@ -163,7 +166,10 @@ def test_a_spec_mock_counts_only_configured_names_and_auto_children_are_silent_s
     verdict = guard(adder, methods=[Engine.abort])
     assert verdict.names("silent_skips") == ["depth"], \
         f"depth is served by an auto-created child mock: {verdict.render()}"
-    assert "auto-created MagicMock child" in verdict.silent_skips[0].detail
+    assert "auto-created MagicMock child" in verdict.silent_skips[0].detail, (
+        "a name served by an auto-created child mock must say 'auto-created MagicMock child'; "
+        f"detail: {verdict.silent_skips[0].detail!r}"
+    )
     adder.depth = 0
     assert guard(adder, methods=[Engine.abort]).holds, "configured now"
     auto = create_autospec(Engine, instance=True)
@@ -183,7 +189,10 @@ def test_assert_faithful_fails_with_the_words_and_names_the_construction_site():
     assert f"test_paths.py:{built}" in text, f"the construction site is named: {text}"
     ns.stage_metrics = None
     verdict = assert_faithful(ns, Engine.abort, model=Engine)
-    assert verdict.holds
+    assert verdict.holds, (
+        "assert_faithful must return a holding verdict once stage_metrics is given; it says "
+        f"{verdict.render()}"
+    )
 
 
 def test_strict_fails_on_unexercised_and_reverse_names():
@@ -223,14 +232,20 @@ def test_static_model_string_needs_explicit_roots_and_reads_nothing_from_cwd(tmp
         verdict.render()
     stated = guard(SimpleNamespace(chunked=None), model="dg_paths.engine:Engine",
                    methods=["dg_paths.engine:Engine.abort_chunked"], roots=[PATHSRC])
-    assert stated.holds and stated.names("unexercised") == ["_release", "aborted"]
+    assert stated.holds and stated.names("unexercised") == ["_release", "aborted"], (
+        "a model given as a string with roots must judge the same path: hold, _release and "
+        f"aborted unexercised; {stated.render()}"
+    )
 
 
 def test_a_stand_in_callable_is_not_followed_but_a_method_type_of_the_real_one_is():
     ns = SimpleNamespace(chunked=SimpleNamespace(rid="r1"), aborted=[])
     ns._release = lambda rid: None
     executed = _executed(lambda: Engine.abort_chunked(ns, "r1"))
-    assert guard(ns, model=Engine, methods=["abort_chunked"], executed=executed).holds
+    assert guard(ns, model=Engine, methods=["abort_chunked"], executed=executed).holds, (
+        "a stand-in callable for _release must not be followed: the path holds; "
+        f"{guard(ns, model=Engine, methods=['abort_chunked'], executed=executed).render()}"
+    )
     ns._release = types.MethodType(Engine._release, ns)
     ns.chunked = SimpleNamespace(rid="r1")  # the first run cleared it
     executed = _executed(lambda: _swallow(lambda: Engine.abort_chunked(ns, "r1")))
@@ -243,7 +258,10 @@ def test_the_verdict_serialises_with_the_same_words():
     data = verdict.to_json()
     assert data["holds"] is False and [r["name"] for r in data["silent_skips"]] == \
         ["on_drain", "tracer"], data
-    assert data["message"] == verdict.render()
+    assert data["message"] == verdict.render(), (
+        "the JSON message must be the verdict's rendered text, same words; JSON "
+        f"{data['message']!r}, text {verdict.render()!r}"
+    )
     assert all(len(line) <= 100 for line in verdict.render().splitlines()), verdict.render()
 
 
@@ -253,4 +271,6 @@ def test_guard_of_a_provision_of_any_object_is_the_same_path_verdict():
     verdict = guard(prov)
     assert verdict.names("silent_skips") == ["on_drain", "tracer"], \
         f"a Provision from provision_of is judged path-precisely: {verdict.render()}"
-    assert verdict.built_at == "tests/x.py:3"
+    assert verdict.built_at == "tests/x.py:3", (
+        f"the verdict must keep the provision's built_at tests/x.py:3; it is {verdict.built_at!r}"
+    )

@@ -284,7 +284,9 @@ def test_every_finding_carries_its_citation_and_a_fix(project):
         rendered
     assert rendered[-1] == "3 citation(s) checked, 3 stale", rendered
     assert [c.line for c in report.checked] == [1, 2, 3], "every citation is listed as checked"
-    assert report.to_json()["checked"] == 3
+    assert report.to_json()["checked"] == 3, (
+        f"the JSON must count the 3 citations checked; it says {report.to_json()['checked']}"
+    )
 
 
 def test_an_ambiguous_file_name_lists_the_candidates(tmp_path):
@@ -326,7 +328,10 @@ def test_find_citations_reads_the_symbol_after_the_citation(tmp_path):
     doc = tmp_path / "d.md"
     doc.write_text("see foo.py:12 (`bar`) and at foo.py:13 (baz.qux)\n", encoding="utf-8")
     assert [(c.target, c.symbol) for c in find_citations(doc)] == [
-        ("foo.py:12", "bar"), ("foo.py:13", "baz.qux")]
+        ("foo.py:12", "bar"), ("foo.py:13", "baz.qux")], (
+        "the symbol after a citation (`bar`, (baz.qux)) must be read; found "
+        f"{[(c.target, c.symbol) for c in find_citations(doc)]}"
+    )
 
 
 FALLBACKS = '''\

@@ -45,15 +45,25 @@ def _check(project: Path, text: str):
 def test_citations_that_still_hit_their_symbol_hold(project, text):
     report = _check(project, text)
     assert report.ok, report.render()
-    assert len(report.checked) >= 1
+    assert len(report.checked) >= 1, (
+        f"a holding citation must be counted as checked; checked: {report.checked}"
+    )
 
 
 def test_a_moved_def_is_stale_and_the_fix_names_the_new_line(project):
     report = _check(project, "SchedulePolicy.calc_priority (schedule_policy.py:1)\n")
     (finding,) = report.findings
-    assert "line 1 is not in `SchedulePolicy.calc_priority`" in finding.problem
-    assert finding.fix == "cite schedule_policy.py:4"
-    assert finding.citation.file.endswith("doc.md") and finding.citation.line == 1
+    assert "line 1 is not in `SchedulePolicy.calc_priority`" in finding.problem, (
+        "a citation of a def that moved must say 'line 1 is not in "
+        f"`SchedulePolicy.calc_priority`'; it says {finding.problem!r}"
+    )
+    assert finding.fix == "cite schedule_policy.py:4", (
+        f"the fix must name the def's new line, 'cite schedule_policy.py:4'; it is {finding.fix!r}"
+    )
+    assert finding.citation.file.endswith("doc.md") and finding.citation.line == 1, (
+        "the finding must be placed at the citation, doc.md line 1; it is at "
+        f"{finding.citation.file}:{finding.citation.line}"
+    )
 
 
 @pytest.mark.parametrize("text, problem", [
@@ -63,20 +73,28 @@ def test_a_moved_def_is_stale_and_the_fix_names_the_new_line(project):
 ])
 def test_broken_citations(project, text, problem):
     (finding,) = _check(project, text).findings
-    assert problem in finding.problem
+    assert problem in finding.problem, (
+        f"the citation {text!r} must be refused with {problem!r}; the problem says "
+        f"{finding.problem!r}"
+    )
 
 
 def test_times_and_plain_numbers_are_not_citations(tmp_path):
     doc = tmp_path / "log.txt"
     doc.write_text("05:55:19 the storm began; ratio 3:1; port :8080 on host\n")
-    assert find_citations(doc) == []
+    assert find_citations(doc) == [], (
+        f"times, ratios and ports are not citations; found {find_citations(doc)}"
+    )
 
 
 def test_comments_in_python_files_are_checked(project):
     code = project / "caller.py"
     code.write_text("# the sort lives in calc_priority (schedule_policy.py:2)\nx = 1\n")
     report = check_pointers([code], roots=[project])
-    assert [f.fix for f in report.findings] == ["cite schedule_policy.py:4"]
+    assert [f.fix for f in report.findings] == ["cite schedule_policy.py:4"], (
+        "a stale citation in a Python comment must be checked and fixed to schedule_policy.py:4; "
+        f"fixes: {[f.fix for f in report.findings]}"
+    )
 
 
 POLICY = '''\

@@ -51,14 +51,26 @@ def test_generated_items_pass_and_fail_with_the_drift_message(tmp_path, shop_roo
         assert f"PASSED test_generated.py::{node}" in out, out
     for node in ("Behind::drift_guard", "BudgetStub::drift_guard"):
         assert f"FAILED test_generated.py::{node}" in out, out
-    assert "Behind has drifted behind Scheduler.run_once: ['_budget_base', " in out
-    assert "BudgetMixinStub has drifted behind BudgetMixin.budget: ['reserved_tokens']" in out
-    assert "Traceback" not in out  # the report is the drift message, not a stack
+    assert "Behind has drifted behind Scheduler.run_once: ['_budget_base', " in out, (
+        "the generated drift_guard test of Behind must fail with the drift message; pytest "
+        f"printed {out[-1500:]}"
+    )
+    assert "BudgetMixinStub has drifted behind BudgetMixin.budget: ['reserved_tokens']" in out, (
+        "the generated drift_guard test of BudgetStub must fail with the drift message; pytest "
+        f"printed {out[-1500:]}"
+    )
+    assert "Traceback" not in out, (
+        "a generated drift-guard test must report the drift message, not a traceback; pytest "
+        f"printed {out[-1500:]}"
+    )  # the report is the drift message, not a stack
 
 
 def test_the_marker_is_registered_with_a_help_line(pytestconfig):
     lines = [m for m in pytestconfig.getini("markers") if m.startswith("deskcheck_drift:")]
-    assert lines and "generated drift-guard or can-fail test" in lines[0]
+    assert lines and "generated drift-guard or can-fail test" in lines[0], (
+        "the deskcheck_drift marker must be registered with the help 'generated drift-guard or "
+        f"can-fail test'; markers: {lines}"
+    )
 
 
 @pytest.mark.xdist_group("deskcheck_drift_subprocess")

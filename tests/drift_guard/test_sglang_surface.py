@@ -26,7 +26,14 @@ def test_get_next_batch_to_run_resolves_all_six_mixins_from_source():
     result = surface("sglang.srt.managers.scheduler:Scheduler.get_next_batch_to_run",
                      roots=[ROOT])
     mro = [key.rsplit(":", 1)[-1] for key in result.to_json()["mro"]]
-    assert mro == ["Scheduler", *MIXINS, "builtins.object"]
-    assert len(result.methods) > 20 and len(result.names) > 100
+    assert mro == ["Scheduler", *MIXINS, "builtins.object"], (
+        f"the SGLang Scheduler's MRO must resolve all six mixins from source; it is {mro}"
+    )
+    assert len(result.methods) > 20 and len(result.names) > 100, (
+        "get_next_batch_to_run must reach more than 20 methods and 100 names; it reached "
+        f"{len(result.methods)} and {len(result.names)}"
+    )
     assert all(site.path[0] == "Scheduler.get_next_batch_to_run"
-               for use in result.names.values() for site in use.sites)
+               for use in result.names.values() for site in use.sites), (
+        "every site's path must start at the root Scheduler.get_next_batch_to_run, yet one does not"
+    )

@@ -14,9 +14,15 @@ from deskcheck.stubs import StubSpec, stub
 
 def test_a_stub_runs_the_real_property_on_supplied_fields():
     s = stub(BudgetMixin, _budget_base=10, reserved_tokens=4)
-    assert s.budget == 6 and isinstance(s, BudgetMixin)
+    assert s.budget == 6 and isinstance(s, BudgetMixin), (
+        "a stub must be a real BudgetMixin whose property runs on the fields given: 10 - 4 = 6; "
+        f"budget {s.budget}, a BudgetMixin: {isinstance(s, BudgetMixin)}"
+    )
     s.budget = 0
-    assert s._budget_base == 4
+    assert s._budget_base == 4, (
+        "the real setter must run on the stub: budget = 0 sets _budget_base to 4; it is "
+        f"{s._budget_base}"
+    )
 
 
 def test_super_runs_on_a_stub_because_it_is_a_real_subclass():
@@ -31,7 +37,10 @@ def test_super_runs_on_a_stub_because_it_is_a_real_subclass():
                     f"failing: admit(5) returned {admitted!r}")
     adopted = StubSpec(Scheduler, fields=["base_reserved", "batch_reserved"], adopt=["pool_limit"],
                        register=False)(base_reserved=1, batch_reserved=2)
-    assert adopted.admit(5) == 5 - 1 - 2
+    assert adopted.admit(5) == 5 - 1 - 2, (
+        "super() must run on a stub with pool_limit adopted: admit(5) = 5 - 1 - 2 = 2; it "
+        f"returned {adopted.admit(5)}"
+    )
 
 
 def test_reading_an_unmodelled_field_names_it_and_the_production_site():
@@ -39,20 +48,33 @@ def test_reading_an_unmodelled_field_names_it_and_the_production_site():
     with pytest.raises(UnmodelledFieldError) as info:
         _ = s.budget
     text = info.value.render()
-    assert "does not model field 'reserved_tokens'" in text
+    assert "does not model field 'reserved_tokens'" in text, (
+        "an unmodelled read must say the stub 'does not model field 'reserved_tokens''; the error "
+        f"says {text!r}"
+    )
     assert "read by BudgetMixin.budget at " in text and "dg_shop/mixins/budget.py:6" in text, (
         f"an unmodelled read of reserved_tokens does not name its production site, "
         f"BudgetMixin.budget at dg_shop/mixins/budget.py:6; the error says: {text}")
-    assert "pass reserved_tokens=..." in text
-    assert isinstance(info.value, AttributeError)  # but never silently: it says where
+    assert "pass reserved_tokens=..." in text, (
+        f"an unmodelled read must give the fix 'pass reserved_tokens=...'; the error says {text!r}"
+    )
+    assert isinstance(info.value, AttributeError), (
+        f"an UnmodelledFieldError must be an AttributeError; it is {type(info.value).__mro__}"
+    )  # but never silently: it says where
 
 
 def test_stub_with_roots_is_drift_guarded_when_built():
     with pytest.raises(DriftError) as info:
         stub(BudgetMixin, roots=["budget"], _budget_base=10)
     assert "BudgetMixinStub has drifted behind BudgetMixin.budget: ['reserved_tokens']" \
-        in info.value.render()
-    assert stub(BudgetMixin, roots=["budget"], _budget_base=1, reserved_tokens=1).budget == 0
+        in info.value.render(), (
+        "a stub with roots must be drift-guarded when built, naming reserved_tokens; the error "
+        f"says {info.value.render()!r}"
+    )
+    assert stub(BudgetMixin, roots=["budget"], _budget_base=1, reserved_tokens=1).budget == 0, (
+        "a stub with roots and every field given must build and run: 1 - 1 = 0; budget is "
+        f"{stub(BudgetMixin, roots=['budget'], _budget_base=1, reserved_tokens=1).budget}"
+    )
 
 
 def test_a_field_cannot_replace_a_real_method_or_property():
@@ -64,10 +86,18 @@ def test_a_declared_stub_spec_registers_and_has_a_live_can_fail_arm():
     spec = StubSpec(BudgetMixin, fields=["_budget_base", "reserved_tokens"], name="BudgetStub")
     key = f"{__name__}:BudgetStub"
     try:
-        assert registered()[key] is spec
-        assert spec.roots == ("budget",)  # default: every property
+        assert registered()[key] is spec, (
+            f"a declared StubSpec must be registered under {key}; registered: "
+            f"{sorted(registered())}"
+        )
+        assert spec.roots == ("budget",), (
+            "a StubSpec's roots must default to every property of the class (budget); they are "
+            f"{spec.roots}"
+        )  # default: every property
         assert guard(spec).ok, guard(spec).message()
-        assert can_fail(spec).ok
+        assert can_fail(spec).ok, (
+            f"a declared stub's can-fail arm must be live; it says {can_fail(spec).message()!r}"
+        )
     finally:
         unregister(key)
     with pytest.raises(HarnessError, match=r"does not declare field\(s\) \['other'\]"):
@@ -77,4 +107,7 @@ def test_a_declared_stub_spec_registers_and_has_a_live_can_fail_arm():
 def test_a_stub_field_production_no_longer_reads_is_reverse_drift():
     spec = StubSpec(BudgetMixin, fields=["_budget_base", "reserved_tokens", "retired"],
                     register=False)
-    assert guard(spec).names("reverse") == ["retired"]
+    assert guard(spec).names("reverse") == ["retired"], (
+        "a stub field production no longer reads (retired) must be reverse drift; reverse: "
+        f"{guard(spec).names('reverse')}"
+    )

@@ -200,17 +200,28 @@ def test_the_json_of_a_surface_keeps_its_documented_keys_and_values(shop):
                          "elapsed_s"}, sorted(data)
     assert (data["class"], data["mode"], data["roots"]) == (
         "sp_detail.shop:Shop", "static", ["run"]), "the surface JSON names the wrong target"
-    assert data["mro"] == ["sp_detail.shop:Shop", "sp_detail.shop:Base", "builtins.object"]
+    assert data["mro"] == ["sp_detail.shop:Shop", "sp_detail.shop:Base", "builtins.object"], (
+        f"the surface JSON's mro must be Shop, Base, builtins.object; it is {data['mro']}"
+    )
     run = next(m for m in data["methods"] if m["name"] == "Shop.run")
     assert run == {"name": "Shop.run", "role": "call", "file": run["file"], "line": 9,
                    "path": ["Shop.run"]} and run["file"].endswith("shop.py"), run
     (count,) = data["reads"]["step_size"]
     assert count == {"file": count["file"], "line": 10, "kind": "read", "method": "Shop.run",
                      "path": ["Shop.run"], "after_write": False, "swallowed": False}, count
-    assert data["writes"]["count"][0]["kind"] == "rmw" and "ro_prop" in data["writes"]
-    assert "step_size" not in data["writes"] and "cache.entry" not in data["reads"]
+    assert data["writes"]["count"][0]["kind"] == "rmw" and "ro_prop" in data["writes"], (
+        "count += 1 must be a write of kind rmw, and a property setter's write ro_prop must be "
+        f"listed; writes: {data['writes']}"
+    )
+    assert "step_size" not in data["writes"] and "cache.entry" not in data["reads"], (
+        "reads must not be listed as writes (step_size), nor writes as reads (cache.entry); "
+        f"writes {sorted(data['writes'])}, reads {sorted(data['reads'])}"
+    )
     assert data["guarded"] == ["opt_field", "probe_field"], data["guarded"]
-    assert data["dynamic"][0]["kind"] == "dynamic" and data["dynamic"][0]["line"] == 42
+    assert data["dynamic"][0]["kind"] == "dynamic" and data["dynamic"][0]["line"] == 42, (
+        "a dynamic getattr must be listed with kind 'dynamic' at line 42; dynamic: "
+        f"{data['dynamic']}"
+    )
     assert data["counts"] == {"methods": len(result.methods), "names": len(result.names),
                               "reads": len(result.reads), "writes": len(result.writes),
                               "classes": len(result.model.sources)}, data["counts"]

@@ -106,14 +106,24 @@ def test_signature_rules_for_static_class_and_property_production():
         "a plain function whose first argument would receive self was accepted")
     assert signature_misfit(classmethod(lambda cls, a: 0), lambda self, a: 0) is None, (
         "a stand-in for a classmethod was refused")
-    assert signature_misfit(property(lambda self: 1), 3) is None
+    assert signature_misfit(property(lambda self: 1), 3) is None, (
+        "a plain value standing in for a property must fit; signature_misfit said "
+        f"{signature_misfit(property(lambda self: 1), 3)!r}"
+    )
     assert signature_misfit(property(lambda self: 1), lambda self: 1) == (
         "production is a property; stand in with a property or a plain value"), (
         "a plain function standing in for a property was accepted")
     assert signature_misfit(lambda self, a: 0, property(lambda self: 1)) == (
-        "production is a method; a property cannot be called like it")
+        "production is a method; a property cannot be called like it"), (
+        "a property standing in for a method must misfit with 'production is a method; a property "
+        "cannot be called like it'; it said "
+        f"{signature_misfit(lambda self, a: 0, property(lambda self: 1))!r}"
+    )
     assert signature_misfit(lambda self, a: 0, 5) == (
-        "production is a method; the stand-in is a int value")
+        "production is a method; the stand-in is a int value"), (
+        "a plain value standing in for a method must misfit with 'production is a method; the "
+        f"stand-in is a int value'; it said {signature_misfit(lambda self, a: 0, 5)!r}"
+    )
 
 
 def test_chains_are_judged_only_through_plain_values():
@@ -178,7 +188,10 @@ def test_reverse_and_stale_allow_details_for_adopted_and_dotted_names():
                      binds_everything=True, adopted=frozenset({"retired_default"}),
                      allow={"ps.gone_attr": "chain"}, location="here.py:1")
     details = {(f.direction, f.name): f.detail for f in guard(prov).findings}
-    assert details.get(("reverse", "retired_default")) == "adopted default declared at here.py:1"
+    assert details.get(("reverse", "retired_default")) == "adopted default declared at here.py:1", (
+        "reverse drift of an adopted default must say 'adopted default declared at here.py:1'; "
+        f"details: {details}"
+    )
     assert details.get(("stale_allow", "ps.gone_attr")) == (
         "nothing in the surface needs it unprovided (reason given: chain)"), (
         f"a stale dotted allow entry is judged by the wrong name: {details}")

@@ -24,7 +24,10 @@ def mutate(operator: str, source: str = SOURCE, stale_means: str = "", **params)
     """The mutated source; a StaleOperator fails the test with ``stale_means`` (what the
     operator missed, in words)."""
     func = cst.parse_module(source).body[0]
-    assert isinstance(func, cst.FunctionDef)
+    assert isinstance(func, cst.FunctionDef), (
+        "the test source must start with a function definition; it starts with "
+        f"{type(func).__name__}"
+    )
     try:
         mutated = operator_class(operator)(params).apply(func, "function plan")
     except StaleOperator as stale:

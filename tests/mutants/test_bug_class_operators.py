@@ -67,7 +67,10 @@ def test_reduce_op_names_torchs_default_sum_explicitly(tmp_path, monkeypatch):
 
 def test_rank_local_replaces_one_read_of_the_agreed_value_by_its_local_source():
     minus, plus = changed(PLAN, "rank-local", occurrence=1)
-    assert minus == ["        return Plan(admit=reduced[FREE_SLOT], budget=reduced[BUDGET_SLOT])"]
+    assert minus == ["        return Plan(admit=reduced[FREE_SLOT], budget=reduced[BUDGET_SLOT])"], (
+        "rank-local with occurrence = 1 must change the return of the agreed reads; it removed "
+        f"{minus}"
+    )
     assert plus == ["        return Plan(admit=vals[FREE_SLOT], budget=reduced[BUDGET_SLOT])"], plus
 
 
@@ -83,7 +86,9 @@ def test_rank_local_on_a_function_without_a_collective_is_stale():
 
 def test_skip_on_rank_guards_a_statement_collective():
     minus, plus = changed(REDUCE, "skip-on-rank", rank="self.tp_rank")
-    assert minus == [COLLECTIVE]
+    assert minus == [COLLECTIVE], (
+        f"skip-on-rank must guard the one collective statement; it removed {minus}"
+    )
     assert plus == ["        if self.tp_rank == 0:", "    " + COLLECTIVE], (
         "skip-on-rank must guard the collective so only rank `runs_on` (default 0) runs it: "
         f"`if self.tp_rank == 0:`; the mutant added {plus}")
@@ -149,7 +154,9 @@ def test_slot_shift_of_an_index_nobody_reads_is_stale():
 
 def test_group_size_one_reads_the_tp_size_as_one():
     minus, plus = changed(PLAN, "group-size-one")
-    assert (minus, plus) == (["        if self.tp_size == 1:"], ["        if 1 == 1:"])
+    assert (minus, plus) == (["        if self.tp_size == 1:"], ["        if 1 == 1:"]), (
+        f"group-size-one must read self.tp_size as 1; removed {minus}, added {plus}"
+    )
 
 
 @pytest.mark.parametrize("operator, params, key", [

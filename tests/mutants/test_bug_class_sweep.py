@@ -94,4 +94,6 @@ def test_crash_only_kills_are_told_apart_and_can_fall_short(tmp_path):
     assert verdicts == {"plan.world_of_one_admits_one_less": "KILLED",
                         "plan.budget_check_gone": "WRONG_FAILURE"}, verdicts
     assert "killed only by a crash (AttributeError)" in by_id(strict)[
-        "plan.budget_check_gone"]["excerpt"]
+        "plan.budget_check_gone"]["excerpt"], (
+        "under --crash-kills-fall-short the crash-only kill must say 'killed only by a crash "
+        f"(AttributeError)'; excerpt: {by_id(strict)['plan.budget_check_gone']['excerpt']!r}")

@@ -54,7 +54,10 @@ def test_an_occurrence_the_target_does_not_have_is_named_at_its_line(tmp_path):
 
 
 def test_an_occurrence_the_target_has_is_accepted(tmp_path):
-    assert [m.id for m in load_catalog(project(tmp_path, 2)).mutants] == ["pick.slot"]
+    assert [m.id for m in load_catalog(project(tmp_path, 2)).mutants] == ["pick.slot"], (
+        "an occurrence the target has (2 of 2 sites) must be accepted; the catalog loaded "
+        f"{[m.id for m in load_catalog(project(tmp_path, 2)).mutants]}"
+    )
 
 
 def test_the_sweep_exits_2_on_a_wrong_occurrence_it_finds_after_importing(tmp_path):

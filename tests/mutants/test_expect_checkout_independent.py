@@ -90,7 +90,10 @@ def make_project(base: Path, mutant: dict[str, str], expect: str) -> Path:
         """))
     (root / "mutants.toml").write_text('[sweep]\ntests = ["checks"]\n'
                                        + MUTANT.format(**mutant, expect=expect))
-    assert len(str(root)) > 240
+    assert len(str(root)) > 240, (
+        "the checkout path must be longer than 240 characters for this test; it has "
+        f"{len(str(root))}"
+    )
     return root
 
 

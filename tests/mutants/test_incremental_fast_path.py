@@ -78,7 +78,10 @@ def _sweep(root: Path, log: Path, *args: str, expected: list[str] | None = ALL
     report = json.loads((root / "out.json").read_text())
     ran = sorted(m["id"] for m in report["mutants"] if not m["reused"])
     if expected is not None:
-        assert sorted(m["id"] for m in report["mutants"]) == expected
+        assert sorted(m["id"] for m in report["mutants"]) == expected, (
+            f"the sweep's JSON must list every mutant of the catalog {expected}; it listed "
+            f"{sorted(m['id'] for m in report['mutants'])}"
+        )
     return ran, log.read_text().split(), report
 
 
@@ -94,19 +97,36 @@ def test_an_unchanged_sweep_starts_no_session_and_a_changed_target_reruns_only_i
         project: tuple[Path, Path]):
     root, log = project
     ran, lines, _ = _sweep(root, log)
-    assert ran == [f"k.M{i}" for i in range(FUNCTIONS)]
-    assert lines.count("session") == 1 and "test_f0" in lines  # the log does observe
+    assert ran == [f"k.M{i}" for i in range(FUNCTIONS)], (
+        f"a first sweep must run every mutant; it ran {ran}"
+    )
+    assert lines.count("session") == 1 and "test_f0" in lines, (
+        f"a first sweep must start one pytest session that runs the tests; the log says {lines}"
+    )  # the log does observe
 
     ran, lines, report = _sweep(root, log)
-    assert ran == [] and lines == []  # no session, no collection, no baseline, no test
-    assert "baseline_s" not in report["timing"] and "reuse_s" in report["timing"]
+    assert ran == [] and lines == [], (
+        "an unchanged project must reuse every verdict with no pytest session nor test; it ran "
+        f"{ran}, logged {lines}"
+    )  # no session, no collection, no baseline, no test
+    assert "baseline_s" not in report["timing"] and "reuse_s" in report["timing"], (
+        "a sweep that reuses everything must report reuse_s and no baseline_s in timing; timing "
+        f"is {report['timing']}"
+    )
 
     module = root / "kpkg" / "mod.py"
     module.write_text(module.read_text().replace("return x + 1\n", "return (x + 1)\n"))
     ran, lines, _ = _sweep(root, log)
-    assert ran == ["k.M1"]
-    assert lines.count("session") == 1
-    assert set(lines) - {"session"} == {"test_f1"}  # baseline and mutant ran its owner only
+    assert ran == ["k.M1"], (
+        f"a change to f1 (the target of k.M1) must re-run k.M1 only; it ran {ran}"
+    )
+    assert lines.count("session") == 1, (
+        f"a re-run of one mutant must start one pytest session; the log says {lines}"
+    )
+    assert set(lines) - {"session"} == {"test_f1"}, (
+        "a re-run of k.M1 must run its owner test_f1 only (baseline and mutant); the log says "
+        f"{lines}"
+    )  # baseline and mutant ran its owner only
 
 
 def test_touching_an_owner_file_reruns_what_it_owns_and_the_universe_wide_mutants(
@@ -117,16 +137,26 @@ def test_touching_an_owner_file_reruns_what_it_owns_and_the_universe_wide_mutant
         handle.write("# touched\n")
     ran, lines, _ = _sweep(root, log)
     # M0, M1: node ids in test_a.py; M3 (-k) and M4 (kills marker) cover every test file
-    assert ran == ["k.M0", "k.M1", "k.M3", "k.M4"]
-    assert "test_f2" not in lines
+    assert ran == ["k.M0", "k.M1", "k.M3", "k.M4"], (
+        "touching test_a.py must re-run the mutants it owns (M0, M1) and those with -k or kills "
+        f"owners (M3, M4); it ran {ran}"
+    )
+    assert "test_f2" not in lines, (
+        f"touching test_a.py must not run test_f2 of test_b.py; the log says {lines}"
+    )
 
     with (root / "tests" / "conftest.py").open("a") as handle:
         handle.write("# touched\n")
     ran, _, _ = _sweep(root, log)
-    assert ran == [f"k.M{i}" for i in range(FUNCTIONS)]  # every owner file loads conftest.py
+    assert ran == [f"k.M{i}" for i in range(FUNCTIONS)], (
+        f"touching conftest.py (loaded by every owner file) must re-run every mutant; it ran {ran}"
+    )  # every owner file loads conftest.py
 
     ran, lines, _ = _sweep(root, log, "--no-incremental")
-    assert ran == [f"k.M{i}" for i in range(FUNCTIONS)] and "session" in lines
+    assert ran == [f"k.M{i}" for i in range(FUNCTIONS)] and "session" in lines, (
+        f"--no-incremental must re-run every mutant in a pytest session; it ran {ran}, logged "
+        f"{lines}"
+    )
 
 
 def test_a_new_kills_marker_in_a_non_owner_file_reruns_the_mutant(project: tuple[Path, Path]):
@@ -136,9 +166,13 @@ def test_a_new_kills_marker_in_a_non_owner_file_reruns_the_mutant(project: tuple
     test_b.write_text(test_b.read_text().replace(
         "def test_f2", '@pytest.mark.kills("k.M0")\ndef test_f2'))
     ran, _, report = _sweep(root, log)
-    assert "k.M0" in ran and "k.M1" not in ran
+    assert "k.M0" in ran and "k.M1" not in ran, (
+        f"a new kills marker for k.M0 in test_b.py must re-run k.M0 and not k.M1; it ran {ran}"
+    )
     owners = next(m["owners"] for m in report["mutants"] if m["id"] == "k.M0")
-    assert owners == ["tests/test_a.py::test_f0", "tests/test_b.py::test_f2"]
+    assert owners == ["tests/test_a.py::test_f0", "tests/test_b.py::test_f2"], (
+        f"a kills marker must add its test to the owners of k.M0; owners are {owners}"
+    )
 
 
 @pytest.mark.parametrize(("text", "expected"), [
@@ -152,7 +186,10 @@ def test_a_new_kills_marker_in_a_non_owner_file_reruns_the_mutant(project: tuple
      '    items[0].add_marker("kills")\n', {DYNAMIC}),
 ])
 def test_declared_kills_reads_literal_ids_and_flags_dynamic_ones(text: str, expected: set):
-    assert declared_kills(text) == expected
+    assert declared_kills(text) == expected, (
+        f"declared_kills must read literal kills ids and flag dynamic ones as {DYNAMIC!r}: "
+        f"expected {expected}, got {declared_kills(text)}"
+    )
 
 
 def test_a_shard_is_recorded_in_the_store_of_the_project_the_command_runs_in(
@@ -166,10 +203,17 @@ def test_a_shard_is_recorded_in_the_store_of_the_project_the_command_runs_in(
     ran, _, report = _sweep(root, log, "--catalog", str(sub / "mutants.toml"), "--shard", "1/2",
                             expected=None)
     ids = sorted(m["id"] for m in report["mutants"])
-    assert ran == ids and 0 < len(ids) < FUNCTIONS
-    assert not (sub / ".deskcheck").exists()
+    assert ran == ids and 0 < len(ids) < FUNCTIONS, (
+        f"--shard 1/2 must run a proper part of the mutants (all fresh); ran {ran}, listed {ids}"
+    )
+    assert not (sub / ".deskcheck").exists(), (
+        f"a shard run from {root} must keep its store there, not in the catalog's sub-project {sub}"
+    )
     runs = json.loads(subprocess.run(
         [sys.executable, "-m", "deskcheck.cli", "history", "--json", "-"], cwd=root,
         capture_output=True, text=True, check=True).stdout)
     runs = runs["runs"] if isinstance(runs, dict) else runs
-    assert [(r["kind"], r["shard"]) for r in runs] == [("sweep", "1/2")]
+    assert [(r["kind"], r["shard"]) for r in runs] == [("sweep", "1/2")], (
+        "the store of the project the command runs in must record one sweep with shard 1/2; "
+        f"history has {runs}"
+    )

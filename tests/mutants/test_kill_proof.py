@@ -27,7 +27,10 @@ def failed(message: str, text: str = "") -> ItemResult:
 def test_a_diagnosed_hang_is_a_kill_with_default_settings(message):
     verdict = decide([OWNER], [failed(message)], None, DEFAULT_WRONG_FAILURE_TYPES)
     assert verdict.verdict == "KILLED", f"a hang naming its rank was judged {verdict.verdict}"
-    assert (verdict.kill_kind, verdict.kill_reason) == ("hang", "RankTimeoutError")
+    assert (verdict.kill_kind, verdict.kill_reason) == ("hang", "RankTimeoutError"), (
+        "a diagnosed hang must be a kill of kind 'hang' by RankTimeoutError; it was "
+        f"{(verdict.kill_kind, verdict.kill_reason)}"
+    )
 
 
 def test_a_hang_nobody_diagnosed_stays_a_timeout():
@@ -70,11 +73,17 @@ def test_the_strongest_proof_among_the_owners_is_the_one_reported():
 def test_crash_kills_can_be_made_to_fall_short():
     verdict = decide([OWNER], [failed("TypeError: cannot unpack non-iterable NoneType")], None,
                      ())
-    assert crash_kills_rule(verdict, "hold").verdict == "KILLED"
+    assert crash_kills_rule(verdict, "hold").verdict == "KILLED", (
+        "with crash_kills = hold a crash-only kill must stay KILLED; it was "
+        f"{crash_kills_rule(verdict, 'hold').verdict}"
+    )
     strict = crash_kills_rule(verdict, "fall-short")
     assert strict.verdict == "WRONG_FAILURE", f"a crash-only kill was {strict.verdict}"
     assert "killed only by a crash (TypeError)" in strict.excerpt, strict.excerpt
-    assert strict.wrong_owners == [OWNER]
+    assert strict.wrong_owners == [OWNER], (
+        "a crash-only kill that falls short must name its owner as the wrong one; wrong_owners is "
+        f"{strict.wrong_owners}"
+    )
     asserted = decide([OWNER], [failed("AssertionError: no")], None, ())
     assert crash_kills_rule(asserted, "fall-short").verdict == "KILLED", (
         "a kill by an assertion fell short under crash_kills = fall-short")

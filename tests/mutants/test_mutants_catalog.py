@@ -22,9 +22,17 @@ def write(tmp_path, text: str):
 
 def test_fixture_catalog_loads():
     catalog = load_catalog(CATALOG)
-    assert len(catalog.mutants) >= 20
-    assert catalog.get("calc.admit_strict").expect == "told to admit .* with room for"
-    assert catalog.settings.tests == ("checks",)
+    assert len(catalog.mutants) >= 20, (
+        "the fixture catalog must load all its mutants (20 or more); it loaded "
+        f"{len(catalog.mutants)}"
+    )
+    assert catalog.get("calc.admit_strict").expect == "told to admit .* with room for", (
+        "calc.admit_strict's expect must load as written; it is "
+        f"{catalog.get('calc.admit_strict').expect!r}"
+    )
+    assert catalog.settings.tests == ("checks",), (
+        f"the catalog's [sweep] tests must load as ('checks',); it is {catalog.settings.tests!r}"
+    )
 
 
 def test_all_problems_reported_at_once_with_lines(tmp_path):
@@ -84,8 +92,13 @@ def test_all_problems_reported_at_once_with_lines(tmp_path):
             f"{by_line}")
     assert len(error.errors) == 7, (
         f"7 problems must be reported in one pass, got {len(error.errors)}: {by_line}")
-    assert error.exit_code == 2
-    assert all(e.fix for e in error.errors)
+    assert error.exit_code == 2, (
+        f"a CatalogError must exit 2 (config error); its exit_code is {error.exit_code}"
+    )
+    assert all(e.fix for e in error.errors), (
+        "every catalog problem must come with a fix; these have none: "
+        f"{[e.message for e in error.errors if not e.fix]}"
+    )
 
 
 def test_toml_syntax_error_names_the_line(tmp_path):
@@ -96,7 +109,10 @@ def test_toml_syntax_error_names_the_line(tmp_path):
         ''')
     with pytest.raises(CatalogError) as info:
         load_catalog(path)
-    assert info.value.location.endswith(":3")
+    assert info.value.location.endswith(":3"), (
+        "a TOML syntax error on line 3 must be located at ':3'; its location is "
+        f"{info.value.location!r}"
+    )
 
 
 def test_operator_param_types_checked(tmp_path):
@@ -122,6 +138,9 @@ def test_operator_param_types_checked(tmp_path):
 
 def test_select_rejects_unknown_ids():
     catalog = load_catalog(CATALOG)
-    assert [m.id for m in catalog.select(["calc.pick_max"])] == ["calc.pick_max"]
+    assert [m.id for m in catalog.select(["calc.pick_max"])] == ["calc.pick_max"], (
+        "select of a known id must give that mutant only; it gave "
+        f"{[m.id for m in catalog.select(['calc.pick_max'])]}"
+    )
     with pytest.raises(CatalogError, match="nope"):
         catalog.select(["nope"])

@@ -56,7 +56,10 @@ def test_sweep_leaves_the_repo_byte_identical(repo, tmp_path):
                      "--json", str(tmp_path / "out.json"), "--only", "calc.low_bound_skipped",
                      "calc.admit_strict", "calc.size_offset", "dist.max_not_min", cwd=repo)
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    assert snapshot(repo) == before
+    assert snapshot(repo) == before, (
+        "a sweep must leave the repository byte-identical (git status and file contents), yet "
+        "they changed"
+    )
 
 
 def test_kill_9_mid_sweep_leaves_repo_and_processes_clean(repo):
@@ -85,4 +88,7 @@ def test_kill_9_mid_sweep_leaves_repo_and_processes_clean(repo):
             sweep.wait()
         for pid in tagged_processes(tag):
             os.kill(pid, signal.SIGKILL)
-    assert snapshot(repo) == before
+    assert snapshot(repo) == before, (
+        "a sweep killed with SIGKILL must leave the repository byte-identical (git status and "
+        "file contents), yet they changed"
+    )

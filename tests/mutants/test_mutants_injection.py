@@ -77,7 +77,10 @@ def test_inject_and_restore(target, operator, params, call, clean, mutated):
     from fixpkg import shapes
 
     before = tree_digest()
-    assert call(shapes) == clean
+    assert call(shapes) == clean, (
+        f"{target} must give {clean!r} on clean code before the mutant is injected; it gave "
+        f"{call(shapes)!r}"
+    )
     injection = apply(target, operator, **params)
     try:
         got = call(shapes)
@@ -101,5 +104,11 @@ def test_traceback_points_at_the_real_file_and_line():
         injection.restore()
     frame = traceback.extract_tb(info.tb)[-1]
     source = Path(shapes.__file__).read_text().splitlines()
-    assert frame.filename == shapes.__file__
-    assert source[frame.lineno - 1].strip() == "total += value"
+    assert frame.filename == shapes.__file__, (
+        f"a traceback through an injected mutant must point at the real file {shapes.__file__}; it "
+        f"points at {frame.filename}"
+    )
+    assert source[frame.lineno - 1].strip() == "total += value", (
+        "a traceback through an injected mutant must point at the real line 'total += value'; "
+        f"line {frame.lineno} is {source[frame.lineno - 1].strip()!r}"
+    )

@@ -41,14 +41,20 @@ def run_python(extra_env: dict[str, str]) -> str:
 
 
 def test_a_fresh_python_is_clean_without_the_variable():
-    assert run_python({}) == "clean False 1"
+    assert run_python({}) == "clean False 1", (
+        "a python started without the mutant variable must run clean code; it printed "
+        f"{run_python({})!r}"
+    )
 
 
 def test_the_hook_applies_the_mutant_on_import(monkeypatch):
     monkeypatch.delenv(MUTANT_ENV, raising=False)
     env = child_environment(payload("fixpkg.probe:marker", "return", value='"mutated"'),
                             None, "t1")
-    assert run_python(env) == "mutated False 1"
+    assert run_python(env) == "mutated False 1", (
+        "the import hook must apply the return mutant of fixpkg.probe:marker on import; it "
+        f"printed {run_python(env)!r}"
+    )
 
 
 def test_nested_mutants_stay_applied_below_each_other(monkeypatch):
@@ -56,8 +62,14 @@ def test_nested_mutants_stay_applied_below_each_other(monkeypatch):
     monkeypatch.setenv(MUTANT_ENV, json.dumps(outer))
     env = child_environment(payload("fixpkg.calc:Ledger.pick", "swap", old="min", new="max"),
                             None, "t2")
-    assert len(json.loads(env[MUTANT_ENV])) == 2
-    assert run_python(env) == "clean True 2"
+    assert len(json.loads(env[MUTANT_ENV])) == 2, (
+        "a nested mutant run must export the outer and the inner mutant; it exported "
+        f"{env[MUTANT_ENV]}"
+    )
+    assert run_python(env) == "clean True 2", (
+        "both nested mutants (admit returns True, pick swaps min for max) must apply; it printed "
+        f"{run_python(env)!r}"
+    )
 
 
 def test_payload_from_a_file(tmp_path, monkeypatch):
@@ -66,7 +78,10 @@ def test_payload_from_a_file(tmp_path, monkeypatch):
     path.write_text(json.dumps(payload("fixpkg.probe:marker", "return", value='"filed"')))
     env = child_environment(None, None, "t3")
     env[MUTANT_ENV] = f"@{path}"
-    assert run_python(env) == "filed False 1"
+    assert run_python(env) == "filed False 1", (
+        "a payload given as @FILE must be read from the file and applied; it printed "
+        f"{run_python(env)!r}"
+    )
 
 
 REWRITTEN_TEST = '''

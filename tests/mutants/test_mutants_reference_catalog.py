@@ -20,7 +20,10 @@ RANK_ONLY = ("tp_scheduler.scheduler_budget_mixin:SchedulerBudgetMixin._all_redu
 
 def test_reference_catalog_has_24_owned_mutants_matching_todays_source():
     catalog = load_catalog(REFERENCE)
-    assert len(catalog.mutants) >= 24
+    assert len(catalog.mutants) >= 24, (
+        "the reference catalog examples/tp_scheduler/mutants.toml must hold its 24 mutants or "
+        f"more; it loaded {len(catalog.mutants)}"
+    )
     for mutant in catalog.mutants:
         assert mutant.owners, f"{mutant.id} has no owner"
         for owner in node_owners(mutant.owners):
@@ -35,13 +38,22 @@ def test_reference_sweep_kills_every_mutant_by_its_owner(tmp_path):
     verdicts = {m["id"]: m["verdict"] for m in document["mutants"]}
     assert set(verdicts.values()) == {"KILLED"}, {k: v for k, v in verdicts.items()
                                                  if v != "KILLED"}
-    assert proc.returncode == 0
+    assert proc.returncode == 0, (
+        "the reference sweep must hold (exit 0) when every mutant is KILLED; it exited "
+        f"{proc.returncode}: {proc.stderr[-800:]}"
+    )
     mutants = by_id(document)
     for mutant in mutants.values():
-        assert set(mutant["killed_by"]) <= set(mutant["owners"])
+        assert set(mutant["killed_by"]) <= set(mutant["owners"]), (
+            f"{mutant['id']} must be killed by its owners only; killed_by {mutant['killed_by']}, "
+            f"owners {mutant['owners']}"
+        )
     rank_only = [m for m in mutants.values() if m["target"] in RANK_ONLY]
     assert rank_only and all(
-        all("test_gloo_" in k or "suites" in k for k in m["killed_by"]) for m in rank_only)
+        all("test_gloo_" in k or "suites" in k for k in m["killed_by"]) for m in rank_only), (
+        "the rank-only mutants of _all_reduce_min must be killed by the gloo or suites tests "
+        f"only; killed_by: {[m['killed_by'] for m in rank_only]}"
+    )
     for owned in _audit_owned():  # the audit and the arm both judged, both killed
         if owned.id in AUDIT_GAPS:
             continue

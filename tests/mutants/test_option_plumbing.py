@@ -25,8 +25,12 @@ def test_sweep_record_turns_recording_on_for_the_run_and_off_after(monkeypatch):
     seen: list[str | None] = []
     monkeypatch.setattr(auto_commands, "run_auto",
                         lambda args: seen.append(os.environ.get("DESKCHECK_RECORD")) or 0)
-    assert main(["sweep", "--auto", "--changed-since", "x", "--no-run"]) == 0
-    assert main(["sweep", "--auto", "--changed-since", "x", "--no-run", "--record"]) == 0
+    assert main(["sweep", "--auto", "--changed-since", "x", "--no-run"]) == 0, (
+        "`sweep --auto --changed-since x --no-run` must exit 0"
+    )
+    assert main(["sweep", "--auto", "--changed-since", "x", "--no-run", "--record"]) == 0, (
+        "`sweep --auto --changed-since x --no-run --record` must exit 0"
+    )
     assert seen == [None, "all"], (
         f"expected DESKCHECK_RECORD unset without --record and 'all' with it, got {seen}")
     assert "DESKCHECK_RECORD" not in os.environ, (
@@ -54,7 +58,10 @@ def test_mutants_run_record_hands_recording_to_the_pytest_it_starts(monkeypatch)
     monkeypatch.chdir(FIXTURE)
     for extra in ([], ["--record"]):
         assert main(["mutants", "run", "calc.pick_max", "--catalog", str(CATALOG), *extra,
-                     "--", "checks/check_calc.py", "-q"]) == 0
+                     "--", "checks/check_calc.py", "-q"]) == 0, (
+            f"`mutants run calc.pick_max {' '.join(extra)} -- checks/check_calc.py` must exit 0 "
+            "(the pytest call is faked to pass)"
+        )
     (plain_argv, plain_env), (argv, env) = started
     assert (plain_env.get("DESKCHECK_RECORD"), env.get("DESKCHECK_RECORD")) == (None, "all"), (
         "expected the pytest started by `mutants run --record` (only) to get "

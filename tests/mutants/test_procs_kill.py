@@ -69,7 +69,9 @@ def test_no_process_of_a_run_outlives_another_long_enough_to_react(tmp_path, mon
     root = subprocess.Popen([sys.executable, "-c", PEERS, str(note)], stdout=subprocess.PIPE,
                             text=True)
     try:
-        assert root.stdout is not None and root.stdout.readline().strip() == "ready"
+        assert root.stdout is not None and root.stdout.readline().strip() == "ready", (
+            "the peer processes' root never printed 'ready'"
+        )
         deadline = time.monotonic() + 60
         while len(_children_of(root.pid)) < 2 and time.monotonic() < deadline:
             time.sleep(0.01)
@@ -96,7 +98,9 @@ def test_no_process_of_a_run_outlives_another_long_enough_to_react(tmp_path, mon
         monkeypatch.setattr(os, "kill", descheduled_kill)
         killed = procs.kill_run(root.pid, "no-token", lambda: root.poll())
         monkeypatch.undo()
-        assert root.wait(timeout=60) is not None
+        assert root.wait(timeout=60) is not None, (
+            "the root process of the run was not reaped within 60 s of kill_run"
+        )
         assert len(killed) == 3, f"kill_run killed {killed}, expected the root and its 2 peers"
         assert not note.exists(), (
             "a process of the run outlived its peer long enough to react to its death "

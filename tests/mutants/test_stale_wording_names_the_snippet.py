@@ -19,7 +19,10 @@ SOURCE = textwrap.dedent("""
 
 def stale_message(operator: str, **params) -> str:
     func = cst.parse_module(SOURCE).body[0]
-    assert isinstance(func, cst.FunctionDef)
+    assert isinstance(func, cst.FunctionDef), (
+        "the test SOURCE must start with a function definition; it starts with "
+        f"{type(func).__name__}"
+    )
     with pytest.raises(StaleOperator) as stale:
         operator_class(operator)(params).apply(func, "function pkg.m:plan")
     return str(stale.value)

@@ -137,7 +137,9 @@ def test_a_decision_already_rank_local_on_clean_code_is_baseline_red():
     red = judge(FakeAudit([rank_local()])).baseline_red(OWNER)
     assert red is not None and "not green on clean code" in red, red
     assert "input self.local: RANK-LOCAL" in red, "the red owner does not show its witness"
-    assert judge(FakeAudit([FakeDecision("Sched.step", "TRIVIAL")])).baseline_red(OWNER) is None
+    assert judge(FakeAudit([FakeDecision("Sched.step", "TRIVIAL")])).baseline_red(OWNER) is None, (
+        "a TRIVIAL decision on clean code is no baseline-red owner, yet baseline_red reported one"
+    )
 
 
 def test_an_owner_naming_a_function_without_a_decision_is_an_error_at_its_line():

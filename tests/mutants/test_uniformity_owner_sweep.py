@@ -39,7 +39,10 @@ def test_the_audit_kills_a_gating_input_made_rank_local_and_judges_nothing_else(
         "the audit and the test owner must both be judged (the static owner never stands "
         f"in for the tests): killed by {both['killed_by']}")
     alone = mutants["room.audit_only"]
-    assert alone["killed_by"] == ["uniformity:Sched.step"]
+    assert alone["killed_by"] == ["uniformity:Sched.step"], (
+        "a mutant owned by the audit only must be killed by uniformity:Sched.step; killed by "
+        f"{alone['killed_by']}"
+    )
     assert alone["excerpt"].startswith(
         "uniformity:Sched.step: RankLocalDecision: Sched.step at "
         "tests/mutants/fixtures/uniproj/unisched/sched.py:33: "
@@ -72,7 +75,10 @@ def test_an_owner_naming_a_function_without_a_gating_decision_is_an_error_at_its
     expected = (f"{catalog}:{line}: mutant 'poll.already_local': owner "
                 "'uniformity:Sched.no_collective' names a function with no gating decision")
     assert expected in proc.stderr, proc.stderr
-    assert "fix: name a function whose decision gates a collective" in proc.stderr
+    assert "fix: name a function whose decision gates a collective" in proc.stderr, (
+        "an owner naming a function without a gating decision must come with the fix 'name a "
+        f"function whose decision gates a collective'; stderr: {proc.stderr[-600:]}"
+    )
     assert "Sched.step" in proc.stderr, "the fix does not list the functions that have one"
     assert "KILLED" not in proc.stdout, "mutants ran after a catalog error"
 

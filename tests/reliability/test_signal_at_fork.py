@@ -90,4 +90,6 @@ def test_the_script_can_see_a_held_lock() -> None:
     release.set()
     holder.join()
     assert free == [False], "the probe read a lock held by another thread as free"
-    assert sys.version_info >= (3, 11)
+    assert sys.version_info >= (3, 11), (
+        f"this test relies on Python 3.11 or later; it runs on {sys.version}"
+    )

@@ -38,7 +38,10 @@ def _mutant(module, old: str, new: str) -> MutatedFunction:
     live = resolve(f"{module.__name__}:scaled_by")
     code = live.function.__code__
     source = locate(code.co_filename, scope_path_of(code.co_qualname), code.co_firstlineno)
-    assert old in source.text
+    assert old in source.text, (
+        f"the mutant's old text {old!r} must occur in the located source of scaled_by; it is "
+        f"{source.text!r}"
+    )
     return MutatedFunction("m", f"{module.__name__}:scaled_by", source.file, source.start_line,
                            source.end_line, source.indent, source.text,
                            source.text.replace(old, new), source.file_sha)

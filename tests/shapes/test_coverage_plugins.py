@@ -88,7 +88,10 @@ def test_a_failed_auto_run_still_writes_its_json_and_quotes_whole_lines(tmp_path
     assert done.returncode == 2, f"a pytest usage error is exit 2:\n{done.stderr}"
     assert out.is_file(), "--json was not written when the coverage pass could not run"
     report = json.loads(out.read_text())
-    assert report["holds"] is False and report["exit_code"] == 2 and report["error"]["message"]
+    assert report["holds"] is False and report["exit_code"] == 2 and report["error"]["message"], (
+        "a --json report of a run that could not start must say holds false, exit_code 2 and the "
+        f"error; it says {report}"
+    )
     said = done.stderr[done.stderr.index("pytest said:") + len("pytest said:"):]
     first = said.lstrip("\n").splitlines()[0]
     assert "error" in first.lower() or first.startswith(("ERROR", "usage", "  ", "__")), (

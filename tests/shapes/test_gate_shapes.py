@@ -52,7 +52,10 @@ def test_redfirst_selects_changed_doctests(tmp_path, monkeypatch) -> None:
     assert DOCSTRING in verdicts, f"the new docstring doctest was not selected: {verdicts}"
     assert verdicts[DOCSTRING] == "WEAK_RED", (
         "a doctest the base's docstring lacks is not collected there: a weak red")
-    assert "untested_production_change" in report and not report["untested_production_change"]
+    assert "untested_production_change" in report and not report["untested_production_change"], (
+        "the report must hold the key untested_production_change, empty when the change is "
+        f"tested; it is {report.get('untested_production_change', '<missing>')}"
+    )
 
 
 @pytest.mark.parametrize("config", sorted(CONFIGS))
@@ -82,6 +85,9 @@ def test_regress_counts_a_failed_subtest_as_a_regression(tmp_path, monkeypatch) 
     assert TABLE in regressions, (
         f"only subtests fail on the branch, yet regress found {sorted(regressions)} "
         f"(branch exit status {report['sides']['branch']['exitstatus']})")
-    assert regressions[TABLE]["branch_subtests_failed"] == ["(given='\"')", "(given='x\"y')"]
+    assert regressions[TABLE]["branch_subtests_failed"] == ["(given='\"')", "(given='x\"y')"], (
+        "a regression whose subtests fail must list those subtests; branch_subtests_failed is "
+        f"{regressions[TABLE]['branch_subtests_failed']}"
+    )
     assert "given='x\"y'" in (tmp_path / "r.md").read_text(), "the Markdown names no subtest"
-    assert code == 1
+    assert code == 1, f"`regress` must exit 1 when it finds a regression; it exited {code}"

@@ -31,7 +31,9 @@ def test_regress_without_n_says_its_choice_and_keeps_the_tree_clean(tmp_path, mo
     chosen = [n for n in report["notes"] if "chosen" in n]
     assert chosen and chosen[0].startswith("-n 0 chosen: the suite ran in"), (
         f"regress chose no workers or did not say so: {report['notes']}")
-    assert report["context"]["workers"] == 0
+    assert report["context"]["workers"] == 0, (
+        f"regress must record the workers it chose (0) in the context; context: {report['context']}"
+    )
     main(["regress", "--base", "main", "--no-rerun", "--json", str(out)])
     again = json.loads(out.read_text())
     assert any("on the last regress here" in n for n in again["notes"]), (

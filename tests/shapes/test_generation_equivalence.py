@@ -23,7 +23,7 @@ CRLF = TABS.replace("\t", "    ").replace("\n", "\r\n")
 def _bench_source() -> str:
     spec = importlib.util.spec_from_file_location("bench_auto_generation", BENCH)
     module = importlib.util.module_from_spec(spec)
-    assert spec.loader is not None
+    assert spec.loader is not None, f"the bench script {BENCH} must be loadable as a module"
     spec.loader.exec_module(module)
     return "import functools\n" + "".join(module.UNIT.format(n=n) for n in range(3))
 

@@ -43,7 +43,9 @@ def test_only_the_new_case_is_judged(tmp_path, monkeypatch) -> None:
     assert judged == {"tests/test_escape.py::test_escape[quote]": "RED_GREEN"}, (
         f"the unchanged cases were judged too (they are green on base by construction): "
         f"{judged}")
-    assert code == 0
+    assert code == 0, (
+        f"`redfirst --base main` must exit 0 when the new case is RED_GREEN; it exited {code}"
+    )
 
 
 def _function(source: str) -> ast.AST:

@@ -16,7 +16,7 @@ def test_a_plain_line_is_written_on_change_only(monkeypatch) -> None:
     monkeypatch.setattr(progress.time, "monotonic", lambda: clock[0])
     out = io.StringIO()
     reporter = ProgressReporter(Console(file=out, width=80))
-    assert not reporter.live
+    assert not reporter.live, "a reporter on a plain (non-terminal) console must not be live"
     reporter.begin("run", "branch", total=3)
     for _ in range(11):  # a minute of a test that takes long: the same line each time
         clock[0] += 6.0

@@ -40,13 +40,19 @@ def test_a_closer_folder_wins_and_toml_keeps_lists(tmp_path) -> None:
     config = pytest_config(tmp_path / "sub" / "deeper")
     assert config.path == tmp_path / "sub" / "pyproject.toml", "the nearest folder's file wins"
     assert config.args("testpaths") == ["t one", "docs"], "a TOML list is kept as it is"
-    assert config.doctest_modules() and config.doctest_globs() == ("*.rst",)
+    assert config.doctest_modules() and config.doctest_globs() == ("*.rst",), (
+        "addopts --doctest-modules --doctest-glob=*.rst must turn doctest modules on with the "
+        f"glob *.rst; modules {config.doctest_modules()}, globs {config.doctest_globs()}"
+    )
     assert pytest_config(tmp_path).doctest_globs() == ("test*.txt",), "pytest's default glob"
 
 
 def test_native_toml_table_and_bad_toml(tmp_path) -> None:
     _write(tmp_path, "pyproject.toml", '[tool.pytest]\naddopts = ["--doctest-glob", "*.txt"]\n')
-    assert pytest_config(tmp_path).doctest_globs() == ("*.txt",)
+    assert pytest_config(tmp_path).doctest_globs() == ("*.txt",), (
+        "a native [tool.pytest] table's addopts list must give the doctest glob *.txt; it gave "
+        f"{pytest_config(tmp_path).doctest_globs()}"
+    )
     _write(tmp_path, "pyproject.toml", "[tool.pytest.ini_options\n")
     with pytest.raises(ConfigError) as caught:
         pytest_config(tmp_path)

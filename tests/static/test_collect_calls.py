@@ -343,7 +343,9 @@ def test_a_handler_naming_a_subscript_does_not_swallow():
 ])
 def test_first_param_names_the_first_positional_parameter(source, expected):
     node = ast.parse(source).body[0]
-    assert isinstance(node, ast.FunctionDef)
+    assert isinstance(node, ast.FunctionDef), (
+        f"{source!r} must parse as a function definition; it parsed as {type(node).__name__}"
+    )
     assert first_param(node) == expected, (
         f"the first positional parameter of `{source}` is {expected!r} (None when it has "
         f"none); first_param returned {first_param(node)!r}")

@@ -49,15 +49,21 @@ SOURCE = textwrap.dedent('''
 def _method(source: str = SOURCE) -> ast.FunctionDef:
     tree = ast.parse(source)
     klass = tree.body[0]
-    assert isinstance(klass, ast.ClassDef)
+    assert isinstance(klass, ast.ClassDef), (
+        f"the test source must start with a class; it starts with {type(klass).__name__}"
+    )
     method = klass.body[0]
-    assert isinstance(method, ast.FunctionDef)
+    assert isinstance(method, ast.FunctionDef), (
+        f"the class must start with a method; it starts with {type(method).__name__}"
+    )
     return method
 
 
 def _call(text: str) -> ast.Call:
     node = ast.parse(text, mode="eval").body
-    assert isinstance(node, ast.Call)
+    assert isinstance(node, ast.Call), (
+        f"{text!r} must parse as a call; it parsed as {type(node).__name__}"
+    )
     return node
 
 
@@ -132,7 +138,10 @@ def test_a_rebound_parameter_is_not_trusted():
                    "        if flag:\n            self.x = 1\n")
     env = bind(node, call_args(_call("c.f(flag=True)")), skip_first=True)
     assert "flag" not in env.values, f"flag is reassigned in the body, so unknown: {env}"
-    assert "reassigned" in env.get("flag").why
+    assert "reassigned" in env.get("flag").why, (
+        "a rebound parameter must be unknown because it is 'reassigned'; the reason given is "
+        f"{env.get('flag').why!r}"
+    )
 
 
 def test_merge_keeps_only_what_every_call_site_agrees_on():

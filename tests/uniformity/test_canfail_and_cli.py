@@ -34,7 +34,9 @@ def test_the_cli_prints_json_and_exits_by_verdict(make_pkg, capsys):
 
 def test_a_bad_config_is_a_usage_error_naming_the_line(make_pkg, capsys):
     root = make_pkg(SRC, CFG + "bogus = 1\n")
-    assert main(["uniformity", "pkg.s:S", "--root", str(root)]) == 2
+    assert main(["uniformity", "pkg.s:S", "--root", str(root)]) == 2, (
+        "`deskcheck uniformity` with an unknown config key must exit 2 (usage error)"
+    )
     assert "pyproject.toml:3" in capsys.readouterr().err, "the error does not name file:line"
 
 
@@ -54,6 +56,8 @@ def test_unknown_fails_only_under_strict_and_markdown_uses_the_same_words(make_p
     out = capsys.readouterr().out
     assert "1 UNKNOWN decisions" in out, out
     md = root / "audit.md"
-    assert main(["uniformity", "pkg.s:S", "--root", str(root), "--strict", "--markdown", str(md)]) == 1
+    assert main(["uniformity", "pkg.s:S", "--root", str(root), "--strict", "--markdown", str(md)]) == 1, (
+        "`deskcheck uniformity --strict` must exit 1 when a decision is UNKNOWN"
+    )
     text = md.read_text()
     assert "UNKNOWN" in text and "self.mystery" in text, text

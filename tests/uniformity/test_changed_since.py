@@ -37,21 +37,31 @@ def test_a_branch_adding_a_rank_local_decision_is_reported(make_pkg, capsys):
     assert [(k, d.condition, d.verdict.value) for k, d in changes.decisions] == [
         ("added", "self.tp_rank == 0", "RANK-LOCAL")], changes.lines()
     assert [name for _d, name in changes.rank_local] == ["self.tp_rank"], changes.lines()
-    assert main(["uniformity", "pkg.s:S", "--root", str(root), "--changed-since", "main"]) == 1
-    assert "added RANK-LOCAL" in capsys.readouterr().out
+    assert main(["uniformity", "pkg.s:S", "--root", str(root), "--changed-since", "main"]) == 1, (
+        "`deskcheck uniformity --changed-since main` must exit 1 when the branch adds a "
+        "RANK-LOCAL decision"
+    )
+    out = capsys.readouterr().out
+    assert "added RANK-LOCAL" in out, f"the report must say 'added RANK-LOCAL'; it printed {out!r}"
 
 
 def test_a_branch_without_python_changes_answers_at_once(make_pkg):
     root = _repo(make_pkg)
     (root / "README.md").write_text("docs only\n")
     changes = changed_since("pkg.s:S", root=root, ref="main")
-    assert changes.files == [] and changes.decisions == [] and changes.exit_code() == 0
+    assert changes.files == [] and changes.decisions == [] and changes.exit_code() == 0, (
+        "a branch without Python changes must report no files, no decisions and exit 0; files "
+        f"{changes.files}, decisions {changes.decisions}, exit {changes.exit_code()}"
+    )
 
 
 def test_an_unknown_ref_is_a_usage_error(make_pkg, capsys):
     root = _repo(make_pkg)
-    assert main(["uniformity", "pkg.s:S", "--root", str(root), "--changed-since", "nope"]) == 2
-    assert "nope" in capsys.readouterr().err
+    assert main(["uniformity", "pkg.s:S", "--root", str(root), "--changed-since", "nope"]) == 2, (
+        "`deskcheck uniformity --changed-since nope` (an unknown ref) must exit 2"
+    )
+    err = capsys.readouterr().err
+    assert "nope" in err, f"an unknown ref must be named in the error; stderr: {err!r}"
 
 
 def test_two_decisions_with_one_key_are_compared_each_with_its_own(make_pkg):

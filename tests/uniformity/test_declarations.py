@@ -44,7 +44,10 @@ collective = "self._all_reduce_min"
     report = audit("pkg.s:S", root=root)
     by_cond = {d.condition: d for d in report.decisions}
     assert by_cond["self.budget > 0"].verdict is Verdict.SANCTIONED, by_cond["self.budget > 0"].why
-    assert by_cond["self.guess > 0"].verdict is Verdict.RANK_LOCAL
+    assert by_cond["self.guess > 0"].verdict is Verdict.RANK_LOCAL, (
+        "a decision on self.guess, declared nowhere, must be RANK-LOCAL; it is "
+        f"{by_cond['self.guess > 0'].verdict}: {by_cond['self.guess > 0'].why}"
+    )
     assert by_cond["self.tp_rank == 0"].verdict is Verdict.ROLE, "the inline role was ignored"
     assert report.declarations == [], f"a proven declaration was reported: {report.declarations}"
 
@@ -81,7 +84,10 @@ why = "no such decision any more"
     (root / "tests").mkdir()
     (root / "tests" / "test_congruence.py").write_text("def test_queue_is_a_replica():\n    pass\n")
     report = audit("pkg.s:S", root=root)
-    assert ("replica", "self.queue", "claimed, not enforced") not in _findings(report)
+    assert ("replica", "self.queue", "claimed, not enforced") not in _findings(report), (
+        "a replica declaration with a test named for it is enforced, not 'claimed, not enforced'; "
+        f"findings: {_findings(report)}"
+    )
     queue = next(d for d in report.decisions if d.condition == "self.queue")
     assert queue.verdict is Verdict.SANCTIONED and queue.covered_by == [
         "tests/test_congruence.py::test_queue_is_a_replica"], (queue.verdict, queue.covered_by)
@@ -108,7 +114,10 @@ arm = "tests/test_congruence.py::test_pools_are_replicas"
     guess = next(d for d in report.decisions if d.condition == "self.guess > 0")
     assert guess.verdict is Verdict.SANCTIONED, (
         f"self.pool.available_size() reads a declared replica, yet: {guess.verdict} {guess.why}")
-    assert guess.covered_by == ["tests/test_congruence.py::test_pools_are_replicas"]
+    assert guess.covered_by == ["tests/test_congruence.py::test_pools_are_replicas"], (
+        "the sanctioned decision must be covered by the replica's test; covered_by is "
+        f"{guess.covered_by}"
+    )
 
 
 def test_a_declaration_is_stale_only_when_nothing_in_the_code_matches_it(make_pkg):

@@ -188,7 +188,10 @@ def test_a_callable_held_in_a_dataclass_field_is_followed(make_pkg):
     report = audit("pkg.s:S", root=root)
     assert any(s.function == "S._sync" for s in report.sites), (
         "the collective behind a callable in a dataclass field was not found")
-    assert [d.verdict for d in report.find("S.step")] == [Verdict.RANK_LOCAL]
+    assert [d.verdict for d in report.find("S.step")] == [Verdict.RANK_LOCAL], (
+        "a decision gating a collective behind a callable in a dataclass field must be "
+        f"RANK-LOCAL; verdicts: {[d.verdict for d in report.find('S.step')]}"
+    )
 
 
 def test_constructor_arguments_are_not_dropped(make_pkg):

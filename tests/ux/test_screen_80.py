@@ -96,7 +96,7 @@ def test_history_at_80_columns(tmp_path: Path, monkeypatch, capsys):
                             branch="feature/tp-ballot-with-a-long-branch-name", tier="DESK")
             store.finish_run(store.begin_run(run), "holds", {"tests": 12})
     capsys.readouterr()
-    assert main(["history"]) == 0
+    assert main(["history"]) == 0, "`deskcheck history` must exit 0"
     text = capsys.readouterr().out
     _check(text.split("(not shown")[0], ["redfirst", "regress"], column=1, what="history")
     assert "not shown at this width" in text, f"history dropped columns without a note:\n{text}"
@@ -135,7 +135,9 @@ def test_mutants_list_at_80_columns():
     assert ids and owners, text
     _check(text, ids, column=None, what="mutants list")
     catalog = json.dumps(ids)
-    assert "ballot.M1.latch_restored" in catalog
+    assert "ballot.M1.latch_restored" in catalog, (
+        f"`mutants list` must list the id ballot.M1.latch_restored whole; ids: {ids}"
+    )
 
 
 def test_progress_bars_at_80_columns_keep_count_time_and_summaries_whole():

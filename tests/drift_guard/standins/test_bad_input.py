@@ -30,7 +30,10 @@ def test_syntax_error_unresolvable_model_and_dynamic_factory_in_one_pass(proj):
     assert not found.holds, "problems make the run fall short"
     # the rest is still judged, in the same pass
     still = standin(found, "tests/test_bad_inputs.py:31")
-    assert still.model == "shopcore.engine:Engine" and still.holds
+    assert still.model == "shopcore.engine:Engine" and still.holds, (
+        "a stand-in in a file with bad inputs must still be judged: model shopcore.engine:Engine, "
+        f"holding; got {still.model}, holds {still.holds}"
+    )
     assert len(found.reports) >= 10, f"the other files' stand-ins are judged: {len(found.reports)}"
 
 

@@ -30,12 +30,18 @@ def test_json_has_stable_keys(proj, monkeypatch, capsys):
                               "problems": 0}, f"counts: {data['counts']}"
     first = data["standins"][0]
     assert set(first) == STANDIN_KEYS, f"stand-in keys: {sorted(first)}"
-    assert first["built_at"] == "tests/test_new_form.py:8" and first["kind"] == "new"
+    assert first["built_at"] == "tests/test_new_form.py:8" and first["kind"] == "new", (
+        "the first stand-in must be the __new__ instance built at tests/test_new_form.py:8 (kind "
+        f"new); got {first['built_at']} kind {first['kind']}"
+    )
     assert first["sets"]["pending"] == {"line": 9, "value": "'a'", "text": "'a'"}, first["sets"]
     assert first["driven"] == [{"method": "abort", "how": "obj.method()",
                                 "tests": ["tests/test_new_form.py::test_abort_on_a_new_instance"],
                                 "sites": ["tests/test_new_form.py:13"]}], first["driven"]
-    assert {tuple(sorted(r)) for r in first["unexercised"]} == {tuple(sorted(RECORD_KEYS))}
+    assert {tuple(sorted(r)) for r in first["unexercised"]} == {tuple(sorted(RECORD_KEYS))}, (
+        f"each unexercised record must have the keys {sorted(RECORD_KEYS)}; records: "
+        f"{first['unexercised']}"
+    )
     assert code == 0 and data["ok"] is True, "all hold: exit 0"
 
 
@@ -45,7 +51,10 @@ def test_problems_exit_1_and_are_listed_in_json(proj, monkeypatch, capsys):
     assert code == 1, "bad inputs in tests/test_bad_inputs.py make the run fall short"
     assert {p["kind"] for p in data["problems"]} == {"too-dynamic", "unresolved-model"}, (
         f"problem kinds: {[p['kind'] for p in data['problems']]}")
-    assert all(set(p) == {"kind", "file", "line", "message", "fix"} for p in data["problems"])
+    assert all(set(p) == {"kind", "file", "line", "message", "fix"} for p in data["problems"]), (
+        "each problem in the JSON must have exactly kind, file, line, message, fix; problems: "
+        f"{data['problems']}"
+    )
 
 
 def test_drift_exits_1_and_the_table_fits_80_columns(proj, monkeypatch, capsys):
@@ -64,7 +73,8 @@ def test_drift_exits_1_and_the_table_fits_80_columns(proj, monkeypatch, capsys):
 def test_usage_errors_exit_2(proj, monkeypatch, capsys):
     monkeypatch.chdir(proj)
     assert main(["standins", "no/such/tests"]) == 2, "a missing test path is a usage error"
-    assert "no such test path" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert "no such test path" in err, f"a missing test path must be named 'no such test path'; stderr: {err!r}"
     assert main(["standins", "--root", "nowhere"]) == 2, "a missing --root is a usage error"
 
 

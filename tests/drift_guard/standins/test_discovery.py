@@ -53,33 +53,48 @@ def test_simple_namespace_passed_as_self_is_found_with_the_model_of_the_call(pro
     report = standin(discover_in(proj), "tests/test_namespace_form.py:16")
     assert (report.construction.kind, report.model) == ("namespace", "shopcore.engine:Engine"), (
         f"Engine.budget(ns) makes ns an Engine stand-in, got {report.construction.kind} {report.model}")
-    assert set(report.sets) == {"limit", "used"}
+    assert set(report.sets) == {"limit", "used"}, (
+        "Engine.budget(ns) with ns = SimpleNamespace(limit=..., used=...) must count limit and "
+        f"used as set; sets: {sorted(report.sets)}"
+    )
 
 
 def test_methodtype_binding_is_found(proj):
     report = standin(discover_in(proj), "tests/test_namespace_form.py:21")
     assert _driven(report) == {"drain": {"test_drain_bound_with_methodtype"}}, (
         f"types.MethodType(Engine.drain, ns) drives Engine.drain, got {_driven(report)}")
-    assert report.driven[0].how == "MethodType"
+    assert report.driven[0].how == "MethodType", (
+        "a drive through types.MethodType must be recorded as how='MethodType'; it is "
+        f"{report.driven[0].how!r}"
+    )
 
 
 def test_a_plain_test_class_instance_passed_as_self_provides_its_init_fields(proj):
     report = standin(discover_in(proj), "tests/test_namespace_form.py:27")
-    assert report.construction.kind == "plain" and report.model == "shopcore.adder:Adder"
+    assert report.construction.kind == "plain" and report.model == "shopcore.adder:Adder", (
+        "an instance of a plain test class passed as self must be kind 'plain' with the model "
+        f"shopcore.adder:Adder; got {report.construction.kind} {report.model}"
+    )
     assert report.holds, (
         f"_FakeAdder.__init__ sets total and offset, all Adder.room reads: {report.records('drift')}")
 
 
 def test_spec_mock_counts_only_configured_attributes(proj):
     report = standin(discover_in(proj), "tests/test_mock_form.py:11")
-    assert (report.construction.kind, report.model) == ("mock", "shopcore.adder:Adder")
+    assert (report.construction.kind, report.model) == ("mock", "shopcore.adder:Adder"), (
+        "MagicMock(spec=Adder) must be kind 'mock' with the model shopcore.adder:Adder; got "
+        f"{(report.construction.kind, report.model)}"
+    )
     assert set(report.sets) == {"total", "offset"}, (
         f"adder.total = ... and configure_mock(offset=...) are the configured names: {sorted(report.sets)}")
 
 
 def test_autospec_is_found_and_its_constant_prunes_the_early_return(proj):
     report = standin(discover_in(proj), "tests/test_mock_form.py:18")
-    assert report.construction.kind == "mock" and report.model == "shopcore.engine:Engine"
+    assert report.construction.kind == "mock" and report.model == "shopcore.engine:Engine", (
+        "create_autospec(Engine) must be kind 'mock' with the model shopcore.engine:Engine; got "
+        f"{report.construction.kind} {report.model}"
+    )
     assert {"queue", "mode"} <= names(report, "unexercised"), (
         f"pending=None takes the early return: the rest is unexercised, got "
         f"{names(report, 'unexercised')}")
@@ -99,7 +114,10 @@ def test_factory_helper_and_setup_are_followed(proj):
 
 def test_fixture_in_conftest_is_followed_to_its_return(proj):
     report = standin(discover_in(proj), "tests/conftest.py:8")
-    assert "fixture small_adder" in report.construction.through
+    assert "fixture small_adder" in report.construction.through, (
+        "a stand-in returned by a conftest fixture must be built through 'fixture small_adder'; "
+        f"through={report.construction.through}"
+    )
     assert _driven(report) == {"room": {"test_abort_without_pending"}}, (
         f"the small_adder fixture flows into Adder.room(small_adder): {_driven(report)}")
 
@@ -115,14 +133,19 @@ def test_every_driving_test_is_named_by_its_pytest_node_id(proj):
     found = discover_in(proj)
     assert "tests/test_factory_form.py::TestEngineCase::test_drain_empty" in found.driving_tests, (
         f"node ids are relative to the project root, class included: {found.driving_tests}")
-    assert all(Path(proj, t.split("::")[0]).is_file() for t in found.driving_tests)
+    assert all(Path(proj, t.split("::")[0]).is_file() for t in found.driving_tests), (
+        "every driving test's node id must name a file of the project; driving tests: "
+        f"{found.driving_tests}"
+    )
 
 
 def test_a_property_getter_called_through_the_class_drives_the_property(proj):
     report = standin(discover_in(proj), "tests/test_namespace_form.py:31")
     assert _driven(report) == {"depth": {"test_depth_through_the_property_getter"}}, (
         f"Engine.depth.fget(ns) runs the real property on ns: {_driven(report)}")
-    assert report.driven[0].how == "property"
+    assert report.driven[0].how == "property", (
+        f"Engine.depth.fget(ns) must be recorded as how='property'; it is {report.driven[0].how!r}"
+    )
 
 
 def test_the_reference_targets_adhoc_tests_are_all_found_without_edits():
@@ -145,4 +168,7 @@ def test_a_standin_built_in_setupclass_reaches_the_tests_of_its_class(proj):
     report = standin(discover_in(proj), "tests/test_factory_form.py:40")
     assert _driven(report) == {"budget": {"test_budget_of_the_shared_engine"}}, (
         f"cls.shared from setUpClass drives Engine.budget in the class's test: {_driven(report)}")
-    assert set(report.sets) == {"limit", "used"} and report.holds
+    assert set(report.sets) == {"limit", "used"} and report.holds, (
+        "a stand-in built in setUpClass must set limit and used and hold; sets "
+        f"{sorted(report.sets)}, holds {report.holds}"
+    )
