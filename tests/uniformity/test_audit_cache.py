@@ -112,7 +112,8 @@ def test_a_comment_in_a_line_keeps_the_cache_and_a_deskcheck_comment_does_not(
     path.write_text(text.replace("def step(self):", "def step(self):  # touched"))
     kept = audit("pkg.s:S", root=root, cache=cache)
     assert cache.hits == 1, "a comment the audit does not read invalidated the cache"
-    assert _shown(kept) == _shown(_cold(root))
+    assert _shown(kept) == _shown(_cold(root)), (
+        "an audit read from the cache after a comment-only edit differs from a cold audit")
     path.write_text(text.replace("if self.tp_rank == 0:",
                                  "if self.tp_rank == 0:  # deskcheck: role leader barrier"))
     role = audit("pkg.s:S", root=root, cache=cache)
@@ -196,11 +197,12 @@ def test_the_command_keeps_its_cache_beside_the_config_unless_told_not_to(make_p
     root = make_pkg({"s.py": BASE}, CFG)
     path = root / ".deskcheck" / "uniformity_cache.sqlite"
     args = ["uniformity", "pkg.s:S", "--root", str(root), "--json"]
-    assert main([*args, "--no-cache"]) == 1
+    assert main([*args, "--no-cache"]) == 1, (
+        "`deskcheck uniformity --no-cache` on a rank-local fixture must exit 1")
     assert not path.exists(), "--no-cache wrote the audit cache"
     cold = json.loads(capsys.readouterr().out)
     assert main(args) == 1 and path.is_file(), f"the command kept no cache at {path}"
-    assert main(args) == 1
+    assert main(args) == 1, "a cached `deskcheck uniformity` run must exit 1 like the cold one"
     first, second = (json.loads(part) for part in
                      capsys.readouterr().out.replace("}\n{", "}\n\x00{").split("\x00"))
     for report in (first, second, cold):
