@@ -68,9 +68,29 @@ _COLLECTIVES = ("all_reduce", "all_gather", "all_gather_into_tensor", "reduce_sc
                 "all_to_all_single")
 
 
+class _Missing:
+    """A read the condition skipped this time (after an ``and``/``or``)."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "<not read>"
+
+
+MISSING = _Missing()
+
+
 class _PassThrough:
     """The hooks while nothing records (a closure built during a recorded run, called
     later): every value goes through unchanged."""
+
+    missing = MISSING
+
+    def d(self, _site: int, result: Any, _values: tuple[Any, ...]) -> bool:
+        return True if result else False
+
+    def stored(self, _site: int, value: Any, _values: tuple[Any, ...]) -> Any:
+        return value
 
     def o(self) -> dict[str, Any]:
         return {}
@@ -167,11 +187,31 @@ class DecisionRecorder(_PassThrough):
             self.flush()
         return took
 
-    def loop(self, site: int, values: dict[str, Any], count: int) -> None:
+    def d(self, site: int, result: Any, values: tuple[Any, ...]) -> bool:
+        """A decision: its condition's value and the values it read (bound in the copy)."""
+        took = True if result else False
+        for value in values:  # the commonest: every input a number, bool or None
+            if type(value) not in _RAW:
+                values = _inputs(site, values)  # type: ignore[assignment]
+                break
+        self.count += 1  # _emit, inline: the commonest record
+        buffer = self._buffer
+        buffer.append((self.count, self.epoch, site, took, values, self._path))
+        if len(buffer) >= _FLUSH_EVERY:
+            self.flush()
+        return took
+
+    def stored(self, site: int, value: Any, values: tuple[Any, ...]) -> Any:
+        self._emit(site, _keep(value), _inputs(site, values))
+        return value
+
+    def loop(self, site: int, values: dict[str, Any] | tuple[Any, ...], count: int) -> None:
         where = SITES[site]
         if where.kind == "while":  # the frame's locals as the loop ended
-            self._emit(site, count, _kept_values(_ended_on(values, where.names)))
-        elif self._close(values):
+            self._emit(site, count, _kept_values(_ended_on(values, where.names)))  # type: ignore[arg-type]
+        elif type(values) is tuple:
+            self._emit(site, count, _inputs(site, values))
+        elif self._close(values):  # type: ignore[arg-type]
             self._emit(site, count, values)
 
     def s(self, site: int, values: dict[str, Any], value: Any) -> Any:
@@ -239,9 +279,7 @@ class DecisionRecorder(_PassThrough):
         written = _written(self.out)
         fresh = set(map(_SITE_OF, rows)) - written.sites
         written.sites |= fresh
-        sites = {site: (where.file, where.line, where.kind, where.condition, where.function,
-                        where.names if where.kind == "call" else ())
-                 for site, where in ((site, SITES[site]) for site in fresh)}
+        sites = {site: _site_row(site) for site in fresh}
         agreed = sorted(self._new_agreed)
         self._new_agreed.clear()
         new = 0 if self._wrote else 1  # a new recording: the reader's agreed start empty
@@ -341,6 +379,42 @@ def _keep(value: Any) -> Any:
         return value
     kept = _AS_TYPE.get(kind)
     return kept if kept is not None else _kept(value)
+
+
+def _inputs(site: int, values: tuple[Any, ...]) -> tuple[Any, ...] | dict[str, Any]:
+    """A decision's bound reads as a record keeps them: the tuple itself when every one is a
+    number, bool or None (the reader pairs it with the site's names), else a dict of those
+    read (not :data:`MISSING`; a function, module or class read by a plain name is no input),
+    each kept as :meth:`DecisionRecorder.v` keeps it."""
+    for value in values:
+        if type(value) not in _RAW:
+            break
+    else:
+        return values
+    kept: dict[str, Any] = {}
+    for name, value in zip(SITES[site].names, values, strict=True):
+        kind = type(value)
+        if kind in _RAW:
+            kept[name] = value
+        elif kind in _AS_TYPE:
+            kept[name] = _AS_TYPE[kind]
+        elif value is not MISSING and ("." in name or not isinstance(value, NOT_AN_INPUT)):
+            kept[name] = _kept(value)
+    return kept
+
+
+_SITE_ROWS: dict[int, tuple[Any, ...]] = {}
+
+
+def _site_row(site: int) -> tuple[Any, ...]:
+    """A site as a rank file's table holds it (file, line, kind, condition, function, the
+    names its inputs pair with)."""
+    row = _SITE_ROWS.get(site)
+    if row is None:
+        where = SITES[site]
+        row = _SITE_ROWS[site] = (where.file, where.line, where.kind, where.condition,
+                                  where.function, where.names if where.kind != "while" else ())
+    return row
 
 
 def _kept_values(values: dict[str, Any]) -> dict[str, Any]:

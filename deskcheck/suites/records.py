@@ -7,7 +7,8 @@ and the values the group ``agreed`` on since the last line (``new``: a new recor
 agreed yet). The recorder packs them with :mod:`marshal` (base64, key ``m``: a tenth of
 JSON's time in the rank; the same interpreter reads them back). A number, bool or None is
 kept as the rank read it (shown here, as :func:`deskcheck.suites._values.show` shows it),
-any other value as the text the rank showed; a call's inputs are its arguments in order; an
+any other value as the text the rank showed; a call's inputs, and a decision's when they are
+all numbers, bools or None, are a tuple in the order of the site's names (else a dict); an
 input showing an agreed value is marked agreed. (``batch`` lines, of shown values with their
 agreed inputs and numbered call ``paths``, are read too.) A line cut by a kill is dropped.
 """
@@ -125,7 +126,7 @@ def _row(row: list[Any], sites: dict[int, list[Any]], paths: dict[int, tuple[str
     path = tuple(path) if type(path) in (list, tuple) else paths.get(int(path))
     if kind in ("call", "set"):
         took = _shown(took)
-    pairs = zip(names, kept, strict=False) if kind == "call" else kept.items()
+    pairs = kept.items() if type(kept) is dict else zip(names, kept, strict=False)
     inputs = {k: _shown(v) for k, v in pairs}
     return Decision(int(n), int(epoch), file, int(at), kind, condition, took, inputs,
                     path or (function,), frozenset(k for k, v in inputs.items() if v in agreed))
