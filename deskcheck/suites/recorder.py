@@ -192,7 +192,7 @@ class DecisionRecorder(_PassThrough):
         took = True if result else False
         for value in values:  # the commonest: every input a number, bool or None
             if type(value) not in _RAW:
-                values = _inputs(site, values)  # type: ignore[assignment]
+                values = _shown_inputs(site, values)  # type: ignore[assignment]
                 break
         self.count += 1  # _emit, inline: the commonest record
         buffer = self._buffer
@@ -229,7 +229,10 @@ class DecisionRecorder(_PassThrough):
         calls = self._calls
         path = self._path
         calls.append((site, args, path))
-        self._path = path + (SITES[site].function,)
+        step = _STEPS.get(site)
+        if step is None:
+            step = _STEPS[site] = (SITES[site].function,)
+        self._path = path + step
         return len(calls) - 1
 
     def _leave(self, depth: int, took: Any) -> None:
@@ -242,10 +245,13 @@ class DecisionRecorder(_PassThrough):
 
     def r(self, depth: int, value: Any) -> Any:
         calls = self._calls
-        if depth < 0 or depth >= len(calls):
+        if depth == len(calls) - 1 and depth >= 0:  # the commonest: the innermost call
+            site, args, outer = calls.pop()  # _leave and _emit, inline: the commonest record
+        elif 0 <= depth < len(calls):
+            site, args, outer = calls[depth]
+            del calls[depth:]
+        else:
             return value
-        site, args, outer = calls[depth]  # _leave and _emit, inline: the commonest record
-        del calls[depth:]
         self.count += 1
         buffer = self._buffer
         buffer.append((self.count, self.epoch, site,
@@ -355,6 +361,8 @@ class DecisionRecorder(_PassThrough):
 
 
 _AS_TYPE: dict[type, str] = {}  # the types of user objects -> how they are kept
+_SIZED = {set: "set", frozenset: "frozenset", dict: "dict"}
+_STEPS: dict[int, tuple[str]] = {}  # a call's site -> its function, as a path's step
 
 
 def _kept(value: Any) -> str:
@@ -365,6 +373,8 @@ def _kept(value: Any) -> str:
         text = repr(value)
         if len(text) <= _SHORT:
             return text
+    elif kind in _SIZED:  # show()'s answer for a plain set or dict: its type and size
+        return f"<{_SIZED[kind]} len={len(value)}>"
     text = show(value)
     if text == f"<{kind.__name__}>" and not issubclass(kind, (*NOT_AN_INPUT, tuple, list,
                                                                 dict, set, frozenset)):
@@ -388,9 +398,12 @@ def _inputs(site: int, values: tuple[Any, ...]) -> tuple[Any, ...] | dict[str, A
     each kept as :meth:`DecisionRecorder.v` keeps it."""
     for value in values:
         if type(value) not in _RAW:
-            break
-    else:
-        return values
+            return _shown_inputs(site, values)
+    return values
+
+
+def _shown_inputs(site: int, values: tuple[Any, ...]) -> dict[str, Any]:
+    """:func:`_inputs` of reads not all numbers, bools or None."""
     kept: dict[str, Any] = {}
     for name, value in zip(SITES[site].names, values, strict=True):
         kind = type(value)
