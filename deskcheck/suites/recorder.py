@@ -283,17 +283,18 @@ class DecisionRecorder(_PassThrough):
             return
         self._buffer = []
         written = _written(self.out)
-        fresh = set(map(_SITE_OF, rows)) - written.sites
+        fresh = frozenset(map(_SITE_OF, rows)) - written.sites
         written.sites |= fresh
-        sites = {site: _site_row(site) for site in fresh}
         agreed = sorted(self._new_agreed)
         self._new_agreed.clear()
         new = 0 if self._wrote else 1  # a new recording: the reader's agreed start empty
         self._wrote = True
         try:  # marshal: a tenth of json's time; the line stays a JSON line a cut drops
-            packed = marshal.dumps((sites, rows, agreed, new))
-            line = '{"m":"' + base64.b64encode(packed).decode("ascii") + '"}\n'
+            packed = marshal.dumps(({}, rows, agreed, new))
+            line = '{"m":"' + base64.b64encode(packed).decode("ascii") + '","s":"' \
+                + _site_table(fresh) + '"}\n'
         except ValueError:  # a value of a type marshal refuses: the plain JSON line
+            sites = {site: _site_row(site) for site in fresh}
             line = json.dumps({"sites": sites, "rows": rows, "agreed": agreed, "new": new},
                               default=repr) + "\n"
         self.out.write(line)
@@ -417,6 +418,19 @@ def _shown_inputs(site: int, values: tuple[Any, ...]) -> dict[str, Any]:
 
 
 _SITE_ROWS: dict[int, tuple[Any, ...]] = {}
+_SITE_TABLES: dict[frozenset[int], str] = {}  # sites -> their table, packed (base64)
+
+
+def _site_table(sites: frozenset[int]) -> str:
+    """The table of ``sites`` as a flush writes it (marshal, base64), built once a set: a
+    recording of the same code writes the same set into each new rank file."""
+    table = _SITE_TABLES.get(sites)
+    if table is None:
+        if len(_SITE_TABLES) >= 256:
+            _SITE_TABLES.clear()
+        table = _SITE_TABLES[sites] = base64.b64encode(marshal.dumps(
+            {site: _site_row(site) for site in sites})).decode("ascii")
+    return table
 
 
 def _site_row(site: int) -> tuple[Any, ...]:
