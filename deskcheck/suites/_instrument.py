@@ -441,10 +441,14 @@ def _def_node(code: types.CodeType) -> ast.FunctionDef | ast.AsyncFunctionDef | 
     return None
 
 
+REWRITES: list[str] = []  # the files (and swapped-in defs) rewritten in this process, in order
+
+
 def _module_codes(filename: str, agreed_fields: frozenset[str]
                   ) -> dict[tuple[str, int], types.CodeType]:
     """Every function of a file instrumented at once (one parse, one compile), keyed by
     ``(co_qualname, co_firstlineno)``."""
+    REWRITES.append(filename)
     try:
         tree = ast.parse(Path(filename).read_text(encoding="utf-8"), filename)
     except (OSError, SyntaxError, ValueError):
@@ -488,6 +492,7 @@ def instrumented(code: types.CodeType, agreed_fields: frozenset[str]) -> types.C
     found = _def_node(code)
     if found is None:
         return None
+    REWRITES.append(f"{code.co_filename}:{code.co_qualname}")
     node = copy.deepcopy(found)
     node.decorator_list = []
     node = _Rewrite(code.co_filename, code.co_qualname, agreed_fields).visit(node)

@@ -34,12 +34,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
 
-from deskcheck.suites._instrument import HOOK, SITES
+from deskcheck.suites._instrument import HOOK, REWRITES, SITES
 from deskcheck.suites._swap import FunctionSwap
 from deskcheck.suites._values import NOT_AN_INPUT, is_project_file, show
 
-__all__ = ["RECORD_ENV", "DecisionRecorder", "is_project_file", "rank_file",
-           "record_decisions", "recording_enabled", "recording_every_task", "show"]
+__all__ = ["RECORD_ENV", "DecisionRecorder", "is_project_file", "prepare_recording",
+           "rank_file", "record_decisions", "recording_enabled", "recording_every_task", "show"]
 
 RECORD_ENV = "DESKCHECK_RECORD"  # "off" turns the congruence arms' recording off
 _FLUSH_EVERY = 512
@@ -140,6 +140,7 @@ class DecisionRecorder(_PassThrough):
         self._buffer: list[tuple[Any, ...]] = []
         self._new_agreed: set[str] = set()  # agreed since the last line written
         self._wrote = False
+        self.rewritten: list[str] = []  # what this recording had to instrument first
 
     # -- the hooks (see _instrument) --------------------------------------------------------
     # Cheap at the cause: a hook keeps a number, bool or None as it is (shown by the reader,
@@ -346,7 +347,9 @@ class DecisionRecorder(_PassThrough):
         previous = getattr(builtins, HOOK, _IDLE)
         setattr(builtins, HOOK, self)
         self.epoch = _collectives()
+        before = len(REWRITES)
         swapped = self.swap.swap_in(namespaces, named)
+        self.rewritten = REWRITES[before:]
         try:
             yield self
         finally:
@@ -500,6 +503,13 @@ def _collectives() -> int:
         return int(dist.group.WORLD._get_sequence_number_for_group())
     except Exception:  # noqa: BLE001 - a backend without sequence numbers: no epochs
         return 0
+
+
+def prepare_recording(namespaces: Sequence[dict[str, Any]] = ()) -> int:
+    """Build the instrumented copies a default recording (project code) swaps in, now: the
+    first use rewrites whole modules (seconds on a loaded machine), which inside a recorded
+    task would count against its collectives' timeout. How many functions have one."""
+    return FunctionSwap(is_project_file, "project").prepare(namespaces)
 
 
 def rank_file(folder: str | Path, rank: int) -> Path:

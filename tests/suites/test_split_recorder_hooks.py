@@ -105,3 +105,26 @@ def test_a_read_inside_a_comprehension_iterable_is_still_an_input(tmp_path: Path
     assert branches[0].inputs.get("box.sizes") == "[3, 9]", (
         f"the if read box.sizes=[3, 9] in a generator's iterable; recorded "
         f"{branches[0].inputs}")
+
+
+@pytest.mark.xdist_group("deskcheck-suites-hang")
+def test_fresh_ranks_build_their_instrumented_copies_before_the_first_recorded_task(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    pytest.importorskip("torch.distributed")
+    from deskcheck.suites import RankPool
+    from tests.suites import _split_decisions as S
+
+    monkeypatch.setenv("DESKCHECK_SCRATCH_DIR", str(tmp_path))
+    monkeypatch.setenv("DESKCHECK_RECORD", "all")
+    with RankPool(2, "gloo", start_method="spawn", timeout_s=10) as pool:
+        first = pool.run(S.rewritten_in_this_recording, per_rank=[0, 1])
+        second = pool.run(S.rewritten_in_this_recording, per_rank=[0, 1])
+        tasks = pool.tasks_run
+    assert first == [[], []], (
+        f"the first recorded task in fresh (spawned) ranks instrumented {first} inside the "
+        "task: that first use (seconds on a loaded machine) counts against the task's "
+        "collectives' timeout; the ranks should build their copies before the task")
+    assert second == [[], []], f"the second recorded task instrumented {second}"
+    assert tasks == 3, (
+        f"two recorded tasks of one module ran {tasks} tasks on the ranks; expected 3 (one "
+        "preparation, then the two): the ranks prepare once a module")
