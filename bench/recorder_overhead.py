@@ -45,10 +45,10 @@ HOOKS = ("o", "v", "b", "d", "stored", "s", "loop", "e", "r", "x")
 NOTES = (  # what the numbers above are not: the history and the analysis (issue 28)
     "- read the ranks' CPU first: on a loaded 2-core box the wall ratio of one run swings "
     "by 0.5x (a check is 10-30 ms, mostly waiting for a core), the CPU ratio by 0.2x",
-    "- before (30dfff7: an open-scope hook and one hook a read), same script, load 4.6-4.9: "
-    "wall median 1.71x (1.46x-1.86x), ranks' CPU 2.39x, in process 2.88x with 654 hook calls "
-    "a pass (194 v, 139 o, 125 b, 91 e, 91 r, 8 s, 6 loop); at world 3 a rank made about "
-    "410 hook calls a pass after, 900 before",
+    "- before and after, paired (30dfff7: an open-scope hook and one hook a read, against "
+    "this code; `--runs 2 --reps 20` each, alternated 4 times, load 5.3-5.8): wall median "
+    "2.07x -> 1.84x, ranks' CPU 2.67x -> 2.45x; in process 654 -> 321 hook calls a pass "
+    "(before: 194 v, 139 o, 125 b, 91 e, 91 r, 8 s, 6 loop), at world 3 about 900 -> 410",
     "- where the rest goes (in process, world 1, each part replaced by a no-op, thread CPU "
     "over plain 0.55 ms): hook calls and the swap 0.18 ms, showing the reads of decisions "
     "that are no number (lists, strings, sets, user objects) 0.18 ms, the call hooks "
