@@ -53,7 +53,7 @@ NOTES = (  # what the numbers above are not: the history and the analysis (issue
     "over plain 0.55 ms): hook calls and the swap 0.18 ms, showing the reads of decisions "
     "that are no number (lists, strings, sets, user objects) 0.18 ms, the call hooks "
     "(arguments, return values, the call path) 0.2 ms, the flushes 0.12 ms: halving the hook "
-    "calls moved the CPU ratio by 0.1x; what is left is the work a record does, not the "
+    "calls moved the CPU ratio by about 0.2x; what is left is the work a record does, not the "
     "calls",
 )
 
