@@ -11,7 +11,12 @@ source a mutant was swapped in from, at the real line numbers):
 - the function reports its arguments on entry and the value it returned (or the exception).
 
 Each condition's inputs are the values of the names and attribute chains it reads *as it
-reads them* (a property's value is the one the code got, the property runs once, as always).
+reads them* (a property's value is the one the code got, the property runs once, as always):
+each read is bound to a local of the copy as it happens (``(_dk_t1 := self.free) >= need``)
+and the decision's one hook gets them as a tuple, beside the condition's value (a read the
+condition may skip, after an ``and``/``or`` or in a chained comparison, starts each evaluation
+as :attr:`missing`). A condition that reads a name inside a comprehension's first iterable
+(where no assignment expression may stand) notes its reads one hook call each instead.
 The hooks are the methods of the object named :data:`HOOK` in ``builtins``.
 """
 
@@ -20,6 +25,7 @@ from __future__ import annotations
 import ast
 import copy
 import types
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -102,6 +108,130 @@ class _Capture(ast.NodeTransformer):
     visit_ListComp = visit_SetComp = visit_GeneratorExp = visit_DictComp = _comprehension
 
 
+_TEMP = "_dk_t"  # the locals the reads are bound to
+
+
+class _Bind(ast.NodeTransformer):
+    """Bind each outermost name or attribute chain a condition reads (not a called one) to a
+    local of its own, ``(_dk_t3 := self.a.b)``: the decision's hook gets them as a tuple.
+
+    ``slots``: chain -> local, in reading order; ``always``: the chains some read of which
+    runs whenever the condition does (the others may be skipped: they need a fresh start);
+    ``stuck``: a read stands in a comprehension's first iterable (no binding allowed)."""
+
+    def __init__(self, fresh: Callable[[], str]):
+        self.fresh = fresh
+        self.slots: dict[str, str] = {}
+        self.always: set[str] = set()
+        self.skippable = 0  # inside an operand that may not run
+        self.in_iterable = 0
+        self.stuck = False
+
+    def _wrap(self, node: ast.expr) -> ast.expr:
+        text = chain(node)
+        if text is None or text.startswith((HOOK, _TEMP)):
+            return self.generic_visit(node)  # type: ignore[return-value]
+        if self.in_iterable:
+            self.stuck = True
+            return node
+        temp = self.slots.get(text)
+        if temp is None:
+            temp = self.slots[text] = self.fresh()
+        if not self.skippable:
+            self.always.add(text)
+        return ast.copy_location(ast.NamedExpr(ast.Name(temp, ast.Store()), node), node)
+
+    def visit_Name(self, node: ast.Name) -> ast.expr:
+        return self._wrap(node) if isinstance(node.ctx, ast.Load) else node
+
+    def visit_Attribute(self, node: ast.Attribute) -> ast.expr:
+        return self._wrap(node) if isinstance(node.ctx, ast.Load) else node
+
+    def visit_Call(self, node: ast.Call) -> ast.expr:
+        if (chain(node.func) or "").startswith(HOOK):
+            return node  # a decision nested in this condition binds its own reads
+        if chain(node.func) is None:
+            node.func = self.visit(node.func)
+        node.args = [self.visit(a) for a in node.args]
+        for keyword in node.keywords:
+            keyword.value = self.visit(keyword.value)
+        return node
+
+    def _skippable(self, nodes: list[ast.expr]) -> list[ast.expr]:
+        self.skippable += 1
+        try:
+            return [self.visit(n) for n in nodes]
+        finally:
+            self.skippable -= 1
+
+    def visit_BoolOp(self, node: ast.BoolOp) -> ast.expr:
+        node.values = [self.visit(node.values[0]), *self._skippable(node.values[1:])]
+        return node
+
+    def visit_Compare(self, node: ast.Compare) -> ast.expr:
+        node.left = self.visit(node.left)
+        node.comparators = [self.visit(node.comparators[0]),
+                            *self._skippable(node.comparators[1:])]
+        return node
+
+    def visit_IfExp(self, node: ast.IfExp) -> ast.expr:
+        node.test = self.visit(node.test)
+        node.body, node.orelse = self._skippable([node.body, node.orelse])
+        return node
+
+    def visit_Lambda(self, node: ast.Lambda) -> ast.expr:
+        return node  # its names are its own scope's
+
+    def _comprehension(self, node: ast.expr) -> ast.expr:
+        first = node.generators[0]  # type: ignore[attr-defined]
+        self.in_iterable += 1  # the one part evaluated in the enclosing scope
+        try:
+            first.iter = self.visit(first.iter)
+        finally:
+            self.in_iterable -= 1
+        return node
+
+    visit_ListComp = visit_SetComp = visit_GeneratorExp = visit_DictComp = _comprehension
+
+    def values(self) -> ast.Tuple:
+        """The tuple of the bound reads, in the order of :attr:`slots`."""
+        return ast.Tuple([ast.Name(t, ast.Load()) for t in self.slots.values()], ast.Load())
+
+    def fresh_start(self) -> list[str]:
+        """The locals a condition may skip: set to :attr:`missing` before each evaluation."""
+        return [t for c, t in self.slots.items() if c not in self.always]
+
+
+def _missing(temps: list[str]) -> ast.expr:
+    """``(_dk_t1 := (_dk_t2 := HOOK.missing))``."""
+    value: ast.expr = ast.Attribute(ast.Name(HOOK, ast.Load()), "missing", ast.Load())
+    for temp in temps:
+        value = ast.NamedExpr(ast.Name(temp, ast.Store()), value)
+    return value
+
+
+def _bound(test: ast.expr, fresh: Callable[[], str]) -> tuple[ast.expr, _Bind | None]:
+    """``test`` with its reads bound (the skippable ones set missing first), or ``test`` as it
+    was and None when a read stands where no binding may."""
+    binder = _Bind(fresh)
+    bound = binder.visit(test)
+    if binder.stuck:
+        return _Unbind().visit(bound), None
+    temps = binder.fresh_start()
+    if temps:
+        bound = ast.Subscript(ast.Tuple([_missing(temps), bound], ast.Load()), ast.Constant(1),
+                              ast.Load())
+    return bound, binder
+
+
+class _Unbind(ast.NodeTransformer):
+    """Undo :class:`_Bind` (the reads of a condition that cannot bind them all)."""
+
+    def visit_NamedExpr(self, node: ast.NamedExpr) -> ast.expr:
+        self.generic_visit(node)
+        return node.value if node.target.id.startswith(_TEMP) else node
+
+
 def _is_generator(node: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
     todo: list[ast.AST] = list(node.body)
     while todo:
@@ -124,14 +254,24 @@ class _Rewrite(ast.NodeTransformer):
         self.functions: list[tuple[str, bool]] = []  # (qualname, reports calls) innermost last
         self.top = qualname
         self.loops = 0
+        self.temps = 0
+
+    def _fresh(self) -> str:
+        self.temps += 1
+        return f"{_TEMP}{self.temps}"
 
     @property
     def function(self) -> str:
         return self.functions[-1][0] if self.functions else self.top
 
     def _decision(self, test: ast.expr, kind: str, line: int, text: str) -> ast.expr:
-        site = _site(self.file, line, kind, text, self.function)
-        return ast.copy_location(_hook("b", site, _hook("o"), _Capture().visit(test)), test)
+        bound, binder = _bound(test, self._fresh)
+        if binder is None:  # its reads noted one hook call each
+            site = _site(self.file, line, kind, text, self.function)
+            return ast.copy_location(_hook("b", site, _hook("o"), _Capture().visit(bound)),
+                                     test)
+        site = _site(self.file, line, kind, text, self.function, tuple(binder.slots))
+        return ast.copy_location(_hook("d", site, bound, binder.values()), test)
 
     def visit_If(self, node: ast.If) -> ast.If:
         text = ast.unparse(node.test)
@@ -152,20 +292,30 @@ class _Rewrite(ast.NodeTransformer):
         reads = tuple(dict.fromkeys(
             c for c in (chain(n) for n in ast.walk(node.test)
                         if isinstance(n, (ast.Name, ast.Attribute))) if c)) if is_while else ()
+        self.generic_visit(node)
+        binder = None
+        if not is_while:  # a while test runs each iteration: its values are read at the end
+            node.iter, binder = _bound(node.iter, self._fresh)
+            if binder is None:
+                node.iter = _Capture().visit(node.iter)
+            else:
+                reads = tuple(binder.slots)
         site = _site(self.file, node.lineno, "while" if is_while else "for", text,
                      self.function, reads)
-        self.generic_visit(node)
-        if not is_while:  # a while test runs each iteration: its values are read at the end
-            node.iter = _Capture().visit(node.iter)
         node.body.insert(0, ast.AugAssign(ast.Name(count, ast.Store()), ast.Add(),
                                           ast.Constant(1)))
-        ended = ast.Call(ast.Name("locals", ast.Load()), [], []) if is_while \
-            else ast.Name(values, ast.Load())
+        if is_while:
+            ended: ast.expr = ast.Call(ast.Name("locals", ast.Load()), [], [])
+            start: ast.expr = _hook("o")
+        elif binder is None:
+            ended, start = ast.Name(values, ast.Load()), _hook("o")
+        else:  # every read starts missing: the loop's end reports even when the iterable raised
+            ended, start = binder.values(), _missing(list(binder.slots.values()))
         guarded = ast.Try(body=[node], handlers=[], orelse=[], finalbody=[ast.Expr(
             _hook("loop", site, ended, ast.Name(count, ast.Load())))])
         out: list[ast.stmt] = [
             ast.Assign([ast.Name(count, ast.Store())], ast.Constant(0)),
-            ast.Assign([ast.Name(values, ast.Store())], _hook("o")), guarded]
+            ast.Assign([ast.Name(values, ast.Store())], start), guarded]
         for statement in out:
             ast.copy_location(statement, node)
         return [ast.fix_missing_locations(s) for s in out]
@@ -181,8 +331,14 @@ class _Rewrite(ast.NodeTransformer):
     def _stored(self, target: ast.expr, value: ast.expr, node: ast.stmt) -> ast.expr:
         if chain(target) not in self.agreed_fields:
             return value
-        site = _site(self.file, node.lineno, "set", ast.unparse(node), self.function)
-        return ast.copy_location(_hook("s", site, _hook("o"), _Capture().visit(value)), value)
+        text = ast.unparse(node)
+        bound, binder = _bound(value, self._fresh)
+        if binder is None:
+            site = _site(self.file, node.lineno, "set", text, self.function)
+            return ast.copy_location(_hook("s", site, _hook("o"), _Capture().visit(bound)),
+                                     value)
+        site = _site(self.file, node.lineno, "set", text, self.function, tuple(binder.slots))
+        return ast.copy_location(_hook("stored", site, bound, binder.values()), value)
 
     def visit_Assign(self, node: ast.Assign) -> ast.Assign:
         self.generic_visit(node)
@@ -220,7 +376,7 @@ class _Rewrite(ast.NodeTransformer):
         self.functions.pop()
         if calls:
             self._report_calls(node, qualname)
-        return node
+        return ast.fix_missing_locations(node)
 
     visit_AsyncFunctionDef = visit_FunctionDef
 
@@ -285,10 +441,14 @@ def _def_node(code: types.CodeType) -> ast.FunctionDef | ast.AsyncFunctionDef | 
     return None
 
 
+REWRITES: list[str] = []  # the files (and swapped-in defs) rewritten in this process, in order
+
+
 def _module_codes(filename: str, agreed_fields: frozenset[str]
                   ) -> dict[tuple[str, int], types.CodeType]:
     """Every function of a file instrumented at once (one parse, one compile), keyed by
     ``(co_qualname, co_firstlineno)``."""
+    REWRITES.append(filename)
     try:
         tree = ast.parse(Path(filename).read_text(encoding="utf-8"), filename)
     except (OSError, SyntaxError, ValueError):
@@ -332,6 +492,7 @@ def instrumented(code: types.CodeType, agreed_fields: frozenset[str]) -> types.C
     found = _def_node(code)
     if found is None:
         return None
+    REWRITES.append(f"{code.co_filename}:{code.co_qualname}")
     node = copy.deepcopy(found)
     node.decorator_list = []
     node = _Rewrite(code.co_filename, code.co_qualname, agreed_fields).visit(node)

@@ -101,6 +101,14 @@ class FunctionSwap:
                         todo.append(vars(value))  # type: ignore[arg-type] # once: classes
         return list(found.values())
 
+    def prepare(self, namespaces: Sequence[dict[str, Any]] = ()) -> int:
+        """Build (and keep) the instrumented copies :meth:`swap_in` would swap in, swapping
+        nothing; how many functions have one."""
+        functions = self.functions(namespaces)
+        local = _rank_local_files(functions)
+        return sum(_instrumented(f.__code__, _agreed_fields(f.__code__.co_filename))
+                   is not None for f in functions if f.__code__.co_filename not in local)
+
     def swap_in(self, namespaces: Sequence[dict[str, Any]],
                  named: Sequence[types.FunctionType]
                  ) -> list[tuple[types.FunctionType, types.CodeType]]:

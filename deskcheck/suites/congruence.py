@@ -206,7 +206,7 @@ def _split_on_rerun(arm: CongruenceArm, inputs: Sequence[Any], pool: Any,
                     exc: BaseException, outcome: Sequence[Any]) -> None:
     """Run the enforced decision once more with the recorder (the code is deterministic, the
     inputs the same) and add the first split to ``exc``."""
-    with recording(pool) as folder:
+    with recording(pool, arm.decide) as folder:
         if folder is None:
             return
         try:
@@ -260,7 +260,8 @@ def check_arm(arm: CongruenceArm, inputs: Sequence[Any], pool: Any, *,
     if len(inputs) != pool.world:
         raise ValueError(f"{len(inputs)} rank inputs for a world of {pool.world}")
     label = _label(arm, pool)
-    with recording(pool) if recording_every_task() else contextlib.nullcontext() as folder:
+    with recording(pool, arm.decide) if recording_every_task() \
+            else contextlib.nullcontext() as folder:
         decisions = _run(arm, inputs, pool, enforced=True, record=folder)
         try:
             check_decisions(arm, inputs, decisions, label)

@@ -20,15 +20,19 @@ _REAPED: list[bool] = []
 
 
 @contextlib.contextmanager
-def recording(pool: Any) -> Iterator[Path | None]:
+def recording(pool: Any, task: Any = None) -> Iterator[Path | None]:
     """The pool's private folder its ranks record into, emptied after (the pool removes it
     when it closes); None when recording is off (``DESKCHECK_RECORD=off``) or the ranks are
-    not this machine's processes."""
+    not this machine's processes. With ``task`` (the function the ranks will run recorded),
+    the ranks build their instrumented copies first, once a module (:func:`prepared_in_rank`),
+    outside the task's collectives' timeout."""
     from deskcheck.suites.pool import RankPool
 
     if not recording_enabled() or not isinstance(pool, RankPool):
         yield None
         return
+    if task is not None:
+        pool.prepare_recording(task)
     folder = pool.decision_folder
     if folder is None or not folder.is_dir():
         if not _REAPED:  # once a process: what killed runs left
@@ -65,6 +69,14 @@ def note_split(exc: BaseException, folder: Path | None, world: int,
             exc.add_note(miss.render())
         exc.audit_misses = misses  # type: ignore[attr-defined]
     return split
+
+
+def prepared_in_rank(task: Any = None) -> int:
+    """Run in each rank before its first recorded task of ``task``'s module (unpickling
+    ``task`` imported it): build the instrumented copies a recording will swap in."""
+    from deskcheck.suites.recorder import prepare_recording
+
+    return prepare_recording()
 
 
 def recorded_task(*args: Any, _deskcheck_task: Any, _deskcheck_folder: str, **kwargs: Any) -> Any:

@@ -41,6 +41,7 @@ from deskcheck.suites.desk_env import apply_desk_env, desk_env_rules
 from deskcheck.suites.outcomes import RankFailure, RankOutcome
 
 DEFAULT_PG_TIMEOUT_S = 10.0
+PREPARE_S = 60.0  # how long ranks may take to build their instrumented copies (no collective)
 GRACE_S = 1.0  # the parent waits this much past the PG timeout before naming hung ranks
 JOIN_TIMEOUT_S = 30.0  # joining a group may take this long (or the PG timeout if longer)
 SPAWN_IMPORT_S = 30.0  # and a spawned rank this much more, to start python and import torch
@@ -82,6 +83,7 @@ class RankPool:
         self._workdir = ""
         self.decision_folder: Path | None = None  # where its ranks record (decision_log)
         self._task_id = 0
+        self._prepared: set[tuple[int, str]] = set()  # (ranks' leader pid, task module)
         self._sent_sys_path: list[str] = []
         self.desk_env: dict[str, str | None] = {}  # the DESK env of the running ranks
         _live_pools.add(self)
@@ -309,7 +311,7 @@ class RankPool:
                                    fn, self.describe(), self.timeout_s)
         from deskcheck.suites.decision_log import note_split, recorded_task, recording
 
-        with recording(self) as folder:
+        with recording(self, fn) as folder:
             outcomes = self.run_outcomes(recorded_task, *args, per_rank=per_rank,
                                          _deskcheck_task=fn, _deskcheck_folder=str(folder),
                                          **kwargs)
@@ -319,9 +321,30 @@ class RankPool:
                 note_split(exc, folder, self.world)
                 raise
 
+    def prepare_recording(self, task: Callable[..., Any]) -> None:
+        """Have the ranks build their instrumented copies before they first run ``task``
+        recorded: the first use rewrites whole modules (seconds on a loaded machine), which
+        inside the task counts against its collectives' timeout. Once a module and set of
+        ranks; no collective runs, the ranks get :data:`PREPARE_S` (a rank that fails here
+        instruments at first use, as before)."""
+        from deskcheck.suites.decision_log import prepared_in_rank
+
+        self.start()
+        key = (self._ranks[0].pid, str(getattr(task, "__module__", "")))
+        if key in self._prepared:
+            return
+        self._prepared.add(key)
+        self._run_outcomes(prepared_in_rank, (task,), None, {},
+                           wait_s=max(self.timeout_s, PREPARE_S))
+
     def run_outcomes(self, fn: Callable[..., Any], *args: Any,
                      per_rank: Sequence[Any] | None = None, **kwargs: Any) -> list[RankOutcome]:
         """Run ``fn`` on every rank and return each rank's :class:`RankOutcome`."""
+        return self._run_outcomes(fn, args, per_rank, kwargs, wait_s=self.timeout_s)
+
+    def _run_outcomes(self, fn: Callable[..., Any], args: tuple[Any, ...],
+                      per_rank: Sequence[Any] | None, kwargs: dict[str, Any], *,
+                      wait_s: float) -> list[RankOutcome]:
         self._check_owner()
         if per_rank is not None and len(per_rank) != self.world:
             raise RankTaskError(f"per_rank has {len(per_rank)} entries for world={self.world}",
@@ -336,7 +359,7 @@ class RankPool:
             for r, payload in zip(self._ranks, payloads, strict=True):
                 r.conn.send(("run", self._task_id, payload, changed,
                              coverage_context()))
-            outcomes = self._collect(self._task_id)
+            outcomes = self._collect(self._task_id, wait_s)
         except BaseException:  # interrupted mid-task: the ranks' state is unknown
             self._stop_ranks()
             raise
@@ -349,13 +372,13 @@ class RankPool:
             self._stop_ranks()
         return outcomes
 
-    def _collect(self, task_id: int) -> list[RankOutcome]:
+    def _collect(self, task_id: int, wait_s: float) -> list[RankOutcome]:
         """Every rank's outcome for ``task_id``. At ``timeout + GRACE_S`` the deadline is
         extended once, by the scheduling delay measured now (a loaded machine runs ranks
         late) and, for a rank that said it is failing (:func:`failing_note`), by a whole
         timeout: a rank busy reporting its own timeout is never taken for a hung one."""
         sent = time.monotonic()
-        deadline = sent + self.timeout_s + GRACE_S
+        deadline = sent + wait_s + GRACE_S
         extended = False
         results: dict[int, RankOutcome] = {}
         notes: dict[int, dict[str, Any]] = {}
@@ -369,7 +392,7 @@ class RankPool:
                 extended = True
                 lag = scheduling_delay(sent, deadline, [*results.values()], notes)
                 reporting = any(r.rank in notes for r in waiting.values())
-                deadline = time.monotonic() + extra_grace(lag, self.timeout_s, reporting)
+                deadline = time.monotonic() + extra_grace(lag, wait_s, reporting)
                 continue
             for conn in ready:
                 rank = waiting.pop(conn)

@@ -34,12 +34,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
 
-from deskcheck.suites._instrument import HOOK, SITES
+from deskcheck.suites._instrument import HOOK, REWRITES, SITES
 from deskcheck.suites._swap import FunctionSwap
 from deskcheck.suites._values import NOT_AN_INPUT, is_project_file, show
 
-__all__ = ["RECORD_ENV", "DecisionRecorder", "is_project_file", "rank_file",
-           "record_decisions", "recording_enabled", "recording_every_task", "show"]
+__all__ = ["RECORD_ENV", "DecisionRecorder", "is_project_file", "prepare_recording",
+           "rank_file", "record_decisions", "recording_enabled", "recording_every_task", "show"]
 
 RECORD_ENV = "DESKCHECK_RECORD"  # "off" turns the congruence arms' recording off
 _FLUSH_EVERY = 512
@@ -68,9 +68,29 @@ _COLLECTIVES = ("all_reduce", "all_gather", "all_gather_into_tensor", "reduce_sc
                 "all_to_all_single")
 
 
+class _Missing:
+    """A read the condition skipped this time (after an ``and``/``or``)."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "<not read>"
+
+
+MISSING = _Missing()
+
+
 class _PassThrough:
     """The hooks while nothing records (a closure built during a recorded run, called
     later): every value goes through unchanged."""
+
+    missing = MISSING
+
+    def d(self, _site: int, result: Any, _values: tuple[Any, ...]) -> bool:
+        return True if result else False
+
+    def stored(self, _site: int, value: Any, _values: tuple[Any, ...]) -> Any:
+        return value
 
     def o(self) -> dict[str, Any]:
         return {}
@@ -120,6 +140,7 @@ class DecisionRecorder(_PassThrough):
         self._buffer: list[tuple[Any, ...]] = []
         self._new_agreed: set[str] = set()  # agreed since the last line written
         self._wrote = False
+        self.rewritten: list[str] = []  # what this recording had to instrument first
 
     # -- the hooks (see _instrument) --------------------------------------------------------
     # Cheap at the cause: a hook keeps a number, bool or None as it is (shown by the reader,
@@ -167,11 +188,31 @@ class DecisionRecorder(_PassThrough):
             self.flush()
         return took
 
-    def loop(self, site: int, values: dict[str, Any], count: int) -> None:
+    def d(self, site: int, result: Any, values: tuple[Any, ...]) -> bool:
+        """A decision: its condition's value and the values it read (bound in the copy)."""
+        took = True if result else False
+        for value in values:  # the commonest: every input a number, bool or None
+            if type(value) not in _RAW:
+                values = _shown_inputs(site, values)  # type: ignore[assignment]
+                break
+        self.count += 1  # _emit, inline: the commonest record
+        buffer = self._buffer
+        buffer.append((self.count, self.epoch, site, took, values, self._path))
+        if len(buffer) >= _FLUSH_EVERY:
+            self.flush()
+        return took
+
+    def stored(self, site: int, value: Any, values: tuple[Any, ...]) -> Any:
+        self._emit(site, _keep(value), _inputs(site, values))
+        return value
+
+    def loop(self, site: int, values: dict[str, Any] | tuple[Any, ...], count: int) -> None:
         where = SITES[site]
         if where.kind == "while":  # the frame's locals as the loop ended
-            self._emit(site, count, _kept_values(_ended_on(values, where.names)))
-        elif self._close(values):
+            self._emit(site, count, _kept_values(_ended_on(values, where.names)))  # type: ignore[arg-type]
+        elif type(values) is tuple:
+            self._emit(site, count, _inputs(site, values))
+        elif self._close(values):  # type: ignore[arg-type]
             self._emit(site, count, values)
 
     def s(self, site: int, values: dict[str, Any], value: Any) -> Any:
@@ -189,7 +230,10 @@ class DecisionRecorder(_PassThrough):
         calls = self._calls
         path = self._path
         calls.append((site, args, path))
-        self._path = path + (SITES[site].function,)
+        step = _STEPS.get(site)
+        if step is None:
+            step = _STEPS[site] = (SITES[site].function,)
+        self._path = path + step
         return len(calls) - 1
 
     def _leave(self, depth: int, took: Any) -> None:
@@ -202,10 +246,13 @@ class DecisionRecorder(_PassThrough):
 
     def r(self, depth: int, value: Any) -> Any:
         calls = self._calls
-        if depth < 0 or depth >= len(calls):
+        if depth == len(calls) - 1 and depth >= 0:  # the commonest: the innermost call
+            site, args, outer = calls.pop()  # _leave and _emit, inline: the commonest record
+        elif 0 <= depth < len(calls):
+            site, args, outer = calls[depth]
+            del calls[depth:]
+        else:
             return value
-        site, args, outer = calls[depth]  # _leave and _emit, inline: the commonest record
-        del calls[depth:]
         self.count += 1
         buffer = self._buffer
         buffer.append((self.count, self.epoch, site,
@@ -237,19 +284,18 @@ class DecisionRecorder(_PassThrough):
             return
         self._buffer = []
         written = _written(self.out)
-        fresh = set(map(_SITE_OF, rows)) - written.sites
+        fresh = frozenset(map(_SITE_OF, rows)) - written.sites
         written.sites |= fresh
-        sites = {site: (where.file, where.line, where.kind, where.condition, where.function,
-                        where.names if where.kind == "call" else ())
-                 for site, where in ((site, SITES[site]) for site in fresh)}
         agreed = sorted(self._new_agreed)
         self._new_agreed.clear()
         new = 0 if self._wrote else 1  # a new recording: the reader's agreed start empty
         self._wrote = True
         try:  # marshal: a tenth of json's time; the line stays a JSON line a cut drops
-            packed = marshal.dumps((sites, rows, agreed, new))
-            line = '{"m":"' + base64.b64encode(packed).decode("ascii") + '"}\n'
+            packed = marshal.dumps(({}, rows, agreed, new))
+            line = '{"m":"' + base64.b64encode(packed).decode("ascii") + '","s":"' \
+                + _site_table(fresh) + '"}\n'
         except ValueError:  # a value of a type marshal refuses: the plain JSON line
+            sites = {site: _site_row(site) for site in fresh}
             line = json.dumps({"sites": sites, "rows": rows, "agreed": agreed, "new": new},
                               default=repr) + "\n"
         self.out.write(line)
@@ -301,7 +347,9 @@ class DecisionRecorder(_PassThrough):
         previous = getattr(builtins, HOOK, _IDLE)
         setattr(builtins, HOOK, self)
         self.epoch = _collectives()
+        before = len(REWRITES)
         swapped = self.swap.swap_in(namespaces, named)
+        self.rewritten = REWRITES[before:]
         try:
             yield self
         finally:
@@ -317,6 +365,8 @@ class DecisionRecorder(_PassThrough):
 
 
 _AS_TYPE: dict[type, str] = {}  # the types of user objects -> how they are kept
+_SIZED = {set: "set", frozenset: "frozenset", dict: "dict"}
+_STEPS: dict[int, tuple[str]] = {}  # a call's site -> its function, as a path's step
 
 
 def _kept(value: Any) -> str:
@@ -327,6 +377,8 @@ def _kept(value: Any) -> str:
         text = repr(value)
         if len(text) <= _SHORT:
             return text
+    elif kind in _SIZED:  # show()'s answer for a plain set or dict: its type and size
+        return f"<{_SIZED[kind]} len={len(value)}>"
     text = show(value)
     if text == f"<{kind.__name__}>" and not issubclass(kind, (*NOT_AN_INPUT, tuple, list,
                                                                 dict, set, frozenset)):
@@ -341,6 +393,58 @@ def _keep(value: Any) -> Any:
         return value
     kept = _AS_TYPE.get(kind)
     return kept if kept is not None else _kept(value)
+
+
+def _inputs(site: int, values: tuple[Any, ...]) -> tuple[Any, ...] | dict[str, Any]:
+    """A decision's bound reads as a record keeps them: the tuple itself when every one is a
+    number, bool or None (the reader pairs it with the site's names), else a dict of those
+    read (not :data:`MISSING`; a function, module or class read by a plain name is no input),
+    each kept as :meth:`DecisionRecorder.v` keeps it."""
+    for value in values:
+        if type(value) not in _RAW:
+            return _shown_inputs(site, values)
+    return values
+
+
+def _shown_inputs(site: int, values: tuple[Any, ...]) -> dict[str, Any]:
+    """:func:`_inputs` of reads not all numbers, bools or None."""
+    kept: dict[str, Any] = {}
+    for name, value in zip(SITES[site].names, values, strict=True):
+        kind = type(value)
+        if kind in _RAW:
+            kept[name] = value
+        elif kind in _AS_TYPE:
+            kept[name] = _AS_TYPE[kind]
+        elif value is not MISSING and ("." in name or not isinstance(value, NOT_AN_INPUT)):
+            kept[name] = _kept(value)
+    return kept
+
+
+_SITE_ROWS: dict[int, tuple[Any, ...]] = {}
+_SITE_TABLES: dict[frozenset[int], str] = {}  # sites -> their table, packed (base64)
+
+
+def _site_table(sites: frozenset[int]) -> str:
+    """The table of ``sites`` as a flush writes it (marshal, base64), built once a set: a
+    recording of the same code writes the same set into each new rank file."""
+    table = _SITE_TABLES.get(sites)
+    if table is None:
+        if len(_SITE_TABLES) >= 256:
+            _SITE_TABLES.clear()
+        table = _SITE_TABLES[sites] = base64.b64encode(marshal.dumps(
+            {site: _site_row(site) for site in sites})).decode("ascii")
+    return table
+
+
+def _site_row(site: int) -> tuple[Any, ...]:
+    """A site as a rank file's table holds it (file, line, kind, condition, function, the
+    names its inputs pair with)."""
+    row = _SITE_ROWS.get(site)
+    if row is None:
+        where = SITES[site]
+        row = _SITE_ROWS[site] = (where.file, where.line, where.kind, where.condition,
+                                  where.function, where.names if where.kind != "while" else ())
+    return row
 
 
 def _kept_values(values: dict[str, Any]) -> dict[str, Any]:
@@ -399,6 +503,13 @@ def _collectives() -> int:
         return int(dist.group.WORLD._get_sequence_number_for_group())
     except Exception:  # noqa: BLE001 - a backend without sequence numbers: no epochs
         return 0
+
+
+def prepare_recording(namespaces: Sequence[dict[str, Any]] = ()) -> int:
+    """Build the instrumented copies a default recording (project code) swaps in, now: the
+    first use rewrites whole modules (seconds on a loaded machine), which inside a recorded
+    task would count against its collectives' timeout. How many functions have one."""
+    return FunctionSwap(is_project_file, "project").prepare(namespaces)
 
 
 def rank_file(folder: str | Path, rank: int) -> Path:

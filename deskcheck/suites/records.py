@@ -2,12 +2,14 @@
 
 A rank's file (:func:`deskcheck.suites.recorder.rank_file`) holds one JSON line a flush:
 ``rows``, records ``[n, collectives, site, took, inputs, call path]``, with the ``sites``
-(file, line, kind, condition, function, a call's argument names) the file did not hold yet,
+(file, line, kind, condition, function, the names its inputs pair with) the file did not hold yet,
 and the values the group ``agreed`` on since the last line (``new``: a new recording, none
 agreed yet). The recorder packs them with :mod:`marshal` (base64, key ``m``: a tenth of
-JSON's time in the rank; the same interpreter reads them back). A number, bool or None is
+JSON's time in the rank; the same interpreter reads them back), the sites apart (key ``s``:
+a rank packs the table of one set of sites once). A number, bool or None is
 kept as the rank read it (shown here, as :func:`deskcheck.suites._values.show` shows it),
-any other value as the text the rank showed; a call's inputs are its arguments in order; an
+any other value as the text the rank showed; a call's inputs, and a decision's when they are
+all numbers, bools or None, are a tuple in the order of the site's names (else a dict); an
 input showing an agreed value is marked agreed. (``batch`` lines, of shown values with their
 agreed inputs and numbered call ``paths``, are read too.) A line cut by a kill is dropped.
 """
@@ -86,8 +88,11 @@ def _rank_decisions(text: str) -> list[Decision]:
         try:
             raw = json.loads(line)
             if "m" in raw:  # the recorder's own lines (see DecisionRecorder.flush)
+                table = raw.get("s")
                 raw = dict(zip(("sites", "rows", "agreed", "new"),
                                marshal.loads(base64.b64decode(raw["m"])), strict=True))
+                if table:  # the sites the file did not hold yet, packed apart
+                    raw["sites"] = marshal.loads(base64.b64decode(table))
             if "rows" in raw:
                 if raw.get("new"):
                     agreed = set()
@@ -125,7 +130,7 @@ def _row(row: list[Any], sites: dict[int, list[Any]], paths: dict[int, tuple[str
     path = tuple(path) if type(path) in (list, tuple) else paths.get(int(path))
     if kind in ("call", "set"):
         took = _shown(took)
-    pairs = zip(names, kept, strict=False) if kind == "call" else kept.items()
+    pairs = kept.items() if type(kept) is dict else zip(names, kept, strict=False)
     inputs = {k: _shown(v) for k, v in pairs}
     return Decision(int(n), int(epoch), file, int(at), kind, condition, took, inputs,
                     path or (function,), frozenset(k for k, v in inputs.items() if v in agreed))

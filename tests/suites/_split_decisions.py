@@ -71,3 +71,13 @@ def line_of(marker: str) -> int:
             if marker in text and "def line_of" not in text and "marker in" not in text:
                 return number
     raise LookupError(marker)
+
+
+def rewritten_in_this_recording(_rank: int) -> list[str] | None:
+    """What the recording this task runs in had to instrument at first use (None: the
+    recorder does not say)."""
+    import builtins
+
+    from deskcheck.suites._instrument import HOOK
+
+    return getattr(getattr(builtins, HOOK, None), "rewritten", None)
