@@ -124,11 +124,17 @@ def test_registered_harnesses_are_listed_for_the_guard():
     ({"admit": bind(lambda self, n: n)}, "which is not Scheduler.admit"),
     ({"admit": bind(BaseMixin.admit)}, "which is not Scheduler.admit"),
     ({"admit": state(0)}, "is state, but Scheduler.admit is a method/property"),
+    ({"budget": state(0)}, "is state, but Scheduler.budget is a method/property"),
     ({"admit": lambda self, n: n}, "defines 'admit' directly, but Scheduler has it"),
 ])
 def test_bad_declarations_are_clear_errors(body, message):
-    with pytest.raises(HarnessError) as info:
+    try:
         type("Bad", (Harness,), dict(body), model=Scheduler, roots=["admit"], register=False)
+    except HarnessError as err:
+        info = SimpleNamespace(value=err)
+    else:
+        pytest.fail(f"the bad declaration {dict(body)!r} on a Harness of Scheduler was accepted; "
+                    f"it must be refused with a HarnessError saying {message!r}")
     text = info.value.render()
     assert message in text and "fix:" in text, (
         f"a bad declaration of admit was refused without saying {message!r} (and a fix); "

@@ -40,3 +40,33 @@ def test_a_neighbouring_clock_decision_does_not_make_a_symmetric_one_live(
         "planting a clock read into the SYMMETRIC `if self.waiting` cannot turn it "
         f"RANK-LOCAL, yet its can-fail arm was {arms.get('self.waiting')!r}: the RANK-LOCAL "
         "clock decision on another line of the same function was counted as its hit")
+
+
+def test_a_re_audit_that_reports_the_decision_without_the_planted_read_is_vacuous(
+        tmp_path: Path, monkeypatch) -> None:
+    """The arm is LIVE only when the re-audit names the planted read among the decision's
+    inputs: a decision that is RANK-LOCAL for another reason (its own `self.tp_rank`) proves
+    nothing about the planted read."""
+    import importlib
+
+    audit_module = importlib.import_module("deskcheck.uniformity.audit")
+    from deskcheck.uniformity.model import AuditReport, Decision, Input, InputClass, Verdict
+
+    path = tmp_path / "sched.py"
+    path.write_text("class S:\n    def step(self):\n        if self.tp_rank == 0:\n"
+                    "            dist.barrier()\n")
+
+    def decision() -> Decision:
+        return Decision("S.step", str(path), 3, "self.tp_rank == 0", "if",
+                        inputs=[Input("self.tp_rank", InputClass.RANK_LOCAL)],
+                        verdict=Verdict.RANK_LOCAL)
+
+    monkeypatch.setattr(audit_module, "audit",
+                        lambda *a, **k: AuditReport("m:S", ["step"], decisions=[decision()]))
+    report = AuditReport("m:S", ["step"], decisions=[decision()])
+    run_can_fail(report, "m:S", root=tmp_path)
+    arm = report.decisions[0].can_fail
+    assert arm.startswith("VACUOUS"), (
+        "the re-audit reported the decision RANK-LOCAL through self.tp_rank only, never "
+        f"naming the planted time.monotonic() read, yet its can-fail arm was {arm!r} "
+        "(docs/uniformity.md: exactly that decision must turn RANK-LOCAL naming the read)")

@@ -94,6 +94,31 @@ def test_a_value_reaching_the_decision_only_where_tp_size_is_one_is_trivial(
         "expected TRIVIAL: it only matters where the tp group has one rank")
 
 
+def test_a_value_reaching_the_decision_only_where_world_size_is_one_is_trivial_for_any_group(
+        tmp_path: Path) -> None:
+    """Where the world has one rank every group has one rank: also a group whose dimension
+    config names and the built-in dimensions do not (``groups = {"self.sp_group" = "sp"}``)."""
+    from deskcheck.uniformity.config import UniformityConfig
+
+    package = tmp_path / "mini"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "sched.py").write_text(HEAD + textwrap.indent(textwrap.dedent("""
+        limit = 0
+        if self.world_size == 1:
+            limit = self.pool.available_size()
+        if limit > 0:
+            dist.barrier(group=self.sp_group)
+    """), " " * 8))
+    report = audit("mini.sched:Scheduler", root=tmp_path,
+                   config=UniformityConfig(groups={"self.sp_group": "sp"}))
+    d = next(d for d in report.decisions if d.condition == "limit > 0")
+    assert d.verdict is Verdict.TRIVIAL, (
+        f"a pool size read only under `world_size == 1` gating a barrier of the configured "
+        f"`sp` group was judged {d.verdict.value} ({d.why}), expected TRIVIAL: where the world "
+        "has one rank every group has one rank (docs/uniformity.md)")
+
+
 def test_a_pool_free_size_is_rank_local_by_default(tmp_path: Path) -> None:
     d = _decision(tmp_path, """
         if self.pool.available_size() < 4:
