@@ -89,6 +89,20 @@ def test_only_added_and_changed_test_functions_are_selected(tmp_path):
         f"the changed test files are {change.changed_test_files}, not ['tests/test_x.py']")
 
 
+def test_a_test_whose_only_change_is_its_signature_is_selected(tmp_path):
+    """docs/gate.md: a test is selected when its ast differs in decorators, signature or body:
+    a new fixture argument or a changed default changes what the test runs with."""
+    base = "def test_fixture():\n    assert 1\n\ndef test_default(n=1):\n    assert n\n"
+    work = ("def test_fixture(tmp_path):\n    assert 1\n\n"
+            "def test_default(n=2):\n    assert n\n")
+    _, got = selected(tmp_path, {"tests/test_sig.py": base}, {"tests/test_sig.py": work})
+    expected = {"tests/test_sig.py::test_fixture": MODIFIED,
+                "tests/test_sig.py::test_default": MODIFIED}
+    assert got == expected, (
+        "a test whose only change is its signature (a new fixture argument, a changed default) "
+        f"must be selected as MODIFIED; red-first selected {got}")
+
+
 def test_a_new_test_file_contributes_all_its_tests_with_their_lines(tmp_path):
     change, got = selected(tmp_path, {}, {"tests/test_new.py": BASE_TESTS})
     assert set(got.values()) == {ADDED} and len(got) == 4, (

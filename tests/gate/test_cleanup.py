@@ -264,6 +264,38 @@ def test_a_gate_never_removes_a_folder_a_live_process_runs_in(tmp_path: Path,
         "once nothing runs inside it, the dead owner's folder should be removed")
 
 
+def test_a_registered_scratch_worktree_a_live_process_runs_in_is_never_removed(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """docs/gate.md: a folder in which a live process still runs is never touched. That holds
+    for a scratch worktree the repository registers outside today's scratch root too (its
+    owner dead, e.g. a gate SIGKILLed under another DESKCHECK_SCRATCH_DIR)."""
+    from deskcheck.gate.git import GitRepo
+    from deskcheck.gate.worktree import reap_stale_scratch
+    from deskcheck.scratch import OWNER_FILE
+
+    monkeypatch.setenv("DESKCHECK_SCRATCH_DIR", str(tmp_path / "scratch"))
+    (tmp_path / "scratch").mkdir()
+    project = build(tmp_path / "repo")
+    folder = tmp_path / "elsewhere" / "deskcheck-gate-orphaned"
+    folder.mkdir(parents=True)
+    (folder / OWNER_FILE).write_text('{"pid": 999999999, "token": ""}')
+    tree = folder / "wt"
+    project.git("worktree", "add", "-q", "--detach", str(tree), "main")
+    repo = GitRepo(project.root)
+    inside = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(300)"], cwd=tree)
+    try:
+        removed = reap_stale_scratch(repo)
+        assert tree.is_dir() and not removed, (
+            f"the reaper removed the registered scratch worktree {tree} ({removed}) although "
+            f"pid {inside.pid} still runs inside it")
+    finally:
+        inside.kill()
+        inside.wait()
+    assert reap_stale_scratch(repo) == [folder] and not tree.exists(), (
+        "once nothing runs inside it, the dead owner's registered scratch worktree should be "
+        "removed")
+
+
 def test_an_active_retry_plugin_stops_the_gate(tmp_path: Path,
                                                monkeypatch: pytest.MonkeyPatch) -> None:
     """A rerun plugin the gate cannot block by name (here: loaded by -p from the user's
