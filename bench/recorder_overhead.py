@@ -25,6 +25,7 @@ import argparse
 import datetime
 import json
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -115,6 +116,7 @@ def _in_process(passes: int) -> dict[str, object]:
     dist.init_process_group("gloo", rank=0, world_size=1, store=dist.HashStore())
     import deskcheck.suites._rank_main as rank_main
     import deskcheck.suites.recorder as recorder
+    from deskcheck.suites.decision_log import clear
     from deskcheck.suites.recorder import record_decisions
 
     rank_main._context = rank_main.RankContext(0, 1, "gloo", "cpu")
@@ -126,10 +128,10 @@ def _in_process(passes: int) -> dict[str, object]:
     def plain() -> None:
         one_pass(DIVERGED[0])
 
-    def recorded() -> None:
+    def recorded() -> None:  # the rank file kept between passes, as a pool's folder keeps it
         with record_decisions(folder, 0, include=include):
             one_pass(DIVERGED[0])
-        os.unlink(os.path.join(folder, "rank0.jsonl"))
+        clear(Path(folder))
 
     for run in (plain, recorded, plain, recorded):
         run()
@@ -152,7 +154,7 @@ def _in_process(passes: int) -> dict[str, object]:
             return _original(self, *args)
         setattr(recorder.DecisionRecorder, name, counted)
     recorded()
-    os.rmdir(folder)
+    shutil.rmtree(folder)
     dist.destroy_process_group()
     return {"plain_ms": statistics.median(times["plain"]) * 1e3,
             "recorded_ms": statistics.median(times["recorded"]) * 1e3,
