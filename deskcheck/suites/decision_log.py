@@ -23,8 +23,8 @@ REFILL_AT = 4 << 20  # bytes: a rank file past this is emptied by clear()
 
 @contextlib.contextmanager
 def recording(pool: Any, task: Any = None) -> Iterator[Path | None]:
-    """The pool's private folder its ranks record into, emptied after (the pool removes it
-    when it closes); None when recording is off (``DESKCHECK_RECORD=off``) or the ranks are
+    """The pool's private folder its ranks record into, what they recorded forgotten after
+    (:func:`clear`; the pool removes the folder when it closes); None when recording is off (``DESKCHECK_RECORD=off``) or the ranks are
     not this machine's processes. With ``task`` (the function the ranks will run recorded),
     the ranks build their instrumented copies first, once a module (:func:`prepared_in_rank`),
     outside the task's collectives' timeout."""
