@@ -12,7 +12,7 @@ from typing import Any
 from deskcheck.scratch import make_scratch, reap_stale
 from deskcheck.suites.audit_check import cross_check
 from deskcheck.suites.recorder import recording_enabled
-from deskcheck.suites.records import read_records, start_after
+from deskcheck.suites.records import forget_starts, read_records, start_after
 from deskcheck.suites.split import Split, split_in
 
 # Under the rank pools' prefix: the sweep reaps what a killed run left (deskcheck-w...).
@@ -41,6 +41,7 @@ def recording(pool: Any, task: Any = None) -> Iterator[Path | None]:
             reap_stale(FOLDER_PREFIX)
             _REAPED.append(True)
         folder = pool.decision_folder = make_scratch(FOLDER_PREFIX)
+        forget_starts(folder)
     try:
         yield folder
     finally:

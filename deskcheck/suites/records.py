@@ -90,6 +90,14 @@ def start_after(path: str | Path, size: int) -> None:
     _STARTS[str(path)] = size
 
 
+def forget_starts(folder: str | Path) -> None:
+    """``folder`` was made anew (a scratch folder's name can come back): its files are read
+    from their start."""
+    inside = os.path.join(str(folder), "")
+    for key in [k for k in _STARTS if k.startswith(inside)]:
+        del _STARTS[key]
+
+
 def _earlier_sites(text: str) -> dict[int, list[Any]]:
     """The tables of sites in the lines before a file's current record."""
     sites: dict[int, list[Any]] = {}

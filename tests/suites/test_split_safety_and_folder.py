@@ -125,3 +125,26 @@ def test_a_rank_file_past_its_size_is_emptied_and_its_next_record_reads_back_who
     assert shown == [("free >= need", False, {"free": "1", "need": "2"})], (
         f"the recording after the file was emptied read back as {shown}; expected the one if "
         "it took (free=1, need=2): an emptied file must get its table of sites again")
+
+
+def test_a_folder_made_anew_under_an_old_name_is_read_from_its_start(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from deskcheck.suites import decision_log
+    from deskcheck.suites.records import start_after
+
+    monkeypatch.delenv("DESKCHECK_RECORD", raising=False)
+    reused = tmp_path / "deskcheck-w-decisions-same"
+    start_after(rank_file(reused, 0), 10)  # where an earlier folder of that name ended
+    monkeypatch.setattr(decision_log, "make_scratch", lambda _prefix: reused.mkdir() or reused)
+    pool = RankPool(2)  # not started: recording() only needs to know the ranks are local
+    try:
+        with recording(pool) as folder:
+            with record_decisions(folder, 0, include=[__file__]):
+                _fits(1, 2)
+            (records,) = read_records(folder, 1)
+    finally:
+        pool.close()
+    shown = [(r.condition, r.took) for r in records if r.kind == "if"]
+    assert shown == [("free >= need", False)], (
+        f"a new folder under an old folder's name read back {shown}: it must be read from "
+        "its start, not from where the old folder's file ended")
