@@ -25,6 +25,7 @@ import argparse
 import datetime
 import json
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -45,16 +46,27 @@ HOOKS = ("o", "v", "b", "d", "stored", "s", "loop", "e", "r", "x")
 NOTES = (  # what the numbers above are not: the history and the analysis (issue 28)
     "- read the ranks' CPU first: on a loaded 2-core box the wall ratio of one run swings "
     "by 0.5x (a check is 10-30 ms, mostly waiting for a core), the CPU ratio by 0.2x",
-    "- before and after, paired (30dfff7: an open-scope hook and one hook a read, against "
-    "this code; `--runs 2 --reps 20` each, alternated 4 times, load 5.3-5.8): wall median "
-    "2.07x -> 1.84x, ranks' CPU 2.67x -> 2.45x; in process 654 -> 321 hook calls a pass "
-    "(before: 194 v, 139 o, 125 b, 91 e, 91 r, 8 s, 6 loop), at world 3 about 900 -> 410",
-    "- where the rest goes (in process, world 1, each part replaced by a no-op, thread CPU "
-    "over plain 0.55 ms): hook calls and the swap 0.18 ms, showing the reads of decisions "
-    "that are no number (lists, strings, sets, user objects) 0.18 ms, the call hooks "
-    "(arguments, return values, the call path) 0.2 ms, the flushes 0.12 ms: halving the hook "
-    "calls moved the CPU ratio by about 0.2x; what is left is the work a record does, not the "
-    "calls",
+    "- round two, before and after, paired (93e7725 against this code; `--runs 2 --reps 20` "
+    "each, one after the other, load 7.3): wall median 1.75x -> 1.46x, ranks' CPU 2.51x -> "
+    "2.22x (three more runs of this code at load 6.4-7.3: wall 1.45x-1.65x, CPU "
+    "2.20x-2.27x); in process a recorded pass 2.07 -> 1.22 ms (plain 0.53-0.55 ms)",
+    "- what round two changed: each recorded task's ranks made their rank file anew (the "
+    "pool removed them after every task); on this ext4 a file made costs a rank ~0.6 ms of "
+    "CPU and a wait on the disk (p90 8 ms), one emptied in place ~0.1 ms and a wait at "
+    "close, one appended to 0.02 ms. Paired in one pool (40 reps, load 7.5), recorded / off "
+    "wall and ranks' CPU: removed 1.91x / 2.18x, emptied 2.06x / 2.06x, appended to 1.34x "
+    "/ 1.92x. The ranks now append to theirs and the reader starts at the task's record. A "
+    "flat list or tuple of scalars is kept as it is and shown by the reader, an enum "
+    "member's text once (in process, paired: 1.59 -> 1.52 ms a recorded pass)",
+    "- round one, paired (30dfff7: an open-scope hook and one hook a read; `--runs 2 --reps "
+    "20` each, alternated 4 times, load 5.3-5.8): wall median 2.07x -> 1.84x, ranks' CPU "
+    "2.67x -> 2.45x; in process 654 -> 321 hook calls a pass (before: 194 v, 139 o, 125 b, "
+    "91 e, 91 r, 8 s, 6 loop), at world 3 about 900 -> 410",
+    "- where the rest goes (in process, world 1, paired, each part replaced by a no-op, "
+    "thread CPU, 0.85 ms over plain 0.58 ms at load 7): the decision hooks 0.33 ms (showing "
+    "what is no number 0.15 ms of it), the flushes 0.25 ms (marshal of ~230 records ~0.1 "
+    "ms, base64 0.03 ms), the call hooks (arguments, return values, the call path) 0.2 ms: "
+    "the ranks' CPU stays about 2.2x; what is left is the work a record does",
 )
 
 
@@ -115,6 +127,7 @@ def _in_process(passes: int) -> dict[str, object]:
     dist.init_process_group("gloo", rank=0, world_size=1, store=dist.HashStore())
     import deskcheck.suites._rank_main as rank_main
     import deskcheck.suites.recorder as recorder
+    from deskcheck.suites.decision_log import clear
     from deskcheck.suites.recorder import record_decisions
 
     rank_main._context = rank_main.RankContext(0, 1, "gloo", "cpu")
@@ -126,10 +139,10 @@ def _in_process(passes: int) -> dict[str, object]:
     def plain() -> None:
         one_pass(DIVERGED[0])
 
-    def recorded() -> None:
+    def recorded() -> None:  # the rank file kept between passes, as a pool's folder keeps it
         with record_decisions(folder, 0, include=include):
             one_pass(DIVERGED[0])
-        os.unlink(os.path.join(folder, "rank0.jsonl"))
+        clear(Path(folder))
 
     for run in (plain, recorded, plain, recorded):
         run()
@@ -152,7 +165,7 @@ def _in_process(passes: int) -> dict[str, object]:
             return _original(self, *args)
         setattr(recorder.DecisionRecorder, name, counted)
     recorded()
-    os.rmdir(folder)
+    shutil.rmtree(folder)
     dist.destroy_process_group()
     return {"plain_ms": statistics.median(times["plain"]) * 1e3,
             "recorded_ms": statistics.median(times["recorded"]) * 1e3,

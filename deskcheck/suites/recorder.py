@@ -20,6 +20,7 @@ from __future__ import annotations
 import base64
 import builtins
 import contextlib
+import enum
 import functools
 import io
 import json
@@ -367,11 +368,18 @@ class DecisionRecorder(_PassThrough):
 _AS_TYPE: dict[type, str] = {}  # the types of user objects -> how they are kept
 _SIZED = {set: "set", frozenset: "frozenset", dict: "dict"}
 _STEPS: dict[int, tuple[str]] = {}  # a call's site -> its function, as a path's step
+# The exact types a flat list or tuple may hold to be kept as it is (show() shows those by
+# their repr or a hash of numbers, the same in any process; marshal writes them).
+_FLAT = frozenset((bool, int, float, str, bytes, type(None)))
+_FLAT_MAX = 256  # longer ones show() shows by their type and length: shown now
+_MEMBERS: dict[int, tuple[Any, str]] = {}  # an enum member's id -> (the member, its text)
 
 
-def _kept(value: Any) -> str:
-    """A value that is no number, bool or None, shown now (a str: the reader takes it as it
-    is); a user object's type is remembered, its next value is kept without a call."""
+def _kept(value: Any) -> Any:
+    """A value that is no number, bool or None, as a record keeps it: shown now (a str: the
+    reader takes it as it is), or a flat list or tuple of scalars kept as it is (a list
+    copied now), which the reader shows as :func:`show` would; a user object's type is
+    remembered, its next value is kept without a call, an enum member's text too."""
     kind = type(value)
     if kind is str:  # show()'s answer for a plain str, without its checks
         text = repr(value)
@@ -379,7 +387,17 @@ def _kept(value: Any) -> str:
             return text
     elif kind in _SIZED:  # show()'s answer for a plain set or dict: its type and size
         return f"<{_SIZED[kind]} len={len(value)}>"
+    elif kind is list or kind is tuple:  # marshal writes it, the reader shows it
+        if len(value) <= _FLAT_MAX and set(map(type, value)) <= _FLAT:
+            return value[:] if kind is list else value
+    else:
+        member = _MEMBERS.get(id(value))
+        if member is not None and member[0] is value:
+            return member[1]
     text = show(value)
+    if isinstance(value, enum.Enum):  # a member lives as long as its class: kept with it
+        _MEMBERS[id(value)] = (value, text)
+        return text
     if text == f"<{kind.__name__}>" and not issubclass(kind, (*NOT_AN_INPUT, tuple, list,
                                                                 dict, set, frozenset)):
         _AS_TYPE[kind] = text

@@ -79,9 +79,42 @@ def relative(path: str) -> str:
 
 
 
-def _rank_decisions(text: str) -> list[Decision]:
-    decisions: list[Decision] = []
+# A rank file -> where its current record starts (a rank pool's folder keeps its files: each
+# task's ranks append to theirs, see deskcheck.suites.decision_log.clear).
+_STARTS: dict[str, int] = {}
+
+
+def start_after(path: str | Path, size: int) -> None:
+    """What ``path`` holds up to ``size`` is no longer read as decisions (its tables of sites
+    still are: a rank writes the table of a site once a file)."""
+    _STARTS[str(path)] = size
+
+
+def forget_starts(folder: str | Path) -> None:
+    """``folder`` was made anew (a scratch folder's name can come back): its files are read
+    from their start."""
+    inside = os.path.join(str(folder), "")
+    for key in [k for k in _STARTS if k.startswith(inside)]:
+        del _STARTS[key]
+
+
+def _earlier_sites(text: str) -> dict[int, list[Any]]:
+    """The tables of sites in the lines before a file's current record."""
     sites: dict[int, list[Any]] = {}
+    for line in text.splitlines():
+        try:
+            raw = json.loads(line)
+            if raw.get("s"):
+                sites.update(marshal.loads(base64.b64decode(raw["s"])))
+            sites.update({int(k): v for k, v in raw.get("sites", {}).items()})
+        except (ValueError, KeyError, TypeError, EOFError, AttributeError):
+            continue
+    return sites
+
+
+def _rank_decisions(text: str, earlier: str = "") -> list[Decision]:
+    decisions: list[Decision] = []
+    sites: dict[int, list[Any]] = _earlier_sites(earlier) if earlier else {}
     paths: dict[int, tuple[str, ...]] = {}
     agreed: set[str] = set()
     for line in text.splitlines():
@@ -141,9 +174,14 @@ def read_records(folder: str | Path, world: int) -> list[list[Decision]]:
     kill mid-write is dropped."""
     ranks: list[list[Decision]] = []
     for rank in range(world):
+        path = rank_file(folder, rank)
         try:
-            text = rank_file(folder, rank).read_text(encoding="utf-8")
+            data = path.read_bytes()
         except OSError:
-            text = ""
-        ranks.append(_rank_decisions(text))
+            data = b""
+        start = _STARTS.get(str(path), 0)
+        if start > len(data):  # emptied or made anew since: all of it is the record
+            start = 0
+        ranks.append(_rank_decisions(data[start:].decode("utf-8", "replace"),
+                                     data[:start].decode("utf-8", "replace")))
     return ranks

@@ -6,6 +6,7 @@ comprehension's iterable (where the copy cannot bind it) is still an input."""
 from __future__ import annotations
 
 import builtins
+import enum
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -128,3 +129,37 @@ def test_fresh_ranks_build_their_instrumented_copies_before_the_first_recorded_t
     assert tasks == 3, (
         f"two recorded tasks of one module ran {tasks} tasks on the ranks; expected 3 (one "
         "preparation, then the two): the ranks prepare once a module")
+
+
+class _Policy(enum.Enum):
+    LPM = "lpm"
+
+
+def _reads_then_grows(box: _Box, names: tuple[str, ...], policy: _Policy) -> int:
+    taken = 0
+    if box.sizes and names and policy is _Policy.LPM:
+        taken += 1
+    box.sizes.append(len(box.sizes))  # after the read, before the recording is written
+    if len(box.sizes) > 1:
+        taken += 1
+    return taken
+
+
+@pytest.mark.parametrize("sizes", [[3, 9], list(range(40)), ["a" * 60, "b"]])
+def test_a_list_read_by_a_decision_shows_as_it_was_when_read(tmp_path: Path,
+                                                             sizes: list[Any]) -> None:
+    from deskcheck.suites._values import show
+
+    names = ("lpm", "fcfs")
+    expected = {"box.sizes": show(list(sizes)), "names": show(names),
+                "policy": show(_Policy.LPM)}
+    box = _Box(1, sizes)
+    branches = [r for r in _records(tmp_path, lambda: _reads_then_grows(box, names,
+                                                                        _Policy.LPM))
+                if r.kind == "if"]
+    assert branches and branches[0].took is True, f"the first if was recorded as {branches}"
+    read = {k: v for k, v in branches[0].inputs.items() if k in expected}
+    assert read == expected, (
+        f"the first if read {expected}; recorded {read}: a list is shown as it was when "
+        "the decision read it (the function appended to it before the flush), as show() "
+        "shows it")
