@@ -5,6 +5,8 @@ pytest shows a failing ``assert`` without a message as the comparison alone
 test's promise first: the first line of its docstring, else its name read as a sentence
 (``test_per_line_cap_keeps_the_most_useful_operator[x]`` → "per line cap keeps the most useful
 operator (x)"), then the comparison. Assertions that carry their own message are left alone.
+Any other exception a test ends on (a ``KeyError`` of a step the product no longer lists, a
+crash inside the product) gets the promise as a note under it.
 """
 
 from __future__ import annotations
@@ -47,3 +49,13 @@ def pytest_runtest_call(item: pytest.Item) -> Generator[None, None, None]:
     except AssertionError as exc:
         name_the_promise(item, exc)
         raise
+    except Exception as exc:  # noqa: BLE001 - re-raised unchanged, with a note
+        note_the_promise(item, exc)
+        raise
+
+
+def note_the_promise(item: pytest.Item, exc: BaseException) -> None:
+    """Add ``item``'s promise as a note under an exception that is not an assertion."""
+    note = f"{BROKEN}{promise_of(item)}"
+    if note not in getattr(exc, "__notes__", ()):
+        exc.add_note(note)

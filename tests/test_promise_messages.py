@@ -55,3 +55,14 @@ def test_a_failing_bare_assert_in_a_real_session_shows_the_promise(tmp_path: Pat
     assert "broken promise: per line cap keeps the most useful operator" in proc.stdout, (
         "a bare assert's failure in a pytest session must name the test's promise in words; "
         f"pytest printed:\n{proc.stdout[-2000:]}\n{proc.stderr[-1000:]}")
+
+
+def test_another_exception_a_test_ends_on_gets_the_promise_as_a_note() -> None:
+    from tests.promise_messages import note_the_promise
+
+    exc = KeyError("group nccl w2")
+    note_the_promise(_item("test_the_plan_lists_every_step"), exc)
+    note_the_promise(_item("test_the_plan_lists_every_step"), exc)
+    assert getattr(exc, "__notes__", []) == [f"{BROKEN}the plan lists every step"], (
+        "a KeyError a test ends on must carry its promise as one note (added once); notes: "
+        f"{getattr(exc, '__notes__', None)}")

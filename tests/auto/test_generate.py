@@ -193,41 +193,41 @@ def test_docstrings_reprs_and_type_only_code_are_arid(tmp_path: Path):
               "def f(", "Docstring", "...", "x: int", "TypeVar", "return a + 1",
               "return \"C(\"", "return str(2 + 2)", "def g("])
     reasons = {s.line: s.reason for s in generation.suppressed}
-    assert reasons[2] == reasons[3] == "type-only (typing import)", (
+    assert reasons.get(2) == reasons.get(3) == "type-only (typing import)", (
         "typing imports (lines 2, 3) are arid as 'type-only (typing import)'; suppressed: "
         f"{reasons}"
     )
-    assert reasons[5] == "type-only (TYPE_CHECKING block)", (
+    assert reasons.get(5) == "type-only (TYPE_CHECKING block)", (
         "a TYPE_CHECKING block (line 5) is arid as 'type-only (TYPE_CHECKING block)'; suppressed: "
         f"{reasons}"
     )
-    assert reasons[7] == "module/class-level code (not injectable)", (
+    assert reasons.get(7) == "module/class-level code (not injectable)", (
         "module-level code in else: (line 7) is suppressed as 'module/class-level code (not "
         f"injectable)'; suppressed: {reasons}"
     )  # else: is runtime code
-    assert reasons[10].startswith("function signature"), (
+    assert (reasons.get(10) or "").startswith("function signature"), (
         "a default in a signature (line 10) is suppressed as 'function signature'; suppressed: "
         f"{reasons}"
     )
-    assert reasons[11] == "docstring", (
+    assert reasons.get(11) == "docstring", (
         f"a changed docstring (line 11) is arid as 'docstring'; suppressed: {reasons}"
     )
-    assert reasons[12] == "type-only (...)", (
+    assert reasons.get(12) == "type-only (...)", (
         f"a ... body (line 12) is arid as 'type-only (...)'; suppressed: {reasons}"
     )
-    assert reasons[13] == "type-only (annotation)", (
+    assert reasons.get(13) == "type-only (annotation)", (
         f"a bare annotation (line 13) is arid as 'type-only (annotation)'; suppressed: {reasons}"
     )
-    assert reasons[14] == "type-only (TypeVar)", (
+    assert reasons.get(14) == "type-only (TypeVar)", (
         f"a TypeVar (line 14) is arid as 'type-only (TypeVar)'; suppressed: {reasons}"
     )
-    assert reasons[20] == "__repr__ body", (
+    assert reasons.get(20) == "__repr__ body", (
         f"a __repr__ body (line 20) is arid as '__repr__ body'; suppressed: {reasons}"
     )
-    assert reasons[23] == "__str__ body", (
+    assert reasons.get(23) == "__str__ body", (
         f"a __str__ body (line 23) is arid as '__str__ body'; suppressed: {reasons}"
     )
-    assert reasons[26] == "type-only (@overload stub)", (
+    assert reasons.get(26) == "type-only (@overload stub)", (
         "an @overload stub (line 26) is arid as 'type-only (@overload stub)'; suppressed: "
         f"{reasons}"
     )
