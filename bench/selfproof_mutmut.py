@@ -270,6 +270,8 @@ SHARDS: dict[str, tuple[list[str], list[str]]] = {
         "tests/gate/test_command_options.py",
         "tests/gate/test_gate_promise_rules.py",
         "tests/shapes/test_hint_once.py",
+        "tests/gate/test_selection_doctests_and_cases.py",
+        "tests/gate/test_subtests_and_failure_words.py",
         *_only("tests/gate/test_failure_line.py",
                "test_a_long_rank_line_is_cut_before_the_split_is",
                "test_the_failure_line_gains_the_first_split_with_each_ranks_way",
@@ -306,8 +308,8 @@ LEFT_OUT: dict[str, str] = {
     "tests/drift_guard/test_sglang_surface.py": "needs SGLang's source: skipped without it",
 }
 # files the tests need besides the test modules themselves: the whole tests/ tree (helpers,
-# conftests and fixtures follow the tests wherever they move) and the example project
-SUPPORT = ["tests", "examples/tp_scheduler/tests", "examples/tp_scheduler/tp_scheduler"]
+# conftests and fixtures follow the tests wherever they move) and the example projects
+SUPPORT = ["tests", "examples"]
 
 # Survivors reviewed by hand and found equivalent: (function, a piece of the mutated line,
 # why no test can tell). Matched by content, not by mutmut's numbering (which shifts).
@@ -780,6 +782,7 @@ EQUIVALENT_RULES += [
      "name (a call, a subscript) reads as a text that does not end in 'TestCase' either way"),
     ("gate.selection.x_changed_tests", 'encoding="UTF-8"', "'UTF-8' and 'utf-8' name the same "
      "codec"),
+    ("gate.selection.x__changed_doctests", 'encoding="UTF-8"', _UTF8),
     ("mutants.reuse.x_fingerprint", "__version__, file_digests=digests)", _DIGEST_CACHE),
     ("mutants.reuse.x_fingerprint", "__version__, digest=digest, )", _DIGEST_CACHE),
     ("mutants.reuse.x_fingerprint", "file_digests=None)", _DIGEST_CACHE),
