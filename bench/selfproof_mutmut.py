@@ -240,6 +240,8 @@ SHARDS: dict[str, tuple[list[str], list[str]]] = {
         "tests/report/test_run_selection.py",
         "tests/report/test_shard_balance.py",
         "tests/report/test_split_in_every_format.py",
+        "tests/report/test_store_opening.py",
+        "tests/report/test_balanced_plan_rules.py",
         *_only("tests/gate/test_gate_store.py", "test_help_says_how_gate_runs_are_recorded"),
         *_only("tests/mutants/test_option_plumbing.py",
                "test_an_auto_only_option_on_a_catalog_sweep_is_a_usage_error",
@@ -765,6 +767,29 @@ EQUIVALENT_RULES += [
      _NO_EMPTY_OR_EXTRA_KEY),
     ("static._collect.xǁ_Collectorǁfacts", "in range(1, len(parts) + 2)]",
      _NO_EMPTY_OR_EXTRA_KEY),
+]
+
+# report/store.py, report/shard.py (session 11, after the test lists were completed)
+_SAME_START = ("every shard starts with the same load: adding one constant to each changes no "
+               "comparison of the least loaded")
+EQUIVALENT_RULES += [
+    ("report.store.xǁStoreǁ_set_up", '!= "XXwalXX"', "PRAGMA journal_mode = WAL on a store "
+     "already in WAL mode changes nothing (the check only spares the statement)"),
+    ("report.store.xǁStoreǁ_set_up", "_SCHEMA_TABLES < tables", "sqlite_master also lists "
+     "the schema's indexes and sqlite_sequence: a file holding every schema table always "
+     "holds more names, so < and <= agree"),
+    ("report.shard.x_balanced_shards", "if known else 2.0", "with no known duration every "
+     "mutant costs the same constant: any positive one gives the same split by count"),
+    ("report.shard.x_balanced_shards", "loads = [1.0] * count", _SAME_START),
+    ("report.store.xǁStoreǁ__init__", "store_error(exc, self.path, ) from exc", "not "
+     "equivalent, but unseen by mutmut: outside it, test_store_opening.py's read-only case "
+     "of test_sqlites_failure_to_open_... fails on this mutant; under mutmut the copies of "
+     "the private methods get public names (xǁStoreǁ_connect__mutmut_orig), so "
+     "guard_public_methods wraps them and a read-only store's SQLite error is a StoreError "
+     "before __init__ sees it"),
+    ("report.shard.x_plan_digest", 'encode("UTF-8")', _UTF8),
+    ("report.shard.x_plan_digest", '(",", "XX:XX")', "the plan is dumped as a list of pairs, "
+     "never a dict: the key separator is never written"),
 ]
 
 # ---------------------------------------------------------------------------------------------
