@@ -59,6 +59,10 @@ _SCREEN_80 = _only("tests/ux/test_screen_80.py", "test_history_at_80_columns",
 SHARDS: dict[str, tuple[list[str], list[str]]] = {
     "drift_guard": ([
         "deskcheck/static/_collect.py",
+        # the collector itself, split out of _collect.py on 2026-12-04 (the 896 mutants the
+        # shard measured before the split)
+        "deskcheck/static/_collector.py",
+        "deskcheck/static/_context_reads.py",
         "deskcheck/drift_guard/_plant.py",
         "deskcheck/static/_surface.py",
         "deskcheck/drift_guard/verdicts.py",
@@ -100,6 +104,7 @@ SHARDS: dict[str, tuple[list[str], list[str]]] = {
         "tests/static/test_membership_undecided.py",
         "tests/static/test_re_export_chains.py",
         "tests/static/test_sources.py",
+        "tests/static/test_facts_cache.py",
     ]),
     "drift_guard_static": ([
         "deskcheck/static/_members.py",
@@ -173,6 +178,7 @@ SHARDS: dict[str, tuple[list[str], list[str]]] = {
         "tests/mutants/test_reuse_scale.py",
         "tests/mutants/test_uniformity_owner.py",
         "tests/ux/test_terminal_output.py",
+        "tests/mutants/test_kill_kinds_and_crash_kills.py",
         *_only("tests/mutants/test_catalog_occurrence.py",
                "test_an_occurrence_the_target_does_not_have_is_named_at_its_line",
                "test_an_occurrence_the_target_has_is_accepted"),
@@ -769,6 +775,16 @@ EQUIVALENT_RULES += [
      _NO_EMPTY_OR_EXTRA_KEY),
 ]
 
+_FACTS_CACHE = ("the cache keeps each node it holds facts for, so a live node's id is never "
+                "another's: an entry under this node's key is always this node's, and a miss "
+                "only computes the same facts again")
+EQUIVALENT_RULES += [
+    ("static._collect.x_function_facts", "key = (id(None), self_name)", _FACTS_CACHE),
+    ("static._collect.x_function_facts", "cached[1] is not node", _FACTS_CACHE),
+    ("static._collect.x_function_facts", "cached[0] is node:", _FACTS_CACHE),
+    ("mutants.catalog.xǁ_Linesǁ__init__", 'self.uniformity: tuple[int, int] | None = ""',
+     "uniformity is read only for a catalog with a [uniformity] table, whose header sets it"),
+]
 # report/store.py, report/shard.py (session 11, after the test lists were completed)
 _SAME_START = ("every shard starts with the same load: adding one constant to each changes no "
                "comparison of the least loaded")
