@@ -883,6 +883,16 @@ EQUIVALENT_RULES += [
     ("mutants.owners.x_resolve_owners", "order.get(i.nodeid, 1)", _IN_ORDER),
 ]
 
+# The split of 2026-12-04 moved _collect._Collector unchanged to _collector.Collector (and its
+# module-function lookup to _context_reads.ContextReads): the rules reviewed for it hold there.
+_MOVED = (("_collect.xǁ_Collectorǁ_module_function",
+           "_context_reads.xǁContextReadsǁ_module_function"),
+          ("_collect.xǁ_Collectorǁ", "_collector.xǁCollectorǁ"),
+          ("_collect.x__swallows", "_collector.x__swallows"))
+EQUIVALENT_RULES += [
+    (next(function.replace(old, new) for old, new in _MOVED if old in function), piece, reason)
+    for function, piece, reason in list(EQUIVALENT_RULES)
+    if any(old in function for old, _new in _MOVED)]
 
 # Functions of these modules that start processes themselves (git, pytest sides, a forked
 # look-ahead): their process-free tests cannot reach them, and their owners are the process
