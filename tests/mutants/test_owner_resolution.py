@@ -262,3 +262,13 @@ owners = ["tests/test_x.py::test_\\u0067one"]
     assert escaped and "test_gone" in escaped[0], (
         f"an owner written with a TOML escape cannot be found quoted as read: it must be "
         f"reported at its owners key (line 19); the error is:\n{text}")
+
+
+def test_an_audit_owner_before_a_test_owner_leaves_the_test_owner_selected(collected):
+    items, roots = collected
+    first = mutant("m.one", "uniformity:Scheduler.step", "test_own.py::test_a")
+    owners, _unc, errors = resolve_owners([first], {"m.one"}, items, roots, set())
+    assert names(owners["m.one"]) == ["test_a"] and errors == [], (
+        f"a uniformity owner is judged by the audit, not selected from the items, and the "
+        f"test owners after it must still be selected: m.one is owned by test_a, got "
+        f"{names(owners['m.one'])}, errors {[e.message for e in errors]}")

@@ -1,16 +1,21 @@
 """The mutmut bench's shards hold (bench/selfproof_mutmut.py; docs/selfproof.md, *mutmut over
-the process-free modules*): every module a shard mutates, every test file it runs and every
-support path it copies exists, and no shard runs a test file twice. A test file moved or
-renamed without the bench following fails here, not after an hour of mutmut."""
+the process-free modules*): every module a shard mutates, every test file (or test) it runs and
+every support path it copies exists, and no shard runs a test file twice. A test file moved or
+renamed without the bench following fails here, not after an hour of mutmut. And every test
+file that imports a shard's module runs in that shard or is left out with its reason: a test
+moved to a file the shard does not list fails here instead of dropping the shard's score."""
 
 from __future__ import annotations
 
+import ast
+import functools
 import importlib.util
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
+@functools.cache
 def _bench():
     spec = importlib.util.spec_from_file_location("selfproof_mutmut_bench",
                                                   ROOT / "bench" / "selfproof_mutmut.py")
@@ -18,6 +23,23 @@ def _bench():
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
+
+
+@functools.cache
+def _importers() -> dict[str, set[str]]:
+    return _bench().shard_importers(ROOT)
+
+
+def _defines(path: Path, names: list[str]) -> bool:
+    """``path`` defines the test ``names`` (``[function]`` or ``[Class, method]``)."""
+    body = ast.parse(path.read_text(encoding="utf-8")).body
+    for name in names:
+        node = next((n for n in body if isinstance(n, ast.FunctionDef | ast.ClassDef)
+                     and n.name == name), None)
+        if node is None:
+            return False
+        body = getattr(node, "body", [])
+    return True
 
 
 def bench_problems(shards: dict[str, tuple[list[str], list[str]]], support: list[str],
@@ -28,8 +50,11 @@ def bench_problems(shards: dict[str, tuple[list[str], list[str]]], support: list
     for name, (modules, tests) in shards.items():
         for kind, paths in (("module", modules), ("test file", tests)):
             for path in paths:
+                path, _, test = path.partition("::")
                 if not (root / path).exists():
                     bad.append(f"shard {name}: {kind} {path} does not exist")
+                elif test and not _defines(root / path, test.split("::")):
+                    bad.append(f"shard {name}: test {path}::{test} does not exist")
         repeated = sorted({t for t in tests if tests.count(t) > 1})
         if repeated:
             bad.append(f"shard {name}: runs {', '.join(repeated)} twice")
@@ -49,11 +74,41 @@ def test_the_bench_check_can_fail(tmp_path: Path) -> None:
     support path are each named."""
     (tmp_path / "mod.py").write_text("")
     (tmp_path / "test_mod.py").write_text("")
-    shards = {"one": (["mod.py", "gone.py"], ["test_mod.py", "test_gone.py", "test_mod.py"])}
+    (tmp_path / "test_some.py").write_text("def test_here():\n    pass\n")
+    shards = {"one": (["mod.py", "gone.py"], ["test_mod.py", "test_gone.py", "test_mod.py",
+                                              "test_some.py::test_here",
+                                              "test_some.py::test_gone"])}
     got = bench_problems(shards, ["conftest.py"], tmp_path)
     assert got == [
         "shard one: module gone.py does not exist",
         "shard one: test file test_gone.py does not exist",
+        "shard one: test test_some.py::test_gone does not exist",
         "shard one: runs test_mod.py twice",
         "SUPPORT: conftest.py does not exist",
     ], f"the bench path check missed or misnamed a problem: {got}"
+
+
+def test_every_test_file_importing_a_shards_module_runs_in_it_or_is_left_out() -> None:
+    bench = _bench()
+    bad = bench.unrun_importers(bench.SHARDS, bench.LEFT_OUT, _importers())
+    assert not bad, ("a test file imports a module the mutmut bench mutates but the shard "
+                     "does not run it, so the shard's score silently drops:\n" + "\n".join(bad))
+
+
+def test_the_importer_check_can_fail() -> None:
+    """Can-fail arm: dropping one listed file from its shard, dropping one process test file
+    from LEFT_OUT, and a LEFT_OUT entry that imports nothing are each named."""
+    bench = _bench()
+    importers = _importers()
+    modules, tests = bench.SHARDS["gate"]
+    shards = {**bench.SHARDS, "gate": (modules, [t for t in tests
+                                                 if t != "tests/gate/test_gate_promise_rules.py"])}
+    left_out = {k: v for k, v in bench.LEFT_OUT.items() if k != "tests/gate/test_redfirst.py"}
+    left_out["tests/test_layering.py"] = "imports no shard module"
+    got = bench.unrun_importers(shards, left_out, importers)
+    named = [line.split(" imports")[0] for line in got]
+    assert named == [
+        "shard gate: tests/gate/test_gate_promise_rules.py",
+        "shard gate: tests/gate/test_redfirst.py",
+        "LEFT_OUT: tests/test_layering.py",
+    ], f"the importer check missed or misnamed a problem: {got}"
