@@ -178,6 +178,16 @@ def test_a_spec_mock_counts_only_configured_names_and_auto_children_are_silent_s
         "create_autospec's eager children are auto-created, not configured"
 
 
+def test_a_spec_mock_child_configured_only_with_a_side_effect_is_provided():
+    adder = MagicMock(spec=Engine)
+    adder.abort.side_effect = RuntimeError("stubbed")
+    prov = provision_of(adder, Engine)
+    assert "abort" in prov.provided_names and "abort" not in prov.auto_children, (
+        "a spec mock's child configured with a side_effect is provided, not auto-created "
+        "(docs/drift.md:59); deskcheck took it for an auto-created child: provided "
+        f"{sorted(prov.provided_names)}, auto-created {sorted(prov.auto_children)}")
+
+
 def test_assert_faithful_fails_with_the_words_and_names_the_construction_site():
     standin = SimpleNamespace(queue=[], mode=Mode.NORMAL, pp_sink=[], aborted=[], depth=0)
     ns = standin

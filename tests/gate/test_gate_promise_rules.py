@@ -24,6 +24,23 @@ def test_an_import_error_on_base_is_a_weak_red():
     )
 
 
+def test_a_module_not_found_in_the_test_is_recorded_as_an_import_error(monkeypatch):
+    import deskcheck.gate.probe_plugin as probe
+
+    monkeypatch.setattr(probe, "_STATE", SimpleNamespace())
+    item = SimpleNamespace(get_closest_marker=lambda name: None)
+    for error in (ModuleNotFoundError("No module named 'added_on_branch'"), ImportError("x")):
+        call = SimpleNamespace(excinfo=SimpleNamespace(type=type(error), value=error))
+        hook = probe.pytest_runtest_makereport(item, call)
+        next(hook)
+        with pytest.raises(StopIteration) as done:
+            hook.send(SimpleNamespace())
+        assert done.value.value.deskcheck_import_error is True, (
+            f"a {type(error).__name__} raised in the test is an `ImportError` in the test, a weak "
+            "red (docs/gate.md:43, :111); the probe recorded it as no import error, so red-first "
+            "would judge it RED_GREEN")
+
+
 def test_a_pin_without_a_reason_is_green_on_base():
     verdict = classify("passed", "passed", pin="", base_import_error=False)
     assert verdict == "GREEN_ON_BASE", (

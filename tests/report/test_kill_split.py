@@ -11,7 +11,7 @@ import pytest
 from deskcheck.report.records import MutantRecord, RunRecord
 from deskcheck.report.renderers import FORMATS, render
 from deskcheck.report.reportdata import ReportData
-from deskcheck.report.summary import kill_split, killed_phrase
+from deskcheck.report.summary import kill_split, killed_phrase, mutation_score
 
 PHRASE = "8 KILLED: 2 by an assertion, 6 only by a crash"
 
@@ -101,3 +101,14 @@ def test_a_crash_kill_that_falls_short_says_to_assert_on_the_behaviour():
     hint = fix_hint(short)
     assert "assert on the behaviour" in hint and "AttributeError" in hint, hint
     assert "wrong_failure_types" not in hint, f"the hint points at the wrong setting: {hint}"
+
+
+def test_the_mutation_score_counts_accepted_survivors_apart():
+    accepted = MutantRecord(id="m.accepted", title="equivalent", target="pkg.mod:f",
+                            operator="rank-local", verdict="ACCEPTED_SURVIVOR",
+                            owners=["tests/t.py::test_a"])
+    score = mutation_score([killed(0, "assertion", "AssertionError"), accepted])
+    assert (score["score"], score["judged"], score["accepted"]) == (100.0, 1, 1), (
+        "the mutation score is KILLED over judged mutants, accepted survivors counted apart "
+        "(docs/report.md:51): 1 killed of 1 judged with 1 accepted must score 100.0; it is "
+        f"{score}")

@@ -72,6 +72,13 @@ def test_unknown_mutants_count_as_the_median_and_none_known_splits_by_count() ->
     assert sizes == [3, 3], (
         f"three new mutants must be spread as if each took the median 4 s (3 and 3), not "
         f"piled on the lighter shard as if free or as if 1 s: {placed}")
+    durations = {"slow": 10.0, **{f"k{n}": 1.0 for n in range(4)}}
+    placed = balanced_shards([*durations, *(f"new{n}" for n in range(4))], 2, durations)
+    alone = [i for i, shard in placed.items() if shard == placed["slow"]]
+    assert alone == ["slow"], (
+        "a mutant never measured counts as the median of the measured ones (docs/report.md:141):"
+        " with 10 s, 1 s x4 measured, four new ones cost 1 s each and all fit beside the 1 s "
+        f"ones, leaving the 10 s mutant alone; its shard holds {sorted(alone)}: {placed}")
     ids = [f"m{n}" for n in range(10)]
     chosen, label = select_balanced(ids, "2/3", {})
     assert chosen == select_shard(ids, "2/3") and label == "2/3", (

@@ -63,3 +63,13 @@ def test_a_match_or_pattern_matches_when_any_alternative_matches():
         f"matches when any one alternative matches); it was {got}")
     got = _verdict("match self.mode:\n    case 1 | 2:\n        self.x\n", {"mode": 3})
     assert got == "DEAD", f"`case 1 | 2:` with mode == 3 must be decided DEAD; it was {got}"
+
+
+def test_items_of_a_known_dict_is_as_long_as_the_dict():
+    got = _verdict("for k, v in self.d.items():\n    self.x\n", {"d": {"a": 1}})
+    assert got == "LIVE", (
+        "`for k, v in self.d.items()` over a known dict of one entry must be decided LIVE (a for "
+        "body is entered when its iterable's length is known and > 0, `.items()` of a known "
+        f"dict: docs/drift.md:106); it was {got}")
+    got = _verdict("for k, v in self.d.items():\n    self.x\n", {"d": {}})
+    assert got == "DEAD", f"`for k, v in self.d.items()` over an empty dict is DEAD; it was {got}"

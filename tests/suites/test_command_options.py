@@ -11,6 +11,7 @@ import pytest
 import deskcheck.suites.commands as suites_commands
 import deskcheck.suites.metal as metal
 from deskcheck.cli import main
+from deskcheck.errors import RankTimeoutError
 
 
 def test_doctor_hands_its_timeouts_to_the_probe_and_the_hang_arm(monkeypatch, capsys):
@@ -27,6 +28,35 @@ def test_doctor_hands_its_timeouts_to_the_probe_and_the_hang_arm(monkeypatch, ca
     assert (probes, hangs) == ([("gloo", 2, 7.5)], [("gloo", 2, 1.25)]), (
         "expected --pg-timeout 7.5 handed to the probe and --hang-timeout 1.25 to the hang "
         f"arm, got probes {probes} and hang arms {hangs}")
+
+
+class _BlamesRankZero:
+    """A pool whose hang error names rank 0, though the hang arm's skipper is the last rank."""
+
+    def __init__(self, world: int, backend: str, timeout_s: float):
+        self.world = world
+
+    def start(self) -> None:
+        pass
+
+    def run(self, task, *args, per_rank):
+        raise RankTimeoutError("rank 0 skipped all_reduce #1: returned after 0 collectives "
+                               "while rank 1 waited")
+
+    def close(self) -> None:
+        pass
+
+
+def test_the_hang_arm_fails_when_the_pool_names_a_rank_that_did_not_skip(monkeypatch):
+    import deskcheck.suites.pool as pool_module
+
+    monkeypatch.setattr(pool_module, "RankPool", _BlamesRankZero)
+    monkeypatch.setenv("DESKCHECK_RECORD", "off")
+    row = suites_commands.hang_arm("gloo", 2, 1.0)
+    assert row["ok"] is False and "rank 1 skipped all_reduce" in row.get("reason", ""), (
+        "in the hang arm the last rank skips the all_reduce and the pool must name it "
+        "(docs/suites.md:346): an error blaming rank 0 must fail the arm; the arm answered "
+        f"{row}")
 
 
 class _Stop(Exception):

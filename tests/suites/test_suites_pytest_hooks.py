@@ -212,6 +212,15 @@ def test_backend_option_narrows_the_default(inner: pytest.Pytester):
     )
 
 
+def test_backend_option_is_only_the_default_under_a_backend_marker(inner: pytest.Pytester):
+    out = inner.runpytest_inprocess("--collect-only", "-q",
+                                    "--deskcheck-backend", "nccl").stdout.str()
+    assert "test_gloo_only[gloo-w2]" in out and "test_gloo_only[nccl" not in out, (
+        "a test marked backend(\"gloo\") runs on gloo whatever --deskcheck-backend says: the "
+        "option is only the default (docs/suites.md:314); with --deskcheck-backend nccl it "
+        f"collected:\n{out}")
+
+
 def test_an_empty_world_marker_is_a_usage_error(pytester: pytest.Pytester):
     pytester.makepyfile(test_bad="""
         import pytest

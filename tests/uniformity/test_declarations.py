@@ -135,6 +135,7 @@ def test_a_declaration_is_stale_only_when_nothing_in_the_code_matches_it(make_pk
 [tool.deskcheck.uniformity]
 roots = ["step"]
 collectives = ["self._broadcast_requests", "self._never_called"]
+forward = [{ call = "self.model_runner.forward_gone", group = "self.tp_group" }]
 
 [[tool.deskcheck.uniformity.role]]
 condition = "self.tp_rank == 0"
@@ -145,7 +146,12 @@ condition = "self.pp_rank == 7"
 why = "gone"
 """)
     report = audit("pkg.s:S", root=root)
+    assert ("forward", "self.model_runner.forward_gone", "stale") in _findings(report), (
+        "a forward declaration that matches no call must be reported stale "
+        "(docs/uniformity.md:166); the audit reported only "
+        f"{sorted(_findings(report)) or 'nothing'}")
     assert _findings(report) == {("collectives", "self._never_called", "stale"),
+                                 ("forward", "self.model_runner.forward_gone", "stale"),
                                  ("role", "self.pp_rank == 7", "stale")}, (
         "auditing one root must not call declarations about the class's other methods stale: "
         f"{report.declarations}")
