@@ -71,15 +71,12 @@ def chain(node: ast.expr) -> str | None:
     return ".".join([node.id, *reversed(parts)])
 
 
-class _Capture(ast.NodeTransformer):
-    """Wrap each outermost name or attribute chain a condition reads (not a called one) in
-    ``HOOK.v("chain", value)``: the value is noted as the condition reads it."""
+class _Reads(ast.NodeTransformer):
+    """Visit the outermost name or attribute chains a condition reads (not a called one, not
+    a decision nested in it, which handles its own) and hand each to ``_wrap``."""
 
     def _wrap(self, node: ast.expr) -> ast.expr:
-        text = chain(node)
-        if text is None or text.startswith(HOOK):
-            return self.generic_visit(node)  # type: ignore[return-value]
-        return ast.copy_location(_hook("v", ast.Constant(text), node), node)
+        raise NotImplementedError
 
     def visit_Name(self, node: ast.Name) -> ast.expr:
         return self._wrap(node) if isinstance(node.ctx, ast.Load) else node
@@ -89,13 +86,24 @@ class _Capture(ast.NodeTransformer):
 
     def visit_Call(self, node: ast.Call) -> ast.expr:
         if (chain(node.func) or "").startswith(HOOK):
-            return node  # a decision nested in this condition captures its own reads
+            return node  # a decision nested in this condition handles its own reads
         if chain(node.func) is None:
             node.func = self.visit(node.func)
         node.args = [self.visit(a) for a in node.args]
         for keyword in node.keywords:
             keyword.value = self.visit(keyword.value)
         return node
+
+
+class _Capture(_Reads):
+    """Wrap each outermost name or attribute chain a condition reads (not a called one) in
+    ``HOOK.v("chain", value)``: the value is noted as the condition reads it."""
+
+    def _wrap(self, node: ast.expr) -> ast.expr:
+        text = chain(node)
+        if text is None or text.startswith(HOOK):
+            return self.generic_visit(node)  # type: ignore[return-value]
+        return ast.copy_location(_hook("v", ast.Constant(text), node), node)
 
     def visit_Lambda(self, node: ast.Lambda) -> ast.expr:
         return node  # its names are its own scope's
@@ -111,7 +119,7 @@ class _Capture(ast.NodeTransformer):
 _TEMP = "_dk_t"  # the locals the reads are bound to
 
 
-class _Bind(ast.NodeTransformer):
+class _Bind(_Reads):
     """Bind each outermost name or attribute chain a condition reads (not a called one) to a
     local of its own, ``(_dk_t3 := self.a.b)``: the decision's hook gets them as a tuple.
 
@@ -140,22 +148,6 @@ class _Bind(ast.NodeTransformer):
         if not self.skippable:
             self.always.add(text)
         return ast.copy_location(ast.NamedExpr(ast.Name(temp, ast.Store()), node), node)
-
-    def visit_Name(self, node: ast.Name) -> ast.expr:
-        return self._wrap(node) if isinstance(node.ctx, ast.Load) else node
-
-    def visit_Attribute(self, node: ast.Attribute) -> ast.expr:
-        return self._wrap(node) if isinstance(node.ctx, ast.Load) else node
-
-    def visit_Call(self, node: ast.Call) -> ast.expr:
-        if (chain(node.func) or "").startswith(HOOK):
-            return node  # a decision nested in this condition binds its own reads
-        if chain(node.func) is None:
-            node.func = self.visit(node.func)
-        node.args = [self.visit(a) for a in node.args]
-        for keyword in node.keywords:
-            keyword.value = self.visit(keyword.value)
-        return node
 
     def _skippable(self, nodes: list[ast.expr]) -> list[ast.expr]:
         self.skippable += 1
