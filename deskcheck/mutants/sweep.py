@@ -31,7 +31,7 @@ from deskcheck.errors import (
 )
 from deskcheck.interrupts import as_interrupted
 from deskcheck.mutants import crash_verdict, import_guard, procs
-from deskcheck.mutants.catalog import Catalog, Mutant
+from deskcheck.mutants.catalog import Catalog, Mutant, SweepSettings
 from deskcheck.mutants.import_hooks import ImportGuardPlugin, uncollected_notes
 from deskcheck.mutants.injection import compile_mutated
 from deskcheck.mutants.mutated import (
@@ -59,6 +59,16 @@ from deskcheck.mutants.verdicts import (
 )
 from deskcheck.mutants.worker import ChildJob
 from deskcheck.report.records import MutantRecord
+
+
+def mutant_budget(mutant: Mutant, settings: SweepSettings,
+                  durations: dict[str, float]) -> Budget:
+    """A mutant's budget (docs/mutants.md): its own ``timeout_s`` (else ``[sweep] timeout_s``)
+    + ``timeout_factor`` x the clean durations of the tests it runs; the non-owner search's
+    budget is ``search_timeout_s``, by default max(60, 6 x timeout_s)."""
+    return Budget(constant=mutant.timeout_s or settings.timeout_s,
+                  factor=settings.timeout_factor, baseline=durations,
+                  search_s=settings.search_timeout_s or max(60.0, 6 * settings.timeout_s))
 
 
 class Reporter(Protocol):
@@ -438,10 +448,7 @@ class SweepPlugin:
                        probe_non_owners=self.probe_non_owners and not self.static.killed(
                            mutant.id),  # the audit killed it: no non-owner search
                        clean_passed=clean_passed, clean_red=clean_red)
-        budget = Budget(constant=mutant.timeout_s or settings.timeout_s,
-                        factor=settings.timeout_factor, baseline=durations,
-                        search_s=settings.search_timeout_s or max(60.0, 6 * settings.timeout_s))
-        return job, budget
+        return job, mutant_budget(mutant, settings, durations)
 
     def _judge(self, mutant: Mutant, mutated: MutatedFunction, owner_items: list[pytest.Item],
                outcome: JobOutcome, baseline: dict[str, ItemResult],

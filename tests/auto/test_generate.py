@@ -307,6 +307,17 @@ def test_pr_cap_keeps_the_most_useful_lines(tmp_path: Path):
     )
 
 
+@pytest.mark.parametrize("cap", [-1, 3, 50])
+def test_a_pr_cap_of_minus_one_or_at_least_the_mutants_keeps_them_all(tmp_path: Path, cap: int):
+    generation = generate(tmp_path, SOURCE_MANY, ["total =", "ok =", "return total"],
+                          max_mutants=cap)
+    lines = sorted(m.line for m in generation.mutants)
+    meaning = "-1: no cap" if cap < 0 else "not below the 3 mutants of the change"
+    assert len(lines) == 3 and generation.dropped_by_pr_cap == 0, (
+        f"docs/auto.md: auto_max_mutants = {cap} ({meaning}) must keep all 3 mutated lines; "
+        f"it kept lines {lines} and counted {generation.dropped_by_pr_cap} dropped_by_pr_cap")
+
+
 def test_operator_filter_by_family_and_unknown_names(tmp_path: Path):
     generation = generate(tmp_path, SOURCE_MANY, ["ok ="], keep=operator_filter(["LCR"]))
     assert [m.family for m in generation.mutants] == ["LCR"], (

@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -65,3 +66,32 @@ def test_a_per_line_cap_below_one_is_refused(tmp_path: Path):
     root = _project(tmp_path, "auto_max_per_line = 0\n")
     with pytest.raises(ConfigError, match="the per-line mutant cap must be at least 1"):
         settings_from(load_config(root), root, "main", {})
+
+
+def test_an_empty_config_gives_the_documented_defaults(tmp_path: Path):
+    root = _project(tmp_path, "")
+    settings = settings_from(load_config(root), root, "main", {})
+    got = {"max_mutants": settings.max_mutants, "max_per_line": settings.max_per_line,
+           "operators": settings.operators, "coverage_timeout_s": settings.coverage_timeout_s,
+           "timeout_s": settings.timeout_s, "timeout_factor": settings.timeout_factor,
+           "wrong_failure_types": settings.wrong_failure_types,
+           "crash_kills": settings.crash_kills, "workers": settings.workers,
+           "test_paths": settings.test_paths, "tests": settings.tests}
+    documented = {"max_mutants": 50, "max_per_line": 1, "operators": None,
+                  "coverage_timeout_s": 1800.0, "timeout_s": 10.0, "timeout_factor": 3.0,
+                  "wrong_failure_types": (), "crash_kills": "hold",
+                  "workers": os.cpu_count() or 1,
+                  "test_paths": ("test_*.py", "*_test.py", "conftest.py", "tests/", "test/"),
+                  "tests": ()}
+    differ = {k: (got[k], documented[k]) for k in documented if got[k] != documented[k]}
+    assert not differ, (
+        "docs/auto.md's Options table gives the defaults with no [tool.deskcheck] auto key and "
+        f"no option; these differ (got, documented): {differ}")
+
+
+def test_a_per_line_cap_of_one_is_accepted(tmp_path: Path):
+    root = _project(tmp_path, "auto_max_per_line = 1\nauto_max_mutants = -1\n")
+    settings = settings_from(load_config(root), root, "main", {})
+    assert (settings.max_per_line, settings.max_mutants) == (1, -1), (
+        "auto_max_per_line = 1 (the least allowed) and auto_max_mutants = -1 (no cap) must be "
+        f"accepted as written; they were read as {(settings.max_per_line, settings.max_mutants)}")

@@ -145,6 +145,31 @@ timeout_s = 3
     assert isinstance(catalog.mutants[0].timeout_s, float), "timeout_s = 3 must become 3.0"
 
 
+
+def test_a_catalog_without_a_sweep_table_takes_the_documented_defaults(tmp_path):
+    from deskcheck.mutants import load_catalog
+
+    path = tmp_path / "mutants.toml"
+    path.write_text('[[mutant]]\nid = "m.one"\ntitle = "one"\ntarget = "pkg.mod:f"\n'
+                    'operator = "return"\nvalue = "None"\n'
+                    'owners = ["tests/test_x.py::test_y"]\n', encoding="utf-8")
+    write_placeholder_owners(tmp_path)
+    settings = load_catalog(path).settings
+    got = (settings.tests, settings.timeout_factor, settings.timeout_s,
+           settings.search_timeout_s, settings.crash_kills)
+    assert got == ((), 3.0, 10.0, None, "hold"), (
+        "docs/mutants.md: without [sweep] the test universe is the catalog's folder, "
+        "timeout_factor = 3.0, timeout_s = 10.0, search_timeout_s the default max(60, 6 x "
+        f"timeout_s), crash_kills = 'hold'; (tests, factor, timeout_s, search, crash_kills) "
+        f"were read as {got}")
+    documented = {"ImportError", "ModuleNotFoundError", "NameError", "TypeError"}
+    missing = documented - set(settings.wrong_failure_types)
+    assert not missing, (
+        "the default wrong_failure_types must hold the documented ImportError, "
+        f"ModuleNotFoundError, NameError, TypeError; it lacks {sorted(missing)}")
+    assert "AssertionError" not in settings.wrong_failure_types, (
+        "an AssertionError is the right reason for a kill, never a wrong failure by default")
+
 @pytest.fixture
 def ascii_locale():
     """The process's locale encoding set to ASCII (a C-locale or Windows-like machine) for the

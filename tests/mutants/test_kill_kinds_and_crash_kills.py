@@ -108,3 +108,20 @@ def test_a_catalog_that_is_not_utf8_is_a_catalog_error(tmp_path: Path) -> None:
     path.write_bytes(b'[sweep]\ntests = "t\xff"\n')
     with pytest.raises(CatalogError):
         load_catalog(path)
+
+
+@pytest.mark.parametrize(("message", "kind"), [
+    ("TypeError: 'NoneType' object is not subscriptable", ("crash", "TypeError")),
+    ("AttributeError: 'NoneType' object has no attribute 'rid'", ("crash", "AttributeError")),
+    ("NameError: name 'floor' is not defined", ("crash", "NameError")),
+    ("UnboundLocalError: cannot access local variable 'admit'", ("crash", "UnboundLocalError")),
+    ("ValueError: too many values to unpack", ("error", "ValueError")),
+    ("KeyError: 'rid-3'", ("error", "KeyError")),
+])
+def test_only_the_four_documented_crash_types_make_a_crash_kill(message: str,
+                                                                 kind: tuple[str, str]) -> None:
+    got = kill_kind(failed("t::a", message), None)
+    assert got == kind, (
+        "docs/mutants.md: a kill 'only by a crash' is a TypeError, AttributeError, NameError or "
+        f"UnboundLocalError, any other exception 'an error the code raised'; {message!r} was "
+        f"read as {got}, not {kind}")
