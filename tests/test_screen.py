@@ -17,6 +17,32 @@ def test_the_width_is_columns_else_80_off_a_terminal(monkeypatch):
     assert screen.width() == 80, "off a terminal (pytest captures stdout) the width is not 80"
 
 
+
+class _Terminal:
+    """A stream that says it is a terminal."""
+
+    def isatty(self) -> bool:
+        return True
+
+
+def test_on_a_terminal_the_width_is_the_terminals_unless_columns_is_set(monkeypatch):
+    import os
+    import shutil
+
+    monkeypatch.setattr(shutil, "get_terminal_size",
+                        lambda fallback=(80, 24): os.terminal_size((101, 40)))
+    monkeypatch.delenv("COLUMNS", raising=False)
+    got = screen.width(_Terminal())  # type: ignore[arg-type]
+    assert got == 101, (
+        f"README: output fits the width of the terminal (101 columns here); it used {got}")
+    monkeypatch.setenv("COLUMNS", "90")
+    got = screen.width(_Terminal())  # type: ignore[arg-type]
+    assert got == 90, f"COLUMNS=90 must win over the terminal's 101 columns; it used {got}"
+    monkeypatch.setenv("COLUMNS", "0")
+    got = screen.width(_Terminal())  # type: ignore[arg-type]
+    assert got == 101, (
+        f"COLUMNS=0 is no width: the terminal's 101 columns must be used; it used {got}")
+
 @pytest.mark.parametrize("room", [20, 37, 60])
 def test_an_id_breaks_only_after_a_separator_and_joins_back(room: int):
     lines = screen.id_lines(NODE, room)

@@ -169,3 +169,19 @@ def test_no_store_sweeps_without_a_recorder_and_writes_no_store(tmp_path, monkey
     assert got == (True, False, True), (
         "expected `sweep --no-store` to run without a recorder and write no .deskcheck/, and "
         f"a plain sweep to record; got (no recorder, store written, plain records) = {got}")
+
+
+@pytest.mark.parametrize("command", [["sweep", "--no-store"], ["mutants", "list"]])
+def test_without_a_catalog_key_or_option_the_command_says_how_to_name_one(command, tmp_path,
+                                                                          monkeypatch, capsys):
+    (tmp_path / "pyproject.toml").write_text('[project]\nname = "x"\n\n[tool.deskcheck]\n')
+    monkeypatch.chdir(tmp_path)
+    code = main(command)
+    err = capsys.readouterr().err
+    assert code == 2, (
+        f"README: `catalog` has no default (--catalog required); `deskcheck {' '.join(command)}` "
+        f"with neither must be a config error, exit 2; it exited {code}:\n{err}")
+    assert "no mutant catalog configured" in err and "--catalog PATH" in err \
+        and "[tool.deskcheck] catalog" in err and "pyproject.toml" in err, (
+            "the error must name the pyproject.toml and give the fix (--catalog PATH or "
+            f"[tool.deskcheck] catalog); stderr:\n{err}")
