@@ -162,6 +162,31 @@ def test_arid_statements_get_no_mutant_but_the_same_code_elsewhere_does(
         f"only the live twin `return n + 1 > 0` (line 4) is mutated: the filter can fail; {lines}")
 
 
+TRACED = """
+    def f(self, n):
+        self.audit.note(n + 1)
+        self.pool.free(n + 1)
+        return n
+    """
+
+
+def test_auto_arid_calls_patterns_make_matching_call_statements_arid(tmp_path: Path):
+    plain = generate(tmp_path, TRACED, ["self.audit.note", "self.pool.free"])
+    assert sorted(m.line for m in plain.mutants) == [3, 4] and not plain.suppressed, (
+        "without auto_arid_calls, `self.audit.note(n + 1)` is live code and must be mutated "
+        f"like its twin; mutants at {sorted(m.line for m in plain.mutants)}, suppressed "
+        f"{[(s.line, s.reason) for s in plain.suppressed]}")
+    arid = generate(tmp_path, TRACED, ["self.audit.note", "self.pool.free"],
+                    arid_calls=["self.audit.*"])
+    suppressed = [(s.line, s.reason) for s in arid.suppressed]
+    assert suppressed == [(3, "arid call (self.audit.*)")], (
+        "docs/auto.md: auto_arid_calls = ['self.audit.*'] makes `self.audit.note(...)` "
+        f"arid, suppressed with the pattern as its reason; suppressed: {suppressed}")
+    assert [m.line for m in arid.mutants] == [4], (
+        "the pattern self.audit.* must not reach `self.pool.free(...)` (line 4); mutants at "
+        f"{[m.line for m in arid.mutants]}")
+
+
 def test_docstrings_reprs_and_type_only_code_are_arid(tmp_path: Path):
     generation = generate(tmp_path, '''
         from typing import TYPE_CHECKING, overload

@@ -5,6 +5,7 @@ keep mutants in this order, so a swapped pair changes which mutant a PR gets."""
 from __future__ import annotations
 
 import re
+from itertools import pairwise
 from pathlib import Path
 
 from deskcheck.mutants.auto.operators import rank_of
@@ -23,7 +24,7 @@ def test_the_families_rank_in_the_documented_order():
     order = documented_order()
     assert order[:2] == ["LOCAL", "REDOP"] and order[-1] == "STR" and len(order) == 24, (
         f"the ranking of docs/auto.md was not read whole: {order}")
-    wrong = [(a, b) for a, b in zip(order, order[1:]) if not rank_of(a) < rank_of(b)]
+    wrong = [(a, b) for a, b in pairwise(order) if not rank_of(a) < rank_of(b)]
     assert not wrong, (
         "docs/auto.md ranks each family above the next (LOCAL > REDOP > ... > ROR > LCR > ... "
         f"> STR); these pairs are not ranked so (family, next, ranks): "
