@@ -341,3 +341,34 @@ def test_the_operators_a_catalog_accepts_do_not_depend_on_what_else_was_imported
      "rank-local, reduce-op, replace, return, skip-on-rank, slot-shift, swap, swap-group")], (
         "a hand-written catalog must refuse the internal auto-source operator and list only the "
         f"documented operators, whatever modules were imported before: {found}")
+
+
+def _one_mutant(tmp_path: Path, mutant_id: str) -> Path:
+    path = tmp_path / "mutants.toml"
+    path.write_text(f'[[mutant]]\nid = "{mutant_id}"\ntitle = "t"\ntarget = "pkg.mod:func"\n'
+                    'operator = "return"\nvalue = "None"\nowners = ["tests/test_x.py::test_y"]\n',
+                    encoding="utf-8")
+    write_placeholder_owners(tmp_path)
+    return path
+
+
+@pytest.mark.parametrize("mutant_id", ["ballot.M2.recovery_edge-disabled", "9lives", "a", "A_b.C-d"])
+def test_an_id_of_letters_digits_underscores_dots_and_dashes_is_accepted(tmp_path, mutant_id):
+    try:
+        catalog = load_catalog(_one_mutant(tmp_path, mutant_id))
+    except CatalogError as error:
+        raise AssertionError(
+            f"docs/mutants.md: an id is letters, digits, '_', '.', '-'; {mutant_id!r} was refused: "
+            f"{error.render()}") from None
+    assert [m.id for m in catalog.mutants] == [mutant_id], (
+        f"the id {mutant_id!r} was not kept as written: {[m.id for m in catalog.mutants]}")
+
+
+@pytest.mark.parametrize("mutant_id", ["a b", "ballot/M2", "pkg:f", "m+1", "é"])
+def test_an_id_with_any_other_character_is_named_at_its_line(tmp_path, mutant_id):
+    with pytest.raises(CatalogError) as caught:
+        load_catalog(_one_mutant(tmp_path, mutant_id))
+    rendered = caught.value.render()
+    assert f"mutants.toml:2: mutant id {mutant_id!r} has characters other than" in rendered, (
+        f"docs/mutants.md: an id of other characters ({mutant_id!r}) is a catalog error at "
+        f"the id's line (2); the error says {rendered!r}")
