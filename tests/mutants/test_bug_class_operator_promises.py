@@ -93,3 +93,24 @@ def test_generic_names_off_torch_distributed_are_not_collectives(call):
 def test_generic_names_on_torch_distributed_are_collectives():
     assert is_collective_call(cst.parse_expression("dist.reduce(t, 0)")), (
         "dist.reduce(t, 0) was not taken for a collective")
+
+
+@pytest.mark.parametrize("call", [
+    "dist.all_reduce(t)", "self._all_reduce_min(vals)", "tensor_model_parallel_all_reduce(t)",
+    "dist.all_gather_into_tensor(out, t)", "dist.reduce_scatter(out, ts)",
+    "dist.all_to_all_single(out, t)", "dist.broadcast(t, src=0)", "dist.barrier()",
+    "self._broadcast_requests(reqs)", "dist.gather(t, ts)", "torch.distributed.scatter(t, ts)",
+])
+def test_every_documented_collective_name_makes_a_collective(call):
+    assert is_collective_call(cst.parse_expression(call)), (
+        "docs/mutants.md: a call whose callee's last name contains all_reduce, all_gather, "
+        "reduce_scatter, all_to_all, broadcast or barrier (or reduce/gather/scatter on "
+        f"torch.distributed) is a collective; {call} was not taken for one")
+
+
+@pytest.mark.parametrize("call", ["self.scatter(t)", "np.gather(a)", "self.reduce_floor(v)",
+                                  "dist.get_world_size(g)", "queue.all_items()"])
+def test_other_calls_are_not_collectives(call):
+    assert not is_collective_call(cst.parse_expression(call)), (
+        f"{call} was taken for a collective; its last name contains none of the documented "
+        "collective names and reduce/gather/scatter count only on torch.distributed")
