@@ -171,3 +171,26 @@ def test_the_torch_extra_brings_numpy():
     extra = project["project"]["optional-dependencies"]["torch"]
     names = {re.match(r"[A-Za-z0-9_.-]+", r).group(0).lower() for r in extra}
     assert {"torch", "numpy"} <= names, f"the [torch] extra is {extra}: numpy is missing"
+
+
+def test_a_pyproject_with_a_bom_or_non_utf8_bytes_is_a_pyproject_line_error(tmp_path) -> None:
+    from deskcheck.config import load_config
+    from deskcheck.errors import ConfigError
+
+    pyproject = tmp_path / "pyproject.toml"
+    cases = [(b"\xef\xbb\xbf[tool.deskcheck]\ncatalog = 'm.toml'\n", 1, "byte-order mark"),
+             ("[tool.deskcheck]\n# caf\xe9\ncatalog = 'm.toml'\n".encode("latin-1"), 2,
+              "is not UTF-8")]
+    for data, line, words in cases:
+        pyproject.write_bytes(data)
+        try:
+            load_config(tmp_path)
+        except ConfigError as error:
+            rendered, code = error.render(), error.exit_code
+        else:
+            rendered, code = "no error: the file was read", None
+        assert f"pyproject.toml:{line}" in rendered and words in rendered \
+            and "fix:" in rendered and code == 2, (
+                f"README: a pyproject.toml that is not UTF-8 or starts with a BOM is "
+                f"pyproject.toml:LINE and the fix, exit 2; for {data[:20]!r} (line {line}, "
+                f"'{words}') the outcome was exit {code}: {rendered!r}")
