@@ -185,3 +185,23 @@ def test_without_a_catalog_key_or_option_the_command_says_how_to_name_one(comman
         and "[tool.deskcheck] catalog" in err and "pyproject.toml" in err, (
             "the error must name the pyproject.toml and give the fix (--catalog PATH or "
             f"[tool.deskcheck] catalog); stderr:\n{err}")
+
+
+@pytest.mark.parametrize(("argv", "workers"), [([], 7), (["-n", "4"], 4),
+                                              (["--workers", "3"], 3)])
+def test_sweep_workers_default_to_the_cores_and_n_is_workers(argv, workers, monkeypatch):
+    from deskcheck.cli import build_parser
+
+    monkeypatch.setattr(os, "cpu_count", lambda: 7)  # a machine with 7 cores
+    got = build_parser(["sweep", *argv]).parse_args(["sweep", *argv]).workers
+    assert got == workers, (
+        "docs/mutants.md: `--workers N` (-n) children at once, default: cores (7 here); "
+        f"`sweep {' '.join(argv)}` gave workers = {got}, not {workers}")
+
+
+def test_sweep_with_no_workers_is_a_usage_error(capsys):
+    code = main(["sweep", "--catalog", str(CATALOG), "--no-store", "-n", "0"])
+    err = capsys.readouterr().err
+    assert code == 2 and "--workers must be at least 1" in err, (
+        f"`sweep -n 0` must be refused (exit 2, '--workers must be at least 1'); exit {code}:\n"
+        f"{err}")
