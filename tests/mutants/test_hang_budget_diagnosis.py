@@ -32,3 +32,12 @@ def test_a_group_over_300_seconds_is_not_waited_for(tmp_path):
     assert not Runner._wait_for_diagnosis(run), (
         "a rank group with a 301 s timeout was waited for (over 300 s must stay TIMEOUT)")
     assert run.deadline == 10.0, "the deadline moved for a group over 300 s"
+
+
+def test_a_group_of_exactly_300_seconds_is_still_waited_for(tmp_path):
+    run = running(tmp_path, 300.0)
+    assert Runner._wait_for_diagnosis(run), (
+        "docs/mutants.md: only groups with a timeout *over* 300 s are not waited for; a group "
+        "of exactly 300 s was not")
+    assert run.deadline == pytest.approx(10.0 + 2 * 300.0 + 5.0), (
+        f"the deadline became {run.deadline}, expected 10 + 2 x 300 + 5")
