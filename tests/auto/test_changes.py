@@ -11,7 +11,7 @@ from deskcheck.mutants.auto.changes import (
     is_test_path,
     parse_unified_zero,
 )
-from tests.auto.fixture_repo import git, line_of
+from tests.auto.fixture_repo import commit_all, git, init_repo, line_of, write
 
 DIFF = """\
 diff --git a/pkg/a.py b/pkg/a.py
@@ -131,3 +131,28 @@ def test_outside_a_repository_is_a_git_error(tmp_path: Path):
     assert "git" in caught.value.render().lower(), (
         f"outside a repository the error must say git failed; it says {caught.value.render()!r}"
     )
+
+
+def test_the_branch_side_is_the_working_tree_untracked_files_only_with_add_n(tmp_path: Path):
+    body = "def f(x):\n    return x\n"
+    init_repo(tmp_path)
+    for name in ("committed", "staged", "unstaged"):
+        write(tmp_path, f"pkg/{name}.py", body)
+    commit_all(tmp_path, "base")
+    git(tmp_path, "checkout", "-q", "-b", "feature")
+    changed = "def f(x):\n    return x + 1\n"
+    write(tmp_path, "pkg/committed.py", changed)
+    commit_all(tmp_path, "a committed change")
+    write(tmp_path, "pkg/staged.py", changed)
+    git(tmp_path, "add", "pkg/staged.py")
+    write(tmp_path, "pkg/unstaged.py", changed)
+    write(tmp_path, "pkg/untracked.py", changed)
+    write(tmp_path, "pkg/intent.py", changed)
+    git(tmp_path, "add", "-N", "pkg/intent.py")
+    files = {f.path: sorted(f.lines) for f in changed_production_lines(tmp_path, "main").files}
+    expected = {"pkg/committed.py": [2], "pkg/intent.py": [1, 2], "pkg/staged.py": [2],
+                "pkg/unstaged.py": [2]}
+    assert files == expected, (
+        "docs/auto.md: committed, staged and unstaged changes to tracked files count, an "
+        "untracked file does not (`git add -N FILE` includes it); the changed lines by file "
+        f"were {files}, expected {expected}")
