@@ -205,3 +205,24 @@ def test_sweep_with_no_workers_is_a_usage_error(capsys):
     assert code == 2 and "--workers must be at least 1" in err, (
         f"`sweep -n 0` must be refused (exit 2, '--workers must be at least 1'); exit {code}:\n"
         f"{err}")
+
+
+@pytest.mark.parametrize(("flag", "rule"), [(["--crash-kills-fall-short"], "fall-short"),
+                                            ([], "hold")])
+def test_crash_kills_fall_short_reaches_a_catalog_sweep(flag, rule, monkeypatch):
+    import deskcheck.mutants.sweep as sweep
+
+    seen = []
+
+    def record(options, reporter):
+        seen.append(options)
+        raise _Stop
+
+    monkeypatch.setattr(sweep, "run_sweep", record)
+    with pytest.raises(_Stop):
+        main(["sweep", "--catalog", str(CATALOG), "--no-store", *flag])
+    got = seen[0].catalog.settings.crash_kills
+    assert got == rule, (
+        "docs/mutants.md: `--crash-kills-fall-short` makes a catalog sweep's kill only by a "
+        f"crash a WRONG_FAILURE (crash_kills = 'fall-short'), without it the catalog's 'hold'; "
+        f"`sweep {' '.join(flag)}` handed the engine crash_kills = {got!r}")
