@@ -108,6 +108,13 @@ def test_drop_call_inside_expression_uses_value():
     )
 
 
+
+def test_drop_call_inside_expression_defaults_to_none():
+    _, plus = changed_lines(mutate("fixpkg.calc:Ledger.size", "drop-call", call="len"))
+    assert plus == ["        return None"], (
+        "docs/mutants.md: drop-call puts `value` (default None) where a call inside an "
+        f"expression was; without value, `return len(self.entries)` became {plus}")
+
 def test_force_branch_if_and_nested_def():
     _, plus = changed_lines(mutate("fixpkg.shapes:Shape.outer.inner", "force-branch",
                                    condition="y > 2", to=True))
