@@ -290,3 +290,29 @@ def test_closing_a_session_scope_with_no_pools_keeps_the_enclosing_scopes() -> N
     outer.close()
     assert [id(s) for s in registry._scopes] == [id(s) for s in before], (
         "the scopes of the sessions were not all removed when they closed")
+
+
+def test_without_a_world_marker_a_rank_pool_test_runs_at_world_2_and_a_marked_test_is_parametrized(
+        pytester: pytest.Pytester):
+    pytester.makepyfile(test_defaults="""
+        import pytest
+
+        def test_unmarked(rank_pool):
+            pass
+
+        @pytest.mark.backend("gloo")
+        def test_marked_backend_only(backend):
+            pass
+
+        @pytest.mark.world(3)
+        def test_marked_world_only(world):
+            pass
+    """)
+    out = pytester.runpytest_inprocess("--collect-only", "-q", "--deskcheck-backend",
+                                       "gloo").stdout.str()
+    cases = sorted(line.split("::")[1] for line in out.splitlines() if "::" in line)
+    assert cases == ["test_marked_backend_only[gloo-w2]", "test_marked_world_only[gloo-w3]",
+                     "test_unmarked[gloo-w2]"], (
+        "a rank_pool test without @pytest.mark.world runs once at world 2 (the default), and a "
+        "test marked world/backend that only uses the world or backend fixture is parametrized "
+        f"too (docs/suites.md:318); collected {cases}")
