@@ -316,3 +316,27 @@ def test_without_a_world_marker_a_rank_pool_test_runs_at_world_2_and_a_marked_te
         "a rank_pool test without @pytest.mark.world runs once at world 2 (the default), and a "
         "test marked world/backend that only uses the world or backend fixture is parametrized "
         f"too (docs/suites.md:318); collected {cases}")
+
+
+def test_each_backend_and_world_is_one_xdist_group_unless_the_test_names_its_own(
+        pytester: pytest.Pytester):
+    items = pytester.getitems("""
+        import pytest
+
+        @pytest.mark.world(2, 3)
+        def test_pool(rank_pool):
+            pass
+
+        @pytest.mark.xdist_group("mine")
+        def test_grouped(rank_pool):
+            pass
+    """)
+    groups = {item.name: [m.args[0] for m in item.iter_markers("xdist_group")] for item in items}
+    assert groups == {"test_pool[gloo-w2]": ["deskcheck-gloo-w2"],
+                      "test_pool[gloo-w3]": ["deskcheck-gloo-w3"],
+                      "test_pool[nccl-w2]": ["deskcheck-nccl-w2"],
+                      "test_pool[nccl-w3]": ["deskcheck-nccl-w3"],
+                      "test_grouped[gloo-w2]": ["mine"], "test_grouped[nccl-w2]": ["mine"]}, (
+        "each (backend, world) case is one xdist group (deskcheck-<backend>-w<world>), so a "
+        "worker keeps one warm pool; a test's own xdist_group is kept; the groups are "
+        f"{groups}")
