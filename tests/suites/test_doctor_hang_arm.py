@@ -142,3 +142,22 @@ def test_a_failed_hang_arm_fails_the_doctor(monkeypatch, capsys):
     assert code == 1 and "hang arm FAILED: the error does not say" in out, (
         "exit 0 only when every arm held: a failed hang arm must make doctor exit 1 and print "
         f"'hang arm FAILED: <reason>'; it exited {code}:\n{out}")
+
+
+def test_a_held_hang_arm_prints_when_it_was_named_and_the_message(monkeypatch, capsys):
+    monkeypatch.setattr(suites_commands, "_probe", lambda backend, world, timeout_s: {
+        "backend": backend, "tier": "DESK", "world": world, "ok": True, "start_method": "fork",
+        "start_seconds": 0.14, "round_trip_seconds": 0.0212, "pg_timeout_seconds": 10.0})
+    message = ("t.py:1: rank 2 skipped all_reduce #1: returned after 0 collectives while ranks "
+               "0 and 1 waited in it until the 3 s process-group timeout")
+    monkeypatch.setattr(suites_commands, "hang_arm", lambda backend, world, timeout_s: {
+        "ok": True, "message": message, "seconds": 3.1, "limit_seconds": 9.0, "split": None})
+    code = main(["suites", "doctor", "--world", "3", "--hang"])
+    out = capsys.readouterr().out.splitlines()
+    assert code == 0 and out == [
+        "DESK  gloo world=3: ok (fork: group start 0.140 s, all_reduce round trip 21.2 ms, "
+        "pg timeout 10 s)",
+        f"      hang arm named in 3.1 s: {message}"], (
+        "doctor --hang must print the group line and, under it, 'hang arm named in <s> s: "
+        f"<the pool's message>' as docs/suites.md shows, and exit 0; it exited {code}:\n"
+        + "\n".join(out))
