@@ -113,14 +113,17 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
             raise pytest.UsageError(f"{metafunc.definition.nodeid}: world sizes must be "
                                     f"positive integers, got {world!r}")
     grouped = metafunc.definition.get_closest_marker("xdist_group") is not None
+    # a marked test may use only one of the two (pytest refuses to parametrize an unused name)
+    used = [name for name in ("backend", "world") if name in metafunc.fixturenames]
     params = []
     for backend in backends:
         marks = [getattr(pytest.mark, tier_of(backend).lower())]
         for world in worlds:
             group = [] if grouped else [pytest.mark.xdist_group(f"deskcheck-{backend}-w{world}")]
-            params.append(pytest.param(backend, world, id=f"{backend}-w{world}",
-                                       marks=marks + group))
-    metafunc.parametrize(("backend", "world"), params)
+            values = {"backend": backend, "world": world}
+            params.append(pytest.param(*(values[name] for name in used),
+                                       id=f"{backend}-w{world}", marks=marks + group))
+    metafunc.parametrize(used, params)
 
 
 @pytest.fixture

@@ -108,3 +108,15 @@ def test_outside_torchrun_env_mode_says_how_to_launch(monkeypatch):
     monkeypatch.delenv("MASTER_PORT", raising=False)
     with pytest.raises(BackendUnavailableError, match="env:// mode needs RANK"):
         EnvGroup(2)
+
+
+@pytest.mark.parametrize("missing", ["RANK", "WORLD_SIZE", "MASTER_ADDR", "MASTER_PORT"])
+def test_env_mode_needs_all_four_variables(monkeypatch, missing):
+    for key, value in (("RANK", "0"), ("WORLD_SIZE", "2"), ("MASTER_ADDR", "127.0.0.1"),
+                       ("MASTER_PORT", "1")):
+        monkeypatch.setenv(key, value)
+    monkeypatch.delenv(missing)
+    assert not under_torchrun(), (
+        "rank_pool() returns torchrun's group only when RANK, WORLD_SIZE, MASTER_ADDR and "
+        f"MASTER_PORT are all set (docs/suites.md:66); with {missing} unset it still took this "
+        "process for a torchrun worker")

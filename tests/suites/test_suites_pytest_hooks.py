@@ -290,3 +290,53 @@ def test_closing_a_session_scope_with_no_pools_keeps_the_enclosing_scopes() -> N
     outer.close()
     assert [id(s) for s in registry._scopes] == [id(s) for s in before], (
         "the scopes of the sessions were not all removed when they closed")
+
+
+def test_without_a_world_marker_a_rank_pool_test_runs_at_world_2_and_a_marked_test_is_parametrized(
+        pytester: pytest.Pytester):
+    pytester.makepyfile(test_defaults="""
+        import pytest
+
+        def test_unmarked(rank_pool):
+            pass
+
+        @pytest.mark.backend("gloo")
+        def test_marked_backend_only(backend):
+            pass
+
+        @pytest.mark.world(3)
+        def test_marked_world_only(world):
+            pass
+    """)
+    out = pytester.runpytest_inprocess("--collect-only", "-q", "--deskcheck-backend",
+                                       "gloo").stdout.str()
+    cases = sorted(line.split("::")[1] for line in out.splitlines() if "::" in line)
+    assert cases == ["test_marked_backend_only[gloo-w2]", "test_marked_world_only[gloo-w3]",
+                     "test_unmarked[gloo-w2]"], (
+        "a rank_pool test without @pytest.mark.world runs once at world 2 (the default), and a "
+        "test marked world/backend that only uses the world or backend fixture is parametrized "
+        f"too (docs/suites.md:318); collected {cases}")
+
+
+def test_each_backend_and_world_is_one_xdist_group_unless_the_test_names_its_own(
+        pytester: pytest.Pytester):
+    items = pytester.getitems("""
+        import pytest
+
+        @pytest.mark.world(2, 3)
+        def test_pool(rank_pool):
+            pass
+
+        @pytest.mark.xdist_group("mine")
+        def test_grouped(rank_pool):
+            pass
+    """)
+    groups = {item.name: [m.args[0] for m in item.iter_markers("xdist_group")] for item in items}
+    assert groups == {"test_pool[gloo-w2]": ["deskcheck-gloo-w2"],
+                      "test_pool[gloo-w3]": ["deskcheck-gloo-w3"],
+                      "test_pool[nccl-w2]": ["deskcheck-nccl-w2"],
+                      "test_pool[nccl-w3]": ["deskcheck-nccl-w3"],
+                      "test_grouped[gloo-w2]": ["mine"], "test_grouped[nccl-w2]": ["mine"]}, (
+        "each (backend, world) case is one xdist group (deskcheck-<backend>-w<world>), so a "
+        "worker keeps one warm pool; a test's own xdist_group is kept; the groups are "
+        f"{groups}")

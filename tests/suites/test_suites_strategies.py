@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import find, given, settings
 from hypothesis import strategies as st
+from hypothesis.errors import NoSuchExample
 
 from deskcheck.suites import RankInputs, RankQueue, rank_queues
 from deskcheck.suites.strategies import (
@@ -17,7 +19,7 @@ from deskcheck.suites.strategies import (
     world_sizes,
 )
 
-QUICK = settings(max_examples=60, deadline=None, database=None)
+QUICK = settings(max_examples=60, deadline=None, database=None, derandomize=True)
 
 
 @QUICK
@@ -97,3 +99,34 @@ def test_per_rank_builds_inputs_from_a_strategy_per_rank():
     assert repr(example) == "RankInputs(\n  rank 0: 0,\n  rank 1: 10,\n  rank 2: 20,\n)", (
         f"RankInputs must print rank by rank; it prints:\n{example!r}"
     )
+
+
+@pytest.mark.parametrize(("switch", "condition"), [
+    ("absent", lambda xs: len({frozenset(v.queue) for v in xs}) > 1),
+    ("unpriced", lambda xs: not all(v.priced for v in xs)),
+])
+def test_the_switches_on_by_default_do_draw_absent_rids_and_unpriced_ranks(switch, condition):
+    try:
+        find(rank_queues(3), condition, settings=settings(QUICK, max_examples=300))
+    except NoSuchExample:
+        pytest.fail(f"rank_queues({switch}= on by default) must draw "
+                    f"{'rids absent on some ranks' if switch == 'absent' else 'unpriced ranks'}; "
+                    "300 draws had none")
+
+
+def test_a_drawn_world_stays_within_min_and_max_and_shrinks_to_the_replicated_case():
+    seen = set()
+
+    @QUICK
+    @given(rank_queues(min_world=2, max_world=4))
+    def worlds(inputs):
+        seen.add(len(inputs))
+
+    worlds()
+    assert seen <= {2, 3, 4} and 4 in seen, (
+        f"rank_queues(min_world=2, max_world=4) must draw worlds 2 to 4, both ends included; it "
+        f"drew {sorted(seen)}")
+    minimal = find(rank_queues(min_world=2, max_world=4), lambda inputs: True)
+    assert len(minimal) == 2 and len(set(minimal)) == 1, (
+        "everything shrinks toward the replicated case: the minimal draw is world 2 with every "
+        f"rank holding the same queue, prefix and room; it is {minimal!r}")

@@ -36,13 +36,16 @@ def runnable_blocks(path: Path) -> list[Block]:
     index = 0
     while index < len(lines):
         fence = _FENCE.match(lines[index])
-        if fence and index > 0 and lines[index - 1].strip() == MARK:
-            end = next(i for i in range(index + 1, len(lines)) if lines[i].startswith(fence[1]))
-            block = Block(path, index + 1, fence[2], "\n".join(lines[index + 1:end]) + "\n")
-            if block.language in ("sh", "bash", "console"):
-                block.commands = _commands(block)
-            blocks.append(block)
-            index = end
+        if fence:  # a fence closes at the first line of as many backticks or more, alone
+            closing = re.compile(rf"^{fence[1]}`*\s*$")
+            end = next((i for i in range(index + 1, len(lines)) if closing.match(lines[i])),
+                       len(lines))
+            if index > 0 and lines[index - 1].strip() == MARK:
+                block = Block(path, index + 1, fence[2], "\n".join(lines[index + 1:end]) + "\n")
+                if block.language in ("sh", "bash", "console"):
+                    block.commands = _commands(block)
+                blocks.append(block)
+            index = end  # what an unmarked fence shows (a marked example) is text
         index += 1
     return blocks
 
