@@ -188,3 +188,26 @@ def test_merge_refuses_conflicting_verdicts_and_missing_files(project, mutants, 
             merge_stores([first, second], into)
         with pytest.raises(StoreError, match="no store at"):
             merge_stores([tmp_path / "nowhere.sqlite"], into)
+
+
+def test_merge_refuses_stores_of_another_configuration(project, mutants, tmp_path):
+    first = _shard_store(tmp_path / "a", "1/2", mutants, config="cfg-one")
+    second = _shard_store(tmp_path / "b", "2/2", mutants, config="cfg-two")
+    with Store.for_project(project) as into, pytest.raises(StoreError) as caught:
+        merge_stores([first, second], into)
+    said = caught.value.render()
+    assert "config_fingerprint 'cfg-two'" in said and "same commit and configuration" in said, (
+        "docs/report.md: merge checks the stores are shards of one sweep (same commit and "
+        f"config); shards of two configurations must be refused naming it, it said {said!r}")
+    with Store.for_project(project) as into:
+        assert into.runs() == [], f"a refused merge recorded {into.runs()}"
+
+
+def test_merge_accepts_the_shards_of_one_configuration(project, mutants, tmp_path):
+    first = _shard_store(tmp_path / "a", "1/2", mutants, config="cfg-one")
+    second = _shard_store(tmp_path / "b", "2/2", mutants, config="cfg-one")
+    with Store.for_project(project) as into:
+        run_id = merge_stores([first, second], into)
+        run = into.run(run_id)
+    assert run.config_fingerprint == "cfg-one", (
+        f"the merged run of two shards of config cfg-one has config {run.config_fingerprint!r}")

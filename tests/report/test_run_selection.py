@@ -123,3 +123,27 @@ def test_merge_kind_takes_the_runs_of_that_kind(mutants, tmp_path, capsys):
     assert (sweep_code, merged.get("run", {}).get("kind")) == (2, "auto"), (
         "expected the default (sweep) merge of two auto shards to be a usage error and "
         f"`--kind auto` to merge them into an auto run; got exit {sweep_code}, then {merged}")
+
+
+@pytest.mark.parametrize("kind", ["sweep", "auto"])
+def test_history_kind_lists_only_the_runs_of_that_kind_oldest_first(nights, capsys, kind):
+    wanted = nights[:2] if kind == "sweep" else nights[2:]
+    assert main(["history", "--kind", kind, "--json", "-"]) == 0, (
+        f"`deskcheck history --kind {kind} --json -` must exit 0; it said:\n{capsys.readouterr()}")
+    shown = [(run["id"], run["kind"]) for run in json.loads(capsys.readouterr().out)]
+    assert shown == [(i, kind) for i in wanted], (
+        f"docs/report.md: `history --kind {kind}` lists the {kind} runs, oldest first "
+        f"{wanted}; it listed {shown}")
+    assert main(["history", "--kind", kind, "--count"]) == 0
+    counted = capsys.readouterr().out.strip()
+    assert counted == str(len(wanted)), (
+        f"`history --kind {kind} --count` must count the {len(wanted)} {kind} run(s); it "
+        f"printed {counted!r}")
+
+
+def test_history_kind_and_limit_keep_the_newest_runs_of_that_kind(nights, capsys):
+    assert main(["history", "--kind", "sweep", "--limit", "1", "--json", "-"]) == 0
+    shown = [run["id"] for run in json.loads(capsys.readouterr().out)]
+    assert shown == [nights[1]], (
+        f"`history --kind sweep --limit 1` must list the newest sweep {nights[1]} (not the "
+        f"newer auto run {nights[2]}); it listed {shown}")
