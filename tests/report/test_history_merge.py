@@ -193,9 +193,12 @@ def test_merge_refuses_conflicting_verdicts_and_missing_files(project, mutants, 
 def test_merge_refuses_stores_of_another_configuration(project, mutants, tmp_path):
     first = _shard_store(tmp_path / "a", "1/2", mutants, config="cfg-one")
     second = _shard_store(tmp_path / "b", "2/2", mutants, config="cfg-two")
-    with Store.for_project(project) as into, pytest.raises(StoreError) as caught:
-        merge_stores([first, second], into)
-    said = caught.value.render()
+    said = "(merged without an error)"
+    with Store.for_project(project) as into:
+        try:
+            merge_stores([first, second], into)
+        except StoreError as refused:
+            said = refused.render()
     assert "config_fingerprint 'cfg-two'" in said and "same commit and configuration" in said, (
         "docs/report.md: merge checks the stores are shards of one sweep (same commit and "
         f"config); shards of two configurations must be refused naming it, it said {said!r}")
