@@ -214,3 +214,18 @@ def test_merge_accepts_the_shards_of_one_configuration(project, mutants, tmp_pat
         run = into.run(run_id)
     assert run.config_fingerprint == "cfg-one", (
         f"the merged run of two shards of config cfg-one has config {run.config_fingerprint!r}")
+
+
+@pytest.mark.parametrize(("before", "after", "worse"), [
+    ("KILLED", "TIMEOUT", True), ("ACCEPTED_SURVIVOR", "BROKEN", True), (None, "STALE", True),
+    ("TIMEOUT", "BROKEN", False), ("KILLED", None, False), ("TIMEOUT", "KILLED", False)])
+def test_a_night_got_worse_when_a_held_or_new_mutant_no_longer_holds(mutants, before, after,
+                                                                     worse):
+    mutant = next(m for m in mutants if m.id == "ballot.M1")
+    last_night = [_with(mutant, before)] if before else []
+    tonight = [_with(mutant, after)] if after else []
+    diff = diff_runs(1, last_night, 2, tonight)
+    assert diff.got_worse is worse, (
+        f"docs/report.md: diff exits 1 when B got worse than A (a mutant held in A, or new in "
+        f"B, that does not hold in B); {before} -> {after} gave got_worse={diff.got_worse}, "
+        f"expected {worse}")
