@@ -23,6 +23,9 @@ from deskcheck.gate.runner import STARTUP_ERROR_ID, SideResult
     ("failed", "error", None, False, "RED_ON_BRANCH"),
     ("collection_error", "collection_error", None, False, "RED_ON_BRANCH"),
     ("failed", "skipped", None, False, "NO_EVIDENCE"),
+    ("failed", "xfailed", None, False, "NO_EVIDENCE"),  # docs/gate.md: branch xfailed
+    ("failed", "not_collected", None, False, "NO_EVIDENCE"),  # or not collected
+    ("passed", "skipped", "why", False, "NO_EVIDENCE"),  # a pin skipped on the branch
     ("skipped", "passed", None, False, "NO_EVIDENCE"),
 ])
 def test_redfirst_classification(base, branch, pin, import_error, verdict) -> None:
