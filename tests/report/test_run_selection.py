@@ -147,3 +147,22 @@ def test_history_kind_and_limit_keep_the_newest_runs_of_that_kind(nights, capsys
     assert shown == [nights[1]], (
         f"`history --kind sweep --limit 1` must list the newest sweep {nights[1]} (not the "
         f"newer auto run {nights[2]}); it listed {shown}")
+
+
+@pytest.mark.parametrize(("kind", "said"), [
+    ("sweep", "no sweep runs recorded in .deskcheck/results.sqlite (`deskcheck sweep` records "
+              "each sweep unless --no-store)"),
+    ("regress", "no regress runs recorded in .deskcheck/results.sqlite (`deskcheck regress` "
+                "records each run unless --no-store)")])
+def test_an_empty_history_says_so_and_how_runs_of_that_kind_get_recorded(
+        project: Path, store: Store, monkeypatch, capsys, kind: str, said: str):
+    store.finish_run(store.begin_run(RunRecord(kind="redfirst")), "holds")
+    monkeypatch.chdir(project)
+    monkeypatch.setenv("COLUMNS", "200")
+    capsys.readouterr()
+    assert main(["history", "--kind", kind]) == 0, (
+        f"an empty `history --kind {kind}` must exit 0; it said:\n{capsys.readouterr()}")
+    out = capsys.readouterr().out.strip()
+    assert out.splitlines()[0] == said, (
+        f"docs/report.md: an empty listing says so and how runs of that kind get recorded; "
+        f"`history --kind {kind}` said {out!r}, expected {said!r}")
