@@ -153,7 +153,9 @@ def test_history_kind_and_limit_keep_the_newest_runs_of_that_kind(nights, capsys
     ("sweep", "no sweep runs recorded in .deskcheck/results.sqlite (`deskcheck sweep` records "
               "each sweep unless --no-store)"),
     ("regress", "no regress runs recorded in .deskcheck/results.sqlite (`deskcheck regress` "
-                "records each run unless --no-store)")])
+                "records each run unless --no-store)"),
+    ("auto", "no auto runs recorded in .deskcheck/results.sqlite (`deskcheck sweep --auto` "
+             "records each run unless --no-store)")])
 def test_an_empty_history_says_so_and_how_runs_of_that_kind_get_recorded(
         project: Path, store: Store, monkeypatch, capsys, kind: str, said: str):
     store.finish_run(store.begin_run(RunRecord(kind="redfirst")), "holds")
