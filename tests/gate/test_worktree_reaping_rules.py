@@ -86,3 +86,45 @@ def test_a_dead_owners_unregistered_scratch_folder_is_removed_and_others_are_kep
         f"docs/gate.md: only a gate folder of a dead owner is removed (not one without the "
         f"marker, nor another kind's folder); removed {removed}, unmarked kept: "
         f"{unmarked.is_dir()}, the sweep's folder kept: {other.is_dir()}")
+
+
+def test_the_next_gate_says_in_its_notes_what_it_removed(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from deskcheck.gate.worktree import gate_scratch
+
+    scratch = tmp_path / "scratch"
+    monkeypatch.setenv("DESKCHECK_SCRATCH_DIR", str(scratch))
+    project = _repo(tmp_path / "repo")
+    dead = scratch / "deskcheck-gate-dead"
+    dead.mkdir(parents=True)
+    (dead / OWNER_FILE).write_text(json.dumps(DEAD_OWNER), encoding="utf-8")
+    notes: list[str] = []
+    with gate_scratch(GitRepo(project.root), notes) as folder:
+        assert folder.parent == scratch and folder.name.startswith("deskcheck-gate-"), (
+            f"docs/gate.md: scratch folders go under $DESKCHECK_SCRATCH_DIR when set; this "
+            f"gate's is {folder}")
+        assert (folder / OWNER_FILE).is_file(), (
+            f"docs/gate.md: the scratch folder carries an owner marker ({OWNER_FILE}); "
+            f"{folder} has none")
+    assert notes == [f"removed {dead}, left by a gate that was killed (SIGKILL)"], (
+        f"docs/gate.md: the next gate removes what a dead owner left and says so in its "
+        f"notes; the notes are {notes}")
+    assert not folder.exists(), f"the gate's own scratch folder {folder} outlived it"
+
+
+@pytest.mark.parametrize("raised", [KeyboardInterrupt, RuntimeError])
+def test_the_scratch_worktree_is_removed_and_pruned_however_the_gate_ends(
+        tmp_path: Path, raised: type[BaseException]) -> None:
+    from deskcheck.gate.worktree import scratch_worktree
+
+    project = _repo(tmp_path / "repo")
+    parent = tmp_path / "scratch"
+    parent.mkdir()
+    with pytest.raises(raised):
+        with scratch_worktree(GitRepo(project.root), "HEAD", parent) as tree:
+            assert _registered_trees(project) == [str(tree)], "the worktree was not added"
+            raise raised()
+    assert not tree.exists() and _registered_trees(project) == [], (
+        f"docs/gate.md: the scratch worktree is removed and pruned even on Ctrl-C; after a "
+        f"{raised.__name__} the folder exists: {tree.exists()}, registered: "
+        f"{_registered_trees(project)}")
