@@ -168,3 +168,15 @@ def test_an_empty_history_says_so_and_how_runs_of_that_kind_get_recorded(
     assert out.splitlines()[0] == said, (
         f"docs/report.md: an empty listing says so and how runs of that kind get recorded; "
         f"`history --kind {kind}` said {out!r}, expected {said!r}")
+
+
+def test_report_defaults_to_the_latest_run_in_the_terminal_format(nights, capsys,
+                                                                   monkeypatch):
+    monkeypatch.setenv("COLUMNS", "200")
+    capsys.readouterr()
+    assert main(["report"]) == 0, f"`deskcheck report` must exit 0; it said {capsys.readouterr()}"
+    out = capsys.readouterr().out
+    shown = out.lstrip()[:1]
+    assert shown not in ("{", "<", "#") and "ballot.M1" in out and "ballot.M2" not in out, (
+        f"docs/report.md: `deskcheck report` renders RUN = latest (the newest run: the auto run "
+        f"holding ballot.M1 alone) in the terminal format by default; it printed:\n{out[:600]}")
