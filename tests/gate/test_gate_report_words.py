@@ -98,3 +98,25 @@ def test_a_failing_new_test_is_a_regression_marked_new_test_in_text_and_markdown
     assert text.splitlines()[-1] == "FALLS SHORT: 2 regressions, 0 flaky, 0 repairs, " \
                                     "0 pre-existing", (
         f"regressions fail the gate; the summary line is {text.splitlines()[-1]!r}")
+
+
+def test_the_redfirst_report_counts_red_weak_pins_and_marks_each_failing_test() -> None:
+    verdicts = ("RED_GREEN", "RED_GREEN", "WEAK_RED", "PIN", "GREEN_ON_BASE", "RED_ON_BRANCH")
+    report = RedFirstReport(_context(), _verdicts(*verdicts), [], [], strict=False)
+    lines = redfirst_text(report, width=200).splitlines()
+    assert lines[1] == "RED-FIRST on base: 3 of 6 red (1 weak); 1 pins", (
+        f"docs/gate.md's example: RED_GREEN and WEAK_RED are the red ones, the weak and the "
+        f"pins counted apart: 'RED-FIRST on base: 3 of 6 red (1 weak); 1 pins'; it is "
+        f"{lines[1]!r}")
+    assert lines[-1] == ("FALLS SHORT: 2 RED_GREEN, 1 WEAK_RED, 1 PIN, 1 GREEN_ON_BASE, "
+                         "1 RED_ON_BRANCH"), (
+        f"docs/gate.md's example summary line, verdicts in the table's order; it is "
+        f"{lines[-1]!r}")
+    marks = {ln.split()[1]: ln.split()[0] for ln in lines if "::test_" in ln}
+    assert marks == {"RED_GREEN": "ok", "WEAK_RED": "ok", "PIN": "ok",
+                     "GREEN_ON_BASE": "FAIL", "RED_ON_BRANCH": "FAIL"}, (
+        f"only GREEN_ON_BASE and RED_ON_BRANCH fail the gate (WEAK_RED too with --strict); "
+        f"the marks are {marks}")
+    strict = RedFirstReport(_context(), _verdicts(*verdicts), [], [], strict=True)
+    weak = next(ln for ln in redfirst_text(strict, width=200).splitlines() if "WEAK_RED " in ln)
+    assert weak.split()[0] == "FAIL", f"with --strict a WEAK_RED fails; its line is {weak!r}"
