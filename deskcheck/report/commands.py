@@ -97,6 +97,7 @@ HOW_TO_RECORD = {
     "sweep": "`deskcheck sweep` records each sweep unless --no-store",
     "redfirst": "`deskcheck redfirst` records each run unless --no-store",
     "regress": "`deskcheck regress` records each run unless --no-store",
+    "auto": "`deskcheck sweep --auto` records each run unless --no-store",
 }
 # history columns: (header, kept at any width, drop order: the lowest goes first)
 HISTORY_COLUMNS = (("run", True, 0), ("kind", True, 0), ("started", True, 0),

@@ -95,3 +95,21 @@ def test_history_counts_green_on_base_as_not_held():
     assert summary["tests"] == 4 and summary["held"] == 1, (
         f"a redfirst run of 4 tests with 2 GREEN_ON_BASE and 1 RED_ON_BRANCH was recorded as "
         f"{summary['held']} held of {summary['tests']}, expected 1 of 4")
+
+
+@pytest.mark.parametrize(("suite_s", "workers"), [(20.0, 2), (29.9, 2), (30.0, 3)])
+def test_from_twenty_seconds_up_each_ten_seconds_is_a_worker(suite_s, workers):
+    choice = choose(suite_s, "in-process on base", cpus=16)
+    assert choice.workers == workers, (
+        f"docs/gate.md: from 20 s up, one worker per 10 s of suite; a {suite_s} s suite on 16 "
+        f"CPUs chose -n {choice.workers}, expected -n {workers}")
+    assert f"-n {workers} chosen" in choice.reason, (
+        f"the note for a {suite_s} s suite must say '-n {workers} chosen'; it says "
+        f"{choice.reason!r}")
+
+
+def test_one_cpu_never_gets_workers():
+    choice = choose(600.0, "on base", cpus=1)
+    assert choice.workers == 0, (
+        f"docs/gate.md: workers are at most the CPUs; a 600 s suite on 1 CPU chose "
+        f"-n {choice.workers}, expected -n 0")

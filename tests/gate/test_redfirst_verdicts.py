@@ -270,3 +270,18 @@ def test_redfirst_json_carries_the_require_tests_keys():
                    "holds": False, "exit_code": 1}, (
         f"with --require-tests a production change with no test fails, and the JSON says "
         f"which files under 'untested_production_change' (docs/gate.md); got {got}")
+
+
+def test_a_conftest_import_error_on_base_is_a_weak_red_quoting_it():
+    from deskcheck.gate.runner import SideResult
+
+    chosen = [SelectedTest("t/test_a.py::test_new", "t/test_a.py", 3, ADDED)]
+    base = SideResult("base", None, {}, [], {"kind": "conftest", "exc_type": "ImportError",
+                                             "message": "E   ImportError: cannot import 'y'"})
+    branch = side("branch", {"t/test_a.py::test_new": "passed"})
+    [verdict] = judge(chosen, base, branch, {"t/test_a.py::test_new": "t/test_a.py::test_new"})
+    assert (verdict.verdict, verdict.base) == ("WEAK_RED", "collection_error"), (
+        f"docs/gate.md: a conftest import error on base (the test passing on the branch) is a "
+        f"WEAK_RED; it was {verdict.verdict} with base {verdict.base!r}")
+    assert "collection error (E   ImportError: cannot import 'y')" in verdict.detail, (
+        f"the detail must quote the base's conftest error: {verdict.detail!r}")

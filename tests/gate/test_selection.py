@@ -175,3 +175,22 @@ def test_bad_config_names_file_line_and_fix(tmp_path: Path) -> None:
     assert 'source_paths = ["src"]' in err.value.fix, (
         f"the fix must show source_paths = [\"src\"]; it is {err.value.fix!r}"
     )
+
+
+@pytest.mark.parametrize("path", ["pkg/conftest.py", "pkg/test_mod.py", "pkg/mod_test.py",
+                                  "checks/helper.py"])
+def test_conftest_and_test_named_files_are_always_tests_even_outside_test_paths(path: str):
+    layout = TestLayout(test_paths=("checks",), folder_heuristic=False)
+    assert layout.is_test_file(path) and not layout.is_production_file(path), (
+        f"docs/gate.md: files named like python_files (test_*.py, *_test.py), conftest.py and "
+        f"everything under test_paths are always tests, run from the branch on both sides; "
+        f"{path} with test_paths = ['checks'] is a test: {layout.is_test_file(path)}")
+
+
+@pytest.mark.parametrize("path", ["pkg/mod.py", "pkg/testing.py", "tests_util/mod.py",
+                                  "checksum/mod.py"])
+def test_other_files_outside_test_paths_are_production(path: str):
+    layout = TestLayout(test_paths=("checks",), folder_heuristic=False)
+    assert layout.is_production_file(path) and not layout.is_test_file(path), (
+        f"with test_paths = ['checks'], {path} is production code (from each side); it is a "
+        f"test: {layout.is_test_file(path)}")

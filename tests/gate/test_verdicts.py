@@ -23,6 +23,9 @@ from deskcheck.gate.runner import STARTUP_ERROR_ID, SideResult
     ("failed", "error", None, False, "RED_ON_BRANCH"),
     ("collection_error", "collection_error", None, False, "RED_ON_BRANCH"),
     ("failed", "skipped", None, False, "NO_EVIDENCE"),
+    ("failed", "xfailed", None, False, "NO_EVIDENCE"),  # docs/gate.md: branch xfailed
+    ("failed", "not_collected", None, False, "NO_EVIDENCE"),  # or not collected
+    ("passed", "skipped", "why", False, "NO_EVIDENCE"),  # a pin skipped on the branch
     ("skipped", "passed", None, False, "NO_EVIDENCE"),
 ])
 def test_redfirst_classification(base, branch, pin, import_error, verdict) -> None:
@@ -91,3 +94,12 @@ def test_a_conftest_that_breaks_a_whole_side_is_a_failing_id() -> None:
     assert broken.collection_error_for("tests/test_x.py::t")["message"] == "boom", (
         "a broken side must give its startup error (message boom) as every test's collection error"
     )
+
+
+def test_the_failing_ids_are_failures_errors_and_collection_errors_only() -> None:
+    side = _side("branch", {"f": "failed", "e": "error", "p": "passed", "s": "skipped",
+                            "xf": "xfailed", "xp": "xpassed"}, ["t/test_broken.py"])
+    got = sorted(side.failing_ids())
+    assert got == ["e", "f", "t/test_broken.py"], (
+        f"docs/gate.md: regress compares the failing node ids (failed, setup/teardown error, "
+        f"collection error), never a passed, skipped, xfailed or xpassed one; they are {got}")

@@ -8,6 +8,7 @@ fork: files on disk only."""
 from __future__ import annotations
 
 import locale
+import os
 from pathlib import Path
 
 import pytest
@@ -194,3 +195,19 @@ def test_the_conftest_chain_stops_at_the_project_root(tmp_path):
     assert got == ["conftest.py", "tests/conftest.py", "tests/test_a.py"], (
         f"the conftest chain ends at the project root (the folder with pyproject.toml): the "
         f"conftest.py above it is no part of the project; the fingerprint covers {got}")
+
+
+@pytest.mark.parametrize("marker", ["pyproject.toml", "pytest.ini", "tox.ini", "setup.cfg"])
+def test_each_project_root_marker_ends_the_conftest_chain(tmp_path, marker):
+    project = tmp_path / "proj"
+    for path, text in {f"proj/{marker}": "", "proj/tests/test_a.py": "def test_a(): pass\n",
+                       "conftest.py": "# outside the project\n"}.items():
+        (tmp_path / path).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / path).write_text(text, encoding="utf-8")
+    (tmp_path / "pyproject.toml").write_text("[project]\nname = 'outer'\n", encoding="utf-8")
+    files = universe(project).owner_files(mutant("tests/test_a.py::test_a"))
+    got = sorted(os.path.relpath(f, project.resolve()) for f in files)
+    assert got == ["tests/test_a.py"], (
+        f"docs/report.md: the conftest chain goes up to the project root, the first folder "
+        f"with a pyproject.toml, pytest.ini, tox.ini or setup.cfg; with a {marker} in proj/ "
+        f"the conftest.py above it must not be in the fingerprint, which covers {got}")

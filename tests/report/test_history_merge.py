@@ -188,3 +188,44 @@ def test_merge_refuses_conflicting_verdicts_and_missing_files(project, mutants, 
             merge_stores([first, second], into)
         with pytest.raises(StoreError, match="no store at"):
             merge_stores([tmp_path / "nowhere.sqlite"], into)
+
+
+def test_merge_refuses_stores_of_another_configuration(project, mutants, tmp_path):
+    first = _shard_store(tmp_path / "a", "1/2", mutants, config="cfg-one")
+    second = _shard_store(tmp_path / "b", "2/2", mutants, config="cfg-two")
+    said = "(merged without an error)"
+    with Store.for_project(project) as into:
+        try:
+            merge_stores([first, second], into)
+        except StoreError as refused:
+            said = refused.render()
+    assert "config_fingerprint 'cfg-two'" in said and "same commit and configuration" in said, (
+        "docs/report.md: merge checks the stores are shards of one sweep (same commit and "
+        f"config); shards of two configurations must be refused naming it, it said {said!r}")
+    with Store.for_project(project) as into:
+        assert into.runs() == [], f"a refused merge recorded {into.runs()}"
+
+
+def test_merge_accepts_the_shards_of_one_configuration(project, mutants, tmp_path):
+    first = _shard_store(tmp_path / "a", "1/2", mutants, config="cfg-one")
+    second = _shard_store(tmp_path / "b", "2/2", mutants, config="cfg-one")
+    with Store.for_project(project) as into:
+        run_id = merge_stores([first, second], into)
+        run = into.run(run_id)
+    assert run.config_fingerprint == "cfg-one", (
+        f"the merged run of two shards of config cfg-one has config {run.config_fingerprint!r}")
+
+
+@pytest.mark.parametrize(("before", "after", "worse"), [
+    ("KILLED", "TIMEOUT", True), ("ACCEPTED_SURVIVOR", "BROKEN", True), (None, "STALE", True),
+    ("TIMEOUT", "BROKEN", False), ("KILLED", None, False), ("TIMEOUT", "KILLED", False)])
+def test_a_night_got_worse_when_a_held_or_new_mutant_no_longer_holds(mutants, before, after,
+                                                                     worse):
+    mutant = next(m for m in mutants if m.id == "ballot.M1")
+    last_night = [_with(mutant, before)] if before else []
+    tonight = [_with(mutant, after)] if after else []
+    diff = diff_runs(1, last_night, 2, tonight)
+    assert diff.got_worse is worse, (
+        f"docs/report.md: diff exits 1 when B got worse than A (a mutant held in A, or new in "
+        f"B, that does not hold in B); {before} -> {after} gave got_worse={diff.got_worse}, "
+        f"expected {worse}")

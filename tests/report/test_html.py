@@ -121,3 +121,31 @@ def test_chromium_filters_by_verdict_from_the_address(chromium: str, data: Repor
         f"#verdict=SURVIVED must count '1 of {len(data.mutants)} mutants shown'; the page says "
         f"{dom.count_text!r}"
     )
+
+
+def _line_colours(page: str) -> dict[str, str]:
+    """``{'mutated by IDS': verdict}`` of every marked source line."""
+    return {ids: verdict for verdict, ids in re.findall(
+        r'data-line-verdict="([A-Z_]+)" title="mutated by ([^"]+)"', page)}
+
+
+@pytest.mark.parametrize("other", ["SURVIVED", "TIMEOUT", "STALE"])
+def test_a_line_two_mutants_share_is_coloured_by_the_worst_verdict(other: str):
+    from deskcheck.report.records import MutantRecord, RunRecord
+    from tests.report.sample_records import BALLOT_FILE, BALLOT_SOURCE, every_verdict_mutants
+
+    killed = next(m for m in every_verdict_mutants() if m.verdict == "KILLED")
+    twin = MutantRecord(**{**killed.to_json(), "id": killed.id + "_twin", "verdict": other})
+    for first, second in ((killed, twin), (twin, killed)):  # whichever is recorded first
+        page = render(ReportData(run=RunRecord(kind="sweep", id=1), mutants=[first, second],
+                                 sources={BALLOT_FILE: BALLOT_SOURCE}))
+        colours = _line_colours(page)
+        shared = {ids: v for ids, v in colours.items() if ", " in ids}
+        assert shared and set(shared.values()) == {other}, (
+            f"docs/report.md: each mutated source line is coloured by the worst verdict on "
+            f"it; a line mutated by a KILLED and a {other} mutant is coloured {shared}")
+    alone = render(ReportData(run=RunRecord(kind="sweep", id=1), mutants=[killed],
+                              sources={BALLOT_FILE: BALLOT_SOURCE}))
+    assert set(_line_colours(alone).values()) == {"KILLED"}, (
+        f"a line only a KILLED mutant touches is coloured KILLED; it is "
+        f"{_line_colours(alone)}")

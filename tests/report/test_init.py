@@ -258,3 +258,18 @@ def test_each_finding_brings_its_steps_and_only_those(found: str, tmp_path: Path
         assert ("suites metal" in nightly) == (found == "metal"), f"{found}: GPU job"
     said = "\n".join(built.decisions)
     assert ("no GPU job" in said) == (found != "metal"), said
+
+
+def test_init_json_has_every_documented_key(tmp_path: Path, capsys):
+    assert main(["init", "--root", str(tmp_path), "--json", "-"]) == 0, (
+        f"`deskcheck init --root F --json -` must exit 0; it said:\n{capsys.readouterr()}")
+    done = json.loads(capsys.readouterr().out)
+    got = (sorted(done), sorted(done.get("found", {})),
+           sorted({key for action in done.get("actions", []) for key in action}))
+    want = (["actions", "decisions", "found"],
+            ["adhoc_standins", "catalog", "harnesses", "metal_tests", "uses_torch"],
+            ["action", "note", "path"])
+    assert got == want, (
+        f"docs/report.md: init --json writes {{actions: [{{path, action, note}}], decisions, "
+        f"found: {{adhoc_standins, harnesses, catalog, metal_tests, uses_torch}}}}; the keys "
+        f"(top, found, actions) are {got}")

@@ -123,3 +123,60 @@ def test_merge_kind_takes_the_runs_of_that_kind(mutants, tmp_path, capsys):
     assert (sweep_code, merged.get("run", {}).get("kind")) == (2, "auto"), (
         "expected the default (sweep) merge of two auto shards to be a usage error and "
         f"`--kind auto` to merge them into an auto run; got exit {sweep_code}, then {merged}")
+
+
+@pytest.mark.parametrize("kind", ["sweep", "auto"])
+def test_history_kind_lists_only_the_runs_of_that_kind_oldest_first(nights, capsys, kind):
+    wanted = nights[:2] if kind == "sweep" else nights[2:]
+    assert main(["history", "--kind", kind, "--json", "-"]) == 0, (
+        f"`deskcheck history --kind {kind} --json -` must exit 0; it said:\n{capsys.readouterr()}")
+    shown = [(run["id"], run["kind"]) for run in json.loads(capsys.readouterr().out)]
+    assert shown == [(i, kind) for i in wanted], (
+        f"docs/report.md: `history --kind {kind}` lists the {kind} runs, oldest first "
+        f"{wanted}; it listed {shown}")
+    assert main(["history", "--kind", kind, "--count"]) == 0
+    counted = capsys.readouterr().out.strip()
+    assert counted == str(len(wanted)), (
+        f"`history --kind {kind} --count` must count the {len(wanted)} {kind} run(s); it "
+        f"printed {counted!r}")
+
+
+def test_history_kind_and_limit_keep_the_newest_runs_of_that_kind(nights, capsys):
+    assert main(["history", "--kind", "sweep", "--limit", "1", "--json", "-"]) == 0
+    shown = [run["id"] for run in json.loads(capsys.readouterr().out)]
+    assert shown == [nights[1]], (
+        f"`history --kind sweep --limit 1` must list the newest sweep {nights[1]} (not the "
+        f"newer auto run {nights[2]}); it listed {shown}")
+
+
+@pytest.mark.parametrize(("kind", "said"), [
+    ("sweep", "no sweep runs recorded in .deskcheck/results.sqlite (`deskcheck sweep` records "
+              "each sweep unless --no-store)"),
+    ("regress", "no regress runs recorded in .deskcheck/results.sqlite (`deskcheck regress` "
+                "records each run unless --no-store)"),
+    ("auto", "no auto runs recorded in .deskcheck/results.sqlite (`deskcheck sweep --auto` "
+             "records each run unless --no-store)")])
+def test_an_empty_history_says_so_and_how_runs_of_that_kind_get_recorded(
+        project: Path, store: Store, monkeypatch, capsys, kind: str, said: str):
+    store.finish_run(store.begin_run(RunRecord(kind="redfirst")), "holds")
+    monkeypatch.chdir(project)
+    monkeypatch.setenv("COLUMNS", "200")
+    capsys.readouterr()
+    assert main(["history", "--kind", kind]) == 0, (
+        f"an empty `history --kind {kind}` must exit 0; it said:\n{capsys.readouterr()}")
+    out = capsys.readouterr().out.strip()
+    assert out.splitlines()[0] == said, (
+        f"docs/report.md: an empty listing says so and how runs of that kind get recorded; "
+        f"`history --kind {kind}` said {out!r}, expected {said!r}")
+
+
+def test_report_defaults_to_the_latest_run_in_the_terminal_format(nights, capsys,
+                                                                   monkeypatch):
+    monkeypatch.setenv("COLUMNS", "200")
+    capsys.readouterr()
+    assert main(["report"]) == 0, f"`deskcheck report` must exit 0; it said {capsys.readouterr()}"
+    out = capsys.readouterr().out
+    shown = out.lstrip()[:1]
+    assert shown not in ("{", "<", "#") and "ballot.M1" in out and "ballot.M2" not in out, (
+        f"docs/report.md: `deskcheck report` renders RUN = latest (the newest run: the auto run "
+        f"holding ballot.M1 alone) in the terminal format by default; it printed:\n{out[:600]}")

@@ -191,3 +191,22 @@ def test_a_sweep_record_pointing_at_its_catalog_entry_is_placed_in_the_target_fi
     assert by_id["ballot.M5"]["status"] == "RuntimeError", (
         f"STALE must be RuntimeError in Stryker; ballot.M5 is {by_id['ballot.M5']['status']!r}"
     )
+
+
+DOCUMENTED_STATUS = {  # docs/report.md, the stryker mapping, verdict by verdict
+    "KILLED": "Killed", "SURVIVED": "Survived", "OWNER_MISSED": "Survived",
+    "TIMEOUT": "Timeout", "BROKEN": "CompileError", "WRONG_FAILURE": "RuntimeError",
+    "STALE": "RuntimeError", "BASELINE_RED": "RuntimeError", "ACCEPTED_SURVIVOR": "Ignored",
+}
+
+
+@pytest.mark.parametrize(("verdict", "status"), sorted(DOCUMENTED_STATUS.items()))
+def test_each_verdict_has_the_documented_stryker_status(store: Store, mutants, verdict, status):
+    run_id = store.begin_run(RunRecord(kind="sweep"))
+    record = mutants[0]
+    record.verdict = verdict
+    store.record_mutant(run_id, record)
+    (entry,) = build(load_report(store, run_id))["files"][BALLOT_FILE]["mutants"]
+    assert entry["status"] == status, (
+        f"docs/report.md maps {verdict} to Stryker's {status}; the report says "
+        f"{entry['status']!r}")
