@@ -126,3 +126,15 @@ def test_a_decided_operand_short_circuits_and_or_but_an_undecided_one_does_not()
         assert got == want, (
             f"`{cond}` with a == {a} and unk unknown must be {want} (and/or short-circuit: a "
             f"decided operand decides only when it settles the result); it was {got}")
+
+
+def test_a_negative_literal_is_a_known_value():
+    got = _verdict("if self.n == -1:\n    self.x\n", {"n": -1})
+    assert got == "LIVE", (
+        f"`self.n == -1` with n == -1 must be decided LIVE (`==` against a literal, here a "
+        f"negative one, is a decided form: docs/drift.md:102); it was {got}")
+    got = _verdict("if self.n == -1:\n    self.x\n", {"n": 1})
+    assert got == "DEAD", f"`self.n == -1` with n == 1 must be decided DEAD; it was {got}"
+    got = _verdict("for i in range(4, 0, -1):\n    self.x\n", {})
+    assert got == "LIVE", (
+        f"`for i in range(4, 0, -1)` (four items) must be decided LIVE; it was {got}")
