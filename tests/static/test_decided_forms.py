@@ -11,7 +11,7 @@ import textwrap
 
 import pytest
 
-from deskcheck.static import DEAD, LIVE, UNKNOWN, explain, function_facts
+from deskcheck.static import DEAD, LIVE, UNKNOWN, Returns, Unknown, explain, function_facts, literal
 
 _WORDS = {LIVE: "LIVE", DEAD: "DEAD", UNKNOWN: "UNKNOWN"}
 
@@ -138,3 +138,18 @@ def test_a_negative_literal_is_a_known_value():
     got = _verdict("for i in range(4, 0, -1):\n    self.x\n", {})
     assert got == "LIVE", (
         f"`for i in range(4, 0, -1)` (four items) must be decided LIVE; it was {got}")
+
+
+def test_a_stand_ins_lambda_false_is_a_call_that_returns_false():
+    value = literal(ast.parse("lambda: False", mode="eval").body)
+    assert value == Returns(False), (
+        f"`lambda: False` set on a stand-in is a callable returning False (docs/drift.md:95); "
+        f"its known value was {value!r}")
+    taking = literal(ast.parse("lambda req: False", mode="eval").body)
+    assert isinstance(taking, Unknown), (
+        f"a lambda that takes arguments is not a known constant; it was read as {taking!r}")
+    got = _verdict("if self.finished():\n    self.x\n", {"finished": Returns(False)})
+    assert got == "DEAD", (
+        f"`if self.finished()` where finished = lambda: False must be decided DEAD; it was {got}")
+    got = _verdict("if not self.finished():\n    self.x\n", {"finished": Returns(False)})
+    assert got == "LIVE", f"`if not self.finished()` with lambda: False must be LIVE; it was {got}"
