@@ -69,3 +69,38 @@ def test_an_except_decision_is_skipped_and_a_skipped_arm_holds(tmp_path: Path) -
         "only a VACUOUS can-fail arm fails the audit; with arms "
         f"{arms} (none VACUOUS, the worst verdict UNKNOWN) the exit code was "
         f"{report.exit_code(strict=False)}, expected 0")
+
+
+SYMMETRIC = """
+import torch.distributed as dist
+
+class Scheduler:
+    def event_loop(self):
+        while True:
+            self.step()
+
+    def step(self):
+        if self.waiting:
+            dist.barrier(group=self.tp_group)
+        else:
+            dist.barrier(group=self.tp_group)
+"""
+
+
+def test_a_vacuous_arm_is_named_in_the_terminal_and_the_markdown(tmp_path: Path, capsys) -> None:
+    from deskcheck.cli import main
+
+    (tmp_path / "mini").mkdir()
+    (tmp_path / "mini" / "__init__.py").write_text("")
+    (tmp_path / "mini" / "sched.py").write_text(textwrap.dedent(SYMMETRIC))
+    markdown = tmp_path / "audit.md"
+    code = main(["uniformity", "mini.sched:Scheduler", "--root", str(tmp_path), "--can-fail",
+                 "--no-cache", "--markdown", str(markdown)])
+    out = capsys.readouterr().out
+    assert code == 1, f"a VACUOUS can-fail arm must fail the audit (exit 1); it exited {code}"
+    for where, text in (("terminal", out), ("Markdown", markdown.read_text())):
+        named = [line for line in text.splitlines() if "VACUOUS" in line]
+        assert named and "`self.waiting`" in text, (
+            f"the audit falls short because the SYMMETRIC `if self.waiting` has a VACUOUS "
+            f"can-fail arm, yet the {where} report does not name that decision and its "
+            f"VACUOUS arm; it printed:\n{text}")
