@@ -65,3 +65,30 @@ def test_the_json_unexercised_names_function_and_line_of_each_rank_local_decisio
         "the JSON's unexercised lists the decisions with a RANK-LOCAL or SANCTIONED input and "
         f"no covering arm as function:line ({want}); the agreed `self.budget > 0` needs no "
         f"arm. It lists {got}")
+
+
+def test_the_verdict_and_input_class_words_are_the_documented_ones():
+    from deskcheck.uniformity import InputClass, Verdict
+
+    verdicts = [v.value for v in Verdict]
+    assert verdicts == ["UNIFORM", "SANCTIONED", "SYMMETRIC", "TRIVIAL", "ROLE", "RANK-LOCAL",
+                        "UNKNOWN"], f"docs/uniformity.md:47 lists the verdicts; they are {verdicts}"
+    classes = [c.value for c in InputClass]
+    assert classes == ["AGREED", "CONFIG", "SANCTIONED", "TRIVIAL", "RANK-LOCAL", "UNKNOWN"], (
+        f"docs/uniformity.md:46 lists the input classes; they are {classes}")
+
+
+def test_the_json_carries_every_documented_field(make_pkg):
+    data = _report(make_pkg).to_json()
+    missing = {"decisions", "sites", "declarations", "unexercised", "counts"} - set(data)
+    decision = next(d for d in data["decisions"] if d["inputs"] and d["collectives"])
+    missing |= {f"decision.{k}" for k in ("function", "file", "line", "condition", "kind",
+                                          "verdict", "why", "collectives", "inputs",
+                                          "covered_by", "can_fail") if k not in decision}
+    missing |= {f"site.{k}" for k in ("function", "file", "line", "call", "kind", "group", "dim")
+                if k not in decision["collectives"][0]}
+    missing |= {f"input.{k}" for k in ("name", "class", "witness", "reason")
+                if k not in decision["inputs"][0]}
+    assert not missing, (
+        "the JSON report (`--json`: stable keys) lacks the fields docs/uniformity.md:25-40 "
+        f"documents: {sorted(missing)}")
