@@ -261,3 +261,21 @@ def test_a_replica_arms_test_file_is_part_of_the_key(make_pkg, tmp_path):
     assert cache.hits == 1, (
         "the bytes of every replica arm's test file are part of the cache key "
         "(docs/uniformity.md): the arm's file changed, yet the audit was read from the cache")
+
+
+def test_the_root_methods_and_the_target_are_part_of_the_key(make_pkg, tmp_path):
+    root = make_pkg({"s.py": BASE + """
+        def other(self):
+            if self.tp_rank == 1:
+                dist.barrier(group=self.tp_cpu_group)
+    """}, CFG)
+    cache = AuditCache(tmp_path / "c.sqlite")
+    audit("pkg.s:S", root=root, cache=cache)
+    other = audit("pkg.s:S", root=root, roots_methods=["other"], cache=cache)
+    assert cache.hits == 0 and other.roots == ["S.other"], (
+        "the root methods are part of the cache key (docs/uniformity.md): an audit from "
+        f"`other` was answered with roots {other.roots} ({cache.hits} cache hit(s))")
+    method = audit("pkg.s:S.other", root=root, cache=cache)
+    assert cache.hits == 0 and method.roots == ["S.other"], (
+        "the target is part of the cache key: `pkg.s:S.other` was answered with roots "
+        f"{method.roots} ({cache.hits} cache hit(s))")
