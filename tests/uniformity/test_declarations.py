@@ -148,7 +148,7 @@ why = "gone"
     report = audit("pkg.s:S", root=root)
     assert ("forward", "self.model_runner.forward_gone", "stale") in _findings(report), (
         "a forward declaration that matches no call must be reported stale "
-        "(docs/uniformity.md:166); the audit reported only "
+        "(docs/uniformity.md:176); the audit reported only "
         f"{sorted(_findings(report)) or 'nothing'}")
     assert _findings(report) == {("collectives", "self._never_called", "stale"),
                                  ("forward", "self.model_runner.forward_gone", "stale"),
