@@ -279,3 +279,26 @@ def test_the_root_methods_and_the_target_are_part_of_the_key(make_pkg, tmp_path)
     assert cache.hits == 0 and method.roots == ["S.other"], (
         "the target is part of the cache key: `pkg.s:S.other` was answered with roots "
         f"{method.roots} ({cache.hits} cache hit(s))")
+
+
+def test_no_cache_never_reads_an_existing_cache(make_pkg, monkeypatch, capsys):
+    from deskcheck.cli import main
+    from deskcheck.uniformity import cache as cache_module
+
+    root = make_pkg({"s.py": BASE}, CFG)
+    args = ["uniformity", "pkg.s:S", "--root", str(root), "--json"]
+    assert main(args) == 1 and (root / ".deskcheck" / "uniformity_cache.sqlite").is_file(), (
+        "the first run must keep a cache to read back")
+    looked: list[str] = []
+    real = cache_module.AuditCache.lookup
+
+    def spy(self, key, sources):
+        looked.append(key)
+        return real(self, key, sources)
+
+    monkeypatch.setattr(cache_module.AuditCache, "lookup", spy)
+    assert main([*args, "--no-cache"]) == 1, "the --no-cache run must exit 1 like the first"
+    capsys.readouterr()
+    assert looked == [], (
+        "`--no-cache` neither reads nor writes the audit cache (docs/uniformity.md), yet the "
+        f"cache was looked up {len(looked)} time(s) though it exists")
