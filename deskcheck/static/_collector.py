@@ -22,7 +22,7 @@ from deskcheck.static._facts import (
 )
 from deskcheck.static._members import FunctionNode
 
-_SWALLOWING = {"AttributeError", "Exception", "BaseException", "LookupError"}
+_SWALLOWING = {"AttributeError", "Exception", "BaseException"}  # what catches AttributeError
 
 
 def _bound_names(args: ast.arguments) -> set[str]:

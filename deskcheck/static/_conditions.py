@@ -125,6 +125,12 @@ class _Context:
     def value(self, expr: ast.expr) -> Any:
         if isinstance(expr, ast.Constant):
             return expr.value
+        if isinstance(expr, ast.UnaryOp) and isinstance(expr.op, ast.USub | ast.UAdd):
+            inner = self.value(expr.operand)  # -1, +2: a signed literal
+            if isinstance(inner, int | float) and not isinstance(inner, bool):
+                return -inner if isinstance(expr.op, ast.USub) else inner
+            return inner if isinstance(inner, Unknown) else Unknown(
+                f"`{_short(expr)}` is computed at run time")
         if isinstance(expr, ast.Tuple | ast.List | ast.Set):
             if any(isinstance(e, ast.Starred) for e in expr.elts):
                 return Unknown(f"`{_short(expr)}` unpacks a value")

@@ -10,6 +10,11 @@ from deskcheck.uniformity.model import AuditReport, Decision, Verdict
 _FAILING = (Verdict.RANK_LOCAL, Verdict.UNKNOWN)
 
 
+def _vacuous(d: Decision) -> bool:
+    """A decision whose can-fail arm is VACUOUS fails the audit whatever its verdict."""
+    return d.can_fail.startswith("VACUOUS")
+
+
 def short(path_and_rest: str) -> str:
     """``/abs/path/file.py:12 hop`` -> ``path/file.py:12 hop`` relative to the cwd."""
     head, sep, rest = path_and_rest.partition(":")
@@ -58,8 +63,8 @@ def render_terminal(report: AuditReport, *, strict: bool = False, verbose: bool 
     console.print(table)
     lines: list[str] = []
     for d in report.decisions:
-        if d.verdict in _FAILING or verbose:
-            if d.verdict is Verdict.UNKNOWN and not (strict or verbose):
+        if d.verdict in _FAILING or verbose or _vacuous(d):
+            if d.verdict is Verdict.UNKNOWN and not (strict or verbose or _vacuous(d)):
                 continue
             lines += _finding_lines(d)
     if lines:  # one print: tens of thousands of witness lines, each print costs rich ~0.1 ms
@@ -86,7 +91,7 @@ def render_markdown(report: AuditReport, *, strict: bool = False) -> str:
            "| verdict | decisions |", "|---|---:|"]
     out += [f"| {v} | {n} |" for v, n in report.counts().items()]
     failing = [d for d in report.decisions if d.verdict is Verdict.RANK_LOCAL
-               or (strict and d.verdict is Verdict.UNKNOWN)]
+               or (strict and d.verdict is Verdict.UNKNOWN) or _vacuous(d)]
     if failing:
         out += ["", "### Findings", ""]
         for d in failing:

@@ -174,3 +174,18 @@ def test_the_can_fail_arm_reports_a_dead_guard(monkeypatch):
     assert not result.ok, (
         f"the can-fail arm called a dead guard live (it added {result.added}, the canary "
         f"{result.canary} was never reported)")
+
+
+@pytest.mark.parametrize("added, live", [
+    (["forward:_deskcheck_canary_ab"], True),
+    ([], False),
+    (["forward:_deskcheck_canary_ab", "forward:other"], False),
+    (["reverse:_deskcheck_canary_ab"], False),
+])
+def test_the_arm_is_live_only_when_the_canary_is_the_one_name_added(added, live):
+    from deskcheck.drift_guard.verdicts import CanFailResult
+
+    result = CanFailResult("H", "_deskcheck_canary_ab", added, None)
+    assert result.ok is live, (
+        "can_fail passes only if the guard reports exactly that one extra name, the canary, "
+        f"as forward drift (docs/drift.md:456); with {added} added it said ok={result.ok}")

@@ -143,6 +143,9 @@ def test_bad_declarations_are_clear_errors(body, message):
         "a bad declaration must be located in this test file; the error says "
         f"{info.value.render()!r}, location {info.value.location!r}"
     )
+    assert info.value.exit_code == 2, (
+        "a HarnessError is a usage error (docs/drift.md: exit 2); its exit_code is "
+        f"{info.value.exit_code}")
 
 
 def test_a_stand_in_needs_a_reason_and_adopt_needs_a_class_default():

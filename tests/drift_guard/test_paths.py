@@ -284,3 +284,36 @@ def test_guard_of_a_provision_of_any_object_is_the_same_path_verdict():
     assert verdict.built_at == "tests/x.py:3", (
         f"the verdict must keep the provision's built_at tests/x.py:3; it is {verdict.built_at!r}"
     )
+
+
+def test_a_spec_mock_child_given_a_return_value_is_provided_and_a_touched_one_is_not():
+    adder = MagicMock(spec=Engine)
+    adder.abort.return_value = None
+    _ = adder.abort_chunked  # touched only: the mock creates the child, the test set nothing
+    prov = provision_of(adder, Engine)
+    assert "abort" in prov.provided_names and "abort" not in prov.auto_children, (
+        "a spec mock's child configured with a return_value is provided (docs/drift.md:59); "
+        f"deskcheck took it for an auto-created child: provided {sorted(prov.provided_names)}")
+    assert "abort_chunked" not in prov.provided_names and "abort_chunked" in prov.auto_children, (
+        "a spec mock's child that was only read (no return_value, side_effect or attribute "
+        "set) is an auto-created child, not configured; deskcheck counted it provided: "
+        f"provided {sorted(prov.provided_names)}")
+
+
+class _SubEngine(Engine):
+    """A subclass: the class a `__new__` instance or a spec names, not where drain is defined."""
+
+
+def test_the_model_defaults_to_the_instances_class_the_spec_else_the_methods_class():
+    instance = _SubEngine.__new__(_SubEngine)
+    assert provision_of(instance).model is _SubEngine, (
+        "a `Cls.__new__(Cls)` stand-in's model defaults to its class (docs/drift.md:45); it "
+        f"was {provision_of(instance).model}")
+    spec = MagicMock(spec=_SubEngine)
+    assert provision_of(spec).model is _SubEngine, (
+        "a spec'd mock's model defaults to its spec (docs/drift.md:45); it was "
+        f"{provision_of(spec).model}")
+    verdict = guard(SimpleNamespace(queue=[]), methods=[_SubEngine.drain])
+    assert verdict.model == "Engine", (
+        "a namespace's model defaults to the class that defines the method (drain is "
+        f"Engine's, reached through _SubEngine): it was {verdict.model!r}")

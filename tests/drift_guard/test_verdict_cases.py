@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import functools
 
+import pytest
+
 from deskcheck.drift_guard import guard
 from deskcheck.drift_guard.verdicts import signature_misfit
 from deskcheck.harness import Harness, bind, stand_in, state
@@ -429,3 +431,20 @@ def test_a_decorator_wrapper_is_traced_around_the_method_it_wraps():
     assert names == ["alpha", "calls_seen"], (
         f"step is wrapped by _traced, whose wrapper reads and writes self.calls_seen around "
         f"the body: both are on step's surface; the surface is {names}")
+
+
+@pytest.mark.parametrize("category, plain, strict", [
+    ("drift", True, True), ("silent_skips", True, True), ("unexercised", False, True),
+    ("unknown", False, True), ("context", False, False), ("reverse", False, True)])
+def test_each_category_fails_as_the_verdict_table_says(category, plain, strict):
+    from deskcheck.drift_guard.paths import PathRecord, PathVerdict
+
+    def verdict(is_strict: bool) -> PathVerdict:
+        v = PathVerdict("ns", "Engine", ("abort",), "static", strict=is_strict)
+        getattr(v, category).append(PathRecord("x", "engine.py:3", ("Engine.abort",)))
+        return v
+
+    got = (not verdict(False).holds, not verdict(True).holds)
+    assert got == (plain, strict), (
+        f"docs/drift.md's verdict table: a stand-in with one {category} name fails: "
+        f"{plain} (strict=True: {strict}); it fails: {got[0]} (strict=True: {got[1]})")

@@ -349,3 +349,24 @@ def test_first_param_names_the_first_positional_parameter(source, expected):
     assert first_param(node) == expected, (
         f"the first positional parameter of `{source}` is {expected!r} (None when it has "
         f"none); first_param returned {first_param(node)!r}")
+
+
+@pytest.mark.parametrize("handler, swallowed", [
+    ("except Exception:", True), ("except:", True), ("except (KeyError, AttributeError):", True),
+    ("except builtins.AttributeError:", True), ("except KeyError:", False),
+    ("except (KeyError, ValueError):", False), ("except LookupError:", False)])
+def test_a_read_in_a_try_is_swallowed_only_where_a_handler_catches_attribute_error(
+        handler, swallowed):
+    facts = facts_of(f'''
+        def run(self):
+            try:
+                return self.size
+            {handler}
+                return 0
+    ''')
+    got = [a.swallowed for a in accesses_of(facts, "size")]
+    assert got == [swallowed], (
+        f"docs/drift.md:438: a read inside a `try` whose handler is `{handler}` is "
+        f"{'swallowed' if swallowed else 'not swallowed'} (a missing name "
+        f"{'would' if swallowed else 'would not'} quietly take the fallback); the collector "
+        f"recorded {got}")

@@ -9,7 +9,9 @@ import ast
 import enum
 import textwrap
 
-from deskcheck.static import DEAD, LIVE, UNKNOWN, explain, function_facts
+import pytest
+
+from deskcheck.static import DEAD, LIVE, UNKNOWN, Returns, Unknown, explain, function_facts, literal
 
 _WORDS = {LIVE: "LIVE", DEAD: "DEAD", UNKNOWN: "UNKNOWN"}
 
@@ -73,3 +75,81 @@ def test_items_of_a_known_dict_is_as_long_as_the_dict():
         f"dict: docs/drift.md:106); it was {got}")
     got = _verdict("for k, v in self.d.items():\n    self.x\n", {"d": {}})
     assert got == "DEAD", f"`for k, v in self.d.items()` over an empty dict is DEAD; it was {got}"
+
+
+def test_range_is_as_long_as_its_bounds():
+    for body, want in (("range(2)", "LIVE"), ("range(0)", "DEAD"), ("range(3, 3)", "DEAD"),
+                       ("range(3, 4)", "LIVE")):
+        got = _verdict(f"for i in {body}:\n    self.x\n", {})
+        assert got == want, (
+            f"`for i in {body}` must be decided {want} (a for body is entered when its "
+            f"iterable's length is known and > 0; len({body}) == {len(eval(body))}); it was {got}")
+
+
+@pytest.mark.parametrize("wrapper", ["enumerate", "reversed", "sorted"])
+def test_a_wrapper_of_a_known_container_is_as_long_as_the_container(wrapper):
+    got = _verdict(f"for v in {wrapper}(self.q):\n    self.x\n", {"q": [1]})
+    assert got == "LIVE", (
+        f"`for v in {wrapper}(self.q)` with q == [1] must be decided LIVE ({wrapper} of a known "
+        f"container is as long as the container: docs/drift.md:107); it was {got}")
+    got = _verdict(f"for v in {wrapper}(self.q):\n    self.x\n", {"q": []})
+    assert got == "DEAD", f"`for v in {wrapper}(self.q)` with q == [] must be DEAD; it was {got}"
+
+
+def test_len_of_a_known_container_is_compared():
+    got = _verdict("if len(self.q) > 1:\n    self.x\n", {"q": [1]})
+    assert got == "DEAD", f"`len(self.q) > 1` with q == [1] must be decided DEAD; it was {got}"
+    got = _verdict("if len(self.q) > 1:\n    self.x\n", {"q": [1, 2]})
+    assert got == "LIVE", f"`len(self.q) > 1` with q == [1, 2] must be decided LIVE; it was {got}"
+
+
+def test_isinstance_with_a_builtin_type_is_decided():
+    got = _verdict("if isinstance(self.n, int):\n    self.x\n", {"n": 1})
+    assert got == "LIVE", f"`isinstance(self.n, int)` with n == 1 must be LIVE; it was {got}"
+    got = _verdict("if isinstance(self.n, int):\n    self.x\n", {"n": "a"})
+    assert got == "DEAD", f"`isinstance(self.n, int)` with n == 'a' must be DEAD; it was {got}"
+
+
+def test_membership_in_a_known_container_is_decided_both_ways():
+    for cond, n, want in (("self.n in (1, 2)", 1, "LIVE"), ("self.n in (1, 2)", 3, "DEAD"),
+                          ("self.n not in (1, 2)", 1, "DEAD"),
+                          ("self.n not in (1, 2)", 3, "LIVE")):
+        got = _verdict(f"if {cond}:\n    self.x\n", {"n": n})
+        assert got == want, f"`{cond}` with n == {n} must be decided {want}; it was {got}"
+
+
+def test_a_decided_operand_short_circuits_and_or_but_an_undecided_one_does_not():
+    for cond, a, want in (("self.a and self.unk", 0, "DEAD"), ("self.a or self.unk", 1, "LIVE"),
+                          ("self.a and self.unk", 1, "UNKNOWN"),
+                          ("self.a or self.unk", 0, "UNKNOWN")):
+        got = _verdict(f"if {cond}:\n    self.x\n", {"a": a})
+        assert got == want, (
+            f"`{cond}` with a == {a} and unk unknown must be {want} (and/or short-circuit: a "
+            f"decided operand decides only when it settles the result); it was {got}")
+
+
+def test_a_negative_literal_is_a_known_value():
+    got = _verdict("if self.n == -1:\n    self.x\n", {"n": -1})
+    assert got == "LIVE", (
+        f"`self.n == -1` with n == -1 must be decided LIVE (`==` against a literal, here a "
+        f"negative one, is a decided form: docs/drift.md:102); it was {got}")
+    got = _verdict("if self.n == -1:\n    self.x\n", {"n": 1})
+    assert got == "DEAD", f"`self.n == -1` with n == 1 must be decided DEAD; it was {got}"
+    got = _verdict("for i in range(4, 0, -1):\n    self.x\n", {})
+    assert got == "LIVE", (
+        f"`for i in range(4, 0, -1)` (four items) must be decided LIVE; it was {got}")
+
+
+def test_a_stand_ins_lambda_false_is_a_call_that_returns_false():
+    value = literal(ast.parse("lambda: False", mode="eval").body)
+    assert value == Returns(False), (
+        f"`lambda: False` set on a stand-in is a callable returning False (docs/drift.md:95); "
+        f"its known value was {value!r}")
+    taking = literal(ast.parse("lambda req: False", mode="eval").body)
+    assert isinstance(taking, Unknown), (
+        f"a lambda that takes arguments is not a known constant; it was read as {taking!r}")
+    got = _verdict("if self.finished():\n    self.x\n", {"finished": Returns(False)})
+    assert got == "DEAD", (
+        f"`if self.finished()` where finished = lambda: False must be decided DEAD; it was {got}")
+    got = _verdict("if not self.finished():\n    self.x\n", {"finished": Returns(False)})
+    assert got == "LIVE", f"`if not self.finished()` with lambda: False must be LIVE; it was {got}"

@@ -3,6 +3,7 @@ audit could see (a file, a comment it reads, a module appearing, the config) inv
 
 from __future__ import annotations
 
+import pickle
 import subprocess
 import textwrap
 import warnings
@@ -220,3 +221,84 @@ def test_another_version_of_the_analysis_code_misses(make_pkg, tmp_path, monkeyp
     monkeypatch.setattr(cache_module, "_ANALYSIS", ["the analysis code edited in place"])
     audit("pkg.s:S", root=root, cache=cache)
     assert cache.hits == 0, "an audit made by other analysis code was read from the cache"
+
+
+def test_up_to_eight_entries_are_kept_per_key(tmp_path):
+    import sqlite3
+
+    from deskcheck.static import Sources
+
+    cache = AuditCache(tmp_path / "c.sqlite")
+    cache.store("other", Sources(), AuditReport("other", []))
+    for n in range(10):
+        cache.store("key", Sources(), AuditReport(f"t{n}", []))
+    with sqlite3.connect(tmp_path / "c.sqlite") as db:
+        kept = {k: [pickle.loads(r).target for (r,) in db.execute(
+            "SELECT report FROM audits WHERE key = ? ORDER BY used", (k,))]
+            for k in ("key", "other")}
+    assert kept["key"] == [f"t{n}" for n in range(2, 10)], (
+        "the cache keeps up to 8 entries per key, the least recently used dropped "
+        f"(docs/uniformity.md); after 10 stores under one key it keeps {kept['key']}")
+    assert kept["other"] == ["other"], (
+        f"entries under another key must not be dropped; it keeps {kept['other']}")
+
+
+def test_a_replica_arms_test_file_is_part_of_the_key(make_pkg, tmp_path):
+    root = make_pkg({"s.py": BASE}, CFG + textwrap.dedent("""
+        [[tool.deskcheck.uniformity.replica]]
+        field = "self.server_args"
+        arm = "tests/test_arm.py::test_args_congruent"
+    """))
+    (root / "tests").mkdir()
+    arm = root / "tests" / "test_arm.py"
+    arm.write_text("def test_args_congruent():\n    pass\n")
+    cache = AuditCache(tmp_path / "c.sqlite")
+    audit("pkg.s:S", root=root, cache=cache)
+    audit("pkg.s:S", root=root, cache=cache)
+    assert cache.hits == 1, f"an unchanged audit was not read back (hits {cache.hits})"
+    arm.write_text("def test_renamed():\n    pass\n")
+    audit("pkg.s:S", root=root, cache=cache)
+    assert cache.hits == 1, (
+        "the bytes of every replica arm's test file are part of the cache key "
+        "(docs/uniformity.md): the arm's file changed, yet the audit was read from the cache")
+
+
+def test_the_root_methods_and_the_target_are_part_of_the_key(make_pkg, tmp_path):
+    root = make_pkg({"s.py": BASE + """
+        def other(self):
+            if self.tp_rank == 1:
+                dist.barrier(group=self.tp_cpu_group)
+    """}, CFG)
+    cache = AuditCache(tmp_path / "c.sqlite")
+    audit("pkg.s:S", root=root, cache=cache)
+    other = audit("pkg.s:S", root=root, roots_methods=["other"], cache=cache)
+    assert cache.hits == 0 and other.roots == ["S.other"], (
+        "the root methods are part of the cache key (docs/uniformity.md): an audit from "
+        f"`other` was answered with roots {other.roots} ({cache.hits} cache hit(s))")
+    method = audit("pkg.s:S.other", root=root, cache=cache)
+    assert cache.hits == 0 and method.roots == ["S.other"], (
+        "the target is part of the cache key: `pkg.s:S.other` was answered with roots "
+        f"{method.roots} ({cache.hits} cache hit(s))")
+
+
+def test_no_cache_never_reads_an_existing_cache(make_pkg, monkeypatch, capsys):
+    from deskcheck.cli import main
+    from deskcheck.uniformity import cache as cache_module
+
+    root = make_pkg({"s.py": BASE}, CFG)
+    args = ["uniformity", "pkg.s:S", "--root", str(root), "--json"]
+    assert main(args) == 1 and (root / ".deskcheck" / "uniformity_cache.sqlite").is_file(), (
+        "the first run must keep a cache to read back")
+    looked: list[str] = []
+    real = cache_module.AuditCache.lookup
+
+    def spy(self, key, sources):
+        looked.append(key)
+        return real(self, key, sources)
+
+    monkeypatch.setattr(cache_module.AuditCache, "lookup", spy)
+    assert main([*args, "--no-cache"]) == 1, "the --no-cache run must exit 1 like the first"
+    capsys.readouterr()
+    assert looked == [], (
+        "`--no-cache` neither reads nor writes the audit cache (docs/uniformity.md), yet the "
+        f"cache was looked up {len(looked)} time(s) though it exists")

@@ -86,3 +86,69 @@ def test_two_decisions_with_one_key_are_compared_each_with_its_own(make_pkg):
     assert changes.files == ["pkg/s.py"], changes.files
     assert changes.decisions == [] and changes.rank_local == [], (
         "a branch that changes no decision reported: " + " | ".join(changes.lines()[1:]))
+
+
+def _decision(line, condition, verdict, *local):
+    from deskcheck.uniformity.model import Decision, Input, InputClass, Verdict
+
+    inputs = [Input(name, InputClass.RANK_LOCAL) for name in local]
+    return Decision("S.step", "s.py", line, condition, "if", inputs=inputs,
+                    verdict=Verdict(verdict))
+
+
+def _site(line, call, group="self.tp_group"):
+    from deskcheck.uniformity.model import CollectiveSite
+
+    return CollectiveSite("S.step", "s.py", line, call, "collective", group, "tp")
+
+
+def test_the_pr_view_lists_what_the_branch_adds_or_changes_and_nothing_that_only_moved():
+    from deskcheck.uniformity.changed import Changes, _compare
+    from deskcheck.uniformity.model import AuditReport
+
+    base = AuditReport("m:S", ["step"], decisions=[
+        _decision(3, "self.a", "UNIFORM"), _decision(5, "self.b", "RANK-LOCAL", "self.tp_rank"),
+        _decision(7, "self.c", "UNIFORM")],
+        sites=[_site(4, "dist.barrier"), _site(8, "dist.all_reduce")])
+    head = AuditReport("m:S", ["step"], decisions=[
+        _decision(13, "self.a", "UNIFORM"),                       # moved only
+        _decision(15, "self.b", "RANK-LOCAL", "self.tp_rank", "time.monotonic"),
+        _decision(17, "self.c", "RANK-LOCAL", "self.pool"),        # verdict changed
+        _decision(19, "self.d", "UNIFORM")],                       # added
+        sites=[_site(14, "dist.barrier"), _site(18, "dist.all_reduce"),
+               _site(20, "dist.broadcast")])
+    changes = Changes("m:S", "main")
+    _compare(base, head, changes)
+    listed = [(kind, d.condition) for kind, d in changes.decisions]
+    assert listed == [("changed", "self.b"), ("changed", "self.c"), ("added", "self.d")], (
+        "--changed-since lists the decisions the branch adds or changes (a new rank-local "
+        "input or a new verdict), never one that only moved lines (the key has no line); "
+        f"it listed {listed}")
+    new_inputs = [(d.condition, name) for d, name in changes.rank_local]
+    assert new_inputs == [("self.b", "time.monotonic"), ("self.c", "self.pool")], (
+        f"only the new rank-local inputs are listed; it listed {new_inputs}")
+    new_sites = [s.call for s in changes.sites]
+    assert new_sites == ["dist.broadcast"], (
+        f"only the new collective sites are listed, not the ones that moved; it listed {new_sites}")
+
+
+def test_a_branch_touching_only_python_the_audit_does_not_read_is_answered_after_one_audit(
+        make_pkg, monkeypatch):
+    import importlib
+
+    audit_module = importlib.import_module("deskcheck.uniformity.audit")
+    root = _repo(make_pkg)
+    (root / "pkg" / "unrelated.py").write_text("VALUE = 1\n")
+    real, calls = audit_module.audit, []
+
+    def counted(*args, **kwargs):
+        calls.append(kwargs.get("sources"))
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(audit_module, "audit", counted)
+    changes = changed_since("pkg.s:S", root=root, ref="main")
+    assert changes.files == ["pkg/unrelated.py"] and changes.decisions == [], (
+        f"files {changes.files}, decisions {changes.decisions}")
+    assert len(calls) == 1, (
+        "a branch that touches no file the audit reads answers at once (docs/uniformity.md): "
+        f"the work tree's audit only, yet the audit ran {len(calls)} times (REF side audited)")

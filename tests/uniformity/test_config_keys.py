@@ -54,3 +54,22 @@ def test_forward_makes_a_call_a_collective_site(make_pkg):
     assert before == [] and after and all(d[3] == ["forward"] for d in after), (
         "expected no gating decision while self.relay is unknown and a decision gating a "
         f"forward site with forward = [\"self.relay\"], got {before} then {after}")
+
+
+def test_every_bad_entry_is_named_in_one_pass_with_its_line_and_fix(tmp_path):
+    from deskcheck.errors import ConfigError
+    from deskcheck.uniformity import load_uniformity_config
+
+    path = tmp_path / "pyproject.toml"
+    path.write_text('[tool.deskcheck.uniformity]\nroots = ["step"]\nbogus = 1\n\n'
+                    '[[tool.deskcheck.uniformity.agreed]]\nfield = "self.budget"\n\n'
+                    '[[tool.deskcheck.uniformity.role]]\ncondition = "self.tp_rank == 0"\n')
+    with pytest.raises(ConfigError) as info:
+        load_uniformity_config(path)
+    found = [(e.location, e.message.split(" ")[0], bool(e.fix)) for e in info.value.errors]
+    assert [(loc, bool(fix)) for loc, _w, fix in found] == [
+        (f"{path}:3", True), (f"{path}:6", True), (f"{path}:9", True)], (
+        "a [tool.deskcheck.uniformity] table with an unknown key (line 3), an agreed entry "
+        "lacking its collective (line 6) and a role lacking its why (line 9) must name all "
+        f"three in one pass, each at its file:line with a fix; it named {found}")
+    assert info.value.exit_code == 2, f"a config error exits 2; it exits {info.value.exit_code}"

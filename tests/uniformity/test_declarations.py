@@ -148,10 +148,65 @@ why = "gone"
     report = audit("pkg.s:S", root=root)
     assert ("forward", "self.model_runner.forward_gone", "stale") in _findings(report), (
         "a forward declaration that matches no call must be reported stale "
-        "(docs/uniformity.md:166); the audit reported only "
+        "(docs/uniformity.md:176); the audit reported only "
         f"{sorted(_findings(report)) or 'nothing'}")
     assert _findings(report) == {("collectives", "self._never_called", "stale"),
                                  ("forward", "self.model_runner.forward_gone", "stale"),
                                  ("role", "self.pp_rank == 7", "stale")}, (
         "auditing one root must not call declarations about the class's other methods stale: "
         f"{report.declarations}")
+
+
+def test_an_agreed_field_with_no_write_is_stale_not_unproven(make_pkg):
+    root = make_pkg(SRC, BASE + """
+[[tool.deskcheck.uniformity.agreed]]
+field = "self.never_written"
+collective = "self._all_reduce_min"
+""")
+    found = _findings(audit("pkg.s:S", root=root))
+    assert found == {("agreed", "self.never_written", "stale")}, (
+        "an agreed declaration naming a field no method writes matches nothing in the code: "
+        f"docs/uniformity.md calls it stale; the audit reported {sorted(found) or 'nothing'}")
+
+
+INLINE = {"s.py": """
+    class S:
+        def step(self):
+            self.budget = self.pool.available_size()  # deskcheck: agreed MIN over tp
+            self.guess = self.pool.available_size()
+            if self.budget > 0:
+                dist.barrier(group=self.tp_cpu_group)
+            if self.guess > 0:
+                dist.barrier(group=self.tp_cpu_group)
+"""}
+
+
+def test_an_inline_agreed_comment_on_the_write_sanctions_that_field_only(make_pkg):
+    report = audit("pkg.s:S", root=make_pkg(INLINE, '[tool.deskcheck.uniformity]\nroots = ["step"]\n'))
+    verdicts = {d.condition: (d.verdict, d.why) for d in report.decisions}
+    assert verdicts["self.budget > 0"][0] is Verdict.SANCTIONED, (
+        "`self.budget = ...  # deskcheck: agreed MIN over tp` declares the field agreed on the "
+        "line of its write (docs/uniformity.md \"Or inline\"), so a decision on it is "
+        f"SANCTIONED; it was {verdicts['self.budget > 0']}")
+    assert verdicts["self.guess > 0"][0] is Verdict.RANK_LOCAL, (
+        "the inline declaration covers only the field written on its line: self.guess, the "
+        f"same pool read without a comment, must stay RANK-LOCAL; it was {verdicts['self.guess > 0']}")
+
+
+def test_a_replica_arm_naming_a_file_holds_while_the_file_exists(make_pkg):
+    table = BASE + """
+[[tool.deskcheck.uniformity.replica]]
+field = "self.queue"
+arm = "tests/test_queue_congruence.py"
+"""
+    root = make_pkg(SRC, table)
+    missing = _findings(audit("pkg.s:S", root=root))
+    assert missing == {("replica", "self.queue", "claimed, not enforced")}, (
+        "a replica whose arm is a test file that does not exist is 'claimed, not enforced'; "
+        f"the audit reported {sorted(missing) or 'nothing'}")
+    (root / "tests").mkdir()
+    (root / "tests" / "test_queue_congruence.py").write_text("def test_any():\n    pass\n")
+    present = _findings(audit("pkg.s:S", root=root))
+    assert present == set(), (
+        "a replica whose arm names an existing test file (no ::test) is enforced by that file; "
+        f"the audit reported {sorted(present)}")

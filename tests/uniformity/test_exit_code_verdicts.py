@@ -6,6 +6,8 @@ from __future__ import annotations
 import textwrap
 from pathlib import Path
 
+import pytest
+
 from deskcheck.uniformity import Verdict, audit
 
 SOURCE = """
@@ -69,3 +71,17 @@ def test_a_failing_declaration_fails_the_audit(tmp_path: Path) -> None:
     assert report.exit_code(strict=False) == 1, (
         "an audit with a stale role declaration held (exit 0, expected 1): a failing "
         "declaration must fail the audit")
+
+
+@pytest.mark.parametrize("verdict, plain, strict", [
+    ("UNIFORM", 0, 0), ("SANCTIONED", 0, 0), ("SYMMETRIC", 0, 0), ("TRIVIAL", 0, 0),
+    ("ROLE", 0, 0), ("RANK-LOCAL", 1, 1), ("UNKNOWN", 0, 1)])
+def test_each_verdict_exits_as_the_table_says(verdict, plain, strict) -> None:
+    from deskcheck.uniformity.model import AuditReport, Decision
+
+    report = AuditReport("m:S", ["step"], decisions=[
+        Decision("S.step", "s.py", 3, "self.x", "if", verdict=Verdict(verdict))])
+    got = (report.exit_code(strict=False), report.exit_code(strict=True))
+    assert got == (plain, strict), (
+        f"docs/uniformity.md's verdict table: an audit whose one decision is {verdict} exits "
+        f"{plain} (and {strict} with --strict); it exits {got[0]} (and {got[1]})")

@@ -1,0 +1,106 @@
+"""The can-fail arm (docs/uniformity.md "Proving the audit can fail"): the rank-local read is
+planted in memory only, each plantable decision's arm is LIVE when the re-audit reports it,
+a decision with no condition to plant into (an ``except`` handler) is SKIPPED, and only a
+VACUOUS arm fails the audit."""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+from deskcheck.uniformity import audit, run_can_fail
+
+SOURCE = """
+import torch.distributed as dist
+
+class Scheduler:
+    def event_loop(self):
+        while True:
+            self.step()
+
+    def step(self):
+        try:
+            self.poll()
+        except Exception:
+            dist.barrier(group=self.tp_group)
+        if self.waiting:
+            dist.all_reduce(self.t, group=self.tp_group)
+
+    def poll(self):
+        pass
+"""
+
+
+def _package(root: Path) -> Path:
+    (root / "mini").mkdir()
+    (root / "mini" / "__init__.py").write_text("")
+    (root / "mini" / "sched.py").write_text(textwrap.dedent(SOURCE))
+    return root
+
+
+def _arms(root: Path):
+    report = audit("mini.sched:Scheduler", root=root)
+    run_can_fail(report, "mini.sched:Scheduler", root=root)
+    return report, {d.condition: d.can_fail for d in report.decisions}
+
+
+def test_the_planted_read_stays_in_memory(tmp_path: Path) -> None:
+    root = _package(tmp_path)
+    path = root / "mini" / "sched.py"
+    before = path.read_bytes()
+    _report, arms = _arms(root)
+    assert arms.get("self.waiting") == "LIVE", f"the plantable decision's arm: {arms}"
+    after = path.read_bytes()
+    assert after == before, (
+        "--can-fail plants its rank-local read in memory only (docs/uniformity.md), yet the "
+        f"audited file changed on disk; it now reads:\n{after.decode()}")
+    assert sorted(p.name for p in (root / "mini").iterdir()) == ["__init__.py", "sched.py"], (
+        "--can-fail left a file beside the audited source: "
+        f"{sorted(p.name for p in (root / 'mini').iterdir())}")
+
+
+def test_an_except_decision_is_skipped_and_a_skipped_arm_holds(tmp_path: Path) -> None:
+    report, arms = _arms(_package(tmp_path))
+    arm = arms.get("except Exception", "")
+    assert arm.startswith("SKIPPED"), (
+        "an `except` handler has no condition to plant a read into: its can-fail arm must be "
+        f"SKIPPED, it was {arm!r} (arms: {arms})")
+    assert report.exit_code(strict=False) == 0, (
+        "only a VACUOUS can-fail arm fails the audit; with arms "
+        f"{arms} (none VACUOUS, the worst verdict UNKNOWN) the exit code was "
+        f"{report.exit_code(strict=False)}, expected 0")
+
+
+SYMMETRIC = """
+import torch.distributed as dist
+
+class Scheduler:
+    def event_loop(self):
+        while True:
+            self.step()
+
+    def step(self):
+        if self.waiting:
+            dist.barrier(group=self.tp_group)
+        else:
+            dist.barrier(group=self.tp_group)
+"""
+
+
+def test_a_vacuous_arm_is_named_in_the_terminal_and_the_markdown(tmp_path: Path, capsys) -> None:
+    from deskcheck.cli import main
+
+    (tmp_path / "mini").mkdir()
+    (tmp_path / "mini" / "__init__.py").write_text("")
+    (tmp_path / "mini" / "sched.py").write_text(textwrap.dedent(SYMMETRIC))
+    markdown = tmp_path / "audit.md"
+    code = main(["uniformity", "mini.sched:Scheduler", "--root", str(tmp_path), "--can-fail",
+                 "--no-cache", "--markdown", str(markdown)])
+    out = capsys.readouterr().out
+    assert code == 1, f"a VACUOUS can-fail arm must fail the audit (exit 1); it exited {code}"
+    for where, text in (("terminal", out), ("Markdown", markdown.read_text())):
+        named = [line for line in text.splitlines() if "VACUOUS" in line]
+        assert named and "`self.waiting`" in text, (
+            f"the audit falls short because the SYMMETRIC `if self.waiting` has a VACUOUS "
+            f"can-fail arm, yet the {where} report does not name that decision and its "
+            f"VACUOUS arm; it printed:\n{text}")

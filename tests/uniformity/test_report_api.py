@@ -1,0 +1,94 @@
+"""The report's stable API (docs/uniformity.md): ``Decision.key`` is
+``function|kind|condition`` (no line: stable across line moves), ``report.find`` selects one
+function's decisions (optionally at one line), and the JSON's ``unexercised`` names each
+decision with a rank-local or sanctioned input and no covering arm as ``function:line``."""
+
+from __future__ import annotations
+
+from deskcheck.uniformity import audit
+
+SRC = {"api.py": """
+    class S:
+        def step(self):
+            self.budget = self._all_reduce_min([1])[0]
+            if self.budget > 0:
+                dist.barrier(group=self.tp_group)
+            if self.pool.available_size() > 0:
+                dist.barrier(group=self.tp_group)
+            self.other()
+        def other(self):
+            if self.tp_rank == 0:
+                dist.barrier(group=self.tp_group)
+        def _all_reduce_min(self, vals):
+            return vals
+"""}
+
+CFG = """
+[tool.deskcheck.uniformity]
+roots = ["step"]
+collectives = ["self._all_reduce_min"]
+"""
+
+
+def _report(make_pkg):
+    return audit("pkg.api:S", root=make_pkg(SRC, CFG))
+
+
+def test_a_decisions_key_is_function_kind_condition(make_pkg):
+    keys = sorted(d.key for d in _report(make_pkg).decisions)
+    assert keys == ["S.other|if|self.tp_rank == 0", "S.step|if|self.budget > 0",
+                    "S.step|if|self.pool.available_size() > 0"], (
+        f"Decision.key must read function|kind|condition (no line number); the keys are {keys}")
+
+
+def test_find_selects_one_functions_decisions_and_optionally_one_line(make_pkg):
+    report = _report(make_pkg)
+    step = report.find("S.step")
+    assert sorted(d.condition for d in step) == ["self.budget > 0",
+                                                 "self.pool.available_size() > 0"], (
+        f"report.find('S.step') must give step's two decisions only; it gave {step}")
+    line = step[0].line
+    at = report.find("step", line)
+    assert [d.line for d in at] == [line], (
+        f"report.find('step', {line}) must give the one decision at line {line} (a bare method "
+        f"name matches its class.method); it gave {[(d.function, d.line) for d in at]}")
+    assert report.find("S.step", line + 100) == [], (
+        "report.find at a line with no decision must give nothing")
+
+
+def test_the_json_unexercised_names_function_and_line_of_each_rank_local_decision(make_pkg):
+    report = _report(make_pkg)
+    lines = {d.condition: f"{d.function}:{d.line}" for d in report.decisions}
+    got = sorted(report.to_json()["unexercised"])
+    want = sorted([lines["self.pool.available_size() > 0"], lines["self.tp_rank == 0"]])
+    assert got == want, (
+        "the JSON's unexercised lists the decisions with a RANK-LOCAL or SANCTIONED input and "
+        f"no covering arm as function:line ({want}); the agreed `self.budget > 0` needs no "
+        f"arm. It lists {got}")
+
+
+def test_the_verdict_and_input_class_words_are_the_documented_ones():
+    from deskcheck.uniformity import InputClass, Verdict
+
+    verdicts = [v.value for v in Verdict]
+    assert verdicts == ["UNIFORM", "SANCTIONED", "SYMMETRIC", "TRIVIAL", "ROLE", "RANK-LOCAL",
+                        "UNKNOWN"], f"docs/uniformity.md:47 lists the verdicts; they are {verdicts}"
+    classes = [c.value for c in InputClass]
+    assert classes == ["AGREED", "CONFIG", "SANCTIONED", "TRIVIAL", "RANK-LOCAL", "UNKNOWN"], (
+        f"docs/uniformity.md:46 lists the input classes; they are {classes}")
+
+
+def test_the_json_carries_every_documented_field(make_pkg):
+    data = _report(make_pkg).to_json()
+    missing = {"decisions", "sites", "declarations", "unexercised", "counts"} - set(data)
+    decision = next(d for d in data["decisions"] if d["inputs"] and d["collectives"])
+    missing |= {f"decision.{k}" for k in ("function", "file", "line", "condition", "kind",
+                                          "verdict", "why", "collectives", "inputs",
+                                          "covered_by", "can_fail") if k not in decision}
+    missing |= {f"site.{k}" for k in ("function", "file", "line", "call", "kind", "group", "dim")
+                if k not in decision["collectives"][0]}
+    missing |= {f"input.{k}" for k in ("name", "class", "witness", "reason")
+                if k not in decision["inputs"][0]}
+    assert not missing, (
+        "the JSON report (`--json`: stable keys) lacks the fields docs/uniformity.md:25-40 "
+        f"documents: {sorted(missing)}")
