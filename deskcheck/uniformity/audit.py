@@ -85,7 +85,7 @@ def _audit(target: str, root_path: Path, roots_methods: list[str] | None,
     report = AuditReport(target, [f.qualname for f in roots], decisions, _unique(reach.sites),
                          functions=len({c.fn.key for c in reach.ctxs.values()}),
                          notes=list(dict.fromkeys(model.notes + resolver.notes + reach.notes)))
-    report.declarations = check_declarations(config, report, reach, tracer, model)
+    report.declarations = check_declarations(config, report, reach, tracer, model, inline)
     files = {c.fn.file for c in reach.ctxs.values()} | {k.file for k in model.sources}
     for m in resolver.models():
         files.update(k.file for k in m.sources)

@@ -17,9 +17,12 @@ from deskcheck.uniformity.trace import Tracer
 
 
 def check_declarations(config: UniformityConfig, report: AuditReport, reach: Reach,
-                       tracer: Tracer, model) -> list[DeclarationFinding]:
+                       tracer: Tracer, model,
+                       inline: dict[str, tuple[str, str]] | None = None,
+                       ) -> list[DeclarationFinding]:
     out: list[DeclarationFinding] = []
     writes = field_writes(model)
+    out += _check_inline_agreed(inline or {}, writes, tracer, model)
     for agreed in config.agreed:
         name = agreed.field.removeprefix("self.")
         found = writes.get(name, [])
@@ -57,6 +60,31 @@ def check_declarations(config: UniformityConfig, report: AuditReport, reach: Rea
     return out
 
 
+def _check_inline_agreed(inline: dict[str, tuple[str, str]], writes, tracer: Tracer,
+                         model) -> list[DeclarationFinding]:
+    """``# deskcheck: agreed <why>`` names no collective: the field written on its line must
+    come from some collective (unproven otherwise); a line writing no field is stale."""
+    out: list[DeclarationFinding] = []
+    by_line = {}
+    for found in writes.values():
+        for write in found:
+            by_line.setdefault(f"{write.file}:{write.line}", []).append(write)
+    for key, (kind, _why) in sorted(inline.items()):
+        if kind != "agreed":
+            continue
+        on_line = by_line.get(key, [])
+        if not on_line:
+            out.append(DeclarationFinding("agreed", key, "stale", key,
+                                          "the comment's line writes no self field"))
+            continue
+        field = f"self.{on_line[0].name}"
+        if not _made_by(tracer, model, on_line, "*", field, key):
+            out.append(DeclarationFinding(
+                "agreed", field, "unproven", key,
+                f"the write at {key} comes from no collective"))
+    return out
+
+
 def _code_calls_and_tests(model, reach: Reach) -> tuple[set[str], set[str]]:
     """Every call (as written, without arguments) and every if/while test in the class's MRO
     and in the functions the audit entered."""
@@ -77,9 +105,10 @@ def _code_calls_and_tests(model, reach: Reach) -> tuple[set[str], set[str]]:
     return calls, tests
 
 
-def _made_by(tracer: Tracer, model, writes, collective: str, field: str) -> bool:
+def _made_by(tracer: Tracer, model, writes, collective: str, field: str,
+             *declared_at: str) -> bool:
     saved = dict(tracer.sanctioned)
-    for key in (field, field.removeprefix("self.")):
+    for key in (field, field.removeprefix("self."), *declared_at):
         tracer.sanctioned.pop(key, None)
     tracer.forget()
     try:

@@ -21,7 +21,7 @@ SRC = {"s.py": """
             return vals
         def add(self, req):
             self.queue.append(req)
-            self.t = time.monotonic()  # deskcheck: agreed the clock is synced by NTP (a claim)
+            self.t = self._all_reduce_min([time.monotonic()])[0]  # deskcheck: agreed MIN clock
 """}
 
 BASE = """
@@ -210,3 +210,38 @@ arm = "tests/test_queue_congruence.py"
     assert present == set(), (
         "a replica whose arm names an existing test file (no ::test) is enforced by that file; "
         f"the audit reported {sorted(present)}")
+
+
+INLINE_PROOF = {"s.py": """
+    class S:
+        def step(self):
+            reduced = self._all_reduce_min([self.pool.available_size()])
+            self.budget = reduced[0]  # deskcheck: agreed MIN over tp
+            self.guess = self.pool.available_size()  # deskcheck: agreed (a claim, no collective)
+            if self.budget > 0:
+                dist.barrier(group=self.tp_cpu_group)
+            if self.guess > 0:
+                dist.barrier(group=self.tp_cpu_group)
+            x = 1  # deskcheck: agreed on a line that writes no field
+        def _all_reduce_min(self, vals):
+            return vals
+"""}
+
+
+def test_an_inline_agreed_is_checked_like_a_table_one(make_pkg):
+    """docs/uniformity.md: "Every declaration is checked" covers the inline form too: the
+    field written on the comment's line must come from a collective (unproven otherwise), and
+    a comment on a line that writes no field matches nothing (stale)."""
+    report = audit("pkg.s:S", root=make_pkg(INLINE_PROOF, BASE))
+    found = {(f.subject, f.status) for f in report.declarations if f.kind == "agreed"}
+    assert ("self.guess", "unproven") in found, (
+        "`self.guess = self.pool.available_size()  # deskcheck: agreed ...` is written from a "
+        "per-rank pool size, not from a collective: the inline declaration must be reported "
+        f"unproven (and fail the audit); the audit reported {sorted(found) or 'nothing'}")
+    assert not any(subject == "self.budget" for subject, _s in found), (
+        "`self.budget = reduced[0]` comes from the _all_reduce_min collective: its inline "
+        f"agreed declaration holds, yet the audit reported {sorted(found)}")
+    assert any(status == "stale" and "s.py:" in subject for subject, status in found), (
+        "an inline agreed on a line that writes no self field matches nothing: it must be "
+        f"reported stale, naming file:line; the audit reported {sorted(found) or 'nothing'}")
+    assert report.exit_code() == 1, "an unproven or stale inline declaration must fail the audit"
