@@ -58,7 +58,9 @@ class Guard:
 @dataclass(frozen=True, eq=False)
 class Def:
     """One definition of a local. ``kind``: param, assign, augassign, for, with, except,
-    import, def, walrus, match. ``value``: the expression assigned (for ``for``: the iterable;
+    import, def, walrus, match, or ``fill`` (``x[k] = v``, ``x.append(v)`` and friends: what
+    is put into a local container; it adds to the earlier definitions, never replaces them).
+    ``value``: the expression assigned (for ``for``: the iterable;
     for a tuple target, ``index`` says which element). ``guards``: what decides that it runs."""
 
     name: str
@@ -83,6 +85,10 @@ class FlowFacts:
 
 
 State = dict[str, dict[Def, frozenset[Guard]]] | None
+
+
+_FILLING = frozenset({"append", "extend", "insert", "add", "update", "setdefault",
+                      "appendleft", "extendleft", "push"})
 
 
 def flow_facts(node: FunctionNode | ast.Lambda) -> FlowFacts:
@@ -211,6 +217,24 @@ class _Walker:
                 self._define(state, name, kind, line, value, index)
         else:  # attribute / subscript target: its parts are loads
             self._expr(target, state)
+            if isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name) \
+                    and value is not None:
+                key = target.slice
+                self._fill(state, target.value.id, line, value if kind == "assign" else None,
+                           key)
+
+    def _fill(self, state: State, name: str, line: int, value: ast.expr | None,
+              key: ast.expr | None = None) -> None:
+        """Something put into the local container ``name``: a definition beside the others."""
+        if state is None or name not in state:
+            return
+        parts = [p for p in (key, value) if p is not None]
+        if not parts:
+            return
+        shown = parts[0] if len(parts) == 1 else ast.Tuple(parts, ast.Load(), lineno=line,
+                                                            col_offset=0)
+        d = self._make_def(name, "fill", line, shown, None, self._current())
+        state[name] = {**state[name], d: frozenset()}
 
     # -- expressions -------------------------------------------------------------------
     def _expr(self, expr: ast.AST | None, state: State, extra: tuple[Guard, ...] = ()) -> None:
@@ -375,7 +399,19 @@ class _Walker:
             return state
         for child in ast.iter_child_nodes(stmt):
             self._expr(child, state)
+        if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call):
+            self._fill_call(stmt.value, state)
         return state
+
+    def _fill_call(self, call: ast.Call, state: State) -> None:
+        """``xs.append(v)``, ``d.update(m)``, ``s.add(v)``... on a local: what it puts in."""
+        func = call.func
+        if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) \
+                and func.attr in _FILLING and (call.args or call.keywords):
+            parts = list(call.args) + [k.value for k in call.keywords]
+            value = parts[0] if len(parts) == 1 else ast.Tuple(parts, ast.Load(),
+                                                               lineno=call.lineno, col_offset=0)
+            self._fill(state, func.value.id, call.lineno, value)
 
     def _arm(self, guard: Guard, body: list[ast.stmt], state: State) -> State:
         self.guards.append(guard)

@@ -285,6 +285,11 @@ class Tracer(FieldReads, CycleSolver, CallSummaries):
                 return [x for a in counted for x in self.trace(
                     a, ctx, "length" if a is counted[0] else "value", depth + 1)]
             return list(self.trace(d.value, ctx, "value", depth + 1))
+        if d.kind == "fill":  # content: what was put in; membership/length: when and how often
+            if mode == "length":
+                return [x for g in d.guards if g.kind == "for" and g.test is not None
+                        for x in self.trace(g.test, ctx, "length", depth + 1)]
+            return list(self.trace(d.value, ctx, mode, depth + 1))
         if d.kind == "except":
             return [Leaf(d.name, "unknown", "exception object: which exception a rank sees is "
                          "not modelled", witness=(f"{ctx.fn.file}:{d.line} except",))]
