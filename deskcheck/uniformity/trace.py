@@ -78,6 +78,8 @@ class Tracer(FieldReads, CycleSolver, CallSummaries):
         is memoised only once it is complete, whatever order the walk took."""
         if expr is None:
             return ()
+        if mode == "element" and not isinstance(expr, ast.Name):
+            mode = "value"  # an element's existence is followed through locals only
         key = (id(expr), ctx.key, mode)
         found = self._memo.get(key)
         if found is not None:
@@ -162,7 +164,10 @@ class Tracer(FieldReads, CycleSolver, CallSummaries):
             if mode == "length" and isinstance(e.slice, ast.Slice):
                 return (list(self.trace(e.value, ctx, "length", depth))
                         + list(self.trace(e.slice, ctx, "value", depth)))
-            return (list(self.trace(e.value, ctx, "value", depth))
+            # `xs[i] is None`: whether the element is there; what was put in decides that
+            # by its own existence, not by its content
+            base = "element" if mode == "length" and isinstance(e.value, ast.Name) else "value"
+            return (list(self.trace(e.value, ctx, base, depth))
                     + list(self.trace(e.slice, ctx, "value", depth)))
         if isinstance(e, ast.List | ast.Tuple | ast.Set):
             if mode == "length":
@@ -272,6 +277,11 @@ class Tracer(FieldReads, CycleSolver, CallSummaries):
         return dims[0] if len(dims) == 1 else "|".join(dims)
 
     def _def(self, d: Any, ctx: Ctx, mode: str, depth: int) -> list[Leaf]:
+        if mode == "element":  # an element's existence (never passed on beyond a definition)
+            if d.kind == "fill":
+                return list(self.trace(d.value, ctx, "length", depth + 1))
+            if d.kind != "param":  # a parameter: the caller's container, element-wise
+                mode = "value"
         if d.kind == "param":
             return self._param(d.name, ctx, mode, depth)
         if d.kind in ("assign", "walrus", "augassign", "with", "match"):
@@ -280,6 +290,9 @@ class Tracer(FieldReads, CycleSolver, CallSummaries):
                 value = value.elts[d.index]
             return list(self.trace(value, ctx, mode, depth + 1))
         if d.kind == "for":
+            zipped = _zipped(d, ctx)
+            if zipped is not None:  # `for a, b in zip(xs, ys)`: b is an element of ys
+                return list(self.trace(zipped, ctx, "value", depth + 1))
             counted = _enumerated(d, ctx)
             if counted is not None:  # `for i, x in enumerate(seq)`: i counts seq's entries
                 return [x for a in counted for x in self.trace(
@@ -504,6 +517,23 @@ def _enumerated(d: Any, ctx: Ctx) -> list[ast.expr] | None:
             and isinstance(target.elts[0], ast.Name) and target.elts[0].id == d.name):
         return None
     return [call.args[0], *call.args[1:2], *(k.value for k in call.keywords)]
+
+
+def _zipped(d: Any, ctx: Ctx) -> ast.expr | None:
+    """For ``b`` of ``for a, b in zip(xs, ys)`` (a loop or a comprehension): ``ys``, the
+    sequence its values come from; else None."""
+    call, loop = d.value, d.guards[-1].node if d.guards else None
+    target = getattr(loop, "target", None)
+    if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Name)
+            and call.func.id == "zip" and not ctx.flow.reaching.get(id(call.func))
+            and all(k.arg == "strict" for k in call.keywords)
+            and not any(isinstance(a, ast.Starred) for a in call.args)
+            and isinstance(target, ast.Tuple) and len(target.elts) == len(call.args)
+            and d.index is not None and d.index < len(call.args)
+            and isinstance(target.elts[d.index], ast.Name)
+            and target.elts[d.index].id == d.name):
+        return None
+    return call.args[d.index]
 
 
 def _outer(mode: str, attr: str) -> str:

@@ -70,3 +70,81 @@ def test_an_agreed_value_written_into_a_local_container_stays_agreed(make_pkg):
         verdicts.get("sizes['free'] > 0") is Verdict.UNIFORM, (
         "a value agreed by an all_reduce and written into a local dict is still agreed: the "
         f"decision on it must be UNIFORM, not a false alarm; the audit said {verdicts}")
+
+
+def test_an_elements_existence_comes_from_whether_it_was_put_not_from_its_content(make_pkg):
+    """`slots[i] is not None` tests the element's existence (docs/uniformity.md: `x is None`
+    tests existence): a slot always filled, even with a per-rank value, exists on every rank;
+    a slot filled only under a per-rank condition does not."""
+    src = """
+        class S:
+            def step(self):
+                slots = [None, None]
+                slots[0] = self.pool.available_size()
+                if slots[0] is not None:
+                    dist.barrier(group=self.tp_cpu_group)
+                maybe = [None, None]
+                if self.pool.available_size() > 3:
+                    maybe[0] = 1
+                if maybe[0] is not None:
+                    dist.barrier(group=self.tp_cpu_group)
+    """
+    report = audit("pkg.s:S", root=make_pkg({"s.py": src}, ROOTS))
+    verdicts = {d.condition: (d.verdict, d.why) for d in report.decisions}
+    always = verdicts.get("slots[0] is not None")
+    assert always and always[0] is Verdict.UNIFORM, (
+        "a slot filled on every path exists on every rank whatever its content: "
+        f"`slots[0] is not None` must be UNIFORM, not a false alarm; the audit said {always}")
+    sometimes = verdicts.get("maybe[0] is not None")
+    assert sometimes and sometimes[0] is Verdict.RANK_LOCAL, (
+        "a slot filled only when the per-rank pool size is > 3 exists on some ranks only: "
+        f"`maybe[0] is not None` must be RANK-LOCAL; the audit said {sometimes}")
+
+
+def test_an_elements_existence_is_followed_into_a_callee_that_takes_the_container(make_pkg):
+    src = """
+        class S:
+            def step(self):
+                slots = [None, None]
+                slots[0] = self.pool.available_size()
+                self._send(slots)
+            def _send(self, slots):
+                if slots[0] is not None:
+                    dist.barrier(group=self.tp_cpu_group)
+    """
+    report = audit("pkg.s:S", root=make_pkg({"s.py": src}, ROOTS))
+    verdicts = {d.condition: (d.verdict, d.why) for d in report.decisions}
+    got = verdicts.get("slots[0] is not None")
+    assert got and got[0] is Verdict.UNIFORM, (
+        "a container passed to a helper keeps its elements' existence: a slot filled on every "
+        "path exists on every rank, so `slots[0] is not None` in the callee must be UNIFORM; "
+        f"the audit said {got}")
+
+
+def test_a_zipped_loop_variable_comes_from_its_own_sequence_only(make_pkg):
+    """`for entry, ok in zip(entries, agreed)`: `ok` is an element of `agreed` alone (the
+    pattern of SGLang's deferred KV releases: per-rank flags reduced by MIN, then zipped with
+    the entries); the entries' per-rank content must not leak into it."""
+    src = """
+        class S:
+            def step(self):
+                flags = []
+                for entry in range(4):
+                    flags.append(time.monotonic() > entry)
+                t = torch.tensor(flags)
+                dist.all_reduce(t, op=dist.ReduceOp.MIN, group=self.tp_cpu_group)
+                stamps = [time.monotonic() for _entry in range(4)]
+                kept = []
+                for entry, ok in zip(stamps, t.tolist()):
+                    if not ok:
+                        kept.append(entry)
+                if kept:
+                    dist.barrier(group=self.tp_cpu_group)
+    """
+    report = audit("pkg.s:S", root=make_pkg({"s.py": src}, ROOTS))
+    verdicts = {d.condition: (d.verdict, d.why) for d in report.decisions}
+    got = verdicts.get("kept")
+    assert got and got[0] is Verdict.UNIFORM, (
+        "`kept` holds the entries whose agreed flag is false: its length comes from the "
+        "all_reduce'd flags, not from the per-rank clock stamps zipped beside them; `if kept:` "
+        f"must be UNIFORM; the audit said {got}")
