@@ -26,13 +26,12 @@ import enum
 import functools
 import io
 import marshal
-import operator
 import os
 import sys
 import threading
 import types
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -58,7 +57,6 @@ def recording_every_task() -> bool:
 
 
 _get_ident = threading.get_ident
-_FIRST = operator.itemgetter(0)  # a row's site (a return row's: its depth, complemented)
 # Kept as they are, shown when read; the rest is kept shown (its text, as bytes: a str is a
 # value the code read): a record holds no container, so the collector lets it be.
 _RAW = frozenset((bool, int, float, type(None), str))
@@ -143,6 +141,7 @@ class DecisionRecorder(_PassThrough):
         self._buffer: list[tuple[Any, ...]] = []
         self._new_agreed: set[str] = set()  # agreed since the last line written
         self._file: _Written | None = None  # what the file held before this recording
+        self._binary = not isinstance(out, io.TextIOBase)  # a line is written as bytes
         self.rewritten: list[str] = []  # what this recording had to instrument first
 
     # -- the hooks (see _instrument) --------------------------------------------------------
@@ -150,8 +149,8 @@ class DecisionRecorder(_PassThrough):
     # reader, only when a split is asked for) and shows a user object by its type now (a list
     # is copied: it may change before the flush); a row is one tuple, ``(site, way, inputs)``
     # for a decision, ``(site, args)`` for a call's entry and ``(~depth, value)`` for its
-    # return; the record's number, its epoch, the call path and the agreed inputs are the
-    # reader's.
+    # return (with no args or a None value: the int alone); the record's number, its epoch,
+    # the call path and the agreed inputs are the reader's.
     def o(self) -> dict[str, Any]:
         values: dict[str, Any] = {}
         self._open.append(values)
@@ -224,11 +223,14 @@ class DecisionRecorder(_PassThrough):
     def e(self, site: int, args: tuple[Any, ...]) -> int:
         if _get_ident() != self.thread:
             return -1
-        for arg in args:
-            if type(arg) not in _RAW:
-                args = tuple(map(_keep, args))
-                break
-        self._buffer.append((site, args))
+        if args:
+            for arg in args:
+                if type(arg) not in _RAW:
+                    args = tuple(map(_keep, args))
+                    break
+            self._buffer.append((site, args))
+        else:
+            self._buffer.append(site)
         depth = self._depth
         self._depth = depth + 1
         return depth
@@ -237,7 +239,8 @@ class DecisionRecorder(_PassThrough):
         if 0 <= depth < self._depth:  # a call entered in this recording, on this thread
             self._depth = depth
             buffer = self._buffer
-            buffer.append((~depth, value if type(value) in _RAW else _keep(value)))
+            buffer.append(~depth if value is None else (
+                ~depth, value if type(value) in _RAW else _keep(value)))
             if len(buffer) >= _FLUSH_EVERY:
                 self.flush()
         return value
@@ -269,21 +272,21 @@ class DecisionRecorder(_PassThrough):
         if written is None:  # a new recording: the reader's numbers, agreed, calls start anew
             written = self._file = _written(self.out)
             new = 1
-        fresh = set(map(_FIRST, rows)) - written.sites  # a return row's is negative
-        if fresh:
-            written.sites |= fresh
+        known = len(SITES)  # the file's table: every site of this process up to now
+        table = _site_table(written.sites, known) if written.sites < known else b""
+        written.sites = known
         agreed = sorted(self._new_agreed)
         self._new_agreed.clear()
         try:  # marshal: a tenth of json's time; the line stays a JSON line a cut drops
             packed = marshal.dumps((self.epoch, rows, agreed, new))
-            line = '{"r":"' + base64.b64encode(packed).decode("ascii") + '","s":"' \
-                + _site_table(frozenset(s for s in fresh if s >= 0)) + '"}\n'
         except ValueError:  # a value of a type marshal refuses (none a hook keeps): its repr
             packed = marshal.dumps((self.epoch, _marshalable(rows), agreed, new))
-            line = '{"r":"' + base64.b64encode(packed).decode("ascii") + '","s":"' \
-                + _site_table(frozenset(s for s in fresh if s >= 0)) + '"}\n'
-        self.out.write(line)
-        self.out.flush()
+        line = b'{"r":"' + base64.b64encode(packed) + b'","s":"' + table + b'"}\n'
+        if self._binary:
+            self.out.write(line)  # type: ignore[arg-type]
+        else:
+            self.out.write(line.decode("ascii"))
+            self.out.flush()
 
     # -- collectives ------------------------------------------------------------------------
     def collective(self, collective: Callable[..., Any], args: tuple[Any, ...],
@@ -371,8 +374,8 @@ def _remembering(collective: Callable[..., Any]) -> Callable[..., Any]:
 
 _AS_TYPE: dict[type, bytes] = {}  # the types of user objects -> how they are kept
 _SIZED = {set: "set", frozenset: "frozenset", dict: "dict"}
-# The exact types a flat list or tuple may hold to be kept as it is (show() shows those by
-# their repr or a hash of numbers, the same in any process; marshal writes them).
+# The exact types the first item of a list or tuple kept as it is may have (show() shows a
+# flat one by its repr or a hash of numbers, the same in any process; marshal writes them).
 _FLAT = frozenset((bool, int, float, str, bytes, type(None)))
 _FLAT_MAX = 256  # longer ones show() shows by their type and length: shown now
 _MEMBERS: dict[int, tuple[Any, bytes]] = {}  # an enum member's id -> (the member, its text)
@@ -380,14 +383,17 @@ _MEMBERS: dict[int, tuple[Any, bytes]] = {}  # an enum member's id -> (the membe
 
 def _kept(value: Any) -> Any:
     """A value that is no number, bool, None or str, as a record keeps it: shown now (its
-    text as bytes: the reader takes it as it is), or a flat list or tuple of scalars kept as
-    it is (a list copied now), which the reader shows as :func:`show` would; a user object's
-    type is remembered, its next value is kept without a call, an enum member's text too."""
+    text as bytes: the reader takes it as it is), or a list or tuple that starts with a
+    scalar kept as it is (a list copied now), which the reader shows as :func:`show` would
+    (what show() says of it depends on its length and on its items' types and scalars, which
+    the copy keeps; marshal takes exact scalar types only, and a batch it refuses is mended
+    by :func:`_marshalable`); a user object's type is remembered, its next value is kept
+    without a call, an enum member's text too."""
     kind = type(value)
     if kind in _SIZED:  # show()'s answer for a plain set or dict: its type and size
         return f"<{_SIZED[kind]} len={len(value)}>".encode()
     if kind is list or kind is tuple:  # marshal writes it, the reader shows it
-        if len(value) <= _FLAT_MAX and set(map(type, value)) <= _FLAT:
+        if len(value) <= _FLAT_MAX and (not value or type(value[0]) in _FLAT):
             return value[:] if kind is list else value
     else:
         member = _MEMBERS.get(id(value))
@@ -431,15 +437,17 @@ def _shown_inputs(site: int, values: tuple[Any, ...]) -> tuple[Any, ...]:
     dotted = _DOTTED.get(site)
     if dotted is None:
         dotted = _DOTTED[site] = tuple("." in name for name in SITES[site].names)
-    return tuple([value if type(value) in _RAW else _input(value, dot)
-                  for value, dot in zip(values, dotted, strict=True)])
+    return tuple(map(_input, values, dotted))
 
 
 def _input(value: Any, dotted: bool) -> Any:
-    """One read that is no number, bool, None or str, as :func:`_shown_inputs` keeps it."""
+    """One read, as :func:`_shown_inputs` keeps it."""
     if value is MISSING:
         return NO_INPUT
-    kept = _AS_TYPE.get(type(value))
+    kind = type(value)
+    if kind in _RAW:
+        return value
+    kept = _AS_TYPE.get(kind)
     if kept is not None:
         return kept
     if not dotted and isinstance(value, NOT_AN_INPUT):
@@ -447,33 +455,47 @@ def _input(value: Any, dotted: bool) -> Any:
     return _kept(value)
 
 
-def _marshalable(value: Any) -> Any:
-    """``value`` with what marshal refuses replaced by its type's name, shown (bytes)."""
-    kind = type(value)
-    if kind is tuple or kind is list:
-        return kind(map(_marshalable, value))
-    if kind is dict:
-        return {k: _marshalable(v) for k, v in value.items()}
+def _marshalable(rows: list[Any]) -> list[Any]:
+    """``rows`` with each kept value marshal refuses (a list that started with a scalar and
+    holds an object further on) shown, as bytes (see :func:`_kept`)."""
+    mended: list[Any] = []
+    for row in rows:
+        if type(row) is int:
+            mended.append(row)
+        elif len(row) == 3:  # a decision: its way and its inputs
+            site, took, inputs = row
+            inputs = {k: _written_value(v) for k, v in inputs.items()} \
+                if type(inputs) is dict else tuple(map(_written_value, inputs))
+            mended.append((site, _written_value(took), inputs))
+        elif row[0] >= 0:  # a call's entry: its args
+            mended.append((row[0], tuple(map(_written_value, row[1]))))
+        else:  # a call's return: its value
+            mended.append((row[0], _written_value(row[1])))
+    return mended
+
+
+def _written_value(value: Any) -> Any:
+    """``value`` if marshal writes it, else shown (bytes)."""
     try:
         marshal.dumps(value)
     except ValueError:
-        return f"<{kind.__name__}>".encode()
+        return show(value).encode()
     return value
 
 
 _SITE_ROWS: dict[int, tuple[Any, ...]] = {}
-_SITE_TABLES: dict[frozenset[int], str] = {}  # sites -> their table, packed (base64)
+_SITE_TABLES: dict[tuple[int, int], bytes] = {}  # a range of sites -> its table, packed
 
 
-def _site_table(sites: frozenset[int]) -> str:
-    """The table of ``sites`` as a flush writes it (marshal, base64), built once a set: a
-    recording of the same code writes the same set into each new rank file."""
-    table = _SITE_TABLES.get(sites)
+def _site_table(start: int, end: int) -> bytes:
+    """The table of the sites ``start`` to ``end`` as a flush writes it (marshal, base64),
+    built once a range: a rank writes the same range into each new rank file."""
+    table = _SITE_TABLES.get((start, end))
     if table is None:
         if len(_SITE_TABLES) >= 256:
             _SITE_TABLES.clear()
-        table = _SITE_TABLES[sites] = base64.b64encode(marshal.dumps(
-            {site: _site_row(site) for site in sites})).decode("ascii")
+        table = _SITE_TABLES[start, end] = base64.b64encode(marshal.dumps(
+            {site: _site_row(site) for site in range(start, end)}))
     return table
 
 
@@ -512,10 +534,11 @@ def _ended_on(local: dict[str, Any], reads: Sequence[str]) -> dict[str, Any]:
 
 @dataclass
 class _Written:
-    """What a rank file already holds: the sites later batches refer to."""
+    """What a rank file already holds: the table of the sites up to ``sites`` (a process
+    numbers its sites in order), which later batches refer to."""
 
     size: int = 0
-    sites: set[int] = field(default_factory=set)
+    sites: int = 0
 
 
 _WRITTEN: dict[tuple[int, int], _Written] = {}
@@ -591,7 +614,7 @@ def record_decisions(folder: str | Path, rank: int,
         chosen = lambda name: any(f in name for f in fragments)  # noqa: E731
         key = fragments
     namespace = _callers_namespace()
-    with open(rank_file(folder, rank), "a", encoding="utf-8") as out:
+    with open(os.path.join(folder, f"rank{rank}.jsonl"), "ab", buffering=0) as out:
         named = [f for f in functions if isinstance(f, types.FunctionType)]
         with DecisionRecorder(out, chosen, key).active([namespace], named) as recorder:
             yield recorder

@@ -6,9 +6,10 @@ the same interpreter reads it back): the collectives the group had run (the rows
 rows, the values the group agreed on since the last line, and ``new`` (a new recording: its
 numbers, agreed values and calls start anew); the sites the file did not hold yet (file,
 line, kind, condition, function, the names its inputs pair with) are packed apart (key ``s``:
-a rank packs the table of one set of sites once). A row is ``(site, way, inputs)`` for a
+each site of the rank's process up to the flush). A row is ``(site, way, inputs)`` for a
 decision, ``(site, args)`` for a call's entry and ``(~depth, value)`` for its return (the
-call's record: its path is the calls open at its entry, its own last). A number, bool, None
+call's record: its path is the calls open at its entry, its own last); an entry with no args
+is its site alone, a return of None its ``~depth`` alone. A number, bool, None
 or str is kept as the rank read it and shown here, as
 :func:`deskcheck.suites._values.show` shows it; anything else is the text the rank showed
 (bytes). Inputs are a tuple in the order of the site's names (a read that was no input:
@@ -186,6 +187,8 @@ class _Calls:
              agreed: set[str], out: list[Decision]) -> None:
         """Append the decisions of ``rows`` (see the module docstring) to ``out``."""
         for row in rows:
+            if type(row) is int:  # a call's entry with no args, or a return of None
+                row = (row, ()) if row >= 0 else (row, None)
             if len(row) == 3:  # a decision
                 site, took, kept = row
                 out.append(self._decision(site, took, kept, self.path, epoch, sites, agreed))
