@@ -44,6 +44,9 @@ __all__ = ["RECORD_ENV", "DecisionRecorder", "is_project_file", "prepare_recordi
 
 RECORD_ENV = "DESKCHECK_RECORD"  # "off" turns the congruence arms' recording off
 _FLUSH_EVERY = 512
+# marshal's format 2: no table of the objects written (format 3 on keeps one, to write each
+# object once: a third of a batch's time); a value that holds itself is refused, and shown
+_MARSHAL = 2
 
 
 def recording_enabled() -> bool:
@@ -278,9 +281,9 @@ class DecisionRecorder(_PassThrough):
         agreed = sorted(self._new_agreed)
         self._new_agreed.clear()
         try:  # marshal: a tenth of json's time; the line stays a JSON line a cut drops
-            packed = marshal.dumps((self.epoch, rows, agreed, new))
+            packed = marshal.dumps((self.epoch, rows, agreed, new), _MARSHAL)
         except ValueError:  # a value of a type marshal refuses (none a hook keeps): its repr
-            packed = marshal.dumps((self.epoch, _marshalable(rows), agreed, new))
+            packed = marshal.dumps((self.epoch, _marshalable(rows), agreed, new), _MARSHAL)
         line = b'{"r":"' + base64.b64encode(packed) + b'","s":"' + table + b'"}\n'
         if self._binary:
             self.out.write(line)  # type: ignore[arg-type]
@@ -477,7 +480,7 @@ def _marshalable(rows: list[Any]) -> list[Any]:
 def _written_value(value: Any) -> Any:
     """``value`` if marshal writes it, else shown (bytes)."""
     try:
-        marshal.dumps(value)
+        marshal.dumps(value, _MARSHAL)
     except ValueError:
         return show(value).encode()
     return value
