@@ -61,7 +61,7 @@ def recording_every_task() -> bool:
 
 _get_ident = threading.get_ident
 # Kept as they are, shown when read; the rest is kept shown (its text, as bytes: a str is a
-# value the code read): a record holds no container, so the collector lets it be.
+# value the code read), or, for a list or tuple, as it is (see _kept).
 _RAW = frozenset((bool, int, float, type(None), str))
 # A read that is no input (skipped after an and/or, or a function, module or class read by a
 # plain name), in a decision's tuple of reads: marshal writes it, and the one value that
@@ -144,7 +144,8 @@ class DecisionRecorder(_PassThrough):
         self._buffer: list[tuple[Any, ...]] = []
         self._new_agreed: set[str] = set()  # agreed since the last line written
         self._file: _Written | None = None  # what the file held before this recording
-        self._binary = not isinstance(out, io.TextIOBase)  # a line is written as bytes
+        # a binary file (record_decisions opens one, unbuffered) is given each line as bytes
+        self._binary = isinstance(out, (io.RawIOBase, io.BufferedIOBase))
         self.rewritten: list[str] = []  # what this recording had to instrument first
 
     # -- the hooks (see _instrument) --------------------------------------------------------
@@ -282,7 +283,7 @@ class DecisionRecorder(_PassThrough):
         self._new_agreed.clear()
         try:  # marshal: a tenth of json's time; the line stays a JSON line a cut drops
             packed = marshal.dumps((self.epoch, rows, agreed, new), _MARSHAL)
-        except ValueError:  # a value of a type marshal refuses (none a hook keeps): its repr
+        except ValueError:  # a list kept as it is holds an object marshal refuses: mended
             packed = marshal.dumps((self.epoch, _marshalable(rows), agreed, new), _MARSHAL)
         line = b'{"r":"' + base64.b64encode(packed) + b'","s":"' + table + b'"}\n'
         if self._binary:
