@@ -46,6 +46,10 @@ HOOKS = ("o", "v", "b", "d", "stored", "s", "loop", "e", "r", "x")
 NOTES = (  # what the numbers above are not: the history and the analysis (issue 28)
     "- read the ranks' CPU first: on a loaded 2-core box the wall ratio of one run swings "
     "by 0.5x (a check is 10-30 ms, mostly waiting for a core), the CPU ratio by 0.2x",
+    "- three separate runs of this code, `--runs 5 --reps 30` each, one after the other "
+    "(2026-12-05 07:35 UTC, load 8.3-9.5, nothing niced): wall median 1.39x, 1.35x, 1.45x "
+    "(one run's median 1.19x-1.56x), ranks' CPU median 1.74x, 1.65x, 1.72x (1.62x-1.86x); "
+    "the table below is the third",
     "- round three (issue 28; bb5f2d0 against this code, `--runs 2-3 --reps 20`, one after "
     "the other, load 7.8-10.5): ranks' CPU 1.93x-2.02x -> 1.67x-1.93x, wall 1.65x-1.83x -> "
     "1.17x-1.73x (the wall of one run swings most at load 10). A row no longer carries its "
