@@ -83,3 +83,23 @@ def test_a_collective_kept_during_a_recording_runs_alone_after_it(
     assert calls == [[7]], f"the kept all_reduce must run the collective itself; ran {calls}"
     assert sys.modules["torch.distributed"].all_reduce is reduce, \
         "the recording must put the collective back"
+
+
+def test_a_rank_file_of_the_earlier_form_still_reads_back(tmp_path: Path) -> None:
+    import base64
+    import json
+    import marshal
+
+    sites = {4: ("/p/sched.py", 12, "if", "free >= need", "Sched.admit", ("free", "need"))}
+    rows = [(1, 2, 4, True, (3, 2), ("Sched.step", "Sched.admit")),  # numbers: shown by the reader
+            (2, 2, 4, False, {"free": "'low'"}, ("Sched.step", "Sched.admit"))]  # a str: shown
+    line = {"m": base64.b64encode(marshal.dumps(({}, rows, [], 1))).decode("ascii"),
+            "s": base64.b64encode(marshal.dumps(sites)).decode("ascii")}
+    (tmp_path / "rank0.jsonl").write_text(json.dumps(line) + "\n", encoding="utf-8")
+    (records,) = read_records(tmp_path, 1)
+    got = [(r.n, r.epoch, r.where, r.took, r.inputs, r.path) for r in records]
+    assert got == [(1, 2, "/p/sched.py:12", True, {"free": "3", "need": "2"},
+                    ("Sched.step", "Sched.admit")),
+                   (2, 2, "/p/sched.py:12", False, {"free": "'low'"},
+                    ("Sched.step", "Sched.admit"))], \
+        f"a rank file written before the rows lost their number and path must read back; got {got}"
