@@ -46,6 +46,23 @@ HOOKS = ("o", "v", "b", "d", "stored", "s", "loop", "e", "r", "x")
 NOTES = (  # what the numbers above are not: the history and the analysis (issue 28)
     "- read the ranks' CPU first: on a loaded 2-core box the wall ratio of one run swings "
     "by 0.5x (a check is 10-30 ms, mostly waiting for a core), the CPU ratio by 0.2x",
+    "- three separate runs of this code, `--runs 5 --reps 30` each, one after the other "
+    "(2026-12-05 07:35 UTC, load 8.3-9.5, nothing niced): wall median 1.39x, 1.35x, 1.45x "
+    "(one run's median 1.19x-1.56x), ranks' CPU median 1.74x, 1.65x, 1.72x (1.62x-1.86x); "
+    "the table below is the third",
+    "- round three (issue 28; bb5f2d0 against this code, `--runs 2-3 --reps 20`, one after "
+    "the other, load 7.8-10.5): ranks' CPU 1.93x-2.02x -> 1.67x-1.93x, wall 1.65x-1.83x -> "
+    "1.17x-1.73x (the wall of one run swings most at load 10). A row no longer carries its "
+    "number, epoch or call path: a decision is (site, way, inputs), a call an entry and a "
+    "return row (the int alone with no args or a None value), the reader numbers them, takes "
+    "the epoch from the line (a flush comes before every collective) and builds each call "
+    "path; a str is kept as read and shown by the reader, other shown values travel as "
+    "bytes; a list or tuple that starts with a scalar is kept without a type() call an item "
+    "(40 items cost ~4 us); marshal format 2 (format 3 on keeps a table of the objects "
+    "written: a third of a batch's time); the rank file opened binary, unbuffered, and "
+    "fstat-ed once a recording, its table of sites a range; the collective wrappers built "
+    "once a process. In process (world 1): entering a recording 0.18 -> 0.07 ms, the "
+    "flushes 0.15 -> 0.10 ms a pass",
     "- round two, before and after, paired (93e7725 against this code; `--runs 2 --reps 20` "
     "each, one after the other, load 7.3): wall median 1.75x -> 1.46x, ranks' CPU 2.51x -> "
     "2.22x (three more runs of this code at load 6.4-7.3: wall 1.45x-1.65x, CPU "
@@ -62,11 +79,12 @@ NOTES = (  # what the numbers above are not: the history and the analysis (issue
     "20` each, alternated 4 times, load 5.3-5.8): wall median 2.07x -> 1.84x, ranks' CPU "
     "2.67x -> 2.45x; in process 654 -> 321 hook calls a pass (before: 194 v, 139 o, 125 b, "
     "91 e, 91 r, 8 s, 6 loop), at world 3 about 900 -> 410",
-    "- where the rest goes (in process, world 1, paired, each part replaced by a no-op, "
-    "thread CPU, 0.85 ms over plain 0.58 ms at load 7): the decision hooks 0.33 ms (showing "
-    "what is no number 0.15 ms of it), the flushes 0.25 ms (marshal of ~230 records ~0.1 "
-    "ms, base64 0.03 ms), the call hooks (arguments, return values, the call path) 0.2 ms: "
-    "the ranks' CPU stays about 2.2x; what is left is the work a record does",
+    "- where the rest goes (in process, world 1, each part replaced by a no-op, thread CPU, "
+    "load ~10, two runs): plain 0.47 ms, recorded 0.94-1.03 ms; with every hook a no-op "
+    "0.67-0.69 ms (the instrumented copies, their swap in and out, the hook calls: the floor "
+    "of this design, 1.4x), the flushes 0.10-0.14 ms, the decision hooks 0.10-0.19 ms, the "
+    "call hooks 0.07-0.17 ms. Still two flushes a task: the one before a collective is what "
+    "a rank that hangs in it leaves",
 )
 
 

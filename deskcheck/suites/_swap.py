@@ -116,27 +116,41 @@ class FunctionSwap:
             self.include_key, tuple(id(m) for m in self._modules()),
             tuple((id(n), len(n)) for n in namespaces), tuple(id(f) for f in named))
         plan = _PLANS.get(key) if key is not None else None
-        if plan is None or any(f.__code__ is not old for f, old, _new in plan):
-            plan = []
-            functions = self.functions(namespaces, named)
-            local = _rank_local_files(functions)
-            for function in functions:
-                code = function.__code__
-                if code.co_filename in local and function not in named:
-                    continue  # declared rank-local work: it splits by design
-                new = _instrumented(code, _agreed_fields(code.co_filename))
-                if new is not None:
-                    plan.append((function, code, new))
-            if key is not None:
-                _PLANS[key] = plan
-        swapped = []
-        for function, code, new in plan:
-            try:
-                function.__code__ = new
-            except ValueError:  # a closure of another shape: left as it is
-                continue
-            swapped.append((function, code))
-        return swapped
+        swapped = _swapped(plan) if plan is not None else None
+        if swapped is not None:
+            return swapped
+        plan = []
+        functions = self.functions(namespaces, named)
+        local = _rank_local_files(functions)
+        for function in functions:
+            code = function.__code__
+            if code.co_filename in local and function not in named:
+                continue  # declared rank-local work: it splits by design
+            new = _instrumented(code, _agreed_fields(code.co_filename))
+            if new is not None:
+                plan.append((function, code, new))
+        if key is not None:
+            _PLANS[key] = plan
+        return _swapped(plan) or []
+
+
+def _swapped(plan: list[tuple[types.FunctionType, types.CodeType, types.CodeType]]
+             ) -> list[tuple[types.FunctionType, types.CodeType]] | None:
+    """Swap each function of ``plan`` to its instrumented copy: (function, its code) for
+    those swapped, or None (nothing swapped) when one no longer runs the code the plan was
+    built for (a mutant swapped in since)."""
+    swapped = []
+    for function, code, new in plan:
+        if function.__code__ is not code:
+            for back, old in swapped:
+                back.__code__ = old
+            return None
+        try:
+            function.__code__ = new
+        except ValueError:  # a closure of another shape: left as it is
+            continue
+        swapped.append((function, code))
+    return swapped
 
 
 _CODES: dict[tuple[int, int], tuple[types.CodeType, types.CodeType | None]] = {}

@@ -56,9 +56,16 @@ def clear(folder: Path | None) -> None:
     disk, one appended to ~0.02 ms. A file past :data:`REFILL_AT` is emptied (its next
     record writes its sites again, see :func:`deskcheck.suites.recorder._written`)."""
     if folder is not None:
-        for path in folder.glob("rank*.jsonl"):
+        try:
+            entries = list(os.scandir(folder))
+        except FileNotFoundError:
+            return
+        for entry in entries:
+            if not (entry.name.startswith("rank") and entry.name.endswith(".jsonl")):
+                continue
+            path = os.path.join(folder, entry.name)
             try:
-                size = path.stat().st_size
+                size = entry.stat().st_size
                 if size > REFILL_AT:
                     os.truncate(path, 0)
                     size = 0

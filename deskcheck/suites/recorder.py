@@ -12,7 +12,9 @@ of them is run). Values the group's collectives produced are remembered, so an i
 one of them is marked *agreed*.
 
 Records are written before every collective and at the end, so a rank killed in a hang leaves
-what it recorded up to the collective it waits in.
+what it recorded up to the collective it waits in. A record is cheap at the cause: no text is
+made for a number, bool, None or str (the reader shows them, only when a split is asked for),
+and a call is two rows, its entry and its return, from which the reader builds the call path.
 """
 
 from __future__ import annotations
@@ -23,15 +25,13 @@ import contextlib
 import enum
 import functools
 import io
-import json
 import marshal
-import operator
 import os
 import sys
 import threading
 import types
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -44,7 +44,9 @@ __all__ = ["RECORD_ENV", "DecisionRecorder", "is_project_file", "prepare_recordi
 
 RECORD_ENV = "DESKCHECK_RECORD"  # "off" turns the congruence arms' recording off
 _FLUSH_EVERY = 512
-_SHORT = 48  # a str's repr up to this long is shown as it is (as show() does)
+# marshal's format 2: no table of the objects written (format 3 on keeps one, to write each
+# object once: a third of a batch's time); a value that holds itself is refused, and shown
+_MARSHAL = 2
 
 
 def recording_enabled() -> bool:
@@ -58,10 +60,13 @@ def recording_every_task() -> bool:
 
 
 _get_ident = threading.get_ident
-_SITE_OF = operator.itemgetter(2)  # a record's site
-# Kept as they are, shown when read; the rest is kept shown (a str): a record holds no
-# container, so the collector lets it be (it stays out of the older generations).
-_RAW = frozenset((bool, int, float, type(None)))
+# Kept as they are, shown when read; the rest is kept shown (its text, as bytes: a str is a
+# value the code read), or, for a list or tuple, as it is (see _kept).
+_RAW = frozenset((bool, int, float, type(None), str))
+# A read that is no input (skipped after an and/or, or a function, module or class read by a
+# plain name), in a decision's tuple of reads: marshal writes it, and the one value that
+# could be read as it (the class itself) is no input anyway.
+NO_INPUT = StopIteration
 _TOO_COMMON = frozenset({"0", "1", "-1", "True", "False", "None", "0.0", "1.0", "()", "[]"})
 _SCALARS = (bool, int, float, str, bytes, type(None))
 _COLLECTIVES = ("all_reduce", "all_gather", "all_gather_into_tensor", "reduce_scatter_tensor",
@@ -131,22 +136,25 @@ class DecisionRecorder(_PassThrough):
         remembered under it for the next recording in this process."""
         self.out = out
         self.swap = FunctionSwap(include, include_key)
-        self.count = 0
         self.epoch = 0
         self.agreed: set[str] = set()
         self.thread = threading.get_ident()
         self._open: list[dict[str, Any]] = []
-        self._calls: list[tuple[int, dict[str, str]]] = []
-        self._path: tuple[str, ...] = ()
+        self._depth = 0  # the calls entered and not yet left
         self._buffer: list[tuple[Any, ...]] = []
         self._new_agreed: set[str] = set()  # agreed since the last line written
-        self._wrote = False
+        self._file: _Written | None = None  # what the file held before this recording
+        # a binary file (record_decisions opens one, unbuffered) is given each line as bytes
+        self._binary = isinstance(out, (io.RawIOBase, io.BufferedIOBase))
         self.rewritten: list[str] = []  # what this recording had to instrument first
 
     # -- the hooks (see _instrument) --------------------------------------------------------
-    # Cheap at the cause: a hook keeps a number, bool or None as it is (shown by the reader,
-    # only when a split is asked for) and shows anything else now (a list may change before
-    # the flush); a record is one tuple, the agreed inputs are the reader's.
+    # Cheap at the cause: a hook keeps a number, bool, None or str as it is (shown by the
+    # reader, only when a split is asked for) and shows a user object by its type now (a list
+    # is copied: it may change before the flush); a row is one tuple, ``(site, way, inputs)``
+    # for a decision, ``(site, args)`` for a call's entry and ``(~depth, value)`` for its
+    # return (with no args or a None value: the int alone); the record's number, its epoch,
+    # the call path and the agreed inputs are the reader's.
     def o(self) -> dict[str, Any]:
         values: dict[str, Any] = {}
         self._open.append(values)
@@ -182,23 +190,18 @@ class DecisionRecorder(_PassThrough):
             stack.pop()
         elif not self._close(values):
             return took
-        self.count += 1  # _emit, inline: the commonest record
-        buffer = self._buffer
-        buffer.append((self.count, self.epoch, site, took, values, self._path))
-        if len(buffer) >= _FLUSH_EVERY:
-            self.flush()
+        self._emit(site, took, values)
         return took
 
     def d(self, site: int, result: Any, values: tuple[Any, ...]) -> bool:
         """A decision: its condition's value and the values it read (bound in the copy)."""
         took = True if result else False
-        for value in values:  # the commonest: every input a number, bool or None
+        for value in values:  # the commonest: every input a number, bool, None or str
             if type(value) not in _RAW:
-                values = _shown_inputs(site, values)  # type: ignore[assignment]
+                values = _shown_inputs(site, values)
                 break
-        self.count += 1  # _emit, inline: the commonest record
-        buffer = self._buffer
-        buffer.append((self.count, self.epoch, site, took, values, self._path))
+        buffer = self._buffer  # _emit, inline: the commonest record
+        buffer.append((site, took, values))
         if len(buffer) >= _FLUSH_EVERY:
             self.flush()
         return took
@@ -224,95 +227,82 @@ class DecisionRecorder(_PassThrough):
     def e(self, site: int, args: tuple[Any, ...]) -> int:
         if _get_ident() != self.thread:
             return -1
-        for arg in args:
-            if type(arg) not in _RAW:
-                args = tuple(map(_keep, args))
-                break
-        calls = self._calls
-        path = self._path
-        calls.append((site, args, path))
-        step = _STEPS.get(site)
-        if step is None:
-            step = _STEPS[site] = (SITES[site].function,)
-        self._path = path + step
-        return len(calls) - 1
-
-    def _leave(self, depth: int, took: Any) -> None:
-        calls = self._calls
-        if 0 <= depth < len(calls):
-            site, args, outer = calls[depth]
-            del calls[depth:]
-            self._emit(site, took, args)
-            self._path = outer
+        if args:
+            for arg in args:
+                if type(arg) not in _RAW:
+                    args = tuple(map(_keep, args))
+                    break
+            self._buffer.append((site, args))
+        else:
+            self._buffer.append(site)
+        depth = self._depth
+        self._depth = depth + 1
+        return depth
 
     def r(self, depth: int, value: Any) -> Any:
-        calls = self._calls
-        if depth == len(calls) - 1 and depth >= 0:  # the commonest: the innermost call
-            site, args, outer = calls.pop()  # _leave and _emit, inline: the commonest record
-        elif 0 <= depth < len(calls):
-            site, args, outer = calls[depth]
-            del calls[depth:]
-        else:
-            return value
-        self.count += 1
-        buffer = self._buffer
-        buffer.append((self.count, self.epoch, site,
-                       value if type(value) in _RAW else _keep(value), args, self._path))
-        self._path = outer
-        if len(buffer) >= _FLUSH_EVERY:
-            self.flush()
+        if 0 <= depth < self._depth:  # a call entered in this recording, on this thread
+            self._depth = depth
+            buffer = self._buffer
+            buffer.append(~depth if value is None else (
+                ~depth, value if type(value) in _RAW else _keep(value)))
+            if len(buffer) >= _FLUSH_EVERY:
+                self.flush()
         return value
 
     def x(self, depth: int, exc: BaseException) -> None:
-        if depth >= 0:
-            self._leave(depth, f"raised {type(exc).__name__}")
+        if 0 <= depth < self._depth:
+            self._depth = depth
+            self._buffer.append((~depth, f"raised {type(exc).__name__}".encode()))
 
     # -- records ----------------------------------------------------------------------------
     def _emit(self, site: int, took: Any, inputs: dict[str, Any] | tuple[Any, ...]) -> None:
-        self.count += 1
         buffer = self._buffer
-        buffer.append((self.count, self.epoch, site, took, inputs, self._path))
+        buffer.append((site, took, inputs))
         if len(buffer) >= _FLUSH_EVERY:
             self.flush()
 
     def flush(self) -> None:
         """Write what was recorded so far (before a collective: a hang keeps it): one line
-        with the batch of records (each with its call path), the sites this file lacks, and
-        the values the group agreed on since the last line (:mod:`deskcheck.suites.records`
-        reads it); no loop over the records here."""
+        with the batch of rows, the collectives run before them (their epoch: a flush comes
+        before every collective), the sites this file lacks, and the values the group agreed
+        on since the last line (:mod:`deskcheck.suites.records` reads it); no loop over the
+        rows here."""
         rows = self._buffer
         if not rows:
             return
         self._buffer = []
-        written = _written(self.out)
-        fresh = frozenset(map(_SITE_OF, rows)) - written.sites
-        written.sites |= fresh
+        new = 0
+        written = self._file
+        if written is None:  # a new recording: the reader's numbers, agreed, calls start anew
+            written = self._file = _written(self.out)
+            new = 1
+        known = len(SITES)  # the file's table: every site of this process up to now
+        table = _site_table(written.sites, known) if written.sites < known else b""
+        written.sites = known
         agreed = sorted(self._new_agreed)
         self._new_agreed.clear()
-        new = 0 if self._wrote else 1  # a new recording: the reader's agreed start empty
-        self._wrote = True
         try:  # marshal: a tenth of json's time; the line stays a JSON line a cut drops
-            packed = marshal.dumps(({}, rows, agreed, new))
-            line = '{"m":"' + base64.b64encode(packed).decode("ascii") + '","s":"' \
-                + _site_table(fresh) + '"}\n'
-        except ValueError:  # a value of a type marshal refuses: the plain JSON line
-            sites = {site: _site_row(site) for site in fresh}
-            line = json.dumps({"sites": sites, "rows": rows, "agreed": agreed, "new": new},
-                              default=repr) + "\n"
-        self.out.write(line)
-        self.out.flush()
+            packed = marshal.dumps((self.epoch, rows, agreed, new), _MARSHAL)
+        except ValueError:  # a list kept as it is holds an object marshal refuses: mended
+            packed = marshal.dumps((self.epoch, _marshalable(rows), agreed, new), _MARSHAL)
+        line = b'{"r":"' + base64.b64encode(packed) + b'","s":"' + table + b'"}\n'
+        if self._binary:
+            self.out.write(line)  # type: ignore[arg-type]
+        else:
+            self.out.write(line.decode("ascii"))
+            self.out.flush()
 
     # -- collectives ------------------------------------------------------------------------
-    def _wrap(self, collective: Callable[..., Any]) -> Callable[..., Any]:
-        @functools.wraps(collective)
-        def remembering(*args: Any, **kwargs: Any) -> Any:
-            self.flush()
-            result = collective(*args, **kwargs)
-            for value in (*args, *kwargs.values()):
-                self._remember(value)
-            self.epoch = _collectives()
-            return result
-        return remembering
+    def collective(self, collective: Callable[..., Any], args: tuple[Any, ...],
+                   kwargs: dict[str, Any]) -> Any:
+        """Run a collective of the group: what was recorded is written first (a hang keeps
+        it), the values it agreed on are remembered after."""
+        self.flush()
+        result = collective(*args, **kwargs)
+        for value in (*args, *kwargs.values()):
+            self._remember(value)
+        self.epoch = _collectives()
+        return result
 
     def _remember(self, value: Any) -> None:
         """Note the values a collective left in its tensors and lists as agreed (not the
@@ -344,7 +334,7 @@ class DecisionRecorder(_PassThrough):
         originals = {name: getattr(dist, name) for name in _COLLECTIVES
                      if dist is not None and hasattr(dist, name)}
         for name, function in originals.items():
-            setattr(dist, name, self._wrap(function))
+            setattr(dist, name, _remembering(function))
         previous = getattr(builtins, HOOK, _IDLE)
         setattr(builtins, HOOK, self)
         self.epoch = _collectives()
@@ -361,45 +351,64 @@ class DecisionRecorder(_PassThrough):
                 setattr(dist, name, function)
             self.flush()
             self._open.clear()
-            self._calls.clear()
-            self._path = ()
+            self._depth = 0
 
 
-_AS_TYPE: dict[type, str] = {}  # the types of user objects -> how they are kept
+_WRAPPERS: dict[Callable[..., Any], Callable[..., Any]] = {}  # a collective -> its wrapper
+_WRAPPED: set[Callable[..., Any]] = set()  # the wrappers
+
+
+def _remembering(collective: Callable[..., Any]) -> Callable[..., Any]:
+    """``collective`` as a recording runs it (:meth:`DecisionRecorder.collective`, by the
+    recorder the hooks name at the call), built once a process."""
+    if collective in _WRAPPED:  # a recording inside a recording: wrapped once
+        return collective
+    wrapper = _WRAPPERS.get(collective)
+    if wrapper is None:
+        @functools.wraps(collective)
+        def remembering(*args: Any, **kwargs: Any) -> Any:
+            recorder = getattr(builtins, HOOK, None)
+            if isinstance(recorder, DecisionRecorder):
+                return recorder.collective(collective, args, kwargs)
+            return collective(*args, **kwargs)
+        wrapper = _WRAPPERS[collective] = remembering
+        _WRAPPED.add(wrapper)
+    return wrapper
+
+
+_AS_TYPE: dict[type, bytes] = {}  # the types of user objects -> how they are kept
 _SIZED = {set: "set", frozenset: "frozenset", dict: "dict"}
-_STEPS: dict[int, tuple[str]] = {}  # a call's site -> its function, as a path's step
-# The exact types a flat list or tuple may hold to be kept as it is (show() shows those by
-# their repr or a hash of numbers, the same in any process; marshal writes them).
+# The exact types the first item of a list or tuple kept as it is may have (show() shows a
+# flat one by its repr or a hash of numbers, the same in any process; marshal writes them).
 _FLAT = frozenset((bool, int, float, str, bytes, type(None)))
 _FLAT_MAX = 256  # longer ones show() shows by their type and length: shown now
-_MEMBERS: dict[int, tuple[Any, str]] = {}  # an enum member's id -> (the member, its text)
+_MEMBERS: dict[int, tuple[Any, bytes]] = {}  # an enum member's id -> (the member, its text)
 
 
 def _kept(value: Any) -> Any:
-    """A value that is no number, bool or None, as a record keeps it: shown now (a str: the
-    reader takes it as it is), or a flat list or tuple of scalars kept as it is (a list
-    copied now), which the reader shows as :func:`show` would; a user object's type is
-    remembered, its next value is kept without a call, an enum member's text too."""
+    """A value that is no number, bool, None or str, as a record keeps it: shown now (its
+    text as bytes: the reader takes it as it is), or a list or tuple that starts with a
+    scalar kept as it is (a list copied now), which the reader shows as :func:`show` would
+    (what show() says of it depends on its length and on its items' types and scalars, which
+    the copy keeps; marshal takes exact scalar types only, and a batch it refuses is mended
+    by :func:`_marshalable`); a user object's type is remembered, its next value is kept
+    without a call, an enum member's text too."""
     kind = type(value)
-    if kind is str:  # show()'s answer for a plain str, without its checks
-        text = repr(value)
-        if len(text) <= _SHORT:
-            return text
-    elif kind in _SIZED:  # show()'s answer for a plain set or dict: its type and size
-        return f"<{_SIZED[kind]} len={len(value)}>"
-    elif kind is list or kind is tuple:  # marshal writes it, the reader shows it
-        if len(value) <= _FLAT_MAX and set(map(type, value)) <= _FLAT:
+    if kind in _SIZED:  # show()'s answer for a plain set or dict: its type and size
+        return f"<{_SIZED[kind]} len={len(value)}>".encode()
+    if kind is list or kind is tuple:  # marshal writes it, the reader shows it
+        if len(value) <= _FLAT_MAX and (not value or type(value[0]) in _FLAT):
             return value[:] if kind is list else value
     else:
         member = _MEMBERS.get(id(value))
         if member is not None and member[0] is value:
             return member[1]
-    text = show(value)
+    text = show(value).encode()
     if isinstance(value, enum.Enum):  # a member lives as long as its class: kept with it
         _MEMBERS[id(value)] = (value, text)
         return text
-    if text == f"<{kind.__name__}>" and not issubclass(kind, (*NOT_AN_INPUT, tuple, list,
-                                                                dict, set, frozenset)):
+    if text == f"<{kind.__name__}>".encode() and not issubclass(
+            kind, (*NOT_AN_INPUT, tuple, list, dict, set, frozenset, str, bytes)):
         _AS_TYPE[kind] = text
     return text
 
@@ -413,44 +422,84 @@ def _keep(value: Any) -> Any:
     return kept if kept is not None else _kept(value)
 
 
-def _inputs(site: int, values: tuple[Any, ...]) -> tuple[Any, ...] | dict[str, Any]:
-    """A decision's bound reads as a record keeps them: the tuple itself when every one is a
-    number, bool or None (the reader pairs it with the site's names), else a dict of those
-    read (not :data:`MISSING`; a function, module or class read by a plain name is no input),
-    each kept as :meth:`DecisionRecorder.v` keeps it."""
+def _inputs(site: int, values: tuple[Any, ...]) -> tuple[Any, ...]:
+    """A decision's bound reads as a record keeps them, a tuple in the order of the site's
+    names: itself when every one is a number, bool, None or str, else each kept as
+    :meth:`DecisionRecorder.v` keeps it, a read that is no input (:data:`MISSING`; a
+    function, module or class read by a plain name) as :data:`NO_INPUT`."""
     for value in values:
         if type(value) not in _RAW:
             return _shown_inputs(site, values)
     return values
 
 
-def _shown_inputs(site: int, values: tuple[Any, ...]) -> dict[str, Any]:
-    """:func:`_inputs` of reads not all numbers, bools or None."""
-    kept: dict[str, Any] = {}
-    for name, value in zip(SITES[site].names, values, strict=True):
-        kind = type(value)
-        if kind in _RAW:
-            kept[name] = value
-        elif kind in _AS_TYPE:
-            kept[name] = _AS_TYPE[kind]
-        elif value is not MISSING and ("." in name or not isinstance(value, NOT_AN_INPUT)):
-            kept[name] = _kept(value)
-    return kept
+_DOTTED: dict[int, tuple[bool, ...]] = {}  # a site -> which of its reads are attribute chains
+
+
+def _shown_inputs(site: int, values: tuple[Any, ...]) -> tuple[Any, ...]:
+    """:func:`_inputs` of reads not all numbers, bools, None or str."""
+    dotted = _DOTTED.get(site)
+    if dotted is None:
+        dotted = _DOTTED[site] = tuple("." in name for name in SITES[site].names)
+    return tuple(map(_input, values, dotted))
+
+
+def _input(value: Any, dotted: bool) -> Any:
+    """One read, as :func:`_shown_inputs` keeps it."""
+    if value is MISSING:
+        return NO_INPUT
+    kind = type(value)
+    if kind in _RAW:
+        return value
+    kept = _AS_TYPE.get(kind)
+    if kept is not None:
+        return kept
+    if not dotted and isinstance(value, NOT_AN_INPUT):
+        return NO_INPUT
+    return _kept(value)
+
+
+def _marshalable(rows: list[Any]) -> list[Any]:
+    """``rows`` with each kept value marshal refuses (a list that started with a scalar and
+    holds an object further on) shown, as bytes (see :func:`_kept`)."""
+    mended: list[Any] = []
+    for row in rows:
+        if type(row) is int:
+            mended.append(row)
+        elif len(row) == 3:  # a decision: its way and its inputs
+            site, took, inputs = row
+            inputs = {k: _written_value(v) for k, v in inputs.items()} \
+                if type(inputs) is dict else tuple(map(_written_value, inputs))
+            mended.append((site, _written_value(took), inputs))
+        elif row[0] >= 0:  # a call's entry: its args
+            mended.append((row[0], tuple(map(_written_value, row[1]))))
+        else:  # a call's return: its value
+            mended.append((row[0], _written_value(row[1])))
+    return mended
+
+
+def _written_value(value: Any) -> Any:
+    """``value`` if marshal writes it, else shown (bytes)."""
+    try:
+        marshal.dumps(value, _MARSHAL)
+    except ValueError:
+        return show(value).encode()
+    return value
 
 
 _SITE_ROWS: dict[int, tuple[Any, ...]] = {}
-_SITE_TABLES: dict[frozenset[int], str] = {}  # sites -> their table, packed (base64)
+_SITE_TABLES: dict[tuple[int, int], bytes] = {}  # a range of sites -> its table, packed
 
 
-def _site_table(sites: frozenset[int]) -> str:
-    """The table of ``sites`` as a flush writes it (marshal, base64), built once a set: a
-    recording of the same code writes the same set into each new rank file."""
-    table = _SITE_TABLES.get(sites)
+def _site_table(start: int, end: int) -> bytes:
+    """The table of the sites ``start`` to ``end`` as a flush writes it (marshal, base64),
+    built once a range: a rank writes the same range into each new rank file."""
+    table = _SITE_TABLES.get((start, end))
     if table is None:
         if len(_SITE_TABLES) >= 256:
             _SITE_TABLES.clear()
-        table = _SITE_TABLES[sites] = base64.b64encode(marshal.dumps(
-            {site: _site_row(site) for site in sites})).decode("ascii")
+        table = _SITE_TABLES[start, end] = base64.b64encode(marshal.dumps(
+            {site: _site_row(site) for site in range(start, end)}))
     return table
 
 
@@ -489,10 +538,11 @@ def _ended_on(local: dict[str, Any], reads: Sequence[str]) -> dict[str, Any]:
 
 @dataclass
 class _Written:
-    """What a rank file already holds: the sites later batches refer to."""
+    """What a rank file already holds: the table of the sites up to ``sites`` (a process
+    numbers its sites in order), which later batches refer to."""
 
     size: int = 0
-    sites: set[int] = field(default_factory=set)
+    sites: int = 0
 
 
 _WRITTEN: dict[tuple[int, int], _Written] = {}
@@ -568,7 +618,7 @@ def record_decisions(folder: str | Path, rank: int,
         chosen = lambda name: any(f in name for f in fragments)  # noqa: E731
         key = fragments
     namespace = _callers_namespace()
-    with open(rank_file(folder, rank), "a", encoding="utf-8") as out:
+    with open(os.path.join(folder, f"rank{rank}.jsonl"), "ab", buffering=0) as out:
         named = [f for f in functions if isinstance(f, types.FunctionType)]
         with DecisionRecorder(out, chosen, key).active([namespace], named) as recorder:
             yield recorder

@@ -1,17 +1,22 @@
 """What the ranks recorded, read back: one :class:`Decision` per recorded evaluation.
 
-A rank's file (:func:`deskcheck.suites.recorder.rank_file`) holds one JSON line a flush:
-``rows``, records ``[n, collectives, site, took, inputs, call path]``, with the ``sites``
-(file, line, kind, condition, function, the names its inputs pair with) the file did not hold yet,
-and the values the group ``agreed`` on since the last line (``new``: a new recording, none
-agreed yet). The recorder packs them with :mod:`marshal` (base64, key ``m``: a tenth of
-JSON's time in the rank; the same interpreter reads them back), the sites apart (key ``s``:
-a rank packs the table of one set of sites once). A number, bool or None is
-kept as the rank read it (shown here, as :func:`deskcheck.suites._values.show` shows it),
-any other value as the text the rank showed; a call's inputs, and a decision's when they are
-all numbers, bools or None, are a tuple in the order of the site's names (else a dict); an
-input showing an agreed value is marked agreed. (``batch`` lines, of shown values with their
-agreed inputs and numbered call ``paths``, are read too.) A line cut by a kill is dropped.
+A rank's file (:func:`deskcheck.suites.recorder.rank_file`) holds one JSON line a flush. The
+recorder's (key ``r``) is :mod:`marshal` packed (base64: a tenth of JSON's time in the rank;
+the same interpreter reads it back): the collectives the group had run (the rows' epoch), the
+rows, the values the group agreed on since the last line, and ``new`` (a new recording: its
+numbers, agreed values and calls start anew); the sites the file did not hold yet (file,
+line, kind, condition, function, the names its inputs pair with) are packed apart (key ``s``:
+each site of the rank's process up to the flush). A row is ``(site, way, inputs)`` for a
+decision, ``(site, args)`` for a call's entry and ``(~depth, value)`` for its return (the
+call's record: its path is the calls open at its entry, its own last); an entry with no args
+is its site alone, a return of None its ``~depth`` alone. A number, bool, None
+or str is kept as the rank read it and shown here, as
+:func:`deskcheck.suites._values.show` shows it; anything else is the text the rank showed
+(bytes). Inputs are a tuple in the order of the site's names (a read that was no input:
+:data:`deskcheck.suites.recorder.NO_INPUT`) or a dict; an input showing an agreed value is
+marked agreed. Earlier forms are read too: ``m`` lines (records ``[n, collectives, site,
+took, inputs, call path]``, a str being shown text), ``batch`` lines and one record a line.
+A line cut by a kill is dropped.
 """
 
 from __future__ import annotations
@@ -25,7 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from deskcheck.suites._values import show
-from deskcheck.suites.recorder import rank_file
+from deskcheck.suites.recorder import NO_INPUT, rank_file
 
 _WAYS = {"if": ("true", "false"), "ternary": ("true", "false"), "while": ("true", "false"),
          "for": ("next item", "loop done")}
@@ -117,15 +122,24 @@ def _rank_decisions(text: str, earlier: str = "") -> list[Decision]:
     sites: dict[int, list[Any]] = _earlier_sites(earlier) if earlier else {}
     paths: dict[int, tuple[str, ...]] = {}
     agreed: set[str] = set()
+    calls = _Calls()
     for line in text.splitlines():
         try:
             raw = json.loads(line)
-            if "m" in raw:  # the recorder's own lines (see DecisionRecorder.flush)
-                table = raw.get("s")
-                raw = dict(zip(("sites", "rows", "agreed", "new"),
+            table = raw.get("s")
+            if table:  # the sites the file did not hold yet, packed apart
+                raw["sites"] = marshal.loads(base64.b64decode(table))
+            if "r" in raw:  # the recorder's own lines (see DecisionRecorder.flush)
+                epoch, rows, fresh, new = marshal.loads(base64.b64decode(raw["r"]))
+                sites.update(raw.get("sites", {}))
+                if new:
+                    agreed, calls = set(), _Calls()
+                agreed.update(fresh)
+                calls.read(rows, int(epoch), sites, agreed, decisions)
+                continue
+            if "m" in raw:  # an earlier form of the recorder's lines
+                raw.update(zip(("_", "rows", "agreed", "new"),
                                marshal.loads(base64.b64decode(raw["m"])), strict=True))
-                if table:  # the sites the file did not hold yet, packed apart
-                    raw["sites"] = marshal.loads(base64.b64decode(table))
             if "rows" in raw:
                 if raw.get("new"):
                     agreed = set()
@@ -147,13 +161,59 @@ def _rank_decisions(text: str, earlier: str = "") -> list[Decision]:
                                           raw["took"], dict(raw.get("inputs", {})),
                                           tuple(raw.get("path", ())),
                                           frozenset(raw.get("agreed", ()))))
-        except (ValueError, KeyError, TypeError, EOFError):
+        except (ValueError, KeyError, TypeError, EOFError, AttributeError, IndexError):
             continue
     return decisions
 
 
 def _shown(value: Any) -> str:
     return value if type(value) is str else show(value)
+
+
+def _text(value: Any) -> str:
+    """A value of a recorder's row, shown: bytes are the text the rank showed."""
+    return value.decode("utf-8", "replace") if type(value) is bytes else show(value)
+
+
+class _Calls:
+    """The calls a rank's rows entered and have not left, read row by row into decisions."""
+
+    def __init__(self) -> None:
+        self.open: list[tuple[int, tuple[Any, ...], tuple[str, ...]]] = []  # site, args, path
+        self.path: tuple[str, ...] = ()
+        self.n = 0
+
+    def read(self, rows: list[tuple[Any, ...]], epoch: int, sites: dict[int, list[Any]],
+             agreed: set[str], out: list[Decision]) -> None:
+        """Append the decisions of ``rows`` (see the module docstring) to ``out``."""
+        for row in rows:
+            if type(row) is int:  # a call's entry with no args, or a return of None
+                row = (row, ()) if row >= 0 else (row, None)
+            if len(row) == 3:  # a decision
+                site, took, kept = row
+                out.append(self._decision(site, took, kept, self.path, epoch, sites, agreed))
+            elif row[0] >= 0:  # a call's entry
+                site, args = row
+                self.open.append((site, args, self.path))
+                self.path = (*self.path, sites[site][4])
+            elif ~row[0] < len(self.open):  # its return (an inner call left by a raise too)
+                site, args, outer = self.open[~row[0]]
+                del self.open[~row[0]:]
+                out.append(self._decision(site, row[1], args, (*outer, sites[site][4]),
+                                          epoch, sites, agreed))
+                self.path = outer
+
+    def _decision(self, site: int, took: Any, kept: Any, path: tuple[str, ...], epoch: int,
+                  sites: dict[int, list[Any]], agreed: set[str]) -> Decision:
+        file, at, kind, condition, function, names = sites[site]
+        if kind in ("call", "set") or type(took) is bytes:
+            took = _text(took)
+        pairs = kept.items() if type(kept) is dict else zip(names, kept, strict=False)
+        inputs = {k: _text(v) for k, v in pairs if v is not NO_INPUT}
+        self.n += 1
+        return Decision(self.n, epoch, file, int(at), kind, condition, took, inputs,
+                        path or (function,),
+                        frozenset(k for k, v in inputs.items() if v in agreed))
 
 
 def _row(row: list[Any], sites: dict[int, list[Any]], paths: dict[int, tuple[str, ...]],
