@@ -6,7 +6,9 @@ test's promise first: the first line of its docstring, else its name read as a s
 (``test_per_line_cap_keeps_the_most_useful_operator[x]`` → "per line cap keeps the most useful
 operator (x)"), then the comparison. Assertions that carry their own message are left alone.
 Any other exception a test ends on (a ``KeyError`` of a step the product no longer lists, a
-crash inside the product) gets the promise as a note under it.
+crash inside the product) gets the promise as a note under it. pytest's own terse failures
+(``DID NOT RAISE DriftError`` of a ``pytest.raises`` block, an empty ``pytest.fail()``,
+``Regex pattern did not match``) get the promise in front, like a bare assertion.
 """
 
 from __future__ import annotations
@@ -29,10 +31,15 @@ def promise_of(item: pytest.Item) -> str:
     return f"{words} ({params})" if params else words
 
 
-def is_bare(exc: AssertionError) -> bool:
-    """True for a failed ``assert`` without a message (pytest's rewrite starts with 'assert ')."""
-    text = str(exc)
-    return not text.strip() or text.startswith("assert ")
+TERSE = ("assert ", "Regex pattern did not match", "DID NOT RAISE", "DID NOT WARN")
+
+
+def is_bare(exc: BaseException) -> bool:
+    """True for a failure that says no more than pytest's own words: an ``assert`` without
+    a message (pytest's rewrite starts with 'assert '), ``pytest.raises``' DID NOT RAISE or
+    its regex mismatch, an empty ``pytest.fail()``."""
+    text = str(getattr(exc, "msg", None) or exc)
+    return not text.strip() or text.startswith(TERSE)
 
 
 def name_the_promise(item: pytest.Item, exc: AssertionError) -> None:
@@ -49,9 +56,20 @@ def pytest_runtest_call(item: pytest.Item) -> Generator[None, None, None]:
     except AssertionError as exc:
         name_the_promise(item, exc)
         raise
+    except pytest.fail.Exception as exc:
+        name_the_failure(item, exc)
+        raise
     except Exception as exc:  # noqa: BLE001 - re-raised unchanged, with a note
         note_the_promise(item, exc)
         raise
+
+
+def name_the_failure(item: pytest.Item, exc: BaseException) -> None:
+    """Put ``item``'s promise in front of pytest's terse ``Failed`` (DID NOT RAISE ...)."""
+    msg = str(getattr(exc, "msg", "") or "")
+    if is_bare(exc) and not msg.startswith(BROKEN):
+        exc.msg = f"{BROKEN}{promise_of(item)}\n{msg}".rstrip()  # type: ignore[attr-defined]
+        exc.args = (exc.msg,)  # type: ignore[attr-defined]
 
 
 def note_the_promise(item: pytest.Item, exc: BaseException) -> None:

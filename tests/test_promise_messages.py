@@ -66,3 +66,34 @@ def test_another_exception_a_test_ends_on_gets_the_promise_as_a_note() -> None:
     assert getattr(exc, "__notes__", []) == [f"{BROKEN}the plan lists every step"], (
         "a KeyError a test ends on must carry its promise as one note (added once); notes: "
         f"{getattr(exc, '__notes__', None)}")
+
+
+def test_pytests_own_terse_failures_get_the_promise_in_front(tmp_path: Path) -> None:
+    """`pytest.raises` that sees nothing raised, or a regex that does not match, says only
+    pytest's words: the test's promise goes in front, as for a bare assertion."""
+    (tmp_path / "test_demo.py").write_text(textwrap.dedent("""
+        import pytest
+
+        def test_stub_with_roots_is_drift_guarded_when_built():
+            with pytest.raises(KeyError):
+                pass
+
+        def test_the_error_names_its_line():
+            with pytest.raises(ValueError, match="line 3"):
+                raise ValueError("somewhere")
+
+        def test_an_explained_failure_is_left_alone():
+            pytest.fail("the pool must be closed")
+    """))
+    proc = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:xdist",
+         "-p", "tests.promise_messages", str(tmp_path / "test_demo.py")],
+        capture_output=True, text=True, cwd=ROOT, timeout=120,
+        env={**__import__("os").environ, "PYTHONPATH": str(ROOT)})
+    for promise in ("stub with roots is drift guarded when built", "the error names its line"):
+        assert f"{BROKEN}{promise}" in proc.stdout, (
+            f"pytest's terse failure of test_{promise.replace(' ', '_')} must name the promise "
+            f"in words; pytest printed:\n{proc.stdout[-2500:]}\n{proc.stderr[-800:]}")
+    assert f"{BROKEN}an explained failure" not in proc.stdout, (
+        "a pytest.fail() with its own words must be left alone; pytest printed:\n"
+        f"{proc.stdout[-2500:]}")
