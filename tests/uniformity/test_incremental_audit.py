@@ -9,12 +9,18 @@ verdicts, witnesses, sites), and it came from the cache exactly when it should."
 from __future__ import annotations
 
 import subprocess
+import sys
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from deskcheck.uniformity import audit, changed_since
 from deskcheck.uniformity.cache import AuditCache
 from deskcheck.uniformity.model import AuditReport
+
+sys.setrecursionlimit(max(sys.getrecursionlimit(), 100000))  # as audit() sets it: before
+# hypothesis records the limit, so it need not warn that the limit changed under it
 
 CFG = "[tool.deskcheck.uniformity]\nroots = [\"step\"]\n"
 BASE = """
@@ -165,3 +171,46 @@ def test_changed_since_answers_an_unread_edit_from_the_cache_as_a_cold_run(make_
     assert cache.hits - hits == 2, (
         f"{cache.hits - hits} of 2 sides read from the cache after an edit in a method the "
         "audit never reads")
+
+
+_SNIPPETS = ["self.budget = self.tp_rank", "y = len(3)", "self.count(flag=False)", "pass",
+             "z = time.time()", "self.waiting.append(1)", "y = 5", "return self.limit"]
+
+
+def _statement_lines(text: str) -> list[int]:
+    """Indexes of the lines inside a function body that hold one simple statement."""
+    lines = text.splitlines()
+    return [i for i, line in enumerate(lines) if line.startswith("        ")
+            and not line.rstrip().endswith((":", "(", ","))]
+
+
+@settings(max_examples=25, deadline=None, database=None, derandomize=True,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(data=st.data())
+def test_any_one_line_edit_is_answered_as_a_cold_audit_answers_it(make_pkg, tmp_path_factory,
+                                                                   data):
+    """A one-line edit anywhere in a body (a new statement, a comment): the audit with a
+    cache holding the unedited tree equals a cold audit of the edited one."""
+    import ast
+
+    root = make_pkg({"s.py": BASE, "base.py": BASE_CLASS}, CFG)
+    cache = AuditCache(tmp_path_factory.mktemp("cache") / "c.sqlite")
+    audit("pkg.s:S", root=root, cache=cache)
+    path = root / "pkg" / data.draw(st.sampled_from(["s.py", "base.py"]), label="file")
+    text = path.read_text()
+    lines = text.splitlines()
+    index = data.draw(st.sampled_from(_statement_lines(text)), label="line")
+    indent = lines[index][:len(lines[index]) - len(lines[index].lstrip())]
+    edit = data.draw(st.sampled_from(["# comment", *_SNIPPETS]), label="edit")
+    lines[index] = (lines[index] + "  # note" if edit == "# comment" else indent + edit)
+    edited = "\n".join(lines) + "\n"
+    try:
+        ast.parse(edited)
+    except SyntaxError:
+        return
+    path.write_text(edited)
+    warm = audit("pkg.s:S", root=root, cache=cache)
+    cold = audit("pkg.s:S", root=root)
+    assert _shown(warm) == _shown(cold), (
+        f"{path.name} line {index + 1} -> {lines[index].strip()!r}: the audit with a cache "
+        "differs from a cold audit")
