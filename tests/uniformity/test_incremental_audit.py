@@ -132,6 +132,24 @@ def test_a_field_write_added_where_only_the_write_scan_looked_is_audited_again(
     test_an_edit_is_answered_as_a_cold_audit_answers_it(make_pkg, tmp_path, *edit)
 
 
+def test_an_audit_after_another_in_one_process_still_records_what_it_read(make_pkg,
+                                                                          tmp_path):
+    """``--changed-since`` audits twice in one process: the second audit finds the field
+    writes already scanned (a cache of deskcheck.static) and must still record the bodies
+    that scan read, or an edit there is answered from its stale entry."""
+    root = make_pkg({"s.py": BASE, "base.py": BASE_CLASS}, CFG)
+    audit("pkg.s:S", root=root)  # fills deskcheck.static's own caches for this tree
+    cache = AuditCache(tmp_path / "cache" / "c.sqlite")
+    audit("pkg.s:S", root=root, cache=cache)  # kept with what it read
+    path = root / "pkg" / "base.py"
+    path.write_text(path.read_text().replace("x = 1", "self.budget = self.tp_rank"))
+    warm = audit("pkg.s:S", root=root, cache=cache)
+    assert cache.hits == 0, ("a field write added where the second audit's scan looked was "
+                             "answered from the cache")
+    assert _shown(warm) == _shown(audit("pkg.s:S", root=root)), (
+        "the audit with a cache differs from a cold audit")
+
+
 def test_a_call_added_where_only_the_declaration_sweep_looked_is_audited_again(
         make_pkg, tmp_path):
     """The stale-declaration check reads every method's calls: ``self.my_reduce`` is
