@@ -16,12 +16,15 @@ from dataclasses import dataclass
 from deskcheck.static._collect import first_param
 from deskcheck.static._members import ClassSource, FunctionNode
 from deskcheck.static._model import ClassModel
+from deskcheck.static._sources import note_read, record_reads
 
 _MUTATORS = frozenset({"append", "extend", "insert", "pop", "popleft", "appendleft", "remove",
                        "clear", "add", "discard", "update", "setdefault", "sort", "reverse",
                        "__setitem__", "put", "put_nowait"})
 _WRITES: dict[tuple, dict[str, list[FieldWrite]]] = {}
-_CLASS_WRITES: dict[tuple[str, int], list[FieldWrite]] = {}
+# each class's writes with the bodies read to find them (told again on every use: a cached
+# answer still read them, see _sources.record_reads)
+_CLASS_WRITES: dict[tuple[str, int], tuple[list[FieldWrite], set[tuple[str, int, str]]]] = {}
 # a cheap text test before a hollowed body is parsed: can it write a self field at all?
 _MAYBE_WRITE = re.compile(
     r"\bself\.\w+[^\n=]*(?<![=!<>])=(?!=)|\bdel\s+self\.|\bself\.\w+\.(?:append|extend|insert|pop"
@@ -66,6 +69,8 @@ def field_writes(model: ClassModel) -> dict[str, list[FieldWrite]]:
     key = tuple((k.file, k.qualname, id(k.node)) for k in model.sources)
     cached = _WRITES.get(key)
     if cached is not None:
+        for klass in model.sources:
+            _class_writes(klass)  # tells the reads again
         return cached
     found: dict[str, list[FieldWrite]] = {}
     for klass in model.sources:
@@ -78,8 +83,16 @@ def field_writes(model: ClassModel) -> dict[str, list[FieldWrite]]:
 def _class_writes(klass: ClassSource) -> list[FieldWrite]:
     key = (klass.file, id(klass.node))
     cached = _CLASS_WRITES.get(key)
-    if cached is not None:
-        return cached
+    if cached is None:
+        with record_reads() as reads:
+            cached = _CLASS_WRITES[key] = (_scan_class(klass), reads)
+    else:
+        for path, line, how in cached[1]:
+            note_read(path, line, how)
+    return cached[0]
+
+
+def _scan_class(klass: ClassSource) -> list[FieldWrite]:
     out: list[FieldWrite] = []
     for stmt in klass.node.body:
         if isinstance(stmt, ast.Assign | ast.AnnAssign) and stmt.value is not None:
@@ -96,13 +109,13 @@ def _class_writes(klass: ClassSource) -> list[FieldWrite]:
             if body is not None and first_param(hollow_node) == "self":
                 if lines is None:
                     lines = parsed.data.decode("utf-8", "replace").splitlines()
+                note_read(parsed.path, body.def_line, "scan")
                 if not _MAYBE_WRITE.search("\n".join(lines[body.def_line - 1:body.end_line])):
                     continue
             node = klass.function(hollow_node)
             self_name = first_param(node)
             if self_name is not None:
                 out += _writes_in(node, self_name, klass)
-    _CLASS_WRITES[key] = out
     return out
 
 

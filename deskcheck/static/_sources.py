@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import ast
 import hashlib
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -20,6 +21,45 @@ FunctionNode = ast.FunctionDef | ast.AsyncFunctionDef
 
 _TREES: dict[tuple[str, bool], ParsedFile] = {}
 _BODIES: dict[tuple[str, int], FunctionNode] = {}
+ALL = 0  # a read of every body of a file (a full parse): any change to it counts
+_RECORDERS: list[set[tuple[str, int, str]]] = []  # the reads of the analyses now running
+
+
+_AS: list[str] = []  # how bodies parsed now are read (``read_as``)
+
+
+def note_read(path: str, line: int, how: str = "body") -> None:
+    """Tell every running :func:`record_reads` that the def at ``path:line`` was read
+    (``how``: ``body`` parsed, ``scan`` its text searched, ``calls`` only its call and
+    condition texts looked at; ``line`` ALL: the whole file)."""
+    if how == "body" and _AS and line != ALL:
+        how = _AS[-1]
+    for reads in _RECORDERS:
+        reads.add((path, line, how))
+
+
+@contextmanager
+def read_as(how: str) -> Iterator[None]:
+    """Bodies parsed inside are read only as ``how`` (``calls``: the texts of their calls'
+    functions and of their if/while/ternary tests, nothing else)."""
+    _AS.append(how)
+    try:
+        yield
+    finally:
+        _AS.pop()
+
+
+@contextmanager
+def record_reads() -> Iterator[set[tuple[str, int, str]]]:
+    """Collect which hollowed bodies an analysis read: ``{(path, def line, how)}``. What it
+    never read cannot have changed its answer (the audit cache relies on it)."""
+    reads: set[tuple[str, int, str]] = set()
+    _RECORDERS.append(reads)
+    try:
+        yield reads
+    finally:  # by identity: two records holding the same reads are equal sets
+        del _RECORDERS[next(i for i in range(len(_RECORDERS) - 1, -1, -1)
+                            if _RECORDERS[i] is reads)]
 
 
 @dataclass(frozen=True)
@@ -34,13 +74,17 @@ class ParsedFile:
 
     def full(self) -> ParsedFile:
         """This file parsed in full (bodies included); ``self`` when it already is."""
-        return _parse_full(self.path, self.digest, self.data) if self.bodies else self
+        if not self.bodies:
+            return self
+        note_read(self.path, ALL)
+        return _parse_full(self.path, self.digest, self.data)
 
     def function(self, node: FunctionNode) -> FunctionNode:
         """The def with its real body (``node`` itself unless it was hollowed)."""
         body = self.bodies.get(node.lineno)
         if body is None or node.col_offset != body.indent:
             return node
+        note_read(self.path, node.lineno)
         key = (self.digest, node.lineno)
         found = _BODIES.get(key)
         if found is None:
@@ -127,6 +171,8 @@ class Sources:
         digest = hashlib.blake2b(data, digest_size=16).hexdigest()
         self.read[key] = digest
         parsed = (_parse_hollow if self.hollow else _parse_full)(key, digest, data)
+        if not parsed.bodies:
+            note_read(key, ALL)  # parsed in full: every body is there to be read
         self._by_path[key] = parsed
         return parsed
 

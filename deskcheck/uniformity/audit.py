@@ -11,7 +11,15 @@ from fnmatch import fnmatchcase
 from pathlib import Path
 
 from deskcheck.errors import UnknownTargetError
-from deskcheck.static import CallResolver, Fn, Sources, StaticIndex, build_static, split_spec
+from deskcheck.static import (
+    CallResolver,
+    Fn,
+    Sources,
+    StaticIndex,
+    build_static,
+    record_reads,
+    split_spec,
+)
 from deskcheck.uniformity.cache import AuditCache, audit_key
 from deskcheck.uniformity.config import UniformityConfig, load_uniformity_config
 from deskcheck.uniformity.decide import gather, judge
@@ -51,11 +59,12 @@ def audit(target: str, *, root: Path | str, roots_methods: list[str] | None = No
     threshold = gc.get_threshold()
     gc.set_threshold(_GC_FIRST, *threshold[1:])  # ASTs are long-lived: fewer young collections
     try:
-        report = _audit(target, root_path, roots_methods, config, sources)
+        with record_reads() as reads:
+            report = _audit(target, root_path, roots_methods, config, sources)
     finally:
         gc.set_threshold(*threshold)
     if cache is not None:
-        cache.store(key, sources, report)
+        cache.store(key, sources, report, reads)
     report.seconds = time.perf_counter() - started
     return report
 

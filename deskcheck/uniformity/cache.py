@@ -29,7 +29,7 @@ from pathlib import Path
 
 from deskcheck import __version__
 from deskcheck.own_folders import ignore_own_folder
-from deskcheck.static import Sources, probe_module
+from deskcheck.static import ALL, Sources, probe_module, unread_change
 from deskcheck.uniformity.config import UniformityConfig
 from deskcheck.uniformity.model import AuditReport
 
@@ -169,8 +169,12 @@ class AuditCache:
         db.close()
         return None
 
-    def store(self, key: str, sources: Sources, report: AuditReport) -> None:
-        deps = pickle.dumps((sorted(sources.read.items()), dict(sources.probes)))
+    def store(self, key: str, sources: Sources, report: AuditReport,
+              reads: set[tuple[str, int, str]] | None = None) -> None:
+        """``reads``: the bodies the audit read (``record_reads``); without it every body
+        of every file counts as read."""
+        deps = pickle.dumps((sorted(sources.read.items()), dict(sources.probes),
+                             _bodies(sources, reads)))
         db = self._connect()
         if db is None:
             return
@@ -194,8 +198,32 @@ class AuditCache:
             db.close()
 
 
+def _bodies(sources: Sources, reads: set[tuple[str, int, str]] | None
+            ) -> dict[str, tuple[frozenset[int], ...] | None]:
+    """Per file: (def lines of the bodies read, of those only searched, of those read for
+    their call and test texts only), None for all."""
+    if reads is None:
+        return {}
+    out: dict[str, tuple[set[int], set[int], set[int]] | None] = {}
+    kinds = {"body": 0, "scan": 1, "calls": 2}
+    for path in sources.read:
+        out[path] = None if not sources.parse(path).bodies else (set(), set(), set())
+    for path, line, how in reads:
+        entry = out.get(path)
+        if entry is None:
+            continue
+        if line == ALL:
+            out[path] = None
+        else:
+            entry[kinds.get(how, 0)].add(line)
+    return {p: None if e is None else (frozenset(e[0]), frozenset(e[1] - e[0]),
+                                       frozenset(e[2] - e[0]))
+            for p, e in out.items()}
+
+
 def _holds(deps: tuple, sources: Sources, db: sqlite3.Connection) -> bool:
-    files, probes = deps
+    files, probes = deps[:2]
+    bodies = deps[2] if len(deps) > 2 else {}
     for (name, roots), found in probes.items():
         now = probe_module(name, [Path(r) for r in roots])
         if (str(now[0]) if now else None) != found:
@@ -204,9 +232,21 @@ def _holds(deps: tuple, sources: Sources, db: sqlite3.Connection) -> bool:
         data = sources.text(path)
         if data is None:
             return False
-        if _digest(data) != digest and not _same_code(db, digest, data):
+        if _digest(data) != digest and not _reads_alike(db, digest, data, bodies.get(path)):
             return False
     return True
+
+
+def _reads_alike(db: sqlite3.Connection, digest: str, data: bytes,
+                 read: tuple[frozenset[int], ...] | None) -> bool:
+    """Whether ``data`` reads, to the audit, as the cached content ``digest`` did: body by
+    body where the audit recorded which bodies it read (an edit in a body it never parsed,
+    or a comment), else as a whole file (its code digest)."""
+    if read is not None:
+        blob = db.execute("SELECT data FROM blobs WHERE digest = ?", (digest,)).fetchone()
+        if blob is not None and unread_change(zlib.decompress(blob[0]), data, *read) is None:
+            return True
+    return _same_code(db, digest, data)
 
 
 def _same_code(db: sqlite3.Connection, digest: str, data: bytes) -> bool:

@@ -220,9 +220,9 @@ class _Solution:
             at, dims = node
             group = self.comp[at]
             entry = next((a for a in self.arrived.get((group, dims), ()) if a[0] & bit), None)
-            goal = set(self._owners().get((group, sig, dims), ()))
+            goal = list(self._owners().get((group, sig, dims), ()))  # in member order
             if entry is not None and not goal:
-                goal = {entry[1]}
+                goal = [entry[1]]
             path, found = self._inside(at, goal)
             if (found, dims) != node:
                 chain.append((node, path))
@@ -251,18 +251,22 @@ class _Solution:
             self._owner_index = index
         return self._owner_index
 
-    def _inside(self, start: tuple, goal: set[tuple]) -> tuple[list, tuple]:
-        """The hops from ``start`` to the nearest member of ``goal`` over reads inside
+    def _inside(self, start: tuple, goals: list[tuple]) -> tuple[list, tuple]:
+        """The hops from ``start`` to the nearest member of ``goals`` over reads inside
         ``start``'s group, and that member. One breadth-first walk back from each goal (a
-        few dozen goals serve every witness), then each path is a walk along it."""
+        few dozen goals serve every witness), then each path is a walk along it. The walk
+        starts from the goals in their order (the members' order), never a set's: a key
+        holds ``id()`` values, so a set's order, and with it which of two equally short
+        paths is the witness, would change from run to run."""
+        goal = set(goals)
         if start in goal:
             return [], start
         group = self.comp[start]
-        key = (group, frozenset(goal))
+        key = (group, tuple(goals))
         toward = self._toward.get(key)
         if toward is None:
             toward = self._toward[key] = {}
-            frontier = deque(goal)
+            frontier = deque(goals)
             seen = set(goal)
             while frontier:
                 node = frontier.popleft()

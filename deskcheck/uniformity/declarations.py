@@ -8,7 +8,7 @@ import ast
 import re
 from fnmatch import fnmatchcase
 
-from deskcheck.static import field_writes, method_functions
+from deskcheck.static import field_writes, method_functions, read_as
 from deskcheck.uniformity.config import UniformityConfig
 from deskcheck.uniformity.model import AuditReport, DeclarationFinding
 from deskcheck.uniformity.reach import Reach
@@ -88,7 +88,8 @@ def _check_inline_agreed(inline: dict[str, tuple[str, str]], writes, tracer: Tra
 def _code_calls_and_tests(model, reach: Reach) -> tuple[set[str], set[str]]:
     """Every call (as written, without arguments) and every if/while test in the class's MRO
     and in the functions the audit entered."""
-    nodes = [node for _k, _n, node in method_functions(model)]
+    with read_as("calls"):  # only call and test texts: an edit keeping them keeps this
+        nodes = [node for _k, _n, node in method_functions(model)]
     nodes += [c.fn.node for c in reach.ctxs.values()]
     calls: set[str] = set()
     tests: set[str] = set()
