@@ -25,7 +25,7 @@ VERDICTS: tuple[str, ...] = (
 HOLDING_VERDICTS: frozenset[str] = frozenset({"KILLED", "ACCEPTED_SURVIVOR"})
 # A survivor: the mutant's owners did not kill it (whether or not some other test did).
 SURVIVOR_VERDICTS: frozenset[str] = frozenset({"SURVIVED", "OWNER_MISSED"})
-RUN_KINDS: tuple[str, ...] = ("sweep", "redfirst", "regress", "suite", "auto")
+RUN_KINDS: tuple[str, ...] = ("sweep", "redfirst", "regress", "auto")
 TIERS: tuple[str, ...] = ("DESK", "METAL")
 
 

@@ -180,3 +180,15 @@ def test_report_defaults_to_the_latest_run_in_the_terminal_format(nights, capsys
     assert shown not in ("{", "<", "#") and "ballot.M1" in out and "ballot.M2" not in out, (
         f"docs/report.md: `deskcheck report` renders RUN = latest (the newest run: the auto run "
         f"holding ballot.M1 alone) in the terminal format by default; it printed:\n{out[:600]}")
+
+
+def test_every_run_kind_history_accepts_is_one_a_command_records() -> None:
+    """docs/report.md: an empty `history --kind K` says how runs of that kind get recorded, so
+    every kind the options accept must be one that a deskcheck command records."""
+    from deskcheck.report import RUN_KINDS
+    from deskcheck.report.commands import HOW_TO_RECORD
+
+    unrecorded = [k for k in RUN_KINDS if k not in HOW_TO_RECORD]
+    assert not unrecorded, (
+        f"`--kind` accepts {unrecorded}, which no deskcheck command records: an empty listing "
+        "could not say how such runs get recorded (docs/report.md, history)")
