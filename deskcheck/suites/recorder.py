@@ -25,6 +25,7 @@ import contextlib
 import enum
 import functools
 import io
+import linecache
 import marshal
 import os
 import sys
@@ -618,7 +619,15 @@ def record_decisions(folder: str | Path, rank: int,
         chosen = lambda name: any(f in name for f in fragments)  # noqa: E731
         key = fragments
     namespace = _callers_namespace()
+    named = [f for f in functions if isinstance(f, types.FunctionType)]
+    unreadable = [f for f in named if not linecache.getlines(f.__code__.co_filename)]
+    if unreadable:
+        raise ValueError("record_decisions cannot record " + ", ".join(
+            f"{f.__qualname__} ({f.__code__.co_filename}:{f.__code__.co_firstlineno})"
+            for f in unreadable) + ": its source cannot be read (built by exec from a string "
+            "with no file behind it); fix: compile it from a file "
+            "(`exec(compile(text, path, 'exec'), ns)` with the text written to path) or put "
+            "the text in linecache under its file name")
     with open(os.path.join(folder, f"rank{rank}.jsonl"), "ab", buffering=0) as out:
-        named = [f for f in functions if isinstance(f, types.FunctionType)]
         with DecisionRecorder(out, chosen, key).active([namespace], named) as recorder:
             yield recorder

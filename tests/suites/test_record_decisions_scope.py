@@ -68,3 +68,21 @@ def test_functions_are_recorded_beyond_what_include_names(tmp_path: Path) -> Non
     assert _split(bare, ["no-file-matches-this"], [namespace["decide"]]) == "no split", (
         "without functions= the same exec-built function, in no included file, must not be "
         "recorded")
+
+
+def test_a_named_function_whose_source_cannot_be_read_is_an_error_not_a_silent_skip(
+        tmp_path: Path) -> None:
+    """`functions=` names functions to record; one built by `exec` from a string with no file
+    behind it cannot be instrumented (its source is nowhere): record_decisions says so, naming
+    the function and the fix, instead of recording nothing."""
+    namespace: dict[str, Any] = {}
+    exec(compile(DECIDE, "<generated decide>", "exec"), namespace)
+    folder = tmp_path / "log"
+    folder.mkdir()
+    with pytest.raises(ValueError) as info:
+        with record_decisions(folder, 0, functions=(namespace["decide"],)):
+            namespace["decide"](3)
+    text = str(info.value)
+    assert "decide" in text and "<generated decide>" in text and "source" in text, (
+        "a functions= entry whose source cannot be read must be named with where it came from "
+        f"and why it cannot be recorded; the error said: {text}")
