@@ -23,7 +23,7 @@ from deskcheck.static import (
 from deskcheck.uniformity.cache import AuditCache, audit_key
 from deskcheck.uniformity.config import UniformityConfig, load_uniformity_config
 from deskcheck.uniformity.decide import gather, judge
-from deskcheck.uniformity.declarations import check_declarations
+from deskcheck.uniformity.declarations import arm_exists, check_declarations
 from deskcheck.uniformity.model import AuditReport
 from deskcheck.uniformity.reach import Reach
 from deskcheck.uniformity.trace import Tracer
@@ -82,7 +82,8 @@ def _audit(target: str, root_path: Path, roots_methods: list[str] | None,
     inline = _inline_declarations(reach, sources)
     sanctioned = {a.field: f"agreed by {a.collective}" + (f" ({a.why})" if a.why else "")
                   for a in config.agreed}
-    sanctioned.update({r.field: f"replica checked by {r.arm}" for r in config.replica})
+    sanctioned.update({r.field: f"replica checked by {r.arm}" if arm_exists(config, r.arm)
+                       else f"replica, claimed by {r.arm} (no such test)" for r in config.replica})
     sanctioned.update({k: f"declared inline: {why}" for k, (kind, why) in inline.items()
                        if kind in ("agreed", "replica", "config")})
     tracer = Tracer(reach, sanctioned, config.rank_local, config.config,

@@ -40,7 +40,7 @@ def check_declarations(config: UniformityConfig, report: AuditReport, reach: Rea
         if name not in writes:
             out.append(DeclarationFinding("replica", replica.field, "stale", replica.where,
                                           f"no write of self.{name} in {model.name}'s MRO"))
-        elif not _arm_exists(config, replica.arm):
+        elif not arm_exists(config, replica.arm):
             out.append(DeclarationFinding("replica", replica.field, "claimed, not enforced",
                                           replica.where, f"no test {replica.arm} exists"))
     # stale = matches nothing in the code (the class's MRO and every function the audit
@@ -128,7 +128,8 @@ def _made_by(tracer: Tracer, model, writes, collective: str, field: str,
         tracer.forget()
 
 
-def _arm_exists(config: UniformityConfig, arm: str) -> bool:
+def arm_exists(config: UniformityConfig, arm: str) -> bool:
+    """Whether the congruence arm ``path.py::test`` names a file (and test) that exists."""
     path, _sep, name = arm.partition("::")
     file = (config.base / path)
     if not file.is_file():

@@ -92,3 +92,19 @@ def test_the_json_carries_every_documented_field(make_pkg):
     assert not missing, (
         "the JSON report (`--json`: stable keys) lacks the fields docs/uniformity.md:25-40 "
         f"documents: {sorted(missing)}")
+
+
+def test_a_replica_whose_arm_does_not_exist_covers_nothing(make_pkg):
+    root = make_pkg(SRC, CFG + """
+[[tool.deskcheck.uniformity.replica]]
+field = "self.pool"
+arm = "tests/test_congruence.py::test_pools_are_replicas"
+""")
+    report = audit("pkg.api:S", root=root)
+    pool = next(d for d in report.decisions if d.condition == "self.pool.available_size() > 0")
+    where = f"{pool.function}:{pool.line}"
+    got = report.to_json()["unexercised"]
+    assert pool.covered_by == [] and where in got, (
+        "docs/uniformity.md:34,232-233: covered_by names only replica arms that exist, and "
+        "unexercised lists what no existing arm covers; the arm of the self.pool replica does "
+        f"not exist, yet covered_by is {pool.covered_by} and unexercised is {got}")
