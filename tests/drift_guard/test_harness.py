@@ -39,6 +39,38 @@ def test_binding_a_function_that_uses_zero_arg_super_is_refused():
              roots=["admit"], register=False)
 
 
+class _Base:
+    pass
+
+
+class _SuperSetter(_Base):
+    @property
+    def limit(self):
+        return 1
+
+    @limit.setter
+    def limit(self, value):
+        super().__init__()
+
+
+@pytest.mark.parametrize("part", ["setter", "deleter"])
+def test_binding_a_property_whose_setter_or_deleter_uses_zero_arg_super_is_refused(part):
+    prop = _SuperSetter.__dict__["limit"]
+    if part == "deleter":
+        prop = property(lambda self: 1, None, prop.fset)
+    model = type("Model", (_Base,), {"limit": prop})
+    try:
+        type("Supers", (Harness,), {"limit": bind(model.limit)}, model=model, roots=["limit"],
+             register=False)
+    except HarnessError as err:
+        assert "uses zero-argument super()" in str(err), (
+            f"the refusal must say the {part} uses zero-argument super(); it says {err}")
+    else:
+        pytest.fail(
+            "docs/drift.md:396-397: bind() of a function using zero-argument super() is a "
+            f"HarnessError; a property whose {part} calls super() was bound without one")
+
+
 def test_properties_bind_as_properties():
     class Budget(Harness, model=Scheduler, roots=["budget"], register=False):
         budget = bind(BudgetMixin.budget)

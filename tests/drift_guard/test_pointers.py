@@ -79,6 +79,15 @@ def test_broken_citations(project, text, problem):
     )
 
 
+def test_a_range_whose_end_is_past_the_file_is_refused(project):
+    findings = _check(project, "see schedule_policy.py:4-40").findings
+    problems = [f.problem for f in findings]
+    assert any("has 9 lines" in p for p in problems), (
+        "docs/drift.md:483-485: the cited line must exist, for each end of a range; "
+        "schedule_policy.py:4-40 cites up to line 40 of a 9-line file, yet the problems are "
+        f"{problems}")
+
+
 def test_times_and_plain_numbers_are_not_citations(tmp_path):
     doc = tmp_path / "log.txt"
     doc.write_text("05:55:19 the storm began; ratio 3:1; port :8080 on host\n")

@@ -102,3 +102,18 @@ def test_a_lora_rank_is_a_model_dimension_not_a_process_rank(make_pkg):
     """}, CFG)
     d = _verdicts(audit("pkg.s:S", root=root))["self.model_config.kv_lora_rank > 0"]
     assert d.verdict is Verdict.UNIFORM, f"kv_lora_rank read as a rank id: {d.why}"
+
+
+def test_a_rank_id_gating_a_send_and_a_group_collective_is_rank_local_not_a_role(make_pkg):
+    root = make_pkg({"s.py": """
+        class S:
+            def step(self):
+                if self.tp_rank == 0:
+                    dist.send(1, dst=1, group=self.pp_group)
+                    dist.all_reduce(1, group=self.tp_cpu_group)
+    """}, CFG)
+    d = _verdicts(audit("pkg.s:S", root=root))["self.tp_rank == 0"]
+    assert d.verdict is Verdict.RANK_LOCAL, (
+        "docs/uniformity.md:135: ROLE is a rank-id role gating point-to-point ONLY; "
+        "`tp_rank == 0` gates a send and a TP all_reduce, so it must be RANK-LOCAL; it is "
+        f"{d.verdict.value}: {d.why}")

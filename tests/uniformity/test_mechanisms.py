@@ -144,6 +144,23 @@ def test_constant_arguments_are_followed_into_the_callee(make_pkg):
     assert o.verdict is Verdict.RANK_LOCAL, "the default path reads the clock: RANK-LOCAL expected"
 
 
+def test_a_condition_constant_arguments_make_true_is_not_a_decision(make_pkg):
+    root = make_pkg({"s.py": """
+        class S:
+            def step(self):
+                self.sync(for_health_check=True)
+            def sync(self, for_health_check=False):
+                if for_health_check:
+                    dist.barrier(group=self.tp_group)
+    """}, MIN_CFG)
+    found = [f"{d.condition} ({d.verdict.value})"
+             for d in audit("pkg.s:S", root=root).find("S.sync")]
+    assert found == [], (
+        "docs/uniformity.md:198-199: a condition the call's constant arguments decide is not a "
+        "decision in that context; sync(for_health_check=True) makes `if for_health_check:` "
+        f"always true, yet S.sync reports the decisions {found}")
+
+
 def test_a_component_built_by_a_factory_is_followed(make_pkg):
     root = make_pkg({"s.py": """
         class Cache:

@@ -94,6 +94,23 @@ def test_the_json_carries_every_documented_field(make_pkg):
         f"documents: {sorted(missing)}")
 
 
+def test_a_sanctioned_decision_no_replica_arm_covers_is_unexercised(make_pkg):
+    root = make_pkg(SRC, CFG + """
+[[tool.deskcheck.uniformity.agreed]]
+field = "self.budget"
+collective = "self._all_reduce_min"
+""")
+    report = audit("pkg.api:S", root=root)
+    budget = next(d for d in report.decisions if d.condition == "self.budget > 0")
+    where = f"{budget.function}:{budget.line}"
+    got = report.to_json()["unexercised"]
+    assert where in got, (
+        "docs/uniformity.md:232-233: the JSON's unexercised lists the decisions with a "
+        "rank-local or SANCTIONED input that no replica arm covers; `self.budget > 0` reads "
+        f"the declared-agreed self.budget ({budget.verdict.value}, no arm), yet unexercised "
+        f"is {got}, without {where}")
+
+
 def test_a_replica_whose_arm_does_not_exist_covers_nothing(make_pkg):
     root = make_pkg(SRC, CFG + """
 [[tool.deskcheck.uniformity.replica]]
