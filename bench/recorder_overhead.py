@@ -6,7 +6,9 @@ once, the order reversed on every other repetition (ABC CBA: load drifts and wha
 leaves behind hit every mode alike): ``DESKCHECK_RECORD=off``, ``=all`` (every run recorded:
 the price of a recorded run, which a failing arm pays once more) and the default (nothing is
 recorded while an arm holds). A run gives each mode's median wall time a check and the ranks'
-CPU a check (their ``/proc/PID/schedstat`` run time, all threads, summed over the ranks: what
+CPU a check (the run time of each of their threads, ``/proc/PID/task/TID/schedstat``, summed
+over the threads and the ranks (gloo's own threads included: ``/proc/PID/schedstat`` alone is
+the main thread's, which is also shown): what
 the ranks did, whoever else shares the cores); the ratios are all / off per run, and their
 median over the runs. A plain pool task is timed in the default mode and off.
 
@@ -88,24 +90,40 @@ NOTES = (  # what the numbers above are not: the history and the analysis (issue
 )
 
 
-def _rank_cpu_ns(pids: list[int]) -> int:
-    """The ranks' CPU run time so far, ns (every thread; 0 where schedstat is missing)."""
-    total = 0
+def _run_ns(path: str) -> int:
+    """A thread's CPU run time so far, ns, from its schedstat (0 where it is gone)."""
+    try:
+        with open(path, encoding="ascii") as stat:
+            return int(stat.read().split()[0])
+    except (OSError, ValueError, IndexError):
+        return 0
+
+
+def _rank_cpu_ns(pids: list[int]) -> tuple[int, int]:
+    """The ranks' CPU run time so far, ns: (every live thread, the main threads alone).
+    ``/proc/PID/schedstat`` is the main thread's only; a rank's gloo threads are in
+    ``/proc/PID/task``."""
+    every = main = 0
     for pid in pids:
+        main += _run_ns(f"/proc/{pid}/schedstat")
         try:
-            with open(f"/proc/{pid}/schedstat", encoding="ascii") as stat:
-                total += int(stat.read().split()[0])
-        except (OSError, ValueError, IndexError):
-            pass
-    return total
+            threads = os.listdir(f"/proc/{pid}/task")
+        except OSError:
+            continue
+        every += sum(_run_ns(f"/proc/{pid}/task/{tid}/schedstat") for tid in threads)
+    return every, main
 
 
-def _measure(pids: list[int], run: Callable[[], object]) -> tuple[float, float, float]:
-    """(wall s, this process's CPU s, the ranks' CPU s) of one call."""
+def _measure(pids: list[int], run: Callable[[], object]
+             ) -> tuple[float, float, float, float]:
+    """(wall s, this process's CPU s, the ranks' CPU s, their main threads' CPU s) of one
+    call."""
     cpu0, ranks0, wall0 = time.process_time(), _rank_cpu_ns(pids), time.perf_counter()
     run()
     wall = time.perf_counter() - wall0
-    return wall, time.process_time() - cpu0, (_rank_cpu_ns(pids) - ranks0) / 1e9
+    ranks1 = _rank_cpu_ns(pids)
+    return (wall, time.process_time() - cpu0, (ranks1[0] - ranks0[0]) / 1e9,
+            (ranks1[1] - ranks0[1]) / 1e9)
 
 
 def _pool_runs(reps: int, runs: int) -> list[dict[str, object]]:
@@ -122,7 +140,7 @@ def _pool_runs(reps: int, runs: int) -> list[dict[str, object]]:
         pids = pool.pids
         for _run in range(runs):
             load = os.getloadavg()[0]
-            seen: dict[str, list[tuple[float, float, float]]] = {
+            seen: dict[str, list[tuple[float, ...]]] = {
                 label: [] for label, _m in (*ARM_MODES, *TASK_MODES)}
             for rep in range(reps):
                 order = ARM_MODES if rep % 2 == 0 else ARM_MODES[::-1]
@@ -190,15 +208,16 @@ def _in_process(passes: int) -> dict[str, object]:
             "hooks": dict(calls.most_common())}
 
 
-def _medians(seen: dict[str, list[tuple[float, float, float]]], label: str
-             ) -> tuple[float, float, float]:
+def _medians(seen: dict[str, list[tuple[float, ...]]], label: str
+             ) -> tuple[float, float, float, float]:
     rows = seen[label]
     return (statistics.median(r[0] for r in rows), statistics.median(r[1] for r in rows),
-            statistics.fmean(r[2] for r in rows))
+            statistics.fmean(r[2] for r in rows), statistics.fmean(r[3] for r in rows))
 
 
 def _report(runs: list[dict[str, object]], local: dict[str, object], reps: int) -> list[str]:
-    wall_ratios, cpu_ratios, default_ratios, task_ratios, loads = [], [], [], [], []
+    wall_ratios, cpu_ratios, main_ratios, default_ratios, task_ratios, loads = \
+        [], [], [], [], [], []
     table = []
     for number, run in enumerate(runs, 1):
         seen = run["seen"]
@@ -206,12 +225,14 @@ def _report(runs: list[dict[str, object]], local: dict[str, object], reps: int) 
         task, task_off = (_medians(seen, m) for m in ("task default", "task off"))  # type: ignore[arg-type]
         wall_ratios.append(rec[0] / off[0])
         cpu_ratios.append(rec[2] / off[2] if off[2] else float("nan"))
+        main_ratios.append(rec[3] / off[3] if off[3] else float("nan"))
         default_ratios.append(default[0] / off[0])
         task_ratios.append(task[0] / task_off[0])
         loads.append(run["load"])
         table.append(f"| {number} | {run['load'][0]:.1f} -> {run['load'][1]:.1f} | "  # type: ignore[index]
                      f"{off[0] * 1e3:.1f} | {rec[0] * 1e3:.1f} | **{wall_ratios[-1]:.2f}x** | "
                      f"{off[2] * 1e3:.1f} | {rec[2] * 1e3:.1f} | {cpu_ratios[-1]:.2f}x | "
+                     f"{main_ratios[-1]:.2f}x | "
                      f"{off[1] * 1e3:.1f} | {rec[1] * 1e3:.1f} |")
     hooks = local["hooks"]
     total = sum(hooks.values())  # type: ignore[attr-defined]
@@ -223,12 +244,15 @@ def _report(runs: list[dict[str, object]], local: dict[str, object], reps: int) 
         f"`.venv/bin/python bench/recorder_overhead.py --runs {len(runs)} --reps {reps}`: the "
         "reference COUNT arm (world 3 gloo, premise run included) through a warm pool; each "
         "repetition runs every mode once, the order reversed every other one; per run the "
-        "median wall time a check and the ranks' mean CPU a check (schedstat, all threads). "
+        "median wall time a check and the ranks' mean CPU a check (schedstat, every thread). "
         "Goal (issue 28): recorded <= 1.5x unrecorded.", "",
         f"- recorded (`DESKCHECK_RECORD=all`) / off, wall: **median {statistics.median(wall_ratios):.2f}x** "
         f"over {len(runs)} runs (range {min(wall_ratios):.2f}x-{max(wall_ratios):.2f}x); the "
         f"ranks' CPU: median {statistics.median(cpu_ratios):.2f}x "
-        f"(range {min(cpu_ratios):.2f}x-{max(cpu_ratios):.2f}x)",
+        f"(range {min(cpu_ratios):.2f}x-{max(cpu_ratios):.2f}x); their main threads alone "
+        f"(/proc/PID/schedstat: what this bench showed as the ranks' CPU up to cbe5f98): median "
+        f"{statistics.median(main_ratios):.2f}x "
+        f"(range {min(main_ratios):.2f}x-{max(main_ratios):.2f}x)",
         f"- a holding arm in the default mode (records only on failure) / off, wall: median "
         f"{statistics.median(default_ratios):.2f}x; a plain pool task, default / off: "
         f"{statistics.median(task_ratios):.2f}x (goal: nothing measurable)",
@@ -237,9 +261,10 @@ def _report(runs: list[dict[str, object]], local: dict[str, object], reps: int) 
         f"({local['recorded_ms'] / local['plain_ms']:.2f}x); {total} hook calls a pass: "  # type: ignore[operator]
         + ", ".join(f"{n} {k}" for k, n in hooks.items()),  # type: ignore[attr-defined]
         *NOTES,
-        "", "| run | load | off ms | recorded ms | wall | off CPU ms | recorded CPU ms | CPU "
+        "", "| run | load | off ms | recorded ms | wall | off CPU ms | recorded CPU ms | CPU | main "
+        "thread CPU "
         "| parent CPU off | parent CPU rec |",
-        "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|", *table, ""]
+        "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|", *table, ""]
 
 
 def main() -> None:
