@@ -48,10 +48,26 @@ HOOKS = ("o", "v", "b", "d", "stored", "s", "loop", "e", "r", "x")
 NOTES = (  # what the numbers above are not: the history and the analysis (issue 28)
     "- read the ranks' CPU first: on a loaded 2-core box the wall ratio of one run swings "
     "by 0.5x (a check is 10-30 ms, mostly waiting for a core), the CPU ratio by 0.2x",
-    "- three separate runs of this code, `--runs 5 --reps 30` each, one after the other "
-    "(2026-12-05 07:35 UTC, load 8.3-9.5, nothing niced): wall median 1.39x, 1.35x, 1.45x "
-    "(one run's median 1.19x-1.56x), ranks' CPU median 1.74x, 1.65x, 1.72x (1.62x-1.86x); "
-    "the table below is the third",
+    "- the ranks' CPU is every thread's since 3894eaf: the bench said all threads but read "
+    "/proc/PID/schedstat, the main thread's alone (checked: a process whose second thread "
+    "spun ~180 ms showed 46 ms there), so each rank's gloo threads (~0.35 ms a task, the same "
+    "recorded or not) were left out and the ratio read high; the main threads' ratio is "
+    "still shown. Three separate runs of this code (the recorder as at cbe5f98), `--runs 5 "
+    "--reps 30` each, one after the other (2026-12-05 08:10-08:11 UTC, load 9.0-10.4, nothing "
+    "niced): wall median 1.45x, 1.26x, 1.35x; the ranks' CPU, every thread, 1.42x, 1.34x, "
+    "1.32x (one run's 1.27x-1.49x); their main threads alone 1.76x, 1.75x, 1.69x "
+    "(1.61x-1.88x); the table below is the third. Before, the same code at 07:35 and 08:05 "
+    "UTC (main threads): 1.65x-1.77x",
+    "- round four (issue 28, in a world-3 rank of a warm pool, the thread CPU of one real "
+    "pass, each part replaced by a no-op in turn, load ~9.5): plain 0.78-0.96 ms, recorded "
+    "1.40-1.68 ms; every hook and the flushes no-ops 0.96 ms; without the flushes -0.10 ms, "
+    "without the decision hooks -0.13 ms, without the call hooks -0.13 ms; entering and "
+    "leaving a recording 0.04 ms (hot); swapping the copies in and out leaves the next plain "
+    "pass no slower. A decision whose reads are not all numbers, bools, None or str (68 of "
+    "125 a pass: lists copied, user objects shown by type) costs ~2x one whose reads are. "
+    "Inlining the raw reads of such a decision and of a call's args, paired 6 times with "
+    "the code before (`--runs 3 --reps 20` each, load 9.2-11.0): main threads 1.73x -> 1.70x, "
+    "every thread 1.39x -> 1.38x (medians): no measured gain, not kept",
     "- round three (issue 28; bb5f2d0 against this code, `--runs 2-3 --reps 20`, one after "
     "the other, load 7.8-10.5): ranks' CPU 1.93x-2.02x -> 1.67x-1.93x, wall 1.65x-1.83x -> "
     "1.17x-1.73x (the wall of one run swings most at load 10). A row no longer carries its "
