@@ -118,7 +118,8 @@ def _run_ns(path: str) -> int:
 def _rank_cpu_ns(pids: list[int]) -> tuple[int, int]:
     """The ranks' CPU run time so far, ns: (every live thread, the main threads alone).
     ``/proc/PID/schedstat`` is the main thread's only; a rank's gloo threads are in
-    ``/proc/PID/task``."""
+    ``/proc/PID/task`` (they live as long as the rank: a thread that ended between two
+    readings would be left out)."""
     every = main = 0
     for pid in pids:
         main += _run_ns(f"/proc/{pid}/schedstat")
