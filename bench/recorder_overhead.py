@@ -6,7 +6,9 @@ once, the order reversed on every other repetition (ABC CBA: load drifts and wha
 leaves behind hit every mode alike): ``DESKCHECK_RECORD=off``, ``=all`` (every run recorded:
 the price of a recorded run, which a failing arm pays once more) and the default (nothing is
 recorded while an arm holds). A run gives each mode's median wall time a check and the ranks'
-CPU a check (their ``/proc/PID/schedstat`` run time, all threads, summed over the ranks: what
+CPU a check (the run time of each of their threads, ``/proc/PID/task/TID/schedstat``, summed
+over the threads and the ranks (gloo's own threads included: ``/proc/PID/schedstat`` alone is
+the main thread's, which is also shown): what
 the ranks did, whoever else shares the cores); the ratios are all / off per run, and their
 median over the runs. A plain pool task is timed in the default mode and off.
 
@@ -46,10 +48,26 @@ HOOKS = ("o", "v", "b", "d", "stored", "s", "loop", "e", "r", "x")
 NOTES = (  # what the numbers above are not: the history and the analysis (issue 28)
     "- read the ranks' CPU first: on a loaded 2-core box the wall ratio of one run swings "
     "by 0.5x (a check is 10-30 ms, mostly waiting for a core), the CPU ratio by 0.2x",
-    "- three separate runs of this code, `--runs 5 --reps 30` each, one after the other "
-    "(2026-12-05 07:35 UTC, load 8.3-9.5, nothing niced): wall median 1.39x, 1.35x, 1.45x "
-    "(one run's median 1.19x-1.56x), ranks' CPU median 1.74x, 1.65x, 1.72x (1.62x-1.86x); "
-    "the table below is the third",
+    "- the ranks' CPU is every thread's since 3894eaf: the bench said all threads but read "
+    "/proc/PID/schedstat, the main thread's alone (checked: a process whose second thread "
+    "spun ~180 ms showed 46 ms there), so each rank's gloo threads (~0.35 ms a task, the same "
+    "recorded or not) were left out and the ratio read high; the main threads' ratio is "
+    "still shown. Three separate runs of this code (the recorder as at cbe5f98), `--runs 5 "
+    "--reps 30` each, one after the other (2026-12-05 08:10-08:11 UTC, load 9.0-10.4, nothing "
+    "niced): wall median 1.45x, 1.26x, 1.35x; the ranks' CPU, every thread, 1.42x, 1.34x, "
+    "1.32x (one run's 1.27x-1.49x); their main threads alone 1.76x, 1.75x, 1.69x "
+    "(1.61x-1.88x); the table below is the third. Before, the same code at 07:35 and 08:05 "
+    "UTC (main threads): 1.65x-1.77x",
+    "- round four (issue 28, in a world-3 rank of a warm pool, the thread CPU of one real "
+    "pass, each part replaced by a no-op in turn, load ~9.5): plain 0.78-0.96 ms, recorded "
+    "1.40-1.68 ms; every hook and the flushes no-ops 0.96 ms; without the flushes -0.10 ms, "
+    "without the decision hooks -0.13 ms, without the call hooks -0.13 ms; entering and "
+    "leaving a recording 0.04 ms (hot); swapping the copies in and out leaves the next plain "
+    "pass no slower. A decision whose reads are not all numbers, bools, None or str (68 of "
+    "125 a pass: lists copied, user objects shown by type) costs ~2x one whose reads are. "
+    "Inlining the raw reads of such a decision and of a call's args, paired 6 times with "
+    "the code before (`--runs 3 --reps 20` each, load 9.2-11.0): main threads 1.73x -> 1.70x, "
+    "every thread 1.39x -> 1.38x (medians): no measured gain, not kept",
     "- round three (issue 28; bb5f2d0 against this code, `--runs 2-3 --reps 20`, one after "
     "the other, load 7.8-10.5): ranks' CPU 1.93x-2.02x -> 1.67x-1.93x, wall 1.65x-1.83x -> "
     "1.17x-1.73x (the wall of one run swings most at load 10). A row no longer carries its "
@@ -88,24 +106,41 @@ NOTES = (  # what the numbers above are not: the history and the analysis (issue
 )
 
 
-def _rank_cpu_ns(pids: list[int]) -> int:
-    """The ranks' CPU run time so far, ns (every thread; 0 where schedstat is missing)."""
-    total = 0
+def _run_ns(path: str) -> int:
+    """A thread's CPU run time so far, ns, from its schedstat (0 where it is gone)."""
+    try:
+        with open(path, encoding="ascii") as stat:
+            return int(stat.read().split()[0])
+    except (OSError, ValueError, IndexError):
+        return 0
+
+
+def _rank_cpu_ns(pids: list[int]) -> tuple[int, int]:
+    """The ranks' CPU run time so far, ns: (every live thread, the main threads alone).
+    ``/proc/PID/schedstat`` is the main thread's only; a rank's gloo threads are in
+    ``/proc/PID/task`` (they live as long as the rank: a thread that ended between two
+    readings would be left out)."""
+    every = main = 0
     for pid in pids:
+        main += _run_ns(f"/proc/{pid}/schedstat")
         try:
-            with open(f"/proc/{pid}/schedstat", encoding="ascii") as stat:
-                total += int(stat.read().split()[0])
-        except (OSError, ValueError, IndexError):
-            pass
-    return total
+            threads = os.listdir(f"/proc/{pid}/task")
+        except OSError:
+            continue
+        every += sum(_run_ns(f"/proc/{pid}/task/{tid}/schedstat") for tid in threads)
+    return every, main
 
 
-def _measure(pids: list[int], run: Callable[[], object]) -> tuple[float, float, float]:
-    """(wall s, this process's CPU s, the ranks' CPU s) of one call."""
+def _measure(pids: list[int], run: Callable[[], object]
+             ) -> tuple[float, float, float, float]:
+    """(wall s, this process's CPU s, the ranks' CPU s, their main threads' CPU s) of one
+    call."""
     cpu0, ranks0, wall0 = time.process_time(), _rank_cpu_ns(pids), time.perf_counter()
     run()
     wall = time.perf_counter() - wall0
-    return wall, time.process_time() - cpu0, (_rank_cpu_ns(pids) - ranks0) / 1e9
+    ranks1 = _rank_cpu_ns(pids)
+    return (wall, time.process_time() - cpu0, (ranks1[0] - ranks0[0]) / 1e9,
+            (ranks1[1] - ranks0[1]) / 1e9)
 
 
 def _pool_runs(reps: int, runs: int) -> list[dict[str, object]]:
@@ -122,7 +157,7 @@ def _pool_runs(reps: int, runs: int) -> list[dict[str, object]]:
         pids = pool.pids
         for _run in range(runs):
             load = os.getloadavg()[0]
-            seen: dict[str, list[tuple[float, float, float]]] = {
+            seen: dict[str, list[tuple[float, ...]]] = {
                 label: [] for label, _m in (*ARM_MODES, *TASK_MODES)}
             for rep in range(reps):
                 order = ARM_MODES if rep % 2 == 0 else ARM_MODES[::-1]
@@ -190,15 +225,16 @@ def _in_process(passes: int) -> dict[str, object]:
             "hooks": dict(calls.most_common())}
 
 
-def _medians(seen: dict[str, list[tuple[float, float, float]]], label: str
-             ) -> tuple[float, float, float]:
+def _medians(seen: dict[str, list[tuple[float, ...]]], label: str
+             ) -> tuple[float, float, float, float]:
     rows = seen[label]
     return (statistics.median(r[0] for r in rows), statistics.median(r[1] for r in rows),
-            statistics.fmean(r[2] for r in rows))
+            statistics.fmean(r[2] for r in rows), statistics.fmean(r[3] for r in rows))
 
 
 def _report(runs: list[dict[str, object]], local: dict[str, object], reps: int) -> list[str]:
-    wall_ratios, cpu_ratios, default_ratios, task_ratios, loads = [], [], [], [], []
+    wall_ratios, cpu_ratios, main_ratios, default_ratios, task_ratios, loads = \
+        [], [], [], [], [], []
     table = []
     for number, run in enumerate(runs, 1):
         seen = run["seen"]
@@ -206,12 +242,14 @@ def _report(runs: list[dict[str, object]], local: dict[str, object], reps: int) 
         task, task_off = (_medians(seen, m) for m in ("task default", "task off"))  # type: ignore[arg-type]
         wall_ratios.append(rec[0] / off[0])
         cpu_ratios.append(rec[2] / off[2] if off[2] else float("nan"))
+        main_ratios.append(rec[3] / off[3] if off[3] else float("nan"))
         default_ratios.append(default[0] / off[0])
         task_ratios.append(task[0] / task_off[0])
         loads.append(run["load"])
         table.append(f"| {number} | {run['load'][0]:.1f} -> {run['load'][1]:.1f} | "  # type: ignore[index]
                      f"{off[0] * 1e3:.1f} | {rec[0] * 1e3:.1f} | **{wall_ratios[-1]:.2f}x** | "
                      f"{off[2] * 1e3:.1f} | {rec[2] * 1e3:.1f} | {cpu_ratios[-1]:.2f}x | "
+                     f"{main_ratios[-1]:.2f}x | "
                      f"{off[1] * 1e3:.1f} | {rec[1] * 1e3:.1f} |")
     hooks = local["hooks"]
     total = sum(hooks.values())  # type: ignore[attr-defined]
@@ -223,12 +261,15 @@ def _report(runs: list[dict[str, object]], local: dict[str, object], reps: int) 
         f"`.venv/bin/python bench/recorder_overhead.py --runs {len(runs)} --reps {reps}`: the "
         "reference COUNT arm (world 3 gloo, premise run included) through a warm pool; each "
         "repetition runs every mode once, the order reversed every other one; per run the "
-        "median wall time a check and the ranks' mean CPU a check (schedstat, all threads). "
+        "median wall time a check and the ranks' mean CPU a check (schedstat, every thread). "
         "Goal (issue 28): recorded <= 1.5x unrecorded.", "",
         f"- recorded (`DESKCHECK_RECORD=all`) / off, wall: **median {statistics.median(wall_ratios):.2f}x** "
         f"over {len(runs)} runs (range {min(wall_ratios):.2f}x-{max(wall_ratios):.2f}x); the "
         f"ranks' CPU: median {statistics.median(cpu_ratios):.2f}x "
-        f"(range {min(cpu_ratios):.2f}x-{max(cpu_ratios):.2f}x)",
+        f"(range {min(cpu_ratios):.2f}x-{max(cpu_ratios):.2f}x); their main threads alone "
+        f"(/proc/PID/schedstat: what this bench showed as the ranks' CPU up to cbe5f98): median "
+        f"{statistics.median(main_ratios):.2f}x "
+        f"(range {min(main_ratios):.2f}x-{max(main_ratios):.2f}x)",
         f"- a holding arm in the default mode (records only on failure) / off, wall: median "
         f"{statistics.median(default_ratios):.2f}x; a plain pool task, default / off: "
         f"{statistics.median(task_ratios):.2f}x (goal: nothing measurable)",
@@ -237,9 +278,10 @@ def _report(runs: list[dict[str, object]], local: dict[str, object], reps: int) 
         f"({local['recorded_ms'] / local['plain_ms']:.2f}x); {total} hook calls a pass: "  # type: ignore[operator]
         + ", ".join(f"{n} {k}" for k, n in hooks.items()),  # type: ignore[attr-defined]
         *NOTES,
-        "", "| run | load | off ms | recorded ms | wall | off CPU ms | recorded CPU ms | CPU "
+        "", "| run | load | off ms | recorded ms | wall | off CPU ms | recorded CPU ms | CPU | main "
+        "thread CPU "
         "| parent CPU off | parent CPU rec |",
-        "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|", *table, ""]
+        "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|", *table, ""]
 
 
 def main() -> None:
