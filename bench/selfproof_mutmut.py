@@ -105,6 +105,10 @@ SHARDS: dict[str, tuple[list[str], list[str]]] = {
         "tests/static/test_re_export_chains.py",
         "tests/static/test_sources.py",
         "tests/static/test_facts_cache.py",
+        # direct tests of the collector gaps the 2026-12-05 run showed (s12)
+        "tests/static/test_call_node_of_a_method_call.py",
+        "tests/static/test_case_guard_decisions.py",
+        "tests/static/test_loop_name_scope.py",
     ]),
     "drift_guard_static": ([
         "deskcheck/static/_members.py",
