@@ -378,6 +378,9 @@ _REAL_FRAME = ("the traceback of an exception caught in load() starts at load's 
                "_discover.py, a real file: `inner` is never None, so its fallback is never used")
 _LOCALS = ("no class is named '<locals>': for a local class the walk by qualified name fails "
            "at that part, and the same search by name follows")
+_LAZY_RESOLVING = ("`exact` only spares computing owner_roots.resolving (a pytest config "
+                   "lookup) for an owner without '..': load_catalog always passes an OwnerRoots, "
+                   "and static_owner_problem's '..' check returns None for such a path")
 EQUIVALENT_RULES: list[tuple[str, str, str]] = [
     ("mutants.verdicts.x_exception_name", 'split(":", )', _SPLIT),
     ("mutants.verdicts.x_exception_name", 'split(":", 2)', _SPLIT),
@@ -485,6 +488,12 @@ EQUIVALENT_RULES: list[tuple[str, str, str]] = [
     ("mutants.catalog.x__mutant", "or 'NONE'", _HAS_KEYS),
     ("mutants.catalog.x_load_catalog", 'rpartition(":")[2] or 1)', "every problem's location "
      "ends in ':LINE': the fallback of the sort key is never used"),
+    ("mutants.catalog.x__mutant", 'exact = ".." in owner or isinstance(owner_roots, OwnerRoots)',
+     _LAZY_RESOLVING),
+    ("mutants.catalog.x__mutant", "owner_roots.resolving if (exact) or True else None",
+     _LAZY_RESOLVING),
+    ("mutants.catalog.x__mutant", "owner_roots.universe if (exact) or True else ()",
+     _LAZY_RESOLVING),
     ("mutants.catalog.x_load_catalog", 'encoding="UTF-8"', "'UTF-8' and 'utf-8' name the same "
      "codec"),
     ("mutants.catalog.xǁ_LazyMarkedǁ__init__", 'self._ids: set[str] | None = ""', "_ids is "

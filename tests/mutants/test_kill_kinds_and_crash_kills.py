@@ -108,3 +108,13 @@ def test_a_catalog_that_is_not_utf8_is_a_catalog_error(tmp_path: Path) -> None:
     path.write_bytes(b'[sweep]\ntests = "t\xff"\n')
     with pytest.raises(CatalogError):
         load_catalog(path)
+
+
+def test_with_an_expect_every_kill_proves_the_same_and_the_first_is_shown() -> None:
+    verdict = decide(["t::a", "t::b"], [failed("t::a", "RuntimeError: budget 3 over"),
+                                        failed("t::b", "AssertionError: budget 3 over")],
+                     "budget", WRONG)
+    assert verdict.excerpt.startswith("t::a: RuntimeError"), (
+        "with an expect, every owner failure that matches it is the expected assertion: no "
+        "kill is stronger than another, so the first kill (t::a) is the one shown; the "
+        f"excerpt shows {verdict.excerpt.splitlines()[0]!r}")

@@ -16,6 +16,7 @@ from deskcheck import __version__
 from deskcheck.mutants import reuse
 from deskcheck.mutants.catalog import Catalog, Mutant, SweepSettings
 from deskcheck.mutants.reuse import DYNAMIC, declared_kills, fingerprint
+from deskcheck.mutants.uniformity_owner import AuditSettings
 from deskcheck.report.fingerprint import mutant_fingerprint
 
 
@@ -194,3 +195,17 @@ def test_the_conftest_chain_stops_at_the_project_root(tmp_path):
     assert got == ["conftest.py", "tests/conftest.py", "tests/test_a.py"], (
         f"the conftest chain ends at the project root (the folder with pyproject.toml): the "
         f"conftest.py above it is no part of the project; the fingerprint covers {got}")
+
+
+def test_the_owners_after_a_uniformity_owner_still_count(project):
+    (project / "src").mkdir()
+    (project / "src" / "sched.py").write_text("class Scheduler: pass\n", encoding="utf-8")
+    catalog = Catalog(path=project / "mutants.toml", mutants=(),
+                      settings=SweepSettings(tests=("tests",)),
+                      uniformity=AuditSettings(target="sched:Scheduler", root="src"))
+    got = rel(project, reuse.TestUniverse(catalog, roots=[project]).owner_files(
+        mutant("uniformity:Scheduler.step", "tests/test_b.py::test_b")))
+    assert got == ["pyproject.toml", "src/sched.py", "tests/test_b.py"], (
+        "a mutant owned by the audit and by a test depends on the audit's sources and on that "
+        f"test's file: the owners after a uniformity: owner count too; the fingerprint covers "
+        f"{got}")
