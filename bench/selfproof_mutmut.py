@@ -332,8 +332,6 @@ _ROW = ("the row comes from a SELECT of exactly these columns: zip's lengths alw
         "so strict= changes nothing")
 _READ_BACK = ("the column is only ever read back with json.loads into a dict: the key order of "
               "the stored text is never observed")
-_NEVER_EMPTY = ("the writer always stores json.dumps(...) of a dict there, never an empty text "
-                "or NULL, so the fallback '{}' is never taken")
 _DETAIL = ("_detail is called for a collection error only after collection_error_for found "
            "one (_side_outcome): the fallback record is never used")
 _SQL_CASE = "SQLite keywords and identifiers are case-insensitive: the statement is the same"
@@ -349,12 +347,6 @@ _STRING_ONLY = ("reached only when raw[key] is a string (the `or` stops at a non
 _HAS_KEYS = "every operator has a key of its own: the joined list is never empty"
 _EMPTY_BRACKETS = ("a line like '[ ]' is never a header anyway: _is_header needs a name inside "
                    "the brackets and starts with optional spaces then '['")
-_BOOL_COLUMN = ("reused is a bool: sqlite3 stores True/False as 1/0, exactly what "
-                "int(bool(...)) writes")
-_SET_BELOW = ("commit_sha and summary_json are set on the next two lines whatever the "
-              "comprehension put there")
-_RUN_ATTRS = ("every other run column is a RunRecord field of the same name: getattr's "
-              "default is never used")
 _PRAGMA_TIMEOUT = ("the PRAGMA busy_timeout on the next line sets the same busy handler "
                    "(60 s), replacing connect's timeout before any statement can wait")
 _SNAPSHOT_CACHE = ("the set only spares a SELECT: a miss falls back to the sources table, "
@@ -452,9 +444,6 @@ EQUIVALENT_RULES: list[tuple[str, str, str]] = [
     ("report.store.xǁStoreǁfinish_run", "json.dumps(summary, sort_keys=", _READ_BACK),
     ("report.store.xǁStoreǁfinish_run", "json.dumps(summary, )", _READ_BACK),
     ("report.shard.x_shard_of", 'encode("UTF-8")', "'UTF-8' and 'utf-8' name the same codec"),
-    ("report.store.x__run_from_row", 'or "XX{}XX"', _NEVER_EMPTY),
-    ("report.store.x__mutant_from_row", 'or "XX{}XX"', _NEVER_EMPTY),
-    ("report.store.x__mutant_from_row", 'data.pop("extra") and "{}"', _NEVER_EMPTY),
     # static/_members.py, _model.py (issue 17, round two)
     ("static._members.x__decorator_name", 'return "XXXX"', "a decorator's name is only "
      "compared with property, cached_property, abstractproperty, staticmethod and classmethod: "
@@ -506,15 +495,6 @@ EQUIVALENT_RULES: list[tuple[str, str, str]] = [
      _EMPTY_BRACKETS),
     # report/store.py, report/fingerprint.py, report/shard.py, mutants/operators/ (issue 17,
     # round two, branch s5-c)
-    ("report.store.x__mutant_values", 'values["XXreusedXX"]', _BOOL_COLUMN),
-    ("report.store.x__mutant_values", 'values["REUSED"]', _BOOL_COLUMN),
-    ("report.store.x__run_values", '"XXcommit_shaXX"', _SET_BELOW),
-    ("report.store.x__run_values", '"COMMIT_SHA"', _SET_BELOW),
-    ("report.store.x__run_values", '"XXsummary_jsonXX"', _SET_BELOW),
-    ("report.store.x__run_values", '"SUMMARY_JSON"', _SET_BELOW),
-    ("report.store.x__run_values", "getattr(run, c, None)", _RUN_ATTRS),
-    ("report.store.x__run_values", "getattr(run, c, )", _RUN_ATTRS),
-    ("report.store.x__run_values", 'getattr(run, c, "XXXX")', _RUN_ATTRS),
     ("report.store.xǁStoreǁ_connect", "timeout=BUSY_TIMEOUT_MS * 1000", _PRAGMA_TIMEOUT),
     ("report.store.xǁStoreǁ_connect", "timeout=BUSY_TIMEOUT_MS / 1001", _PRAGMA_TIMEOUT),
     ("report.store.xǁStoreǁ_connect", "connect(self.path, isolation_level=None)", _PRAGMA_TIMEOUT),
