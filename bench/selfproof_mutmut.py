@@ -1248,6 +1248,10 @@ EARLIER_FIGURES: dict[str, tuple[int, int, str]] = {
 }
 
 
+# where the per-module rows and survivors of those runs are (the results of session 11)
+EARLIER_RESULTS = "git show f6dcf66:bench/results/selfproof.md"
+
+
 def _measured_on(shard: str) -> str:
     """The UTC day of the shard's last full run, and of its last re-run when there is one."""
     days = []
@@ -1364,6 +1368,8 @@ def report(statuses_by_shard: dict[str, dict[str, str]], max_children: int) -> s
            f"{', '.join(missing)} keep{'s' if len(missing) == 1 else ''} the older figure in "
            "the table" if (missing := [s for s in SHARDS if s not in statuses_by_shard])
            else "") + ")",
+        *([f"- the shards not re-run here: their per-module rows and survivors are in "
+           f"`{EARLIER_RESULTS}`"] if not_here else []),
         *([f"- with the last figures of the shards not re-run here added ({', '.join(not_here)}: "
            f"{old_k} killed of {old_j} judged, each measured earlier, on its code of then): "
            f"{100.0 * (killed + old_k) / max(1, judged + old_j):.1f}%"] if old_j else []),
