@@ -109,6 +109,7 @@ SHARDS: dict[str, tuple[list[str], list[str]]] = {
         "tests/static/test_call_node_of_a_method_call.py",
         "tests/static/test_case_guard_decisions.py",
         "tests/static/test_loop_name_scope.py",
+        "tests/static/test_external_bases_say_where.py",
     ]),
     "drift_guard_static": ([
         "deskcheck/static/_members.py",
@@ -149,6 +150,7 @@ SHARDS: dict[str, tuple[list[str], list[str]]] = {
         "tests/static/test_collect_mechanisms.py",
         # the import problems of guard modules, written for the 2026-12-05 run's gaps (s12)
         "tests/drift_guard/test_guard_import_problems.py",
+        "tests/static/test_external_bases_say_where.py",
         *_only("tests/drift_guard/test_cli.py", "test_pointers_cli",
                "test_surface_errors_exit_2_with_the_reason",
                "test_surface_finds_an_installed_package_without_a_root", "test_surface_json",
