@@ -213,8 +213,7 @@ def load_catalog(path: str | Path) -> Catalog:
                 "use [sweep], [uniformity] and [[mutant]] tables only")
     settings = _settings(data.get("sweep", {}), lines, err)
     audit = None if "uniformity" not in data else parse_settings(
-        data["uniformity"], lambda key: lines.key_line(lines.uniformity, key) if key else (
-            lines.uniformity[0] + 1 if lines.uniformity else 1), err)
+        data["uniformity"], lambda key: lines.key_line(lines.uniformity, key), err)
     raw_mutants = data.get("mutant", [])
     if not isinstance(raw_mutants, list):
         err(1, "'mutant' must be an array of tables", "write each mutant as [[mutant]]")

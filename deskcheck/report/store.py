@@ -445,8 +445,8 @@ _EXPECTED = {"runs": ("id", *_RUN_COLUMNS), "mutants": ("run_id", "seq", *_MUTAN
 
 
 def _run_values(run: RunRecord) -> dict[str, Any]:
-    values = {c: getattr(run, c, "") for c in _RUN_COLUMNS if c not in ("commit_sha",
-                                                                         "summary_json")}
+    values = {c: getattr(run, c) for c in _RUN_COLUMNS if c not in ("commit_sha",
+                                                                     "summary_json")}
     values["commit_sha"] = run.commit
     values["summary_json"] = json.dumps(run.summary, sort_keys=True)
     return values
@@ -473,7 +473,7 @@ def _run_from_row(row: tuple[Any, ...]) -> RunRecord:
         started_at=data["started_at"], finished_at=data["finished_at"], machine=data["machine"],
         tier=data["tier"], config_fingerprint=data["config_fingerprint"],
         deskcheck_version=data["deskcheck_version"], shard=data["shard"],
-        status=_status(data), summary=json.loads(data["summary_json"] or "{}"))
+        status=_status(data), summary=json.loads(data["summary_json"]))
 
 
 _MUTANT_FIELDS = tuple(f.name for f in fields(MutantRecord))
@@ -487,7 +487,6 @@ def _mutant_values(mutant: MutantRecord) -> dict[str, Any]:
     for name in _LIST_FIELDS:
         values[name] = json.dumps(list(data[name]))
     values["detail"] = json.dumps(data["detail"], sort_keys=True, default=str)
-    values["reused"] = int(bool(mutant.reused))
     # Fields added to MutantRecord after this schema travel in ``extra``.
     values["extra"] = json.dumps({k: v for k, v in data.items() if k not in _COLUMN_FIELDS},
                                  sort_keys=True, default=str)
@@ -496,10 +495,10 @@ def _mutant_values(mutant: MutantRecord) -> dict[str, Any]:
 
 def _mutant_from_row(row: tuple[Any, ...]) -> MutantRecord:
     data = dict(zip(_MUTANT_COLUMNS, row, strict=True))
-    extra = json.loads(data.pop("extra") or "{}")
+    extra = json.loads(data.pop("extra"))
     data["id"] = data.pop("mutant_id")
     for name in _LIST_FIELDS:
         data[name] = json.loads(data[name])
-    data["detail"] = json.loads(data["detail"] or "{}")
+    data["detail"] = json.loads(data["detail"])
     data["reused"] = bool(data["reused"])
     return MutantRecord.from_json({**extra, **data})

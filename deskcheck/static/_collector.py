@@ -169,11 +169,14 @@ class Collector(ContextReads):
             loop = self._cond("for", node.lineno, node.iter, False, selves)
             self._under(loop, [node.target], selves)
             names = _literal_strings(node.iter)
-            if names is not None and isinstance(node.target, ast.Name):
-                self.loop_names[node.target.id] = names
+            bound = node.target.id if isinstance(node.target, ast.Name) else None
+            if bound is not None:  # n is one of the strings, or (rebound) no longer known
+                self.loop_names.pop(bound, None)
+                if names is not None:
+                    self.loop_names[bound] = names
             self._under(loop, node.body, selves, block=True)
-            if names is not None and isinstance(node.target, ast.Name):
-                self.loop_names.pop(node.target.id, None)
+            if bound is not None:
+                self.loop_names.pop(bound, None)
             if node.orelse:
                 self._under(self._cond("for-else", node.lineno, label="for ... else"),
                             node.orelse, selves, block=True)

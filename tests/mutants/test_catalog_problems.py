@@ -142,6 +142,8 @@ def test_every_problem_of_a_catalog_is_named_at_its_line_with_its_fix(tmp_path):
     ("surprise = 1\n", [(1, "unknown top-level key 'surprise'",
                          "use [sweep], [uniformity] and [[mutant]] tables only")]),
     ("sweep = 3\n", [(1, "[sweep] must be a table", "write it as a [sweep] section")]),
+    ("uniformity = 3\n", [(1, "[uniformity] must be a table",
+                           "write it as a [uniformity] section")]),
     ('mutant = "x"\n', [(1, "'mutant' must be an array of tables",
                          "write each mutant as [[mutant]]")]),
     ("mutant = [1]\n", [(1, "a mutant must be a table", "write it as [[mutant]] with keys")]),
@@ -372,3 +374,12 @@ def test_an_id_with_any_other_character_is_named_at_its_line(tmp_path, mutant_id
     assert f"mutants.toml:2: mutant id {mutant_id!r} has characters other than" in rendered, (
         f"docs/mutants.md: an id of other characters ({mutant_id!r}) is a catalog error at "
         f"the id's line (2); the error says {rendered!r}")
+def test_an_empty_key_in_the_uniformity_table_is_named_at_its_own_line(tmp_path):
+    text = ('# the audit\n[uniformity]\ntarget = "pkg.mod:Cls"\n"" = 1\n\n'
+            '[[mutant]]\nid = "one"\ntitle = "t"\ntarget = "pkg.mod:f"\noperator = "return"\n'
+            'value = "None"\nowners = ["tests/test_x.py::test_y"]\n')
+    _, found = _problems(tmp_path, text)
+    assert found == [(4, "unknown [uniformity] key ''", "allowed keys: target, root, pyproject, "
+                      "strict")], (
+        "an unknown key of [uniformity] is named at its own line, the empty key `\"\" = 1` "
+        f"(line 4) too, not at the line after the table's header; got {found}")

@@ -17,6 +17,7 @@ from deskcheck import __version__
 from deskcheck.mutants import reuse
 from deskcheck.mutants.catalog import Catalog, Mutant, SweepSettings
 from deskcheck.mutants.reuse import DYNAMIC, declared_kills, fingerprint
+from deskcheck.mutants.uniformity_owner import AuditSettings
 from deskcheck.report.fingerprint import mutant_fingerprint
 
 
@@ -211,3 +212,15 @@ def test_each_project_root_marker_ends_the_conftest_chain(tmp_path, marker):
         f"docs/report.md: the conftest chain goes up to the project root, the first folder "
         f"with a pyproject.toml, pytest.ini, tox.ini or setup.cfg; with a {marker} in proj/ "
         f"the conftest.py above it must not be in the fingerprint, which covers {got}")
+def test_the_owners_after_a_uniformity_owner_still_count(project):
+    (project / "src").mkdir()
+    (project / "src" / "sched.py").write_text("class Scheduler: pass\n", encoding="utf-8")
+    catalog = Catalog(path=project / "mutants.toml", mutants=(),
+                      settings=SweepSettings(tests=("tests",)),
+                      uniformity=AuditSettings(target="sched:Scheduler", root="src"))
+    got = rel(project, reuse.TestUniverse(catalog, roots=[project]).owner_files(
+        mutant("uniformity:Scheduler.step", "tests/test_b.py::test_b")))
+    assert got == ["pyproject.toml", "src/sched.py", "tests/test_b.py"], (
+        "a mutant owned by the audit and by a test depends on the audit's sources and on that "
+        f"test's file: the owners after a uniformity: owner count too; the fingerprint covers "
+        f"{got}")
