@@ -374,6 +374,8 @@ def test_an_id_with_any_other_character_is_named_at_its_line(tmp_path, mutant_id
     assert f"mutants.toml:2: mutant id {mutant_id!r} has characters other than" in rendered, (
         f"docs/mutants.md: an id of other characters ({mutant_id!r}) is a catalog error at "
         f"the id's line (2); the error says {rendered!r}")
+
+
 def test_an_empty_key_in_the_uniformity_table_is_named_at_its_own_line(tmp_path):
     text = ('# the audit\n[uniformity]\ntarget = "pkg.mod:Cls"\n"" = 1\n\n'
             '[[mutant]]\nid = "one"\ntitle = "t"\ntarget = "pkg.mod:f"\noperator = "return"\n'

@@ -125,6 +125,8 @@ def test_only_the_four_documented_crash_types_make_a_crash_kill(message: str,
         "docs/mutants.md: a kill 'only by a crash' is a TypeError, AttributeError, NameError or "
         f"UnboundLocalError, any other exception 'an error the code raised'; {message!r} was "
         f"read as {got}, not {kind}")
+
+
 def test_with_an_expect_every_kill_proves_the_same_and_the_first_is_shown() -> None:
     verdict = decide(["t::a", "t::b"], [failed("t::a", "RuntimeError: budget 3 over"),
                                         failed("t::b", "AssertionError: budget 3 over")],

@@ -212,6 +212,8 @@ def test_each_project_root_marker_ends_the_conftest_chain(tmp_path, marker):
         f"docs/report.md: the conftest chain goes up to the project root, the first folder "
         f"with a pyproject.toml, pytest.ini, tox.ini or setup.cfg; with a {marker} in proj/ "
         f"the conftest.py above it must not be in the fingerprint, which covers {got}")
+
+
 def test_the_owners_after_a_uniformity_owner_still_count(project):
     (project / "src").mkdir()
     (project / "src" / "sched.py").write_text("class Scheduler: pass\n", encoding="utf-8")
