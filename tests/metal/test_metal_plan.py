@@ -112,6 +112,22 @@ def test_the_plan_for_the_lent_h200_runs_what_one_gpu_allows():
     )
 
 
+def test_the_gloo_cuda_group_steps_run_the_hang_arm_like_the_nccl_ones():
+    # docs/suites.md: `group gloo-cuda w2`, `w3` | "the same over CUDA tensors, hang arm
+    # included" -- the same doctor call as `group nccl wN --hang`, timeout included
+    steps = {s.name: s for s in P.build_plan(H200, _options(hang_timeout_s=7.5))}
+    for name in ("group nccl w1", "group nccl w2", "group gloo-cuda w2", "group gloo-cuda w3"):
+        command = steps[name].command
+        hang = command[command.index("--hang-timeout") + 1] \
+            if "--hang-timeout" in command else None
+        assert "--hang" in command and hang == "7.5", (
+            f"{name} must run the doctor with its hang arm (`--hang --hang-timeout 7.5`), "
+            f"the same as the nccl groups, hang arm included; its command is {command}")
+        if name != "group nccl w1":
+            assert steps[name].title.endswith("+ hang arm"), (
+                f"{name} must say it runs the hang arm; its title is {steps[name].title!r}")
+
+
 def test_a_module_the_machine_lacks_skips_the_steps_that_import_it():
     facts = {**H200, "missing_modules": ["libcst"]}
     steps = {s.name: s for s in P.build_plan(facts, _options())}
