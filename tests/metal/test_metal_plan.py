@@ -213,7 +213,8 @@ def test_a_spent_budget_skips_the_rest_with_the_numbers(quick_caps):
 
 # -- the wheels carried to the GPU machine --------------------------------------------------
 GENERATED = {  # first-party modules the tests write into temporary folders at run time
-    "gate_probe_pkg", "spk", "sp_probe", "boundpkg", "_deskcheck_gate_redirect", "dc_report_shop"}
+    "gate_probe_pkg", "spk", "sp_probe", "boundpkg", "_deskcheck_gate_redirect", "dc_report_shop",
+    "dk_rows_later"}
 
 
 def _third_party_imports() -> dict[str, str]:
