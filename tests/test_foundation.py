@@ -194,3 +194,23 @@ def test_a_pyproject_with_a_bom_or_non_utf8_bytes_is_a_pyproject_line_error(tmp_
                 f"README: a pyproject.toml that is not UTF-8 or starts with a BOM is "
                 f"pyproject.toml:LINE and the fix, exit 2; for {data[:20]!r} (line {line}, "
                 f"'{words}') the outcome was exit {code}: {rendered!r}")
+
+
+def test_the_nearest_pyproject_is_the_current_folders_own_before_a_parents(tmp_path: Path) -> None:
+    """docs/report.md: the store is the project's the command runs in, "the nearest
+    `pyproject.toml` above the current folder": the current folder's own counts first."""
+    from deskcheck.config import find_pyproject
+
+    (tmp_path / "pyproject.toml").write_text("[tool.deskcheck]\n", encoding="utf-8")
+    inner = tmp_path / "service"
+    inner.mkdir()
+    (inner / "pyproject.toml").write_text("[tool.deskcheck]\n", encoding="utf-8")
+    (inner / "src").mkdir()
+    got = find_pyproject(inner)
+    assert got == inner / "pyproject.toml", (
+        "run at a project root, deskcheck must read that folder's own pyproject.toml, not a "
+        f"parent project's: find_pyproject({inner}) gave {got}")
+    got_below = find_pyproject(inner / "src")
+    assert got_below == inner / "pyproject.toml", (
+        "from a folder without one, the nearest pyproject.toml above is the project's: "
+        f"find_pyproject({inner / 'src'}) gave {got_below}")
