@@ -8,22 +8,9 @@ from dg_shop.scheduler import Scheduler
 
 from deskcheck.drift_guard import can_fail, guard, registered
 from deskcheck.drift_guard.registry import unregister
-from deskcheck.errors import DriftError, HarnessError, UnmodelledFieldError
+from deskcheck.errors import HarnessError, UnmodelledFieldError
 from deskcheck.stubs import StubSpec, stub
-
-GUARDED = ("stub(..., roots=...) is drift-guarded when built: a stub missing a field its roots "
-           "read must raise DriftError")
-
-
-def _drift_error_of_a_stub_missing_reserved_tokens() -> DriftError:
-    """The DriftError of building a budget stub without reserved_tokens; a failure if none."""
-    try:
-        built = stub(BudgetMixin, roots=["budget"], _budget_base=10)
-    except DriftError as error:
-        return error
-    pytest.fail(f"{GUARDED}; stub(BudgetMixin, roots=['budget'], _budget_base=10) lacks "
-                f"reserved_tokens, which BudgetMixin.budget reads, yet it built {built!r} and "
-                f"raised nothing")
+from tests.drift_guard.stub_drift import drift_error_of_a_stub_missing_reserved_tokens
 
 
 def test_a_stub_runs_the_real_property_on_supplied_fields():
@@ -78,7 +65,7 @@ def test_reading_an_unmodelled_field_names_it_and_the_production_site():
 
 
 def test_stub_with_roots_is_drift_guarded_when_built():
-    error = _drift_error_of_a_stub_missing_reserved_tokens()
+    error = drift_error_of_a_stub_missing_reserved_tokens()
     assert "BudgetMixinStub has drifted behind BudgetMixin.budget: ['reserved_tokens']" \
         in error.render(), (
         "a stub with roots must be drift-guarded when built, naming reserved_tokens; the error "

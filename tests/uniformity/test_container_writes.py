@@ -41,6 +41,12 @@ CASES = {
 }
 
 
+def _verdicts(make_pkg, src: str) -> dict:
+    """condition -> (verdict, why) of the audit of ``src`` rooted at ``step``."""
+    report = audit("pkg.s:S", root=make_pkg({"s.py": src}, ROOTS))
+    return {d.condition: (d.verdict, d.why) for d in report.decisions}
+
+
 @pytest.mark.parametrize("shape", sorted(CASES))
 def test_a_rank_local_value_written_into_a_local_container_is_rank_local(make_pkg, shape):
     report = audit("pkg.s:S", root=make_pkg({"s.py": CASES[shape]}, ROOTS))
@@ -89,8 +95,7 @@ def test_an_elements_existence_comes_from_whether_it_was_put_not_from_its_conten
                 if maybe[0] is not None:
                     dist.barrier(group=self.tp_cpu_group)
     """
-    report = audit("pkg.s:S", root=make_pkg({"s.py": src}, ROOTS))
-    verdicts = {d.condition: (d.verdict, d.why) for d in report.decisions}
+    verdicts = _verdicts(make_pkg, src)
     always = verdicts.get("slots[0] is not None")
     assert always and always[0] is Verdict.UNIFORM, (
         "a slot filled on every path exists on every rank whatever its content: "
@@ -112,8 +117,7 @@ def test_an_elements_existence_is_followed_into_a_callee_that_takes_the_containe
                 if slots[0] is not None:
                     dist.barrier(group=self.tp_cpu_group)
     """
-    report = audit("pkg.s:S", root=make_pkg({"s.py": src}, ROOTS))
-    verdicts = {d.condition: (d.verdict, d.why) for d in report.decisions}
+    verdicts = _verdicts(make_pkg, src)
     got = verdicts.get("slots[0] is not None")
     assert got and got[0] is Verdict.UNIFORM, (
         "a container passed to a helper keeps its elements' existence: a slot filled on every "
@@ -141,8 +145,7 @@ def test_a_zipped_loop_variable_comes_from_its_own_sequence_only(make_pkg):
                 if kept:
                     dist.barrier(group=self.tp_cpu_group)
     """
-    report = audit("pkg.s:S", root=make_pkg({"s.py": src}, ROOTS))
-    verdicts = {d.condition: (d.verdict, d.why) for d in report.decisions}
+    verdicts = _verdicts(make_pkg, src)
     got = verdicts.get("kept")
     assert got and got[0] is Verdict.UNIFORM, (
         "`kept` holds the entries whose agreed flag is false: its length comes from the "
