@@ -42,6 +42,9 @@ def _is_bindable(obj: Any) -> bool:
 
 
 def _unwrap(obj: Any) -> Any:
+    """The function under a method, static/classmethod or cached_property."""
+    if isinstance(obj, cached_property):
+        return obj.func
     return getattr(obj, "__func__", obj)
 
 
@@ -139,6 +142,9 @@ def _declare(cls: type, spec: HarnessSpec, name: str, value: Any) -> None:
             table.pop(name, None)
     if isinstance(value, Bind):
         obj = value.obj
+        if inspect.ismethod(obj) and isinstance(production, classmethod) \
+                and obj.__func__ is production.__func__:
+            obj = production  # Model.name of a classmethod is bound to the class
         if not _is_bindable(obj):
             raise HarnessError(
                 f"{cls.__name__}.{name} binds {obj!r}, which is not a function or property",

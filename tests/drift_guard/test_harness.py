@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+from functools import cached_property
 from types import SimpleNamespace
 
 import pytest
@@ -264,3 +265,54 @@ def test_mismatched_payload_widths_are_named():
     rankset = ranks(Voter, 2, lambda r, g: {"rank": r, "group": g}, timeout_s=2)
     with pytest.raises(RankError, match="payload widths differ"):
         rankset.run(lambda h: h.group.all_reduce(h.rank, [0] * (h.rank + 1)))
+
+
+class _SuperCached(_Base):
+    @cached_property
+    def limit(self):
+        return super().__sizeof__()
+
+
+def test_binding_a_cached_property_that_uses_zero_arg_super_is_refused():
+    model = type("Model", (_Base,), {"limit": _SuperCached.__dict__["limit"]})
+    try:
+        type("Supers", (Harness,), {"limit": bind(model.limit)}, model=model, roots=["limit"],
+             register=False)
+    except HarnessError as err:
+        assert "uses zero-argument super()" in str(err), (
+            f"the refusal must say the cached_property uses zero-argument super(); it says {err}")
+    else:
+        pytest.fail(
+            "docs/drift.md:396-397: bind() of a function using zero-argument super() is a "
+            "HarnessError; a cached_property whose getter calls super() was bound without one")
+
+
+class _Limits:
+    @classmethod
+    def cap(cls, n):
+        return n * 2
+
+    @classmethod
+    def parent_cap(cls, n):
+        return n
+
+
+class _SuperLimits(_Limits):
+    @classmethod
+    def parent_cap(cls, n):
+        return super().parent_cap(n) + 1
+
+
+def test_a_classmethod_binds_as_model_dot_name():
+    try:
+        bound = type("Caps", (Harness,), {"cap": bind(_SuperLimits.cap)}, model=_SuperLimits,
+                     roots=["cap"], register=False)
+    except HarnessError as err:
+        pytest.fail("docs/drift.md:396: bind(Model.name) of a classmethod is the production "
+                    f"object itself and must bind; it was refused: {err}")
+    assert isinstance(vars(bound)["cap"], classmethod) and bound().cap(3) == 6, (
+        "a bound classmethod must stay production's classmethod and run (3 * 2 = 6); the "
+        f"harness holds {vars(bound)['cap']!r}")
+    with pytest.raises(HarnessError, match="uses zero-argument super()"):
+        type("Caps", (Harness,), {"parent_cap": bind(_SuperLimits.parent_cap)},
+             model=_SuperLimits, roots=["parent_cap"], register=False)
