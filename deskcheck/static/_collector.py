@@ -44,6 +44,7 @@ class Collector(ContextReads):
         self.stmt_line = getattr(node, "lineno", 0)
         self.context: list[ContextRead] = []
         self.super_conds: list[tuple[Cond, ...]] = []
+        self.super_swallowed: list[bool] = []
         self.globals: set[str] = set()
         self.aliases: dict[str, str] = {}
         self.locals: set[str] = set()
@@ -64,7 +65,14 @@ class Collector(ContextReads):
             out.append(Access(acc.name, acc.kind, acc.line, late, acc.swallowed, acc.stmt_line,
                               acc.conds, acc.call))
         return FunctionFacts(tuple(out), tuple(self.super_uses), tuple(self.dynamic),
-                             tuple(self.super_conds), tuple(self.context))
+                             tuple(self.super_conds), tuple(self.context),
+                             tuple(self.super_swallowed))
+
+    def _super_use(self, name: str, kind: str, line: int) -> None:
+        """``super().name``: its conditions, and whether a try around it swallows errors."""
+        self.super_uses.append((name, kind, line))
+        self.super_conds.append(tuple(self.conds))
+        self.super_swallowed.append(self.swallowing > 0)
 
     def _top_level_writes(self, stmt: ast.stmt) -> None:
         targets = stmt.targets if isinstance(stmt, ast.Assign) else (
@@ -304,8 +312,7 @@ class Collector(ContextReads):
             name = self._super_name(node)
             if name is not None:
                 kind = {ast.Store: WRITE, ast.Del: DELETE}.get(type(node.ctx), READ)
-                self.super_uses.append((name, kind, node.lineno))
-                self.super_conds.append(tuple(self.conds))
+                self._super_use(name, kind, node.lineno)
                 return
             if self._context(node):
                 return
@@ -320,8 +327,7 @@ class Collector(ContextReads):
         if chain is not None:
             self._record(chain, CALL, node.lineno, node)
         elif (name := self._super_name(func)) is not None:
-            self.super_uses.append((name, CALL, node.lineno))
-            self.super_conds.append(tuple(self.conds))
+            self._super_use(name, CALL, node.lineno)
         elif (isinstance(func, ast.Name) and func.id in {"getattr", "hasattr", "setattr", "delattr"}
               and len(node.args) >= 2 and self._is_self(node.args[0], selves)):
             key = node.args[1]

@@ -73,3 +73,4 @@ class FunctionFacts:
     dynamic_lines: tuple[int, ...]  # getattr(self, <not a literal>)
     super_conds: tuple[tuple[Cond, ...], ...] = ()  # parallel to super_uses
     context: tuple[ContextRead, ...] = ()
+    super_swallowed: tuple[bool, ...] = ()  # parallel to super_uses: inside a swallowing try

@@ -160,15 +160,17 @@ def walk(model: ClassModel, methods: Sequence[str], *, constants: Mapping[str, A
                     enqueue(found[0], found[1], roles_for(kind, found[1]), fpath,
                             LIVE if lines is not None else status, conds, callee_env,
                             swallowed or acc.swallowed)
-            for (name, kind, sline), sconds in zip(facts.super_uses, facts.super_conds,
-                                                   strict=False):
+            caught = facts.super_swallowed or (False,) * len(facts.super_uses)
+            for (name, kind, sline), sconds, scaught in zip(
+                    facts.super_uses, facts.super_conds, caught, strict=False):
                 status = status_of(file, sline, sline, sconds, incoming, fenv)
                 found = model.lookup(name, after=klass)
                 if found is not None and (status != DEAD or lines is not None) \
                         and (provided is None or name in provided):
                     enqueue(found[0], found[1], roles_for(kind, found[1]), fpath,
                             LIVE if lines is not None else status,
-                            inherited + tuple((file, c, fenv) for c in sconds), None, swallowed)
+                            inherited + tuple((file, c, fenv) for c in sconds), None,
+                            swallowed or scaught)
             for ctx in facts.context:
                 status = status_of(file, ctx.line, ctx.stmt_line, ctx.conds, incoming, fenv)
                 add(Use(ctx.name, READ, file, ctx.line, ctx.stmt_line, fpath,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import threading
 from functools import cached_property
 from types import SimpleNamespace
@@ -316,3 +317,27 @@ def test_a_classmethod_binds_as_model_dot_name():
     with pytest.raises(HarnessError, match="uses zero-argument super()"):
         type("Caps", (Harness,), {"parent_cap": bind(_SuperLimits.parent_cap)},
              model=_SuperLimits, roots=["parent_cap"], register=False)
+
+
+class _Defaults:
+    pool_limit = 8
+    clock = functools.partial(max, 0)  # callable, not a function: not a plain default
+
+    def admit(self, n):
+        return min(n, self.pool_limit)
+
+
+def test_adopt_takes_plain_class_defaults_only_never_a_callable_one():
+    plain = type("Plain", (Harness,), {"admit": bind(_Defaults.admit)}, model=_Defaults,
+                 roots=["admit"], adopt=["pool_limit"], register=False)
+    assert plain().admit(20) == 8, (
+        f"adopt=['pool_limit'] must copy the class default 8; admit(20) gave {plain().admit(20)}")
+    try:
+        type("Clocked", (Harness,), {"admit": bind(_Defaults.admit)}, model=_Defaults,
+             roots=["admit"], adopt=["clock"], register=False)
+    except HarnessError as err:
+        assert "adopts 'clock', which is not a class-level default" in str(err), (
+            f"the refusal must name the callable adopted; it says {err}")
+    else:
+        pytest.fail("docs/drift.md:402: adopt copies plain class-level defaults; adopting "
+                    "_Defaults.clock, a callable (functools.partial), was accepted")

@@ -317,3 +317,37 @@ def test_the_model_defaults_to_the_instances_class_the_spec_else_the_methods_cla
     assert verdict.model == "Engine", (
         "a namespace's model defaults to the class that defines the method (drain is "
         f"Engine's, reached through _SubEngine): it was {verdict.model!r}")
+
+
+def test_a_method_called_through_super_inside_a_swallowing_try_is_a_silent_skip(tmp_path):
+    pkg = tmp_path / "sk"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    (pkg / "mod.py").write_text(
+        "class Base:\n"
+        "    def __init__(self):\n"
+        "        self.tracer = None\n"
+        "        self.meter = None\n"
+        "    def helper(self):\n"
+        "        return self.tracer.mark()\n"
+        "    def other(self):\n"
+        "        return self.meter.mark()\n"
+        "class Child(Base):\n"
+        "    def helper(self):\n"
+        "        return 0\n"
+        "    def run(self):\n"
+        "        try:\n"
+        "            super().helper()\n"
+        "        except Exception:\n"
+        "            pass\n"
+        "        super().other()\n")
+    verdict = judge_paths("sk.mod:Child", ["run"], provided={"run", "helper", "other"},
+                          roots=[tmp_path])
+    assert verdict.names("silent_skips") == ["tracer"], (
+        "docs/drift.md:84: a read in a method called from inside a try whose handler catches "
+        "AttributeError is a silent skip; Base.helper, called as super().helper() inside "
+        f"`try: ... except Exception:`, reads tracer, yet the silent skips are "
+        f"{verdict.names('silent_skips')} and the drift {verdict.names('drift')}")
+    assert verdict.names("drift") == ["meter"], (
+        "super().other() outside the try is not masked: its read of meter is drift; the drift "
+        f"is {verdict.names('drift')}")

@@ -111,3 +111,15 @@ def test_a_stub_field_production_no_longer_reads_is_reverse_drift():
         "a stub field production no longer reads (retired) must be reverse drift; reverse: "
         f"{guard(spec).names('reverse')}"
     )
+
+
+@pytest.mark.parametrize("name", ["admit", "no_such_default"])
+def test_adopt_takes_a_class_level_default_never_a_method_or_a_missing_name(name):
+    try:
+        StubSpec(Scheduler, fields=["base_reserved"], adopt=[name], register=False)
+    except HarnessError as err:
+        assert f"adopts {name!r}, not a class-level default" in str(err), (
+            f"the refusal must name {name!r} as not a class-level default; it says {err}")
+    else:
+        pytest.fail(f"docs/drift.md:428: class-level defaults count only when adopted; a stub "
+                    f"adopting {name!r}, not a plain class default of Scheduler, was accepted")
