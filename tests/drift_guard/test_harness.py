@@ -341,3 +341,14 @@ def test_adopt_takes_plain_class_defaults_only_never_a_callable_one():
     else:
         pytest.fail("docs/drift.md:402: adopt copies plain class-level defaults; adopting "
                     "_Defaults.clock, a callable (functools.partial), was accepted")
+
+
+def test_a_state_default_is_copied_into_each_instance():
+    class Pending(Harness, model=Scheduler, roots=["get_new_batch"], register=False):
+        waiting_queue = state([])
+
+    a, b = Pending(), Pending()
+    a.waiting_queue.append("r1")
+    assert b.waiting_queue == [], (
+        "docs/drift.md:400: state(default) is an instance field, its default copied per "
+        f"instance; after a.waiting_queue.append('r1'), b.waiting_queue is {b.waiting_queue}")
