@@ -125,3 +125,29 @@ def test_a_citation_of_a_def_that_moved_is_drift(tmp_path: Path):
     assert problems == [
         "line 1 is not in `SchedulePolicy.calc_priority`; it is defined at schedule_policy.py:4"
     ], f"a citation of calc_priority at line 1 (it is defined at line 4) gave {problems}"
+
+
+def test_line_zero_does_not_exist(project):
+    problems = [f.problem for f in _check(project, "see schedule_policy.py:0").findings]
+    assert problems == ["schedule_policy.py has 9 lines"], (
+        "docs/drift.md:484: the cited line must exist; schedule_policy.py:0 cites a line before "
+        f"the first, yet the problems are {problems}")
+
+
+def test_a_range_that_ends_on_the_decorator_of_the_named_def_holds(tmp_path):
+    (tmp_path / "cached.py").write_text(
+        "import functools\n\n\n@functools.cache\ndef lookup(key):\n    return key\n")
+    doc = tmp_path / "doc.md"
+    doc.write_text("`lookup` (cached.py:3-4) is memoised\n")
+    problems = [f.problem for f in check_pointers([doc], roots=[tmp_path]).findings]
+    assert problems == [], (
+        "docs/drift.md:486: a name next to a citation must be defined around the cited lines; "
+        "cached.py:3-4 ends on the @functools.cache line of `lookup` (its definition starts "
+        f"there), yet the problems are {problems}")
+
+
+def test_a_name_on_the_last_line_of_a_range_holds(project):
+    problems = [f.problem for f in _check(project, "`LIMIT` (schedule_policy.py:7-9)").findings]
+    assert problems == [], (
+        "docs/drift.md:486: a name next to a citation may appear on the cited lines; LIMIT is on "
+        f"line 9, the end of schedule_policy.py:7-9, yet the problems are {problems}")
