@@ -123,3 +123,13 @@ def test_adopt_takes_a_class_level_default_never_a_method_or_a_missing_name(name
     else:
         pytest.fail(f"docs/drift.md:428: class-level defaults count only when adopted; a stub "
                     f"adopting {name!r}, not a plain class default of Scheduler, was accepted")
+
+
+def test_a_stub_missing_a_field_is_guarded_even_after_a_full_one_of_the_same_roots():
+    full = stub(BudgetMixin, roots=["budget"], _budget_base=1, reserved_tokens=1)
+    assert full.budget == 0, f"the full stub must run: 1 - 1 = 0; budget is {full.budget}"
+    error = drift_error_of_a_stub_missing_reserved_tokens()
+    assert "['reserved_tokens']" in error.render(), (
+        "docs/drift.md:428: stub(..., roots=...) is guarded when built, each set of fields on "
+        "its own; after a full BudgetMixin stub of the same roots, one without reserved_tokens "
+        f"must still be refused naming it; the error says {error.render()!r}")
