@@ -58,6 +58,14 @@ def test_a_zip_is_as_long_as_its_shortest_iterable():
     assert got == "LIVE", f"`for a, b in zip((1,), (1, 2))` enters its body once; it was {got}"
 
 
+def test_a_zip_whose_later_iterable_is_the_shortest_stops_there():
+    got = _verdict("for a, b in zip((1, 2), ()):\n    self.x\n", {})
+    assert got == "DEAD", (
+        "docs/drift.md:108: a `for` over `zip` of known containers is as long as the shortest "
+        "one, whichever argument it is; `for a, b in zip((1, 2), ())` never enters its body, "
+        f"yet it was decided {got}")
+
+
 def test_a_match_or_pattern_matches_when_any_alternative_matches():
     got = _verdict("match self.mode:\n    case 1 | 2:\n        self.x\n", {"mode": 1})
     assert got == "LIVE", (
