@@ -370,3 +370,20 @@ def test_a_read_in_a_try_is_swallowed_only_where_a_handler_catches_attribute_err
         f"{'swallowed' if swallowed else 'not swallowed'} (a missing name "
         f"{'would' if swallowed else 'would not'} quietly take the fallback); the collector "
         f"recorded {got}")
+
+
+def test_a_later_handler_that_catches_attribute_error_swallows_too():
+    facts = facts_of('''
+        def run(self):
+            try:
+                return self.size
+            except KeyError:
+                return 1
+            except AttributeError:
+                return 0
+    ''')
+    got = [a.swallowed for a in accesses_of(facts, "size")]
+    assert got == [True], (
+        "docs/drift.md:438: a read inside a `try` is swallowed when any of its handlers catches "
+        "AttributeError; here the second one, `except AttributeError:`, after `except "
+        f"KeyError:`, yet the collector recorded {got}")
