@@ -351,3 +351,51 @@ def test_a_method_called_through_super_inside_a_swallowing_try_is_a_silent_skip(
     assert verdict.names("drift") == ["meter"], (
         "super().other() outside the try is not masked: its read of meter is drift; the drift "
         f"is {verdict.names('drift')}")
+
+
+_POOL = (
+    "class Pool:\n"
+    "    def __init__(self):\n"
+    "        self.tracer = None\n"
+    "        self._size = 0\n"
+    "        self.floor = 0\n"
+    "    @property\n"
+    "    def size(self):\n"
+    "        return self._size\n"
+    "    @size.setter\n"
+    "    def size(self, value):\n"
+    "        self._size = max(value, self.floor)\n"
+    "    def grow(self):\n"
+    "        self.size += 1\n"
+    "    def helper(self):\n"
+    "        return self.tracer.mark()\n"
+    "    def run(self):\n"
+    "        try:\n"
+    "            self.helper()\n"
+    "        except Exception:\n"
+    "            pass\n"
+    "        self.helper()\n")
+
+
+def _pool_verdict(tmp_path, method):
+    (tmp_path / "pool_pkg").mkdir()
+    (tmp_path / "pool_pkg" / "__init__.py").write_text("")
+    (tmp_path / "pool_pkg" / "pool.py").write_text(_POOL)
+    return judge_paths("pool_pkg.pool:Pool", [method],
+                       provided={"size", "grow", "helper", "run"}, roots=[tmp_path])
+
+
+def test_a_read_modify_write_of_a_property_runs_its_setter_too(tmp_path):
+    drift = _pool_verdict(tmp_path, "grow").names("drift")
+    assert "floor" in drift, (
+        "docs/drift.md:309-312: `self.size += 1` on a property runs its getter and its setter; "
+        f"the setter reads floor, yet the drift is {drift}")
+
+
+def test_a_site_reached_both_inside_and_outside_a_swallowing_try_is_drift(tmp_path):
+    verdict = _pool_verdict(tmp_path, "run")
+    assert verdict.names("drift") == ["tracer"], (
+        "docs/drift.md:83-84: helper's read of tracer is reached once inside `try: ... except "
+        "Exception:` and once outside it, where a missing name raises: it is drift, not a "
+        f"silent skip; the drift is {verdict.names('drift')} and the silent skips "
+        f"{verdict.names('silent_skips')}")
