@@ -399,3 +399,25 @@ def test_a_site_reached_both_inside_and_outside_a_swallowing_try_is_drift(tmp_pa
         "Exception:` and once outside it, where a missing name raises: it is drift, not a "
         f"silent skip; the drift is {verdict.names('drift')} and the silent skips "
         f"{verdict.names('silent_skips')}")
+
+
+class _Built:
+    def __init__(self):
+        self.size = 1
+
+    @classmethod
+    def build(cls):
+        return cls()
+
+    @staticmethod
+    def helper():
+        return 0
+
+
+def test_a_new_instance_provides_the_real_classmethod_and_staticmethod_as_code():
+    provision = provision_of(_Built.__new__(_Built), _Built)
+    real = sorted(n for n in ("build", "helper") if n in provision.binds)
+    assert real == ["build", "helper"], (
+        "docs/drift.md:58: a Cls.__new__(Cls) instance provides the class's real methods, "
+        "classmethods and staticmethods alike, as production code that is followed; bound as "
+        f"real: {real}, taken as stand-ins: {sorted(provision.stand_ins)}")
