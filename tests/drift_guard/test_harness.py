@@ -352,3 +352,15 @@ def test_a_state_default_is_copied_into_each_instance():
     assert b.waiting_queue == [], (
         "docs/drift.md:400: state(default) is an instance field, its default copied per "
         f"instance; after a.waiting_queue.append('r1'), b.waiting_queue is {b.waiting_queue}")
+
+
+def test_a_harness_without_roots_is_a_base_and_is_not_registered():
+    class RootlessBase(Harness, model=Scheduler):
+        get_num_allocatable_reqs = bind(Scheduler.get_num_allocatable_reqs)
+
+    key = f"{__name__}:{RootlessBase.__qualname__}"
+    listed = key in registered()
+    unregister(key)
+    assert not listed, (
+        "docs/drift.md:404-405: a harness without roots is not registered (it is a base for "
+        f"others); {key} was registered")

@@ -421,3 +421,17 @@ def test_a_new_instance_provides_the_real_classmethod_and_staticmethod_as_code()
         "docs/drift.md:58: a Cls.__new__(Cls) instance provides the class's real methods, "
         "classmethods and staticmethods alike, as production code that is followed; bound as "
         f"real: {real}, taken as stand-ins: {sorted(provision.stand_ins)}")
+
+
+class _Moded:
+    limit = 4
+
+
+def test_an_instance_value_wins_over_the_class_default_of_the_same_name():
+    obj = _Moded.__new__(_Moded)
+    obj.limit = 9
+    got = provision_of(obj, _Moded).constants.get("limit")
+    assert got == 9, (
+        "docs/drift.md:58: a __new__ instance provides its own attributes plus the class "
+        "defaults; the instance's limit = 9 shadows the class's 4, yet the constant the "
+        f"guard prunes with is {got!r}")
