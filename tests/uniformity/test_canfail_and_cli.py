@@ -61,3 +61,40 @@ def test_unknown_fails_only_under_strict_and_markdown_uses_the_same_words(make_p
     )
     text = md.read_text()
     assert "UNKNOWN" in text and "self.mystery" in text, text
+
+
+def test_a_failing_declaration_is_named_in_the_terminal_and_the_markdown(make_pkg, capsys):
+    root = make_pkg({"s.py": """
+        class S:
+            def step(self):
+                if self.server_args.on:
+                    dist.barrier(group=self.tp_group)
+    """}, CFG + """
+[[tool.deskcheck.uniformity.role]]
+condition = "self.tp_rank == 0"
+why = "the leader logs"
+""")
+    md = root / "audit.md"
+    code = main(["uniformity", "pkg.s:S", "--root", str(root), "--markdown", str(md)])
+    out, text = capsys.readouterr().out, md.read_text()
+    words = "stale: role `self.tp_rank == 0`"
+    assert code == 1 and "declaration stale: role self.tp_rank == 0" in out, (
+        f"a stale role must fail the audit (exit {code}) and be named in the terminal:\n{out}")
+    assert words in text, (
+        "docs/uniformity.md: each failing declaration fails the audit, and the Markdown report "
+        f"uses the terminal's words; {words!r} is missing from the Markdown:\n{text}")
+
+
+def test_the_terminal_counts_the_decisions_no_congruence_arm_exercises(make_pkg, capsys):
+    root = make_pkg({"s.py": """
+        class S:
+            def step(self):
+                if self.pool.available_size() > 0:
+                    dist.barrier(group=self.tp_group)
+    """}, CFG)
+    main(["uniformity", "pkg.s:S", "--root", str(root)])
+    out = " ".join(capsys.readouterr().out.split())
+    words = "1 decisions with a rank-local or sanctioned input are exercised by no congruence arm"
+    assert words in out, (
+        "docs/uniformity.md: the report lists the decisions with a rank-local input no replica "
+        f"arm covers; the terminal does not say {words!r}:\n{out}")
