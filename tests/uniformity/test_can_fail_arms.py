@@ -104,3 +104,36 @@ def test_a_vacuous_arm_is_named_in_the_terminal_and_the_markdown(tmp_path: Path,
             f"the audit falls short because the SYMMETRIC `if self.waiting` has a VACUOUS "
             f"can-fail arm, yet the {where} report does not name that decision and its "
             f"VACUOUS arm; it printed:\n{text}")
+
+
+KINDS = """
+import torch.distributed as dist
+
+class Scheduler:
+    def event_loop(self):
+        while True:
+            self.step()
+
+    def step(self):
+        if self.closed:
+            return
+        done = dist.barrier(group=self.tp_group) if self.waiting else None
+        for req in self.reqs:
+            dist.all_reduce(self.t, group=self.tp_group)
+            if req.finished:
+                break
+"""
+
+
+def test_a_ternary_a_break_and_an_exit_decision_get_a_live_arm(tmp_path: Path) -> None:
+    (tmp_path / "mini").mkdir()
+    (tmp_path / "mini" / "__init__.py").write_text("")
+    (tmp_path / "mini" / "sched.py").write_text(textwrap.dedent(KINDS))
+    report = audit("mini.sched:Scheduler", root=tmp_path)
+    run_can_fail(report, "mini.sched:Scheduler", root=tmp_path)
+    arms = {d.kind: d.can_fail for d in report.decisions}
+    for kind in ("ternary", "break", "exit"):
+        assert arms.get(kind) == "LIVE", (
+            "docs/uniformity.md: --can-fail plants a rank-local read into each decision's "
+            f"condition; the {kind} decision's arm is {arms.get(kind)!r}, not LIVE "
+            f"(arms by kind: {arms})")

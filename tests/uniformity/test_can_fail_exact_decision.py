@@ -70,3 +70,53 @@ def test_a_re_audit_that_reports_the_decision_without_the_planted_read_is_vacuou
         "the re-audit reported the decision RANK-LOCAL through self.tp_rank only, never "
         f"naming the planted time.monotonic() read, yet its can-fail arm was {arm!r} "
         "(docs/uniformity.md: exactly that decision must turn RANK-LOCAL naming the read)")
+
+
+SCHED = """
+import torch.distributed as dist
+from mini.helper import Helper
+
+class Scheduler:
+    def __init__(self):
+        self.helper = Helper()
+
+    def event_loop(self):
+        self.helper.tick()
+        if self.waiting:
+            dist.barrier(group=self.tp_group)
+        else:
+            dist.barrier(group=self.tp_group)
+"""
+
+HELPER = """
+import time
+import torch.distributed as dist
+
+
+class Helper:
+    def __init__(self):
+        self.tp_group = None
+
+    def tick(self):
+        if time.monotonic() > 3:
+            dist.barrier(group=self.tp_group)
+"""
+
+
+def test_a_clock_decision_of_another_function_on_the_same_line_does_not_make_one_live(
+        tmp_path: Path) -> None:
+    (tmp_path / "mini").mkdir()
+    (tmp_path / "mini" / "__init__.py").write_text("")
+    (tmp_path / "mini" / "sched.py").write_text(SCHED)
+    (tmp_path / "mini" / "helper.py").write_text(HELPER)
+    report = audit("mini.sched:Scheduler", root=tmp_path)
+    lines = {d.condition: (d.function, d.line) for d in report.decisions}
+    assert lines.get("self.waiting", (0, 0))[1] == lines.get("time.monotonic() > 3", (0, 1))[1], (
+        f"the fixture needs both decisions on one line number: {lines}")
+    run_can_fail(report, "mini.sched:Scheduler", root=tmp_path)
+    arms = {d.condition: d.can_fail for d in report.decisions}
+    assert arms.get("self.waiting", "").startswith("VACUOUS"), (
+        "docs/uniformity.md: --can-fail requires that exactly the planted decision turns "
+        "RANK-LOCAL; the SYMMETRIC `if self.waiting` cannot, yet its arm was "
+        f"{arms.get('self.waiting')!r}: Helper.tick's clock decision on the same line number "
+        "of another file was counted as its hit")

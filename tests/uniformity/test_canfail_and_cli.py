@@ -61,3 +61,77 @@ def test_unknown_fails_only_under_strict_and_markdown_uses_the_same_words(make_p
     )
     text = md.read_text()
     assert "UNKNOWN" in text and "self.mystery" in text, text
+
+
+def test_a_failing_declaration_is_named_in_the_terminal_and_the_markdown(make_pkg, capsys):
+    root = make_pkg({"s.py": """
+        class S:
+            def step(self):
+                if self.server_args.on:
+                    dist.barrier(group=self.tp_group)
+    """}, CFG + """
+[[tool.deskcheck.uniformity.role]]
+condition = "self.tp_rank == 0"
+why = "the leader logs"
+""")
+    md = root / "audit.md"
+    code = main(["uniformity", "pkg.s:S", "--root", str(root), "--markdown", str(md)])
+    out, text = capsys.readouterr().out, md.read_text()
+    words = "stale: role `self.tp_rank == 0`"
+    assert code == 1 and "declaration stale: role self.tp_rank == 0" in out, (
+        f"a stale role must fail the audit (exit {code}) and be named in the terminal:\n{out}")
+    assert words in text, (
+        "docs/uniformity.md: each failing declaration fails the audit, and the Markdown report "
+        f"uses the terminal's words; {words!r} is missing from the Markdown:\n{text}")
+
+
+def test_the_terminal_counts_the_decisions_no_congruence_arm_exercises(make_pkg, capsys):
+    root = make_pkg({"s.py": """
+        class S:
+            def step(self):
+                if self.pool.available_size() > 0:
+                    dist.barrier(group=self.tp_group)
+    """}, CFG)
+    main(["uniformity", "pkg.s:S", "--root", str(root)])
+    out = " ".join(capsys.readouterr().out.split())
+    words = "1 decisions with a rank-local or sanctioned input are exercised by no congruence arm"
+    assert words in out, (
+        "docs/uniformity.md: the report lists the decisions with a rank-local input no replica "
+        f"arm covers; the terminal does not say {words!r}:\n{out}")
+
+
+def test_strict_lists_the_unknown_decision_in_the_terminal_and_falls_short(make_pkg, capsys):
+    root = make_pkg(UNKNOWN_SRC, CFG)
+    main(["uniformity", "pkg.s:S", "--root", str(root), "--strict"])
+    out = " ".join(capsys.readouterr().out.split())
+    shown = ("S.step: if `self.mystery.value()`" in out, "input UNKNOWN self.mystery" in out,
+             out.rstrip().endswith("falls short"))
+    assert shown == (True, True, True), (
+        "docs/uniformity.md: UNKNOWN fails with --strict, and a finding names each UNKNOWN "
+        "input with its witness; the terminal must list the decision, its UNKNOWN input "
+        f"self.mystery, and say the audit falls short: (listed, input named, falls short) = "
+        f"{shown}:\n{out}")
+
+
+def test_an_unknown_decision_with_a_vacuous_arm_is_listed_without_strict(make_pkg, capsys):
+    from deskcheck.uniformity.render import render_terminal
+
+    report = audit("pkg.s:S", root=make_pkg(UNKNOWN_SRC, CFG))
+    (d,) = report.decisions
+    d.can_fail = "VACUOUS: a rank-local read planted into this condition was not reported"
+    render_terminal(report, strict=False)
+    out = " ".join(capsys.readouterr().out.split())
+    assert "S.step: if `self.mystery.value()`" in out and "can-fail: VACUOUS" in out, (
+        "a VACUOUS can-fail arm fails the audit whatever the verdict, so the terminal lists "
+        "that decision even when it is UNKNOWN and --strict is not given; it printed:\n" + out)
+
+
+def test_without_strict_the_markdown_lists_no_unknown_finding(make_pkg):
+    root = make_pkg(UNKNOWN_SRC, CFG)
+    md = root / "plain.md"
+    main(["uniformity", "pkg.s:S", "--root", str(root), "--markdown", str(md)])
+    text = md.read_text()
+    assert "### Findings" not in text and "holds" in text, (
+        "docs/uniformity.md: UNKNOWN fails only with --strict; without it the Markdown's "
+        "findings (the decisions that fail) must not list the UNKNOWN decision, and the audit "
+        f"holds; the Markdown reads:\n{text}")

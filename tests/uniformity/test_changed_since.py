@@ -152,3 +152,18 @@ def test_a_branch_touching_only_python_the_audit_does_not_read_is_answered_after
     assert len(calls) == 1, (
         "a branch that touches no file the audit reads answers at once (docs/uniformity.md): "
         f"the work tree's audit only, yet the audit ran {len(calls)} times (REF side audited)")
+
+
+def test_strict_fails_a_branch_adding_an_unknown_decision(make_pkg):
+    root = _repo(make_pkg)
+    path = root / "pkg" / "s.py"
+    path.write_text(path.read_text() + "            try:\n                self.poll()\n"
+                    "            except Exception:\n"
+                    "                dist.barrier(group=self.tp_cpu_group)\n"
+                    "        def poll(self):\n            pass\n")
+    argv = ["uniformity", "pkg.s:S", "--root", str(root), "--changed-since", "main"]
+    got = (main(argv), main([*argv, "--strict"]))
+    assert got == (0, 1), (
+        "docs/uniformity.md: UNKNOWN exits 1 with --strict; a branch adding an `except` "
+        f"decision (UNKNOWN) under --changed-since exits {got[0]} plain and {got[1]} with "
+        "--strict, expected 0 and 1")

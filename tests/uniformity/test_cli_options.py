@@ -71,3 +71,13 @@ def test_can_fail_runs_the_arm_for_each_decision(make_pkg, capsys):
         arms = [d["can_fail"] for d in json.loads(capsys.readouterr().out)["decisions"]]
         assert arms == [expected], (
             f"expected the can-fail arm {expected or 'not run'} with flags {flags}, got {arms}")
+
+
+def test_can_fail_re_audits_from_the_roots_given_on_the_command_line(make_pkg, capsys):
+    root = make_pkg(SRC, CFG)
+    main(["uniformity", "pkg.s:S", "--root", str(root), "--roots", "tick", "--json",
+          "--can-fail"])
+    arms = {d["function"]: d["can_fail"] for d in json.loads(capsys.readouterr().out)["decisions"]}
+    assert arms == {"S.tick": "LIVE"}, (
+        "with --roots tick (config roots: step) the can-fail re-audit must start from tick too, "
+        f"or the planted read in S.tick is never seen; the arms were {arms}")

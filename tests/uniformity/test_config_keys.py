@@ -73,3 +73,19 @@ def test_every_bad_entry_is_named_in_one_pass_with_its_line_and_fix(tmp_path):
         "lacking its collective (line 6) and a role lacking its why (line 9) must name all "
         f"three in one pass, each at its file:line with a fix; it named {found}")
     assert info.value.exit_code == 2, f"a config error exits 2; it exits {info.value.exit_code}"
+
+
+def test_an_empty_roots_list_falls_back_to_the_event_loops(make_pkg):
+    root = make_pkg({"u.py": """
+        class S:
+            def event_loop_normal(self):
+                if self.server_args.on:
+                    dist.barrier(group=self.tp_group)
+    """}, "[tool.deskcheck.uniformity]\nroots = []\n")
+    try:
+        found = [d.function for d in audit("pkg.u:S", root=root).decisions]
+    except Exception as exc:  # noqa: BLE001 - the message is the finding
+        found = [f"{type(exc).__name__}: {exc}"]
+    assert found == ["S.event_loop_normal"], (
+        "docs/uniformity.md: the root methods are the config roots, else event_loop*; "
+        f"`roots = []` names none, so the event loops are the roots; the audit gave {found}")

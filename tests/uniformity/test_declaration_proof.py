@@ -88,3 +88,24 @@ def test_a_replica_naming_an_existing_test_holds(tmp_path: Path) -> None:
     found = _findings(tmp_path, "waiting_congruent")
     assert "self.waiting" not in found, (
         f"a replica naming an existing test was reported {found.get('self.waiting')!r}")
+
+
+def test_a_replica_arm_named_by_a_parametrized_or_class_node_id_holds(tmp_path: Path) -> None:
+    (tmp_path / "mini").mkdir()
+    (tmp_path / "mini" / "__init__.py").write_text("")
+    (tmp_path / "mini" / "sched.py").write_text(SOURCE)
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "test_arms.py").write_text(
+        "import pytest\n\n@pytest.mark.parametrize('n', [2])\ndef test_waiting_congruent(n):\n"
+        "    pass\n\nclass TestArms:\n    def test_held(self):\n        pass\n")
+    got = {}
+    for arm in ("tests/test_arms.py::test_waiting_congruent[2]",
+                "tests/test_arms.py::TestArms::test_held"):
+        (tmp_path / "pyproject.toml").write_text(textwrap.dedent(
+            PYPROJECT.replace("tests/test_arms.py::test_{arm}", arm)))
+        report = audit("mini.sched:Scheduler", root=tmp_path)
+        got[arm] = {f.subject: f.status for f in report.declarations}.get("self.waiting")
+    assert got == dict.fromkeys(got), (
+        "docs/uniformity.md: a replica's arm is a pytest node id, checked to exist; a "
+        "parametrized id (test[2]) and a class method (Class::test) name existing tests, yet "
+        f"the self.waiting replica was reported {got}")

@@ -160,3 +160,19 @@ def test_a_value_a_helper_agrees_over_pp_here_and_over_tp_elsewhere_is_rank_loca
         f"only at another) gating a TP barrier was judged {d.verdict.value} ({d.why}), "
         "expected RANK-LOCAL: a value agreed over pp is not agreed over tp, and agreed over "
         "pp|tp counts as agreed over tp only when every one of those groups covers tp")
+
+
+def test_a_decision_is_judged_over_every_group_it_gates_not_the_first(make_pkg):
+    root = make_pkg({"s.py": """
+        class S:
+            def step(self):
+                if self.tp_rank == 0:
+                    dist.barrier(group=self.pp_group)
+                    dist.barrier(group=self.tp_group)
+    """}, "[tool.deskcheck.uniformity]\nroots = [\"step\"]\n")
+    (d,) = audit("pkg.s:S", root=root).find("S.step")
+    dims = sorted({c.dim for c in d.collectives})
+    assert d.verdict is Verdict.RANK_LOCAL, (
+        "docs/uniformity.md: inputs are classed relative to the group of each collective; "
+        f"tp_rank is the same across a pp group but differs within the tp group (gated: {dims}), "
+        f"so the decision is RANK-LOCAL over tp: the audit said {d.verdict} ({d.why})")

@@ -117,3 +117,18 @@ def test_a_rank_id_gating_a_send_and_a_group_collective_is_rank_local_not_a_role
         "docs/uniformity.md:135: ROLE is a rank-id role gating point-to-point ONLY; "
         "`tp_rank == 0` gates a send and a TP all_reduce, so it must be RANK-LOCAL; it is "
         f"{d.verdict.value}: {d.why}")
+
+
+def test_a_rank_id_and_a_clock_gating_a_send_is_rank_local_not_a_role(make_pkg):
+    root = make_pkg({"s.py": """
+        class S:
+            def step(self):
+                if self.pp_rank == 0 and time.monotonic() > self.deadline:
+                    self.pp_group.send_object(1, dst=1)
+    """}, CFG)
+    d = _verdicts(audit("pkg.s:S", root=root))[
+        "self.pp_rank == 0 and time.monotonic() > self.deadline"]
+    assert d.verdict is Verdict.RANK_LOCAL, (
+        "docs/uniformity.md: ROLE is a rank-id role gating point-to-point only; a send gated "
+        "by a rank id AND this rank's clock is not a role (every rank-local input must be a "
+        f"rank id): the audit said {d.verdict} ({d.why})")

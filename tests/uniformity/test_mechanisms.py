@@ -289,3 +289,20 @@ def test_a_write_in_a_method_the_roots_never_reach_does_not_feed_a_decision(make
         f"debug_only() is never reached from the roots, yet its write fed the decision: {d.why}")
     (o,) = _only(audit("pkg.s:S", root=root, roots_methods=["step", "debug_only"]), "S.step")
     assert o.verdict is Verdict.RANK_LOCAL, "reached from a root, the clock write must count"
+
+
+def test_a_condition_constant_arguments_make_false_is_not_a_decision(make_pkg):
+    root = make_pkg({"s.py": """
+        class S:
+            def step(self):
+                self.sync(for_health_check=False)
+            def sync(self, for_health_check=True):
+                if for_health_check:
+                    dist.barrier(group=self.tp_group)
+    """}, MIN_CFG)
+    found = [f"{d.condition} ({d.verdict.value})"
+             for d in audit("pkg.s:S", root=root).find("S.sync")]
+    assert found == [], (
+        "docs/uniformity.md:198-199: a condition the call's constant arguments decide is not a "
+        "decision in that context, false as well as true; sync(for_health_check=False) makes "
+        f"`if for_health_check:` always false, yet S.sync reports the decisions {found}")

@@ -125,3 +125,22 @@ arm = "tests/test_congruence.py::test_pools_are_replicas"
         "docs/uniformity.md:34,232-233: covered_by names only replica arms that exist, and "
         "unexercised lists what no existing arm covers; the arm of the self.pool replica does "
         f"not exist, yet covered_by is {pool.covered_by} and unexercised is {got}")
+
+
+def test_a_decision_whose_only_doubt_is_unknown_is_not_unexercised(make_pkg):
+    root = make_pkg({"api.py": """
+        class S:
+            def __init__(self, thing):
+                self.mystery = thing
+            def step(self):
+                if self.mystery.value():
+                    dist.barrier(group=self.tp_group)
+    """}, CFG)
+    report = audit("pkg.api:S", root=root)
+    (d,) = report.find("S.step")
+    got = report.to_json()["unexercised"]
+    assert d.verdict.value == "UNKNOWN" and got == [], (
+        "docs/uniformity.md:232-233: unexercised lists the decisions with a rank-local or "
+        "sanctioned input; `self.mystery.value()` has only an UNKNOWN input (an unresolved "
+        f"receiver, {d.verdict.value}), which no congruence arm is asked to cover, yet "
+        f"unexercised is {got}")

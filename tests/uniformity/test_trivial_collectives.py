@@ -60,3 +60,19 @@ def test_a_clock_decision_is_trivial_only_where_its_groups_collectives_need_one_
     got = verdicts.get(condition)
     assert got is not None and got[0] is expected, (
         f"`if {condition}` gating a TP barrier {why}, so it must be {expected}; it was {got}")
+
+
+def test_a_decision_gating_tp_and_pp_collectives_under_tp_size_one_is_not_trivial(make_pkg):
+    root = make_pkg({"s.py": """
+        class S:
+            def step(self):
+                if self.tp_size == 1:
+                    if time.monotonic() > self.deadline:
+                        dist.barrier(group=self.tp_group)
+                        dist.barrier(group=self.pp_group)
+    """}, "[tool.deskcheck.uniformity]\nroots = [\"step\"]\n")
+    d = next(d for d in audit("pkg.s:S", root=root).decisions if "monotonic" in d.condition)
+    assert d.verdict is Verdict.RANK_LOCAL, (
+        "docs/uniformity.md: TRIVIAL means the collectives only matter where the group has "
+        "one rank; under tp_size == 1 the pp barrier still has several ranks, so a clock "
+        f"gating it is RANK-LOCAL: the audit said {d.verdict} ({d.why})")
