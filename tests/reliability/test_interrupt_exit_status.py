@@ -80,3 +80,32 @@ def test_sigint_sigterm_and_sighup_are_all_held_while_a_child_is_forked() -> Non
     assert not missing, (
         f"SIGINT, SIGTERM and SIGHUP are held while a child is forked; not held: {missing}")
     assert after == before, f"the signal mask after the fork block is {after}, not {before}"
+
+
+@pytest.mark.parametrize(("signum", "status"), [
+    (signal.SIGINT, 130), (signal.SIGTERM, 143), (signal.SIGHUP, 129)],
+    ids=["SIGINT", "SIGTERM", "SIGHUP"])
+def test_the_command_line_exits_128_plus_the_signal_that_interrupted_the_command(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+        signum: int, status: int) -> None:
+    """docs/mutants.md:364, docs/gate.md:178: a command stopped by SIGTERM exits 143 (130
+    Ctrl-C, 129 SIGHUP): `deskcheck`'s own main() turns the interruption into that status."""
+    import argparse
+
+    import deskcheck.cli as cli
+
+    def interrupted(_args: argparse.Namespace) -> int:
+        raise Interrupted(signum)
+
+    class _Parser:
+        def parse_args(self, _argv: list[str]) -> argparse.Namespace:
+            return argparse.Namespace(func=interrupted)
+
+    monkeypatch.setattr(cli, "build_parser", lambda *_a: _Parser())
+    got = cli.main(["sweep"])
+    err = capsys.readouterr().err
+    name = signal.Signals(signum).name
+    assert got == status, (
+        f"a command interrupted by {name} must exit {status} (128 + the signal); "
+        f"deskcheck's main() returned {got}")
+    assert f"interrupted ({name})" in err, f"it must say it was interrupted by {name}: {err!r}"
