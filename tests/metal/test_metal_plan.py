@@ -374,3 +374,57 @@ def test_a_source_tree_deskcheck_gets_its_entry_points(tmp_path, bench_metal, mo
     entry = {(ep.group, ep.name): ep.value for ep in dist.entry_points}
     assert entry[("pytest11", "deskcheck")] == "deskcheck.pytest_plugin", entry
     assert entry[("console_scripts", "deskcheck")] == "deskcheck.cli:main", entry
+
+
+@pytest.mark.parametrize("installed", [True, False], ids=["installed", "source-tree"])
+def test_the_plugin_is_passed_with_p_only_where_deskcheck_is_not_installed(
+        monkeypatch, installed):
+    """docs/suites.md:386-388: without `-p`, the plugin is passed as `-p
+    deskcheck.pytest_plugin` when deskcheck runs from a source tree rather than an install
+    (whose pytest11 entry point loads it; passing it twice is a pytest error)."""
+    import importlib.metadata
+
+    ours = importlib.metadata.EntryPoint("deskcheck", "deskcheck.pytest_plugin", "pytest11")
+    monkeypatch.setattr(importlib.metadata, "entry_points",
+                        lambda group: [ours] if installed else [])
+    want = [] if installed else ["-p", "deskcheck.pytest_plugin"]
+    got = P.plugin_args()
+    assert got == want, (
+        f"with deskcheck {'installed' if installed else 'run from a source tree'} the METAL "
+        f"pytest steps must pass {want or 'no -p'} for the plugin; they pass {got}")
+    suites = next(s for s in P.build_plan(H200, _options()) if s.name == "suites").command
+    assert ("deskcheck.pytest_plugin" in suites) == (not installed), (
+        f"the suites step's command must {'not ' * installed}name the plugin: {suites}")
+
+
+@pytest.mark.parametrize(("out", "found_gpu", "where"), [
+    ("OUT", True, "OUT/metal.json"), ("OUT", False, "OUT/metal.json"),
+    ("", True, "bench/results/metal.json"), ("", False, "bench/_work/metal.json")],
+    ids=["out-gpu", "out-no-gpu", "gpu", "no-gpu"])
+def test_the_results_go_to_out_else_results_for_a_gpu_run_else_work(
+        bench_metal, monkeypatch, tmp_path, out, found_gpu, where):
+    """docs/suites.md:428-429: `$OUT/metal.json` when OUT is set, else
+    bench/results/metal.json when a GPU was found, else bench/_work/metal.json (a dry run
+    never overwrites a GPU run's)."""
+    monkeypatch.setenv("OUT", str(tmp_path / out) if out else "")
+    got = bench_metal.results_path(found_gpu)
+    want = tmp_path / where if out else ROOT / where
+    assert got == want, (
+        f"with OUT {'set' if out else 'unset'} and {'a' if found_gpu else 'no'} GPU found the "
+        f"METAL results must go to {where}; they go to {got}")
+
+
+def test_a_dry_run_for_a_recorded_gpu_machine_never_overwrites_the_gpu_runs_results(
+        bench_metal, monkeypatch, tmp_path, capsys):
+    """docs/suites.md:428-429: a dry run never overwrites a GPU run's results, even when the
+    facts it plans for (`--facts`, the lent H200) show a GPU."""
+    monkeypatch.delenv("OUT", raising=False)
+    monkeypatch.delenv("DESKCHECK_METAL_SITE", raising=False)
+    monkeypatch.setattr(bench_metal, "ROOT", tmp_path)
+    monkeypatch.setattr(os, "chdir", lambda path: None)  # main() works from ROOT
+    code = bench_metal.main(["--facts", str(Path(__file__).parent / "fixtures" / "h200-facts.json")])
+    capsys.readouterr()
+    written = sorted(str(p.relative_to(tmp_path)) for p in tmp_path.rglob("metal.json"))
+    assert code == 0 and written == ["bench/_work/metal.json"], (
+        "a dry run for the recorded H200 must write bench/_work/metal.json, never the GPU "
+        f"run's bench/results/metal.json; it exited {code} and wrote {written}")

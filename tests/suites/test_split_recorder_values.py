@@ -136,3 +136,16 @@ def test_a_user_subclass_of_a_scalar_type_shows_without_its_repr() -> None:
     assert shown == "<_RequestId len=5>", (
         f"a str subclass with its own __repr__ showed as {shown!r}, expected its type")
     assert shown_list == "<list len=1>", f"a list of them showed as {shown_list!r}"
+
+
+@pytest.mark.parametrize("value", [10 ** 60, list(range(9)), "x" * 60],
+                         ids=["long-int", "nine-numbers", "long-str"])
+def test_a_long_value_shows_as_a_digest_not_in_full(value: object) -> None:
+    """docs/suites.md:216-217: long values show as a length and a digest; short ones in full."""
+    shown = show(value)
+    assert len(shown) <= 48 and ("sha1:" in shown or "#" in shown), (
+        f"a long {type(value).__name__} must show as a digest (docs/suites.md:216-217), at most "
+        f"48 characters; it showed as {shown[:70]!r} ({len(shown)} characters)")
+    assert show(7) == "7" and show([1, 2]) == "[1, 2]" and show("ab") == "'ab'", (
+        f"short values show in full: 7, [1, 2], 'ab' showed as {show(7)!r}, {show([1, 2])!r}, "
+        f"{show('ab')!r}")
