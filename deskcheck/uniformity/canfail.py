@@ -14,12 +14,12 @@ PLANT = "__import__('time').monotonic()"
 
 
 def plant(decision: Decision, text: str) -> str | None:
-    """The file's text with the condition wrapped as ``(PLANT and (COND))``, or None."""
+    """The file's text with the condition wrapped as ``(PLANT and (COND))``, or None. The
+    condition of a ``boolop`` decision is the operand of ``and``/``or`` that gates the rest."""
     tree = ast.parse(text)
     for node in ast.walk(tree):
-        test = getattr(node, "test", None) if isinstance(node, ast.If | ast.While | ast.IfExp) \
-            else getattr(node, "iter", None) if isinstance(node, ast.For) else None
-        if test is None or node.lineno != decision.line or test.end_lineno is None:
+        test = _test_of(node, decision)
+        if test is None or test.end_lineno is None:
             continue
         lines = text.splitlines(keepends=True)
         start = sum(len(x) for x in lines[:test.lineno - 1]) + _byte_col(lines[test.lineno - 1],
@@ -28,6 +28,21 @@ def plant(decision: Decision, text: str) -> str | None:
             lines[test.end_lineno - 1], test.end_col_offset)
         return f"{text[:start]}({PLANT} and ({text[start:end]})){text[end:]}"
     return None
+
+
+def _test_of(node: ast.AST, decision: Decision) -> ast.expr | None:
+    """The expression of ``node`` that is ``decision``'s condition, or None."""
+    if decision.kind == "boolop":
+        if not isinstance(node, ast.BoolOp):
+            return None
+        shown = {decision.condition, decision.condition.removeprefix("not (").removesuffix(")")}
+        return next((v for v in node.values[:-1] if v.lineno == decision.line
+                     and ast.unparse(v) in shown), None)
+    if getattr(node, "lineno", None) != decision.line:
+        return None
+    if isinstance(node, ast.If | ast.While | ast.IfExp):
+        return node.test
+    return node.iter if isinstance(node, ast.For) else None
 
 
 def _byte_col(line: str, col: int) -> int:

@@ -137,3 +137,36 @@ def test_a_ternary_a_break_and_an_exit_decision_get_a_live_arm(tmp_path: Path) -
             "docs/uniformity.md: --can-fail plants a rank-local read into each decision's "
             f"condition; the {kind} decision's arm is {arms.get(kind)!r}, not LIVE "
             f"(arms by kind: {arms})")
+
+
+BOOLOPS = """
+import torch.distributed as dist
+
+class Scheduler:
+    def event_loop(self):
+        while True:
+            self.step()
+
+    def step(self):
+        self.ready and self.sync()
+        self.idle or dist.barrier(group=self.tp_group)
+
+    def sync(self):
+        dist.all_reduce(self.t, group=self.tp_group)
+"""
+
+
+def test_an_and_and_an_or_decision_get_a_live_arm(tmp_path: Path) -> None:
+    """`x and f()` / `x or f()` gate f()'s collective on `x`: its arm plants the read into
+    that operand, like an `if` (found by the session-13 practice: every boolop was SKIPPED)."""
+    (tmp_path / "mini").mkdir()
+    (tmp_path / "mini" / "__init__.py").write_text("")
+    (tmp_path / "mini" / "sched.py").write_text(textwrap.dedent(BOOLOPS))
+    report = audit("mini.sched:Scheduler", root=tmp_path)
+    run_can_fail(report, "mini.sched:Scheduler", root=tmp_path)
+    arms = {d.condition: d.can_fail for d in report.decisions if d.kind == "boolop"}
+    assert len(arms) == 2, f"expected the `and` and the `or` decision, the audit found {arms}"
+    for condition, arm in arms.items():
+        assert arm == "LIVE", (
+            "docs/uniformity.md: --can-fail plants a rank-local read into each decision's "
+            f"condition; the boolop decision `{condition}` got {arm!r}, not LIVE")
