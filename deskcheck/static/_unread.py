@@ -5,8 +5,10 @@ ones that were, the bodies whose text the field-write scan searched, and those r
 their calls and tests). Two versions read alike when their hollow skeletons (everything but
 the hollowed bodies, with every line and column) and their ``deskcheck:`` comment lines are
 the same, and each body that differs either has the same tree with every line and column
-(a comment inside a line) or was never parsed: a body only searched still holds no field
-write, a body read for its calls still has the same calls and tests."""
+(a comment inside a line), differs only in the words of its string statements (a
+docstring reworded within its lines: no analysis reads them) or was never parsed: a body
+only searched still holds no field write, a body read for its calls still has the same
+calls and tests."""
 
 from __future__ import annotations
 
@@ -41,6 +43,9 @@ def unread_change(old: bytes, new: bytes, read: frozenset[int], scanned: frozens
             if code is not None and code == _code(new_lines, other):
                 continue  # a comment or blank space inside lines: the same tree, positions
             if line in read:
+                prose = _code(old_lines, body, prose=True)
+                if prose is not None and prose == _code(new_lines, other, prose=True):
+                    continue  # only a docstring's (a bare string's) words: nothing reads them
                 return f"line {line}: a body the analysis read changed"
             if line in scanned and _MAYBE_WRITE.search(
                     "\n".join(new_lines[other.def_line - 1:other.end_line])):
@@ -62,10 +67,27 @@ def _parsed(lines: list[str], body: Body) -> ast.FunctionDef | ast.AsyncFunction
         return None
 
 
-def _code(lines: list[str], body: Body) -> str | None:
-    """A body's tree with every line and column (None: it does not parse alone)."""
+def _code(lines: list[str], body: Body, prose: bool = False) -> str | None:
+    """A body's tree with every line and column (None: it does not parse alone).
+    ``prose``: with the words of its bare string statements (docstrings) left out."""
     node = _parsed(lines, body)
-    return None if node is None else ast.dump(node, include_attributes=True)
+    if node is None:
+        return None
+    if prose:
+        for stmt in ast.walk(node):
+            words = _words(stmt)
+            if words is not None:  # the words, and where a line of them ends
+                words.value = ""
+                words.end_col_offset = stmt.end_col_offset = None
+    return ast.dump(node, include_attributes=True)
+
+
+def _words(node: ast.AST) -> ast.Constant | None:
+    """The string of a string statement (a docstring): the analyses read no words of it."""
+    value = node.value if isinstance(node, ast.Expr) else None
+    if isinstance(value, ast.Constant) and isinstance(value.value, str):
+        return value
+    return None
 
 
 def _calls(lines: list[str], body: Body) -> set[str] | None:

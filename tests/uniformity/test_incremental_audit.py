@@ -29,6 +29,7 @@ BASE = """
 
     class S(Base):
         def step(self):
+            '''Step once.'''
             if self.limit > 2:
                 dist.barrier(group=self.tp_cpu_group)
             if self.count(flag=True):
@@ -36,6 +37,8 @@ BASE = """
             if time.time() > 5:
                 dist.barrier(group=self.tp_cpu_group)
             if self.budget:
+                dist.barrier(group=self.tp_cpu_group)
+            if self.mode == "fast":
                 dist.barrier(group=self.tp_cpu_group)
 
         def count(self, flag):
@@ -82,6 +85,15 @@ EDITS = [
      "        return y\n", "", False),
     ("a constructor's field write", "base.py", "self.limit = server_args.limit",
      "self.limit = time.monotonic()", False),
+    ("a docstring's words in a body the audit parses", "s.py", "'''Step once.'''",
+     "'''Step once, then return.'''", True),
+    ("a bare string statement in a body the audit parses", "s.py", "if self.budget:",
+     'if self.budget:\n            "reads nothing"', False),
+    ("a docstring that gains a line in a body the audit parses", "s.py", "'''Step once.'''",
+     '"""Step once.\n\n            Then return."""', False),
+    ("a docstring that turns into code in a body the audit parses", "s.py",
+     "'''Step once.'''", "dist.barrier()", False),
+    ("a string compared in a decision the audit parses", "s.py", '"fast"', '"slow"', False),
 ]
 
 
