@@ -6,7 +6,8 @@ Usage: python bench/uniformity_footprint.py [SGLANG_SRC] [FUNCTION ...]
 ``Scheduler.event_loop_normal`` and the top five by decisions).
 
 One cold audit, its phases timed apart (CPU, ``time.process_time``): parsing and the
-reachable set, then the input-set walk with the verdicts, then the declaration check. The
+reachable set, then the input-set walk with the verdicts (and, of it, solving the cycle
+groups), then the declaration check; then the CPU to load the walk's memo from a pickle. The
 walk is recorded as a graph (each traced expression -> the expressions it traced, memo hits
 included), so each decision's *footprint* is every function its walk entered, through any
 other decision's memoised work. An edit to a function can change at most the decisions
@@ -62,6 +63,27 @@ def main() -> int:
         return traced(self, expr, ctx, mode, depth)
 
     Tracer.trace = trace
+    from deskcheck.uniformity import cycles
+
+    solving = {"seconds": 0.0, "groups": [], "active": 0}
+    built, read = cycles._Solution.__init__, cycles._Solution.leaves
+
+    def timed(original, sizes: bool):
+        def run(self, *args):
+            solving["active"] += 1
+            t0 = time.process_time()
+            try:
+                return original(self, *args)
+            finally:
+                solving["active"] -= 1
+                if not solving["active"]:
+                    solving["seconds"] += time.process_time() - t0
+                if sizes:
+                    solving["groups"].append(len(args[0]))
+        return run
+
+    cycles._Solution.__init__ = timed(built, True)
+    cycles._Solution.leaves = timed(read, False)
     cpu = {}
     t = time.process_time()
     sources = Sources()
@@ -89,6 +111,7 @@ def main() -> int:
     check_declarations(config, report, reach, tracer, model, inline)
     cpu["declarations"] = time.process_time() - t
     Tracer.trace = traced
+    cycles._Solution.__init__, cycles._Solution.leaves = built, read
 
     footprints: list[set[tuple[str, str]]] = []
     for d, first in zip(decisions, roots_of, strict=True):
@@ -107,6 +130,9 @@ def main() -> int:
           f"expressions, {sum(len(v) for v in edges.values())} walk edges")
     for phase, seconds in cpu.items():
         print(f"  cpu {phase}: {seconds:.2f} s")
+    groups = sorted(solving["groups"], reverse=True)
+    print(f"  of the walk, solving the {len(groups)} cycle groups (largest "
+          f"{groups[:3]} members): {solving['seconds']:.2f} s")
     print(f"functions per footprint: min {sizes[0]}, median {sizes[len(sizes) // 2]}, "
           f"max {sizes[-1]}; {len(per_fn)} functions entered in all")
     hist = Counter(min(n * 10 // len(decisions), 9) for n in per_fn.values())
