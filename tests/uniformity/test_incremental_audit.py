@@ -24,7 +24,11 @@ sys.setrecursionlimit(max(sys.getrecursionlimit(), 100000))  # as audit() sets i
 
 CFG = "[tool.deskcheck.uniformity]\nroots = [\"step\"]\n"
 BASE = """
+    import logging
+
     from pkg.base import Base
+
+    logger = logging.getLogger(__name__)
 
 
     class S(Base):
@@ -39,6 +43,13 @@ BASE = """
             if self.budget:
                 dist.barrier(group=self.tp_cpu_group)
             if self.mode == "fast":
+                dist.barrier(group=self.tp_cpu_group)
+            logger.info("stepped")
+            logger.info(f"limit {self.limit}", stacklevel=2)
+            self.note("x")
+
+        def note(self, what):
+            if what == "x":
                 dist.barrier(group=self.tp_cpu_group)
 
         def count(self, flag):
@@ -98,6 +109,15 @@ EDITS = [
     ("a docstring that turns into code in a body the audit parses", "s.py",
      "'''Step once.'''", "dist.barrier()", False),
     ("a string compared in a decision the audit parses", "s.py", '"fast"', '"slow"', False),
+    ("a log message's words in a body the audit parses", "s.py", 'logger.info("stepped")',
+     'logger.info("stepped once")', True),
+    ("an f-string log message's words in a body the audit parses", "s.py",
+     'logger.info(f"limit {self.limit}", stacklevel=2)',
+     'logger.info(f"the limit is {self.limit}",   stacklevel=2)', True),
+    ("a log message that turns into a call in a body the audit parses", "s.py",
+     'logger.info("stepped")', "logger.info(dist.barrier())", False),
+    ("a string passed to a method the audit reads", "s.py", 'self.note("x")',
+     'self.note("y")', False),
 ]
 
 
