@@ -206,8 +206,10 @@ class Reach:
                 callees, note = [], "resolution too deep"
             if note:
                 ctx.unresolved.append((call, note))
-            elif not callees and _module_level(call, ctx.flow):
-                # a call into code outside the root (a logger's): its string arguments
+            elif (not callees and _module_level(call, ctx.flow)
+                  and classify_call(call, self.config, "torch.distributed") is None):
+                # a call into code outside the root (a logger's) that not even a reduction
+                # in place could be (the walk reads those as torch's): its string arguments
                 # reach nothing the audit reads (the cache may skip their words)
                 note_read(fn.file, call.lineno, f"inert:{call.col_offset}")
             for callee in callees:

@@ -26,6 +26,7 @@ CFG = "[tool.deskcheck.uniformity]\nroots = [\"step\"]\n"
 BASE = """
     import logging
 
+    from outside import broadcast
     from pkg.base import Base
 
     logger = logging.getLogger(__name__)
@@ -47,6 +48,10 @@ BASE = """
             logger.info("stepped")
             logger.info(f"limit {self.limit}", stacklevel=2)
             self.note("x")
+            ready = self.count(flag=True)
+            broadcast(ready, "tp group")
+            if ready:
+                dist.barrier(group=self.tp_cpu_group)
 
         def note(self, what):
             if what == "x":
@@ -118,6 +123,8 @@ EDITS = [
      'logger.info("stepped")', "logger.info(dist.barrier())", False),
     ("a string passed to a method the audit reads", "s.py", 'self.note("x")',
      'self.note("y")', False),
+    ("the group named to a bare collective name outside the root", "s.py", '"tp group"',
+     '"dp group"', False),
 ]
 
 
