@@ -5,10 +5,10 @@ ones that were, the bodies whose text the field-write scan searched, and those r
 their calls and tests). Two versions read alike when their hollow skeletons (everything but
 the hollowed bodies, with every line and column) and their ``deskcheck:`` comment lines are
 the same, and each body that differs either has the same tree with every line and column
-(a comment inside a line), differs only in the words of its string statements (a
-docstring reworded within its lines: no analysis reads them) or was never parsed: a body
-only searched still holds no field write, a body read for its calls still has the same
-calls and tests."""
+(a comment inside a line), differs only in words no analysis reads (a docstring, or the
+string arguments of a call into code outside the root, a log message, reworded within
+their lines) or was never parsed: a body only searched still holds no field write, a body
+read for its calls still has the same calls and tests."""
 
 from __future__ import annotations
 

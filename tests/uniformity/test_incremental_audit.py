@@ -235,7 +235,8 @@ def test_changed_since_answers_an_unread_edit_from_the_cache_as_a_cold_run(make_
 
 
 _SNIPPETS = ["self.budget = self.tp_rank", "y = len(3)", "self.count(flag=False)", "pass",
-             "z = time.time()", "self.waiting.append(1)", "y = 5", "return self.limit"]
+             "z = time.time()", "self.waiting.append(1)", "y = 5", "return self.limit",
+             'logger.info("words")', "'''words'''", 'broadcast(ready, "words")']
 
 
 def _statement_lines(text: str) -> list[int]:
