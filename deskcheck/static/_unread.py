@@ -5,8 +5,10 @@ ones that were, the bodies whose text the field-write scan searched, and those r
 their calls and tests). Two versions read alike when their hollow skeletons (everything but
 the hollowed bodies, with every line and column) and their ``deskcheck:`` comment lines are
 the same, and each body that differs either has the same tree with every line and column
-(a comment inside a line) or was never parsed: a body only searched still holds no field
-write, a body read for its calls still has the same calls and tests."""
+(a comment inside a line), differs only in words no analysis reads (a docstring, or the
+string arguments of a call into code outside the root, a log message, reworded within
+their lines) or was never parsed: a body only searched still holds no field write, a body
+read for its calls still has the same calls and tests."""
 
 from __future__ import annotations
 
@@ -17,10 +19,12 @@ from deskcheck.static._hollow import Body, hollow, parse_body
 
 
 def unread_change(old: bytes, new: bytes, read: frozenset[int], scanned: frozenset[int],
-                  calls: frozenset[int] = frozenset()) -> str | None:
+                  calls: frozenset[int] = frozenset(),
+                  inert: frozenset[tuple[int, int]] = frozenset()) -> str | None:
     """None when ``new`` reads as ``old`` did to an analysis that parsed the bodies whose
     def lines are in ``read``, searched those in ``scanned`` and looked only at the call
-    and test texts of those in ``calls``; else why not."""
+    and test texts of those in ``calls``, and read no string argument of the calls at the
+    (line, column) positions in ``inert``; else why not."""
     try:
         old_text, new_text = old.decode("utf-8"), new.decode("utf-8")
         before, after = hollow(old_text), hollow(new_text)
@@ -41,6 +45,10 @@ def unread_change(old: bytes, new: bytes, read: frozenset[int], scanned: frozens
             if code is not None and code == _code(new_lines, other):
                 continue  # a comment or blank space inside lines: the same tree, positions
             if line in read:
+                prose = _code(old_lines, body, prose=True, inert=inert)
+                if prose is not None and prose == _code(new_lines, other, prose=True,
+                                                        inert=inert):
+                    continue  # only words nothing reads: a docstring's, a log message's
                 return f"line {line}: a body the analysis read changed"
             if line in scanned and _MAYBE_WRITE.search(
                     "\n".join(new_lines[other.def_line - 1:other.end_line])):
@@ -62,10 +70,57 @@ def _parsed(lines: list[str], body: Body) -> ast.FunctionDef | ast.AsyncFunction
         return None
 
 
-def _code(lines: list[str], body: Body) -> str | None:
-    """A body's tree with every line and column (None: it does not parse alone)."""
+def _code(lines: list[str], body: Body, prose: bool = False,
+          inert: frozenset[tuple[int, int]] = frozenset()) -> str | None:
+    """A body's tree with every line and column (None: it does not parse alone).
+    ``prose``: with the words of its bare string statements (docstrings) left out, and those
+    of the string arguments of the statement calls at ``inert`` (with their columns)."""
     node = _parsed(lines, body)
-    return None if node is None else ast.dump(node, include_attributes=True)
+    if node is None:
+        return None
+    if prose:
+        ends: set[tuple[int, int]] = set()  # where a masked statement ends
+        for stmt in ast.walk(node):
+            words = _words(stmt)
+            if words is not None:  # the words
+                ends.add((stmt.end_lineno, stmt.end_col_offset))
+                words.value = ""
+            elif _message(stmt, inert):
+                ends.add((stmt.end_lineno, stmt.end_col_offset))
+                call = stmt.value
+                for part in (*call.args, *call.keywords):
+                    for sub in ast.walk(part):
+                        if isinstance(sub, ast.Constant) and isinstance(sub.value, str):
+                            sub.value = ""
+                        sub.col_offset = sub.end_col_offset = None
+        for sub in ast.walk(node):  # and the column where each node ending with one ends
+            if (getattr(sub, "end_lineno", None), getattr(sub, "end_col_offset", None)) in ends:
+                sub.end_col_offset = None
+    return ast.dump(node, include_attributes=True)
+
+
+_WORDS = (ast.Constant, ast.JoinedStr, ast.FormattedValue, ast.Name, ast.Attribute, ast.Load,
+          ast.keyword)
+
+
+def _message(stmt: ast.AST, inert: frozenset[tuple[int, int]]) -> bool:
+    """A statement call at an ``inert`` position whose arguments hold only strings, names
+    and attributes (no call, no assignment): their words and columns are read by nothing."""
+    if not (isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call)):
+        return False
+    call = stmt.value
+    if (call.lineno, call.col_offset) not in inert:
+        return False
+    return all(isinstance(sub, _WORDS) for part in (*call.args, *call.keywords)
+               for sub in ast.walk(part))
+
+
+def _words(node: ast.AST) -> ast.Constant | None:
+    """The string of a string statement (a docstring): the analyses read no words of it."""
+    value = node.value if isinstance(node, ast.Expr) else None
+    if isinstance(value, ast.Constant) and isinstance(value.value, str):
+        return value
+    return None
 
 
 def _calls(lines: list[str], body: Body) -> set[str] | None:

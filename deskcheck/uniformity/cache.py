@@ -201,23 +201,26 @@ class AuditCache:
 def _bodies(sources: Sources, reads: set[tuple[str, int, str]] | None
             ) -> dict[str, tuple[frozenset[int], ...] | None]:
     """Per file: (def lines of the bodies read, of those only searched, of those read for
-    their call and test texts only), None for all."""
+    their call and test texts only; the (line, column) of calls into code outside the root,
+    whose string arguments nothing reads), None for all."""
     if reads is None:
         return {}
-    out: dict[str, tuple[set[int], set[int], set[int]] | None] = {}
+    out: dict[str, tuple[set, set, set, set] | None] = {}
     kinds = {"body": 0, "scan": 1, "calls": 2}
     for path in sources.read:
-        out[path] = None if not sources.parse(path).bodies else (set(), set(), set())
+        out[path] = None if not sources.parse(path).bodies else (set(), set(), set(), set())
     for path, line, how in reads:
         entry = out.get(path)
         if entry is None:
             continue
         if line == ALL:
             out[path] = None
+        elif how.startswith("inert:"):
+            entry[3].add((line, int(how.removeprefix("inert:"))))
         else:
             entry[kinds.get(how, 0)].add(line)
     return {p: None if e is None else (frozenset(e[0]), frozenset(e[1] - e[0]),
-                                       frozenset(e[2] - e[0]))
+                                       frozenset(e[2] - e[0]), frozenset(e[3]))
             for p, e in out.items()}
 
 

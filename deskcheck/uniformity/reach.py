@@ -8,7 +8,7 @@ import ast
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from deskcheck.static import CallResolver, FlowFacts, Fn, Guard, flow_facts
+from deskcheck.static import CallResolver, FlowFacts, Fn, Guard, flow_facts, note_read
 from deskcheck.uniformity.collectives import classify_call, site_dim
 from deskcheck.uniformity.config import UniformityConfig
 from deskcheck.uniformity.model import CollectiveSite
@@ -206,6 +206,12 @@ class Reach:
                 callees, note = [], "resolution too deep"
             if note:
                 ctx.unresolved.append((call, note))
+            elif (not callees and _module_level(call, ctx.flow)
+                  and classify_call(call, self.config, "torch.distributed") is None):
+                # a call into code outside the root (a logger's) that not even a reduction
+                # in place could be (the walk reads those as torch's): its string arguments
+                # reach nothing the audit reads (the cache may skip their words)
+                note_read(fn.file, call.lineno, f"inert:{call.col_offset}")
             for callee in callees:
                 consts = self._constants(ctx, call, callee)
                 target, created = self.ctx(callee, consts)
@@ -302,6 +308,16 @@ class Reach:
             current = parent
             seen += 1
         return list(reversed(out))
+
+
+def _module_level(call: ast.Call, flow: FlowFacts) -> bool:
+    """The call's function, or its receiver's root, is a module-level name or a builtin (no
+    definition in the function reaches it): ``logger.info(...)``, ``print(...)``."""
+    root = call.func
+    while isinstance(root, ast.Attribute):
+        root = root.value
+    return isinstance(root, ast.Name) and not flow.reaching.get(id(root)) \
+        and root.id not in flow.params
 
 
 def argument_for(fn: Fn, call: ast.Call, name: str) -> ast.expr | None:

@@ -24,11 +24,17 @@ sys.setrecursionlimit(max(sys.getrecursionlimit(), 100000))  # as audit() sets i
 
 CFG = "[tool.deskcheck.uniformity]\nroots = [\"step\"]\n"
 BASE = """
+    import logging
+
+    from outside import broadcast
     from pkg.base import Base
+
+    logger = logging.getLogger(__name__)
 
 
     class S(Base):
         def step(self):
+            '''Step once.'''
             if self.limit > 2:
                 dist.barrier(group=self.tp_cpu_group)
             if self.count(flag=True):
@@ -36,6 +42,19 @@ BASE = """
             if time.time() > 5:
                 dist.barrier(group=self.tp_cpu_group)
             if self.budget:
+                dist.barrier(group=self.tp_cpu_group)
+            if self.mode == "fast":
+                dist.barrier(group=self.tp_cpu_group)
+            logger.info("stepped")
+            logger.info(f"limit {self.limit}", stacklevel=2)
+            self.note("x")
+            ready = self.count(flag=True)
+            broadcast(ready, "tp group")
+            if ready:
+                dist.barrier(group=self.tp_cpu_group)
+
+        def note(self, what):
+            if what == "x":
                 dist.barrier(group=self.tp_cpu_group)
 
         def count(self, flag):
@@ -82,6 +101,30 @@ EDITS = [
      "        return y\n", "", False),
     ("a constructor's field write", "base.py", "self.limit = server_args.limit",
      "self.limit = time.monotonic()", False),
+    ("a docstring's words in a body the audit parses", "s.py", "'''Step once.'''",
+     "'''Step once, then return.'''", True),
+    ("a bare string statement in a body the audit parses", "s.py", "if self.budget:",
+     'if self.budget:\n            "reads nothing"', False),
+    ("a docstring that gains a line in a body the audit parses", "s.py", "'''Step once.'''",
+     '"""Step once.\n\n            Then return."""', False),
+    ("a docstring that gains the line its code loses, in a body the audit parses", "s.py",
+     "'''Step once.'''\n        if self.limit > 2:\n            dist.barrier(",
+     "'''Step once.\n        Then return.'''\n        if self.limit > 2: dist.barrier(",
+     False),
+    ("a docstring that turns into code in a body the audit parses", "s.py",
+     "'''Step once.'''", "dist.barrier()", False),
+    ("a string compared in a decision the audit parses", "s.py", '"fast"', '"slow"', False),
+    ("a log message's words in a body the audit parses", "s.py", 'logger.info("stepped")',
+     'logger.info("stepped once")', True),
+    ("an f-string log message's words in a body the audit parses", "s.py",
+     'logger.info(f"limit {self.limit}", stacklevel=2)',
+     'logger.info(f"the limit is {self.limit}",   stacklevel=2)', True),
+    ("a log message that turns into a call in a body the audit parses", "s.py",
+     'logger.info("stepped")', "logger.info(dist.barrier())", False),
+    ("a string passed to a method the audit reads", "s.py", 'self.note("x")',
+     'self.note("y")', False),
+    ("the group named to a bare collective name outside the root", "s.py", '"tp group"',
+     '"dp group"', False),
 ]
 
 
@@ -192,7 +235,8 @@ def test_changed_since_answers_an_unread_edit_from_the_cache_as_a_cold_run(make_
 
 
 _SNIPPETS = ["self.budget = self.tp_rank", "y = len(3)", "self.count(flag=False)", "pass",
-             "z = time.time()", "self.waiting.append(1)", "y = 5", "return self.limit"]
+             "z = time.time()", "self.waiting.append(1)", "y = 5", "return self.limit",
+             'logger.info("words")', "'''words'''", 'broadcast(ready, "words")']
 
 
 def _statement_lines(text: str) -> list[int]:
