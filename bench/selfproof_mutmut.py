@@ -1390,11 +1390,11 @@ def report(statuses_by_shard: dict[str, dict[str, str]], max_children: int) -> s
             gaps = gaps_file.is_file() and json.loads(gaps_file.read_text())
             scope = (f" --module {' --module '.join(only)}` ({used} test files): "
                      if only else f"` ({used} test files): ")
-            kind = ("survivors no equivalent rule explains (the others keep the full run's "
-                    "status)" if gaps else "survivors")
-            what = (f"its {kind} again" if not only else
-                    f"the {kind} of {', '.join(f'`{Path(m).name}`' for m in kept)} again"
-                    if kept else "")
+            only_gaps = (", only those no equivalent rule explains (the others keep the full "
+                         "run's status)" if gaps else "")
+            what = (f"its survivors again{only_gaps}" if not only else
+                    f"the survivors of {', '.join(f'`{Path(m).name}`' for m in kept)} again"
+                    f"{only_gaps}" if kept else "")
             reruns.append(f"`--rerun-survivors{' --gaps-only' if gaps else ''} --shard {shard}"
                           f"{scope}{what}"
                           + (f"{', and ' if what else ''}every mutant of "
