@@ -14,6 +14,8 @@ from every shard's last results. Survivors are listed with the reason each is eq
     .venv/bin/python bench/selfproof_mutmut.py --rerun-survivors  # survivors vs today's tests
     .venv/bin/python bench/selfproof_mutmut.py --rerun-survivors --shard NAME --module PATH
                                                   # only PATH's survivors (repeatable)
+    .venv/bin/python bench/selfproof_mutmut.py --rerun-survivors --gaps-only --shard NAME
+                                                  # only the survivors no rule explains
     .venv/bin/python bench/selfproof_mutmut.py --report-only     # re-read every shard
 """
 
@@ -449,7 +451,10 @@ EQUIVALENT_RULES: list[tuple[str, str, str]] = [
     ("report.store.x__run_from_row", "row, )", _ROW),
     ("report.store.x__mutant_from_row", "strict=", _ROW),
     ("report.store.x__mutant_from_row", "row, )", _ROW),
-    ("report.store.x__mutant_values", "sort_keys=", _READ_BACK),
+    # only the sort_keys mutations: a dropped default=str is a gap (test_store_contract.py:
+    # a value JSON cannot hold, in detail or in extra, is stored as its text)
+    ("report.store.x__mutant_values", "sort_keys=None", _READ_BACK),
+    ("report.store.x__mutant_values", "sort_keys=False", _READ_BACK),
     ("report.store.x__mutant_values", 'json.dumps(data["detail"], default=str)', _READ_BACK),
     ("report.store.x__mutant_values", "                                 default=str)", _READ_BACK),
     ("report.store.x__run_values", "sort_keys=", _READ_BACK),
@@ -1125,13 +1130,16 @@ def read_statuses(work: Path, *, with_rerun: bool = True) -> dict[str, str]:
     return statuses
 
 
-def rerun_survivors(shard: str, max_children: int, modules: Sequence[str] = ()) -> None:
+def rerun_survivors(shard: str, max_children: int, modules: Sequence[str] = (),
+                    gaps_only: bool = False) -> None:
     """Run the survivors and 'no tests' mutants of the shard's last full run again, against
     today's tests, in a fresh scratch copy (``<shard>.rerun``): a test added since the full
     run is judged on exactly the mutants it was written for. A module whose source changed
     since the full run is mutated in full instead (mutmut's numbering of the old code names
     other mutations in the new). ``modules`` (paths) limits the re-run to those modules; the
-    others keep the status of their own last re-run (or of the full run)."""
+    others keep the status of their own last re-run (or of the full run). ``gaps_only``
+    leaves out the survivors an equivalent rule explains (no test can kill them: re-running
+    them only costs time); they keep the full run's status."""
     base = WORK_ROOT / shard
     first = read_statuses(base, with_rerun=False)
     chosen = list(modules) or SHARDS[shard][0]
@@ -1141,6 +1149,10 @@ def rerun_survivors(shard: str, max_children: int, modules: Sequence[str] = ()) 
     names = sorted(n for n, s in first.items()
                    if s in ("survived", "no tests") and not process_driven(n)
                    and n.startswith(kept or ("\0",)))
+    if gaps_only:
+        cache: dict[str, dict[str, str]] = {}
+        names = [n for n in names if first[n] != "survived"
+                 or not equivalent_reason(n, show(n, cache)[0])]
     names += [_dotted(m) + "*" for m in changed]
     rerun = base.with_name(shard + ".rerun")
     if not names:
@@ -1150,6 +1162,7 @@ def rerun_survivors(shard: str, max_children: int, modules: Sequence[str] = ()) 
     prepare(shard, into)
     (into / "full_modules.json").write_text(json.dumps(changed), encoding="utf-8")
     (into / "only_modules.json").write_text(json.dumps(list(modules)), encoding="utf-8")
+    (into / "gaps_only.json").write_text(json.dumps(gaps_only), encoding="utf-8")
     wall, done = run_mutmut(into, max_children, names)
     if done.returncode != 0:  # e.g. the clean tests fail in the scratch copy: keep what was
         tail = "\n".join((done.stdout + done.stderr).splitlines()[-15:])
@@ -1256,8 +1269,8 @@ def _shard_of_module(module: str) -> str:
 # never mixed into the score of the shards that were; the overall line adds them only in a
 # second figure that says so.
 EARLIER_FIGURES: dict[str, tuple[int, int, str]] = {
-    "drift_guard": (1863, 1949, "2026-12-05, full run, session 11"),
-    "drift_guard_static": (2101, 2176, "2026-12-04, the test list of then (12 files)"),
+    "drift_guard": (1893, 1954, "2026-12-05, full run and survivors re-run, session 12"),
+    "drift_guard_static": (2155, 2243, "2026-12-05, full run and survivors re-run, session 12"),
     "mutants": (1583, 1651, "2026-12-05, full run and survivors re-run, session 11"),
     "operators": (553, 571, "2026-12-05, full run, session 11"),
     "report": (829, 948, "2026-12-05, full run and survivors re-run, session 11"),
@@ -1265,8 +1278,22 @@ EARLIER_FIGURES: dict[str, tuple[int, int, str]] = {
 }
 
 
-# where the per-module rows and survivors of those runs are (the results of session 11)
-EARLIER_RESULTS = "git show f6dcf66:bench/results/selfproof.md"
+# where the per-module rows and survivors of those runs are (the results file of the session
+# that measured each shard last)
+_SESSION_11, _SESSION_12 = "f6dcf66", "8b7d88b"
+EARLIER_RESULTS: dict[str, str] = {
+    "drift_guard": _SESSION_12, "drift_guard_static": _SESSION_12, "mutants": _SESSION_11,
+    "operators": _SESSION_11, "report": _SESSION_11, "gate": _SESSION_11,
+}
+
+
+def _earlier_results(shards: Sequence[str]) -> str:
+    """``git show COMMIT:bench/results/selfproof.md`` (shards) for each commit holding them."""
+    by_commit: dict[str, list[str]] = {}
+    for shard in shards:
+        by_commit.setdefault(EARLIER_RESULTS.get(shard, "?"), []).append(shard)
+    return "; ".join(f"`git show {commit}:bench/results/selfproof.md` ({', '.join(names)})"
+                     for commit, names in by_commit.items())
 
 
 def _measured_on(shard: str) -> str:
@@ -1359,12 +1386,17 @@ def report(statuses_by_shard: dict[str, dict[str, str]], max_children: int) -> s
             only_file = rerun / "only_modules.json"
             only = json.loads(only_file.read_text()) if only_file.is_file() else []
             kept = [m for m in only if m not in full]
+            gaps_file = rerun / "gaps_only.json"
+            gaps = gaps_file.is_file() and json.loads(gaps_file.read_text())
             scope = (f" --module {' --module '.join(only)}` ({used} test files): "
                      if only else f"` ({used} test files): ")
-            what = ("its survivors again" if not only else
+            only_gaps = (", only those no equivalent rule explains (the others keep the full "
+                         "run's status)" if gaps else "")
+            what = (f"its survivors again{only_gaps}" if not only else
                     f"the survivors of {', '.join(f'`{Path(m).name}`' for m in kept)} again"
-                    if kept else "")
-            reruns.append(f"`--rerun-survivors --shard {shard}{scope}{what}"
+                    f"{only_gaps}" if kept else "")
+            reruns.append(f"`--rerun-survivors{' --gaps-only' if gaps else ''} --shard {shard}"
+                          f"{scope}{what}"
                           + (f"{', and ' if what else ''}every mutant of "
                              f"{', '.join(f'`{Path(m).name}`' for m in full)}"
                              " (changed since the full run)" if full else "")
@@ -1386,7 +1418,7 @@ def report(statuses_by_shard: dict[str, dict[str, str]], max_children: int) -> s
            "the table" if (missing := [s for s in SHARDS if s not in statuses_by_shard])
            else "") + ")",
         *([f"- the shards not re-run here: their per-module rows and survivors are in "
-           f"`{EARLIER_RESULTS}`"] if not_here else []),
+           f"{_earlier_results(not_here)}"] if not_here else []),
         *([f"- with the last figures of the shards not re-run here added ({', '.join(not_here)}: "
            f"{old_k} killed of {old_j} judged, each measured earlier, on its code of then): "
            f"{100.0 * (killed + old_k) / max(1, judged + old_j):.1f}%"] if old_j else []),
@@ -1466,11 +1498,16 @@ def main() -> int:
     parser.add_argument("--module", action="append", default=[], metavar="PATH",
                         help="with --rerun-survivors: only this module's survivors "
                              "(deskcheck/x/y.py, repeatable)")
+    parser.add_argument("--gaps-only", action="store_true",
+                        help="with --rerun-survivors: leave out the survivors an equivalent "
+                             "rule explains")
     parser.add_argument("--report-only", action="store_true",
                         help="re-read every shard's last results (no new mutmut run)")
     args = parser.parse_args()
     mutated = {m for shard in args.shard or list(SHARDS) for m in SHARDS[shard][0]}
     unknown = [m for m in args.module if m not in mutated]
+    if args.gaps_only and not args.rerun_survivors:
+        parser.error("--gaps-only only narrows --rerun-survivors")
     if unknown or (args.module and not args.rerun_survivors):
         parser.error(f"--module {', '.join(unknown)}: not a module the chosen shards mutate"
                      if unknown else "--module only narrows --rerun-survivors")
@@ -1481,7 +1518,7 @@ def main() -> int:
                 print(f"{shard}: resumed, {wall:.0f} s (exit {done.returncode})", flush=True)
     elif args.rerun_survivors:
         for shard in args.shard or list(SHARDS):
-            rerun_survivors(shard, args.max_children, args.module)
+            rerun_survivors(shard, args.max_children, args.module, args.gaps_only)
     elif not args.report_only:
         for shard in args.shard or list(SHARDS):
             work = prepare(shard)

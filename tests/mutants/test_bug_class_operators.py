@@ -3,6 +3,7 @@ formatting kept, STALE when its site is not there, its catalog keys checked."""
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import pytest
@@ -61,6 +62,9 @@ def test_reduce_op_names_torchs_default_sum_explicitly(tmp_path, monkeypatch):
         "import torch.distributed as dist\n\ndef total(t):\n    dist.all_reduce(t)\n"
         "    return t\n")
     monkeypatch.syspath_prepend(str(tmp_path))
+    # this test's own summing.py, never a module of that name an earlier run imported from a
+    # temp folder since removed (mutmut runs the tests many times in one process)
+    monkeypatch.delitem(sys.modules, "summing", raising=False)
     _, plus = changed("summing:total", "reduce-op", to="MAX")
     assert plus == ["    dist.all_reduce(t, op=dist.ReduceOp.MAX)"], plus
 

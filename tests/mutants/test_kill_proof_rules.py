@@ -28,6 +28,11 @@ def test_a_kill_only_by_a_crash_is_a_wrong_failure_with_fall_short():
         f'crash_kills = "fall-short" left a crash-only kill {ruled.verdict}, not WRONG_FAILURE')
     assert crash_kills_rule(verdict, "hold").verdict == "KILLED", (
         'crash_kills = "hold" turned a crash-only kill into a failure')
+    note = ('killed only by a crash (AttributeError), and crash_kills = "fall-short": no owner '
+            "reached an assertion on the behaviour")
+    assert ruled.excerpt.endswith("\n" + note), (
+        "the WRONG_FAILURE of a crash-only kill must end its excerpt with the note that says why "
+        f"(the words fix_hint and the reports show), {note!r}; the excerpt is {ruled.excerpt!r}")
 
 
 def test_the_recorded_kill_is_the_strongest_proof_among_the_owners():

@@ -133,6 +133,43 @@ def test_a_field_with_no_column_of_its_own_is_kept_in_the_store(store: Store, mu
         "reading the record back must give every field that has a column, the extra one ignored")
 
 
+def _record_or_fail(store: Store, run_id: int, mutant: MutantRecord) -> None:
+    try:
+        store.record_mutant(run_id, mutant)
+    except TypeError as exc:
+        pytest.fail("a value JSON has no form for (a Path) must be stored as its text; "
+                    f"record_mutant refused the verdict instead: {exc}")
+
+
+def test_a_detail_value_json_cannot_hold_is_stored_as_its_text(store: Store, mutants):
+    run_id = store.begin_run(RunRecord(kind="sweep"))
+    where = Path("pkg") / "ballot.py"
+    _record_or_fail(store, run_id, dataclasses.replace(mutants[0], detail={"where": where}))
+    (detail,) = [m.detail for m in store.mutants(run_id)]
+    assert detail == {"where": str(where)}, (
+        "a detail value JSON has no form for (a Path here) must be recorded as its text, not "
+        f"refuse the whole verdict; the detail read back is {detail!r}")
+
+
+@dataclasses.dataclass
+class _NewerPathRecord(MutantRecord):
+    """A MutantRecord from a deskcheck that added a field JSON cannot hold as it is."""
+
+    origin: Path = Path()
+
+
+def test_a_field_with_no_column_json_cannot_hold_is_kept_as_its_text(store: Store, mutants):
+    run_id = store.begin_run(RunRecord(kind="sweep"))
+    origin = Path("pkg") / "ballot.py"
+    _record_or_fail(store, run_id, _NewerPathRecord(**mutants[0].to_json(), origin=origin))
+    (extra,) = store.connection.execute("SELECT extra FROM mutants WHERE run_id = ?",
+                                        (run_id,)).fetchone()
+    assert json.loads(extra) == {"origin": str(origin)}, (
+        "a MutantRecord field added after this schema whose value JSON has no form for (a "
+        "Path here) must travel in `extra` as its text, not refuse the whole verdict; extra "
+        f"holds {extra!r}")
+
+
 def test_run_times_are_utc_with_their_offset(store: Store):
     run_id = store.begin_run(RunRecord(kind="sweep"))
     store.finish_run(run_id, "holds")

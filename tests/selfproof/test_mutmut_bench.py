@@ -112,3 +112,60 @@ def test_the_importer_check_can_fail() -> None:
         "shard gate: tests/gate/test_redfirst.py",
         "LEFT_OUT: tests/test_layering.py",
     ], f"the importer check missed or misnamed a problem: {got}"
+
+
+_MUTATED = '''\
+def x_f__mutmut_orig(a):
+    return a.encode("utf-8")
+
+def x_f__mutmut_1(a):
+    return a.encode("UTF-8")
+
+def x_f__mutmut_2(a):
+    return a.encode(None)
+'''
+
+
+def _rerun_names(tmp_path: Path, monkeypatch, gaps_only: bool) -> list[str]:
+    """The mutants ``rerun_survivors`` hands mutmut for a fake shard whose full run left two
+    survivors of ``pkg/m.py``: one an equivalent rule explains, one it does not."""
+    bench = _bench()
+    work_root = tmp_path / "work"
+    module = tmp_path / "root" / "pkg" / "m.py"
+    module.parent.mkdir(parents=True)
+    module.write_text("def f(a):\n    return a.encode('utf-8')\n", encoding="utf-8")
+    full_run = work_root / "fake"
+    (full_run / "mutants" / "pkg").mkdir(parents=True)
+    (full_run / "pkg").mkdir()
+    (full_run / "pkg" / "m.py").write_text(module.read_text(), encoding="utf-8")
+    (full_run / "mutants" / "pkg" / "m.py").write_text(_MUTATED, encoding="utf-8")
+    (full_run / "mutants" / "pkg" / "m.py.meta").write_text(
+        '{"exit_code_by_key": {"pkg.m.x_f__mutmut_1": 0, "pkg.m.x_f__mutmut_2": 0}}')
+    handed: list[str] = []
+
+    def fake_run(work, max_children, names=()):
+        handed.extend(names)
+        return 0.0, type("Done", (), {"returncode": 0, "stdout": "", "stderr": ""})()
+
+    monkeypatch.setattr(bench, "WORK_ROOT", work_root)
+    monkeypatch.setattr(bench, "ROOT", tmp_path / "root")
+    monkeypatch.setattr(bench, "SHARDS", {"fake": (["pkg/m.py"], [])})
+    monkeypatch.setattr(bench, "EQUIVALENT_RULES", [("pkg.m.x_f", 'encode("UTF-8")', "same")])
+    monkeypatch.setattr(bench, "prepare", lambda shard, work: work.mkdir(parents=True))
+    monkeypatch.setattr(bench, "run_mutmut", fake_run)
+    bench.rerun_survivors("fake", 1, gaps_only=gaps_only)
+    return handed
+
+
+def test_gaps_only_reruns_just_the_survivors_no_rule_explains(tmp_path, monkeypatch) -> None:
+    handed = _rerun_names(tmp_path, monkeypatch, gaps_only=True)
+    assert handed == ["pkg.m.x_f__mutmut_2"], (
+        "--rerun-survivors --gaps-only must hand mutmut only the survivor no equivalent rule "
+        f"explains (x_f__mutmut_2, encode(None)); it handed {handed}")
+
+
+def test_without_gaps_only_every_survivor_is_rerun(tmp_path, monkeypatch) -> None:
+    handed = _rerun_names(tmp_path, monkeypatch, gaps_only=False)
+    assert handed == ["pkg.m.x_f__mutmut_1", "pkg.m.x_f__mutmut_2"], (
+        "--rerun-survivors without --gaps-only must hand mutmut every survivor of the full "
+        f"run, the equivalent one (x_f__mutmut_1) included; it handed {handed}")
