@@ -12,6 +12,8 @@ import gc
 import json
 import os
 import sqlite3
+import subprocess
+import sys
 from datetime import datetime, timedelta
 from pathlib import Path
 
@@ -191,23 +193,34 @@ def test_a_new_run_is_running_whatever_status_the_record_carries(store: Store):
 
 # -- a run's owner: pid and process start time ----------------------------------------------
 
-def _give_to_parent(store: Store, run_id: int, token: str | None = None) -> None:
-    """Point the run's owner pid at our parent (alive, not us), keeping the stored start time
+@pytest.fixture
+def other_pid():
+    """A live process started after this one (a sleeping child, killed after the test): the
+    pid a dead owner had, now another process's. Not our parent: under `nice`/`timeout` the
+    parent can start in the same clock tick as this process."""
+    child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(120)"])
+    try:
+        yield child.pid
+    finally:
+        child.kill()
+        child.wait()
+
+
+def _give_to(store: Store, run_id: int, pid: int, token: str | None = None) -> None:
+    """Point the run's owner pid at ``pid`` (alive, not us), keeping the stored start time
     unless ``token`` is given: the pid a dead owner had now belongs to another process."""
-    parent = os.getppid()
-    assert parent > 1, "precondition: this test process must have a parent of its own"
-    assert process_token(parent) != process_token(os.getpid()), (
-        "precondition: the parent process must have started at another time than this one")
+    assert process_token(pid) != process_token(os.getpid()), (
+        "precondition: the other process must have started at another time than this one")
     if token is None:
-        store.connection.execute("UPDATE runs SET owner_pid = ? WHERE id = ?", (parent, run_id))
+        store.connection.execute("UPDATE runs SET owner_pid = ? WHERE id = ?", (pid, run_id))
     else:
         store.connection.execute("UPDATE runs SET owner_pid = ?, owner_token = ? WHERE id = ?",
-                                 (parent, token, run_id))
+                                 (pid, token, run_id))
 
 
-def test_a_run_whose_pid_now_belongs_to_another_process_is_interrupted(store: Store):
+def test_a_run_whose_pid_now_belongs_to_another_process_is_interrupted(store: Store, other_pid: int):
     run_id = store.begin_run(RunRecord(kind="sweep", commit="abc", config_fingerprint="cfg"))
-    _give_to_parent(store, run_id)
+    _give_to(store, run_id, other_pid)
     assert store.run(run_id).status == "interrupted", (
         "a running run whose owner pid is now a process with another start time (the owner "
         "died, the pid was reused) must read as interrupted: begin_run must record the "
@@ -216,21 +229,21 @@ def test_a_run_whose_pid_now_belongs_to_another_process_is_interrupted(store: St
         "and the next sweep of the same inputs must claim it")
 
 
-def test_a_live_pid_with_another_start_time_does_not_hold_a_run(store: Store):
+def test_a_live_pid_with_another_start_time_does_not_hold_a_run(store: Store, other_pid: int):
     run_id = store.begin_run(RunRecord(kind="sweep", commit="abc", config_fingerprint="cfg"))
-    _give_to_parent(store, run_id, token="1")  # started one tick after boot: not our parent
+    _give_to(store, run_id, other_pid, token="1")  # started one tick after boot: not it
     assert store.resumable_run("sweep", "abc", "cfg") == run_id, (
         "a run whose pid is alive but started at another time than the recorded owner must be "
         "claimed (docs/report.md: pid and process start time are checked), not skipped as "
         "if its owner still ran")
 
 
-def test_a_claimed_run_is_owned_by_this_process_by_pid_and_start_time(store: Store):
+def test_a_claimed_run_is_owned_by_this_process_by_pid_and_start_time(store: Store, other_pid: int):
     run_id = store.begin_run(RunRecord(kind="sweep", commit="abc", config_fingerprint="cfg"))
     store.finish_run(run_id, "interrupted")
     assert store.resumable_run("sweep", "abc", "cfg") == run_id, "the interrupted run was not claimed"
     assert store.run(run_id).status == "running", "a claimed run must be running again"
-    _give_to_parent(store, run_id)
+    _give_to(store, run_id, other_pid)
     assert store.run(run_id).status == "interrupted", (
         "claiming must record this process's start time with its pid: once that pid is "
         "another process the claimed run must read as interrupted; got "
@@ -328,9 +341,9 @@ def test_a_run_of_an_unknown_machine_is_judged_on_this_one(store: Store):
         f"so it must read as interrupted; got {store.run(run_id).status!r}")
 
 
-def test_an_owner_of_unknown_start_time_holds_its_run_while_its_pid_lives(store: Store):
+def test_an_owner_of_unknown_start_time_holds_its_run_while_its_pid_lives(store: Store, other_pid: int):
     run_id = store.begin_run(RunRecord(kind="sweep"))
-    _give_to_parent(store, run_id, token="")
+    _give_to(store, run_id, other_pid, token="")
     assert store.run(run_id).status == "running", (
         "a run whose owner's start time was not recorded (an older store) must count as "
         "running while its pid lives (liveness: the token is checked only if one is given); "
