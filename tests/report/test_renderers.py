@@ -140,6 +140,12 @@ def test_markdown_lists_survivors_first_with_diff_and_the_owner_that_missed(data
         "the markdown report must open with '## deskcheck sweep: falls short — 2 of 12 mutants "
         f"killed'; it opens {text[:120]!r}"
     )
+    for heading in ("### Needs attention (9)", "#### SURVIVED: `ballot.M2`",
+                    "#### OWNER_MISSED: `ballot.M3`", "#### WRONG_FAILURE"):
+        assert heading in text, f"the markdown report has no {heading!r}:\n{text[:1500]}"
+    assert "<details><summary>Killed (2)</summary>" in text, (
+        "docs/report.md: the kills are folded in a `<details>` block, "
+        f"'<details><summary>Killed (2)</summary>'; the Markdown has none:\n{text[-1500:]}")
     attention = text.index("### Needs attention (9)")
     assert attention < text.index("#### SURVIVED: `ballot.M2`") < text.index(
         "#### OWNER_MISSED: `ballot.M3`") < text.index("#### WRONG_FAILURE") < text.index(

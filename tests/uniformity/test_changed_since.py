@@ -34,9 +34,15 @@ def test_a_branch_adding_a_rank_local_decision_is_reported(make_pkg, capsys):
     path.write_text(path.read_text() + "            if self.tp_rank == 0:\n"
                     "                dist.barrier(group=self.tp_cpu_group)\n")
     changes = changed_since("pkg.s:S", root=root, ref="main")
-    assert [(k, d.condition, d.verdict.value) for k, d in changes.decisions] == [
-        ("added", "self.tp_rank == 0", "RANK-LOCAL")], changes.lines()
-    assert [name for _d, name in changes.rank_local] == ["self.tp_rank"], changes.lines()
+    decisions = [(k, d.condition, d.verdict.value) for k, d in changes.decisions]
+    assert decisions == [("added", "self.tp_rank == 0", "RANK-LOCAL")], (
+        f"--changed-since must list the decision the branch adds, RANK-LOCAL; it listed "
+        f"{decisions}:\n" + "\n".join(changes.lines()))
+    inputs = [name for _d, name in changes.rank_local]
+    assert inputs == ["self.tp_rank"], (
+        "--changed-since lists the new rank-local inputs (docs/uniformity.md): the added "
+        f"decision reads self.tp_rank, yet the new rank-local inputs are {inputs}:\n"
+        + "\n".join(changes.lines()))
     assert main(["uniformity", "pkg.s:S", "--root", str(root), "--changed-since", "main"]) == 1, (
         "`deskcheck uniformity --changed-since main` must exit 1 when the branch adds a "
         "RANK-LOCAL decision"
