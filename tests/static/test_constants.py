@@ -170,6 +170,21 @@ def test_function_constants_records_literal_defaults_and_literal_locals():
     assert facts.locals == {"limit": 2}, f"limit = 2 is the one literal local: {facts.locals}"
 
 
+def test_a_local_bound_more_than_once_is_not_a_literal_local():
+    """docs/drift.md: function_constants gives "the locals bound once to a literal"."""
+    node = _method("class C:\n    def f(self):\n        mode = self.pick()\n"
+                   "        if mode is None:\n            return\n        self.after = mode\n"
+                   "        mode = None\n        count = 1\n        count = 2\n")
+    facts = function_constants(node)
+    assert facts.locals == {}, (
+        "function_constants must give only the locals bound once to a literal; `mode` and "
+        f"`count` are each bound twice, yet it gives {facts.locals}")
+    statuses = _statuses(node, Env().with_locals(facts))
+    assert statuses.get("after") != DEAD, (
+        "`if mode is None: return` reads mode = self.pick(), unknown there, so self.after "
+        f"must not be pruned as DEAD; the statuses are {statuses}")
+
+
 def test_getattr_of_a_loop_name_over_literal_strings_reads_each_name():
     node = _method("class C:\n    def f(self):\n        for name in ('waiting', 'staging'):\n"
                    "            queue = getattr(self, name)\n            setattr(self, name, [])\n")

@@ -263,6 +263,23 @@ def test_nccl_with_fewer_gpus_than_ranks_names_both_numbers(monkeypatch):
     )
 
 
+def test_gloo_cuda_runs_two_and_three_ranks_on_one_gpu_where_nccl_is_refused(monkeypatch):
+    """docs/suites.md: gloo-cuda ranks share the GPUs round-robin, so world 2 and 3 run on one GPU."""
+    import torch
+
+    from deskcheck.suites import backends
+
+    monkeypatch.setattr(backends, "cuda_device_count", lambda: (1, "counted through NVML"))
+    monkeypatch.setattr(torch.distributed, "is_nccl_available", lambda: True)
+    for world in (2, 3):
+        reason = backend_unavailable_reason("gloo-cuda", world)
+        assert reason is None, (
+            f"gloo-cuda ranks share the GPUs round-robin, so world={world} must run on one GPU; "
+            f"it was refused: {reason!r}")
+    assert backend_unavailable_reason("nccl", 2) is not None, (
+        "nccl world=2 on one GPU must still be refused (one GPU per rank); it was allowed")
+
+
 def test_a_forked_child_builds_its_own_pool_with_its_memory():
     """The mutant sweep's rule: the child never reuses the pool it inherited."""
     parent_pool = rank_pool(2, "gloo")
