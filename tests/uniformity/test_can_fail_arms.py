@@ -31,10 +31,11 @@ class Scheduler:
 """
 
 
-def _package(root: Path) -> Path:
+def _package(root: Path, source: str = SOURCE) -> Path:
+    """``root/mini/sched.py`` holding ``source``: the audited package."""
     (root / "mini").mkdir()
     (root / "mini" / "__init__.py").write_text("")
-    (root / "mini" / "sched.py").write_text(textwrap.dedent(SOURCE))
+    (root / "mini" / "sched.py").write_text(textwrap.dedent(source))
     return root
 
 
@@ -90,9 +91,7 @@ class Scheduler:
 def test_a_vacuous_arm_is_named_in_the_terminal_and_the_markdown(tmp_path: Path, capsys) -> None:
     from deskcheck.cli import main
 
-    (tmp_path / "mini").mkdir()
-    (tmp_path / "mini" / "__init__.py").write_text("")
-    (tmp_path / "mini" / "sched.py").write_text(textwrap.dedent(SYMMETRIC))
+    _package(tmp_path, SYMMETRIC)
     markdown = tmp_path / "audit.md"
     code = main(["uniformity", "mini.sched:Scheduler", "--root", str(tmp_path), "--can-fail",
                  "--no-cache", "--markdown", str(markdown)])
@@ -126,9 +125,7 @@ class Scheduler:
 
 
 def test_a_ternary_a_break_and_an_exit_decision_get_a_live_arm(tmp_path: Path) -> None:
-    (tmp_path / "mini").mkdir()
-    (tmp_path / "mini" / "__init__.py").write_text("")
-    (tmp_path / "mini" / "sched.py").write_text(textwrap.dedent(KINDS))
+    _package(tmp_path, KINDS)
     report = audit("mini.sched:Scheduler", root=tmp_path)
     run_can_fail(report, "mini.sched:Scheduler", root=tmp_path)
     arms = {d.kind: d.can_fail for d in report.decisions}
@@ -159,9 +156,7 @@ class Scheduler:
 def test_an_and_and_an_or_decision_get_a_live_arm(tmp_path: Path) -> None:
     """`x and f()` / `x or f()` gate f()'s collective on `x`: its arm plants the read into
     that operand, like an `if` (found by the session-13 practice: every boolop was SKIPPED)."""
-    (tmp_path / "mini").mkdir()
-    (tmp_path / "mini" / "__init__.py").write_text("")
-    (tmp_path / "mini" / "sched.py").write_text(textwrap.dedent(BOOLOPS))
+    _package(tmp_path, BOOLOPS)
     report = audit("mini.sched:Scheduler", root=tmp_path)
     run_can_fail(report, "mini.sched:Scheduler", root=tmp_path)
     arms = {d.condition: d.can_fail for d in report.decisions if d.kind == "boolop"}

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from deskcheck.uniformity import InputClass, Verdict, audit
 
 MIN_CFG = """
@@ -144,12 +146,13 @@ def test_constant_arguments_are_followed_into_the_callee(make_pkg):
     assert o.verdict is Verdict.RANK_LOCAL, "the default path reads the clock: RANK-LOCAL expected"
 
 
-def test_a_condition_constant_arguments_make_true_is_not_a_decision(make_pkg):
-    root = make_pkg({"s.py": """
+@pytest.mark.parametrize("passed", [True, False], ids=["true", "false"])
+def test_a_condition_constant_arguments_decide_is_not_a_decision(make_pkg, passed):
+    root = make_pkg({"s.py": f"""
         class S:
             def step(self):
-                self.sync(for_health_check=True)
-            def sync(self, for_health_check=False):
+                self.sync(for_health_check={passed})
+            def sync(self, for_health_check={not passed}):
                 if for_health_check:
                     dist.barrier(group=self.tp_group)
     """}, MIN_CFG)
@@ -157,8 +160,9 @@ def test_a_condition_constant_arguments_make_true_is_not_a_decision(make_pkg):
              for d in audit("pkg.s:S", root=root).find("S.sync")]
     assert found == [], (
         "docs/uniformity.md:198-199: a condition the call's constant arguments decide is not a "
-        "decision in that context; sync(for_health_check=True) makes `if for_health_check:` "
-        f"always true, yet S.sync reports the decisions {found}")
+        f"decision in that context, true or false; sync(for_health_check={passed}) makes "
+        f"`if for_health_check:` always {str(passed).lower()}, yet S.sync reports the "
+        f"decisions {found}")
 
 
 def test_a_component_built_by_a_factory_is_followed(make_pkg):
@@ -289,20 +293,3 @@ def test_a_write_in_a_method_the_roots_never_reach_does_not_feed_a_decision(make
         f"debug_only() is never reached from the roots, yet its write fed the decision: {d.why}")
     (o,) = _only(audit("pkg.s:S", root=root, roots_methods=["step", "debug_only"]), "S.step")
     assert o.verdict is Verdict.RANK_LOCAL, "reached from a root, the clock write must count"
-
-
-def test_a_condition_constant_arguments_make_false_is_not_a_decision(make_pkg):
-    root = make_pkg({"s.py": """
-        class S:
-            def step(self):
-                self.sync(for_health_check=False)
-            def sync(self, for_health_check=True):
-                if for_health_check:
-                    dist.barrier(group=self.tp_group)
-    """}, MIN_CFG)
-    found = [f"{d.condition} ({d.verdict.value})"
-             for d in audit("pkg.s:S", root=root).find("S.sync")]
-    assert found == [], (
-        "docs/uniformity.md:198-199: a condition the call's constant arguments decide is not a "
-        "decision in that context, false as well as true; sync(for_health_check=False) makes "
-        f"`if for_health_check:` always false, yet S.sync reports the decisions {found}")
