@@ -236,8 +236,8 @@ class _Solution:
             _new, _reader, target, from_dims, hops = entry
             chain.append((node, list(hops)))
             node = (target, from_dims)
-        for at, via in reversed(chain):
-            tail = [*via, *tail][:24]
+        for at, via in reversed(chain):  # an edge's hops may pass another solved cycle
+            tail = [*expand_witness(tuple(via)), *tail][:24]
             self._witness[(at, sig)] = tuple(tail)
         return tuple(tail)
 

@@ -59,4 +59,4 @@ class CallSummaries:
             bound = self.trace(arg, where, inner, depth + 1)
             out += [b._replace(witness=(*leaf.witness, *b.witness)[:24],
                                single=b.single | leaf.single) for b in bound]
-        return out
+        return self._bind_marks(out, callee, call, ctx)

@@ -13,7 +13,9 @@ from deskcheck.static import Fn, flow_facts
 from deskcheck.uniformity.collectives import classify_call, inplace_output, site_dim
 from deskcheck.uniformity.cycles import CycleSolver
 from deskcheck.uniformity.fields import FieldReads
+from deskcheck.uniformity.helpers import NamedHelpers
 from deskcheck.uniformity.leaves import Leaf, dedupe_leaves, default_of
+from deskcheck.uniformity.paths import PathConditions
 from deskcheck.uniformity.reach import (
     Ctx,
     Reach,
@@ -27,18 +29,18 @@ from deskcheck.uniformity.rules import (
     hop_text,
     rank_id_dim,
     rank_local_reason,
-    single_rank_dim,
 )
 from deskcheck.uniformity.summaries import CallSummaries
 
 _MAX_DEPTH = 3000  # a guard against runaway recursion; the memo bounds the work
+_EMPTIED = ("value", "length", "truth", "element")  # what a falsy builtin value carries: nothing
 _LENGTH_KEEP = {"list", "tuple", "set", "sorted", "frozenset", "reversed", "enumerate", "zip",
                 "dict", "deque"}
 
 
 
 
-class Tracer(FieldReads, CycleSolver, CallSummaries):
+class Tracer(FieldReads, CycleSolver, CallSummaries, PathConditions, NamedHelpers):
     def __init__(self, reach: Reach, sanctioned: dict[str, str], rank_local: list[str],
                  config: list[str], line_text) -> None:
         self.reach = reach
@@ -208,10 +210,10 @@ class Tracer(FieldReads, CycleSolver, CallSummaries):
         if agreed is not None:
             return [agreed]
         for d, facts in reaching:
-            single = frozenset(dim for g in facts if g.kind in ("if", "exit") and g.test is not None
-                               for dim in [single_rank_dim(g.test, g.negated)] if dim)
-            hop = f"{ctx.fn.file}:{d.line} {e.id} ({d.kind})"
-            out += self._prefixed(hop, tuple(self._def(d, ctx, mode, depth)), single)
+            single, empty = self._path_marks(facts, d, ctx)
+            if not (empty and mode in _EMPTIED):  # a falsy value there: no source
+                hop = f"{ctx.fn.file}:{d.line} {e.id} ({d.kind})"
+                out += self._prefixed(hop, tuple(self._def(d, ctx, mode, depth)), single)
             if len(reaching) > 1:
                 for g in d.guards:
                     if g not in shared and g.test is not None and g.kind in ("if", "exit",
@@ -418,7 +420,7 @@ class Tracer(FieldReads, CycleSolver, CallSummaries):
     def _call(self, e: ast.Call, ctx: Ctx, mode: str, depth: int) -> list[Leaf]:
         text = hop_text(e.func)
         classified = self._classified(text, ctx, e)
-        if classified is not None:
+        if classified is not None and not self._read_helper(classified, e, ctx):
             return [classified]
         imported = None
         if isinstance(e.func, ast.Name):
@@ -494,7 +496,11 @@ class Tracer(FieldReads, CycleSolver, CallSummaries):
         out: list[Leaf] = []
         returns = [(v, g) for v, g in callee.flow.returns if not is_dead(g, callee.consts)]
         for value, guards in returns:
-            out += self.trace(value, callee, mode, depth + 1)
+            single, empty = self._path_marks(guards, _only_def(value, callee), callee)
+            if not (empty and mode in _EMPTIED):  # a falsy value there: no source
+                found = self.trace(value, callee, mode, depth + 1)
+                out += [leaf._replace(single=leaf.single | single) for leaf in found] \
+                    if single else found
             if len(returns) > 1:
                 for g in guards:
                     if g.test is not None and g.kind in ("if", "exit", "while", "ternary") \
@@ -503,6 +509,12 @@ class Tracer(FieldReads, CycleSolver, CallSummaries):
                                               self.trace(g.test, callee, guard_mode(g),
                                                          depth + 1))
         return self._prefixed(hop, tuple(out))
+
+
+def _only_def(value: ast.expr, ctx: Ctx) -> Any:
+    """The one definition a returned name reads, else None."""
+    reaching = ctx.flow.reaching.get(id(value), ()) if isinstance(value, ast.Name) else ()
+    return reaching[0][0] if len(reaching) == 1 else None
 
 
 def _enumerated(d: Any, ctx: Ctx) -> list[ast.expr] | None:
