@@ -69,6 +69,7 @@ class Def:
     value: ast.expr | None = None
     index: int | None = None
     guards: tuple[Guard, ...] = ()
+    positional: bool = False  # fill: ``xs[i] = v`` at an enumerate/range count keeps the length
 
 
 @dataclass
@@ -126,6 +127,20 @@ def _join(a: State, b: State, on_a: Guard | None = None, on_b: Guard | None = No
     return out
 
 
+def _counted(key: ast.expr, state: State) -> bool:
+    """Is ``key`` a position counted by its loop: every definition reaching it the index of
+    ``for i, x in enumerate(...)`` or the variable of ``for i in range(...)``?"""
+    if state is None or not isinstance(key, ast.Name) or not state.get(key.id):
+        return False
+    for d in state[key.id]:
+        call = d.value
+        if not (d.kind == "for" and isinstance(call, ast.Call) and isinstance(call.func, ast.Name)
+                and (call.func.id == "enumerate" and d.index == 0
+                     or call.func.id == "range" and d.index is None)):
+            return False
+    return True
+
+
 def _def_order(d: Def) -> tuple[int, str, str, int]:
     return (d.line, d.name, d.kind, -1 if d.index is None else d.index)
 
@@ -162,13 +177,13 @@ class _Walker:
         self._defs: dict[tuple, Def] = {}
 
     def _make_def(self, name: str, kind: str, line: int, value: ast.expr | None,
-                  index: int | None, guards: tuple[Guard, ...]) -> Def:
+                  index: int | None, guards: tuple[Guard, ...], positional: bool = False) -> Def:
         """One Def object per (name, site, guards): a loop walked twice finds the same one."""
         key = (name, kind, line, id(value), index, tuple(id(g.node) for g in guards),
-               tuple(g.negated for g in guards))
+               tuple(g.negated for g in guards), positional)
         found = self._defs.get(key)
         if found is None:
-            found = Def(name, kind, line, value, index, guards)
+            found = Def(name, kind, line, value, index, guards, positional)
             self._defs[key] = found
             self.facts.defs.append(found)
         return found
@@ -221,10 +236,10 @@ class _Walker:
                     and value is not None:
                 key = target.slice
                 self._fill(state, target.value.id, line, value if kind == "assign" else None,
-                           key)
+                           key, _counted(key, state))
 
     def _fill(self, state: State, name: str, line: int, value: ast.expr | None,
-              key: ast.expr | None = None) -> None:
+              key: ast.expr | None = None, positional: bool = False) -> None:
         """Something put into the local container ``name``: a definition beside the others."""
         if state is None or name not in state:
             return
@@ -233,7 +248,7 @@ class _Walker:
             return
         shown = parts[0] if len(parts) == 1 else ast.Tuple(parts, ast.Load(), lineno=line,
                                                             col_offset=0)
-        d = self._make_def(name, "fill", line, shown, None, self._current())
+        d = self._make_def(name, "fill", line, shown, None, self._current(), positional)
         state[name] = {**state[name], d: frozenset()}
 
     # -- expressions -------------------------------------------------------------------

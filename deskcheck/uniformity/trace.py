@@ -209,6 +209,8 @@ class Tracer(FieldReads, CycleSolver, CallSummaries, PathConditions, NamedHelper
         agreed = self._inplace_agreed(e, ctx)
         if agreed is not None:
             return [agreed]
+        if mode == "length":  # an element replaced at a counted position: the same length
+            reaching = tuple((d, f) for d, f in reaching if not d.positional)
         for d, facts in reaching:
             single, empty = self._path_marks(facts, d, ctx)
             if not (empty and mode in _EMPTIED):  # a falsy value there: no source

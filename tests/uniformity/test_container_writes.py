@@ -151,3 +151,40 @@ def test_a_zipped_loop_variable_comes_from_its_own_sequence_only(make_pkg):
         "`kept` holds the entries whose agreed flag is false: its length comes from the "
         "all_reduce'd flags, not from the per-rank clock stamps zipped beside them; `if kept:` "
         f"must be UNIFORM; the audit said {got}")
+
+
+_POSITIONAL = """
+class S:
+    def __init__(self):
+        self.pollers = []
+    def step(self):
+        polls = [p.poll() for p in self.pollers]
+        {loop}
+            if polls[i] == 2:
+                {store}
+        if len(polls) > 0:
+            dist.broadcast(self.x, src=0, group=self.tp_group)
+"""
+
+
+@pytest.mark.parametrize("loop", ["for i, p in enumerate(self.pollers):",
+                                  "for i in range(len(self.pollers)):"])
+def test_an_element_replaced_at_a_counted_position_keeps_the_length(make_pkg, loop):
+    root = make_pkg({"s.py": _POSITIONAL.format(loop=loop, store="polls[i] = 1")}, ROOTS)
+    (d,) = [d for d in audit("pkg.s:S", root=root).decisions if d.condition == "len(polls) > 0"]
+    assert d.verdict is Verdict.UNIFORM, (
+        f"`polls[i] = 1` at a position counted by `{loop}` replaces an element: the list's "
+        f"length does not depend on the polled values under which it runs; got "
+        f"{d.verdict.value} via {[i.name for i in d.inputs if i.klass.value == 'RANK-LOCAL']}")
+
+
+@pytest.mark.parametrize("loop,store", [
+    ("for i in self.pollers:", "polls[i] = 1"),                 # a key, not a counted position
+    ("for i, p in enumerate(self.pollers):", "polls.append(i)"),  # an append grows the list
+])
+def test_a_store_that_can_grow_the_container_still_decides_its_length(make_pkg, loop, store):
+    root = make_pkg({"s.py": _POSITIONAL.format(loop=loop, store=store)}, ROOTS)
+    (d,) = [d for d in audit("pkg.s:S", root=root).decisions if d.condition == "len(polls) > 0"]
+    assert d.verdict is Verdict.RANK_LOCAL, (
+        f"`{store}` under `{loop}` and a polled value can add an entry, so the length "
+        f"depends on the poll; expected RANK-LOCAL, got {d.verdict.value}")
