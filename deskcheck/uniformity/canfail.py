@@ -55,7 +55,8 @@ def run_can_fail(report: AuditReport, target: str, *, root, roots_methods=None, 
 
     for decision in report.decisions:
         if decision.kind not in ("if", "while", "for", "exit", "break", "ternary", "boolop"):
-            decision.can_fail = f"SKIPPED: nothing to plant into a {decision.kind} decision"
+            article = "an" if decision.kind[:1] in "aeiou" else "a"
+            decision.can_fail = f"SKIPPED: nothing to plant into {article} {decision.kind} decision"
             continue
         text = Path(decision.file).read_text(encoding="utf-8")
         planted = plant(decision, text)

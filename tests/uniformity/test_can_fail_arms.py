@@ -66,6 +66,9 @@ def test_an_except_decision_is_skipped_and_a_skipped_arm_holds(tmp_path: Path) -
     assert arm.startswith("SKIPPED"), (
         "an `except` handler has no condition to plant a read into: its can-fail arm must be "
         f"SKIPPED, it was {arm!r} (arms: {arms})")
+    assert "into an except decision" in arm, (
+        f"the SKIPPED arm should say in plain English what it skipped ('nothing to plant "
+        f"into an except decision'), it said {arm!r}")
     assert report.exit_code(strict=False) == 0, (
         "only a VACUOUS can-fail arm fails the audit; with arms "
         f"{arms} (none VACUOUS, the worst verdict UNKNOWN) the exit code was "
