@@ -50,7 +50,7 @@ def gather(reach: Reach) -> list[_Build]:
         if not ctx.reaches:
             continue
         nodes = [(call, [site]) for call, site in ctx.sites]
-        nodes += [(call, reach.sites_under(t)) for call, t in ctx.edges if t.reaches]
+        nodes += [(call, reach.sites_at(ctx, call, t)) for call, t in ctx.edges if t.reaches]
         for call, sites in nodes:
             guards = list(ctx.flow.guards.get(id(call), ()))
             for g in guards:

@@ -26,6 +26,7 @@ from deskcheck.uniformity.rules import single_rank_dim
 
 EMPTY = "empty"  # the path proves the value read is falsy: it carries no source
 _MARK = "\x00arg:"  # a summary's single-rank test held in a parameter, bound at the call
+_GROUP = "\x00group:"  # a summary's agreed dimension: the group a parameter holds
 _DEPTH = 4  # how many names (local -> parameter -> argument ...) a test is followed through
 _GUARDS = ("if", "exit")
 
@@ -118,6 +119,8 @@ class PathConditions:
         argument for it proves (nothing, if it proves nothing)."""
         out: list[Leaf] = []
         for leaf in leaves:
+            if leaf.dim.startswith(_GROUP):
+                leaf = leaf._replace(dim=self._bind_group(leaf.dim, callee, call, ctx))
             marks = [m for m in leaf.single if m.startswith(_MARK)]
             if not marks:
                 out.append(leaf)
@@ -133,6 +136,23 @@ class PathConditions:
                     single |= proof
             out.append(leaf._replace(single=frozenset(single)))
         return out
+
+
+    def _bind_group(self, mark: str, callee: Ctx, call: ast.Call, ctx: Ctx) -> str:
+        """A summary's group marker at one call: the dimension of the group it passes (in a
+        summary of its own, a parameter passed on stays a marker, for that call's caller)."""
+        name = mark.removeprefix(_GROUP)
+        arg, where = argument_for(callee.fn, call, name), ctx
+        if arg is None:
+            arg, where = default_of(callee.fn.node, name), callee
+        if arg is None:
+            return self._group_dim(callee, name)  # not passed, no default: every caller's
+        return self._group_dim_at(where, ast.unparse(arg))
+
+
+def group_mark(param: str) -> str:
+    """The dimension of a group held in parameter ``param`` of a call-site summary."""
+    return f"{_GROUP}{param}"
 
 
 def _either(parts: list[Proof]) -> Proof:

@@ -297,6 +297,51 @@ class Reach:
         memo[ctx.key] = list(seen.values())
         return memo[ctx.key]
 
+    def sites_at(self, caller: Ctx, call: ast.Call, target: Ctx) -> list[CollectiveSite]:
+        """The sites ``target`` reaches as entered by ``call`` in ``caller``: a site whose
+        group is a parameter (of ``target``, or passed on down to the function holding the
+        site) runs over the group this call passes, not over every caller's."""
+        bound: dict[tuple, set[str]] = {}
+        for key, texts in self._param_groups(target).items():
+            for param, raw in texts:
+                arg = argument_for(target.fn, call, param)
+                found = self.group_texts(caller, arg, 0) if arg is not None else []
+                bound.setdefault(key, set()).update(found or [raw])
+        out: list[CollectiveSite] = []
+        for site in self.sites_under(target):
+            texts = bound.get((site.file, site.line, site.call))
+            if texts is None:
+                out.append(site)
+                continue
+            raw = site.group.split(" = ", 1)[0]
+            dims = sorted({site_dim(t, self.config) for t in texts})
+            out.append(replace(site, dim="|".join(dims),
+                               group=f"{raw} = {' | '.join(sorted(texts))}"))
+        return out
+
+    def _param_groups(self, ctx: Ctx) -> dict[tuple, set[tuple[str, str]]]:
+        """Site -> {(parameter of ``ctx``'s function whose argument is its group, the
+        group as written at the site)} for every site ``ctx`` reaches through parameters
+        only (memoised; a recursive chain contributes what it found so far)."""
+        memo: dict[tuple, dict] = self.__dict__.setdefault("_param_memo", {})
+        if ctx.key in memo:
+            return memo[ctx.key]
+        memo[ctx.key] = out = {}
+        params = ctx.flow.params
+        for _call, site in ctx.sites:
+            raw = site.group.split(" = ", 1)[0]
+            if raw in params and raw != ctx.fn.self_name:
+                out.setdefault((site.file, site.line, site.call), set()).add((raw, raw))
+        for call, target in ctx.edges:
+            if not target.reaches:
+                continue
+            for key, pairs in self._param_groups(target).items():
+                for param, raw in pairs:
+                    arg = argument_for(target.fn, call, param)
+                    if isinstance(arg, ast.Name) and arg.id in params:
+                        out.setdefault(key, set()).add((arg.id, raw))
+        return out
+
     def chain(self, ctx: Ctx) -> list[str]:
         out: list[str] = []
         current: Ctx | None = ctx

@@ -15,7 +15,7 @@ from deskcheck.uniformity.cycles import CycleSolver
 from deskcheck.uniformity.fields import FieldReads
 from deskcheck.uniformity.helpers import NamedHelpers
 from deskcheck.uniformity.leaves import Leaf, dedupe_leaves, default_of
-from deskcheck.uniformity.paths import PathConditions
+from deskcheck.uniformity.paths import PathConditions, group_mark
 from deskcheck.uniformity.reach import (
     Ctx,
     Reach,
@@ -240,7 +240,7 @@ class Tracer(FieldReads, CycleSolver, CallSummaries, PathConditions, NamedHelper
     def _inplace_calls(self, ctx: Ctx) -> list[tuple[str, ast.Call, str, str]]:
         """(local name, call, dim, how) for every call in the function that reduces a local
         in place: a torch collective's output argument, or a wrapper's in-place parameter."""
-        key = (id(ctx.fn.node), ctx.fn.model.qualname if ctx.fn.model else "")
+        key = (id(ctx.fn.node), ctx.fn.model.qualname if ctx.fn.model else "", ctx.summary)
         found = self._inplace.get(key)
         if found is not None:
             return found
@@ -250,7 +250,7 @@ class Tracer(FieldReads, CycleSolver, CallSummaries, PathConditions, NamedHelper
             target = inplace_output(call)
             kind = classify_call(call, self.reach.config, "torch.distributed")
             if isinstance(target, ast.Name) and kind is not None and kind[0] == "collective":
-                out.append((target.id, call, self._group_dim(ctx, kind[1]),
+                out.append((target.id, call, self._group_dim_at(ctx, kind[1]),
                             f"{ast.unparse(call.func)} over {kind[1] or 'WORLD'}"))
                 continue
             if not any(isinstance(a, ast.Name) for a in call.args):
@@ -270,6 +270,13 @@ class Tracer(FieldReads, CycleSolver, CallSummaries, PathConditions, NamedHelper
                                     f"{ast.unparse(call.func)} (reduces its {param} in place)"))
         self._inplace[key] = out
         return out
+
+    def _group_dim_at(self, ctx: Ctx, group: str) -> str:
+        """The dimension of a group expression; inside a call-site summary a group held in a
+        parameter is a marker, bound to the group each call passes (``_bind_marks``)."""
+        if ctx.summary and group in ctx.flow.params and group != ctx.fn.self_name:
+            return group_mark(group)
+        return self._group_dim(ctx, group)
 
     def _group_dim(self, ctx: Ctx, group: str) -> str:
         try:
