@@ -127,6 +127,20 @@ class DeclarationFinding:
 
 
 @dataclass
+class RankLocalSource:
+    """A rank-local source the RANK-LOCAL findings rest on: what to declare or fix first."""
+
+    name: str
+    reason: str
+    read_at: str  # file:line where a witness reaches it ("": every witness was cut first)
+    decisions: list[str] = field(default_factory=list)  # "function:line" of each finding
+
+    def to_json(self) -> dict[str, Any]:
+        return {"name": self.name, "reason": self.reason, "read_at": self.read_at,
+                "decisions": len(self.decisions), "findings": list(self.decisions)}
+
+
+@dataclass
 class AuditReport:
     """Everything one audit found. ``exit_code(strict)``: 0 holds, 1 falls short."""
 
@@ -154,6 +168,22 @@ class AuditReport:
         return [d for d in self.decisions if not d.covered_by and any(
             i.klass in (InputClass.RANK_LOCAL, InputClass.SANCTIONED) for i in d.inputs)]
 
+    def sources(self) -> list[RankLocalSource]:
+        """The rank-local inputs of the RANK-LOCAL decisions, one row per source, those
+        reaching the most decisions first."""
+        found: dict[str, RankLocalSource] = {}
+        for d in self.by_verdict(Verdict.RANK_LOCAL):
+            for i in d.inputs:
+                if i.klass is not InputClass.RANK_LOCAL:
+                    continue
+                row = found.setdefault(i.name, RankLocalSource(i.name, i.reason,
+                                                                _read_at(i.name, i.witness)))
+                if not row.read_at:
+                    row.read_at = _read_at(i.name, i.witness)
+                if f"{d.function}:{d.line}" not in row.decisions:
+                    row.decisions.append(f"{d.function}:{d.line}")
+        return sorted(found.values(), key=lambda s: (-len(s.decisions), s.name))
+
     def exit_code(self, strict: bool = False) -> int:
         bad = {Verdict.RANK_LOCAL} | ({Verdict.UNKNOWN} if strict else set())
         failing = any(d.verdict in bad for d in self.decisions)
@@ -173,4 +203,14 @@ class AuditReport:
                 "decisions": [d.to_json() for d in self.decisions],
                 "declarations": [f.to_json() for f in self.declarations],
                 "unexercised": [f"{d.function}:{d.line}" for d in self.unexercised()],
+                "sources": [r.to_json() for r in self.sources()],
                 "notes": list(self.notes)}
+
+
+def _read_at(name: str, witness: list[str]) -> str:
+    """``file:line`` of the witness's last hop when that hop reads ``name`` (a witness cut
+    at 24 hops ends before its source: then "")."""
+    if not witness:
+        return ""
+    where, _sep, text = witness[-1].partition(" ")
+    return where if text.endswith(name.rsplit(".", 1)[-1]) else ""

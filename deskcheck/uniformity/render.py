@@ -61,6 +61,19 @@ def render_terminal(report: AuditReport, *, strict: bool = False, verbose: bool 
     for verdict, count in report.counts().items():
         table.add_row(verdict, str(count))
     console.print(table)
+    sources = report.sources()
+    if sources:
+        rows = Table(title="rank-local sources behind the RANK-LOCAL findings", width=80)
+        rows.add_column("source (read at)", overflow="fold", ratio=3)
+        rows.add_column("why", overflow="fold", ratio=1)
+        rows.add_column("findings", justify="right")
+        for row in sources[:20]:
+            shown = f"{row.name}\n  {short(row.read_at)}" if row.read_at else row.name
+            rows.add_row(shown, row.reason, str(len(row.decisions)))
+        console.print(rows)
+        if len(sources) > 20:
+            console.print(f"(+{len(sources) - 20} more sources: --json lists them all)",
+                          markup=False)
     lines: list[str] = []
     for d in report.decisions:
         if d.verdict in _FAILING or verbose or _vacuous(d):
@@ -90,6 +103,13 @@ def render_markdown(report: AuditReport, *, strict: bool = False) -> str:
     out = [f"## deskcheck uniformity: {report.target}", "", summary_line(report, strict), "",
            "| verdict | decisions |", "|---|---:|"]
     out += [f"| {v} | {n} |" for v, n in report.counts().items()]
+    sources = report.sources()
+    if sources:
+        out += ["", "### Rank-local sources behind the RANK-LOCAL findings", "",
+                "| source | why | findings | read at |", "|---|---|---:|---|"]
+        out += [f"| `{r.name}` | {r.reason} | {len(r.decisions)} | "
+                f"{short(r.read_at) if r.read_at else '(witness cut before it)'} |"
+                for r in sources]
     failing = [d for d in report.decisions if d.verdict is Verdict.RANK_LOCAL
                or (strict and d.verdict is Verdict.UNKNOWN) or _vacuous(d)]
     if failing:
