@@ -287,3 +287,13 @@ def test_a_call_whose_group_argument_cannot_be_read_is_agreed_over_every_callers
         f"`spread[0]` comes from `reduce_flags(**kw)`, agreed over the groups reduce_flags' "
         f"callers pass (pp|tp), and gates a TP barrier: expected RANK-LOCAL, got "
         f"{d.verdict.value} ({d.why}; an unreadable group argument was taken for WORLD)")
+
+
+def test_a_bound_sites_group_shows_the_parameter_and_what_this_call_passes(make_pkg):
+    """The site's group as reported: `<the parameter> = <what this call passes>`, once."""
+    report = audit("pkg.s:S", root=make_pkg({"s.py": _DEFAULTS}, CFG))
+    d = {d.condition: d for d in report.decisions}["held[0]"]
+    groups = sorted({s.group for s in d.collectives})
+    assert groups == ["group = TP_GROUP"], (
+        f"`reduce_tp([2])` reaches `dist.all_reduce(t, group=group)` with the default "
+        f"TP_GROUP: its site's group should read 'group = TP_GROUP', it read {groups}")
