@@ -134,8 +134,11 @@ def _counted(key: ast.expr, state: State) -> bool:
         return False
     for d in state[key.id]:
         call = d.value
+        target = getattr(d.guards[-1].node if d.guards else None, "target", None)
+        first = target.elts[0] if isinstance(target, ast.Tuple) and target.elts else None
         if not (d.kind == "for" and isinstance(call, ast.Call) and isinstance(call.func, ast.Name)
                 and (call.func.id == "enumerate" and d.index == 0
+                     and isinstance(first, ast.Name) and first.id == d.name  # not (k, v)'s k
                      or call.func.id == "range" and d.index is None)):
             return False
     return True

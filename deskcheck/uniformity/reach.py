@@ -11,6 +11,7 @@ from typing import Any
 from deskcheck.static import CallResolver, FlowFacts, Fn, Guard, flow_facts, note_read
 from deskcheck.uniformity.collectives import classify_call, site_dim
 from deskcheck.uniformity.config import UniformityConfig
+from deskcheck.uniformity.leaves import default_of
 from deskcheck.uniformity.model import CollectiveSite
 
 NOTHING: Any = object()
@@ -304,8 +305,10 @@ class Reach:
         bound: dict[tuple, set[str]] = {}
         for key, texts in self._param_groups(target).items():
             for param, raw in texts:
-                arg = argument_for(target.fn, call, param)
-                found = self.group_texts(caller, arg, 0) if arg is not None else []
+                arg, where = argument_for(target.fn, call, param), caller
+                if arg is None:  # not passed: the wrapper's default, read where it is written
+                    arg, where = default_of(target.fn.node, param), target
+                found = self.group_texts(where, arg, 0) if arg is not None else []
                 bound.setdefault(key, set()).update(found or [raw])
         out: list[CollectiveSite] = []
         for site in self.sites_under(target):

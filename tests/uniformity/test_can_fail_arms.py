@@ -168,3 +168,22 @@ def test_an_and_and_an_or_decision_get_a_live_arm(tmp_path: Path) -> None:
         assert arm == "LIVE", (
             "docs/uniformity.md: --can-fail plants a rank-local read into each decision's "
             f"condition; the boolop decision `{condition}` got {arm!r}, not LIVE")
+
+
+def test_a_shape_decision_is_skipped_with_a_before_a_consonant(tmp_path: Path) -> None:
+    """A forward pass's input shape (a `shape` decision) has no condition to plant into
+    either; its SKIPPED arm reads 'a shape decision' (the article follows the kind: 'an'
+    only before a vowel)."""
+    root = _package(tmp_path, """
+        class Scheduler:
+            def event_loop(self):
+                self.model_runner.forward(self.batch)
+    """)
+    (root / "pyproject.toml").write_text(
+        '[tool.deskcheck.uniformity]\n'
+        'forward = [{ call = "self.model_runner.forward", group = "self.tp_group" }]\n')
+    _report, arms = _arms(root)
+    arm = arms.get("shape of self.model_runner.forward(self.batch)", "")
+    assert arm == "SKIPPED: nothing to plant into a shape decision", (
+        f"a shape decision's can-fail arm should read 'SKIPPED: nothing to plant into a shape "
+        f"decision', it was {arm!r} (arms: {arms})")

@@ -188,3 +188,48 @@ def test_a_store_that_can_grow_the_container_still_decides_its_length(make_pkg, 
     assert d.verdict is Verdict.RANK_LOCAL, (
         f"`{store}` under `{loop}` and a polled value can add an entry, so the length "
         f"depends on the poll; expected RANK-LOCAL, got {d.verdict.value}")
+
+
+def test_a_key_unpacked_beside_an_enumerate_count_is_no_counted_position(make_pkg):
+    """`for i, (k, p) in enumerate(...)`: `k` sits first in its own tuple, not where
+    enumerate's count goes; `polls[k] = 1` stores under a key, which can grow the container
+    (docs/uniformity.md: only `xs[i] = v` at the count keeps the length)."""
+    loop = "for i, (k, p) in enumerate(zip(self.keys, self.pollers)):"
+    root = make_pkg({"s.py": _POSITIONAL.format(loop=loop, store="polls[k] = 1")}, ROOTS)
+    (d,) = [d for d in audit("pkg.s:S", root=root).decisions if d.condition == "len(polls) > 0"]
+    assert d.verdict is Verdict.RANK_LOCAL, (
+        f"`polls[k] = 1` under `{loop}` stores under the unpacked key `k`, not at the counted "
+        f"position `i`, so it can add an entry under the polled condition; expected "
+        f"RANK-LOCAL, got {d.verdict.value} (the key was taken for the enumerate count)")
+
+
+def test_an_element_replaced_at_a_counted_position_still_carries_its_content(make_pkg):
+    """A write at a counted position keeps only the *length*: what it puts in is still the
+    content (`sizes[0] > 0`), and whether it ran still decides the element's existence
+    (`slots[0] is not None`)."""
+    src = """
+        class S:
+            def step(self):
+                sizes = [0, 0]
+                for i in range(2):
+                    sizes[i] = self.pool.available_size()
+                if sizes[0] > 0:
+                    dist.barrier(group=self.tp_cpu_group)
+                slots = [None, None]
+                for i, p in enumerate(self.pollers):
+                    if self.pool.available_size() > 3:
+                        slots[i] = 1
+                if slots[0] is not None:
+                    dist.barrier(group=self.tp_cpu_group)
+    """
+    verdicts = _verdicts(make_pkg, src)
+    content = verdicts.get("sizes[0] > 0")
+    assert content and content[0] is Verdict.RANK_LOCAL, (
+        "`sizes[i] = <per-rank pool size>` under `for i in range(2)` replaces elements with "
+        "per-rank values: `sizes[0] > 0` reads that content and must be RANK-LOCAL (only the "
+        f"length is kept by a counted position); the audit said {content}")
+    there = verdicts.get("slots[0] is not None")
+    assert there and there[0] is Verdict.RANK_LOCAL, (
+        "`slots[i] = 1` under a per-rank condition fills the slot on some ranks only: "
+        "`slots[0] is not None` must be RANK-LOCAL (a counted position keeps the length, not "
+        f"the element's existence); the audit said {there}")
