@@ -82,3 +82,25 @@ def test_a_configured_rank_local_pattern_stands_over_the_helpers_body(make_pkg):
         f"`rank_local` configures *get_available_gpu_memory*: a pattern the user "
         f"configured always stands, even where the helper's body reduces; expected "
         f"RANK-LOCAL through the helper's call, got {d.verdict.value} with {_locals(d)}")
+
+
+def test_a_helper_whose_body_reads_only_a_declared_replica_is_read(make_pkg):
+    cfg = CFG + """
+[[tool.deskcheck.uniformity.replica]]
+field = "self.pool"
+arm = "tests/test_pools.py::test_pools_are_replicas"
+"""
+    source = _COLLECTIVE_ONLY.replace(
+        "    def step(self):",
+        "    def get_num_allocatable_reqs(self):\n        return self.pool.count()\n"
+        "    def step(self):").replace(
+        "get_num_allocatable(self.pool, self.tp_group) > 0",
+        "self.get_num_allocatable_reqs() > 0").replace(
+        "        self.free = [1, 2, 3]",
+        "        self.free = [1, 2, 3]\n    def count(self):\n        return len(self.free)")
+    root = make_pkg({"s.py": source}, cfg)
+    d = _decision(root, "self.get_num_allocatable_reqs() > 0")
+    assert d.verdict is Verdict.SANCTIONED, (
+        f"get_num_allocatable_reqs only reads self.pool.count(), through self.pool declared a "
+        f"replica (no call a rule names): the declared source in the body shows where the "
+        f"value comes from, so the body is read; got {d.verdict.value} with {_locals(d)}")
