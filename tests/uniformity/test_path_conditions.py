@@ -467,3 +467,16 @@ def test_a_local_bound_otherwise_on_another_path_proves_nothing(make_pkg):
     assert d.verdict is Verdict.RANK_LOCAL, (
         f"`distributed` may be a loop's value, not `self.tp_size > 1`: every definition "
         f"reaching the test must prove the single rank; got {d.verdict.value}")
+
+
+def test_a_call_passing_nothing_gets_a_default_that_tests_the_rank_count(make_pkg):
+    source = _SIZED.format(call="available(group=self.tp_group)").replace(
+        "def available(distributed=False, group=None):",
+        "world_size = int(os.environ.get('WORLD_SIZE', '1'))\n\n\n"
+        "def available(distributed=world_size > 1, group=None):").replace(
+        "import time\n", "import os\nimport time\n", 1)
+    d = _decision(make_pkg({"s.py": source}, CFG), "budget > 3")
+    assert d.verdict in _EXCUSED, (
+        f"`available(group=...)` passes nothing: the default `world_size > 1` decides, so "
+        f"the clock escapes unreduced only where the world has one rank; got "
+        f"{d.verdict.value} with {_locals(d)}: the parameter's default was not read")
