@@ -209,8 +209,9 @@ class Tracer(FieldReads, CycleSolver, CallSummaries, PathConditions, NamedHelper
         agreed = self._inplace_agreed(e, ctx)
         if agreed is not None:
             return [agreed]
+        exits = ctx.flow.exits.get(id(e), ())  # early exits the read is past
         for d, facts in reaching:
-            single, empty = self._path_marks(facts, d, ctx)
+            single, empty = self._path_marks((*facts, *exits), d, ctx)
             if not (empty and mode in _EMPTIED):  # a falsy value there: no source
                 hop = f"{ctx.fn.file}:{d.line} {e.id} ({d.kind})"
                 out += self._prefixed(hop, tuple(self._def(d, ctx, mode, depth)), single)

@@ -480,3 +480,42 @@ def test_a_call_passing_nothing_gets_a_default_that_tests_the_rank_count(make_pk
         f"`available(group=...)` passes nothing: the default `world_size > 1` decides, so "
         f"the clock escapes unreduced only where the world has one rank; got "
         f"{d.verdict.value} with {_locals(d)}: the parameter's default was not read")
+
+
+def test_an_early_exit_guard_before_a_read_in_the_same_function_is_read(make_pkg):
+    root = make_pkg({"s.py": """
+        import torch.distributed as dist
+
+        class S:
+            def step(self):
+                flags = self.poller.poll()
+                if flags and self.tp_size > 1:
+                    return
+                if flags:
+                    dist.broadcast(self.y, src=0, group=self.tp_group)
+    """}, CFG)
+    d = _decision(root, "flags")
+    assert d.verdict in _EXCUSED, (
+        f"past `if flags and self.tp_size > 1: return` the poll list is read only where it "
+        f"is empty or the TP group has one rank, so `if flags:` is TRIVIAL; got "
+        f"{d.verdict.value} with {_locals(d)}: the exit guard a read passes was not read")
+
+
+def test_an_exit_later_in_a_loop_body_says_nothing_of_the_next_passs_read(make_pkg):
+    root = make_pkg({"s.py": """
+        import torch.distributed as dist
+
+        class S:
+            def step(self):
+                while True:
+                    stop = self.poller.poll()
+                    if len(stop) > 3:
+                        dist.broadcast(self.y, src=0, group=self.tp_group)
+                    if stop:
+                        return
+    """}, CFG)
+    d = _decision(root, "len(stop) > 3")
+    assert d.verdict is Verdict.RANK_LOCAL, (
+        f"the exit `if stop: return` comes after the read `if len(stop) > 3:` in the "
+        f"loop body: it proves nothing of the next pass's fresh poll; expected RANK-LOCAL, "
+        f"got {d.verdict.value} with {_locals(d)}")
