@@ -75,7 +75,8 @@ class Def:
 @dataclass
 class FlowFacts:
     """``reaching[id(Name load)]`` -> ((Def, facts), ...); ``guards[id(node)]`` for every
-    call and statement; ``defs`` every definition; ``returns`` (value, guards) pairs."""
+    call and statement; ``defs`` every definition; ``returns`` (value, guards) pairs;
+    ``exits[id(Name load)]`` the early-exit guards the load is past (``if c: return``)."""
 
     reaching: dict[int, tuple[tuple[Def, frozenset[Guard]], ...]] = field(default_factory=dict)
     guards: dict[int, tuple[Guard, ...]] = field(default_factory=dict)
@@ -83,6 +84,7 @@ class FlowFacts:
     returns: list[tuple[ast.expr | None, tuple[Guard, ...]]] = field(default_factory=list)
     calls: list[ast.Call] = field(default_factory=list)
     params: dict[str, Def] = field(default_factory=dict)
+    exits: dict[int, tuple[Guard, ...]] = field(default_factory=dict)
 
 
 State = dict[str, dict[Def, frozenset[Guard]]] | None
@@ -261,6 +263,9 @@ class _Walker:
         if isinstance(expr, ast.Name):
             if isinstance(expr.ctx, ast.Load):
                 self.facts.reaching[id(expr)] = tuple(state.get(expr.id, {}).items())
+                passed = tuple(g for block in self.exit_guards for g in block if g.kind == "exit")
+                if passed and not self.loop_depth:  # in a loop, a later exit is an earlier pass's
+                    self.facts.exits[id(expr)] = passed
             return
         if isinstance(expr, ast.BoolOp):
             added: list[Guard] = []

@@ -211,8 +211,9 @@ class Tracer(FieldReads, CycleSolver, CallSummaries, PathConditions, NamedHelper
             return [agreed]
         if mode == "length":  # an element replaced at a counted position: the same length
             reaching = tuple((d, f) for d, f in reaching if not d.positional)
+        exits = ctx.flow.exits.get(id(e), ())  # early exits the read is past
         for d, facts in reaching:
-            single, empty = self._path_marks(facts, d, ctx)
+            single, empty = self._path_marks((*facts, *exits), d, ctx)
             if not (empty and mode in _EMPTIED):  # a falsy value there: no source
                 hop = f"{ctx.fn.file}:{d.line} {e.id} ({d.kind})"
                 out += self._prefixed(hop, tuple(self._def(d, ctx, mode, depth)), single)

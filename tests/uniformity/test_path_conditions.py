@@ -255,3 +255,267 @@ def test_a_name_rule_stands_where_the_body_shows_no_source(make_pkg):
         "available_size" in n for n in _locals(d)), (
         f"Pool.available_size's body reads only its own list: the per-rank resource rule "
         f"must still classify it; got {d.verdict.value} with {_locals(d)}")
+
+
+# --- the opposite cases of each rule (issue 33, session 14) ---------------------------------
+
+_SELF_CHECK = "\ndef self_check(xs):\n    return True\n"
+
+
+@pytest.mark.parametrize("guard", [
+    "not flags",                      # an if alone: the value returned is empty there
+    "len(flags) == 0",
+    "len(flags) < 1",
+    "len(flags) <= 0",
+    "not len(flags) > 0",
+    "flags is None",
+    "not flags or len(flags) == 0",   # every disjunct empties it: still empty
+    "not flags and self_check(flags)",  # an and adds: one emptying part is enough
+])
+def test_a_guard_that_empties_the_value_returned_is_trivial(make_pkg, guard):
+    root = make_pkg({"s.py": _REDUCE_FLAGS.format(guard=guard) + _SELF_CHECK}, CFG)
+    d = _decision(root, "done[0]")
+    assert d.verdict in _EXCUSED, (
+        f"under `{guard}` the poll list escapes unreduced only where it is empty (a falsy "
+        f"value carries no source), so `done[0]` is agreed; got {d.verdict.value} with "
+        f"rank-local inputs {_locals(d)}: the empty value was not recognised")
+
+
+@pytest.mark.parametrize("guard", [
+    "self_check(flags) or dist.get_world_size(group) == 1",  # one disjunct proves nothing
+    "not (flags and self_check(flags))",  # a negated and is an or: non-empty passes too
+    "flags is not None",                  # not None is not empty
+    "not (flags is None)",
+    "not (len(flags) == 0)",
+    "len(flags) <= 1",                    # one element is not empty
+    "len(flags) < 2",
+    "not (len(flags) > 1)",
+])
+def test_a_guard_that_lets_a_non_empty_value_escape_stays_rank_local(make_pkg, guard):
+    root = make_pkg({"s.py": _REDUCE_FLAGS.format(guard=guard) + _SELF_CHECK}, CFG)
+    d = _decision(root, "done[0]")
+    assert d.verdict is Verdict.RANK_LOCAL and any("poller.poll" in n for n in _locals(d)), (
+        f"under `{guard}` a non-empty poll list escapes unreduced on a multi-rank group, "
+        f"so `done[0]` must stay RANK-LOCAL through poller.poll; got {d.verdict.value} "
+        f"with {_locals(d)}: the guard was read as proving more than it does")
+
+
+def test_an_early_exit_guard_is_read_on_the_side_the_path_takes(make_pkg):
+    root = make_pkg({"s.py": _REDUCE_FLAGS.replace(
+        "    if {guard}:\n        return flags\n    t = list(flags)\n"
+        "    dist.all_reduce(t, group=group)\n    return t",
+        "    if flags and dist.get_world_size(group) > 1:\n        t = list(flags)\n"
+        "        dist.all_reduce(t, group=group)\n        return t\n    return flags")}, CFG)
+    d = _decision(root, "done[0]")
+    assert d.verdict in _EXCUSED, (
+        f"after `if flags and world_size > 1: return reduced` the list falls through "
+        f"unreduced only where it is empty or the group has one rank; got "
+        f"{d.verdict.value} with {_locals(d)}: the exit guard's negation was not read")
+
+
+def test_a_value_rebound_inside_the_emptying_branch_is_not_empty(make_pkg):
+    root = make_pkg({"s.py": _REDUCE_FLAGS.replace(
+        "    if {guard}:\n        return flags",
+        "    if not flags:\n        if group is None:\n            flags = [self_poll()]\n"
+        "        return flags") + "\ndef self_poll():\n    import time\n    return time.time()\n"},
+        CFG)
+    d = _decision(root, "done[0]")
+    assert d.verdict is Verdict.RANK_LOCAL and any("time.time" in n for n in _locals(d)), (
+        f"the returned `flags` may be the clock bound after `not flags` was tested: only "
+        f"the tested definition is empty, so `done[0]` stays RANK-LOCAL through time.time; "
+        f"got {d.verdict.value} with {_locals(d)}")
+
+
+def test_a_falsy_object_returned_still_has_attributes(make_pkg):
+    root = make_pkg({"s.py": """
+        import torch.distributed as dist
+
+        class S:
+            def stats(self):
+                stats = self.poller.poll()
+                if not stats:
+                    return stats
+
+            def step(self):
+                if self.stats().total > 0:
+                    dist.broadcast(self.y, src=0, group=self.tp_group)
+    """}, CFG)
+    d = _decision(root, "self.stats().total > 0")
+    assert d.verdict is Verdict.RANK_LOCAL and any("poller.poll" in n for n in _locals(d)), (
+        f"`stats` is returned where it tested falsy, but a falsy object still carries its "
+        f"attributes: reading `.total` of it is not emptied; expected RANK-LOCAL through "
+        f"poller.poll, got {d.verdict.value} with {_locals(d)}")
+
+
+_CALLERS = """
+import time
+import torch.distributed as dist
+
+class S:
+    def run(self, distributed{default}):
+        free = time.time()
+        if distributed:
+            t = [free]
+            dist.all_reduce(t, group=self.tp_group)
+            free = t[0]
+        if free > 3:
+            dist.broadcast(self.x, src=0, group=self.tp_group)
+
+    def step(self):
+        {calls}
+"""
+
+
+@pytest.mark.parametrize("default,calls", [
+    ("", "self.run(self.tp_size > 1)\n        self.run(self.verbose)"),
+    ("", "self.run(self.tp_size > 1)\n        self.run(self.dp_size > 1)"),
+    ("=False", "self.run(self.tp_size > 1)\n        self.run()"),
+])
+def test_a_parameter_held_test_must_hold_at_every_caller(make_pkg, default, calls):
+    root = make_pkg({"s.py": _CALLERS.format(default=default, calls=calls)}, CFG)
+    d = _decision(root, "free > 3")
+    assert d.verdict is Verdict.RANK_LOCAL and any("time.time" in n for n in _locals(d)), (
+        f"callers `{calls.split()}` (default `{default}`): one of them lets the clock "
+        f"escape unreduced on a multi-rank TP group, so `free > 3` stays RANK-LOCAL; got "
+        f"{d.verdict.value} with {_locals(d)}: a single-rank test held by some callers only "
+        f"was taken for all")
+
+
+def test_a_parameter_held_test_that_every_caller_passes_is_followed(make_pkg):
+    calls = "self.run(self.tp_size > 1)\n        self.run(distributed=self.tp_size != 1)"
+    root = make_pkg({"s.py": _CALLERS.format(default="=True", calls=calls)}, CFG)
+    d = _decision(root, "free > 3")
+    assert d.verdict in _EXCUSED, (
+        f"every caller passes a TP single-rank test, so the clock escapes unreduced only "
+        f"where the TP group has one rank; got {d.verdict.value} with {_locals(d)}")
+
+
+def test_a_caller_local_passed_as_the_argument_is_followed_in_the_caller(make_pkg):
+    source = _SIZED.format(call="available(distributed=many, group=self.tp_group)").replace(
+        "        budget = ", "        many = self.tp_size > 1\n        budget = ")
+    d = _decision(make_pkg({"s.py": source}, CFG), "budget > 3")
+    assert d.verdict in _EXCUSED, (
+        f"the argument `many` is the caller's local `self.tp_size > 1`: it must be followed "
+        f"where the call is, not inside the callee; got {d.verdict.value} with {_locals(d)}")
+
+
+def test_a_local_holding_the_parameter_is_followed_through_both_names(make_pkg):
+    source = _SIZED.format(call="available(distributed=self.tp_size > 1, group=self.tp_group)"
+                           ).replace("    if distributed:", "    reduce_it = distributed\n"
+                                     "    if reduce_it:")
+    d = _decision(make_pkg({"s.py": source}, CFG), "budget > 3")
+    assert d.verdict in _EXCUSED, (
+        f"`reduce_it = distributed` holds the parameter bound to `self.tp_size > 1`: the "
+        f"test is followed local -> parameter -> argument; got {d.verdict.value} with "
+        f"{_locals(d)}")
+
+
+def test_a_local_tested_both_ways_proves_each_side_on_its_own(make_pkg):
+    root = make_pkg({"s.py": """
+        import time
+        import torch.distributed as dist
+
+        class S:
+            def step(self):
+                distributed = self.tp_size > 1
+                a = time.time()
+                if not distributed:
+                    t = [a]
+                    dist.all_reduce(t, group=self.tp_group)
+                    a = t[0]
+                if a > 3:
+                    dist.broadcast(self.x, src=0, group=self.tp_group)
+                b = time.time()
+                if distributed:
+                    t = [b]
+                    dist.all_reduce(t, group=self.tp_group)
+                    b = t[0]
+                if b > 3:
+                    dist.broadcast(self.y, src=0, group=self.tp_group)
+    """}, CFG)
+    multi, single = _decision(root, "a > 3"), _decision(root, "b > 3")
+    assert multi.verdict is Verdict.RANK_LOCAL, (
+        f"the unreduced clock reaches `a > 3` where `distributed` holds (many TP ranks): "
+        f"expected RANK-LOCAL, got {multi.verdict.value}: what the false side of the test "
+        f"proved was reused for its true side")
+    assert single.verdict in _EXCUSED, (
+        f"the unreduced clock reaches `b > 3` only where `distributed` is false (one TP "
+        f"rank); got {single.verdict.value} with {_locals(single)}: what the true side of "
+        f"the test proved was reused for its false side")
+
+
+def test_a_local_bound_otherwise_on_another_path_proves_nothing(make_pkg):
+    root = make_pkg({"s.py": """
+        import time
+        import torch.distributed as dist
+
+        class S:
+            def step(self):
+                distributed = self.tp_size > 1
+                if self.sweep:
+                    for distributed in self.modes:
+                        self.log(distributed)
+                free = time.time()
+                if distributed:
+                    t = [free]
+                    dist.all_reduce(t, group=self.tp_group)
+                    free = t[0]
+                if free > 3:
+                    dist.broadcast(self.x, src=0, group=self.tp_group)
+    """}, CFG)
+    d = _decision(root, "free > 3")
+    assert d.verdict is Verdict.RANK_LOCAL, (
+        f"`distributed` may be a loop's value, not `self.tp_size > 1`: every definition "
+        f"reaching the test must prove the single rank; got {d.verdict.value}")
+
+
+def test_a_call_passing_nothing_gets_a_default_that_tests_the_rank_count(make_pkg):
+    source = _SIZED.format(call="available(group=self.tp_group)").replace(
+        "def available(distributed=False, group=None):",
+        "world_size = int(os.environ.get('WORLD_SIZE', '1'))\n\n\n"
+        "def available(distributed=world_size > 1, group=None):").replace(
+        "import time\n", "import os\nimport time\n", 1)
+    d = _decision(make_pkg({"s.py": source}, CFG), "budget > 3")
+    assert d.verdict in _EXCUSED, (
+        f"`available(group=...)` passes nothing: the default `world_size > 1` decides, so "
+        f"the clock escapes unreduced only where the world has one rank; got "
+        f"{d.verdict.value} with {_locals(d)}: the parameter's default was not read")
+
+
+def test_an_early_exit_guard_before_a_read_in_the_same_function_is_read(make_pkg):
+    root = make_pkg({"s.py": """
+        import torch.distributed as dist
+
+        class S:
+            def step(self):
+                flags = self.poller.poll()
+                if flags and self.tp_size > 1:
+                    return
+                if flags:
+                    dist.broadcast(self.y, src=0, group=self.tp_group)
+    """}, CFG)
+    d = _decision(root, "flags")
+    assert d.verdict in _EXCUSED, (
+        f"past `if flags and self.tp_size > 1: return` the poll list is read only where it "
+        f"is empty or the TP group has one rank, so `if flags:` is TRIVIAL; got "
+        f"{d.verdict.value} with {_locals(d)}: the exit guard a read passes was not read")
+
+
+def test_an_exit_later_in_a_loop_body_says_nothing_of_the_next_passs_read(make_pkg):
+    root = make_pkg({"s.py": """
+        import torch.distributed as dist
+
+        class S:
+            def step(self):
+                while True:
+                    stop = self.poller.poll()
+                    if len(stop) > 3:
+                        dist.broadcast(self.y, src=0, group=self.tp_group)
+                    if stop:
+                        return
+    """}, CFG)
+    d = _decision(root, "len(stop) > 3")
+    assert d.verdict is Verdict.RANK_LOCAL, (
+        f"the exit `if stop: return` comes after the read `if len(stop) > 3:` in the "
+        f"loop body: it proves nothing of the next pass's fresh poll; expected RANK-LOCAL, "
+        f"got {d.verdict.value} with {_locals(d)}")
