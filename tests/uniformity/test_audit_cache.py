@@ -302,3 +302,30 @@ def test_no_cache_never_reads_an_existing_cache(make_pkg, monkeypatch, capsys):
     assert looked == [], (
         "`--no-cache` neither reads nor writes the audit cache (docs/uniformity.md), yet the "
         f"cache was looked up {len(looked)} time(s) though it exists")
+
+
+def test_an_entry_read_back_is_kept_over_an_older_unread_one(tmp_path):
+    """The least *recently used* entry is dropped, not the oldest stored: a lookup that finds
+    an entry marks it used (set L, 12: a hit that left `used` alone evicted the branch
+    point's audit read back just before the ninth store)."""
+    from deskcheck.static import Sources
+
+    path = tmp_path / "mod.py"
+    path.write_text("")
+
+    def version(n: int) -> Sources:
+        sources = Sources({str(path): f"x = {n}\n"})
+        sources.parse(str(path))  # the audit's read of the file: its digest is the entry's
+        return sources
+
+    cache = AuditCache(tmp_path / "c.sqlite")
+    for n in range(8):
+        cache.store("key", version(n), AuditReport(f"t{n}", []))
+    found = cache.lookup("key", version(0))
+    assert found is not None and found.target == "t0", (
+        f"the first entry should be found for the sources it read: {found}")
+    cache.store("key", version(8), AuditReport("t8", []))
+    kept = {n: cache.lookup("key", version(n)) is not None for n in (0, 1)}
+    assert kept == {0: True, 1: False}, (
+        "after t0 was read back, the ninth store must drop t1 (least recently used), not t0 "
+        f"(the oldest stored); found: {kept}")

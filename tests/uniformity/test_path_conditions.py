@@ -519,3 +519,15 @@ def test_an_exit_later_in_a_loop_body_says_nothing_of_the_next_passs_read(make_p
         f"the exit `if stop: return` comes after the read `if len(stop) > 3:` in the "
         f"loop body: it proves nothing of the next pass's fresh poll; expected RANK-LOCAL, "
         f"got {d.verdict.value} with {_locals(d)}")
+
+
+def test_an_emptiness_test_on_another_value_does_not_empty_the_one_returned(make_pkg):
+    """`len(x) == 0` empties only the very value it tests (set L, 02: an emptiness test on
+    any name dropped the returned value's sources)."""
+    source = _REDUCE_FLAGS.format(guard="len(group) == 0")
+    root = make_pkg({"s.py": source}, CFG)
+    d = _decision(root, "done[0]")
+    assert d.verdict is Verdict.RANK_LOCAL and any("poller.poll" in n for n in _locals(d)), (
+        f"`if len(group) == 0: return flags` says nothing of `flags`: the unreduced polls "
+        f"escape there, so `done[0]` must stay RANK-LOCAL; got {d.verdict.value} with "
+        f"{_locals(d)}")

@@ -101,3 +101,24 @@ def test_a_source_whose_every_witness_was_cut_shows_no_read_site():
     assert "(witness cut before it)" in render_markdown(report), (
         "the Markdown sources table should say the read site is unknown when every "
         "witness was cut")
+
+
+def test_a_holding_decisions_inputs_are_no_source(make_pkg):
+    """Only RANK-LOCAL findings contribute sources (set L, 09: the rank id of a declared
+    ROLE was listed as a source no finding rests on)."""
+    cfg = CFG + ('[[tool.deskcheck.uniformity.role]]\ncondition = "self.tp_rank == 0"\n'
+                 'why = "rank 0 writes the log"\n')
+    report = audit("pkg.s:S", root=make_pkg({"s.py": """
+        class S:
+            def step(self):
+                if self.tp_rank == 0:
+                    dist.barrier(group=self.tp_group)
+                if time.monotonic() > 9:
+                    dist.barrier(group=self.tp_group)
+    """}, cfg))
+    verdicts = sorted(d.verdict.value for d in report.decisions)
+    assert verdicts == ["RANK-LOCAL", "ROLE"], f"the fixture's verdicts changed: {verdicts}"
+    names = [s.name for s in report.sources()]
+    assert names == ["time.monotonic"], (
+        f"the declared ROLE holds; its rank id is no source of a finding, yet the sources "
+        f"view lists {names}")
