@@ -2,7 +2,8 @@
 
 Usage: python bench/uniformity_sglang.py [SGLANG_SRC] [--changed-since [--equal]] [--replicas]
 (``--equal``: for each edit answered from the cache, also compare with a cold audit).
-(``--replicas``: also declare the pool replica premise, bench/sglang_uniformity_replicas.toml).
+(``--replicas``: also declare the pool replica premise, bench/sglang_uniformity_replicas.toml;
+``--whatif``: that, the disaggregation pools and device capacity, bench/sglang_uniformity_whatif.toml).
 SGLANG_SRC defaults to /work/_sglang_src/src, else bench/_work/src: get it with
 `pip download --no-deps sglang==0.5.23` and unzip the wheel into bench/_work/src.
 Prints the counts, every RANK-LOCAL report (file:line, condition, first witness) and the
@@ -30,7 +31,9 @@ def main() -> int:
     from deskcheck.static import clear_cache
     from deskcheck.uniformity import Verdict, audit, load_uniformity_config
 
-    name = "sglang_uniformity_replicas.toml" if "--replicas" in sys.argv else "sglang_uniformity.toml"
+    name = ("sglang_uniformity_replicas.toml" if "--replicas" in sys.argv
+            else "sglang_uniformity_whatif.toml" if "--whatif" in sys.argv
+            else "sglang_uniformity.toml")
     config = load_uniformity_config(HERE / name)
     clear_cache()
     started, cpu = time.perf_counter(), time.process_time()
