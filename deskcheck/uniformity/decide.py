@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 
 from deskcheck.static import Guard
 from deskcheck.uniformity.cycles import expand_witness
+from deskcheck.uniformity.leaves import param_group
 from deskcheck.uniformity.model import (
     AGREED,
     CONFIG,
@@ -92,8 +93,9 @@ def judge(build: _Build, reach: Reach, tracer: Tracer, roles: dict[str, str],
     dims = sorted({d for s in judged for d in s.dim.split("|")}) or ["world"]
     worst_inputs: list[Input] = []
     worst = -1
+    paired = _paired_group(judged, ctx)
     for dim in dims:
-        inputs = _classify(leaves, dim)
+        inputs = _classify(leaves, dim, paired)
         rank = max((_ORDER[i.klass] for i in inputs), default=0)
         if rank > worst:
             worst, worst_inputs = rank, inputs
@@ -147,10 +149,24 @@ def _inputs(build: _Build, ctx: Ctx, tracer: Tracer) -> list[Leaf]:
     return list(tracer.trace(g.test, ctx, guard_mode(g)))
 
 
-def _classify(leaves: list[Leaf], dim: str) -> list[Input]:
+def _paired_group(sites: list[CollectiveSite], ctx: Ctx) -> str:
+    """Every gated site runs in the decision's own function over one group parameter of it:
+    that parameter (``param_group``), else "". A value reduced over the same parameter is
+    agreed over whichever group the caller passed, the very group of the sites."""
+    fn = ctx.fn
+    if not sites or any(s.function != fn.qualname or s.file != fn.file for s in sites):
+        return ""
+    raws = {s.group.split(" = ", 1)[0] for s in sites}
+    return param_group(fn, raws.pop(), ctx.flow) if len(raws) == 1 else ""
+
+
+def _classify(leaves: list[Leaf], dim: str, paired: str = "") -> list[Input]:
     out: dict[tuple, Input] = {}
     for leaf in leaves:
-        if any(trivial_for(single, dim) for single in leaf.single):
+        if paired and leaf.category == "agreed" and leaf.group == paired:
+            klass, reason = AGREED, (f"{leaf.reason}: the same group parameter as the "
+                                     f"collectives it gates")
+        elif any(trivial_for(single, dim) for single in leaf.single):
             klass, reason = TRIVIAL_INPUT, (f"reaches the decision only where the {dim} group "
                                             f"has one rank ({leaf.reason})")
         elif leaf.category == "rank_id":

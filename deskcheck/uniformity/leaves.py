@@ -9,7 +9,8 @@ from typing import Any, NamedTuple
 class Leaf(NamedTuple):
     """A source of a decision's input. ``category``: rank_id (``dim`` says of which group),
     rank_local, agreed (over ``dim``), config, sanctioned, unknown. ``single``: dimensions
-    whose group has one rank on the path this leaf reaches the decision by."""
+    whose group has one rank on the path this leaf reaches the decision by. ``group``: for a
+    value reduced over a group held in a parameter, which parameter (``param_group``)."""
 
     name: str
     category: str
@@ -17,6 +18,7 @@ class Leaf(NamedTuple):
     dim: str = ""
     witness: tuple[str, ...] = ()
     single: frozenset[str] = frozenset()
+    group: str = ""  # agreed over a group parameter of its function: "module.qualname|param"
 
 
 def default_of(node: Any, name: str) -> ast.expr | None:
@@ -61,3 +63,12 @@ def cap_leaves(leaves: list[Leaf]) -> tuple[Leaf, ...]:
     ranked = sorted(rest, key=lambda x: (_PRIORITY.get(x.category, 9), len(x.single), x.name,
                                          x.dim, sorted(x.single), len(x.witness)))
     return tuple(ranked[:_MAX_LEAVES] + refs)
+
+
+def param_group(fn: Any, group: str, flow: Any) -> str:
+    """``"module.qualname|param"`` when ``group`` is a parameter of ``fn`` never rebound in
+    its body (a collective over it runs over whatever group the caller passed), else ""."""
+    if group not in flow.params or any(d.name == group and d.kind != "param"
+                                       for d in flow.defs):
+        return ""
+    return f"{fn.module}.{fn.qualname}|{group}"

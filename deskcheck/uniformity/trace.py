@@ -14,7 +14,7 @@ from deskcheck.uniformity.collectives import classify_call, inplace_output, site
 from deskcheck.uniformity.cycles import CycleSolver
 from deskcheck.uniformity.fields import FieldReads
 from deskcheck.uniformity.helpers import NamedHelpers
-from deskcheck.uniformity.leaves import Leaf, dedupe_leaves, default_of
+from deskcheck.uniformity.leaves import Leaf, dedupe_leaves, default_of, param_group
 from deskcheck.uniformity.paths import PathConditions, group_mark
 from deskcheck.uniformity.reach import (
     Ctx,
@@ -134,7 +134,7 @@ class Tracer(FieldReads, CycleSolver, CallSummaries, PathConditions, NamedHelper
             return [leaf._replace(witness=(hop, *leaf.witness[:23]), single=leaf.single | single)
                     for leaf in leaves]
         return [Leaf(leaf.name, leaf.category, leaf.reason, leaf.dim, (hop, *leaf.witness[:23]),
-                     leaf.single) for leaf in leaves]
+                     leaf.single, leaf.group) for leaf in leaves]
 
     # -- expressions ---------------------------------------------------------------------
     def _expr(self, e: ast.expr, ctx: Ctx, mode: str, depth: int) -> list[Leaf]:
@@ -234,8 +234,12 @@ class Tracer(FieldReads, CycleSolver, CallSummaries, PathConditions, NamedHelper
         first_def = min((d.line for d, _f in reaching), default=0)
         for name, call, dim, how in self._inplace_calls(ctx):
             if name == e.id and first_def <= call.lineno <= e.lineno:
+                kind = classify_call(call, self.reach.config, "torch.distributed")
+                group = param_group(ctx.fn, kind[1], ctx.flow) if kind and not ctx.summary \
+                    else ""
                 return Leaf(e.id, "agreed", f"reduced in place by {how}", dim,
-                            (f"{ctx.fn.file}:{call.lineno} {ast.unparse(call.func)}({e.id}, ...)",))
+                            (f"{ctx.fn.file}:{call.lineno} {ast.unparse(call.func)}({e.id}, ...)",),
+                            group=group)
         return None
 
     def _inplace_calls(self, ctx: Ctx) -> list[tuple[str, ast.Call, str, str]]:

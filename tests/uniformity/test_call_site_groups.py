@@ -7,6 +7,8 @@ collective was reported RANK-LOCAL (SGLang's ``decode.py:3048``)."""
 
 from __future__ import annotations
 
+import pytest
+
 from deskcheck.uniformity import Verdict, audit
 
 CFG = """
@@ -297,3 +299,36 @@ def test_a_bound_sites_group_shows_the_parameter_and_what_this_call_passes(make_
     assert groups == ["group = TP_GROUP"], (
         f"`reduce_tp([2])` reaches `dist.all_reduce(t, group=group)` with the default "
         f"TP_GROUP: its site's group should read 'group = TP_GROUP', it read {groups}")
+
+
+_SAME_PARAM = """
+def reduce_then(flags, group, other):
+    t = list(flags)
+    dist.all_reduce(t, group=group)
+    if t[0]:
+        dist.barrier(group={gated})
+
+class S:
+    def step(self):
+        reduce_then([time.time()], self.tp_group, self.pp_group)
+        reduce_then([time.time()], self.pp_group, self.tp_group)
+"""
+
+
+_PAIRED = {
+    "group": (Verdict.UNIFORM, "`t` is all-reduced over the wrapper's `group` and gates a "
+              "barrier over that same `group`: whichever group a caller passes, both are it"),
+    "other": (Verdict.RANK_LOCAL, "`t` is reduced over `group` and gates a barrier over "
+              "`other`, and the callers pass (tp, pp) and (pp, tp): agreed over one group, "
+              "judged over the other"),
+}
+
+
+@pytest.mark.parametrize("gated", sorted(_PAIRED))
+def test_a_value_reduced_over_a_group_parameter_is_agreed_for_that_parameter_only(
+        make_pkg, gated):
+    expected, why = _PAIRED[gated]
+    root = make_pkg({"s.py": _SAME_PARAM.format(gated=gated)}, CFG)
+    (d,) = [d for d in audit("pkg.s:S", root=root).decisions if d.condition == "t[0]"]
+    assert d.verdict is expected, (
+        f"{why}; expected {expected.value}, got {d.verdict.value}: {d.why}")
