@@ -332,3 +332,25 @@ def test_a_value_reduced_over_a_group_parameter_is_agreed_for_that_parameter_onl
     (d,) = [d for d in audit("pkg.s:S", root=root).decisions if d.condition == "t[0]"]
     assert d.verdict is expected, (
         f"{why}; expected {expected.value}, got {d.verdict.value}: {d.why}")
+
+
+def test_a_local_reduced_over_a_parameter_group_gating_a_fixed_group_is_resolved(make_pkg):
+    """Outside a call-site summary, a group held in a parameter is resolved over the callers
+    (here TP alone), not left a marker: the value gates a barrier over `self.tp_group`, a
+    group the pairing of one parameter's two uses does not cover."""
+    root = make_pkg({"s.py": """
+        class S:
+            def step(self):
+                self._local(self.tp_group)
+
+            def _local(self, group):
+                t = [time.time()]
+                dist.all_reduce(t, group=group)
+                if t[0] > 0:
+                    dist.barrier(group=self.tp_group)
+    """}, CFG)
+    (d,) = [d for d in audit("pkg.s:S", root=root).decisions if d.condition == "t[0] > 0"]
+    assert d.verdict is Verdict.UNIFORM, (
+        f"`t` is reduced over `group`, which the only caller binds to TP, and gates a TP "
+        f"barrier: expected UNIFORM, got {d.verdict.value} ({d.why}; outside a call-site "
+        f"summary the group must be resolved, not left a parameter marker)")
