@@ -10,6 +10,7 @@ from each kill's failure excerpt.
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 import tomllib
@@ -142,8 +143,12 @@ def test_a_mutant_the_ranks_agree_under_claims_no_split(excerpts):
 
 
 def test_a_hang_names_where_the_waiting_ranks_wait_and_what_it_depends_on(excerpts):
+    # the first owner to kill may be the world-2 or the world-3 run of an arm (owners run
+    # fastest first by their baseline durations, which load reorders): "rank(s) 1 did not
+    # get there" or "rank(s) 1, 2 did not get there"
     missing = {m: f for m, f in HANGS.items()
                if "where the paths parted: rank(s) 0 waited in a collective reached from " not in
-               excerpts[m] or f" in {f}; rank(s) 1 did not get there" not in excerpts[m]}
+               excerpts[m] or not re.search(
+                   rf" in {re.escape(f)}; rank\(s\) 1(, \d+)* did not get there", excerpts[m])}
     assert not missing, "these hangs must say where the waiting ranks wait: " + "\n".join(
         f"{m} (in {f}); its excerpt:\n{excerpts[m]}" for m, f in missing.items())
