@@ -92,7 +92,8 @@ def _code(lines: list[str], body: Body, prose: bool = False,
                     for sub in ast.walk(part):
                         if isinstance(sub, ast.Constant) and isinstance(sub.value, str):
                             sub.value = ""
-                        sub.col_offset = sub.end_col_offset = None
+                        if "col_offset" in sub._attributes:  # never ast.Load(): one shared
+                            sub.col_offset = sub.end_col_offset = None  # object in every tree
         for sub in ast.walk(node):  # and the column where each node ending with one ends
             if (getattr(sub, "end_lineno", None), getattr(sub, "end_col_offset", None)) in ends:
                 sub.end_col_offset = None

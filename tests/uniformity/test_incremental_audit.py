@@ -276,3 +276,29 @@ def test_any_one_line_edit_is_answered_as_a_cold_audit_answers_it(make_pkg, tmp_
     assert _shown(warm) == _shown(cold), (
         f"{path.name} line {index + 1} -> {lines[index].strip()!r}: the audit with a cache "
         "differs from a cold audit")
+
+
+def test_comparing_a_reworded_log_message_leaves_pythons_shared_ast_objects_alone(
+        make_pkg, tmp_path):
+    """The cache blanks a log message's columns to compare two bodies; `ast.Load()` is one
+    object shared by every parsed tree, so blanking its columns gave every later tree a
+    `col_offset = None` (deskcheck's in-memory injection then failed on clean code, found
+    as a BASELINE_RED in a fresh-clone self-sweep)."""
+    import ast
+
+    root = make_pkg({"s.py": BASE, "base.py": BASE_CLASS}, CFG)
+    cache = AuditCache(tmp_path / "cache" / "c.sqlite")
+    audit("pkg.s:S", root=root, cache=cache)
+    path = root / "pkg" / "s.py"
+    old = 'logger.info(f"limit {self.limit}", stacklevel=2)'
+    assert old in path.read_text(), "the fixture lost its keyword log message"
+    path.write_text(path.read_text().replace(
+        old, 'logger.info(f"the limit is {self.limit}",   stacklevel=2)', 1))
+    hits = cache.hits
+    audit("pkg.s:S", root=root, cache=cache)
+    assert cache.hits - hits == 1, "the reworded message should be answered from the cache"
+    shared = ast.parse("x").body[0].value.ctx  # the parser's one Load object
+    leaked = [name for name in ("col_offset", "end_col_offset") if name in vars(shared)]
+    assert not leaked, (
+        f"comparing the message set {leaked} on ast.Load(), the context object every parsed "
+        f"tree shares: later trees read columns that are not theirs")
