@@ -61,7 +61,8 @@ class Def:
     import, def, walrus, match, or ``fill`` (``x[k] = v``, ``x.append(v)`` and friends: what
     is put into a local container; it adds to the earlier definitions, never replaces them).
     ``value``: the expression assigned (for ``for``: the iterable;
-    for a tuple target, ``index`` says which element). ``guards``: what decides that it runs."""
+    for a tuple target, ``index`` says which element: from the end, negative, after a star;
+    None for a starred or nested name). ``guards``: what decides that it runs."""
 
     name: str
     kind: str
@@ -70,6 +71,7 @@ class Def:
     index: int | None = None
     guards: tuple[Guard, ...] = ()
     positional: bool = False  # fill: ``xs[i] = v`` at an enumerate/range count keeps the length
+    unpacked: bool = False  # bound by a tuple target (``index`` None: no position can be told)
 
 
 @dataclass
@@ -147,22 +149,45 @@ def _counted(key: ast.expr, state: State) -> bool:
 
 
 def _def_order(d: Def) -> tuple[int, str, str, int]:
-    return (d.line, d.name, d.kind, -1 if d.index is None else d.index)
+    return (d.line, d.name, d.kind, -(1 << 30) if d.index is None else d.index)
 
 
 def _copy(state: State) -> State:
     return None if state is None else {k: dict(v) for k, v in state.items()}
 
 
-def _targets(target: ast.expr, index: int | None = None) -> list[tuple[str, int | None]]:
+def _targets(target: ast.expr) -> list[tuple[str, int | None, bool]]:
+    """(name, index, unpacked) of each name a target binds: see :func:`target_positions`."""
     if isinstance(target, ast.Name):
-        return [(target.id, index)]
+        return [(target.id, None, False)]
+    return [(elt.id, index, True) for elt, index in target_positions(target)
+            if isinstance(elt, ast.Name)]
+
+
+def target_positions(target: ast.expr) -> list[tuple[ast.expr, int | None]]:
+    """Each leaf of a tuple/list target with the position of the value it takes: its index
+    before a star, a negative index after one (``a, *m, z``: z is ``[-1]``), None for the
+    starred name itself and for a nested target's leaves (no single position holds them)."""
+    if not isinstance(target, ast.Tuple | ast.List):
+        return []
+    star = next((i for i, e in enumerate(target.elts) if isinstance(e, ast.Starred)), None)
+    out: list[tuple[ast.expr, int | None]] = []
+    for i, elt in enumerate(target.elts):
+        if isinstance(elt, ast.Starred):
+            out += [(leaf, None) for leaf in _leaves(elt.value)]
+        elif isinstance(elt, ast.Tuple | ast.List):
+            out += [(leaf, None) for leaf in _leaves(elt)]
+        else:
+            out.append((elt, i if star is None or i < star else i - len(target.elts)))
+    return out
+
+
+def _leaves(target: ast.expr) -> list[ast.expr]:
+    if isinstance(target, ast.Starred):
+        return _leaves(target.value)
     if isinstance(target, ast.Tuple | ast.List):
-        out: list[tuple[str, int | None]] = []
-        for i, elt in enumerate(target.elts):
-            out += _targets(elt.value if isinstance(elt, ast.Starred) else elt, i)
-        return out
-    return []
+        return [leaf for elt in target.elts for leaf in _leaves(elt)]
+    return [target]
 
 
 class _Walker:
@@ -182,13 +207,14 @@ class _Walker:
         self._defs: dict[tuple, Def] = {}
 
     def _make_def(self, name: str, kind: str, line: int, value: ast.expr | None,
-                  index: int | None, guards: tuple[Guard, ...], positional: bool = False) -> Def:
+                  index: int | None, guards: tuple[Guard, ...], positional: bool = False,
+                  unpacked: bool = False) -> Def:
         """One Def object per (name, site, guards): a loop walked twice finds the same one."""
         key = (name, kind, line, id(value), index, tuple(id(g.node) for g in guards),
-               tuple(g.negated for g in guards), positional)
+               tuple(g.negated for g in guards), positional, unpacked)
         found = self._defs.get(key)
         if found is None:
-            found = Def(name, kind, line, value, index, guards, positional)
+            found = Def(name, kind, line, value, index, guards, positional, unpacked)
             self._defs[key] = found
             self.facts.defs.append(found)
         return found
@@ -224,17 +250,17 @@ class _Walker:
             ids.add(id(node))
 
     def _define(self, state: State, name: str, kind: str, line: int, value: ast.expr | None,
-                index: int | None = None) -> None:
+                index: int | None = None, unpacked: bool = False) -> None:
         if state is None:
             return
-        state[name] = {self._make_def(name, kind, line, value, index, self._current()):
-                       frozenset()}
+        state[name] = {self._make_def(name, kind, line, value, index, self._current(),
+                                      unpacked=unpacked): frozenset()}
 
     def _assign_target(self, target: ast.expr, state: State, kind: str, line: int,
                        value: ast.expr | None) -> None:
         if isinstance(target, ast.Name | ast.Tuple | ast.List):
-            for name, index in _targets(target):
-                self._define(state, name, kind, line, value, index)
+            for name, index, unpacked in _targets(target):
+                self._define(state, name, kind, line, value, index, unpacked)
         else:  # attribute / subscript target: its parts are loads
             self._expr(target, state)
             if isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name) \
@@ -305,9 +331,9 @@ class _Walker:
         for gen in expr.generators:
             self._expr(gen.iter, inner, guards)
             guards = guards + (Guard("for", gen.iter.lineno, gen.iter, node=gen),)
-            for name, index in _targets(gen.target):
+            for name, index, unpacked in _targets(gen.target):
                 d = self._make_def(name, "for", gen.iter.lineno, gen.iter, index,
-                                   self._current() + guards)
+                                   self._current() + guards, unpacked=unpacked)
                 assert inner is not None
                 inner[name] = {d: frozenset()}
             for cond in gen.ifs:
@@ -467,9 +493,9 @@ class _Walker:
             self.break_guards[-1].clear()
             body_state = _copy(entry)
             if define and isinstance(stmt, ast.For | ast.AsyncFor):
-                for name, index in _targets(stmt.target):
+                for name, index, unpacked in _targets(stmt.target):
                     d = self._make_def(name, "for", stmt.lineno, stmt.iter, index,
-                                       self._current() + (guard,))
+                                       self._current() + (guard,), unpacked=unpacked)
                     if body_state is not None:
                         body_state[name] = {d: frozenset()}
             end = self._arm(guard, stmt.body, body_state)

@@ -14,6 +14,7 @@ import re
 from dataclasses import dataclass
 
 from deskcheck.static._collect import first_param
+from deskcheck.static._dataflow import target_positions
 from deskcheck.static._members import ClassSource, FunctionNode
 from deskcheck.static._model import ClassModel
 from deskcheck.static._sources import note_read, record_reads
@@ -45,8 +46,9 @@ class FieldWrite:
     function: FunctionNode | None
     klass: ClassSource
     method: str = ""
-    index: int | None = None
+    index: int | None = None  # a tuple target's position (see _dataflow.target_positions)
     node: ast.AST | None = None  # the assignment statement, or the mutating call
+    unpacked: bool = False  # set by a tuple target (``index`` None: no position can be told)
 
 
     @property
@@ -130,14 +132,14 @@ def _writes_in(node: FunctionNode, self_name: str, klass: ClassSource) -> list[F
     out: list[FieldWrite] = []
 
     def target(t: ast.expr, value: ast.expr | None, stmt: ast.stmt, kind: str,
-               index: int | None = None) -> None:
+               index: int | None = None, unpacked: bool = False) -> None:
         name = _self_field(t, self_name)
         if name is not None:
             out.append(FieldWrite(name, kind, klass.file, stmt.lineno, value, node, klass,
-                                  index=index, node=stmt))
+                                  index=index, node=stmt, unpacked=unpacked))
         elif isinstance(t, ast.Tuple | ast.List):
-            for i, elt in enumerate(t.elts):
-                target(elt, value, stmt, kind, i)
+            for leaf, position in target_positions(t):
+                target(leaf, value, stmt, kind, position, True)
         elif isinstance(t, ast.Subscript):
             owner = _self_field(t.value, self_name)
             if owner is not None:

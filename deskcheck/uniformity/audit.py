@@ -81,13 +81,15 @@ def _audit(target: str, root_path: Path, roots_methods: list[str] | None,
     reach.build(roots)
     inline = _inline_declarations(reach, sources)
     sanctioned = {a.field: f"agreed by {a.collective}" + (f" ({a.why})" if a.why else "")
-                  for a in config.agreed}
+                  for a in config.agreed if a.field}
     sanctioned.update({r.field: f"replica checked by {r.arm}" if arm_exists(config, r.arm)
                        else f"replica, claimed by {r.arm} (no such test)" for r in config.replica})
     sanctioned.update({k: f"declared inline: {why}" for k, (kind, why) in inline.items()
                        if kind in ("agreed", "replica", "config")})
     tracer = Tracer(reach, sanctioned, config.rank_local, config.config,
                     lambda f, n: _line(sources, f, n))
+    tracer.agreed_calls = {a.call: f"returned agreed by {a.collective}"
+                           + (f" ({a.why})" if a.why else "") for a in config.agreed if a.call}
     roles = {" ".join(r.condition.split()): r.why for r in config.role}
     inline_roles = {k: why for k, (kind, why) in inline.items() if kind == "role"}
     decisions = [judge(b, reach, tracer, roles, inline_roles) for b in gather(reach)]

@@ -7,6 +7,7 @@ file:line and the fix (exit 2), nothing is run after a config error.
 
 from __future__ import annotations
 
+import re
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -29,12 +30,15 @@ class CallPattern:
 
 @dataclass(frozen=True)
 class Agreed:
-    """``field`` (``self.x`` or ``x``) is made identical on every rank by ``collective``."""
+    """``field`` (``self.x`` or ``x``) is made identical on every rank by ``collective``;
+    or, with ``call`` instead (a glob over the call as written, like a collective pattern),
+    what every call matching it returns is."""
 
     field: str
     collective: str
     why: str = ""
     where: str = ""
+    call: str = ""
 
 
 @dataclass(frozen=True)
@@ -70,6 +74,13 @@ class UniformityConfig:
     groups: dict[str, str] = field(default_factory=dict)  # group expression glob -> dim
     source: str = ""  # the pyproject it came from ("" = defaults)
     base: Path = field(default_factory=Path.cwd)  # where arm paths are resolved
+
+
+def _entry_lines(text: str, key: str) -> list[int]:
+    """The line of each ``[[tool.deskcheck.uniformity.<key>]]`` header, in order."""
+    header = re.compile(r"^\s*\[\[\s*tool\.deskcheck\.uniformity\." + re.escape(key)
+                        + r"\s*\]\]")
+    return [n for n, line in enumerate(text.splitlines(), 1) if header.match(line)]
 
 
 def _line_of(text: str, needle: str) -> int:
@@ -148,29 +159,52 @@ def parse_uniformity_table(table: dict[str, Any], file: str, text: str = "") -> 
     cfg.collectives = calls("collectives")
     cfg.forward = calls("forward")
 
-    def tables(key: str, required: tuple[str, ...]) -> list[dict[str, Any]]:
+    def tables(key: str, required: tuple[str, ...]) -> list[tuple[dict[str, Any], str]]:
+        """(entry, where): each entry located at its own ``[[...]]`` header."""
         out = []
-        for entry in table.get(key, []):
+        entries = table.get(key, [])
+        headers = _entry_lines(text, key) if isinstance(entries, list) else []
+        lines = text.splitlines()
+        for number, entry in enumerate(entries if isinstance(entries, list) else [entries]):
+            values = [str(v) for v in entry.values() if isinstance(v, str) and v] \
+                if isinstance(entry, dict) else []
+            if len(headers) == len(entries):  # its own [[...]] block: the first line naming
+                start = headers[number]       # one of its values there, else the header
+                end = headers[number + 1] if number + 1 < len(headers) else len(lines) + 1
+                line = next((n for n in range(start + 1, end) if "=" in lines[n - 1] and any(
+                    v in lines[n - 1].split("=", 1)[1] for v in values)), start)
+                at = f"{file}:{line}"
+            else:  # written inline (key = [{...}]): the first line naming a value of it
+                at = where(values[0] if values else key)
             if not isinstance(entry, dict):
-                bad(f"{key}: entry {entry!r} is not a table", key,
-                    f"write [[tool.deskcheck.uniformity.{key}]] with {', '.join(required)}")
+                errors.append(ConfigError(
+                    f"{key}: entry {entry!r} is not a table", location=at,
+                    fix=f"write [[tool.deskcheck.uniformity.{key}]] with {', '.join(required)}"))
                 continue
             missing = [r for r in required if not isinstance(entry.get(r), str) or not entry[r]]
             if missing:
-                first = next((str(v) for v in entry.values() if isinstance(v, str)), key)
-                bad(f"{key}: entry {entry!r} lacks {', '.join(missing)}", first,
-                    f"give every {key} entry: {', '.join(required)}")
+                errors.append(ConfigError(f"{key}: entry {entry!r} lacks {', '.join(missing)}",
+                                          location=at,
+                                          fix=f"give every {key} entry: {', '.join(required)}"))
                 continue
-            out.append(entry)
+            out.append((entry, at))
         return out
 
-    for e in tables("agreed", ("field", "collective")):
-        cfg.agreed.append(Agreed(e["field"], e["collective"], e.get("why", ""),
-                                 where(e["field"])))
-    for e in tables("replica", ("field", "arm")):
-        cfg.replica.append(Replica(e["field"], e["arm"], e.get("why", ""), where(e["arm"])))
-    for e in tables("role", ("condition", "why")):
-        cfg.role.append(Role(e["condition"], e["why"], where(e["condition"])))
+    for e, at in tables("agreed", ("collective",)):
+        named = [k for k in ("field", "call") if isinstance(e.get(k), str) and e[k]]
+        if len(named) != 1:
+            errors.append(ConfigError(
+                f"agreed: entry {e!r} names "
+                + ("both field and call" if named else "neither field nor call"), location=at,
+                fix="name one subject: field = \"self.x\" (a field its collective writes) or "
+                    "call = \"*.forward\" (a call whose return its collective makes agreed)"))
+            continue
+        cfg.agreed.append(Agreed(e.get("field", ""), e["collective"], e.get("why", ""), at,
+                                 e.get("call", "")))
+    for e, at in tables("replica", ("field", "arm")):
+        cfg.replica.append(Replica(e["field"], e["arm"], e.get("why", ""), at))
+    for e, at in tables("role", ("condition", "why")):
+        cfg.role.append(Role(e["condition"], e["why"], at))
     groups = table.get("groups", {})
     if not isinstance(groups, dict) or not all(isinstance(v, str) for v in groups.values()):
         bad("groups must map a group-expression pattern to a dimension name", "groups",

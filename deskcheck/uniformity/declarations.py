@@ -24,6 +24,8 @@ def check_declarations(config: UniformityConfig, report: AuditReport, reach: Rea
     writes = field_writes(model)
     out += _check_inline_agreed(inline or {}, writes, tracer, model)
     for agreed in config.agreed:
+        if agreed.call:
+            continue  # checked below, against every call in the code
         name = agreed.field.removeprefix("self.")
         found = writes.get(name, [])
         if not found:
@@ -52,12 +54,69 @@ def check_declarations(config: UniformityConfig, report: AuditReport, reach: Rea
             out.append(DeclarationFinding("role", role.condition, "stale", role.where,
                                           "no condition in the code reads like this"))
     calls |= {s.call for s in report.sites}
+    for agreed in config.agreed:
+        if agreed.call:
+            found = _check_agreed_call(agreed, calls, config, reach, tracer)
+            if found is not None:
+                out.append(found)
     for kind, patterns in (("collectives", config.collectives), ("forward", config.forward)):
         for pattern in patterns:
             if not any(matches(c, [pattern.call]) for c in calls):
                 out.append(DeclarationFinding(kind, pattern.call, "stale", pattern.where,
                                               "matches no call in the code"))
     return out
+
+
+def _check_agreed_call(agreed, calls: set[str], config: UniformityConfig, reach: Reach,
+                       tracer: Tracer) -> DeclarationFinding | None:
+    """A call declared agreed is proven when it is itself the collective it names (a
+    configured forward pass or collective) or when a callee it reaches returns a value that
+    collective makes agreed; stale when it matches no call in the code."""
+    hits = sorted(c for c in calls if matches(c, [agreed.call]))
+    if not hits:
+        return DeclarationFinding("agreed", agreed.call, "stale", agreed.where,
+                                  "matches no call in the code")
+    configured = [p.call for p in (*config.forward, *config.collectives)]
+    if any(matches(c, configured) and _names(c, agreed.collective) for c in hits):
+        return None
+    saved = dict(tracer.agreed_calls)
+    tracer.agreed_calls.clear()
+    tracer.forget()
+    try:
+        for ctx in list(reach.ctxs.values()):
+            for call in ctx.flow.calls:
+                if not matches(hop_text(call.func), [agreed.call]):
+                    continue
+                callees = [t for c, t in ctx.edges if c is call]
+                if not callees:
+                    try:
+                        fns, _note = tracer.resolver.resolve(ctx.fn, call)
+                    except RecursionError:
+                        fns = []
+                    callees = [tracer._fn_ctx(fn) for fn in fns]
+                for callee in callees:
+                    for value, _guards in callee.flow.returns:
+                        if any(leaf.category == "agreed" and _shows(leaf, agreed.collective)
+                               for leaf in tracer.trace(value, callee)):
+                            return None
+    finally:
+        tracer.agreed_calls.update(saved)
+        tracer.forget()
+    return DeclarationFinding(
+        "agreed", agreed.call, "unproven", agreed.where,
+        f"{', '.join(hits[:3])} is no {agreed.collective} and returns nothing "
+        f"{agreed.collective} makes agreed")
+
+
+def _names(text: str, pattern: str) -> bool:
+    return fnmatchcase(text, pattern) or matches(text, [pattern]) is not None
+
+
+def _shows(leaf, collective: str) -> bool:
+    """Whether an agreed leaf was made by ``collective``: its name, or a call on its hops."""
+    return _names(leaf.name, collective) or any(
+        _names(hop.split(" ", 1)[1].split("(", 1)[0], collective)
+        for hop in leaf.witness if " " in hop)
 
 
 def _check_inline_agreed(inline: dict[str, tuple[str, str]], writes, tracer: Tracer,

@@ -89,7 +89,7 @@ class PathConditions:
         for defn, _facts in reaching:
             if defn.kind == "param":
                 proofs.append(self._prove_param(defn.name, negated, ctx, depth))
-            elif defn.kind == "assign" and defn.index is None and defn.value is not None:
+            elif defn.kind == "assign" and not defn.unpacked and defn.value is not None:
                 proofs.append(self._prove(defn.value, negated, ctx, None, depth))
             else:
                 return None

@@ -16,6 +16,7 @@ from deskcheck.uniformity.fields import FieldReads
 from deskcheck.uniformity.helpers import NamedHelpers
 from deskcheck.uniformity.leaves import Leaf, dedupe_leaves, default_of, param_group
 from deskcheck.uniformity.paths import PathConditions, group_mark
+from deskcheck.uniformity.positions import at, element, position, whole
 from deskcheck.uniformity.reach import (
     Ctx,
     Reach,
@@ -27,6 +28,7 @@ from deskcheck.uniformity.reach import (
 from deskcheck.uniformity.rules import (
     config_reason,
     hop_text,
+    matches,
     rank_id_dim,
     rank_local_reason,
 )
@@ -46,6 +48,7 @@ class Tracer(FieldReads, CycleSolver, CallSummaries, PathConditions, NamedHelper
         self.reach = reach
         self.resolver = reach.resolver
         self.sanctioned = sanctioned  # field name or "file:line" -> why
+        self.agreed_calls: dict[str, str] = {}  # call pattern declared agreed -> why
         self.rank_local = rank_local
         self.config = config
         self.line_text = line_text  # (file, line) -> source text of that line
@@ -146,6 +149,13 @@ class Tracer(FieldReads, CycleSolver, CallSummaries, PathConditions, NamedHelper
             mode = "length" if isinstance(e, ast.Name | ast.Attribute | ast.Subscript) else "value"
         if isinstance(e, ast.Constant | ast.Lambda):
             return []
+        picked = position(mode)
+        if picked is not None:  # one element of a tuple: followed through names and calls
+            literal = element(e, picked[0])
+            if literal is not None:
+                return list(self.trace(literal, ctx, picked[1], depth))
+            if not isinstance(e, ast.Name | ast.Call):
+                mode = "value"
         if isinstance(e, ast.Name):
             return self._name(e, ctx, mode, depth)
         if isinstance(e, ast.Attribute):
@@ -300,10 +310,16 @@ class Tracer(FieldReads, CycleSolver, CallSummaries, PathConditions, NamedHelper
                 mode = "value"
         if d.kind == "param":
             return self._param(d.name, ctx, mode, depth)
+        if d.kind not in ("assign", "walrus") or d.unpacked:
+            mode = whole(mode)  # an element's position holds only through a plain binding
         if d.kind in ("assign", "walrus", "augassign", "with", "match"):
             value = d.value
-            if isinstance(value, ast.Tuple) and d.index is not None and d.index < len(value.elts):
-                value = value.elts[d.index]
+            if d.unpacked and d.index is not None and d.kind == "assign" and value is not None:
+                literal = element(value, d.index)
+                if literal is not None:
+                    value = literal
+                elif not isinstance(value, ast.Tuple | ast.List):
+                    mode = at(mode, d.index)  # `a, b = f()`: b is f()'s element 1
             return list(self.trace(value, ctx, mode, depth + 1))
         if d.kind == "for":
             zipped = _zipped(d, ctx)
@@ -416,7 +432,7 @@ class Tracer(FieldReads, CycleSolver, CallSummaries, PathConditions, NamedHelper
             return None
         reaching = ctx.flow.reaching.get(id(base), ())
         values = {ast.unparse(d.value) for d, _f in reaching if d.kind == "assign"
-                  and d.index is None and isinstance(d.value, ast.Attribute)
+                  and not d.unpacked and isinstance(d.value, ast.Attribute)
                   and isinstance(d.value.value, ast.Name) and d.value.value.id == ctx.fn.self_name}
         if reaching and len(values) == 1 and len(reaching) == 1:
             value = reaching[0][0].value
@@ -432,7 +448,12 @@ class Tracer(FieldReads, CycleSolver, CallSummaries, PathConditions, NamedHelper
 
     # -- calls -----------------------------------------------------------------------
     def _call(self, e: ast.Call, ctx: Ctx, mode: str, depth: int) -> list[Leaf]:
+        returned, mode = mode, whole(mode)  # one element: of the callee's returns only
         text = hop_text(e.func)
+        agreed = matches(text, list(self.agreed_calls))
+        if agreed is not None:  # a call declared agreed: what it returns, whatever its body
+            return [Leaf(f"{text}()", "sanctioned", self.agreed_calls[agreed],
+                         witness=(self._hop(ctx, e, f"{text}() returns (declared agreed)"),))]
         classified = self._classified(text, ctx, e)
         if classified is not None and not self._read_helper(classified, e, ctx):
             return [classified]
@@ -475,7 +496,7 @@ class Tracer(FieldReads, CycleSolver, CallSummaries, PathConditions, NamedHelper
                 if callee.fn.qualname.endswith(".__init__") and callee.fn.klass is not None:
                     out += self._object(callee.fn.klass, e, ctx, mode, depth)
                     continue
-                out += self._call_returns(callee, e, ctx, mode, depth,
+                out += self._call_returns(callee, e, ctx, returned, depth,
                                           self._hop(ctx, e, f"{text}() returns"))
             return out
         klass = self.resolver.class_of_expr(ctx.fn.module, e.func) if ctx.fn.module else None

@@ -1,0 +1,38 @@
+"""Tuple positions: the modes that read one element of a tuple value (``a, b = f()`` reads
+``b`` as element 1 of ``f()``'s returns), and the element of a tuple display they pick."""
+
+from __future__ import annotations
+
+import ast
+
+
+def position(mode: str) -> tuple[int, str] | None:
+    """(index, mode of that element) when ``mode`` reads one element of a tuple: ``elt:N``
+    its value, ``lelt:N`` its length (``a, b = f()`` reads ``b`` as ``elt:1`` of the call)."""
+    if mode.startswith(("elt:", "lelt:")):
+        kind, index = mode.split(":", 1)
+        return int(index), "length" if kind == "lelt" else "value"
+    return None
+
+
+def whole(mode: str) -> str:
+    """The mode that reads a whole value where one element's position cannot be followed."""
+    return "value" if position(mode) is not None else mode
+
+
+def at(mode: str, index: int) -> str:
+    """The mode that reads element ``index`` of a value read in ``mode`` (value or length;
+    any other mode reads the whole value, as before)."""
+    if mode == "value":
+        return f"elt:{index}"
+    if mode == "length":
+        return f"lelt:{index}"
+    return whole(mode)
+
+
+def element(literal: ast.expr, index: int) -> ast.expr | None:
+    """Element ``index`` of a tuple/list display, None where a star hides the positions."""
+    if not isinstance(literal, ast.Tuple | ast.List) \
+            or any(isinstance(e, ast.Starred) for e in literal.elts):
+        return None
+    return literal.elts[index] if -len(literal.elts) <= index < len(literal.elts) else None
