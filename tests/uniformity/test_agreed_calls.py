@@ -134,14 +134,17 @@ collective = "*all_reduce*"
 @pytest.mark.parametrize("entry,needle", [
     ('field = "self.x"\ncall = "self.f"\ncollective = "c"', "both"),
     ('collective = "c"\nwhy = "no subject"', "neither field nor call"),
-])
+], ids=["both", "neither"])
 def test_an_agreed_entry_names_exactly_one_of_field_or_call(tmp_path, entry, needle):
     path = tmp_path / "pyproject.toml"
     path.write_text("[tool.deskcheck.uniformity]\nroots = [\"step\"]\n\n"
                     "[[tool.deskcheck.uniformity.agreed]]\n" + entry + "\n")
-    with pytest.raises(ConfigError) as info:
+    try:
         load_uniformity_config(path)
-    text = str(info.value) + " ".join(str(e) for e in getattr(info.value, "errors", []))
+    except ConfigError as exc:
+        text = str(exc) + " ".join(str(e) for e in getattr(exc, "errors", []))
+    else:
+        text = "(accepted: no ConfigError)"
     assert needle in text and "pyproject.toml:5" in text, (
         f"an agreed entry naming {needle} must be refused at its own first line "
         f"(pyproject.toml:5); the error says {text!r}")
@@ -152,6 +155,10 @@ def test_each_declaration_is_located_at_its_own_entry(tmp_path):
     path.write_text("""[tool.deskcheck.uniformity]
 roots = ["step"]
 
+[[tool.deskcheck.uniformity.agreed]]
+field = "self.tree_budget"
+collective = "c"
+
 [[tool.deskcheck.uniformity.replica]]
 field = "self.pool"
 arm = "tests/test_pools.py::test_pools_agree"
@@ -159,18 +166,14 @@ arm = "tests/test_pools.py::test_pools_agree"
 [[tool.deskcheck.uniformity.replica]]
 field = "self.tree"
 arm = "tests/test_pools.py::test_pools_agree"
-
-[[tool.deskcheck.uniformity.agreed]]
-field = "self.tree_budget"
-collective = "c"
 """)
     config = load_uniformity_config(path)
-    wheres = [r.where.rsplit(":", 1)[-1] for r in config.replica] + [
-        a.where.rsplit(":", 1)[-1] for a in config.agreed]
+    wheres = [a.where.rsplit(":", 1)[-1] for a in config.agreed] + [
+        r.where.rsplit(":", 1)[-1] for r in config.replica]
     assert wheres == ["5", "9", "13"], (
         "each declaration must be located in its own [[...]] entry (lines 5, 9, 13), not at "
-        "the first line that mentions its arm or field (two replicas share one arm; "
-        f"self.tree is a prefix of self.tree_budget); got lines {wheres}")
+        "the first line that mentions its field or arm anywhere (two replicas share one arm; "
+        f"self.tree is a prefix of self.tree_budget, above it); got lines {wheres}")
 
 
 def test_the_documented_declarations_block_parses_with_its_agreed_call(tmp_path):
@@ -185,3 +188,31 @@ def test_the_documented_declarations_block_parses_with_its_agreed_call(tmp_path)
     assert calls and calls[0].call == "*.forward_batch_generation" and not calls[0].field, (
         "docs/uniformity.md's declaration example must parse and declare the forward pass's "
         f"return agreed by `call`; it parsed to {config.agreed}")
+
+
+def test_a_call_that_is_no_configured_collective_is_not_proven_by_its_own_name(make_pkg):
+    root = make_pkg(SRC, """
+[tool.deskcheck.uniformity]
+roots = ["step"]
+
+[[tool.deskcheck.uniformity.agreed]]
+call = "self.worker.forward"
+collective = "self.worker.forward"
+""")
+    report = audit("pkg.s:S", root=root)
+    found = [(f.subject, f.status) for f in report.declarations]
+    assert ("self.worker.forward", "unproven") in found, (
+        "without a `forward` entry self.worker.forward is no collective, and it returns a "
+        "clock: declaring it agreed by itself must be unproven; findings: " + repr(found))
+
+
+def test_a_helper_reduced_by_another_collective_does_not_prove_the_named_one(make_pkg):
+    report = _report(make_pkg, """
+[[tool.deskcheck.uniformity.agreed]]
+call = "self.worker.reduced"
+collective = "*broadcast*"
+""")
+    found = [(f.subject, f.status) for f in report.declarations]
+    assert ("self.worker.reduced", "unproven") in found, (
+        "Worker.reduced returns a value an all_reduce made, not a broadcast: the declaration "
+        f"naming *broadcast* must be unproven; findings: {found}")

@@ -170,3 +170,22 @@ class S:
         "`self.a, (self.b, self.c) = 8, (clock, 4)` sets self.b to the clock; reading it at "
         "its inner index 0 of the outer tuple (8) hides it: the decision must be RANK-LOCAL; "
         f"the audit said {verdict.value}: {why}")
+
+
+def test_a_name_unpacked_from_a_filled_list_takes_whole_entries(make_pkg):
+    src = """
+import time
+
+class S:
+    def step(self):
+        pairs = []
+        pairs.append((LIMIT, time.monotonic()))
+        limit, started = pairs
+        if limit[1] > 0:
+            dist.barrier(group=self.tp_cpu_group)
+"""
+    verdict, why = _verdict(make_pkg, src, "limit[1] > 0")
+    assert verdict is Verdict.RANK_LOCAL, (
+        "`limit, started = pairs` binds limit to the first entry appended, the whole tuple "
+        "(LIMIT, clock), not to element 0 of each appended tuple: the decision on limit[1] must "
+        f"be RANK-LOCAL; the audit said {verdict.value}: {why}")
