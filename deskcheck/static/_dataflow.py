@@ -167,18 +167,20 @@ def _targets(target: ast.expr) -> list[tuple[str, int | None, bool]]:
 def target_positions(target: ast.expr) -> list[tuple[ast.expr, int | None]]:
     """Each leaf of a tuple/list target with the position of the value it takes: its index
     before a star, a negative index after one (``a, *m, z``: z is ``[-1]``), None for the
-    starred name itself and for a nested target's leaves (no single position holds them)."""
+    starred name itself; a nested target's leaves (``a, (b, c)``) take their outer position:
+    the whole element there, of which they hold a part."""
     if not isinstance(target, ast.Tuple | ast.List):
         return []
     star = next((i for i, e in enumerate(target.elts) if isinstance(e, ast.Starred)), None)
     out: list[tuple[ast.expr, int | None]] = []
     for i, elt in enumerate(target.elts):
+        at = i if star is None or i < star else i - len(target.elts)
         if isinstance(elt, ast.Starred):
             out += [(leaf, None) for leaf in _leaves(elt.value)]
         elif isinstance(elt, ast.Tuple | ast.List):
-            out += [(leaf, None) for leaf in _leaves(elt)]
+            out += [(leaf, at) for leaf in _leaves(elt)]
         else:
-            out.append((elt, i if star is None or i < star else i - len(target.elts)))
+            out.append((elt, at))
     return out
 
 

@@ -216,3 +216,42 @@ collective = "*broadcast*"
     assert ("self.worker.reduced", "unproven") in found, (
         "Worker.reduced returns a value an all_reduce made, not a broadcast: the declaration "
         f"naming *broadcast* must be unproven; findings: {found}")
+
+
+def test_an_agreed_call_read_for_its_truth_is_sanctioned_too(make_pkg):
+    src = {"s.py": SRC["s.py"].replace("if out > 0:", "if not out:")}
+    root = make_pkg(src, BASE + """
+[[tool.deskcheck.uniformity.agreed]]
+call = "self.worker.forward"
+collective = "self.worker.forward"
+""")
+    decision = _verdict(audit("pkg.s:S", root=root), "not out")
+    assert decision.verdict is Verdict.SANCTIONED, (
+        "`if not out:` reads the declared call's return for its truth: it is SANCTIONED "
+        f"wherever it flows, however it is read; the audit said {decision.verdict.value}: "
+        f"{decision.why}")
+
+
+def test_the_call_pattern_not_the_collective_is_what_gets_sanctioned(make_pkg):
+    report = _report(make_pkg, """
+[[tool.deskcheck.uniformity.agreed]]
+call = "self.worker.forward"
+collective = "*all_gather*"
+""")
+    decision = _verdict(report, "out > 0")
+    assert decision.verdict is Verdict.SANCTIONED, (
+        "the entry's `call` (self.worker.forward) names what is sanctioned, whatever its "
+        f"`collective` says; the decision on its return must be SANCTIONED, not "
+        f"{decision.verdict.value}: {decision.why}")
+
+
+def test_an_unproven_agreed_call_is_reported_at_its_entry(make_pkg):
+    report = _report(make_pkg, """
+[[tool.deskcheck.uniformity.agreed]]
+call = "self.worker.forward"
+collective = "*all_reduce*"
+""")
+    wheres = [f.where for f in report.declarations if f.subject == "self.worker.forward"]
+    assert wheres and wheres[0].endswith("pyproject.toml:7"), (
+        "the unproven agreed call must be reported at its own entry's first line "
+        f"(pyproject.toml:7: `call = ...`); it was reported at {wheres}")

@@ -132,6 +132,57 @@ class S:
         f"the single element at its index; the audit said {verdicts}")
 
 
+def test_a_name_after_a_star_is_not_read_from_the_start(make_pkg):
+    src = """
+import time
+
+class S:
+    def step(self):
+        first, *middle, last = (A, time.monotonic(), B, C)
+        if last > 0:
+            dist.barrier(group=self.tp_cpu_group)
+"""
+    verdict, why = _verdict(make_pkg, src, "last > 0")
+    assert verdict is Verdict.UNIFORM, (
+        "`first, *middle, last = (A, clock, B, C)` binds last to C, element [-1]; counting "
+        "its place from the start reads the clock at index 1: the decision must be UNIFORM; "
+        f"the audit said {verdict.value}: {why}")
+
+
+def test_a_nested_target_after_a_star_takes_its_element_from_the_end(make_pkg):
+    src = """
+import time
+
+class S:
+    def step(self):
+        *rest, (b, c) = (A, B, (time.monotonic(), C))
+        if b > 0:
+            dist.barrier(group=self.tp_cpu_group)
+"""
+    verdict, why = _verdict(make_pkg, src, "b > 0")
+    assert verdict is Verdict.RANK_LOCAL, (
+        "`*rest, (b, c) = (A, B, (clock, C))` binds b inside the last element, (clock, C): "
+        "reading the element at its index from the start (B) hides the clock: the decision "
+        f"must be RANK-LOCAL; the audit said {verdict.value}: {why}")
+
+
+def test_a_nested_target_takes_the_whole_element_at_its_outer_position(make_pkg):
+    src = """
+import time
+
+class S:
+    def step(self):
+        started, (b, c) = time.monotonic(), (A, C)
+        if b > 0:
+            dist.barrier(group=self.tp_cpu_group)
+"""
+    verdict, why = _verdict(make_pkg, src, "b > 0")
+    assert verdict is Verdict.UNIFORM, (
+        "`started, (b, c) = clock, (A, C)` binds b inside element 1, (A, C): the clock at "
+        f"element 0 must not reach it, the decision is UNIFORM; the audit said {verdict.value}: "
+        f"{why}")
+
+
 def test_a_nested_target_is_not_read_at_its_inner_index(make_pkg):
     src = """
 import time
