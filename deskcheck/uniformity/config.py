@@ -163,9 +163,15 @@ def parse_uniformity_table(table: dict[str, Any], file: str, text: str = "") -> 
         """(entry, where): each entry located at its own ``[[...]]`` header."""
         out = []
         entries = table.get(key, [])
-        headers = _entry_lines(text, key) if isinstance(entries, list) else []
+        if not isinstance(entries, list):  # [tool.deskcheck.uniformity.agreed]: one table
+            errors.append(ConfigError(
+                f"{key} must be an array of tables, one per entry", location=where(key),
+                fix=f"write each entry under [[tool.deskcheck.uniformity.{key}]] (double "
+                    f"brackets)"))
+            return []
+        headers = _entry_lines(text, key)
         lines = text.splitlines()
-        for number, entry in enumerate(entries if isinstance(entries, list) else [entries]):
+        for number, entry in enumerate(entries):
             values = [str(v) for v in entry.values() if isinstance(v, str) and v] \
                 if isinstance(entry, dict) else []
             if len(headers) == len(entries):  # its own [[...]] block: the first line naming

@@ -255,3 +255,22 @@ collective = "*all_reduce*"
     assert wheres and wheres[0].endswith("pyproject.toml:7"), (
         "the unproven agreed call must be reported at its own entry's first line "
         f"(pyproject.toml:7: `call = ...`); it was reported at {wheres}")
+
+
+def test_a_declaration_written_as_a_single_table_is_refused_with_the_fix(tmp_path):
+    path = tmp_path / "pyproject.toml"
+    path.write_text('[tool.deskcheck.uniformity]\nroots = ["step"]\n\n'
+                    '[tool.deskcheck.uniformity.agreed]\nfield = "self.budget"\n'
+                    'collective = "self._all_reduce_min"\n')
+    try:
+        load_uniformity_config(path)
+    except ConfigError as exc:
+        errors = getattr(exc, "errors", None) or [exc]
+        said = " | ".join(f"{e.location}: {e.message} (fix: {e.fix})" for e in errors)
+    else:
+        said = "(accepted)"
+    assert "array of tables" in said and "[[tool.deskcheck.uniformity.agreed]]" in said \
+        and "pyproject.toml:4" in said, (
+            "`[tool.deskcheck.uniformity.agreed]` (single brackets) declares no entry list: it "
+            "must be refused once, at its header (line 4), with the double-bracket fix; the "
+            f"config said {said}")
