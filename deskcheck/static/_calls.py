@@ -216,8 +216,10 @@ class CallResolver:
 
     def returned_classes(self, fn: Fn, depth: int = 0) -> list[ClassSource]:
         """Classes a factory returns: ``return Cls(...)``, ``cls(...)`` of a classmethod, or
-        a local bound to one; followed one factory deep."""
-        out: list[ClassSource] = []
+        a local bound to one; followed one factory deep; the classes its return annotation
+        names (``-> Union[A, B]``); an Enum classmethod's members (``cls.NONE``, ``cls[k]``)."""
+        out: list[ClassSource] = list(self.annotated_classes(fn.module, fn.node.returns))
+        enum = fn.klass is not None and _is_enum(fn.klass)
         assigned: dict[str, list[ast.expr]] = {}
         for sub in ast.walk(fn.node):
             if isinstance(sub, ast.Assign):
@@ -232,6 +234,10 @@ class CallResolver:
                 values = assigned.get(sub.value.id, [])
             for value in values:
                 for expr in _alternatives(value):
+                    if enum and isinstance(expr, ast.Attribute | ast.Subscript) and isinstance(
+                            expr.value, ast.Name) and expr.value.id == "cls":
+                        out.append(fn.klass)  # an Enum's member is an instance of it
+                        continue
                     if not isinstance(expr, ast.Call):
                         continue
                     if (isinstance(expr.func, ast.Name) and expr.func.id == "cls"
@@ -245,7 +251,39 @@ class CallResolver:
                         inner = self.function_named(fn.module, expr.func.id)
                         if inner is not None:
                             out += self.returned_classes(inner, depth + 1)
+                    elif depth < 1 and isinstance(expr.func, ast.Attribute):
+                        owner = self.class_of_expr(fn.module, expr.func.value)
+                        inner = self.method(self.model_for(owner), expr.func.attr) \
+                            if owner is not None else None  # Cls.create(...): a classmethod
+                        if inner is not None:
+                            out += self.returned_classes(inner, depth + 1)
         return out
+
+    def annotated_classes(self, module: str, annotation: ast.expr | None
+                          ) -> list[ClassSource]:
+        """The classes a type annotation names: ``A``, ``"A"``, ``Optional[A]``,
+        ``Union[A, B]``, ``A | B | None`` (anything else names none)."""
+        if annotation is None:
+            return []
+        if isinstance(annotation, ast.Constant):
+            if not isinstance(annotation.value, str):
+                return []
+            try:
+                annotation = ast.parse(annotation.value, mode="eval").body
+            except SyntaxError:
+                return []
+        if isinstance(annotation, ast.BinOp) and isinstance(annotation.op, ast.BitOr):
+            return (self.annotated_classes(module, annotation.left)
+                    + self.annotated_classes(module, annotation.right))
+        if isinstance(annotation, ast.Subscript) and ast.unparse(annotation.value).endswith(
+                ("Union", "Optional")):
+            inner = annotation.slice
+            parts = inner.elts if isinstance(inner, ast.Tuple) else [inner]
+            return [k for part in parts for k in self.annotated_classes(module, part)]
+        if not isinstance(annotation, ast.Name | ast.Attribute):
+            return []
+        found = self.class_of_expr(module, annotation)
+        return [found] if found is not None else []
 
     # -- calls --------------------------------------------------------------------------
     def resolve(self, fn: Fn, call: ast.Call) -> tuple[list[Fn], str]:
@@ -357,6 +395,12 @@ class CallResolver:
             found = self.function_named(module, value.id)
             return [found] if found is not None else []
         return []
+
+
+def _is_enum(klass: ClassSource) -> bool:
+    """Whether a class derives, by name, from an Enum/Flag base (``Enum``, ``enum.IntEnum``)."""
+    return any(ast.unparse(base).rsplit(".", 1)[-1].endswith(("Enum", "Flag"))
+               for base in klass.node.bases)
 
 
 def _unoptional(annotation: ast.expr) -> ast.expr:
