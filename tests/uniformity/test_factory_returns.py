@@ -106,3 +106,56 @@ def test_every_class_of_a_union_annotation_is_read(make_pkg):
         "make_algo may return an Algo or a Custom (-> Union[Algo, Custom]); Custom.is_none "
         "reads a clock, so the decision must be RANK-LOCAL naming time.monotonic, whichever "
         f"class comes first in the Union; got {found}")
+
+
+CHAIN = """
+    import time
+
+    class Manager:
+        @classmethod
+        def create(cls):
+            return cls()
+
+        def ready(self):
+            return time.monotonic() > 0
+
+    class Runner:
+        def __init__(self):
+            self.manager = Manager.create()
+
+    class Worker:
+        def __init__(self):
+            self._runner = Runner()
+
+        @property
+        def runner(self):
+            return self._runner
+
+    class S:
+        def __init__(self):
+            self.worker = Worker()
+            self.manager = self.worker.RUNNER.manager
+
+        def step(self):
+            if self.manager.ready():
+                dist.barrier(group=self.tp_cpu_group)
+"""
+
+
+def test_a_field_copied_from_another_components_field_has_that_fields_class(make_pkg):
+    src = CHAIN.replace("RUNNER", "runner")
+    report = audit("pkg.s:S", root=make_pkg({"s.py": src}, ROOTS))
+    found = [d for d in report.decisions if "ready" in d.condition]
+    assert found and found[0].verdict is Verdict.RANK_LOCAL and "monotonic" in found[0].why, (
+        "`self.manager = self.worker.runner.manager` holds the Manager its worker's runner "
+        "(a property returning self._runner) built: Manager.ready reads a clock, so the "
+        f"decision must be RANK-LOCAL naming time.monotonic, not UNKNOWN; got {found}")
+
+
+def test_a_chain_through_a_field_nobody_writes_stays_unknown(make_pkg):
+    src = CHAIN.replace("RUNNER", "missing")
+    report = audit("pkg.s:S", root=make_pkg({"s.py": src}, ROOTS))
+    found = [d for d in report.decisions if "ready" in d.condition]
+    assert found and found[0].verdict is Verdict.UNKNOWN and "self.manager" in found[0].why, (
+        "`self.worker.missing.manager`: Worker has no `missing`, so self.manager's class is "
+        f"unknown and the decision must stay UNKNOWN naming self.manager; got {found}")
