@@ -50,6 +50,44 @@ FACTORIES = {
     def make_algo(name):
         return Algo.from_string(name)
 """,
+    "an Enum classmethod looking a member up by name": """
+    class Algo(Enum):
+        NONE = auto()
+        EAGLE = auto()
+
+        @classmethod
+        def from_string(cls, name):
+            return cls[name.upper()]
+
+        def is_none(self):
+            return self == Algo.NONE
+
+    def make_algo(name):
+        return Algo.from_string(name)
+""",
+    "an Enum mixed with str (class Algo(str, Enum))": """
+    class Algo(str, Enum):
+        NONE = "none"
+
+        @classmethod
+        def from_string(cls, name):
+            return cls.NONE
+
+        def is_none(self):
+            return self == Algo.NONE
+
+    def make_algo(name):
+        return Algo.from_string(name)
+""",
+    "a factory returning a local bound to a constructor": """
+    class Algo:
+        def is_none(self):
+            return True
+
+    def make_algo(name):
+        algo = Algo()
+        return algo
+""",
 }
 
 STEP = """
@@ -159,3 +197,14 @@ def test_a_chain_through_a_field_nobody_writes_stays_unknown(make_pkg):
     assert found and found[0].verdict is Verdict.UNKNOWN and "self.manager" in found[0].why, (
         "`self.worker.missing.manager`: Worker has no `missing`, so self.manager's class is "
         f"unknown and the decision must stay UNKNOWN naming self.manager; got {found}")
+
+
+def test_a_property_that_builds_its_component_gives_that_class(make_pkg):
+    src = CHAIN.replace("RUNNER", "runner").replace(
+        "            return self._runner", "            return Runner()")
+    report = audit("pkg.s:S", root=make_pkg({"s.py": src}, ROOTS))
+    found = [d for d in report.decisions if "ready" in d.condition]
+    assert found and found[0].verdict is Verdict.RANK_LOCAL and "monotonic" in found[0].why, (
+        "the unannotated property `runner` builds a Runner (`return Runner()`): the chain "
+        "self.worker.runner.manager must resolve to the Manager, whose ready() reads a clock "
+        f"(RANK-LOCAL naming time.monotonic), not stay UNKNOWN; got {found}")
