@@ -174,11 +174,7 @@ class CallResolver:
         value = write.value
         if write.kind not in ("assign", "default") or value is None:
             return out
-        self_name = first_param(write.function) if write.function is not None else None
         for expr in _alternatives(value):
-            if isinstance(expr, ast.Attribute) and self_name is not None:
-                out += self.chain_classes(model, self_name, expr)  # self.worker.runner.x
-                continue
             if not isinstance(expr, ast.Call):
                 continue
             found = self.class_of_expr(module, expr.func)
@@ -192,44 +188,6 @@ class CallResolver:
             if factory is not None:
                 out += self.returned_classes(factory)
         return out
-
-    def chain_classes(self, model: ClassModel, self_name: str, expr: ast.Attribute,
-                      depth: int = 0) -> list[ClassSource]:
-        """The classes ``self.a.b.c`` can hold: each step a component field of the classes
-        before it (its writes, its annotation) or a property's getter (what it returns, its
-        return annotation)."""
-        names: list[str] = []
-        node: ast.expr = expr
-        while isinstance(node, ast.Attribute):
-            names.append(node.attr)
-            node = node.value
-        if not (isinstance(node, ast.Name) and node.id == self_name) or depth > 3:
-            return []
-        current = [model]
-        found: dict[str, ClassSource] = {}
-        for name in reversed(names):
-            found = {}
-            for owner in current:
-                for klass in self.member_classes(owner, name, depth):
-                    found.setdefault(class_key(klass), klass)
-            current = [self.model_for(k) for k in found.values()]
-        return list(found.values())
-
-    def member_classes(self, model: ClassModel, name: str, depth: int = 0
-                       ) -> list[ClassSource]:
-        """The classes ``obj.name`` holds for an instance of ``model``: a component field,
-        or a property returning one."""
-        if not self.is_property(model, name):
-            return self.component_classes(model, name)
-        getter = self.method(model, name)
-        if getter is None:
-            return []
-        out = self.annotated_classes(getter.module, getter.node.returns)
-        for sub in ast.walk(getter.node):
-            if isinstance(sub, ast.Return) and isinstance(sub.value, ast.Attribute) \
-                    and getter.self_name is not None and getter.model is not None:
-                out += self.chain_classes(getter.model, getter.self_name, sub.value, depth + 1)
-        return out + self.returned_classes(getter)
 
     def _annotated(self, function: ast.AST) -> dict[int, list[ast.AnnAssign]]:
         """The function's annotated assignments by line (one walk per function)."""
