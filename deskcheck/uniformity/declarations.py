@@ -87,14 +87,7 @@ def _check_agreed_call(agreed, calls: set[str], config: UniformityConfig, reach:
             for call in ctx.flow.calls:
                 if not matches(hop_text(call.func), [agreed.call]):
                     continue
-                callees = [t for c, t in ctx.edges if c is call]
-                if not callees:
-                    try:
-                        fns, _note = tracer.resolver.resolve(ctx.fn, call)
-                    except RecursionError:
-                        fns = []
-                    callees = [tracer._fn_ctx(fn) for fn in fns]
-                for callee in callees:
+                for callee in tracer.callees_of(ctx, call)[0]:
                     for value, _guards in callee.flow.returns:
                         if any(leaf.category == "agreed" and _shows(leaf, agreed.collective)
                                for leaf in tracer.trace(value, callee)):

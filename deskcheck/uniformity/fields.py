@@ -9,7 +9,7 @@ import ast
 
 from deskcheck.static import FieldWrite, Fn, field_writes, first_param, flow_facts
 from deskcheck.uniformity.leaves import Leaf, default_of
-from deskcheck.uniformity.positions import at, element
+from deskcheck.uniformity.positions import unpacked
 from deskcheck.uniformity.reach import Ctx, argument_for, guard_mode
 
 # the function class-level defaults are read in: one node for the process (flow facts are
@@ -75,13 +75,7 @@ class FieldReads:
                                   ) if write.value is not None and not isinstance(
                                       write.value, ast.Constant) else []
         out: list[Leaf] = []
-        value, index = write.value, None
-        if write.unpacked and write.index is not None and value is not None:
-            literal = element(value, write.index)
-            if literal is not None:
-                value = literal
-            elif write.kind == "assign" and not isinstance(value, ast.Tuple | ast.List):
-                index = write.index  # `self.a, self.b = f()`: b is f()'s element 1
+        value = write.value
         if write.kind == "mutate" and mode == "length" and write.method not in _LENGTH_FROM_ARG:
             value = None  # append(x), pop(), ...: the length follows the call, not x
         if write.kind == "item" and mode == "length":
@@ -89,8 +83,8 @@ class FieldReads:
         if write.kind != "delete" and value is not None:
             keep = mode if mode.startswith(("attr:", "lattr:")) and write.kind == "assign" \
                 else "length" if mode == "length" and write.kind != "item" else "value"
-            if index is not None:
-                keep = at(keep, index)
+            if write.unpacked and write.kind == "assign":
+                value, keep = unpacked(value, write.index, keep)
             out += self.trace(value, wctx, keep, depth + 1)
         if not write.function.name == "__init__":
             for g in wctx.flow.guards.get(id(write.node), ()):

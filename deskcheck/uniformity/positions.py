@@ -36,3 +36,19 @@ def element(literal: ast.expr, index: int) -> ast.expr | None:
             or any(isinstance(e, ast.Starred) for e in literal.elts):
         return None
     return literal.elts[index] if -len(literal.elts) <= index < len(literal.elts) else None
+
+
+def unpacked(value: ast.expr | None, index: int | None, mode: str) -> tuple[ast.expr | None, str]:
+    """(what to read, how) for a name or field bound at ``index`` of a tuple target from
+    ``value``: the display's element, or the element a call returns (``a, b = f()``: b is
+    ``f()``'s element 1); the whole value where no position holds (a starred name, a star in
+    the display)."""
+    mode = whole(mode)
+    if index is None or value is None:
+        return value, mode
+    literal = element(value, index)
+    if literal is not None:
+        return literal, mode
+    if isinstance(value, ast.Tuple | ast.List):
+        return value, mode
+    return value, at(mode, index)

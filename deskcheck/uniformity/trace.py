@@ -16,7 +16,7 @@ from deskcheck.uniformity.fields import FieldReads
 from deskcheck.uniformity.helpers import NamedHelpers
 from deskcheck.uniformity.leaves import Leaf, dedupe_leaves, default_of, param_group
 from deskcheck.uniformity.paths import PathConditions, group_mark
-from deskcheck.uniformity.positions import at, element, position, whole
+from deskcheck.uniformity.positions import element, position, unpacked, whole
 from deskcheck.uniformity.reach import (
     Ctx,
     Reach,
@@ -314,12 +314,8 @@ class Tracer(FieldReads, CycleSolver, CallSummaries, PathConditions, NamedHelper
             mode = whole(mode)  # an element's position holds only through a plain binding
         if d.kind in ("assign", "walrus", "augassign", "with", "match"):
             value = d.value
-            if d.unpacked and d.index is not None and d.kind == "assign" and value is not None:
-                literal = element(value, d.index)
-                if literal is not None:
-                    value = literal
-                elif not isinstance(value, ast.Tuple | ast.List):
-                    mode = at(mode, d.index)  # `a, b = f()`: b is f()'s element 1
+            if d.unpacked and d.kind == "assign":
+                value, mode = unpacked(value, d.index, mode)
             return list(self.trace(value, ctx, mode, depth + 1))
         if d.kind == "for":
             zipped = _zipped(d, ctx)
@@ -450,7 +446,7 @@ class Tracer(FieldReads, CycleSolver, CallSummaries, PathConditions, NamedHelper
     def _call(self, e: ast.Call, ctx: Ctx, mode: str, depth: int) -> list[Leaf]:
         returned, mode = mode, whole(mode)  # one element: of the callee's returns only
         text = hop_text(e.func)
-        agreed = matches(text, list(self.agreed_calls))
+        agreed = matches(text, tuple(self.agreed_calls)) if self.agreed_calls else None
         if agreed is not None:  # a call declared agreed: what it returns, whatever its body
             return [Leaf(f"{text}()", "sanctioned", self.agreed_calls[agreed],
                          witness=(self._hop(ctx, e, f"{text}() returns (declared agreed)"),))]
@@ -479,14 +475,7 @@ class Tracer(FieldReads, CycleSolver, CallSummaries, PathConditions, NamedHelper
                 isinstance(e.func, ast.Name) and e.func.id == "cls"
                 or ast.unparse(e.func) == f"type({ctx.fn.self_name})"):
             return self._object(ctx.fn.klass, e, ctx, mode, depth)
-        callees = [t for c, t in ctx.edges if c is e]
-        note = ""
-        if not callees:
-            try:
-                fns, note = self.resolver.resolve(ctx.fn, e)
-            except RecursionError:
-                fns, note = [], "resolution too deep"
-            callees = [self._fn_ctx(fn) for fn in fns]
+        callees, note = self.callees_of(ctx, e)
         if note:
             return [Leaf(text, "unknown", f"call on an unresolved receiver: {note}",
                          witness=(self._hop(ctx, e, text),))]
@@ -518,6 +507,18 @@ class Tracer(FieldReads, CycleSolver, CallSummaries, PathConditions, NamedHelper
         if isinstance(e.func, ast.Attribute):
             out += self.trace(e.func.value, ctx, mode, depth + 1)
         return out + self._args(e, ctx, "length" if mode == "length" else "value", depth)
+
+    def callees_of(self, ctx: Ctx, call: ast.Call) -> tuple[list[Ctx], str]:
+        """(the contexts ``call`` enters, note): the walk's own edges, else the resolver's
+        answer; a note says why the receiver did not resolve."""
+        callees = [t for c, t in ctx.edges if c is call]
+        if callees:
+            return callees, ""
+        try:
+            fns, note = self.resolver.resolve(ctx.fn, call)
+        except RecursionError:
+            fns, note = [], "resolution too deep"
+        return [self._fn_ctx(fn) for fn in fns], note
 
     def _args(self, e: ast.Call, ctx: Ctx, mode: str, depth: int) -> list[Leaf]:
         out: list[Leaf] = []

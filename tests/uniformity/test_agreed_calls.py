@@ -44,6 +44,12 @@ forward = [{ call = "self.worker.forward", group = "self.tp_cpu_group" }]
 """
 
 
+def _agreed(call: str, collective: str) -> str:
+    """One ``[[agreed]]`` entry naming a call."""
+    return (f'\n[[tool.deskcheck.uniformity.agreed]]\ncall = "{call}"\n'
+            f'collective = "{collective}"\n')
+
+
 def _report(make_pkg, extra: str = ""):
     return audit("pkg.s:S", root=make_pkg(SRC, BASE + extra))
 
@@ -84,11 +90,7 @@ why = "tokens sampled with one seed on every TP rank"
 
 
 def test_an_agreed_call_glob_matches_like_a_collective_pattern(make_pkg):
-    report = _report(make_pkg, """
-[[tool.deskcheck.uniformity.agreed]]
-call = "*.forward"
-collective = "*.forward"
-""")
+    report = _report(make_pkg, _agreed("*.forward", "*.forward"))
     decision = _verdict(report, "out > 0")
     assert decision.verdict is Verdict.SANCTIONED, (
         "`*.forward` matches the call `self.worker.forward` as collective patterns do: the "
@@ -96,33 +98,21 @@ collective = "*.forward"
 
 
 def test_a_helper_returning_a_reduced_value_is_proven_by_its_collective(make_pkg):
-    report = _report(make_pkg, """
-[[tool.deskcheck.uniformity.agreed]]
-call = "self.worker.reduced"
-collective = "*all_reduce*"
-""")
+    report = _report(make_pkg, _agreed("self.worker.reduced", "*all_reduce*"))
     assert report.declarations == [], (
         "Worker.reduced returns a value reduced in place by dist.all_reduce: the declaration "
         f"is proven, yet the audit reported {report.declarations}")
 
 
 def test_an_agreed_call_that_matches_no_call_is_stale(make_pkg):
-    report = _report(make_pkg, """
-[[tool.deskcheck.uniformity.agreed]]
-call = "self.worker.backward"
-collective = "self.worker.backward"
-""")
+    report = _report(make_pkg, _agreed("self.worker.backward", "self.worker.backward"))
     found = {(f.kind, f.subject, f.status) for f in report.declarations}
     assert ("agreed", "self.worker.backward", "stale") in found, (
         f"a call pattern that matches no call in the code must be stale; findings: {found}")
 
 
 def test_an_agreed_call_whose_collective_is_not_shown_is_unproven(make_pkg):
-    report = _report(make_pkg, """
-[[tool.deskcheck.uniformity.agreed]]
-call = "self.worker.forward"
-collective = "*all_reduce*"
-""")
+    report = _report(make_pkg, _agreed("self.worker.forward", "*all_reduce*"))
     found = [(f.kind, f.subject, f.status, f.detail) for f in report.declarations]
     assert any(s == "unproven" and subject == "self.worker.forward"
                for _k, subject, s, _d in found), (
@@ -207,11 +197,7 @@ collective = "self.worker.forward"
 
 
 def test_a_helper_reduced_by_another_collective_does_not_prove_the_named_one(make_pkg):
-    report = _report(make_pkg, """
-[[tool.deskcheck.uniformity.agreed]]
-call = "self.worker.reduced"
-collective = "*broadcast*"
-""")
+    report = _report(make_pkg, _agreed("self.worker.reduced", "*broadcast*"))
     found = [(f.subject, f.status) for f in report.declarations]
     assert ("self.worker.reduced", "unproven") in found, (
         "Worker.reduced returns a value an all_reduce made, not a broadcast: the declaration "
@@ -233,11 +219,7 @@ collective = "self.worker.forward"
 
 
 def test_the_call_pattern_not_the_collective_is_what_gets_sanctioned(make_pkg):
-    report = _report(make_pkg, """
-[[tool.deskcheck.uniformity.agreed]]
-call = "self.worker.forward"
-collective = "*all_gather*"
-""")
+    report = _report(make_pkg, _agreed("self.worker.forward", "*all_gather*"))
     decision = _verdict(report, "out > 0")
     assert decision.verdict is Verdict.SANCTIONED, (
         "the entry's `call` (self.worker.forward) names what is sanctioned, whatever its "
@@ -246,11 +228,7 @@ collective = "*all_gather*"
 
 
 def test_an_unproven_agreed_call_is_reported_at_its_entry(make_pkg):
-    report = _report(make_pkg, """
-[[tool.deskcheck.uniformity.agreed]]
-call = "self.worker.forward"
-collective = "*all_reduce*"
-""")
+    report = _report(make_pkg, _agreed("self.worker.forward", "*all_reduce*"))
     wheres = [f.where for f in report.declarations if f.subject == "self.worker.forward"]
     assert wheres and wheres[0].endswith("pyproject.toml:7"), (
         "the unproven agreed call must be reported at its own entry's first line "

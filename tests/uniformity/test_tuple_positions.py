@@ -21,6 +21,12 @@ class S:
 """
 
 
+def _verdicts(make_pkg, src: str) -> dict[str, tuple[Verdict, str]]:
+    """condition -> (verdict, why) of the audit of ``src`` rooted at ``step``."""
+    report = audit("pkg.s:S", root=make_pkg({"s.py": src}, ROOTS))
+    return {d.condition: (d.verdict, d.why) for d in report.decisions}
+
+
 def _verdict(make_pkg, src: str, needle: str) -> tuple[Verdict, str]:
     report = audit("pkg.s:S", root=make_pkg({"s.py": src}, ROOTS))
     found = [d for d in report.decisions if needle in d.condition]
@@ -76,8 +82,7 @@ class S:
         if self.started > 0:
             dist.barrier(group=self.tp_cpu_group)
 """
-    report = audit("pkg.s:S", root=make_pkg({"s.py": src}, ROOTS))
-    verdicts = {d.condition: (d.verdict, d.why) for d in report.decisions}
+    verdicts = _verdicts(make_pkg, src)
     assert verdicts.get("self.limit > 0", (None,))[0] is Verdict.UNIFORM, (
         "`(self.started, self.limit) = self.worker.info()` sets limit from the second element, "
         f"a constant: the decision on it must be UNIFORM; the audit said {verdicts}")
@@ -122,8 +127,7 @@ class S:
         if middle[1] > 0:
             dist.barrier(group=self.tp_cpu_group)
 """
-    report = audit("pkg.s:S", root=make_pkg({"s.py": src}, ROOTS))
-    verdicts = {d.condition: (d.verdict, d.why) for d in report.decisions}
+    verdicts = _verdicts(make_pkg, src)
     assert verdicts.get("last > 0", (None,))[0] is Verdict.UNIFORM, (
         "`first, *middle, last = (a, b, clock, c)` binds last to c (config), the last element, "
         f"not to the clock at index 2: the decision must be UNIFORM; the audit said {verdicts}")
