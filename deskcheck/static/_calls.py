@@ -11,7 +11,7 @@ the def, the class model it runs in (``self``), its qualname and module.
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from deskcheck.static._collect import first_param
 from deskcheck.static._fields import FieldWrite, field_writes
@@ -53,6 +53,10 @@ class CallResolver:
     _local_imports: dict[int, dict[str, tuple[str, str]]] = field(default_factory=dict)
     _annassigns: dict[int, dict[int, list[ast.AnnAssign]]] = field(default_factory=dict)
     _resolved: dict[tuple, tuple[list[Fn], str]] = field(default_factory=dict)
+    _built: dict[str, list[tuple[ClassModel, FieldWrite, ast.Call]]] = field(
+        default_factory=dict)  # class key -> the field writes constructing it
+    _owners: dict[str, ClassModel] = field(default_factory=dict)  # whose fields were resolved
+    _scanned: set[str] = field(default_factory=set)  # owners whose writes _built holds
 
     # -- classes ------------------------------------------------------------------------
     def models(self) -> list[ClassModel]:
@@ -147,6 +151,7 @@ class CallResolver:
         if key in self._components:
             return self._components[key]
         self._components[key] = []
+        self._owners.setdefault(model.qualname, model)
         out: dict[str, ClassSource] = {}
         for write in field_writes(model).get(name, []):
             for klass in self._classes_of_write(model, write):
@@ -158,9 +163,106 @@ class CallResolver:
                     found = self.class_of_expr(klass.module, _unoptional(stmt.annotation))
                     if found is not None:
                         out.setdefault(class_key(found), found)
+        if not out:
+            for klass in self._constructed_classes(model, name):
+                out.setdefault(class_key(klass), klass)
         result = list(out.values())
         self._components[key] = result
         return result
+
+    def holds_builtin(self, model: ClassModel, name: str) -> bool:
+        """Every write of field ``name`` stores a builtin value: a literal or display
+        (``{...}``, ``[...]``, a comprehension, a constant) or a builtin container's
+        constructor (``dict()``, ``deque()``, ``defaultdict(list)``) — its methods are the
+        value's own, not a component's."""
+        writes = [w for w in field_writes(model).get(name, [])
+                  if w.kind in ("assign", "default")]
+        return bool(writes) and all(
+            w.value is not None and all(_builtin_value(e) for e in _alternatives(w.value))
+            for w in writes)
+
+    def _constructed_classes(self, model: ClassModel, name: str) -> list[ClassSource]:
+        """Field ``name`` given where ``model``'s class is built as another class's component
+        (``self.recv = Receiver(skipper=self.skipper)``): the classes of the value passed
+        there, by keyword, by a dataclass field's position, or through an ``__init__``
+        parameter the constructor stores into the field. The construction sites looked at are
+        the field writes of every class whose component fields were resolved so far (the
+        owner's field holding the component is resolved before the component's methods are
+        entered)."""
+        if not model.sources:
+            return []
+        init = self.method(model, "__init__")
+        out: list[ClassSource] = []
+        for owner, write, call in self.constructions_of(model):
+            arg = argument_setting(model, init, call, name)
+            if arg is None:
+                continue
+            if (isinstance(arg, ast.Attribute) and isinstance(arg.value, ast.Name)
+                    and write.function is not None
+                    and arg.value.id == first_param(write.function)):
+                out += self.component_classes(owner, arg.attr)  # Receiver(x=self.x)
+            else:
+                out += self._classes_of_write(owner, replace(write, value=arg, kind="assign"))
+        return out
+
+    def constructions_of(self, model: ClassModel) -> list[tuple[ClassModel, FieldWrite, ast.Call]]:
+        """``(owner, write, call)``: where ``model``'s class is built as a component of a class
+        whose fields were resolved (``self.c = Cls(...)`` in the owner's ``write``)."""
+        return self._constructions(class_key(model.sources[0])) if model.sources else []
+
+    def factory_constructions(self, model: ClassModel) -> list[tuple[Fn, ast.Call]]:
+        """``(factory, call)``: each construction inside the class's own classmethods and
+        staticmethods (``return cls(decay=decay, ...)`` of ``from_config``)."""
+        if not model.sources:
+            return []
+        klass = model.sources[0]
+        key = class_key(klass)
+        out: list[tuple[Fn, ast.Call]] = []
+        for name, member in klass.members.items():
+            if member.kind not in ("classmethod", "staticmethod"):
+                continue
+            fn = self.method(model, name)
+            if fn is None:
+                continue
+            for sub in ast.walk(fn.node):
+                if not isinstance(sub, ast.Call):
+                    continue
+                if member.kind == "classmethod" and isinstance(sub.func, ast.Name) \
+                        and sub.func.id == fn.self_name:
+                    out.append((fn, sub))
+                elif isinstance(sub.func, ast.Name | ast.Attribute):
+                    found = self.class_of_expr(fn.module, sub.func)
+                    if found is not None and class_key(found) == key:
+                        out.append((fn, sub))
+        return out
+
+    def _constructions(self, key: str) -> list[tuple[ClassModel, FieldWrite, ast.Call]]:
+        """``(owner, write, call)``: each field write of a modelled class whose value builds
+        the class ``key`` (``self.c = Cls(...)``, either side of a ternary or ``or``)."""
+        for owner in list(self._owners.values()):
+            if owner.qualname in self._scanned:
+                continue
+            self._scanned.add(owner.qualname)
+            for writes in field_writes(owner).values():
+                for write in writes:
+                    if write.kind not in ("assign", "default") or write.value is None:
+                        continue
+                    for expr in _alternatives(write.value):
+                        if isinstance(expr, ast.Call):
+                            found = self._built_class(write, expr)
+                            if found is not None:
+                                self._built.setdefault(class_key(found), []).append(
+                                    (owner, write, expr))
+        return self._built.get(key, [])
+
+    def _built_class(self, write: FieldWrite, expr: ast.Call) -> ClassSource | None:
+        """The class ``expr`` (a call in ``write``'s function) constructs, if it names one."""
+        module = write.klass.module
+        found = self.class_of_expr(module, expr.func)
+        if found is None and isinstance(expr.func, ast.Name) and write.function is not None:
+            local = self.local_import(Fn(write.function, "", write.file, module), expr.func.id)
+            found = self.class_named(*local) if local is not None else None
+        return found
 
     def _classes_of_write(self, model: ClassModel, write: FieldWrite) -> list[ClassSource]:
         out: list[ClassSource] = []
@@ -177,10 +279,7 @@ class CallResolver:
         for expr in _alternatives(value):
             if not isinstance(expr, ast.Call):
                 continue
-            found = self.class_of_expr(module, expr.func)
-            if found is None and isinstance(expr.func, ast.Name) and write.function is not None:
-                local = self.local_import(Fn(write.function, "", write.file, module), expr.func.id)
-                found = self.class_named(*local) if local is not None else None
+            found = self._built_class(write, expr)
             if found is not None:
                 out.append(found)
                 continue
@@ -247,6 +346,8 @@ class CallResolver:
                     found = self.class_of_expr(fn.module, expr.func)
                     if found is not None:
                         out.append(found)
+                    elif isinstance(expr.func, ast.Name) and expr.func.id in assigned:
+                        out += self.held_classes(fn.module, assigned[expr.func.id])
                     elif depth < 1 and isinstance(expr.func, ast.Name):
                         inner = self.function_named(fn.module, expr.func.id)
                         if inner is not None:
@@ -258,6 +359,15 @@ class CallResolver:
                         if inner is not None:
                             out += self.returned_classes(inner, depth + 1)
         return out
+
+    def held_classes(self, module: str, values: list[ast.expr], every: bool = False
+                     ) -> list[ClassSource]:
+        """The classes a local holds before it is called (``klass = A if x else B``): each
+        value that names a class (``every``: none at all unless every value names one)."""
+        found = [self.class_of_expr(module, e) for v in values for e in _alternatives(v)]
+        if every and None in found:
+            return []
+        return [k for k in found if k is not None]
 
     def annotated_classes(self, module: str, annotation: ast.expr | None
                           ) -> list[ClassSource]:
@@ -330,6 +440,8 @@ class CallResolver:
         if (isinstance(receiver, ast.Attribute) and isinstance(receiver.value, ast.Name)
                 and receiver.value.id == fn.self_name and fn.model):
             classes = self.component_classes(fn.model, receiver.attr)
+            if not classes and self.holds_builtin(fn.model, receiver.attr):
+                return [], ""  # dict.get, list.append: a method of the value itself
             if not classes:
                 return [], f"receiver self.{receiver.attr} unresolved"
             out: list[Fn] = self._constructor_callables(fn.model, receiver.attr, func.attr)
@@ -417,6 +529,54 @@ def _unoptional(annotation: ast.expr) -> ast.expr:
             if not (isinstance(side, ast.Constant) and side.value is None):
                 return side
     return annotation
+
+
+_BUILTIN_CONTAINERS = frozenset({"dict", "list", "set", "frozenset", "tuple", "deque",
+                                 "defaultdict", "OrderedDict", "Counter", "bytearray"})
+_DISPLAYS = (ast.Dict, ast.List, ast.Set, ast.Tuple, ast.DictComp, ast.ListComp, ast.SetComp,
+             ast.Constant, ast.JoinedStr)
+
+
+def _builtin_value(expr: ast.expr) -> bool:
+    if isinstance(expr, _DISPLAYS):
+        return not (isinstance(expr, ast.Constant) and expr.value is None)
+    return isinstance(expr, ast.Call) and ast.unparse(expr.func).rsplit(".", 1)[-1] \
+        in _BUILTIN_CONTAINERS
+
+
+def argument_setting(model: ClassModel, init: Fn | None, call: ast.Call,
+                      name: str) -> ast.expr | None:
+    """What a construction ``call`` of ``model``'s class passes for its field ``name``: the
+    keyword ``name`` or, without an ``__init__`` (a dataclass), the argument at the field's
+    position among the class's annotated fields; with one, the argument for the parameter
+    ``__init__`` stores into ``self.<name>`` (``self.name = param``)."""
+    params: list[str] = []
+    if init is None:
+        for klass in reversed(model.sources):  # a dataclass's fields: the bases' first
+            params += [s.target.id for s in klass.node.body if isinstance(s, ast.AnnAssign)
+                       and isinstance(s.target, ast.Name) and s.target.id not in params]
+        param = name if name in params else None
+    else:
+        param = None
+        for write in field_writes(model).get(name, []):
+            if (write.function is init.node and isinstance(write.value, ast.Name)
+                    and write.kind == "assign"):
+                param = write.value.id
+        args = init.node.args
+        params = [a.arg for a in args.posonlyargs + args.args][1:]
+        if param is not None and param not in params + [a.arg for a in args.kwonlyargs]:
+            param = None
+    if param is None:
+        return None
+    for keyword in call.keywords:
+        if keyword.arg == param:
+            return keyword.value
+    if param in params:
+        position = params.index(param)
+        if position < len(call.args) and not any(
+                isinstance(a, ast.Starred) for a in call.args[:position + 1]):
+            return call.args[position]
+    return None
 
 
 def _alternatives(expr: ast.expr) -> list[ast.expr]:

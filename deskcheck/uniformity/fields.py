@@ -7,7 +7,14 @@ from __future__ import annotations
 
 import ast
 
-from deskcheck.static import FieldWrite, Fn, field_writes, first_param, flow_facts
+from deskcheck.static import (
+    FieldWrite,
+    Fn,
+    argument_setting,
+    field_writes,
+    first_param,
+    flow_facts,
+)
 from deskcheck.uniformity.leaves import Leaf, default_of
 from deskcheck.uniformity.positions import unpacked
 from deskcheck.uniformity.reach import Ctx, argument_for, guard_mode
@@ -53,6 +60,9 @@ class FieldReads:
             return []  # a bound method, passed as a value
         writes = field_writes(model).get(name, [])
         if not writes:
+            built = self._constructed_field(model, name, mode, depth)
+            if built is not None:
+                return built
             return [Leaf(f"self.{name}", "unknown",
                          f"no write of self.{name} in {model.name}'s MRO",
                          witness=(self._hop(ctx, node, f"self.{name}"),))]
@@ -66,6 +76,44 @@ class FieldReads:
                 continue
             out += self._write(model, write, name, mode, depth)
         return out
+
+    def _constructed_field(self, model, name: str, mode: str, depth: int
+                           ) -> list[Leaf] | None:
+        """A field no code of the class writes (a dataclass field): what each construction
+        of the class as another class's component passes for it (keyword or position);
+        None when no construction found passes it."""
+        init = self.resolver.method(model, "__init__")
+        out: list[Leaf] | None = None
+        for wctx, call in self._constructions(model):
+            arg = argument_setting(model, init, call, name)
+            if arg is not None:
+                out = (out or []) + self._prefixed(
+                    f"{wctx.fn.file}:{call.lineno} {ast.unparse(call.func)}({name}=...)",
+                    self.trace(arg, wctx, mode, depth + 1))
+        return out
+
+    def _constructions(self, model) -> list[tuple[Ctx, ast.Call]]:
+        """Where ``model``'s class is built: as a component of a class whose fields were
+        resolved (``self.c = Cls(...)``), and inside its own factory methods
+        (``return cls(...)``); each with the context it runs in."""
+        out: list[tuple[Ctx, ast.Call]] = []
+        for owner, write, call in self.resolver.constructions_of(model):
+            wctx = self.write_ctx(owner, write)
+            if wctx is not None:
+                out.append((wctx, call))
+        out += [(self._fn_ctx(fn), call) for fn, call in
+                self.resolver.factory_constructions(model)]
+        return out
+
+    def construction_callers(self, fn: Fn) -> list[tuple[Ctx, ast.Call]]:
+        """``fn`` (an ``__init__``) called where its class is built (:meth:`_constructions`):
+        each such construction, registered as a caller."""
+        known = self.reach.callers.setdefault(fn.key, [])
+        if fn.model is not None:
+            for wctx, call in self._constructions(fn.model):
+                if not any(c is call for _x, c in known):
+                    known.append((wctx, call))
+        return known
 
     def _write(self, model, write: FieldWrite, name: str, mode: str, depth: int) -> list[Leaf]:
         hop = f"{write.where} self.{name} {write.kind}{('.' + write.method) if write.method else ''}"

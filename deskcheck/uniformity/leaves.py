@@ -35,6 +35,7 @@ def default_of(node: Any, name: str) -> ast.expr | None:
 
 _MAX_LEAVES = 96
 _REFERENCES = ("cycle", "param")  # edges of the walk, resolved later: never capped
+_CAN_FAIL = ("rank_local", "rank_id", "unknown")
 _PRIORITY = {"rank_local": 0, "rank_id": 1, "unknown": 2, "agreed": 3, "sanctioned": 4,
              "config": 5}
 
@@ -54,14 +55,18 @@ def dedupe_leaves(leaves: list[Leaf]) -> tuple[Leaf, ...]:
 
 
 def cap_leaves(leaves: list[Leaf]) -> tuple[Leaf, ...]:
-    """At most ``_MAX_LEAVES`` sources (plus every cycle or parameter reference): those that can fail a
-    decision first, and of one source the path with the fewest single-rank marks first."""
+    """At most ``_MAX_LEAVES`` sources (plus every cycle or parameter reference): first those
+    that can fail a decision on a path with no single-rank mark (they count for every
+    group), then those that can fail one where marked (TRIVIAL for some groups), then the
+    rest; of one source the path with the fewest single-rank marks first."""
     refs = [leaf for leaf in leaves if leaf.category in _REFERENCES]
     rest = [leaf for leaf in leaves if leaf.category not in _REFERENCES]
     if len(rest) <= _MAX_LEAVES:
         return tuple(leaves)
-    ranked = sorted(rest, key=lambda x: (_PRIORITY.get(x.category, 9), len(x.single), x.name,
-                                         x.dim, sorted(x.single), len(x.witness)))
+    ranked = sorted(rest, key=lambda x: (
+        (1 if x.single else 0) if x.category in _CAN_FAIL else 2,
+        _PRIORITY.get(x.category, 9), len(x.single), x.name, x.dim, sorted(x.single),
+        len(x.witness)))
     return tuple(ranked[:_MAX_LEAVES] + refs)
 
 

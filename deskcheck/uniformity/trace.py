@@ -338,11 +338,22 @@ class Tracer(FieldReads, CycleSolver, CallSummaries, PathConditions, NamedHelper
 
     def _param(self, name: str, ctx: Ctx, mode: str, depth: int) -> list[Leaf]:
         fn = ctx.fn
+        if name == fn.self_name and mode.startswith(("attr:", "lattr:")) and fn.model:
+            # self passed on (`Manager(self)`) and read there for a field: that field
+            kind, chain = mode.split(":", 1)
+            first, _dot, rest = chain.partition(".")
+            classified = self._classified(f"{name}.{first}", ctx, fn.node)
+            if classified is not None:  # a declared, rank-local or configured field
+                return [classified]
+            sub = f"{kind}:{rest}" if rest else "length" if kind == "lattr" else "value"
+            return self._field(ctx, fn.model, first, sub, depth + 1, fn.node)
         if name == fn.self_name or name in ("cls",):
             return []
         if ctx.summary:  # bound at the call site whose return this walk summarises
             return [self._param_ref(name, mode)]
         callers = self.reach.callers.get(fn.key, [])
+        if not callers and fn.node is not None and fn.qualname.endswith(".__init__"):
+            callers = self.construction_callers(fn)
         if not callers:
             if fn.node is not None and fn.qualname.endswith(".__init__"):
                 return [Leaf(name, "unknown", f"constructor parameter {name!r} of "
@@ -381,6 +392,10 @@ class Tracer(FieldReads, CycleSolver, CallSummaries, PathConditions, NamedHelper
     def _classified(self, text: str, ctx: Ctx, node: ast.AST) -> Leaf | None:
         hop = (self._hop(ctx, node, text),)
         declared = self._declared(text, ctx, node)
+        if declared is None and self.sanctioned:
+            expanded = self._aliased_text(text, node, ctx)
+            if expanded is not None:  # alloc = self.pool.sub; alloc.available_size()
+                declared = self._declared(expanded, ctx, node)
         if declared is not None:
             return declared
         dim = rank_id_dim(text)
@@ -421,6 +436,22 @@ class Tracer(FieldReads, CycleSolver, CallSummaries, PathConditions, NamedHelper
             self._keep.append(synthetic)
             return self._attribute(synthetic, ctx, mode, depth)
         return list(self.trace(base, ctx, _outer(mode, e.attr), depth + 1))
+
+    def _aliased_text(self, text: str, node: ast.AST, ctx: Ctx) -> str | None:
+        """``text`` with its leading local replaced by the ``self.`` chain every reaching
+        definition binds it to (``alloc = self.pool.sub``: ``alloc.size`` ->
+        ``self.pool.sub.size``); None when the head is not such a local."""
+        head = node.func if isinstance(node, ast.Call) else node
+        while isinstance(head, ast.Attribute | ast.Call | ast.Subscript):
+            head = head.func if isinstance(head, ast.Call) else head.value
+        if not isinstance(head, ast.Name) or not text.startswith(head.id + "."):
+            return None
+        reaching = ctx.flow.reaching.get(id(head), ())
+        chains = {ast.unparse(d.value) for d, _f in reaching if d.kind == "assign"
+                  and not d.unpacked and _self_chain(d.value, ctx.fn.self_name)}
+        if len(chains) != 1 or len(reaching) != 1:
+            return None
+        return chains.pop() + text[len(head.id):]
 
     def _self_alias(self, base: ast.expr, ctx: Ctx) -> ast.Attribute | None:
         """A local whose every reaching definition is ``self.F``: that attribute."""
@@ -494,6 +525,9 @@ class Tracer(FieldReads, CycleSolver, CallSummaries, PathConditions, NamedHelper
             klass = self.resolver.class_named(*local) if local is not None else None
         if klass is not None:  # a class without __init__ of its own: dataclass, NamedTuple
             return self._object(klass, e, ctx, mode, depth)
+        held = self._called_classes(e.func, ctx) if isinstance(e.func, ast.Name) else []
+        if held:  # a class passed in (``waiting_cls(...)``) or held in a local
+            return [x for k in held for x in self._object(k, e, ctx, mode, depth)]
         # not ours (external or a method of a local value): a function of its receiver and
         # arguments (the rules above catch the rank-local sources: clocks, pools, polls)
         if text.rsplit(".", 1)[-1][:1].isupper():  # an object built by a class we cannot read
@@ -504,9 +538,33 @@ class Tracer(FieldReads, CycleSolver, CallSummaries, PathConditions, NamedHelper
                              f"attribute {mode[5:]} of an object built by {text}, a class "
                              f"not found under the roots", witness=(self._hop(ctx, e, text),))]
         out = []
-        if isinstance(e.func, ast.Attribute):
-            out += self.trace(e.func.value, ctx, mode, depth + 1)
+        if isinstance(e.func, ast.Attribute) and not (
+                isinstance(e.func.value, ast.Name) and e.func.value.id == ctx.fn.self_name):
+            out += self.trace(e.func.value, ctx, mode, depth + 1)  # self: code, not data
         return out + self._args(e, ctx, "length" if mode == "length" else "value", depth)
+
+    def _called_classes(self, name: ast.Name, ctx: Ctx) -> list:
+        """The classes a called local or parameter holds: every definition reaching the call
+        names a class (``cls = A if x else B``), or, for a parameter,
+        every caller passes one (``self._process(reqs, WaitingReq)``); else none."""
+        reaching = ctx.flow.reaching.get(id(name), ())
+        if not reaching or not ctx.fn.module:
+            return []
+        out: list = []
+        for d, _facts in reaching:
+            if d.kind == "param":
+                callers = self.reach.callers.get(ctx.fn.key, [])
+                args = [(c, argument_for(ctx.fn, call, d.name)) for c, call in callers]
+                found = [self.resolver.class_of_expr(c.fn.module, a) if a is not None
+                         and c.fn.module else None for c, a in args]
+            elif d.kind == "assign" and not d.unpacked and d.value is not None:
+                found = self.resolver.held_classes(ctx.fn.module, [d.value], every=True)
+            else:
+                return []
+            if not found or None in found:
+                return []  # one source names no class: not a class call we can read
+            out += [k for k in found if k not in out]
+        return out
 
     def callees_of(self, ctx: Ctx, call: ast.Call) -> tuple[list[Ctx], str]:
         """(the contexts ``call`` enters, note): the walk's own edges, else the resolver's
@@ -582,6 +640,15 @@ def _zipped(d: Any, ctx: Ctx) -> ast.expr | None:
             and target.elts[d.index].id == d.name):
         return None
     return call.args[d.index]
+
+
+def _self_chain(expr: ast.expr | None, self_name: str | None) -> bool:
+    """``self.a`` / ``self.a.b.c``: an attribute chain on ``self`` (no calls, no indexing)."""
+    if not isinstance(expr, ast.Attribute):
+        return False
+    while isinstance(expr, ast.Attribute):
+        expr = expr.value
+    return isinstance(expr, ast.Name) and self_name is not None and expr.id == self_name
 
 
 def _outer(mode: str, attr: str) -> str:

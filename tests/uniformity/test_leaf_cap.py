@@ -1,0 +1,42 @@
+"""An input set over the leaf cap (96 sources per value) keeps first the sources that can fail
+the decision on a path where the group has more than one rank (docs/uniformity.md "Verdicts":
+TRIVIAL only when every rank-local input reaches the decision where its group has one rank).
+Measured on SGLang: ranking by category alone dropped unresolved inputs behind a hundred
+single-rank rank-local ones and reported 74 UNKNOWN decisions TRIVIAL."""
+
+from __future__ import annotations
+
+from deskcheck.uniformity import Verdict, audit
+
+ROOTS = '[tool.deskcheck.uniformity]\nroots = ["step"]\n'
+
+
+def _source(pools: int) -> str:
+    summed = " + ".join(f"self.p{i}.available_size()" for i in range(pools))
+    return f"""
+    class S:
+        def step(self):
+            v = self.unresolved.poll_state()
+            if self.tp_size == 1:
+                v = v + {summed}
+            if v:
+                dist.barrier(group=self.tp_cpu_group)
+"""
+
+
+def test_an_input_on_a_many_rank_path_survives_the_cap(make_pkg):
+    report = audit("pkg.s:S", root=make_pkg({"s.py": _source(120)}, ROOTS))
+    found = [d for d in report.decisions if d.condition == "v"]
+    assert found and found[0].verdict is Verdict.UNKNOWN and "unresolved" in found[0].why, (
+        "v reaches the barrier from self.unresolved.poll_state() on every path (an unresolved "
+        "receiver: UNKNOWN) and from 120 pool sizes only where tp_size == 1: over the cap the "
+        "unresolved input must be kept, so the decision is UNKNOWN, not TRIVIAL; got "
+        f"{found[0].verdict if found else None} ({found[0].why if found else report.decisions})")
+
+
+def test_under_the_cap_the_same_shape_is_unknown_too(make_pkg):
+    report = audit("pkg.s:S", root=make_pkg({"s.py": _source(3)}, ROOTS))
+    found = [d for d in report.decisions if d.condition == "v"]
+    assert found and found[0].verdict is Verdict.UNKNOWN, (
+        "with three pools (under the cap) the decision is UNKNOWN; the cap must not change "
+        f"it; got {found}")
