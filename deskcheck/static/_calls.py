@@ -174,12 +174,12 @@ class CallResolver:
         """Every write of field ``name`` stores a builtin value: a literal or display
         (``{...}``, ``[...]``, a comprehension, a constant) or a builtin container's
         constructor (``dict()``, ``deque()``, ``defaultdict(list)``) — its methods are the
-        value's own, not a component's."""
-        writes = [w for w in field_writes(model).get(name, [])
-                  if w.kind in ("assign", "default")]
-        return bool(writes) and all(
-            w.value is not None and all(_builtin_value(e) for e in _alternatives(w.value))
-            for w in writes)
+        value's own, not a component's. ``None`` (the field before it is set) counts for
+        neither side; a field only ever set to ``None`` holds no builtin value."""
+        values = [e for w in field_writes(model).get(name, []) if w.kind in ("assign", "default")
+                  for e in (_alternatives(w.value) if w.value is not None else [w.value])]
+        stored = [e for e in values if not (isinstance(e, ast.Constant) and e.value is None)]
+        return bool(stored) and all(_builtin_value(e) for e in stored)  # None: before it is set
 
     def _constructed_classes(self, model: ClassModel, name: str) -> list[ClassSource]:
         """Field ``name`` given where ``model``'s class is built as another class's component
@@ -537,9 +537,9 @@ _DISPLAYS = (ast.Dict, ast.List, ast.Set, ast.Tuple, ast.DictComp, ast.ListComp,
              ast.Constant, ast.JoinedStr)
 
 
-def _builtin_value(expr: ast.expr) -> bool:
+def _builtin_value(expr: ast.expr | None) -> bool:
     if isinstance(expr, _DISPLAYS):
-        return not (isinstance(expr, ast.Constant) and expr.value is None)
+        return True
     return isinstance(expr, ast.Call) and ast.unparse(expr.func).rsplit(".", 1)[-1] \
         in _BUILTIN_CONTAINERS
 

@@ -561,9 +561,10 @@ class Tracer(FieldReads, CycleSolver, CallSummaries, PathConditions, NamedHelper
                 found = self.resolver.held_classes(ctx.fn.module, [d.value], every=True)
             else:
                 return []
-            if not found or None in found:
+            named = [k for k in found if k is not None]
+            if not named or len(named) < len(found):
                 return []  # one source names no class: not a class call we can read
-            out += [k for k in found if k not in out]
+            out += [k for k in named if k not in out]
         return out
 
     def callees_of(self, ctx: Ctx, call: ast.Call) -> tuple[list[Ctx], str]:

@@ -434,3 +434,73 @@ def test_a_method_call_on_self_is_no_read_of_selfs_fields(make_pkg):
         "self.get_last() calls a callable field; what it returns is not an attribute of the "
         "Receiver itself: last.mode must not be looked up as a field of Receiver; got "
         f"{found.verdict} ({found.why})")
+
+
+def test_one_caller_passing_no_class_keeps_the_arguments(make_pkg):
+    src = PASSED_CLASS.replace("{passed}", "Waiting").replace(
+        "        def step(self):\n", "        def step(self):\n            self.other()\n") + """
+        def other(self):
+            if self._process(self.server_args.reqs, self.factory):
+                dist.barrier(group=self.tp_cpu_group)
+"""
+    report = audit("pkg.s:S", root=make_pkg({"s.py": src}, ROOTS))
+    found = _decision(report, "ready[0]")
+    assert found.verdict is Verdict.RANK_LOCAL and "monotonic" in found.why, (
+        "one caller passes the class Waiting, another self.factory (no class): waiting_cls "
+        "is read as a class only when every caller passes one, so the decision must stay "
+        f"RANK-LOCAL naming time.monotonic; got {found.verdict} ({found.why})")
+
+
+FACTORY_LOCAL = """
+    class Grpc:
+        def poll(self):
+            return {poll}
+
+    class Http:
+        def poll(self):
+            return True
+
+    def make_receiver(mode):
+        receiver_cls = Grpc if mode == "grpc" else Http
+        return receiver_cls()
+
+    class S:
+        def __init__(self):
+            self.receiver = make_receiver(self.server_args.mode)
+
+        def step(self):
+            if self.receiver.poll():
+                dist.barrier(group=self.tp_cpu_group)
+"""
+
+
+def test_a_factory_building_a_class_held_in_a_local(make_pkg):
+    report = audit("pkg.s:S", root=make_pkg(
+        {"s.py": FACTORY_LOCAL.replace("{poll}", "time.monotonic() > 0")}, ROOTS))
+    found = _decision(report, "poll")
+    assert found.verdict is Verdict.RANK_LOCAL and "monotonic" in found.why, (
+        "make_receiver returns receiver_cls(), receiver_cls being Grpc or Http: both classes "
+        "are read, and Grpc.poll reads a clock, so the decision must be RANK-LOCAL naming "
+        f"time.monotonic, not UNKNOWN; got {found.verdict} ({found.why})")
+
+
+def test_a_field_set_to_none_before_its_builtin_value_is_still_builtin(make_pkg):
+    src = BUILTIN_FIELD.replace("{value}", "None").replace(
+        "        def handle(self, mode):", "        def load(self):\n"
+        "            self._weights = {'decode': 2}\n\n        def handle(self, mode):")
+    report = audit("pkg.s:S", root=make_pkg({"s.py": src}, ROOTS))
+    found = _decision(report, "handle")
+    assert found.verdict is Verdict.UNIFORM, (
+        "self._weights is None until load() sets it to a dict: None is the field before it is "
+        "set, the dict its builtin value, so self._weights.get(...) is the dict's own method "
+        f"and the decision UNIFORM; got {found.verdict} ({found.why})")
+
+
+def test_a_field_only_ever_none_holds_no_builtin_value(make_pkg):
+    report = audit("pkg.s:S", root=make_pkg(
+        {"s.py": BUILTIN_FIELD.replace("{value}", "None")}, ROOTS))
+    found = _decision(report, "handle")
+    assert found.verdict is Verdict.UNKNOWN and "self._weights" in found.why, (
+        "self._weights is only ever None: no builtin value it holds has a .get, so the call "
+        "stays UNKNOWN naming self._weights (the field's real value is not in the code "
+        f"read); got {found.verdict} ({found.why})")
