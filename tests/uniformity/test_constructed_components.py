@@ -353,14 +353,28 @@ FACTORY = """
 """
 
 
+FACTORY_SHAPES = {
+    "a classmethod calling cls(...)": "",
+    "a classmethod naming its class": ("return cls(decay=decay, current=1.0)",
+                                       "return Tracker(decay=decay, current=1.0)"),
+    "a staticmethod naming its class": ("@classmethod\n        def from_config(cls):",
+                                        "@staticmethod\n        def from_config():"),
+}
+
+
+@pytest.mark.parametrize("shape", sorted(FACTORY_SHAPES))
 @pytest.mark.parametrize("decay, verdict", [("self.server_args.decay", Verdict.UNIFORM),
                                             ("time.monotonic()", Verdict.RANK_LOCAL)])
-def test_a_field_set_by_the_classs_own_factory(make_pkg, decay, verdict):
-    report = audit("pkg.s:S", root=make_pkg(
-        {"s.py": FACTORY.replace("{decay}", decay)}, ROOTS))
+def test_a_field_set_by_the_classs_own_factory(make_pkg, decay, verdict, shape):
+    src = FACTORY.replace("{decay}", decay)
+    if FACTORY_SHAPES[shape]:
+        src = src.replace(*FACTORY_SHAPES[shape])
+        if "staticmethod" in shape:
+            src = src.replace("return cls(decay", "return Tracker(decay")
+    report = audit("pkg.s:S", root=make_pkg({"s.py": src}, ROOTS))
     found = _decision(report, "step_down")
     assert found.verdict is verdict, (
-        f"Tracker.from_config builds the Tracker with cls(decay={decay}, ...): self.decay is "
+        f"{shape}: Tracker.from_config builds the Tracker with decay={decay}: self.decay is "
         f"that value, so the decision must be {verdict.value}, not UNKNOWN with 'no write of "
         f"self.decay'; got {found.verdict} ({found.why})")
 
@@ -504,3 +518,99 @@ def test_a_field_only_ever_none_holds_no_builtin_value(make_pkg):
         "self._weights is only ever None: no builtin value it holds has a .get, so the call "
         "stays UNKNOWN naming self._weights (the field's real value is not in the code "
         f"read); got {found.verdict} ({found.why})")
+
+
+OWNER_LENGTH = """
+    class Manager:
+        def __init__(self, scheduler):
+            self.count = len(scheduler.reqs)
+
+        def sync(self):
+            if self.count > 0:
+                dist.barrier(group=self.tp_cpu_group)
+
+    class S:
+        def __init__(self):
+            self.reqs = [1] if time.monotonic() > 5 else []
+            self.manager = Manager(self)
+
+        def step(self):
+            self.manager.sync()
+"""
+
+
+def test_a_passed_self_is_read_for_a_fields_length_too(make_pkg):
+    report = audit("pkg.s:S", root=make_pkg({"s.py": OWNER_LENGTH}, ROOTS))
+    found = _decision(report, "self.count")
+    assert found.verdict is Verdict.RANK_LOCAL and "monotonic" in found.why, (
+        "Manager(self) reads len(scheduler.reqs), and S.reqs is non-empty only when a clock "
+        "says so: the length read through the passed self must be RANK-LOCAL naming "
+        f"time.monotonic, not read as nothing; got {found.verdict} ({found.why})")
+
+
+def test_a_class_passed_from_another_module_is_read_as_that_class(make_pkg):
+    helper = """
+    class Helper:
+        def _process(self, reqs, waiting_cls):
+            out = []
+            for r in reqs:
+                w = waiting_cls(req=r, clock=time.monotonic())
+                out.append(w.req)
+            return out
+"""
+    main = """
+    from pkg.helper import Helper
+
+    class Waiting:
+        def __init__(self, req, clock):
+            self.req = req
+            self.clock = clock
+
+    class S(Helper):
+        def step(self):
+            ready = self._process(self.server_args.reqs, Waiting)
+            if ready[0] > 3:
+                dist.barrier(group=self.tp_cpu_group)
+"""
+    report = audit("pkg.s:S", root=make_pkg({"helper.py": helper, "s.py": main}, ROOTS))
+    found = _decision(report, "ready[0]")
+    assert found.verdict is Verdict.UNIFORM, (
+        "S passes Waiting (a class of its own module) to Helper._process in another module "
+        "that never imports it: the argument is named in the caller's module, so "
+        f"waiting_cls(req=r, ...).req is r and the decision UNIFORM; got {found.verdict} "
+        f"({found.why})")
+
+
+FACTORY_REBOUND = """
+    class Grpc:
+        def poll(self):
+            return time.monotonic() > 0
+
+    class Http:
+        def poll(self):
+            return True
+
+    def make_receiver(mode):
+        receiver_cls = Grpc
+        if mode == "http":
+            receiver_cls = Http
+        return receiver_cls()
+
+    class S:
+        def __init__(self):
+            self.receiver = make_receiver(self.server_args.mode)
+
+        def step(self):
+            if self.receiver.poll():
+                dist.barrier(group=self.tp_cpu_group)
+"""
+
+
+def test_a_factory_local_bound_twice_builds_both_classes(make_pkg):
+    report = audit("pkg.s:S", root=make_pkg({"s.py": FACTORY_REBOUND}, ROOTS))
+    found = _decision(report, "poll")
+    assert found.verdict is Verdict.RANK_LOCAL and "monotonic" in found.why, (
+        "receiver_cls is Grpc, or Http when mode says so: make_receiver builds either class, "
+        "and Grpc.poll reads a clock, so the decision must be RANK-LOCAL naming "
+        f"time.monotonic (every binding of the local, not only the last); got "
+        f"{found.verdict} ({found.why})")

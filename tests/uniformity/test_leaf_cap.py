@@ -40,3 +40,36 @@ def test_under_the_cap_the_same_shape_is_unknown_too(make_pkg):
     assert found and found[0].verdict is Verdict.UNKNOWN, (
         "with three pools (under the cap) the decision is UNKNOWN; the cap must not change "
         f"it; got {found}")
+
+
+TWO_PATHS = """
+    class S:
+        def _direct(self):
+            if self.tp_size == 1:
+                return time.monotonic()
+            return 0
+
+        def _deep(self):
+            return self._deeper()
+
+        def _deeper(self):
+            return self._deepest()
+
+        def _deepest(self):
+            return time.monotonic()
+
+        def step(self):
+            v = self._direct() + self._deep()
+            if v > 0:
+                dist.barrier(group=self.tp_cpu_group)
+"""
+
+
+def test_one_source_on_a_single_rank_and_a_many_rank_path_keeps_both(make_pkg):
+    report = audit("pkg.s:S", root=make_pkg({"s.py": TWO_PATHS}, ROOTS))
+    found = [d for d in report.decisions if d.condition == "v > 0"]
+    assert found and found[0].verdict is Verdict.RANK_LOCAL, (
+        "time.monotonic reaches v where tp_size == 1 (a short path) and through _deep on "
+        "every path (a longer one): the source is one, its paths two, and the unmarked one "
+        "makes the decision RANK-LOCAL, not TRIVIAL; got "
+        f"{found[0].verdict if found else None} ({found[0].why if found else report.decisions})")
