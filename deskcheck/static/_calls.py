@@ -498,15 +498,19 @@ class CallResolver:
         return out
 
     def callables_of(self, fn: Fn | None, module: str, value: ast.expr) -> list[Fn]:
-        """Functions an expression refers to (not calls): ``self._m``, ``helper``."""
-        if (isinstance(value, ast.Attribute) and isinstance(value.value, ast.Name) and fn
-                and value.value.id == fn.self_name and fn.model):
-            found = self.method(fn.model, value.attr)
-            return [found] if found is not None else []
-        if isinstance(value, ast.Name):
-            found = self.function_named(module, value.id)
-            return [found] if found is not None else []
-        return []
+        """Functions an expression refers to (not calls): ``self._m``, ``helper``, either
+        side of a ternary (``self.step if q is None else self.step_with_queue``)."""
+        out: list[Fn] = []
+        for expr in _alternatives(value):  # either side of a ternary
+            found = None
+            if (isinstance(expr, ast.Attribute) and isinstance(expr.value, ast.Name) and fn
+                    and expr.value.id == fn.self_name and fn.model):
+                found = self.method(fn.model, expr.attr)
+            elif isinstance(expr, ast.Name):
+                found = self.function_named(module, expr.id)
+            if found is not None:
+                out.append(found)
+        return out
 
 
 def _is_enum(klass: ClassSource) -> bool:

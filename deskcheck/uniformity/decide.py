@@ -55,8 +55,10 @@ def gather(reach: Reach) -> list[_Build]:
         for call, sites in nodes:
             guards = list(ctx.flow.guards.get(id(call), ()))
             for g in guards:
-                if g.kind == "exit-outer" or (g.test is None and g.kind != "except"):
+                if g.test is None and g.kind != "except":
                     continue
+                if g.kind == "exit-outer":  # `if a: if b: continue`: a decides the exit too
+                    g = Guard("exit", g.line, g.test, g.negated, node=g.node)
                 if guard_state(g, ctx.consts) is not None:
                     continue  # decided by this context's constants: not a decision here
                 key = (ctx.fn.qualname, id(g.test) if g.test is not None else ("except", g.line))
