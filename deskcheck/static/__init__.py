@@ -25,7 +25,7 @@ __getattr__, __dir__, __all__ = lazy_exports(__name__, {
                     "_constants"),
     **dict.fromkeys(("bind", "merge", "signature_problems", "unbound"), "_binding"),
     **dict.fromkeys(("Use", "roles_for", "walk"), "_reach"),
-    **dict.fromkeys(("CallResolver", "Fn", "argument_setting"), "_calls"),
+    **dict.fromkeys(("CallResolver", "Fn", "argument_setting", "is_abstract"), "_calls"),
     **dict.fromkeys(("Def", "FlowFacts", "Guard", "clear_flow_cache", "flow_facts"), "_dataflow"),
     **dict.fromkeys(("FieldWrite", "clear_fields_cache", "field_writes", "method_functions"),
                     "_fields"),

@@ -11,6 +11,7 @@ the def, the class model it runs in (``self``), its qualname and module.
 from __future__ import annotations
 
 import ast
+import re
 from dataclasses import dataclass, field, replace
 
 from deskcheck.static._collect import first_param
@@ -56,6 +57,7 @@ class CallResolver:
     _built: dict[str, list[tuple[ClassModel, FieldWrite, ast.Call]]] = field(
         default_factory=dict)  # class key -> the field writes constructing it
     _owners: dict[str, ClassModel] = field(default_factory=dict)  # whose fields were resolved
+    _subclasses: dict[str, list[ClassSource]] = field(default_factory=dict)
     _scanned: set[str] = field(default_factory=set)  # owners whose writes _built holds
 
     # -- classes ------------------------------------------------------------------------
@@ -171,12 +173,21 @@ class CallResolver:
         return result
 
     def holds_builtin(self, model: ClassModel, name: str) -> bool:
-        """Every write of field ``name`` stores a builtin value: a literal or display
-        (``{...}``, ``[...]``, a comprehension, a constant) or a builtin container's
-        constructor (``dict()``, ``deque()``, ``defaultdict(list)``) — its methods are the
-        value's own, not a component's. ``None`` (the field before it is set) counts for
+        """Field ``name`` is annotated with a builtin type (``self.running: list[Request] =
+        []``), or every write stores a builtin value: a literal or display (``{...}``,
+        ``[...]``, a comprehension, a constant) or a builtin container's constructor
+        (``dict()``, ``deque()``, ``defaultdict(list)``) — its methods are the value's own,
+        not a component's. ``None`` (the field before it is set) counts for
         neither side; a field only ever set to ``None`` holds no builtin value."""
-        values = [e for w in field_writes(model).get(name, []) if w.kind in ("assign", "default")
+        writes = field_writes(model).get(name, [])
+        annotations = [sub.annotation for w in writes if w.function is not None
+                       for sub in self._annotated(w.function).get(w.line, ())]
+        annotations += [stmt.annotation for klass in model.sources for stmt in klass.node.body
+                        if isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name)
+                        and stmt.target.id == name]
+        if any(_names_builtin(a) for a in annotations):  # self.running: list[Request] = []
+            return True
+        values = [e for w in writes if w.kind in ("assign", "default")
                   for e in (_alternatives(w.value) if w.value is not None else [w.value])]
         stored = [e for e in values if not (isinstance(e, ast.Constant) and e.value is None)]
         return bool(stored) and all(_builtin_value(e) for e in stored)  # None: before it is set
@@ -397,13 +408,89 @@ class CallResolver:
 
     # -- calls --------------------------------------------------------------------------
     def resolve(self, fn: Fn, call: ast.Call) -> tuple[list[Fn], str]:
-        """(callees, note). An empty list with a note: the receiver did not resolve."""
+        """(callees, note). An empty list with a note: the receiver did not resolve. An
+        abstract method (an interface's) is replaced by its implementations in the
+        subclasses found (:meth:`implementations`), kept when there are none."""
         key = (id(call), fn.key)
         found = self._resolved.get(key)
         if found is None:
-            found = self._resolve(fn, call)
-            self._resolved[key] = found
+            callees, note = self._resolve(fn, call)
+            concrete: list[Fn] = []
+            for callee in callees:
+                impls = self.implementations(callee) if is_abstract(callee.node) else []
+                concrete += [i for i in impls or [callee] if i not in concrete]
+            found = self._resolved[key] = (concrete, note)
         return found
+
+    def implementations(self, fn: Fn) -> list[Fn]:
+        """The overrides of ``fn`` (a method) in the subclasses of its class that the modules
+        read so far define or import (class hierarchy analysis over the code read): each
+        subclass's own method of that name, when it is not abstract itself."""
+        if fn.klass is None or not fn.is_method:
+            return []
+        out: list[Fn] = []
+        seen: set[int] = set()
+        for sub in self.subclasses(fn.klass):
+            impl = self.method(self.model_for(sub), fn.node.name)
+            if impl is not None and impl.klass is not None and impl.klass is not fn.klass \
+                    and not is_abstract(impl.node) and id(impl.node) not in seen:
+                seen.add(id(impl.node))
+                out.append(impl)
+        return out
+
+    def subclasses(self, klass: ClassSource) -> list[ClassSource]:
+        """Classes deriving from ``klass`` (directly or not) in the modules read so far and
+        the modules they import: a subclass nothing imports is not found. A module not read
+        yet is searched as text first (``class X(...Base...)``) and parsed only on a match."""
+        key = class_key(klass)
+        cached = self._subclasses.get(key)
+        if cached is not None:
+            return cached
+        names = self.index.loaded_modules()
+        for name in list(names):
+            info = self.index.module(name)
+            for binding in (info.bindings.values() if info is not None else ()):
+                if binding.kind in ("from", "import") and binding.module:
+                    names.add(binding.module)
+                    if binding.kind == "from" and binding.name:
+                        names.add(f"{binding.module}.{binding.name}")
+                    elif binding.kind == "import":  # import a.b binds a, imports a.b too
+                        names.update(_imported_modules(binding.statement))
+        loaded = self.index.loaded_modules()
+        bases = {klass.name}
+        out: dict[str, ClassSource] = {}
+        grew = True
+        while grew:
+            grew = False
+            pattern = re.compile(rb"class\s+\w+\s*\([^)]*\b(?:"
+                                 + b"|".join(re.escape(n.encode()) for n in sorted(bases))
+                                 + rb")\b")
+            for name in sorted(names):
+                found = self.index.find_module(name)
+                if found is None or not found[0].is_file():
+                    continue
+                if name not in loaded:
+                    data = self.index.sources.scan(found[0])
+                    if data is None or not pattern.search(data):
+                        continue
+                info = self.index.module(name)
+                for binding in (info.bindings.values() if info is not None else ()):
+                    node = binding.node
+                    if binding.kind != "class" or not isinstance(node, ast.ClassDef) or not any(
+                            ast.unparse(b).rsplit(".", 1)[-1] in bases for b in node.bases):
+                        continue
+                    sub = self.class_named(name, node.name)
+                    if sub is None or class_key(sub) in out or class_key(sub) == key:
+                        continue
+                    if any(getattr(k, "qualname", None) == klass.qualname
+                           and getattr(k, "module", None) == klass.module
+                           for k in self.model_for(sub).mro):
+                        out[class_key(sub)] = sub
+                        bases.add(node.name)
+                        grew = True
+        result = list(out.values())
+        self._subclasses[key] = result
+        return result
 
     def _resolve(self, fn: Fn, call: ast.Call) -> tuple[list[Fn], str]:
         func = call.func
@@ -513,6 +600,27 @@ class CallResolver:
         return out
 
 
+def is_abstract(node: ast.AST) -> bool:
+    """An interface's method: decorated ``@abstractmethod``, or a body (past its docstring)
+    that only raises ``NotImplementedError`` or is ``...``. A ``pass`` body is a real no-op."""
+    decorators = getattr(node, "decorator_list", [])
+    if any(ast.unparse(d).rsplit(".", 1)[-1] == "abstractmethod" for d in decorators):
+        return True
+    body = list(getattr(node, "body", []))
+    if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) \
+            and isinstance(body[0].value.value, str):
+        body = body[1:]
+    if len(body) != 1:
+        return False
+    stmt = body[0]
+    if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant):
+        return stmt.value.value is Ellipsis
+    if isinstance(stmt, ast.Raise) and stmt.exc is not None:
+        exc = stmt.exc.func if isinstance(stmt.exc, ast.Call) else stmt.exc
+        return ast.unparse(exc).rsplit(".", 1)[-1] == "NotImplementedError"
+    return False
+
+
 def _is_enum(klass: ClassSource) -> bool:
     """Whether a class derives, by name, from an Enum/Flag base (``Enum``, ``enum.IntEnum``)."""
     return any(ast.unparse(base).rsplit(".", 1)[-1].endswith(("Enum", "Flag"))
@@ -541,11 +649,34 @@ _DISPLAYS = (ast.Dict, ast.List, ast.Set, ast.Tuple, ast.DictComp, ast.ListComp,
              ast.Constant, ast.JoinedStr)
 
 
+_BUILTIN_TYPES = _BUILTIN_CONTAINERS | {"List", "Dict", "Set", "FrozenSet", "Tuple", "Deque",
+                                        "DefaultDict", "str", "int", "float", "bool", "bytes"}
+
+
+def _names_builtin(annotation: ast.expr) -> bool:
+    """An annotation naming a builtin type (``list[Request]``, ``Optional[Dict[str, int]]``,
+    ``deque``)."""
+    head = _unoptional(annotation)
+    if isinstance(head, ast.Subscript):
+        head = head.value
+    return ast.unparse(head).rsplit(".", 1)[-1] in _BUILTIN_TYPES
+
+
 def _builtin_value(expr: ast.expr | None) -> bool:
     if isinstance(expr, _DISPLAYS):
         return True
     return isinstance(expr, ast.Call) and ast.unparse(expr.func).rsplit(".", 1)[-1] \
         in _BUILTIN_CONTAINERS
+
+
+def _imported_modules(statement: str) -> list[str]:
+    """The modules an ``import a.b, c`` statement imports (``a.b``, ``c``)."""
+    try:
+        tree = ast.parse(statement)
+    except SyntaxError:
+        return []
+    return [alias.name for node in tree.body if isinstance(node, ast.Import)
+            for alias in node.names]
 
 
 def argument_setting(model: ClassModel, init: Fn | None, call: ast.Call,

@@ -21,6 +21,7 @@ FunctionNode = ast.FunctionDef | ast.AsyncFunctionDef
 
 _TREES: dict[tuple[str, bool], ParsedFile] = {}
 _BODIES: dict[tuple[str, int], FunctionNode] = {}
+_LINES: dict[str, list[str]] = {}  # content digest -> its lines (bodies are parsed from them)
 ALL = 0  # a read of every body of a file (a full parse): any change to it counts
 _RECORDERS: list[set[tuple[str, int, str]]] = []  # the reads of the analyses now running
 
@@ -89,7 +90,10 @@ class ParsedFile:
         found = _BODIES.get(key)
         if found is None:
             try:
-                lines = self.data.decode("utf-8").splitlines(keepends=True)
+                lines = _LINES.get(self.digest)
+                if lines is None:  # one split per file, not per body parsed
+                    lines = _LINES[self.digest] = self.data.decode("utf-8").splitlines(
+                        keepends=True)
                 found = parse_body(lines, body, self.path)
             except (SyntaxError, UnicodeDecodeError, ValueError):
                 full = _parse_full(self.path, self.digest, self.data).tree
@@ -154,6 +158,15 @@ class Sources:
         except OSError:
             return None
 
+    def scan(self, path: str | Path) -> bytes | None:
+        """The bytes at ``path``, searched as text (not parsed): recorded as read, like a
+        parse, so a cached result that depended on the search is checked against them."""
+        data = self.text(path)
+        if data is not None:
+            key = str(Path(path).resolve())
+            self.read.setdefault(key, hashlib.blake2b(data, digest_size=16).hexdigest())
+        return data
+
     def parse(self, path: str | Path) -> ParsedFile:
         key = str(Path(path).resolve())
         cached = self._by_path.get(key)
@@ -181,6 +194,7 @@ def clear_cache() -> None:
     """Forget every parsed tree (benchmarks use this to measure a cold run)."""
     _TREES.clear()
     _BODIES.clear()
+    _LINES.clear()
     from deskcheck.static import _collect, _constants, _dataflow, _fields, _members  # no cycle
 
     _collect.clear_cache()

@@ -93,6 +93,10 @@ class StaticIndex:
         self._files[key] = found
         return found
 
+    def loaded_modules(self) -> set[str]:
+        """The modules read so far (found under the roots)."""
+        return {name for name, info in self._modules.items() if info is not None}
+
     def exists_outside(self, name: str) -> bool:
         top = name.split(".")[0]
         if top in sys.builtin_module_names or top in sys.stdlib_module_names:

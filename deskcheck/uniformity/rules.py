@@ -15,7 +15,7 @@ RANK_LOCAL_RULES: tuple[tuple[str, str], ...] = (
     ("uuid.*", "random"), ("*uuid4", "random"), ("os.getpid", "process id"),
     ("*.available_size", "per-rank resource size"), ("*.evictable_size", "per-rank resource size"),
     ("*.protected_size", "per-rank resource size"), ("*free_size*", "per-rank resource size"),
-    ("*get_num_allocatable*", "per-rank resource size"),
+    ("*get_num_allocatable*", "per-rank resource size"), ("*num_free_blocks*", "per-rank resource size"),
     ("torch.cuda.*memory*", "per-rank resource size"), ("*mem_get_info*", "per-rank resource size"),
     ("psutil.*", "per-rank resource size"), ("*get_available_gpu_memory*", "per-rank resource size"),
     ("*.match_prefix", "cache"), ("*cache*.evict*", "cache"), ("*.cache_hit*", "cache"),

@@ -9,7 +9,7 @@ from __future__ import annotations
 import ast
 from typing import Any
 
-from deskcheck.static import Fn, flow_facts
+from deskcheck.static import Fn, flow_facts, is_abstract
 from deskcheck.uniformity.collectives import classify_call, inplace_output, site_dim
 from deskcheck.uniformity.cycles import CycleSolver
 from deskcheck.uniformity.fields import FieldReads
@@ -647,27 +647,6 @@ def _zipped(d: Any, ctx: Ctx) -> ast.expr | None:
             and target.elts[d.index].id == d.name):
         return None
     return call.args[d.index]
-
-
-def is_abstract(node: ast.AST) -> bool:
-    """An interface's method: decorated ``@abstractmethod``, or a body (past its docstring)
-    that only raises ``NotImplementedError`` or is ``...``. A ``pass`` body is a real no-op."""
-    decorators = getattr(node, "decorator_list", [])
-    if any(ast.unparse(d).rsplit(".", 1)[-1] == "abstractmethod" for d in decorators):
-        return True
-    body = list(getattr(node, "body", []))
-    if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) \
-            and isinstance(body[0].value.value, str):
-        body = body[1:]
-    if len(body) != 1:
-        return False
-    stmt = body[0]
-    if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant):
-        return stmt.value.value is Ellipsis
-    if isinstance(stmt, ast.Raise) and stmt.exc is not None:
-        exc = stmt.exc.func if isinstance(stmt.exc, ast.Call) else stmt.exc
-        return ast.unparse(exc).rsplit(".", 1)[-1] == "NotImplementedError"
-    return False
 
 
 def _self_chain(expr: ast.expr | None, self_name: str | None) -> bool:

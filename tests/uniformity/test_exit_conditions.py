@@ -119,3 +119,122 @@ def test_a_method_that_does_nothing_is_not_abstract(make_pkg):
     assert found and found[0].verdict is Verdict.UNIFORM, (
         "noop's body is `pass`: a real method returning None on every rank, not an "
         f"interface; the decision must be UNIFORM; got {found}")
+
+
+IFACE = """
+    from abc import ABC, abstractmethod
+
+    class SchedulerInterface(ABC):
+        @abstractmethod
+        def has_requests(self) -> bool:
+            raise NotImplementedError
+"""
+
+IMPL = """
+    from pkg.iface import SchedulerInterface
+
+    class {base_name}({base}):
+        def has_requests(self) -> bool:
+            return {body}
+"""
+
+ENGINE = """
+    from pkg.iface import SchedulerInterface
+    from pkg.impl import {imported}
+
+    class Engine:
+        def __init__(self):
+            self.scheduler: SchedulerInterface = make_scheduler()
+
+        def step(self):
+            if self.scheduler.has_requests():
+                dist.barrier(group=self.tp_cpu_group)
+"""
+
+
+def _engine(make_pkg, body: str, chain: bool = False):
+    impl = IMPL.replace("{base_name}", "Real").replace("{base}", "SchedulerInterface")
+    imported = "Real"
+    if chain:  # Real stays abstract; Leaf, deriving from Real, implements the method
+        impl = impl.replace("        def has_requests(self) -> bool:\n"
+                            "            return {body}\n", "        pass\n") + """
+    class Leaf(Real):
+        def has_requests(self) -> bool:
+            return {body}
+"""
+        imported = "Leaf"
+    files = {"iface.py": IFACE, "impl.py": impl.replace("{body}", body),
+             "engine.py": ENGINE.replace("{imported}", imported)}
+    return make_pkg(files, ROOTS)
+
+
+@pytest.mark.parametrize("chain", [False, True], ids=["subclass", "subclass of a subclass"])
+def test_an_abstract_method_reads_its_implementations(make_pkg, chain):
+    report = audit("pkg.engine:Engine", root=_engine(make_pkg, "time.monotonic() > 0", chain))
+    found = [d for d in report.decisions if "has_requests" in d.condition]
+    assert found and found[0].verdict is Verdict.RANK_LOCAL and "monotonic" in found[0].why, (
+        "self.scheduler is a SchedulerInterface; the module imports an implementation whose "
+        "has_requests reads a clock: the abstract method is read through that override "
+        f"(class hierarchy over the code read), RANK-LOCAL naming time.monotonic; got {found}")
+    fixed = audit("pkg.engine:Engine",
+                  root=_engine(make_pkg, "self.server_args.ready", chain))
+    found = [d for d in fixed.decisions if "has_requests" in d.condition]
+    assert found and found[0].verdict is Verdict.UNIFORM, (
+        f"the implementation returns configuration: the decision must be UNIFORM; got {found}")
+
+
+def test_an_implementation_nothing_imports_is_not_found(make_pkg):
+    root = _engine(make_pkg, "time.monotonic() > 0")
+    engine = root / "pkg" / "engine.py"
+    engine.write_text(engine.read_text().replace("from pkg.impl import Real\n", ""))
+    report = audit("pkg.engine:Engine", root=root)
+    found = [d for d in report.decisions if "has_requests" in d.condition]
+    assert found and found[0].verdict is Verdict.UNKNOWN and "abstract" in found[0].why, (
+        "no module read imports the implementation: the abstract method stays UNKNOWN "
+        f"saying so; got {found}")
+
+
+def test_a_subclass_added_to_a_searched_module_invalidates_the_cache(make_pkg, tmp_path):
+    from deskcheck.uniformity.cache import AuditCache
+
+    root = _engine(make_pkg, "self.server_args.ready")
+    extra = root / "pkg" / "extra.py"
+    extra.write_text("import time\n\nclass Unrelated:\n    pass\n")
+    engine = root / "pkg" / "engine.py"
+    engine.write_text(engine.read_text().replace("from pkg.impl import Real\n",
+                                                 "from pkg.impl import Real\nimport pkg.extra\n"))
+    cache = AuditCache(tmp_path / "c.sqlite")
+    first = [d for d in audit("pkg.engine:Engine", root=root, cache=cache).decisions
+             if "has_requests" in d.condition]
+    assert first and first[0].verdict is Verdict.UNIFORM, first
+    extra.write_text("import time\nfrom pkg.iface import SchedulerInterface\n\n"
+                     "class Other(SchedulerInterface):\n    def has_requests(self):\n"
+                     "        return time.monotonic() > 0\n")
+    again = [d for d in audit("pkg.engine:Engine", root=root, cache=cache).decisions
+             if "has_requests" in d.condition]
+    assert again and again[0].verdict is Verdict.RANK_LOCAL, (
+        "pkg/extra.py was searched for subclasses (imported, never parsed); after it gains "
+        "one reading a clock the cached audit must not be reused: the decision must be "
+        f"RANK-LOCAL; got {again}")
+
+
+ANNOTATED = """
+    class Sched:
+        def __init__(self):
+            self.running: list[Request] = []
+
+        def drop(self):
+            self.running = remove_all(self.running, [])
+
+        def step(self):
+            if self.running.pop():
+                dist.barrier(group=self.tp_cpu_group)
+"""
+
+
+def test_a_field_annotated_with_a_builtin_type_has_methods_of_its_own(make_pkg):
+    report = audit("pkg.s:Sched", root=make_pkg({"s.py": ANNOTATED}, ROOTS))
+    found = [d for d in report.decisions if "pop" in d.condition]
+    assert found and "receiver self.running unresolved" not in found[0].why, (
+        "self.running is annotated list[Request]: .pop() is the list's own method even where "
+        f"a helper rebinds it, not a call on an unresolved receiver; got {found}")

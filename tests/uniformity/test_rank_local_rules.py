@@ -31,13 +31,17 @@ SRC = {"rl.py": """
         def r_event(self):
             if self.copy_done.query():
                 dist.barrier(group=self.tp_group)
+        def r_blocks(self):
+            if self.block_pool.get_num_free_blocks() > 4:
+                dist.barrier(group=self.tp_group)
         def r_pure(self):
             if math.ceil(self.server_args.chunk / 2) > 1:
                 dist.barrier(group=self.tp_group)
 """}
 
 CASES = [("r_clock", "clock"), ("r_random", "random"), ("r_pool", "per-rank resource size"),
-         ("r_cache", "cache"), ("r_ipc", "IPC poll"), ("r_event", "IPC poll")]
+         ("r_cache", "cache"), ("r_ipc", "IPC poll"), ("r_event", "IPC poll"),
+         ("r_blocks", "per-rank resource size")]  # vLLM's KV block pool
 
 
 @pytest.fixture(scope="module")

@@ -1,0 +1,59 @@
+"""Measure `deskcheck uniformity` on vLLM 0.11.0's data-parallel engine loop (source only).
+
+Usage: python bench/uniformity_vllm.py [VLLM_SRC]
+VLLM_SRC defaults to bench/_work/vllm_src: get it with `pip download --no-deps vllm==0.11.0`
+and unzip the wheel's ``vllm/**.py`` there (no vLLM code is committed here).
+
+The target is ``vllm.v1.engine.core:DPEngineCoreProc``, root ``run_busy_loop``: each data
+parallel engine steps its own scheduler, then joins the DP all-reduce that decides whether
+any engine still has work (``ParallelConfig.has_unfinished_dp``, every 32 steps). No
+declarations: vLLM names its groups itself (``dp_group``). Prints every decision with its
+verdict and its first input's witness; docs/BENCHMARKS.md has the hand verdicts.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+TARGET = "vllm.v1.engine.core:DPEngineCoreProc"
+
+
+def main() -> int:
+    args = [a for a in sys.argv[1:] if not a.startswith("--")]
+    src = (Path(args[0]) if args else HERE / "_work" / "vllm_src").resolve()
+    if not (src / "vllm" / "v1" / "engine" / "core.py").is_file():
+        print(f"no vLLM source under {src}: pip download --no-deps vllm==0.11.0 and unzip "
+              "its vllm/ folder there", file=sys.stderr)
+        return 2
+    from deskcheck.static import clear_cache
+    from deskcheck.uniformity import audit
+    from deskcheck.uniformity.config import UniformityConfig
+
+    clear_cache()
+    started, cpu = time.perf_counter(), time.process_time()
+    report = audit(TARGET, root=src, roots_methods=["run_busy_loop"],
+                   config=UniformityConfig(base=src))
+    wall, cpu = time.perf_counter() - started, time.process_time() - cpu
+    print(f"cold: {wall:.2f}s wall, {cpu:.2f}s cpu  functions={report.functions} "
+          f"sites={len(report.sites)} decisions={len(report.decisions)} {report.counts()}")
+    for d in report.decisions:
+        rel = d.file.replace(str(src) + "/", "")
+        print(f"{d.verdict.value} {rel}:{d.line} {d.function} [{d.kind}] {d.condition}")
+        print(f"    why: {d.why}")
+        first = next((i for i in d.inputs if i.klass.value == d.verdict.value), None)
+        if first is not None:
+            hops = [h.replace(str(src) + "/", "") for h in first.witness]
+            for hop in hops[:4] + (["..."] + hops[-2:] if len(hops) > 6 else hops[4:]):
+                print(f"      {hop}")
+    out = HERE / "_work"
+    out.mkdir(exist_ok=True)
+    (out / "uniformity_vllm.json").write_text(json.dumps(report.to_json(), indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
