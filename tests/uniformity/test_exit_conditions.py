@@ -88,6 +88,8 @@ ABSTRACT = """
             \"\"\"Documented.\"\"\"
             raise NotImplementedError()
 
+        def stub(self) -> bool: ...
+
     class Engine:
         def __init__(self):
             self.scheduler: SchedulerInterface = make_scheduler()
@@ -98,14 +100,14 @@ ABSTRACT = """
 """
 
 
-@pytest.mark.parametrize("method", ["has_requests", "total"])
+@pytest.mark.parametrize("method", ["has_requests", "total", "stub"])
 def test_an_abstract_method_is_unknown_not_empty(make_pkg, method):
     report = audit("pkg.s:Engine", root=make_pkg(
         {"s.py": ABSTRACT.replace("{method}", method)}, ROOTS))
     found = [d for d in report.decisions if method in d.condition]
     assert found and found[0].verdict is Verdict.UNKNOWN and "abstract" in found[0].why, (
         f"self.scheduler is annotated with an interface whose {method} only raises "
-        "NotImplementedError (or is @abstractmethod): which implementation runs is not in "
+        "NotImplementedError, is `...` or is @abstractmethod: which implementation runs is not in "
         "the code read, so the decision must be UNKNOWN saying the method is abstract, not "
         f"UNIFORM as if it returned nothing; got {found}")
 
