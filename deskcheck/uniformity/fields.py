@@ -84,7 +84,7 @@ class FieldReads:
         None when no construction found passes it."""
         init = self.resolver.method(model, "__init__")
         out: list[Leaf] | None = None
-        for wctx, call in self._constructions(model):
+        for wctx, call in self._built_where(model):
             arg = argument_setting(model, init, call, name)
             if arg is not None:
                 out = (out or []) + self._prefixed(
@@ -92,7 +92,7 @@ class FieldReads:
                     self.trace(arg, wctx, mode, depth + 1))
         return out
 
-    def _constructions(self, model) -> list[tuple[Ctx, ast.Call]]:
+    def _built_where(self, model) -> list[tuple[Ctx, ast.Call]]:
         """Where ``model``'s class is built: as a component of a class whose fields were
         resolved (``self.c = Cls(...)``), and inside its own factory methods
         (``return cls(...)``); each with the context it runs in."""
@@ -106,11 +106,11 @@ class FieldReads:
         return out
 
     def construction_callers(self, fn: Fn) -> list[tuple[Ctx, ast.Call]]:
-        """``fn`` (an ``__init__``) called where its class is built (:meth:`_constructions`):
+        """``fn`` (an ``__init__``) called where its class is built (:meth:`_built_where`):
         each such construction, registered as a caller."""
         known = self.reach.callers.setdefault(fn.key, [])
         if fn.model is not None:
-            for wctx, call in self._constructions(fn.model):
+            for wctx, call in self._built_where(fn.model):
                 if not any(c is call for _x, c in known):
                     known.append((wctx, call))
         return known

@@ -446,25 +446,29 @@ class Tracer(FieldReads, CycleSolver, CallSummaries, PathConditions, NamedHelper
             head = head.func if isinstance(head, ast.Call) else head.value
         if not isinstance(head, ast.Name) or not text.startswith(head.id + "."):
             return None
-        reaching = ctx.flow.reaching.get(id(head), ())
-        chains = {ast.unparse(d.value) for d, _f in reaching if d.kind == "assign"
-                  and not d.unpacked and _self_chain(d.value, ctx.fn.self_name)}
-        if len(chains) != 1 or len(reaching) != 1:
-            return None
-        return chains.pop() + text[len(head.id):]
+        chain = self._bound_to_self(head, ctx)
+        return None if chain is None else ast.unparse(chain) + text[len(head.id):]
 
     def _self_alias(self, base: ast.expr, ctx: Ctx) -> ast.Attribute | None:
-        """A local whose every reaching definition is ``self.F``: that attribute."""
-        if not isinstance(base, ast.Name):
+        """A local whose one reaching definition is ``self.F``: that attribute."""
+        bound = self._bound_to_self(base, ctx)
+        return bound if bound is not None and isinstance(bound.value, ast.Name) else None
+
+    def _bound_to_self(self, name: ast.expr, ctx: Ctx) -> ast.Attribute | None:
+        """A local whose one reaching definition binds it to a chain on ``self``
+        (``self.pool`` / ``self.pool.sub``): that chain; else None."""
+        if not isinstance(name, ast.Name):
             return None
-        reaching = ctx.flow.reaching.get(id(base), ())
-        values = {ast.unparse(d.value) for d, _f in reaching if d.kind == "assign"
-                  and not d.unpacked and isinstance(d.value, ast.Attribute)
-                  and isinstance(d.value.value, ast.Name) and d.value.value.id == ctx.fn.self_name}
-        if reaching and len(values) == 1 and len(reaching) == 1:
-            value = reaching[0][0].value
-            return value if isinstance(value, ast.Attribute) else None
-        return None
+        reaching = ctx.flow.reaching.get(id(name), ())
+        if len(reaching) != 1:
+            return None
+        d = reaching[0][0]
+        if d.kind != "assign" or d.unpacked or not isinstance(d.value, ast.Attribute):
+            return None
+        root = d.value
+        while isinstance(root, ast.Attribute):
+            root = root.value
+        return d.value if isinstance(root, ast.Name) and root.id == ctx.fn.self_name else None
 
     def _fn_ctx(self, fn: Fn) -> Ctx:
         existing = self.reach.by_fn.get(fn.key)
@@ -647,15 +651,6 @@ def _zipped(d: Any, ctx: Ctx) -> ast.expr | None:
             and target.elts[d.index].id == d.name):
         return None
     return call.args[d.index]
-
-
-def _self_chain(expr: ast.expr | None, self_name: str | None) -> bool:
-    """``self.a`` / ``self.a.b.c``: an attribute chain on ``self`` (no calls, no indexing)."""
-    if not isinstance(expr, ast.Attribute):
-        return False
-    while isinstance(expr, ast.Attribute):
-        expr = expr.value
-    return isinstance(expr, ast.Name) and self_name is not None and expr.id == self_name
 
 
 def _outer(mode: str, attr: str) -> str:

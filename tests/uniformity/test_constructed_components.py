@@ -614,3 +614,19 @@ def test_a_factory_local_bound_twice_builds_both_classes(make_pkg):
         "and Grpc.poll reads a clock, so the decision must be RANK-LOCAL naming "
         f"time.monotonic (every binding of the local, not only the last); got "
         f"{found.verdict} ({found.why})")
+
+
+def test_a_local_bound_two_ways_is_not_read_through_one_declaration(make_pkg):
+    src = ALIAS.replace(
+        "            alloc = self.pool.hisparse_allocator\n",
+        "            alloc = self.pool.hisparse_allocator\n"
+        "            if self.server_args.local:\n"
+        "                alloc = self.local_pool\n")
+    root = make_pkg({"s.py": src}, REPLICA)
+    (root / "tests").mkdir()
+    (root / "tests" / "test_pools.py").write_text("def test_pools_agree():\n    pass\n")
+    found = _decision(audit("pkg.s:S", root=root), "available_size")
+    assert found.verdict is Verdict.RANK_LOCAL, (
+        "alloc is the declared self.pool's allocator or, when configured, the undeclared "
+        "self.local_pool: alloc.available_size() is not only the replica's, so it must stay "
+        f"RANK-LOCAL; got {found.verdict} ({found.why})")
