@@ -1,14 +1,17 @@
 """Measure `deskcheck uniformity` on vLLM 0.11.0's data-parallel engine loop (source only).
 
-Usage: python bench/uniformity_vllm.py [VLLM_SRC]
+Usage: python bench/uniformity_vllm.py [VLLM_SRC] [--runner]
 VLLM_SRC defaults to bench/_work/vllm_src: get it with `pip download --no-deps vllm==0.11.0`
 and unzip the wheel's ``vllm/**.py`` there (no vLLM code is committed here).
 
 The target is ``vllm.v1.engine.core:DPEngineCoreProc``, root ``run_busy_loop``: each data
 parallel engine steps its own scheduler, then joins the DP all-reduce that decides whether
 any engine still has work (``ParallelConfig.has_unfinished_dp``, every 32 steps). No
-declarations: vLLM names its groups itself (``dp_group``). Prints every decision with its
-verdict and its first input's witness; docs/BENCHMARKS.md has the hand verdicts.
+declarations: vLLM names its groups itself (``dp_group``). ``--runner``: the GPU model runner
+instead (``vllm.v1.worker.gpu_model_runner:GPUModelRunner``, root ``execute_model``), with
+the declarations of bench/vllm_uniformity.toml (vLLM's group getters, its config object).
+Prints every decision with its verdict and its first input's witness; docs/BENCHMARKS.md has
+the hand verdicts.
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 TARGET = "vllm.v1.engine.core:DPEngineCoreProc"
+RUNNER = "vllm.v1.worker.gpu_model_runner:GPUModelRunner"
 
 
 def main() -> int:
@@ -35,8 +39,14 @@ def main() -> int:
 
     clear_cache()
     started, cpu = time.perf_counter(), time.process_time()
-    report = audit(TARGET, root=src, roots_methods=["run_busy_loop"],
-                   config=UniformityConfig(base=src))
+    if "--runner" in sys.argv:
+        from deskcheck.uniformity import load_uniformity_config
+
+        report = audit(RUNNER, root=src,
+                       config=load_uniformity_config(HERE / "vllm_uniformity.toml"))
+    else:
+        report = audit(TARGET, root=src, roots_methods=["run_busy_loop"],
+                       config=UniformityConfig(base=src))
     wall, cpu = time.perf_counter() - started, time.process_time() - cpu
     print(f"cold: {wall:.2f}s wall, {cpu:.2f}s cpu  functions={report.functions} "
           f"sites={len(report.sites)} decisions={len(report.decisions)} {report.counts()}")

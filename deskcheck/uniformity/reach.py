@@ -145,10 +145,12 @@ class Reach:
             for i, (call, site) in enumerate(ctx.sites):
                 if site.dim != "world" or site.group in ("", "WORLD"):
                     continue
-                try:
-                    expr = ast.parse(site.group, mode="eval").body
-                except SyntaxError:
-                    continue
+                expr = _group_node(call, site.group)
+                if expr is None:
+                    try:
+                        expr = ast.parse(site.group, mode="eval").body
+                    except SyntaxError:
+                        continue
                 texts = self.group_texts(ctx, expr, 0)
                 dims = sorted({site_dim(t, self.config) for t in texts} - {"world"})
                 if dims and len(dims) == len({site_dim(t, self.config) for t in texts}):
@@ -170,6 +172,13 @@ class Reach:
                 if arg is not None:
                     out += self.group_texts(caller, arg, depth + 1)
             return out or [ast.unparse(expr)]
+        if isinstance(expr, ast.Name):  # a local: what every definition reaching it binds
+            reaching = ctx.flow.reaching.get(id(expr), ())
+            values = [d.value for d, _f in reaching if d.kind == "assign" and not d.unpacked
+                      and d.value is not None]
+            if values and len(values) == len(reaching):
+                return [t for v in values for t in self.group_texts(ctx, v, depth + 1)]
+            return [ast.unparse(expr)]
         if (isinstance(expr, ast.Attribute) and isinstance(expr.value, ast.Name)
                 and expr.value.id == fn.self_name and fn.model is not None
                 and site_dim(ast.unparse(expr), self.config) == "world"):
@@ -366,6 +375,14 @@ def _module_level(call: ast.Call, flow: FlowFacts) -> bool:
         root = root.value
     return isinstance(root, ast.Name) and not flow.reaching.get(id(root)) \
         and root.id not in flow.params
+
+
+def _group_node(call: ast.Call, group: str) -> ast.expr | None:
+    """The argument of ``call`` that passes its group (the one written ``group``)."""
+    for node in [*(k.value for k in call.keywords), *call.args]:
+        if ast.unparse(node) == group:
+            return node
+    return None
 
 
 def argument_for(fn: Fn, call: ast.Call, name: str) -> ast.expr | None:

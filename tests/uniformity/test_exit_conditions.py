@@ -240,3 +240,32 @@ def test_a_field_annotated_with_a_builtin_type_has_methods_of_its_own(make_pkg):
     assert found and "receiver self.running unresolved" not in found[0].why, (
         "self.running is annotated list[Request]: .pop() is the list's own method even where "
         f"a helper rebinds it, not a call on an unresolved receiver; got {found}")
+
+
+LOCAL_GROUP = """
+    class S:
+        def step(self):
+            group = get_dp_group().device_group
+            if self.server_args.cpu_sync:
+                group = get_dp_group().cpu_group
+            if self.{rank} == 0:
+                t = torch.tensor([1])
+                dist.all_reduce(t, group=group)
+"""
+
+DP_GROUPS = ROOTS + 'groups = { "*get_dp_group()*" = "dp" }\n'
+
+
+@pytest.mark.parametrize("rank, verdict", [("pp_rank", Verdict.UNIFORM),
+                                           ("dp_rank", Verdict.RANK_LOCAL)])
+def test_a_local_holding_the_group_is_resolved_to_what_binds_it(make_pkg, rank, verdict):
+    report = audit("pkg.s:S", root=make_pkg(
+        {"s.py": LOCAL_GROUP.replace("{rank}", rank)}, DP_GROUPS))
+    found = [d for d in report.decisions if rank in d.condition]
+    assert found and found[0].verdict is verdict, (
+        "group is get_dp_group()'s device or cpu group on every path, both configured as the "
+        f"dp group: the all_reduce runs over dp, where the {rank} decision is "
+        f"{verdict.value} (vLLM's DP padding sync, forward_context.py); a local group read as "
+        f"WORLD judges it wrongly; got {[(d.condition, d.verdict.value, d.why) for d in found]}")
+    assert any(s.dim == "dp" for s in report.sites), (
+        f"the site's group must resolve to dp; got {[(s.group, s.dim) for s in report.sites]}")
