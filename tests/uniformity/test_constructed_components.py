@@ -311,10 +311,16 @@ arm = "tests/test_pools.py::test_pools_agree"
 """
 
 
-def test_a_local_bound_to_a_declared_field_is_read_through_the_declaration(make_pkg):
-    root = make_pkg({"s.py": ALIAS}, REPLICA)
+def _with_replica_arm(make_pkg, src: str):
+    """A package declaring self.pool a replica, with the congruence arm that checks it."""
+    root = make_pkg({"s.py": src}, REPLICA)
     (root / "tests").mkdir()
     (root / "tests" / "test_pools.py").write_text("def test_pools_agree():\n    pass\n")
+    return root
+
+
+def test_a_local_bound_to_a_declared_field_is_read_through_the_declaration(make_pkg):
+    root = _with_replica_arm(make_pkg, ALIAS)
     found = _decision(audit("pkg.s:S", root=root), "available_size")
     assert found.verdict is Verdict.SANCTIONED, (
         "alloc = self.pool.hisparse_allocator binds alloc to a read through the declared "
@@ -622,9 +628,7 @@ def test_a_local_bound_two_ways_is_not_read_through_one_declaration(make_pkg):
         "            alloc = self.pool.hisparse_allocator\n"
         "            if self.server_args.local:\n"
         "                alloc = self.local_pool\n")
-    root = make_pkg({"s.py": src}, REPLICA)
-    (root / "tests").mkdir()
-    (root / "tests" / "test_pools.py").write_text("def test_pools_agree():\n    pass\n")
+    root = _with_replica_arm(make_pkg, src)
     found = _decision(audit("pkg.s:S", root=root), "available_size")
     assert found.verdict is Verdict.RANK_LOCAL, (
         "alloc is the declared self.pool's allocator or, when configured, the undeclared "

@@ -15,6 +15,11 @@ from deskcheck.uniformity import Verdict, audit
 
 ROOTS = '[tool.deskcheck.uniformity]\nroots = ["step"]\n'
 
+
+def _named(report, text: str) -> list:
+    """The decisions whose condition mentions ``text``."""
+    return [d for d in report.decisions if text in d.condition]
+
 NESTED = """
     class S:
         def step(self):
@@ -104,7 +109,7 @@ ABSTRACT = """
 def test_an_abstract_method_is_unknown_not_empty(make_pkg, method):
     report = audit("pkg.s:Engine", root=make_pkg(
         {"s.py": ABSTRACT.replace("{method}", method)}, ROOTS))
-    found = [d for d in report.decisions if method in d.condition]
+    found = _named(report, method)
     assert found and found[0].verdict is Verdict.UNKNOWN and "abstract" in found[0].why, (
         f"self.scheduler is annotated with an interface whose {method} only raises "
         "NotImplementedError, is `...` or is @abstractmethod: which implementation runs is not in "
@@ -117,7 +122,7 @@ def test_a_method_that_does_nothing_is_not_abstract(make_pkg):
         "        def total(self):", "        def noop(self):\n            pass\n\n"
         "        def total(self):")
     report = audit("pkg.s:Engine", root=make_pkg({"s.py": src}, ROOTS))
-    found = [d for d in report.decisions if "noop" in d.condition]
+    found = _named(report, "noop")
     assert found and found[0].verdict is Verdict.UNIFORM, (
         "noop's body is `pass`: a real method returning None on every rank, not an "
         f"interface; the decision must be UNIFORM; got {found}")
@@ -173,14 +178,14 @@ def _engine(make_pkg, body: str, chain: bool = False):
 @pytest.mark.parametrize("chain", [False, True], ids=["subclass", "subclass of a subclass"])
 def test_an_abstract_method_reads_its_implementations(make_pkg, chain):
     report = audit("pkg.engine:Engine", root=_engine(make_pkg, "time.monotonic() > 0", chain))
-    found = [d for d in report.decisions if "has_requests" in d.condition]
+    found = _named(report, "has_requests")
     assert found and found[0].verdict is Verdict.RANK_LOCAL and "monotonic" in found[0].why, (
         "self.scheduler is a SchedulerInterface; the module imports an implementation whose "
         "has_requests reads a clock: the abstract method is read through that override "
         f"(class hierarchy over the code read), RANK-LOCAL naming time.monotonic; got {found}")
     fixed = audit("pkg.engine:Engine",
                   root=_engine(make_pkg, "self.server_args.ready", chain))
-    found = [d for d in fixed.decisions if "has_requests" in d.condition]
+    found = _named(fixed, "has_requests")
     assert found and found[0].verdict is Verdict.UNIFORM, (
         f"the implementation returns configuration: the decision must be UNIFORM; got {found}")
 
@@ -190,7 +195,7 @@ def test_an_implementation_nothing_imports_is_not_found(make_pkg):
     engine = root / "pkg" / "engine.py"
     engine.write_text(engine.read_text().replace("from pkg.impl import Real\n", ""))
     report = audit("pkg.engine:Engine", root=root)
-    found = [d for d in report.decisions if "has_requests" in d.condition]
+    found = _named(report, "has_requests")
     assert found and found[0].verdict is Verdict.UNKNOWN and "abstract" in found[0].why, (
         "no module read imports the implementation: the abstract method stays UNKNOWN "
         f"saying so; got {found}")
@@ -206,14 +211,12 @@ def test_a_subclass_added_to_a_searched_module_invalidates_the_cache(make_pkg, t
     engine.write_text(engine.read_text().replace("from pkg.impl import Real\n",
                                                  "from pkg.impl import Real\nimport pkg.extra\n"))
     cache = AuditCache(tmp_path / "c.sqlite")
-    first = [d for d in audit("pkg.engine:Engine", root=root, cache=cache).decisions
-             if "has_requests" in d.condition]
+    first = _named(audit("pkg.engine:Engine", root=root, cache=cache), "has_requests")
     assert first and first[0].verdict is Verdict.UNIFORM, first
     extra.write_text("import time\nfrom pkg.iface import SchedulerInterface\n\n"
                      "class Other(SchedulerInterface):\n    def has_requests(self):\n"
                      "        return time.monotonic() > 0\n")
-    again = [d for d in audit("pkg.engine:Engine", root=root, cache=cache).decisions
-             if "has_requests" in d.condition]
+    again = _named(audit("pkg.engine:Engine", root=root, cache=cache), "has_requests")
     assert again and again[0].verdict is Verdict.RANK_LOCAL, (
         "pkg/extra.py was searched for subclasses (imported, never parsed); after it gains "
         "one reading a clock the cached audit must not be reused: the decision must be "
@@ -236,7 +239,7 @@ ANNOTATED = """
 
 def test_a_field_annotated_with_a_builtin_type_has_methods_of_its_own(make_pkg):
     report = audit("pkg.s:Sched", root=make_pkg({"s.py": ANNOTATED}, ROOTS))
-    found = [d for d in report.decisions if "pop" in d.condition]
+    found = _named(report, "pop")
     assert found and "receiver self.running unresolved" not in found[0].why, (
         "self.running is annotated list[Request]: .pop() is the list's own method even where "
         f"a helper rebinds it, not a call on an unresolved receiver; got {found}")
@@ -261,7 +264,7 @@ DP_GROUPS = ROOTS + 'groups = { "*get_dp_group()*" = "dp" }\n'
 def test_a_local_holding_the_group_is_resolved_to_what_binds_it(make_pkg, rank, verdict):
     report = audit("pkg.s:S", root=make_pkg(
         {"s.py": LOCAL_GROUP.replace("{rank}", rank)}, DP_GROUPS))
-    found = [d for d in report.decisions if rank in d.condition]
+    found = _named(report, rank)
     assert found and found[0].verdict is verdict, (
         "group is get_dp_group()'s device or cpu group on every path, both configured as the "
         f"dp group: the all_reduce runs over dp, where the {rank} decision is "
