@@ -72,6 +72,7 @@ class Def:
     guards: tuple[Guard, ...] = ()
     positional: bool = False  # fill: ``xs[i] = v`` at an enumerate/range count keeps the length
     unpacked: bool = False  # bound by a tuple target (``index`` None: no position can be told)
+    filled_by: str = ""  # fill: the method (``append``, ``extend``...) or ``item`` (``x[k] = v``)
 
 
 @dataclass
@@ -210,13 +211,13 @@ class _Walker:
 
     def _make_def(self, name: str, kind: str, line: int, value: ast.expr | None,
                   index: int | None, guards: tuple[Guard, ...], positional: bool = False,
-                  unpacked: bool = False) -> Def:
+                  unpacked: bool = False, filled_by: str = "") -> Def:
         """One Def object per (name, site, guards): a loop walked twice finds the same one."""
         key = (name, kind, line, id(value), index, tuple(id(g.node) for g in guards),
-               tuple(g.negated for g in guards), positional, unpacked)
+               tuple(g.negated for g in guards), positional, unpacked, filled_by)
         found = self._defs.get(key)
         if found is None:
-            found = Def(name, kind, line, value, index, guards, positional, unpacked)
+            found = Def(name, kind, line, value, index, guards, positional, unpacked, filled_by)
             self._defs[key] = found
             self.facts.defs.append(found)
         return found
@@ -269,10 +270,10 @@ class _Walker:
                     and value is not None:
                 key = target.slice
                 self._fill(state, target.value.id, line, value if kind == "assign" else None,
-                           key, _counted(key, state))
+                           key, _counted(key, state), "item")
 
     def _fill(self, state: State, name: str, line: int, value: ast.expr | None,
-              key: ast.expr | None = None, positional: bool = False) -> None:
+              key: ast.expr | None = None, positional: bool = False, how: str = "") -> None:
         """Something put into the local container ``name``: a definition beside the others."""
         if state is None or name not in state:
             return
@@ -281,7 +282,8 @@ class _Walker:
             return
         shown = parts[0] if len(parts) == 1 else ast.Tuple(parts, ast.Load(), lineno=line,
                                                             col_offset=0)
-        d = self._make_def(name, "fill", line, shown, None, self._current(), positional)
+        d = self._make_def(name, "fill", line, shown, None, self._current(), positional,
+                           filled_by=how)
         state[name] = {**state[name], d: frozenset()}
 
     # -- expressions -------------------------------------------------------------------
@@ -462,7 +464,7 @@ class _Walker:
             parts = list(call.args) + [k.value for k in call.keywords]
             value = parts[0] if len(parts) == 1 else ast.Tuple(parts, ast.Load(),
                                                                lineno=call.lineno, col_offset=0)
-            self._fill(state, func.value.id, call.lineno, value)
+            self._fill(state, func.value.id, call.lineno, value, how=func.attr)
 
     def _arm(self, guard: Guard, body: list[ast.stmt], state: State) -> State:
         self.guards.append(guard)

@@ -96,7 +96,7 @@ class _Solution:
         for reader, found in reads.items():
             for target, hops in found:
                 self.read_by.setdefault(target, []).append((reader, hops))
-        self._toward: dict[tuple, dict[tuple, tuple[tuple, tuple]]] = {}
+        self._toward: dict[tuple, tuple[dict[tuple, tuple[tuple, list]], set[tuple]]] = {}
         comp: dict[tuple, int] = {}
         index: dict[tuple, int] = {}
         low: dict[tuple, int] = {}
@@ -258,14 +258,15 @@ class _Solution:
         starts from the goals in their order (the members' order), never a set's: a key
         holds ``id()`` values, so a set's order, and with it which of two equally short
         paths is the witness, would change from run to run."""
-        goal = set(goals)
-        if start in goal:
-            return [], start
         group = self.comp[start]
         key = (group, tuple(goals))
-        toward = self._toward.get(key)
-        if toward is None:
-            toward = self._toward[key] = {}
+        found = self._toward.get(key)
+        if found is None:
+            found = self._toward[key] = ({}, set(goals))
+        toward, goal = found
+        if start in goal:
+            return [], start
+        if not toward:
             frontier = deque(goals)
             seen = set(goal)
             while frontier:
@@ -280,7 +281,8 @@ class _Solution:
         at = start
         while at not in goal:
             at, hops = toward[at]  # every member of a group reads every other
-            path += hops
+            if len(path) < 24:
+                path += hops
         return path[:24], at
 
 

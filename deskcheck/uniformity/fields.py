@@ -16,7 +16,7 @@ from deskcheck.static import (
     flow_facts,
 )
 from deskcheck.uniformity.leaves import Leaf, default_of
-from deskcheck.uniformity.positions import unpacked
+from deskcheck.uniformity.positions import of_element, unpacked
 from deskcheck.uniformity.reach import Ctx, argument_for, guard_mode
 
 # the function class-level defaults are read in: one node for the process (flow facts are
@@ -131,6 +131,11 @@ class FieldReads:
         if write.kind != "delete" and value is not None:
             keep = mode if mode.startswith(("attr:", "lattr:")) and write.kind == "assign" \
                 else "length" if mode == "length" and write.kind != "item" else "value"
+            one = of_element(mode)  # an attribute of the elements: of what is put in
+            if one is not None:
+                keep = mode if write.method in ("extend", "extendleft") else one if write.kind == "item" or write.method in (
+                    "append", "appendleft", "add", "insert", "put", "put_nowait",
+                    "setdefault") else "value"
             if write.unpacked and write.kind == "assign":
                 value, keep = unpacked(value, write.index, keep)
             out += self.trace(value, wctx, keep, depth + 1)

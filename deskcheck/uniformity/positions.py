@@ -1,5 +1,8 @@
-"""Tuple positions: the modes that read one element of a tuple value (``a, b = f()`` reads
-``b`` as element 1 of ``f()``'s returns), and the element of a tuple display they pick."""
+"""Parts of a value a mode reads. Tuple positions: the modes that read one element of a
+tuple value (``a, b = f()`` reads ``b`` as element 1 of ``f()``'s returns), and the element
+of a tuple display they pick. Element attributes: ``for r in reqs: r.rid`` reads attribute
+``rid`` of every element of ``reqs`` (``eattr:rid``; ``leattr:`` its length), so what is
+put in (``reqs.append(Req(rid=..., gen=...))``) is read for that attribute only."""
 
 from __future__ import annotations
 
@@ -52,3 +55,33 @@ def unpacked(value: ast.expr | None, index: int | None, mode: str) -> tuple[ast.
     if isinstance(value, ast.Tuple | ast.List):
         return value, mode
     return value, at(mode, index)
+
+
+_SEQUENCE_KEEP = frozenset({"list", "tuple", "set", "frozenset", "sorted", "reversed", "iter"})
+
+
+def elementwise(mode: str) -> str | None:
+    """The mode that reads an attribute of every element of a container, when a loop
+    variable is read in ``mode`` for one attribute (``attr:x`` -> ``eattr:x``); else None."""
+    if mode.startswith(("attr:", "lattr:")):
+        kind, chain = mode.split(":", 1)
+        if "." in chain:  # `r.a.b`: all of `r.a` (a chain through elements costs more
+            return f"eattr:{chain.split('.', 1)[0]}"  # walking than it saves)
+        return f"eattr:{chain}" if kind == "attr" else f"leattr:{chain}"
+    return None
+
+
+def of_element(mode: str) -> str | None:
+    """The mode for one element when its container is read in ``mode`` (``eattr:x`` ->
+    ``attr:x``); None for any other mode."""
+    if mode.startswith("eattr:"):
+        return mode[1:]
+    if mode.startswith("leattr:"):
+        return "l" + mode[2:]
+    return None
+
+
+def keeps_elements(builtin: str) -> bool:
+    """Whether the builtin's result holds its argument's elements unchanged (``sorted(xs)``),
+    so an element-attribute read passes through it."""
+    return builtin in _SEQUENCE_KEEP

@@ -35,8 +35,13 @@ class Ctx:
 
     @property
     def key(self) -> tuple:
-        consts = tuple(sorted((k, repr(v)) for k, v in self.consts.items()))
-        return (self.fn.key, consts, True) if self.summary else (self.fn.key, consts)
+        """(function, constants[, summary]): computed once, a context is never re-bound."""
+        found = self.__dict__.get("_key")
+        if found is None:
+            consts = tuple(sorted((k, repr(v)) for k, v in self.consts.items()))
+            found = (self.fn.key, consts, True) if self.summary else (self.fn.key, consts)
+            self.__dict__["_key"] = found
+        return found
 
 
 def evaluate(expr: ast.expr | None, consts: dict[str, Any]) -> Any:

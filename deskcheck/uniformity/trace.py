@@ -16,7 +16,15 @@ from deskcheck.uniformity.fields import FieldReads
 from deskcheck.uniformity.helpers import NamedHelpers
 from deskcheck.uniformity.leaves import Leaf, dedupe_leaves, default_of, param_group
 from deskcheck.uniformity.paths import PathConditions, group_mark
-from deskcheck.uniformity.positions import element, position, unpacked, whole
+from deskcheck.uniformity.positions import (
+    element,
+    elementwise,
+    keeps_elements,
+    of_element,
+    position,
+    unpacked,
+    whole,
+)
 from deskcheck.uniformity.reach import (
     Ctx,
     Reach,
@@ -66,12 +74,15 @@ class Tracer(FieldReads, CycleSolver, CallSummaries, PathConditions, NamedHelper
         self._partial: dict[tuple, tuple[Leaf, ...]] = {}  # a cycle member's first-pass sources
         self._ref_key: dict[str, tuple] = {}  # a cycle reference leaf's name -> its key
         self._pending: dict[tuple, Any] = {}  # a solved cycle's member -> its solution
+        self._stores: dict[int, dict] = {}  # function node id -> local attribute stores
+        self._rules: dict[str, tuple[str, str, str]] = {}  # hop text -> its rule's verdict
 
     def forget(self) -> None:
         """Drop memoised input sets (after the declarations it reads were changed)."""
         self._memo.clear()
         self._partial.clear()
         self._pending.clear()
+        self._rules.clear()
 
     # -- entry ---------------------------------------------------------------------------
     def trace(self, expr: ast.expr | None, ctx: Ctx, mode: str = "value",
@@ -149,6 +160,9 @@ class Tracer(FieldReads, CycleSolver, CallSummaries, PathConditions, NamedHelper
             mode = "length" if isinstance(e, ast.Name | ast.Attribute | ast.Subscript) else "value"
         if isinstance(e, ast.Constant | ast.Lambda):
             return []
+        one = of_element(mode)
+        if one is not None:
+            return self._elements(e, ctx, mode, one, depth)
         picked = position(mode)
         if picked is not None:  # one element of a tuple: followed through names and calls
             literal = element(e, picked[0])
@@ -179,6 +193,8 @@ class Tracer(FieldReads, CycleSolver, CallSummaries, PathConditions, NamedHelper
             # `xs[i] is None`: whether the element is there; what was put in decides that
             # by its own existence, not by its content
             base = "element" if mode == "length" and isinstance(e.value, ast.Name) else "value"
+            if not isinstance(e.slice, ast.Slice):  # `reqs[i].rid`: rid of the elements
+                base = elementwise(mode) or base
             return (list(self.trace(e.value, ctx, base, depth))
                     + list(self.trace(e.slice, ctx, "value", depth)))
         if isinstance(e, ast.List | ast.Tuple | ast.Set):
@@ -206,6 +222,44 @@ class Tracer(FieldReads, CycleSolver, CallSummaries, PathConditions, NamedHelper
                 out += self.trace(child, ctx, mode, depth)
         return out
 
+    def _elements(self, e: ast.expr, ctx: Ctx, mode: str, one: str, depth: int) -> list[Leaf]:
+        """A container read for an attribute of each element (``mode`` ``eattr:x``, ``one``
+        ``attr:x``): a display's or comprehension's elements for that attribute, which ones
+        exist by the comprehension's iterable and tests; names, calls and concatenations
+        pass the mode on; anything else is read whole."""
+        if isinstance(e, ast.List | ast.Tuple | ast.Set):
+            return [x for elt in e.elts for x in (
+                self.trace(elt.value, ctx, mode, depth) if isinstance(elt, ast.Starred)
+                else self.trace(elt, ctx, one, depth))]
+        if isinstance(e, ast.Dict):  # iterating a dict yields its keys
+            return [x for k in e.keys if k is not None for x in self.trace(k, ctx, one, depth)] \
+                + [x for k, v in zip(e.keys, e.values, strict=True) if k is None
+                   for x in self.trace(v, ctx, "value", depth)]
+        if isinstance(e, ast.ListComp | ast.SetComp | ast.GeneratorExp | ast.DictComp):
+            out: list[Leaf] = []
+            for gen in e.generators:
+                out += self.trace(gen.iter, ctx, "length", depth)
+                for cond in gen.ifs:
+                    out += self.trace(cond, ctx, "truth", depth)
+            return out + list(self.trace(e.key if isinstance(e, ast.DictComp) else e.elt,
+                                         ctx, one, depth))
+        if isinstance(e, ast.IfExp):
+            return (list(self.trace(e.test, ctx, "truth", depth))
+                    + list(self.trace(e.body, ctx, mode, depth))
+                    + list(self.trace(e.orelse, ctx, mode, depth)))
+        if isinstance(e, ast.BoolOp):
+            return [x for v in e.values for x in self.trace(v, ctx, mode, depth)]
+        if isinstance(e, ast.BinOp) and isinstance(e.op, ast.Add):  # concatenation
+            return list(self.trace(e.left, ctx, mode, depth)) + list(
+                self.trace(e.right, ctx, mode, depth))
+        if isinstance(e, ast.Name):
+            return self._name(e, ctx, mode, depth)
+        if isinstance(e, ast.Call):
+            return self._call(e, ctx, mode, depth)
+        if isinstance(e, ast.Attribute):
+            return self._attribute(e, ctx, mode, depth)
+        return list(self.trace(e, ctx, "value", depth))
+
     def _name(self, e: ast.Name, ctx: Ctx, mode: str, depth: int) -> list[Leaf]:
         if e.id in ctx.consts:
             return []
@@ -222,12 +276,17 @@ class Tracer(FieldReads, CycleSolver, CallSummaries, PathConditions, NamedHelper
         if mode == "length":  # an element replaced at a counted position: the same length
             reaching = tuple((d, f) for d, f in reaching if not d.positional)
         exits = ctx.flow.exits.get(id(e), ())  # early exits the read is past
+        values: list[tuple[frozenset[str], list[Leaf]]] = []
         for d, facts in reaching:
             single, empty = self._path_marks((*facts, *exits), d, ctx)
-            if not (empty and mode in _EMPTIED):  # a falsy value there: no source
+            found: list[Leaf] = []
+            if not (empty and (mode in _EMPTIED or of_element(mode))):  # falsy: no source
                 hop = f"{ctx.fn.file}:{d.line} {e.id} ({d.kind})"
-                out += self._prefixed(hop, tuple(self._def(d, ctx, mode, depth)), single)
-            if len(reaching) > 1:
+                found = self._prefixed(hop, tuple(self._def(d, ctx, mode, depth)), single)
+                out += found
+            values.append((single, found))
+        if len(reaching) > 1 and not _one_agreed_value(values):
+            for (d, _facts), (single, _found) in zip(reaching, values, strict=True):
                 for g in d.guards:
                     if g not in shared and g.test is not None and g.kind in ("if", "exit",
                                                                              "ternary", "while"):
@@ -235,6 +294,35 @@ class Tracer(FieldReads, CycleSolver, CallSummaries, PathConditions, NamedHelper
                                               f"reaches: {g.text}",
                                               self.trace(g.test, ctx, guard_mode(g), depth + 1),
                                               single)
+        if mode.startswith(("attr:", "lattr:")) and e.id != ctx.fn.self_name:
+            out += self._stored(e, ctx, mode, depth)  # self's stores: its fields, declared
+        return out
+
+    def _stored(self, e: ast.Name, ctx: Ctx, mode: str, depth: int) -> list[Leaf]:
+        """``req.gen = v`` in the function, read as ``req.gen`` (``attr:gen``): ``v`` too,
+        whatever the constructor passed (``req.gen.seed = v``: part of ``req.gen``'s value),
+        where the store's ``req`` is bound by a definition this read's ``req`` reaches."""
+        name = e.id
+        read_defs = {d for d, _f in ctx.flow.reaching.get(id(e), ())}
+        kind, chain = mode.split(":", 1)
+        wanted = chain.split(".")
+        out: list[Leaf] = []
+        key = id(ctx.fn.node)
+        stores = self._stores.get(key)
+        if stores is None:
+            stores = self._stores[key] = local_attribute_stores(ctx.fn.node)
+        for parts, value, line, base, unpacked_value in stores.get(name, ()):
+            bound = ctx.flow.reaching.get(id(base))
+            if bound and not read_defs.intersection(d for d, _f in bound):
+                continue  # another binding of the name: another object
+            common = min(len(parts), len(wanted))
+            if parts[:common] != wanted[:common]:
+                continue
+            rest = wanted[len(parts):]
+            sub = "value" if len(parts) > len(wanted) or unpacked_value or not rest and kind == "attr" \
+                else "length" if not rest else f"{kind}:{'.'.join(rest)}"
+            hop = f"{ctx.fn.file}:{line} {name}.{'.'.join(parts)} = (store)"
+            out += self._prefixed(hop, self.trace(value, ctx, sub, depth + 1))
         return out
 
     def _inplace_agreed(self, e: ast.Name, ctx: Ctx) -> Leaf | None:
@@ -310,6 +398,10 @@ class Tracer(FieldReads, CycleSolver, CallSummaries, PathConditions, NamedHelper
                 mode = "value"
         if d.kind == "param":
             return self._param(d.name, ctx, mode, depth)
+        one = of_element(mode)
+        if one is not None and (d.unpacked or d.kind not in ("assign", "walrus", "augassign",
+                                                              "fill")):
+            mode = one = "value"  # elements held some other way: the whole value
         if d.kind not in ("assign", "walrus") or d.unpacked:
             mode = whole(mode)  # an element's position holds only through a plain binding
         if d.kind in ("assign", "walrus", "augassign", "with", "match"):
@@ -325,8 +417,14 @@ class Tracer(FieldReads, CycleSolver, CallSummaries, PathConditions, NamedHelper
             if counted is not None:  # `for i, x in enumerate(seq)`: i counts seq's entries
                 return [x for a in counted for x in self.trace(
                     a, ctx, "length" if a is counted[0] else "value", depth + 1)]
-            return list(self.trace(d.value, ctx, "value", depth + 1))
+            each = elementwise(mode) if not d.unpacked else None
+            return list(self.trace(d.value, ctx, each or "value", depth + 1))
         if d.kind == "fill":  # content: what was put in; membership/length: when and how often
+            if one is not None:  # an attribute of each element: of what was put in
+                if d.filled_by in ("append", "add", "appendleft", "push"):
+                    return list(self.trace(d.value, ctx, one, depth + 1))
+                if d.filled_by not in ("extend", "extendleft"):
+                    mode = "value"  # d[k] = v (iterated: its keys), insert(i, v): whole
             if mode == "length":
                 return [x for g in d.guards if g.kind == "for" and g.test is not None
                         for x in self.trace(g.test, ctx, "length", depth + 1)]
@@ -398,16 +496,25 @@ class Tracer(FieldReads, CycleSolver, CallSummaries, PathConditions, NamedHelper
                 declared = self._declared(expanded, ctx, node)
         if declared is not None:
             return declared
+        rule = self._rules.get(text)
+        if rule is None:
+            rule = self._rules[text] = self._rule(text)
+        category, reason, dim = rule
+        return Leaf(text, category, reason, dim, hop) if category else None
+
+    def _rule(self, text: str) -> tuple[str, str, str]:
+        """(category, reason, dim) of the default and configured rules for a hop's text;
+        category "" when none matches."""
         dim = rank_id_dim(text)
         if dim is not None:
-            return Leaf(text, "rank_id", f"rank id of the {dim} group", dim, hop)
+            return "rank_id", f"rank id of the {dim} group", dim
         reason = rank_local_reason(text, self.rank_local)
         if reason is not None:
-            return Leaf(text, "rank_local", reason, witness=hop)
+            return "rank_local", reason, ""
         reason = config_reason(text, self.config)
         if reason is not None:
-            return Leaf(text, "config", reason, witness=hop)
-        return None
+            return "config", reason, ""
+        return "", "", ""
 
     def _attribute(self, e: ast.Attribute, ctx: Ctx, mode: str, depth: int) -> list[Leaf]:
         text = hop_text(e)
@@ -503,6 +610,8 @@ class Tracer(FieldReads, CycleSolver, CallSummaries, PathConditions, NamedHelper
         if isinstance(e.func, ast.Name) and not ctx.flow.reaching.get(id(e.func)) \
                 and imported is None and e.func.id in __builtins__:  # type: ignore[operator]
             inner = mode if e.func.id in _LENGTH_KEEP or e.func.id == "range" else "value"
+            if of_element(mode) is not None and not keeps_elements(e.func.id):
+                inner = "value"
             return [x for a in e.args for x in self.trace(
                 a.value if isinstance(a, ast.Starred) else a, ctx, inner, depth + 1)] + [
                 x for k in e.keywords for x in self.trace(k.value, ctx, "value", depth + 1)]
@@ -550,7 +659,8 @@ class Tracer(FieldReads, CycleSolver, CallSummaries, PathConditions, NamedHelper
         out = []
         if isinstance(e.func, ast.Attribute) and not (
                 isinstance(e.func.value, ast.Name) and e.func.value.id == ctx.fn.self_name):
-            out += self.trace(e.func.value, ctx, mode, depth + 1)  # self: code, not data
+            out += self.trace(e.func.value, ctx, "value" if of_element(mode) else mode,
+                              depth + 1)  # self: code, not data
         return out + self._args(e, ctx, "length" if mode == "length" else "value", depth)
 
     def _called_classes(self, name: ast.Name, ctx: Ctx) -> list:
@@ -614,6 +724,56 @@ class Tracer(FieldReads, CycleSolver, CallSummaries, PathConditions, NamedHelper
                                               self.trace(g.test, callee, guard_mode(g),
                                                          depth + 1))
         return self._prefixed(hop, tuple(out))
+
+
+def local_attribute_stores(node: ast.AST | None
+                           ) -> dict[str, list[tuple[list[str], ast.expr, int, ast.Name, bool]]]:
+    """Per local name, the attribute stores on it in the function: (attribute chain, value,
+    line, the stored-on name, whether a tuple target unpacks the value) for
+    ``name.a.b = v`` / ``name.a += v``."""
+    out: dict[str, list[tuple[list[str], ast.expr, int, ast.Name, bool]]] = {}
+    if node is None:
+        return out
+    for stmt in ast.walk(node):
+        if isinstance(stmt, ast.Assign):
+            targets, value = list(stmt.targets), stmt.value
+        elif isinstance(stmt, ast.AugAssign | ast.AnnAssign) and stmt.value is not None:
+            targets, value = [stmt.target], stmt.value
+        else:
+            continue
+        flat: list[ast.expr] = []
+        while targets:
+            target = targets.pop()
+            if isinstance(target, ast.Tuple | ast.List):
+                targets += [t.value if isinstance(t, ast.Starred) else t for t in target.elts]
+            else:
+                flat.append(target)
+        unpacked = any(isinstance(t, ast.Tuple | ast.List) for t in
+                       (stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]))
+        for target in flat:
+            parts: list[str] = []
+            head = target
+            while isinstance(head, ast.Attribute):
+                parts.insert(0, head.attr)
+                head = head.value
+            if parts and isinstance(head, ast.Name):
+                out.setdefault(head.id, []).append((parts, value, stmt.lineno, head, unpacked))
+    return out
+
+
+def _one_agreed_value(values: list[tuple[frozenset[str], list[Leaf]]]) -> bool:
+    """Whether every definition reaching a read holds what one collective made (the
+    root's and the other ranks' side of one broadcast: ``if rank == 0: ... bcast(objs)
+    else: bcast(objs)``), apart from those on paths where the group has one rank: then
+    which definition reaches does not decide the value."""
+    made: set[str] = set()
+    for single, leaves in values:
+        if single:
+            continue
+        if not leaves or any(leaf.category != "agreed" for leaf in leaves):
+            return False
+        made.update(leaf.reason for leaf in leaves)
+    return len(made) == 1
 
 
 def _only_def(value: ast.expr, ctx: Ctx) -> Any:

@@ -1,0 +1,84 @@
+"""What the flow walk holds: a stand-in as one scope sees it (:class:`Obj`), the drives and
+unfollowed calls a body yields (:class:`Result`), and one body's names (:class:`Scope`)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from deskcheck.drift_guard.standins.module import FunctionNode
+from deskcheck.drift_guard.standins.records import Construction, SetName
+from deskcheck.static import CallArgs
+
+
+@dataclass
+class Obj:
+    """A stand-in as one scope holds it. ``extra`` is what this scope (and the scopes it was
+    handed to) set beyond the construction's own names; in the scope that builds it, the
+    construction's own ``sets`` dict."""
+
+    cons: Construction
+    extra: dict[str, SetName]
+
+    def fork(self) -> Obj:
+        extra = {} if self.extra is self.cons.sets else dict(self.extra)
+        return Obj(self.cons, extra)
+
+    def has(self, name: str) -> bool:
+        return name in self.cons.sets or name in self.extra
+
+    def record(self, item: SetName) -> None:
+        self.extra[item.name] = item
+
+
+@dataclass(frozen=True)
+class PendingDrive:
+    """A drive found in a body; the test it belongs to is decided by the caller."""
+
+    obj_cons: Construction
+    sets: tuple[SetName, ...]
+    method: str
+    model_expr: str
+    how: str
+    file: str
+    line: int
+    args: CallArgs | None = None  # what the test's call passes (None: not known)
+    argument: str = ""  # how="argument": the parameter it is passed as ("0" / "req")
+    receiver: tuple[SetName, ...] = ()  # how="argument": what the method's self holds
+
+
+@dataclass(frozen=True)
+class Unfollowed:
+    """``Cls.method(v)`` where ``v`` came from a call deskcheck cannot follow."""
+
+    model_expr: str
+    method: str
+    var: str
+    source: str
+    file: str
+    line: int
+
+
+Items = list[list[Obj]]  # a tuple/list value: the stand-ins at each position
+
+
+@dataclass
+class Result:
+    returned: list[Obj] = field(default_factory=list)
+    returned_items: list[Items] = field(default_factory=list)  # `return stub, alloc`
+    drives: list[PendingDrive] = field(default_factory=list)
+    unfollowed: list[Unfollowed] = field(default_factory=list)
+    bindings: dict[str, list[Obj]] = field(default_factory=dict)  # at the end of the body
+    tuples: dict[str, Items] = field(default_factory=dict)  # at the end of the body
+
+
+@dataclass
+class Scope:
+    name: str
+    bindings: dict[str, list[Obj]] = field(default_factory=dict)
+    opaque: dict[str, str] = field(default_factory=dict)   # var -> the call it came from
+    calls: dict[int, list[Obj]] = field(default_factory=dict)  # followed call -> returned
+    call_items: dict[int, Items] = field(default_factory=dict)  # followed call -> tuple items
+    tuples: dict[str, Items] = field(default_factory=dict)  # var -> a tuple of stand-ins
+    literals: dict[str, object] = field(default_factory=dict)  # var -> a literal value
+    nested: dict[str, FunctionNode] = field(default_factory=dict)  # defs inside the body
+    result: Result = field(default_factory=Result)

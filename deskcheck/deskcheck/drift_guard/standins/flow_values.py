@@ -1,0 +1,123 @@
+"""Values the flow walk reads besides stand-ins: tuples of stand-ins (``stub, alloc =
+make()``, a fixture returning a pair) and the literals a test passes to a driven method."""
+
+from __future__ import annotations
+
+import ast
+
+from deskcheck.drift_guard.standins.flow_state import Items, Obj, Scope
+from deskcheck.drift_guard.standins.forms import Forms, literal
+from deskcheck.drift_guard.standins.module import TestModule
+from deskcheck.drift_guard.standins.records import NAMESPACE, PLAIN, UNKNOWN, SetName
+from deskcheck.static import CallArgs, Unknown
+
+
+class Values:
+    """Mixed into :class:`~.flow.Flow` (which provides ``_eval``, ``_key``, ``_unbind``,
+    ``_call_result``, ``module`` and ``rel``)."""
+
+    module: TestModule
+    rel: str
+    forms: Forms
+
+    def _eval(self, node: ast.expr, scope: Scope) -> list[Obj]:
+        raise NotImplementedError
+
+    def _key(self, node: ast.AST) -> str | None:
+        raise NotImplementedError
+
+    def _unbind(self, target: ast.AST, scope: Scope) -> None:
+        raise NotImplementedError
+
+    def _call_result(self, node: ast.Call, scope: Scope) -> list[Obj]:
+        raise NotImplementedError
+
+    def _drive(self, scope: Scope, obj: Obj, method: str, model: str, how: str,
+               node: ast.AST, args: CallArgs | None = None, argument: str = "",
+               receiver: tuple[SetName, ...] = ()) -> None:
+        raise NotImplementedError
+
+    def _items(self, node: ast.expr, scope: Scope) -> Items | None:
+        """The stand-ins at each position of a tuple/list value, when any position holds
+        one: a literal ``(stub, alloc)``, a followed call returning one, a name bound to one."""
+        if isinstance(node, ast.Tuple | ast.List) \
+                and not any(isinstance(e, ast.Starred) for e in node.elts):
+            items = [self._eval(e, scope) for e in node.elts]
+            return items if any(items) else None
+        if isinstance(node, ast.Await):
+            return self._items(node.value, scope)
+        if isinstance(node, ast.Call):
+            self._call_result(node, scope)
+            return scope.call_items.get(id(node))
+        key = self._key(node)
+        return scope.tuples.get(key) if key else None
+
+    def _unpack(self, target: ast.Tuple | ast.List, items: Items, scope: Scope) -> None:
+        elts = target.elts
+        if len(elts) != len(items) or any(isinstance(e, ast.Starred) for e in elts):
+            self._unbind(target, scope)
+            return
+        for elt, objs in zip(elts, items, strict=True):
+            key = self._key(elt)
+            self._unbind(elt, scope)
+            if key is not None and objs:
+                scope.bindings[key] = list(objs)
+
+    def literal_value(self, node: ast.expr, scope: Scope) -> object:
+        """A literal the test passes: as written, or a local bound to one earlier."""
+        if isinstance(node, ast.Name) and node.id in scope.literals:
+            return scope.literals[node.id]
+        return literal(node, self.module)
+
+    def call_values(self, node: ast.Call, skip: int, scope: Scope) -> CallArgs:
+        """What the test's call passes to the driven method (after ``skip`` leading
+        positionals), each unknown value saying what it is and where."""
+        where = f"{self.rel}:{node.lineno}"
+
+        def value(arg: ast.expr) -> object:
+            got = self.literal_value(arg, scope)
+            return Unknown(f"the test passes `{_short(arg, 40)}` at {where}") \
+                if got is UNKNOWN else got
+
+        positional: list[object] = []
+        star = False
+        for arg in node.args[skip:]:
+            if isinstance(arg, ast.Starred):
+                star = True
+                break
+            positional.append(value(arg))
+        keywords = tuple((k.arg, value(k.value)) for k in node.keywords if k.arg)
+        return CallArgs(tuple(positional), keywords, star,
+                        any(k.arg is None for k in node.keywords), where)
+
+    def _object_value(self, node: ast.expr, scope: Scope) -> object:
+        """A literal, else an object known to exist (a stand-in, a constructor's instance:
+        never None), else ``UNKNOWN``."""
+        value = self.literal_value(node, scope)
+        if value is not UNKNOWN:
+            return value
+        held = self._eval(node, scope) if isinstance(node, ast.Name | ast.Attribute) else []
+        if held:
+            return self.forms.something(held[0].cons)
+        return self.forms.instance(node)
+
+    def _arguments(self, node: ast.Call, skip: int, method: str, model: str,
+                   scope: Scope, receiver: Obj | None = None) -> None:
+        """``SimpleNamespace``/plain objects passed as ARGUMENTS (not as self) to a production
+        method stand in for what that parameter receives: each is a drive of its own."""
+        passed = [(str(i), arg) for i, arg in enumerate(node.args[skip:])
+                  if not isinstance(arg, ast.Starred)]
+        passed += [(kw.arg, kw.value) for kw in node.keywords if kw.arg]
+        for param, arg in passed:
+            for obj in self._eval(arg, scope):
+                if obj.cons.kind in (NAMESPACE, PLAIN):
+                    held = tuple({**receiver.cons.sets, **receiver.extra}.values()) \
+                        if receiver is not None else ()
+                    self._drive(scope, obj, method, model, "argument", node,
+                                self.call_values(node, skip, scope), argument=param,
+                                receiver=held)
+
+
+def _short(node: ast.AST, limit: int = 60) -> str:
+    text = ast.unparse(node).replace("\n", " ")
+    return text if len(text) <= limit else text[: limit - 1] + "…"

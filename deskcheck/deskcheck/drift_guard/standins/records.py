@@ -1,0 +1,142 @@
+"""What discovery finds: constructions of stand-ins, the tests that drive them, problems."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+
+class _Unknown:
+    """A value deskcheck cannot know without running the test."""
+
+    _instance: _Unknown | None = None
+
+    def __new__(cls) -> _Unknown:
+        if cls._instance is None:
+            cls._instance = super().__new__(cls)
+        return cls._instance
+
+    def __repr__(self) -> str:
+        return "UNKNOWN"
+
+
+UNKNOWN: Any = _Unknown()
+
+# construction kinds
+NEW = "new"              # Cls.__new__(Cls) / object.__new__(Cls): real methods, no __init__
+NAMESPACE = "namespace"  # SimpleNamespace(...)
+MOCK = "mock"            # MagicMock(spec=Cls) / create_autospec(Cls) / a spec-less Mock
+PLAIN = "plain"          # an instance of a plain class defined in the test file
+NONE = "none"            # None passed as self (Cls.method(None, ...)): provides no name
+
+
+@dataclass(frozen=True)
+class SetName:
+    """A name the test sets on a stand-in: where, the source text, and the literal value
+    (``UNKNOWN`` when it is not a constant)."""
+
+    name: str
+    line: int
+    text: str
+    value: Any = UNKNOWN
+
+    @property
+    def constant(self) -> bool:
+        return self.value is not UNKNOWN
+
+
+@dataclass
+class Construction:
+    """One place a stand-in is built (``file:line``), and the names set on it there, in the
+    factories it is returned through and in the fixture that yields it."""
+
+    file: str
+    line: int
+    kind: str
+    form: str                       # the construction as written, shortened
+    model_expr: str | None          # the class expression as written (``Scheduler``)
+    scope: str                      # the function it is built in
+    sets: dict[str, SetName] = field(default_factory=dict)
+    class_names: tuple[str, ...] = ()   # PLAIN: names its class body and methods provide
+    through: list[str] = field(default_factory=list)  # factories/fixtures returning it
+    dynamic: list[str] = field(default_factory=list)  # names set in ways deskcheck cannot read
+
+    @property
+    def where(self) -> str:
+        return f"{self.file}:{self.line}"
+
+    @property
+    def key(self) -> tuple[str, int, int]:
+        return (self.file, self.line, id(self))
+
+
+@dataclass(frozen=True)
+class Drive:
+    """A test drives a production method on a stand-in: ``Cls.method(obj)``,
+    ``obj.method()`` on a ``__new__`` instance, or ``MethodType(Cls.method, obj)``."""
+
+    construction: Construction
+    test: str            # pytest node id
+    test_file: str
+    method: str
+    model_expr: str      # the class expression the method is taken from
+    how: str             # "Cls.method(obj)" | "obj.method()" | "MethodType" | "property"
+    file: str
+    line: int
+    sets: tuple[SetName, ...] = ()   # every name set on the stand-in when it is driven
+    args: Any = None  # deskcheck.static.CallArgs: what the test's call passes (None: unknown)
+    argument: str = ""  # how="argument": the parameter (position after self, or keyword)
+    receiver: tuple[SetName, ...] = ()  # how="argument": the names the method's self holds
+
+    @property
+    def where(self) -> str:
+        return f"{self.file}:{self.line}"
+
+
+@dataclass(frozen=True)
+class Problem:
+    """Something discovery could not judge, with where it is, why, and the fix."""
+
+    kind: str    # syntax-error | unresolved-model | missing-method | too-dynamic
+    file: str
+    line: int
+    message: str
+    fix: str
+
+    @property
+    def where(self) -> str:
+        return f"{self.file}:{self.line}"
+
+    def to_json(self) -> dict[str, Any]:
+        return {"kind": self.kind, "file": self.file, "line": self.line,
+                "message": self.message, "fix": self.fix}
+
+    def render(self) -> str:
+        return f"{self.where}: {self.message}\n  fix: {self.fix}"
+
+
+@dataclass
+class FileFindings:
+    """Everything one test file yields."""
+
+    file: str
+    constructions: list[Construction] = field(default_factory=list)
+    drives: list[Drive] = field(default_factory=list)
+    problems: list[Problem] = field(default_factory=list)
+    tests: list[str] = field(default_factory=list)
+    unfollowed: list[Any] = field(default_factory=list)  # flow.Unfollowed, judged later
+
+
+@dataclass(frozen=True)
+class Symbol:
+    """A module-level name a test assigns, such as an enum member
+    (``sglang.srt.disaggregation.utils.DisaggregationMode.NULL``)."""
+
+    name: str
+
+    @property
+    def short(self) -> str:
+        return ".".join(self.name.split(".")[-2:])
+
+    def __repr__(self) -> str:
+        return self.short

@@ -1,0 +1,97 @@
+"""``deskcheck standins --run``: run the driving tests once under coverage.py, one context per
+test, and hand each test's executed production lines to the path-precise verdicts.
+
+The pass is the owners coverage pass of ``sweep --auto`` (``mutants.auto.owners``): rank
+processes and subprocess pythons are measured too, and nothing is left behind.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import Any
+
+from deskcheck.drift_guard.standins.select_plugin import SELECT_ENV
+from deskcheck.mutants.auto.owners import CoveragePass, run_coverage_pass
+
+PLUGIN = "deskcheck.drift_guard.standins.select_plugin"
+
+MAX_FILES = 4000
+
+
+def measured_files(model_files: Iterable[str]) -> list[Path]:
+    """Every ``.py`` file of the top-level packages the models live in (decorator wrappers
+    and helpers in sibling modules run on the driven path too)."""
+    found: dict[Path, None] = {}
+    for file in model_files:
+        path = Path(file).resolve()
+        top = path.parent
+        while (top.parent / "__init__.py").is_file() and top.parent != top.parent.parent:
+            top = top.parent
+        if (top / "__init__.py").is_file():
+            for candidate in sorted(top.rglob("*.py")):
+                if len(found) >= MAX_FILES:
+                    break
+                found[candidate] = None
+        found[path] = None
+    return list(found)
+
+
+def executed_by_test(coverage: CoveragePass, root: Path, rootdir: Path,
+                     relpaths: Sequence[str]) -> dict[str, dict[str, set[int]]]:
+    """``{node id (relative to rootdir): {absolute file: lines}}``."""
+    out: dict[str, dict[str, set[int]]] = {}
+    for relpath in relpaths:
+        absolute = str((root / relpath).resolve())
+        for line, tests in coverage.lines.get(relpath, {}).items():
+            for test in tests:
+                node = _relative(test, coverage, rootdir)
+                out.setdefault(node, {}).setdefault(absolute, set()).add(line)
+    return out
+
+
+def _relative(node_id: str, coverage: CoveragePass, rootdir: Path) -> str:
+    """A pytest node id (relative to pytest's rootdir) relative to ``rootdir`` instead."""
+    file_part, sep, rest = node_id.partition("::")
+    try:
+        file_part = ((coverage.rootdir or rootdir) / file_part).resolve()\
+            .relative_to(rootdir.resolve()).as_posix()
+    except ValueError:
+        pass
+    return f"{file_part}{sep}{rest}"
+
+
+def run_driving(tests: Sequence[str], model_files: Iterable[str], rootdir: Path, *,
+                timeout_s: float = 1800.0) -> tuple[dict[str, dict[str, set[int]]],
+                                                    dict[str, Any]]:
+    """Run ``tests`` (node ids relative to ``rootdir``) once under coverage; returns the
+    executed lines per test and a summary of the pass (wall time, outcomes)."""
+    rootdir = rootdir.resolve()
+    files = measured_files(model_files)
+    relpaths = [os.path.relpath(f, rootdir) for f in files]
+    # files, not node ids: a driving file that cannot be imported must not stop the others
+    files_to_run = sorted({t.split("::", 1)[0] for t in tests})
+    args = ["-p", "no:cacheprovider", "-p", PLUGIN, "--continue-on-collection-errors",
+            *files_to_run]
+    with tempfile.TemporaryDirectory(prefix="deskcheck-standins-") as work:
+        listing = Path(work) / "select.txt"
+        listing.write_text("\n".join(tests), encoding="utf-8")
+        previous = os.environ.get(SELECT_ENV)
+        os.environ[SELECT_ENV] = str(listing)
+        try:
+            coverage = run_coverage_pass(rootdir, relpaths, args, timeout_s=timeout_s)
+        finally:
+            if previous is None:
+                os.environ.pop(SELECT_ENV, None)
+            else:
+                os.environ[SELECT_ENV] = previous
+    executed = executed_by_test(coverage, rootdir, rootdir, relpaths)
+    ran = {_relative(t, coverage, rootdir) for t in coverage.outcomes}
+    info = {"tests": len(tests), "wall_s": round(coverage.wall_s, 4),
+            "returncode": coverage.returncode,
+            "failed": sorted(_relative(t, coverage, rootdir)
+                             for t, o in coverage.outcomes.items() if o == "failed"),
+            "not_run": sorted(set(tests) - ran), "measured_files": len(files)}
+    return executed, info

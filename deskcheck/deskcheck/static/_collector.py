@@ -1,0 +1,371 @@
+"""The traversal that finds every ``self.X`` one function touches, including inside its
+closures, lambdas and comprehensions, with the chain of branch conditions each touch sits
+under (``if``/``elif``/``else``, early ``return``s, loops, ``except`` handlers, ``and``/``or``,
+ternaries, ``match``) and the line of its statement (what coverage.py records)."""
+
+from __future__ import annotations
+
+import ast
+
+from deskcheck.static._context_reads import ContextReads
+from deskcheck.static._facts import (
+    CALL,
+    DELETE,
+    GUARDED,
+    READ,
+    RMW,
+    WRITE,
+    Access,
+    Cond,
+    ContextRead,
+    FunctionFacts,
+)
+from deskcheck.static._members import FunctionNode
+
+_SWALLOWING = {"AttributeError", "Exception", "BaseException"}  # what catches AttributeError
+
+
+def _bound_names(args: ast.arguments) -> set[str]:
+    names = {a.arg for a in args.posonlyargs + args.args + args.kwonlyargs}
+    names |= {a.arg for a in (args.vararg, args.kwarg) if a is not None}
+    return names
+
+
+class Collector(ContextReads):
+    def __init__(self, node: FunctionNode, self_name: str | None) -> None:
+        self.node = node
+        self.accesses: list[Access] = []
+        self.super_uses: list[tuple[str, str, int]] = []
+        self.dynamic: list[int] = []
+        self.top_writes: dict[str, int] = {}
+        self.self_names = {self_name} if self_name else set()
+        self.swallowing = 0  # depth of enclosing try bodies that catch AttributeError
+        self.conds: list[Cond] = []
+        self.stmt_line = getattr(node, "lineno", 0)
+        self.context: list[ContextRead] = []
+        self.super_conds: list[tuple[Cond, ...]] = []
+        self.super_swallowed: list[bool] = []
+        self.globals: set[str] = set()
+        self.aliases: dict[str, str] = {}
+        self.locals: set[str] = set()
+        self.loop_names: dict[str, tuple[str, ...]] = {}  # for n in ("a", "b"): n is one of
+
+    def facts(self) -> FunctionFacts:
+        for stmt in self.node.body:
+            self._top_level_writes(stmt)
+        self.locals = _bound_names(self.node.args) | {
+            n.id for n in ast.walk(self.node) if isinstance(n, ast.Name)
+            and isinstance(n.ctx, ast.Store)}
+        self.visit_block(self.node.body, set(self.self_names))
+        out = []
+        for acc in self.accesses:
+            parts = acc.name.split(".")
+            writes = [self.top_writes.get(".".join(parts[:i])) for i in range(1, len(parts) + 1)]
+            late = acc.kind in (READ, CALL) and any(w is not None and acc.line > w for w in writes)
+            out.append(Access(acc.name, acc.kind, acc.line, late, acc.swallowed, acc.stmt_line,
+                              acc.conds, acc.call))
+        return FunctionFacts(tuple(out), tuple(self.super_uses), tuple(self.dynamic),
+                             tuple(self.super_conds), tuple(self.context),
+                             tuple(self.super_swallowed))
+
+    def _super_use(self, name: str, kind: str, line: int) -> None:
+        """``super().name``: its conditions, and whether a try around it swallows errors."""
+        self.super_uses.append((name, kind, line))
+        self.super_conds.append(tuple(self.conds))
+        self.super_swallowed.append(self.swallowing > 0)
+
+    def _top_level_writes(self, stmt: ast.stmt) -> None:
+        targets = stmt.targets if isinstance(stmt, ast.Assign) else (
+            [stmt.target] if isinstance(stmt, ast.AnnAssign) and stmt.value is not None else [])
+        for target in targets:
+            for sub in ast.walk(target):
+                chain = self._chain(sub, self.self_names)
+                if chain is not None and isinstance(sub, ast.Attribute) and isinstance(sub.ctx, ast.Store):
+                    self.top_writes.setdefault(".".join(chain), stmt.lineno)
+
+    # -- helpers -------------------------------------------------------------------------
+    def _is_self(self, node: ast.expr, selves: set[str]) -> bool:
+        if isinstance(node, ast.Name) and node.id in selves:
+            return True
+        # type(self).X and self.__class__.X read class attributes of the same object
+        return (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+                and node.func.id == "type" and len(node.args) == 1
+                and isinstance(node.args[0], ast.Name) and node.args[0].id in selves)
+
+    def _chain(self, node: ast.expr, selves: set[str]) -> list[str] | None:
+        attrs: list[str] = []
+        while isinstance(node, ast.Attribute):
+            attrs.append(node.attr)
+            node = node.value
+        if not attrs or not self._is_self(node, selves):
+            return None
+        attrs.reverse()
+        if attrs[0] == "__class__":
+            attrs = attrs[1:]
+        return attrs or None
+
+    def _record(self, chain: list[str], last_kind: str, line: int,
+                call: ast.Call | None = None) -> None:
+        for i in range(1, len(chain) + 1):
+            last = i == len(chain)
+            kind = last_kind if last else READ
+            self.accesses.append(Access(".".join(chain[:i]), kind, line,
+                                        swallowed=self.swallowing > 0,
+                                        stmt_line=self.stmt_line, conds=tuple(self.conds),
+                                        call=call if last and len(chain) == 1 else None))
+
+    def _super_name(self, node: ast.expr) -> str | None:
+        if (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Call)
+                and isinstance(node.value.func, ast.Name) and node.value.func.id == "super"):
+            return node.attr
+        return None
+
+    # -- traversal -----------------------------------------------------------------------
+    def _under(self, cond: Cond, nodes: list, selves: set[str],
+               block: bool = False) -> None:
+        self.conds.append(cond)
+        if block:
+            self.visit_block(nodes, selves)
+        else:
+            for node in nodes:
+                self.visit(node, selves)
+        self.conds.pop()
+
+    def _cond(self, kind: str, line: int, test: ast.expr | None = None,
+              negated: bool = False, selves: set[str] | None = None, label: str = "") -> Cond:
+        return Cond(kind, line, test, negated, frozenset(selves or ()), label,
+                    tuple(self.aliases.items()))
+
+    def visit_block(self, body: list[ast.stmt], selves: set[str]) -> None:
+        """Statements of one block; code after ``if c: return`` runs under ``not c``."""
+        pushed = 0
+        for stmt in body:
+            self.visit(stmt, selves)
+            if (isinstance(stmt, ast.If) and not stmt.orelse and stmt.body
+                    and isinstance(stmt.body[-1], ast.Return | ast.Raise | ast.Continue | ast.Break)):
+                exit_ = type(stmt.body[-1]).__name__.lower()
+                self.conds.append(self._cond("if", stmt.lineno, stmt.test, True, selves,
+                                             label=f"past `{{}}: {exit_}`"))
+                pushed += 1
+        for _ in range(pushed):
+            self.conds.pop()
+
+    def visit(self, node: ast.AST, selves: set[str]) -> None:
+        if isinstance(node, ast.stmt):
+            saved, self.stmt_line = self.stmt_line, node.lineno
+            try:
+                self._visit_stmt(node, selves)
+            finally:
+                self.stmt_line = saved
+            return
+        self._visit_expr(node, selves)
+
+    def _visit_stmt(self, node: ast.stmt, selves: set[str]) -> None:
+        if isinstance(node, ast.Global):
+            self.globals.update(node.names)
+            return
+        if isinstance(node, ast.If | ast.While):
+            self.visit(node.test, selves)
+            self._under(self._cond("if", node.lineno, node.test, False, selves), node.body,
+                        selves, block=True)
+            if node.orelse:
+                self._under(self._cond("if", node.lineno, node.test, True, selves), node.orelse,
+                            selves, block=True)
+            return
+        if isinstance(node, ast.For | ast.AsyncFor):
+            self.visit(node.iter, selves)
+            loop = self._cond("for", node.lineno, node.iter, False, selves)
+            self._under(loop, [node.target], selves)
+            names = _literal_strings(node.iter)
+            bound = node.target.id if isinstance(node.target, ast.Name) else None
+            if bound is not None:  # n is one of the strings, or (rebound) no longer known
+                self.loop_names.pop(bound, None)
+                if names is not None:
+                    self.loop_names[bound] = names
+            self._under(loop, node.body, selves, block=True)
+            if bound is not None:
+                self.loop_names.pop(bound, None)
+            if node.orelse:
+                self._under(self._cond("for-else", node.lineno, label="for ... else"),
+                            node.orelse, selves, block=True)
+            return
+        if isinstance(node, ast.Try | ast.TryStar):
+            swallows = any(_swallows(h) for h in node.handlers)
+            self.swallowing += int(swallows)
+            self.visit_block(node.body, selves)
+            self.swallowing -= int(swallows)
+            for handler in node.handlers:
+                caught = ast.unparse(handler.type) if handler.type is not None else ""
+                label = f"except {caught}".strip()
+                # the types are evaluated only when the body raises: under the handler too
+                self._under(self._cond("except", handler.lineno, label=label),
+                            [*([handler.type] if handler.type else []), *handler.body],
+                            selves, block=True)
+            self.visit_block(node.orelse, selves)
+            self.visit_block(node.finalbody, selves)
+            return
+        if isinstance(node, ast.Match):
+            self.visit(node.subject, selves)
+            earlier: list[tuple[ast.pattern, bool]] = []
+            for case in node.cases:
+                label = f"case {ast.unparse(case.pattern)}"
+                cond = Cond("case", case.pattern.lineno, node.subject, False, frozenset(selves),
+                            label, tuple(self.aliases.items()), case.pattern, tuple(earlier))
+                self.conds.append(cond)
+                if case.guard is not None:
+                    self.visit(case.guard, selves)
+                    self._under(self._cond("if", case.guard.lineno, case.guard, False, selves),
+                                case.body, selves, block=True)
+                else:
+                    self.visit_block(case.body, selves)
+                self.conds.pop()
+                earlier.append((case.pattern, case.guard is not None))
+            return
+        if isinstance(node, ast.With | ast.AsyncWith):
+            for item in node.items:
+                self.visit(item, selves)
+            self.visit_block(node.body, selves)
+            return
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            self._visit_function(node, selves)
+            return
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 \
+                and isinstance(node.targets[0], ast.Name):
+            chain = self._chain(node.value, selves) if isinstance(node.value, ast.Attribute) \
+                else None
+            if chain is not None:
+                self.aliases[node.targets[0].id] = ".".join(chain)
+            else:
+                self.aliases.pop(node.targets[0].id, None)
+        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Name) and node.value.id in selves:
+            for target in node.targets:  # alias = self
+                if isinstance(target, ast.Name):
+                    selves.add(target.id)
+        if isinstance(node, ast.AugAssign):
+            chain = self._chain(node.target, selves)
+            if chain is not None:
+                self._record(chain, RMW, node.lineno)
+                self.visit(node.value, selves)
+                return
+        for child in ast.iter_child_nodes(node):
+            self.visit(child, selves)
+
+    def _visit_function(self, node: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda,
+                        selves: set[str]) -> None:
+        inner = selves - _bound_names(node.args)
+        for default in node.args.defaults + [d for d in node.args.kw_defaults if d]:
+            self.visit(default, selves)
+        name = "lambda" if isinstance(node, ast.Lambda) else f"def {node.name}"
+        nested = self._cond("nested", node.lineno, label=f"inside nested {name}")
+        if isinstance(node, ast.Lambda):
+            self._under(nested, [node.body], inner)
+            return
+        for deco in node.decorator_list:
+            self.visit(deco, selves)
+        self._under(nested, node.body, inner, block=True)
+
+    def _visit_expr(self, node: ast.AST, selves: set[str]) -> None:
+        if isinstance(node, ast.Lambda):
+            self._visit_function(node, selves)
+            return
+        if isinstance(node, ast.IfExp):
+            self.visit(node.test, selves)
+            self._under(self._cond("if", node.lineno, node.test, False, selves), [node.body], selves)
+            self._under(self._cond("if", node.lineno, node.test, True, selves), [node.orelse],
+                        selves)
+            return
+        if isinstance(node, ast.BoolOp):
+            pushed = 0
+            for value in node.values:
+                self.visit(value, selves)
+                self.conds.append(self._cond("if", value.lineno, value,
+                                             isinstance(node.op, ast.Or), selves))
+                pushed += 1
+            for _ in range(pushed):
+                self.conds.pop()
+            return
+        if isinstance(node, ast.ListComp | ast.SetComp | ast.GeneratorExp | ast.DictComp):
+            pushed = 0
+            for i, gen in enumerate(node.generators):
+                self.visit(gen.iter, selves)
+                if i == 0:
+                    self.conds.append(self._cond("for", node.lineno, gen.iter, False, selves))
+                    pushed += 1
+                for test in gen.ifs:
+                    self.visit(test, selves)
+                    self.conds.append(self._cond("if", test.lineno, test, False, selves))
+                    pushed += 1
+            parts = [node.key, node.value] if isinstance(node, ast.DictComp) else [node.elt]
+            for part in parts:
+                self.visit(part, selves)
+            for _ in range(pushed):
+                self.conds.pop()
+            return
+        if isinstance(node, ast.Call) and self._visit_call(node, selves):
+            return
+        if isinstance(node, ast.Attribute):
+            chain = self._chain(node, selves)
+            if chain is not None:
+                kind = {ast.Store: WRITE, ast.Del: DELETE}.get(type(node.ctx), READ)
+                self._record(chain, kind, node.lineno)
+                return
+            name = self._super_name(node)
+            if name is not None:
+                kind = {ast.Store: WRITE, ast.Del: DELETE}.get(type(node.ctx), READ)
+                self._super_use(name, kind, node.lineno)
+                return
+            if self._context(node):
+                return
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and node.id in self.globals:
+            self._add_context(f"global {node.id}", node.lineno)
+        for child in ast.iter_child_nodes(node):
+            self.visit(child, selves)
+
+    def _visit_call(self, node: ast.Call, selves: set[str]) -> bool:
+        func = node.func
+        chain = self._chain(func, selves) if isinstance(func, ast.Attribute) else None
+        if chain is not None:
+            self._record(chain, CALL, node.lineno, node)
+        elif (name := self._super_name(func)) is not None:
+            self._super_use(name, CALL, node.lineno)
+        elif (isinstance(func, ast.Name) and func.id in {"getattr", "hasattr", "setattr", "delattr"}
+              and len(node.args) >= 2 and self._is_self(node.args[0], selves)):
+            key = node.args[1]
+            keys = [key.value] if isinstance(key, ast.Constant) and isinstance(key.value, str) \
+                else list(self.loop_names.get(key.id, ())) if isinstance(key, ast.Name) else []
+            if keys:
+                kind = {"setattr": WRITE, "delattr": DELETE, "hasattr": GUARDED}.get(func.id, READ)
+                if func.id == "getattr" and (len(node.args) > 2 or node.keywords):
+                    kind = GUARDED
+                for name in keys:  # getattr(self, n) for n in a literal tuple: each name
+                    self._record([name], kind, node.lineno)
+            else:
+                self.dynamic.append(node.lineno)
+            for arg in node.args[1:]:
+                self.visit(arg, selves)
+            return True
+        else:
+            fname = self._module_function(func)
+            if fname.startswith("get_") and not node.args and not node.keywords:
+                self._add_context(f"{fname}()", node.lineno)
+                return True
+            return False
+        for arg in [*node.args, *(k.value for k in node.keywords)]:
+            self.visit(arg, selves)
+        return True
+
+
+def _literal_strings(node: ast.expr) -> tuple[str, ...] | None:
+    """The strings of a literal tuple/list/set of string constants, else None."""
+    if isinstance(node, ast.Tuple | ast.List | ast.Set) and node.elts and all(
+            isinstance(e, ast.Constant) and isinstance(e.value, str) for e in node.elts):
+        return tuple(e.value for e in node.elts)  # type: ignore[union-attr]
+    return None
+
+
+def _swallows(handler: ast.ExceptHandler) -> bool:
+    if handler.type is None:
+        return True
+    names = handler.type.elts if isinstance(handler.type, ast.Tuple) else [handler.type]
+    return any((n.id if isinstance(n, ast.Name) else getattr(n, "attr", "")) in _SWALLOWING
+               for n in names)

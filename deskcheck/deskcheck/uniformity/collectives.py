@@ -1,0 +1,82 @@
+"""Collective sites: torch.distributed functions, ProcessGroup/GroupCoordinator methods,
+project wrappers and forward passes named in config, each with its group expression."""
+
+from __future__ import annotations
+
+import ast
+
+from deskcheck.uniformity.config import CallPattern, UniformityConfig
+from deskcheck.uniformity.rules import group_dim, hop_text, matches
+
+COLLECTIVES = frozenset({
+    "all_reduce", "all_gather", "all_gather_object", "all_gather_into_tensor", "broadcast",
+    "broadcast_object_list", "reduce", "reduce_scatter", "reduce_scatter_tensor", "all_to_all",
+    "all_to_all_single", "barrier", "gather", "gather_object", "scatter", "scatter_object_list",
+    "monitored_barrier", "_all_gather_base", "_reduce_scatter_base", "allreduce", "allgather",
+    "alltoall", "allgather_into_tensor", "reduce_scatter_tensor_coalesced", "broadcast_object",
+    "broadcast_tensor_dict", "allreduce_coalesced"})
+P2P = frozenset({"send", "recv", "isend", "irecv", "batch_isend_irecv", "send_object_list",
+                 "recv_object_list", "send_object", "recv_object", "send_tensor_dict",
+                 "recv_tensor_dict"})
+_DIST_PREFIXES = ("dist.", "torch.distributed.", "torch.distributed.distributed_c10d.", "c10d.")
+_GROUP_KEYWORDS = ("group", "process_group", "pg", "cpu_group", "device_group")
+
+
+def classify_call(call: ast.Call, config: UniformityConfig,
+                  imported_from: str | None = None) -> tuple[str, str] | None:
+    """(kind, group expression) when ``call`` is a collective site, else None.
+    ``imported_from``: the module a bare-name callee was imported from."""
+    text = hop_text(call.func)
+    for pattern in config.forward:
+        if matches(text, [pattern.call]):
+            return "forward", pattern.group or "tp"
+    for pattern in config.collectives:
+        if matches(text, [pattern.call]):
+            last = text.rsplit(".", 1)[-1]
+            p2p = last in P2P or "point_to_point" in last or last.startswith(("send_", "recv_"))
+            return ("p2p" if p2p else "collective"), _group(call, pattern)
+    last = text.rsplit(".", 1)[-1]
+    if last not in COLLECTIVES and last not in P2P:
+        return None
+    kind = "p2p" if last in P2P else "collective"
+    if text.startswith(_DIST_PREFIXES) or (
+            "." not in text and (imported_from or "").startswith("torch.distributed")):
+        return kind, _group(call, None) or "WORLD"
+    receiver = text.rsplit(".", 1)[0] if "." in text else ""
+    if "group" in receiver.rsplit(".", 1)[-1].lower() or receiver.endswith(("_pg", ".pg")):
+        return kind, _group(call, None) or receiver
+    return None
+
+
+def _group(call: ast.Call, pattern: CallPattern | None) -> str:
+    spec = pattern.group if pattern is not None else ""
+    if spec:
+        if spec.isdigit():
+            index = int(spec)
+            return ast.unparse(call.args[index]) if index < len(call.args) else ""
+        for keyword in call.keywords:
+            if keyword.arg == spec:
+                return ast.unparse(keyword.value)
+        if not spec.isidentifier():
+            return spec  # the group expression itself: a wrapper that takes no group
+    for keyword in call.keywords:
+        if keyword.arg in _GROUP_KEYWORDS:
+            return ast.unparse(keyword.value)
+    for arg in call.args:
+        shown = ast.unparse(arg)
+        if "group" in shown.lower():
+            return shown
+    return ""
+
+
+def inplace_output(call: ast.Call) -> ast.expr | None:
+    """The argument a torch-style collective writes in place (its first), else None."""
+    text = hop_text(call.func)
+    last = text.rsplit(".", 1)[-1]
+    if last in COLLECTIVES and last not in ("barrier", "monitored_barrier") and call.args:
+        return call.args[0]
+    return None
+
+
+def site_dim(group: str, config: UniformityConfig) -> str:
+    return group_dim(group, config.groups) if group and group != "WORLD" else "world"

@@ -1,0 +1,277 @@
+"""Gating decisions and their verdicts: the guards above every call that reaches a collective,
+each judged by its input set relative to the group of each collective it gates."""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, field
+
+from deskcheck.static import Guard
+from deskcheck.uniformity.cycles import expand_witness
+from deskcheck.uniformity.leaves import param_group
+from deskcheck.uniformity.model import (
+    AGREED,
+    CONFIG,
+    RANK_LOCAL,
+    SANCTIONED,
+    TRIVIAL_INPUT,
+    UNKNOWN,
+    CollectiveSite,
+    Decision,
+    Input,
+    InputClass,
+    Verdict,
+)
+from deskcheck.uniformity.reach import Ctx, Reach, guard_mode, guard_state
+from deskcheck.uniformity.rules import (
+    covers,
+    single_rank_dim,
+    trivial_for,
+    varies_within,
+)
+from deskcheck.uniformity.trace import Leaf, Tracer
+
+_ORDER = {RANK_LOCAL: 5, UNKNOWN: 4, SANCTIONED: 3, TRIVIAL_INPUT: 2, AGREED: 1, CONFIG: 0}
+
+
+@dataclass
+class _Build:
+    guard: Guard
+    first: Ctx
+    ctxs: list[Ctx] = field(default_factory=list)
+    sites: dict[tuple, CollectiveSite] = field(default_factory=dict)
+    calls: list[ast.Call] = field(default_factory=list)
+    shape: ast.Call | None = None
+
+
+def gather(reach: Reach) -> list[_Build]:
+    """One build per (function, condition): every context and every site it gates."""
+    builds: dict[tuple, _Build] = {}
+    for ctx in reach.ctxs.values():
+        if not ctx.reaches:
+            continue
+        nodes = [(call, [site]) for call, site in ctx.sites]
+        nodes += [(call, reach.sites_at(ctx, call, t)) for call, t in ctx.edges if t.reaches]
+        for call, sites in nodes:
+            guards = list(ctx.flow.guards.get(id(call), ()))
+            for g in guards:
+                if g.test is None and g.kind != "except":
+                    continue
+                if g.kind == "exit-outer":  # `if a: if b: continue`: a decides the exit too
+                    g = Guard("exit", g.line, g.test, g.negated, node=g.node)
+                if guard_state(g, ctx.consts) is not None:
+                    continue  # decided by this context's constants: not a decision here
+                key = (ctx.fn.qualname, id(g.test) if g.test is not None else ("except", g.line))
+                build = builds.setdefault(key, _Build(g, ctx))
+                if ctx not in build.ctxs:
+                    build.ctxs.append(ctx)
+                build.calls.append(call)
+                for site in sites:
+                    build.sites.setdefault((site.file, site.line, site.call), site)
+        for call, site in ctx.sites:
+            if site.kind == "forward" and (call.args or call.keywords):
+                key = (ctx.fn.qualname, ("shape", call.lineno, id(call)))
+                shape = Guard("shape", call.lineno, call, node=call)
+                build = builds.setdefault(key, _Build(shape, ctx, shape=call))
+                if ctx not in build.ctxs:
+                    build.ctxs.append(ctx)
+                build.sites.setdefault((site.file, site.line, site.call), site)
+    return list(builds.values())
+
+
+def judge(build: _Build, reach: Reach, tracer: Tracer, roles: dict[str, str],
+          inline_roles: dict[str, str]) -> Decision:
+    g, ctx = build.guard, build.first
+    sites = sorted(build.sites.values(), key=lambda s: (s.file, s.line))
+    condition = _condition_text(g)
+    decision = Decision(ctx.fn.qualname, ctx.fn.file, g.line, condition, g.kind, sites,
+                        chain=reach.chain(ctx))
+    leaves: list[Leaf] = []
+    for c in build.ctxs:
+        leaves += _inputs(build, c, tracer)
+    # a point-to-point pair is not entered by every rank of its group: when the decision also
+    # gates group collectives, uniformity is judged over those groups
+    judged = [s for s in sites if s.kind != "p2p"] or sites
+    dims = sorted({d for s in judged for d in s.dim.split("|")}) or ["world"]
+    worst_inputs: list[Input] = []
+    worst = -1
+    paired = _paired_group(judged, ctx)
+    for dim in dims:
+        inputs = _classify(leaves, dim, paired)
+        rank = max((_ORDER[i.klass] for i in inputs), default=0)
+        if rank > worst:
+            worst, worst_inputs = rank, inputs
+    decision.inputs = worst_inputs
+    decision.covered_by = sorted({i.reason.removeprefix("replica checked by ")
+                                  for i in worst_inputs if i.klass is SANCTIONED
+                                  and i.reason.startswith("replica checked by ")})
+    role_why = roles.get(" ".join(condition.split())) or inline_roles.get(
+        f"{ctx.fn.file}:{g.line}")
+    if role_why:
+        decision.verdict, decision.why = Verdict.ROLE, f"declared role: {role_why}"
+    elif _all_trivial(build, reach, sites):
+        decision.verdict = Verdict.TRIVIAL
+        decision.why = "every collective it gates runs only where its group has one rank"
+    elif _symmetric(build, reach, with_p2p=True):
+        decision.verdict = Verdict.SYMMETRIC
+        decision.why = "both arms issue the same collective sequence"
+    elif _only_rank_ids(decision.inputs) and all(s.kind == "p2p" for s in sites):
+        decision.verdict = Verdict.ROLE
+        decision.why = "a rank-id role that gates point-to-point transfers only"
+    elif _only_rank_ids(decision.inputs) and _symmetric(build, reach, with_p2p=False):
+        decision.verdict = Verdict.ROLE
+        decision.why = ("a rank-id role: both arms issue the same group collectives; only "
+                        "point-to-point transfers differ")
+    else:
+        decision.verdict, decision.why = _verdict(decision.inputs)
+    return decision
+
+
+def _condition_text(g: Guard) -> str:
+    if g.kind == "shape":
+        assert isinstance(g.test, ast.Call)
+        args = ", ".join(ast.unparse(a) for a in [*g.test.args, *(k.value for k in g.test.keywords)])
+        return f"shape of {ast.unparse(g.test.func)}({args})"
+    if g.kind == "except":
+        return g.text
+    if g.kind in ("for", "while"):
+        return g.text
+    return ast.unparse(g.test) if g.test is not None else g.kind
+
+
+def _inputs(build: _Build, ctx: Ctx, tracer: Tracer) -> list[Leaf]:
+    g = build.guard
+    if g.kind == "shape" and build.shape is not None:
+        call = build.shape
+        return [x for a in [*call.args, *(k.value for k in call.keywords)]
+                for x in tracer.trace(a, ctx, "length")]
+    if g.kind == "except":
+        return [Leaf(g.text, "unknown", "whether the try body raises on every rank alike",
+                     witness=(f"{ctx.fn.file}:{g.line} {g.text}",))]
+    return list(tracer.trace(g.test, ctx, guard_mode(g)))
+
+
+def _paired_group(sites: list[CollectiveSite], ctx: Ctx) -> str:
+    """Every gated site runs in the decision's own function over one group parameter of it:
+    that parameter (``param_group``), else "". A value reduced over the same parameter is
+    agreed over whichever group the caller passed, the very group of the sites."""
+    fn = ctx.fn
+    if not sites or any(s.function != fn.qualname or s.file != fn.file for s in sites):
+        return ""
+    raws = {s.group.split(" = ", 1)[0] for s in sites}
+    return param_group(fn, raws.pop(), ctx.flow) if len(raws) == 1 else ""
+
+
+def _classify(leaves: list[Leaf], dim: str, paired: str = "") -> list[Input]:
+    out: dict[tuple, Input] = {}
+    for leaf in leaves:
+        if paired and leaf.category == "agreed" and leaf.group == paired:
+            klass, reason = AGREED, (f"{leaf.reason}: the same group parameter as the "
+                                     f"collectives it gates")
+        elif any(trivial_for(single, dim) for single in leaf.single):
+            klass, reason = TRIVIAL_INPUT, (f"reaches the decision only where the {dim} group "
+                                            f"has one rank ({leaf.reason})")
+        elif leaf.category == "rank_id":
+            if varies_within(leaf.dim, dim):
+                klass, reason = RANK_LOCAL, f"{leaf.reason}: differs within a {dim} group"
+            else:
+                klass, reason = CONFIG, f"{leaf.reason}: the same on every rank of a {dim} group"
+        elif leaf.category == "agreed":
+            if all(covers(a, dim) for a in leaf.dim.split("|")):
+                klass, reason = AGREED, leaf.reason
+            else:
+                klass, reason = RANK_LOCAL, f"{leaf.reason}: agreed over {leaf.dim}, not over {dim}"
+        else:
+            klass = {"rank_local": RANK_LOCAL, "config": CONFIG, "sanctioned": SANCTIONED,
+                     "unknown": UNKNOWN}.get(leaf.category, UNKNOWN)
+            reason = leaf.reason
+        key = (leaf.name, klass)
+        found = out.get(key)
+        if found is None or len(leaf.witness) < len(found[0].witness):
+            out[key] = (leaf, reason)
+    inputs = [Input(leaf.name, klass, expand_witness(leaf.witness), reason)
+              for (_name, klass), (leaf, reason) in out.items()]
+    # the input closest to the decision first: its witness is the one a reader checks first
+    return sorted(inputs, key=lambda i: (-_ORDER[i.klass], len(i.witness), i.name))
+
+
+def _verdict(inputs: list[Input]) -> tuple[Verdict, str]:
+    classes = {i.klass for i in inputs}
+    if RANK_LOCAL in classes:
+        first = next(i for i in inputs if i.klass is RANK_LOCAL)
+        return Verdict.RANK_LOCAL, f"{first.name}: {first.reason}"
+    if UNKNOWN in classes:
+        first = next(i for i in inputs if i.klass is UNKNOWN)
+        return Verdict.UNKNOWN, f"{first.name}: {first.reason}"
+    if SANCTIONED in classes:
+        return Verdict.SANCTIONED, "through a declared source"
+    if TRIVIAL_INPUT in classes:
+        return Verdict.TRIVIAL, "its rank-local inputs reach it only where the group has one rank"
+    return Verdict.UNIFORM, "every input is agreed or configuration"
+
+
+def _all_trivial(build: _Build, reach: Reach, sites: list[CollectiveSite]) -> bool:
+    """Every gated call sits under a single-rank condition for its collectives' group."""
+    if not build.calls or not sites:
+        return False
+    dims = {s.dim for s in sites}
+    for ctx in build.ctxs:
+        for call in build.calls:
+            guards = ctx.flow.guards.get(id(call))
+            if guards is None:
+                continue
+            singles = {single_rank_dim(x.test, x.negated) for x in guards
+                       if x.test is not None and x.kind in ("if", "exit")}
+            if not all(any(s and trivial_for(s, d) for s in singles) for d in dims):
+                return False
+    return True
+
+
+def _only_rank_ids(inputs: list[Input]) -> bool:
+    local = [i for i in inputs if i.klass is RANK_LOCAL]
+    return bool(local) and all(i.reason.startswith("rank id") for i in local)
+
+
+def _arm_signature(body: list[ast.AST], ctx: Ctx, reach: Reach, with_p2p: bool = True) -> tuple:
+    calls: list[ast.AST] = []
+    for stmt in body:
+        calls += [n for n in ast.walk(stmt) if isinstance(n, ast.Call)]
+    ids = {id(c): c for c in calls}
+    found: list[tuple[int, int, tuple]] = []
+    for call, site in ctx.sites:
+        if id(call) in ids and (with_p2p or site.kind != "p2p"):
+            found.append((call.lineno, call.col_offset, ((site.call.rsplit(".", 1)[-1],
+                                                          site.group),)))
+    for call, target in ctx.edges:
+        if id(call) in ids and target.reaches:
+            sig = tuple(sorted((s.call.rsplit(".", 1)[-1], s.group)
+                               for s in reach.sites_under(target)
+                               if with_p2p or s.kind != "p2p"))
+            found.append((call.lineno, call.col_offset, sig))
+    return tuple(x for _l, _c, sig in sorted(found) for x in sig)
+
+
+def _symmetric(build: _Build, reach: Reach, with_p2p: bool) -> bool:
+    """Both arms issue the same collective sequence (``with_p2p=False``: the same group
+    collectives, point-to-point transfers aside)."""
+    node = build.guard.node
+    ctx = build.first
+    if isinstance(node, ast.If) and build.guard.kind == "if":
+        arms = (node.body, node.orelse)
+    elif isinstance(node, ast.IfExp):
+        arms = ([node.body], [node.orelse])
+    else:
+        return False
+    yes = _arm_signature(arms[0], ctx, reach, with_p2p)
+    no = _arm_signature(arms[1], ctx, reach, with_p2p)
+    if with_p2p:
+        return bool(yes) and yes == no
+    return yes == no and (bool(yes) or bool(_arm_signature(arms[0], ctx, reach)
+                                             or _arm_signature(arms[1], ctx, reach)))
+
+
+def verdict_holds(verdict: Verdict, strict: bool) -> bool:
+    return verdict.holds or (verdict is Verdict.UNKNOWN and not strict)
+
+
+__all__ = ["gather", "judge", "verdict_holds", "InputClass"]

@@ -1,0 +1,87 @@
+"""Parts of a value a mode reads. Tuple positions: the modes that read one element of a
+tuple value (``a, b = f()`` reads ``b`` as element 1 of ``f()``'s returns), and the element
+of a tuple display they pick. Element attributes: ``for r in reqs: r.rid`` reads attribute
+``rid`` of every element of ``reqs`` (``eattr:rid``; ``leattr:`` its length), so what is
+put in (``reqs.append(Req(rid=..., gen=...))``) is read for that attribute only."""
+
+from __future__ import annotations
+
+import ast
+
+
+def position(mode: str) -> tuple[int, str] | None:
+    """(index, mode of that element) when ``mode`` reads one element of a tuple: ``elt:N``
+    its value, ``lelt:N`` its length (``a, b = f()`` reads ``b`` as ``elt:1`` of the call)."""
+    if mode.startswith(("elt:", "lelt:")):
+        kind, index = mode.split(":", 1)
+        return int(index), "length" if kind == "lelt" else "value"
+    return None
+
+
+def whole(mode: str) -> str:
+    """The mode that reads a whole value where one element's position cannot be followed."""
+    return "value" if position(mode) is not None else mode
+
+
+def at(mode: str, index: int) -> str:
+    """The mode that reads element ``index`` of a value read in ``mode`` (value or length;
+    any other mode reads the whole value, as before)."""
+    if mode == "value":
+        return f"elt:{index}"
+    if mode == "length":
+        return f"lelt:{index}"
+    return whole(mode)
+
+
+def element(literal: ast.expr, index: int) -> ast.expr | None:
+    """Element ``index`` of a tuple/list display, None where a star hides the positions."""
+    if not isinstance(literal, ast.Tuple | ast.List) \
+            or any(isinstance(e, ast.Starred) for e in literal.elts):
+        return None
+    return literal.elts[index] if -len(literal.elts) <= index < len(literal.elts) else None
+
+
+def unpacked(value: ast.expr | None, index: int | None, mode: str) -> tuple[ast.expr | None, str]:
+    """(what to read, how) for a name or field bound at ``index`` of a tuple target from
+    ``value``: the display's element, or the element a call returns (``a, b = f()``: b is
+    ``f()``'s element 1); the whole value where no position holds (a starred name, a star in
+    the display)."""
+    mode = whole(mode)
+    if index is None or value is None:
+        return value, mode
+    literal = element(value, index)
+    if literal is not None:
+        return literal, mode
+    if isinstance(value, ast.Tuple | ast.List):
+        return value, mode
+    return value, at(mode, index)
+
+
+_SEQUENCE_KEEP = frozenset({"list", "tuple", "set", "frozenset", "sorted", "reversed", "iter"})
+
+
+def elementwise(mode: str) -> str | None:
+    """The mode that reads an attribute of every element of a container, when a loop
+    variable is read in ``mode`` for one attribute (``attr:x`` -> ``eattr:x``); else None."""
+    if mode.startswith(("attr:", "lattr:")):
+        kind, chain = mode.split(":", 1)
+        if "." in chain:  # `r.a.b`: all of `r.a` (a chain through elements costs more
+            return f"eattr:{chain.split('.', 1)[0]}"  # walking than it saves)
+        return f"eattr:{chain}" if kind == "attr" else f"leattr:{chain}"
+    return None
+
+
+def of_element(mode: str) -> str | None:
+    """The mode for one element when its container is read in ``mode`` (``eattr:x`` ->
+    ``attr:x``); None for any other mode."""
+    if mode.startswith("eattr:"):
+        return mode[1:]
+    if mode.startswith("leattr:"):
+        return "l" + mode[2:]
+    return None
+
+
+def keeps_elements(builtin: str) -> bool:
+    """Whether the builtin's result holds its argument's elements unchanged (``sorted(xs)``),
+    so an element-attribute read passes through it."""
+    return builtin in _SEQUENCE_KEEP

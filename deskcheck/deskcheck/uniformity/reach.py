@@ -1,0 +1,417 @@
+"""The functions reachable from the root methods, each in the constant contexts its callers
+give it (``is_fully_idle(for_health_check=True)`` is its own context), the collective sites
+in them, and which functions (transitively) issue a collective."""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from deskcheck.static import CallResolver, FlowFacts, Fn, Guard, flow_facts, note_read
+from deskcheck.uniformity.collectives import classify_call, site_dim
+from deskcheck.uniformity.config import UniformityConfig
+from deskcheck.uniformity.leaves import default_of
+from deskcheck.uniformity.model import CollectiveSite
+
+NOTHING: Any = object()
+_MAX_CONTEXTS = 6
+_MAX_FUNCTIONS = 4000
+
+
+@dataclass(eq=False)
+class Ctx:
+    """One function in one constant context."""
+
+    fn: Fn
+    consts: dict[str, Any]
+    flow: FlowFacts
+    sites: list[tuple[ast.Call, CollectiveSite]] = field(default_factory=list)
+    edges: list[tuple[ast.Call, Ctx]] = field(default_factory=list)
+    unresolved: list[tuple[ast.Call, str]] = field(default_factory=list)
+    parent: tuple[Ctx, ast.Call] | None = None
+    reaches: bool = False
+    summary: bool = False  # a return value's summary: parameters stay symbolic (summaries.py)
+
+    @property
+    def key(self) -> tuple:
+        """(function, constants[, summary]): computed once, a context is never re-bound."""
+        found = self.__dict__.get("_key")
+        if found is None:
+            consts = tuple(sorted((k, repr(v)) for k, v in self.consts.items()))
+            found = (self.fn.key, consts, True) if self.summary else (self.fn.key, consts)
+            self.__dict__["_key"] = found
+        return found
+
+
+def evaluate(expr: ast.expr | None, consts: dict[str, Any]) -> Any:
+    """The value of ``expr`` from constants alone, or NOTHING."""
+    if expr is None:
+        return NOTHING
+    if isinstance(expr, ast.Constant):
+        return expr.value
+    if isinstance(expr, ast.Name):
+        return consts.get(expr.id, NOTHING)
+    if isinstance(expr, ast.UnaryOp) and isinstance(expr.op, ast.Not):
+        inner = evaluate(expr.operand, consts)
+        return NOTHING if inner is NOTHING else not inner
+    if isinstance(expr, ast.BoolOp):
+        values = [evaluate(v, consts) for v in expr.values]
+        is_or = isinstance(expr.op, ast.Or)
+        for v in values:
+            if v is not NOTHING and bool(v) == is_or:
+                return v
+        return NOTHING if any(v is NOTHING for v in values) else values[-1]
+    if isinstance(expr, ast.Compare) and len(expr.ops) == 1:
+        left, right = evaluate(expr.left, consts), evaluate(expr.comparators[0], consts)
+        if left is NOTHING or right is NOTHING:
+            return NOTHING
+        op = expr.ops[0]
+        try:
+            return {ast.Eq: lambda: left == right, ast.NotEq: lambda: left != right,
+                    ast.Is: lambda: left is right, ast.IsNot: lambda: left is not right,
+                    ast.Lt: lambda: left < right, ast.Gt: lambda: left > right,
+                    ast.LtE: lambda: left <= right, ast.GtE: lambda: left >= right,
+                    }.get(type(op), lambda: NOTHING)()
+        except TypeError:
+            return NOTHING
+    return NOTHING
+
+
+def guard_state(guard: Guard, consts: dict[str, Any]) -> bool | None:
+    """True: the guard holds in this context; False: it cannot (dead code); None: undecided."""
+    if not consts or guard.kind not in ("if", "exit", "ternary", "boolop", "while",
+                                        "comprehension"):
+        return None
+    value = evaluate(guard.test, consts)
+    if value is NOTHING:
+        return None
+    return bool(value) != guard.negated
+
+
+def guard_mode(guard: Guard) -> str:
+    """How a guard's test is read: a loop's trip count follows its iterable's length; any
+    other guard, its truth (a bare container by its length, never its entries)."""
+    return "length" if guard.kind == "for" else "truth"
+
+
+def is_dead(guards: tuple[Guard, ...], consts: dict[str, Any]) -> bool:
+    return any(guard_state(g, consts) is False for g in guards)
+
+
+class Reach:
+    """Builds the contexts from the roots (breadth first, so ``parent`` is a shortest chain)."""
+
+    def __init__(self, resolver: CallResolver, config: UniformityConfig) -> None:
+        self.resolver = resolver
+        self.config = config
+        self.ctxs: dict[tuple, Ctx] = {}
+        self.by_fn: dict[tuple, list[Ctx]] = {}
+        self.callers: dict[tuple, list[tuple[Ctx, ast.Call]]] = {}
+        self.sites: list[CollectiveSite] = []
+        self.notes: list[str] = []
+        self._tested: dict[int, set[str]] = {}
+
+    def ctx(self, fn: Fn, consts: dict[str, Any]) -> tuple[Ctx, bool]:
+        probe = Ctx(fn, consts, flow_facts(fn.node))
+        found = self.ctxs.get(probe.key)
+        if found is not None:
+            return found, False
+        existing = self.by_fn.setdefault(fn.key, [])
+        if consts and len(existing) >= _MAX_CONTEXTS:
+            return self.ctx(fn, {})
+        self.ctxs[probe.key] = probe
+        existing.append(probe)
+        return probe, True
+
+    def build(self, roots: list[Fn]) -> None:
+        queue: list[Ctx] = []
+        for fn in roots:
+            ctx, new = self.ctx(fn, {})
+            if new:
+                queue.append(ctx)
+        head = 0
+        while head < len(queue) and len(self.ctxs) < _MAX_FUNCTIONS:
+            ctx = queue[head]
+            head += 1
+            for callee in self._scan(ctx):
+                queue.append(callee)
+        if len(self.ctxs) >= _MAX_FUNCTIONS:
+            self.notes.append(f"stopped after {_MAX_FUNCTIONS} function contexts")
+        self._resolve_groups()
+        self._propagate()
+
+    # -- groups ---------------------------------------------------------------------------
+    def _resolve_groups(self) -> None:
+        """A site whose group is a parameter or a field: its dimension(s) from the callers'
+        arguments / the field's writes (``attn_tp|attn_cp`` when callers differ)."""
+        resolved: dict[tuple, CollectiveSite] = {}
+        for ctx in self.ctxs.values():
+            for i, (call, site) in enumerate(ctx.sites):
+                if site.dim != "world" or site.group in ("", "WORLD"):
+                    continue
+                expr = _group_node(call, site.group)
+                if expr is None:
+                    try:
+                        expr = ast.parse(site.group, mode="eval").body
+                    except SyntaxError:
+                        continue
+                texts = self.group_texts(ctx, expr, 0)
+                dims = sorted({site_dim(t, self.config) for t in texts} - {"world"})
+                if dims and len(dims) == len({site_dim(t, self.config) for t in texts}):
+                    new = replace(site, dim="|".join(dims),
+                                  group=f"{site.group} = {' | '.join(sorted(set(texts)))}")
+                    ctx.sites[i] = (call, new)
+                    resolved[(site.file, site.line, site.call)] = new
+        if resolved:
+            self.sites = [resolved.get((s.file, s.line, s.call), s) for s in self.sites]
+
+    def group_texts(self, ctx: Ctx, expr: ast.expr, depth: int) -> list[str]:
+        fn = ctx.fn
+        if depth > 4:
+            return [ast.unparse(expr)]
+        if isinstance(expr, ast.Name) and expr.id in ctx.flow.params:
+            out: list[str] = []
+            for caller, call in self.callers.get(fn.key, []):
+                arg = argument_for(fn, call, expr.id)
+                if arg is not None:
+                    out += self.group_texts(caller, arg, depth + 1)
+            return out or [ast.unparse(expr)]
+        if isinstance(expr, ast.Name):  # a local: what every definition reaching it binds
+            reaching = ctx.flow.reaching.get(id(expr), ())
+            values = [d.value for d, _f in reaching if d.kind == "assign" and not d.unpacked
+                      and d.value is not None]
+            if values and len(values) == len(reaching):
+                return [t for v in values for t in self.group_texts(ctx, v, depth + 1)]
+            return [ast.unparse(expr)]
+        if (isinstance(expr, ast.Attribute) and isinstance(expr.value, ast.Name)
+                and expr.value.id == fn.self_name and fn.model is not None
+                and site_dim(ast.unparse(expr), self.config) == "world"):
+            from deskcheck.static import field_writes
+
+            writes = [w for w in field_writes(fn.model).get(expr.attr, [])
+                      if w.value is not None and w.kind == "assign"]
+            texts = [ast.unparse(w.value) for w in writes]
+            return texts or [ast.unparse(expr)]
+        return [ast.unparse(expr)]
+
+    def _scan(self, ctx: Ctx) -> list[Ctx]:
+        new: list[Ctx] = []
+        fn = ctx.fn
+        for call in ctx.flow.calls:
+            guards = ctx.flow.guards.get(id(call), ())
+            if is_dead(guards, ctx.consts):
+                continue
+            imported = None
+            if isinstance(call.func, ast.Name):
+                info = self.resolver.index.module(fn.module)
+                binding = info.bindings.get(call.func.id) if info else None
+                imported = binding.module if binding is not None else None
+            kind = classify_call(call, self.config, imported)
+            if kind is not None:
+                group = kind[1]
+                site = CollectiveSite(fn.qualname, fn.file, call.lineno, ast.unparse(call.func),
+                                      kind[0], group, site_dim(group, self.config))
+                ctx.sites.append((call, site))
+                self.sites.append(site)
+                continue
+            try:
+                callees, note = self.resolver.resolve(fn, call)
+            except RecursionError:
+                callees, note = [], "resolution too deep"
+            if note:
+                ctx.unresolved.append((call, note))
+            elif (not callees and _module_level(call, ctx.flow)
+                  and classify_call(call, self.config, "torch.distributed") is None):
+                # a call into code outside the root (a logger's) that not even a reduction
+                # in place could be (the walk reads those as torch's): its string arguments
+                # reach nothing the audit reads (the cache may skip their words)
+                note_read(fn.file, call.lineno, f"inert:{call.col_offset}")
+            for callee in callees:
+                consts = self._constants(ctx, call, callee)
+                target, created = self.ctx(callee, consts)
+                ctx.edges.append((call, target))
+                self.callers.setdefault(target.fn.key, []).append((ctx, call))
+                if created:
+                    target.parent = (ctx, call)
+                    new.append(target)
+        return new
+
+    def _constants(self, ctx: Ctx, call: ast.Call, callee: Fn) -> dict[str, Any]:
+        """Constant arguments (and constant defaults) for the callee's parameters that its
+        conditions read: each distinct set is a context of its own."""
+        node = callee.node
+        tested = self._tested.get(id(node))
+        if tested is None:
+            tested = {n.id for g in _guards(callee) for n in ast.walk(g.test)
+                      if isinstance(n, ast.Name)}
+            self._tested[id(node)] = tested
+        if not tested:
+            return {}
+        params = [a.arg for a in node.args.posonlyargs + node.args.args]
+        bound_offset = 1 if callee.self_name and isinstance(call.func, ast.Attribute) else 0
+        if callee.qualname.endswith(".__init__"):
+            bound_offset = 1
+        out: dict[str, Any] = {}
+        defaults = node.args.defaults
+        for name, default in zip(params[len(params) - len(defaults):], defaults, strict=True):
+            if name in tested and isinstance(default, ast.Constant):
+                out[name] = default.value
+        for kw_arg, default in zip(node.args.kwonlyargs, node.args.kw_defaults, strict=True):
+            if kw_arg.arg in tested and isinstance(default, ast.Constant):
+                out[kw_arg.arg] = default.value
+        for index, arg in enumerate(call.args):
+            if isinstance(arg, ast.Starred):
+                return {}
+            position = index + bound_offset
+            if position < len(params):
+                self._bind(out, params[position], arg, ctx.consts, tested)
+        for keyword in call.keywords:
+            if keyword.arg is None:
+                return {}
+            self._bind(out, keyword.arg, keyword.value, ctx.consts, tested)
+        return out
+
+    @staticmethod
+    def _bind(out: dict[str, Any], name: str, arg: ast.expr, consts: dict[str, Any],
+              tested: set[str]) -> None:
+        if name not in tested:
+            return
+        value = evaluate(arg, consts)
+        if value is NOTHING or not isinstance(value, bool | int | float | str | type(None)):
+            out.pop(name, None)
+        else:
+            out[name] = value
+
+    def _propagate(self) -> None:
+        """A context reaches a collective if it holds a site or calls one that does."""
+        changed = True
+        for ctx in self.ctxs.values():
+            ctx.reaches = bool(ctx.sites)
+        while changed:
+            changed = False
+            for ctx in self.ctxs.values():
+                if not ctx.reaches and any(t.reaches for _c, t in ctx.edges):
+                    ctx.reaches = True
+                    changed = True
+
+    def sites_under(self, ctx: Ctx) -> list[CollectiveSite]:
+        """Every collective site a context reaches (memoised, cycle-safe)."""
+        memo: dict[tuple, list[CollectiveSite]] = getattr(self, "_under", {})
+        self._under = memo
+        if ctx.key in memo:
+            return memo[ctx.key]
+        memo[ctx.key] = []
+        seen: dict[tuple, CollectiveSite] = {}
+        for _call, site in ctx.sites:
+            seen.setdefault((site.file, site.line, site.call), site)
+        for _call, target in ctx.edges:
+            if target.reaches:
+                for site in self.sites_under(target):
+                    seen.setdefault((site.file, site.line, site.call), site)
+        memo[ctx.key] = list(seen.values())
+        return memo[ctx.key]
+
+    def sites_at(self, caller: Ctx, call: ast.Call, target: Ctx) -> list[CollectiveSite]:
+        """The sites ``target`` reaches as entered by ``call`` in ``caller``: a site whose
+        group is a parameter (of ``target``, or passed on down to the function holding the
+        site) runs over the group this call passes, not over every caller's."""
+        bound: dict[tuple, set[str]] = {}
+        for key, texts in self._param_groups(target).items():
+            for param, raw in texts:
+                arg, where = argument_for(target.fn, call, param), caller
+                if arg is None:  # not passed: the wrapper's default, read where it is written
+                    arg, where = default_of(target.fn.node, param), target
+                found = self.group_texts(where, arg, 0) if arg is not None else []
+                bound.setdefault(key, set()).update(found or [raw])
+        out: list[CollectiveSite] = []
+        for site in self.sites_under(target):
+            texts = bound.get((site.file, site.line, site.call))
+            if texts is None:
+                out.append(site)
+                continue
+            raw = site.group.split(" = ", 1)[0]
+            dims = sorted({site_dim(t, self.config) for t in texts})
+            out.append(replace(site, dim="|".join(dims),
+                               group=f"{raw} = {' | '.join(sorted(texts))}"))
+        return out
+
+    def _param_groups(self, ctx: Ctx) -> dict[tuple, set[tuple[str, str]]]:
+        """Site -> {(parameter of ``ctx``'s function whose argument is its group, the
+        group as written at the site)} for every site ``ctx`` reaches through parameters
+        only (memoised; a recursive chain contributes what it found so far)."""
+        memo: dict[tuple, dict] = self.__dict__.setdefault("_param_memo", {})
+        if ctx.key in memo:
+            return memo[ctx.key]
+        memo[ctx.key] = out = {}
+        params = ctx.flow.params
+        for _call, site in ctx.sites:
+            raw = site.group.split(" = ", 1)[0]
+            if raw in params and raw != ctx.fn.self_name:
+                out.setdefault((site.file, site.line, site.call), set()).add((raw, raw))
+        for call, target in ctx.edges:
+            if not target.reaches:
+                continue
+            for key, pairs in self._param_groups(target).items():
+                for param, raw in pairs:
+                    arg = argument_for(target.fn, call, param)
+                    if isinstance(arg, ast.Name) and arg.id in params:
+                        out.setdefault(key, set()).add((arg.id, raw))
+        return out
+
+    def chain(self, ctx: Ctx) -> list[str]:
+        out: list[str] = []
+        current: Ctx | None = ctx
+        seen = 0
+        while current is not None and current.parent is not None and seen < 30:
+            parent, call = current.parent
+            out.append(f"{parent.fn.file}:{call.lineno} {parent.fn.qualname} -> "
+                       f"{current.fn.qualname}")
+            current = parent
+            seen += 1
+        return list(reversed(out))
+
+
+def _module_level(call: ast.Call, flow: FlowFacts) -> bool:
+    """The call's function, or its receiver's root, is a module-level name or a builtin (no
+    definition in the function reaches it): ``logger.info(...)``, ``print(...)``."""
+    root = call.func
+    while isinstance(root, ast.Attribute):
+        root = root.value
+    return isinstance(root, ast.Name) and not flow.reaching.get(id(root)) \
+        and root.id not in flow.params
+
+
+def _group_node(call: ast.Call, group: str) -> ast.expr | None:
+    """The argument of ``call`` that passes its group (the one written ``group``)."""
+    for node in [*(k.value for k in call.keywords), *call.args]:
+        if ast.unparse(node) == group:
+            return node
+    return None
+
+
+def argument_for(fn: Fn, call: ast.Call, name: str) -> ast.expr | None:
+    """The expression a call passes for parameter ``name`` of ``fn`` (None: not passed)."""
+    node = fn.node
+    for keyword in call.keywords:
+        if keyword.arg == name:
+            return keyword.value
+    params = [a.arg for a in node.args.posonlyargs + node.args.args]
+    offset = 1 if fn.self_name and (isinstance(call.func, ast.Attribute)
+                                    or fn.qualname.endswith(".__init__")) else 0
+    if name in params:
+        position = params.index(name) - offset
+        if 0 <= position < len(call.args) and not any(
+                isinstance(a, ast.Starred) for a in call.args[:position + 1]):
+            return call.args[position]
+    return None
+
+
+def _guards(fn: Fn) -> list[Guard]:
+    facts = flow_facts(fn.node)
+    found: dict[int, Guard] = {}
+    for guards in facts.guards.values():
+        for g in guards:
+            if g.test is not None:
+                found.setdefault(id(g.test), g)
+    return list(found.values())

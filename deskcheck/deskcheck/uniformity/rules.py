@@ -1,0 +1,166 @@
+"""Default classification rules: what is rank-local, what is configuration, which group a
+collective runs over, and which conditions mean "this group has one rank"."""
+
+from __future__ import annotations
+
+import ast
+import re
+from fnmatch import fnmatchcase
+
+# rank-local by default: (pattern over the hop as written, without call parentheses; reason)
+RANK_LOCAL_RULES: tuple[tuple[str, str], ...] = (
+    ("time.*", "clock"), ("*.time", "clock"), ("*monotonic*", "clock"),
+    ("*perf_counter*", "clock"), ("*datetime.*now", "clock"), ("*.now", "clock"),
+    ("random.*", "random"), ("*.random.*", "random"), ("torch.rand*", "random"),
+    ("uuid.*", "random"), ("*uuid4", "random"), ("os.getpid", "process id"),
+    ("*.available_size", "per-rank resource size"), ("*.evictable_size", "per-rank resource size"),
+    ("*.protected_size", "per-rank resource size"), ("*free_size*", "per-rank resource size"),
+    ("*get_num_allocatable*", "per-rank resource size"), ("*num_free_blocks*", "per-rank resource size"),
+    ("torch.cuda.*memory*", "per-rank resource size"), ("*mem_get_info*", "per-rank resource size"),
+    ("psutil.*", "per-rank resource size"), ("*get_available_gpu_memory*", "per-rank resource size"),
+    ("*.match_prefix", "cache"), ("*cache*.evict*", "cache"), ("*.cache_hit*", "cache"),
+    ("*.recv_pyobj", "IPC poll"), ("*.recv_multipart", "IPC poll"), ("*.recv", "IPC poll"),
+    ("*.poll", "IPC poll"), ("*.get_nowait", "IPC poll"), ("*.qsize", "IPC poll"),
+    ("*.is_set", "IPC poll"), ("*.query", "IPC poll"), ("zmq.*", "IPC poll"),
+    ("os.path.exists", "file system poll"),
+)
+
+CONFIG_RULES: tuple[str, ...] = (
+    "*server_args*", "envs.*", "*.envs.*", "os.environ*", "*model_config*", "*.get_bool_env_var",
+    "*tp_size", "*pp_size", "*dp_size", "*ep_size", "*world_size", "*.page_size",
+    "*.ranks", "*.ranks[*", "*.first_rank", "*.last_rank", "*.is_first_rank", "*.is_last_rank",
+    "*_group.rank_in_group", "logger.*", "logging.*",
+)
+
+_RANK = re.compile(r"(?:^|_)rank$|^rank_in_group$|^local_rank$|^gpu_id$|^get_rank$"
+                   r"|^get_.*_rank$|_rank_in_group$")
+_DIMS = ("attn_tp", "attn_dp", "attn_cp", "moe_ep", "moe_tp", "moe_dp", "tp", "pp", "dp",
+         "ep", "cp", "world")
+NESTED = {"tp": {"attn_tp", "attn_dp", "attn_cp", "moe_ep", "moe_tp", "moe_dp", "ep"},
+          "world": set(_DIMS)}
+
+
+def hop_text(expr: ast.expr) -> str:
+    """A call or attribute chain as written, without arguments: ``self.pool.available_size``."""
+    if isinstance(expr, ast.Call):
+        return hop_text(expr.func)
+    if isinstance(expr, ast.Attribute):
+        return f"{hop_text(expr.value)}.{expr.attr}"
+    if isinstance(expr, ast.Name):
+        return expr.id
+    if isinstance(expr, ast.Subscript):
+        return f"{hop_text(expr.value)}[{ast.unparse(expr.slice)}]"
+    return ast.unparse(expr)
+
+
+def matches(text: str, patterns: list[str] | tuple[str, ...]) -> str | None:
+    last = text.rsplit(".", 1)[-1]
+    for pattern in patterns:
+        if fnmatchcase(text, pattern) or fnmatchcase(last, pattern) or (
+                pattern.startswith("*.") and fnmatchcase(last, pattern[2:])):
+            return pattern
+    return None
+
+
+def rank_local_reason(text: str, extra: list[str]) -> str | None:
+    """Why the hop ``text`` is rank-local (a default rule or a configured pattern), else None."""
+    found = matches(text, extra)
+    if found is not None:
+        return f"rank-local by config pattern {found!r}"
+    for pattern, reason in RANK_LOCAL_RULES:
+        if fnmatchcase(text, pattern):
+            return reason
+    return None
+
+
+def config_reason(text: str, extra: list[str]) -> str | None:
+    found = matches(text, extra)
+    if found is not None:
+        return f"config pattern {found!r}"
+    for pattern in CONFIG_RULES:
+        if fnmatchcase(text, pattern):
+            return f"replicated configuration ({pattern})"
+    return None
+
+
+def dim_of_name(name: str, default: str = "world") -> str:
+    """The parallel dimension a name speaks of: ``attn_tp_rank`` -> attn_tp, ``pp_size`` -> pp."""
+    last = name.rsplit(".", 1)[-1].lower()
+    whole = name.lower()
+    for text in (last, whole):
+        for dim in _DIMS:
+            if re.search(rf"(?:^|_|\b){dim}(?:_|$|\b)", text):
+                return dim
+    return default
+
+
+def rank_id_dim(text: str) -> str | None:
+    """``self.tp_rank`` -> "tp"; ``self.tp_group.rank`` -> "tp"; not a rank id -> None."""
+    parts = text.split(".")
+    last = parts[-1]
+    if last.endswith("ranks") or not _RANK.search(last) or "lora" in last.lower():
+        return None  # kv_lora_rank is a model dimension, not a process rank
+    dim = dim_of_name(last, "")
+    if not dim and len(parts) > 1:
+        dim = dim_of_name(parts[-2], "")
+    return dim or "world"
+
+
+def group_dim(group_text: str, configured: dict[str, str]) -> str:
+    for pattern, dim in configured.items():
+        if fnmatchcase(group_text, pattern):
+            return dim
+    return dim_of_name(group_text) if group_text else "world"
+
+
+def varies_within(rank_dim: str, group: str) -> bool:
+    """Does a rank id of ``rank_dim`` differ between the ranks of one ``group`` group?"""
+    return rank_dim == group or group == "world" or rank_dim == "world" \
+        or rank_dim in NESTED.get(group, set())
+
+
+def covers(agreed_dim: str, group: str) -> bool:
+    """Is a value agreed over ``agreed_dim`` groups uniform within every ``group`` group?"""
+    return agreed_dim == group or agreed_dim == "world" or group in NESTED.get(agreed_dim, set())
+
+
+def single_rank_dim(test: ast.expr, negated: bool) -> str | None:
+    """The dimension whose group has one rank when ``test`` is (not, if negated) true:
+    ``tp_size == 1`` -> tp; the else of ``tp_size > 1`` -> tp; otherwise None."""
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        return single_rank_dim(test.operand, not negated)
+    if isinstance(test, ast.BoolOp):
+        if isinstance(test.op, ast.And) and not negated or isinstance(test.op, ast.Or) and negated:
+            for value in test.values:
+                found = single_rank_dim(value, negated)
+                if found:
+                    return found
+        return None
+    if not (isinstance(test, ast.Compare) and len(test.ops) == 1):
+        return None
+    left, op, right = test.left, test.ops[0], test.comparators[0]
+    if isinstance(left, ast.Constant):
+        left, right = right, left
+        op = {ast.Lt: ast.Gt(), ast.Gt: ast.Lt(), ast.LtE: ast.GtE(), ast.GtE: ast.LtE()}.get(
+            type(op), op)
+    if not (isinstance(right, ast.Constant) and isinstance(right.value, int)):
+        return None
+    text = hop_text(left)
+    last = text.rsplit(".", 1)[-1]
+    if not (last.endswith("size") or last.endswith("world_size")):
+        return None
+    if last in ("size", "world_size") and "." in text:
+        dim = dim_of_name(text.rsplit(".", 1)[0])
+    else:
+        dim = dim_of_name(last)
+    n = right.value
+    single = {ast.Eq: n == 1, ast.LtE: n == 1, ast.Lt: n == 2}.get(type(op))
+    multi = {ast.NotEq: n == 1, ast.Gt: n == 1, ast.GtE: n == 2}.get(type(op))
+    if single and not negated or multi and negated:
+        return dim
+    return None
+
+
+def trivial_for(single_dim: str, group: str) -> bool:
+    """A path where ``single_dim`` groups have one rank: is a ``group`` collective trivial?"""
+    return single_dim == group or single_dim == "world" or group in NESTED.get(single_dim, set())

@@ -1,0 +1,804 @@
+"""Walk an expression's input set back to its sources: locals (reaching definitions),
+parameters (every call site's argument, constants specialised), self fields (every write in
+the MRO, and the conditions each write sits under), properties and return values, component
+fields (constructor keywords, factories), containers (length and membership apart from
+content). Each leaf carries its witness, ``file:line hop`` per step."""
+
+from __future__ import annotations
+
+import ast
+from typing import Any
+
+from deskcheck.static import Fn, flow_facts, is_abstract
+from deskcheck.uniformity.collectives import classify_call, inplace_output, site_dim
+from deskcheck.uniformity.cycles import CycleSolver
+from deskcheck.uniformity.fields import FieldReads
+from deskcheck.uniformity.helpers import NamedHelpers
+from deskcheck.uniformity.leaves import Leaf, dedupe_leaves, default_of, param_group
+from deskcheck.uniformity.paths import PathConditions, group_mark
+from deskcheck.uniformity.positions import (
+    element,
+    elementwise,
+    keeps_elements,
+    of_element,
+    position,
+    unpacked,
+    whole,
+)
+from deskcheck.uniformity.reach import (
+    Ctx,
+    Reach,
+    argument_for,
+    guard_mode,
+    guard_state,
+    is_dead,
+)
+from deskcheck.uniformity.rules import (
+    config_reason,
+    hop_text,
+    matches,
+    rank_id_dim,
+    rank_local_reason,
+)
+from deskcheck.uniformity.summaries import CallSummaries
+
+_MAX_DEPTH = 3000  # a guard against runaway recursion; the memo bounds the work
+_EMPTIED = ("value", "length", "truth", "element")  # what a falsy builtin value carries: nothing
+_LENGTH_KEEP = {"list", "tuple", "set", "sorted", "frozenset", "reversed", "enumerate", "zip",
+                "dict", "deque"}
+
+
+
+
+class Tracer(FieldReads, CycleSolver, CallSummaries, PathConditions, NamedHelpers):
+    def __init__(self, reach: Reach, sanctioned: dict[str, str], rank_local: list[str],
+                 config: list[str], line_text) -> None:
+        self.reach = reach
+        self.resolver = reach.resolver
+        self.sanctioned = sanctioned  # field name or "file:line" -> why
+        self.agreed_calls: dict[str, str] = {}  # call pattern declared agreed -> why
+        self.rank_local = rank_local
+        self.config = config
+        self.line_text = line_text  # (file, line) -> source text of that line
+        self._memo: dict[tuple, tuple[Leaf, ...]] = {}
+        self._index: dict[tuple, int] = {}  # Tarjan: visit order of keys on the stack
+        self._low: dict[tuple, int] = {}
+        self._component: list[tuple] = []
+        self._calls: list[tuple] = []
+        self._counter = 0
+        self._reached: set[int] | None = None
+        self._where: dict[tuple, str] = {}
+        self._inplace: dict[tuple, list[tuple[str, ast.Call, str, str]]] = {}
+        self._keep: list[ast.AST] = []
+        self._class_body: Ctx | None = None  # synthetic nodes: alive while their id() is a memo key
+        self._partial: dict[tuple, tuple[Leaf, ...]] = {}  # a cycle member's first-pass sources
+        self._ref_key: dict[str, tuple] = {}  # a cycle reference leaf's name -> its key
+        self._pending: dict[tuple, Any] = {}  # a solved cycle's member -> its solution
+        self._stores: dict[int, dict] = {}  # function node id -> local attribute stores
+        self._rules: dict[str, tuple[str, str, str]] = {}  # hop text -> its rule's verdict
+
+    def forget(self) -> None:
+        """Drop memoised input sets (after the declarations it reads were changed)."""
+        self._memo.clear()
+        self._partial.clear()
+        self._pending.clear()
+        self._rules.clear()
+
+    # -- entry ---------------------------------------------------------------------------
+    def trace(self, expr: ast.expr | None, ctx: Ctx, mode: str = "value",
+              depth: int = 0) -> tuple[Leaf, ...]:
+        """The sources of ``expr``'s value (``mode``: value, length, truth, attr:a.b, ...).
+
+        The hops form a graph with cycles (a field written from itself, mutual recursion);
+        its strongly connected components are found as in Tarjan's algorithm, so a result
+        is memoised only once it is complete, whatever order the walk took."""
+        if expr is None:
+            return ()
+        if mode == "element" and not isinstance(expr, ast.Name):
+            mode = "value"  # an element's existence is followed through locals only
+        key = (id(expr), ctx.key, mode)
+        found = self._memo.get(key)
+        if found is not None:
+            return found
+        if key in self._pending:
+            return self._pending_leaves(key)
+        caller = self._calls[-1] if self._calls else None
+        if key in self._index:  # on the component stack: an edge of its cycle
+            if caller is not None:
+                self._low[caller] = min(self._low[caller], self._index[key])
+            return (self._cycle_ref(key),)
+        if depth > _MAX_DEPTH:
+            return (Leaf(ast.unparse(expr), "unknown", "trace depth limit reached",
+                         witness=(self._hop(ctx, expr, ast.unparse(expr)),)),)
+        index = self._counter = self._counter + 1
+        self._index[key] = self._low[key] = index
+        self._where[key] = self._hop(ctx, expr, ast.unparse(expr)[:60])
+        self._component.append(key)
+        self._calls.append(key)
+        try:
+            leaves = dedupe_leaves(self._expr(expr, ctx, mode, depth))
+        finally:
+            self._calls.pop()
+        if self._low[key] == index:  # the root of its component: every member is complete
+            members: list[tuple] = []
+            while True:
+                member = self._component.pop()
+                del self._index[member]
+                members.append(member)
+                if member == key:
+                    break
+            if len(members) == 1 and not any(leaf.category == "cycle" for leaf in leaves):
+                self._memo[key] = leaves
+            else:
+                self._partial[key] = leaves
+                leaves = self._solve(key, members)
+        else:  # an open member of a cycle: its reader gets one edge to it, not a copy
+            self._partial[key] = leaves
+            if caller is not None:
+                self._low[caller] = min(self._low[caller], self._low[key])
+            return (self._cycle_ref(key),)
+        return leaves
+
+    def _hop(self, ctx: Ctx, node: ast.AST, text: str) -> str:
+        return f"{ctx.fn.file}:{getattr(node, 'lineno', 0)} {text}"
+
+    def _prefixed(self, hop: str, leaves: tuple[Leaf, ...], single: frozenset[str] = frozenset()
+                  ) -> list[Leaf]:
+        if single:
+            return [leaf._replace(witness=(hop, *leaf.witness[:23]), single=leaf.single | single)
+                    for leaf in leaves]
+        return [Leaf(leaf.name, leaf.category, leaf.reason, leaf.dim, (hop, *leaf.witness[:23]),
+                     leaf.single, leaf.group) for leaf in leaves]
+
+    # -- expressions ---------------------------------------------------------------------
+    def _expr(self, e: ast.expr, ctx: Ctx, mode: str, depth: int) -> list[Leaf]:
+        if mode == "truth":  # a condition's truth: a bare container is tested by its length
+            if isinstance(e, ast.UnaryOp) and isinstance(e.op, ast.Not):
+                return list(self.trace(e.operand, ctx, "truth", depth))
+            if isinstance(e, ast.BoolOp):
+                return [x for v in e.values for x in self.trace(v, ctx, "truth", depth)]
+            mode = "length" if isinstance(e, ast.Name | ast.Attribute | ast.Subscript) else "value"
+        if isinstance(e, ast.Constant | ast.Lambda):
+            return []
+        one = of_element(mode)
+        if one is not None:
+            return self._elements(e, ctx, mode, one, depth)
+        picked = position(mode)
+        if picked is not None:  # one element of a tuple: followed through names and calls
+            literal = element(e, picked[0])
+            if literal is not None:
+                return list(self.trace(literal, ctx, picked[1], depth))
+            if not isinstance(e, ast.Name | ast.Call):
+                mode = "value"
+        if isinstance(e, ast.Name):
+            return self._name(e, ctx, mode, depth)
+        if isinstance(e, ast.Attribute):
+            return self._attribute(e, ctx, mode, depth)
+        if isinstance(e, ast.Call):
+            return self._call(e, ctx, mode, depth)
+        if isinstance(e, ast.Compare):
+            none_test = all(isinstance(op, ast.Is | ast.IsNot) for op in e.ops) and all(
+                isinstance(c, ast.Constant) and c.value is None for c in e.comparators)
+            if none_test:  # `x is None`: whether x exists, not what it holds
+                return list(self.trace(e.left, ctx, "length", depth))
+            out = list(self.trace(e.left, ctx, "value", depth))
+            for op, right in zip(e.ops, e.comparators, strict=True):
+                member = "length" if isinstance(op, ast.In | ast.NotIn) else "value"
+                out += self.trace(right, ctx, member, depth)
+            return out
+        if isinstance(e, ast.Subscript):
+            if mode == "length" and isinstance(e.slice, ast.Slice):
+                return (list(self.trace(e.value, ctx, "length", depth))
+                        + list(self.trace(e.slice, ctx, "value", depth)))
+            # `xs[i] is None`: whether the element is there; what was put in decides that
+            # by its own existence, not by its content
+            base = "element" if mode == "length" and isinstance(e.value, ast.Name) else "value"
+            if not isinstance(e.slice, ast.Slice):  # `reqs[i].rid`: rid of the elements
+                base = elementwise(mode) or base
+            return (list(self.trace(e.value, ctx, base, depth))
+                    + list(self.trace(e.slice, ctx, "value", depth)))
+        if isinstance(e, ast.List | ast.Tuple | ast.Set):
+            if mode == "length":
+                return [x for elt in e.elts if isinstance(elt, ast.Starred)
+                        for x in self.trace(elt.value, ctx, "length", depth)]
+            return [x for elt in e.elts for x in self.trace(elt, ctx, "value", depth)]
+        if isinstance(e, ast.Dict):
+            parts = [k for k in e.keys if k is not None] + ([] if mode == "length" else e.values)
+            return [x for p in parts for x in self.trace(p, ctx, "value", depth)]
+        if isinstance(e, ast.ListComp | ast.SetComp | ast.GeneratorExp | ast.DictComp):
+            out: list[Leaf] = []
+            for gen in e.generators:
+                out += self.trace(gen.iter, ctx, mode, depth)
+                for cond in gen.ifs:
+                    out += self.trace(cond, ctx, "truth", depth)
+            if mode != "length":
+                elts = [e.key, e.value] if isinstance(e, ast.DictComp) else [e.elt]
+                for elt in elts:
+                    out += self.trace(elt, ctx, "value", depth)
+            return out
+        out = []
+        for child in ast.iter_child_nodes(e):
+            if isinstance(child, ast.expr):
+                out += self.trace(child, ctx, mode, depth)
+        return out
+
+    def _elements(self, e: ast.expr, ctx: Ctx, mode: str, one: str, depth: int) -> list[Leaf]:
+        """A container read for an attribute of each element (``mode`` ``eattr:x``, ``one``
+        ``attr:x``): a display's or comprehension's elements for that attribute, which ones
+        exist by the comprehension's iterable and tests; names, calls and concatenations
+        pass the mode on; anything else is read whole."""
+        if isinstance(e, ast.List | ast.Tuple | ast.Set):
+            return [x for elt in e.elts for x in (
+                self.trace(elt.value, ctx, mode, depth) if isinstance(elt, ast.Starred)
+                else self.trace(elt, ctx, one, depth))]
+        if isinstance(e, ast.Dict):  # iterating a dict yields its keys
+            return [x for k in e.keys if k is not None for x in self.trace(k, ctx, one, depth)] \
+                + [x for k, v in zip(e.keys, e.values, strict=True) if k is None
+                   for x in self.trace(v, ctx, "value", depth)]
+        if isinstance(e, ast.ListComp | ast.SetComp | ast.GeneratorExp | ast.DictComp):
+            out: list[Leaf] = []
+            for gen in e.generators:
+                out += self.trace(gen.iter, ctx, "length", depth)
+                for cond in gen.ifs:
+                    out += self.trace(cond, ctx, "truth", depth)
+            return out + list(self.trace(e.key if isinstance(e, ast.DictComp) else e.elt,
+                                         ctx, one, depth))
+        if isinstance(e, ast.IfExp):
+            return (list(self.trace(e.test, ctx, "truth", depth))
+                    + list(self.trace(e.body, ctx, mode, depth))
+                    + list(self.trace(e.orelse, ctx, mode, depth)))
+        if isinstance(e, ast.BoolOp):
+            return [x for v in e.values for x in self.trace(v, ctx, mode, depth)]
+        if isinstance(e, ast.BinOp) and isinstance(e.op, ast.Add):  # concatenation
+            return list(self.trace(e.left, ctx, mode, depth)) + list(
+                self.trace(e.right, ctx, mode, depth))
+        if isinstance(e, ast.Name):
+            return self._name(e, ctx, mode, depth)
+        if isinstance(e, ast.Call):
+            return self._call(e, ctx, mode, depth)
+        if isinstance(e, ast.Attribute):
+            return self._attribute(e, ctx, mode, depth)
+        return list(self.trace(e, ctx, "value", depth))
+
+    def _name(self, e: ast.Name, ctx: Ctx, mode: str, depth: int) -> list[Leaf]:
+        if e.id in ctx.consts:
+            return []
+        reaching = ctx.flow.reaching.get(id(e))
+        if not reaching:
+            return []  # module-level name, builtin, or closure: replicated code
+        out: list[Leaf] = []
+        shared = set.intersection(*(set(d.guards) for d, _f in reaching)) if len(reaching) > 1 \
+            else set()
+        reaching = tuple((d, f) for d, f in reaching if not is_dead(d.guards, ctx.consts))
+        agreed = self._inplace_agreed(e, ctx)
+        if agreed is not None:
+            return [agreed]
+        if mode == "length":  # an element replaced at a counted position: the same length
+            reaching = tuple((d, f) for d, f in reaching if not d.positional)
+        exits = ctx.flow.exits.get(id(e), ())  # early exits the read is past
+        for d, facts in reaching:
+            single, empty = self._path_marks((*facts, *exits), d, ctx)
+            if not (empty and (mode in _EMPTIED or of_element(mode))):  # falsy: no source
+                hop = f"{ctx.fn.file}:{d.line} {e.id} ({d.kind})"
+                out += self._prefixed(hop, tuple(self._def(d, ctx, mode, depth)), single)
+            if len(reaching) > 1:
+                for g in d.guards:
+                    if g not in shared and g.test is not None and g.kind in ("if", "exit",
+                                                                             "ternary", "while"):
+                        out += self._prefixed(f"{ctx.fn.file}:{g.line} which value of {e.id} "
+                                              f"reaches: {g.text}",
+                                              self.trace(g.test, ctx, guard_mode(g), depth + 1),
+                                              single)
+        if mode.startswith(("attr:", "lattr:")) and e.id != ctx.fn.self_name:
+            out += self._stored(e, ctx, mode, depth)  # self's stores: its fields, declared
+        return out
+
+    def _stored(self, e: ast.Name, ctx: Ctx, mode: str, depth: int) -> list[Leaf]:
+        """``req.gen = v`` in the function, read as ``req.gen`` (``attr:gen``): ``v`` too,
+        whatever the constructor passed (``req.gen.seed = v``: part of ``req.gen``'s value),
+        where the store's ``req`` is bound by a definition this read's ``req`` reaches."""
+        name = e.id
+        read_defs = {d for d, _f in ctx.flow.reaching.get(id(e), ())}
+        kind, chain = mode.split(":", 1)
+        wanted = chain.split(".")
+        out: list[Leaf] = []
+        key = id(ctx.fn.node)
+        stores = self._stores.get(key)
+        if stores is None:
+            stores = self._stores[key] = local_attribute_stores(ctx.fn.node)
+        for parts, value, line, base, unpacked_value in stores.get(name, ()):
+            bound = ctx.flow.reaching.get(id(base))
+            if bound and not read_defs.intersection(d for d, _f in bound):
+                continue  # another binding of the name: another object
+            common = min(len(parts), len(wanted))
+            if parts[:common] != wanted[:common]:
+                continue
+            rest = wanted[len(parts):]
+            sub = "value" if len(parts) > len(wanted) or unpacked_value or not rest and kind == "attr" \
+                else "length" if not rest else f"{kind}:{'.'.join(rest)}"
+            hop = f"{ctx.fn.file}:{line} {name}.{'.'.join(parts)} = (store)"
+            out += self._prefixed(hop, self.trace(value, ctx, sub, depth + 1))
+        return out
+
+    def _inplace_agreed(self, e: ast.Name, ctx: Ctx) -> Leaf | None:
+        """``dist.all_reduce(x, group=g)`` (or a wrapper that reduces its parameter in place,
+        ``self._all_reduce(x, op)``) between ``x``'s definitions and this read: agreed."""
+        reaching = ctx.flow.reaching.get(id(e), ())
+        first_def = min((d.line for d, _f in reaching), default=0)
+        for name, call, dim, how in self._inplace_calls(ctx):
+            if name == e.id and first_def <= call.lineno <= e.lineno:
+                kind = classify_call(call, self.reach.config, "torch.distributed")
+                group = param_group(ctx.fn, kind[1], ctx.flow) if kind and not ctx.summary \
+                    else ""
+                return Leaf(e.id, "agreed", f"reduced in place by {how}", dim,
+                            (f"{ctx.fn.file}:{call.lineno} {ast.unparse(call.func)}({e.id}, ...)",),
+                            group=group)
+        return None
+
+    def _inplace_calls(self, ctx: Ctx) -> list[tuple[str, ast.Call, str, str]]:
+        """(local name, call, dim, how) for every call in the function that reduces a local
+        in place: a torch collective's output argument, or a wrapper's in-place parameter."""
+        key = (id(ctx.fn.node), ctx.fn.model.qualname if ctx.fn.model else "", ctx.summary)
+        found = self._inplace.get(key)
+        if found is not None:
+            return found
+        self._inplace[key] = []
+        out: list[tuple[str, ast.Call, str, str]] = []
+        for call in ctx.flow.calls:
+            target = inplace_output(call)
+            kind = classify_call(call, self.reach.config, "torch.distributed")
+            if isinstance(target, ast.Name) and kind is not None and kind[0] == "collective":
+                out.append((target.id, call, self._group_dim_at(ctx, kind[1]),
+                            f"{ast.unparse(call.func)} over {kind[1] or 'WORLD'}"))
+                continue
+            if not any(isinstance(a, ast.Name) for a in call.args):
+                continue
+            try:
+                callees, _note = self.resolver.resolve(ctx.fn, call)
+            except RecursionError:
+                callees = []
+            for callee in callees[:2]:
+                inner = self._fn_ctx(callee)
+                params = {n: d for n, _c, d, _h in self._inplace_calls(inner)
+                          if n in inner.flow.params}
+                for param, dim in params.items():
+                    arg = argument_for(callee, call, param)
+                    if isinstance(arg, ast.Name):
+                        out.append((arg.id, call, dim,
+                                    f"{ast.unparse(call.func)} (reduces its {param} in place)"))
+        self._inplace[key] = out
+        return out
+
+    def _group_dim_at(self, ctx: Ctx, group: str) -> str:
+        """The dimension of a group expression; inside a call-site summary a group held in a
+        parameter is a marker, bound to the group each call passes (``_bind_marks``)."""
+        if ctx.summary and group in ctx.flow.params and group != ctx.fn.self_name:
+            return group_mark(group)
+        return self._group_dim(ctx, group)
+
+    def _group_dim(self, ctx: Ctx, group: str) -> str:
+        try:
+            texts = self.reach.group_texts(ctx, ast.parse(group, mode="eval").body, 0) \
+                if group and group != "WORLD" else ["WORLD"]
+        except SyntaxError:
+            texts = [group]
+        dims = sorted({site_dim(t, self.reach.config) for t in texts})
+        return dims[0] if len(dims) == 1 else "|".join(dims)
+
+    def _def(self, d: Any, ctx: Ctx, mode: str, depth: int) -> list[Leaf]:
+        if mode == "element":  # an element's existence (never passed on beyond a definition)
+            if d.kind == "fill":
+                return list(self.trace(d.value, ctx, "length", depth + 1))
+            if d.kind != "param":  # a parameter: the caller's container, element-wise
+                mode = "value"
+        if d.kind == "param":
+            return self._param(d.name, ctx, mode, depth)
+        one = of_element(mode)
+        if one is not None and (d.unpacked or d.kind not in ("assign", "walrus", "augassign",
+                                                              "fill")):
+            mode = one = "value"  # elements held some other way: the whole value
+        if d.kind not in ("assign", "walrus") or d.unpacked:
+            mode = whole(mode)  # an element's position holds only through a plain binding
+        if d.kind in ("assign", "walrus", "augassign", "with", "match"):
+            value = d.value
+            if d.unpacked and d.kind == "assign":
+                value, mode = unpacked(value, d.index, mode)
+            return list(self.trace(value, ctx, mode, depth + 1))
+        if d.kind == "for":
+            zipped = _zipped(d, ctx)
+            if zipped is not None:  # `for a, b in zip(xs, ys)`: b is an element of ys
+                return list(self.trace(zipped, ctx, "value", depth + 1))
+            counted = _enumerated(d, ctx)
+            if counted is not None:  # `for i, x in enumerate(seq)`: i counts seq's entries
+                return [x for a in counted for x in self.trace(
+                    a, ctx, "length" if a is counted[0] else "value", depth + 1)]
+            each = elementwise(mode) if not d.unpacked else None
+            return list(self.trace(d.value, ctx, each or "value", depth + 1))
+        if d.kind == "fill":  # content: what was put in; membership/length: when and how often
+            if one is not None:  # an attribute of each element: of what was put in
+                if d.filled_by in ("append", "add", "appendleft", "push"):
+                    return list(self.trace(d.value, ctx, one, depth + 1))
+                if d.filled_by not in ("extend", "extendleft"):
+                    mode = "value"  # d[k] = v (iterated: its keys), insert(i, v): whole
+            if mode == "length":
+                return [x for g in d.guards if g.kind == "for" and g.test is not None
+                        for x in self.trace(g.test, ctx, "length", depth + 1)]
+            return list(self.trace(d.value, ctx, mode, depth + 1))
+        if d.kind == "except":
+            return [Leaf(d.name, "unknown", "exception object: which exception a rank sees is "
+                         "not modelled", witness=(f"{ctx.fn.file}:{d.line} except",))]
+        return []
+
+    def _param(self, name: str, ctx: Ctx, mode: str, depth: int) -> list[Leaf]:
+        fn = ctx.fn
+        if name == fn.self_name and mode.startswith(("attr:", "lattr:")) and fn.model:
+            # self passed on (`Manager(self)`) and read there for a field: that field
+            kind, chain = mode.split(":", 1)
+            first, _dot, rest = chain.partition(".")
+            classified = self._classified(f"{name}.{first}", ctx, fn.node)
+            if classified is not None:  # a declared, rank-local or configured field
+                return [classified]
+            sub = f"{kind}:{rest}" if rest else "length" if kind == "lattr" else "value"
+            return self._field(ctx, fn.model, first, sub, depth + 1, fn.node)
+        if name == fn.self_name or name in ("cls",):
+            return []
+        if ctx.summary:  # bound at the call site whose return this walk summarises
+            return [self._param_ref(name, mode)]
+        callers = self.reach.callers.get(fn.key, [])
+        if not callers and fn.node is not None and fn.qualname.endswith(".__init__"):
+            callers = self.construction_callers(fn)
+        if not callers:
+            if fn.node is not None and fn.qualname.endswith(".__init__"):
+                return [Leaf(name, "unknown", f"constructor parameter {name!r} of "
+                             f"{fn.qualname}: no construction site found",
+                             witness=(self._hop(ctx, fn.node, f"param {name}"),))]
+            return []  # a root's parameter (the event loop takes none but self)
+        out: list[Leaf] = []
+        for caller, call in callers:
+            arg = argument_for(fn, call, name)
+            hop = f"{caller.fn.file}:{call.lineno} {ast.unparse(call.func)}({name}=...)"
+            if arg is None:
+                default = default_of(fn.node, name)
+                if default is not None:
+                    out += self._prefixed(hop, self.trace(default, ctx, mode, depth + 1))
+                continue
+            out += self._prefixed(hop, self.trace(arg, caller, mode, depth + 1))
+        return out
+
+    # -- fields ------------------------------------------------------------------------
+    def _declared(self, text: str, ctx: Ctx, node: ast.AST) -> Leaf | None:
+        """A declared source: the field itself, or a read through it (a replica pool's
+        ``self.pool.available_size()``)."""
+        why = self.sanctioned.get(text) or self.sanctioned.get(text.removeprefix("self."))
+        if why is None and "." in text:
+            parts = text.split(".")
+            for cut in range(len(parts) - 1, 1, -1):
+                prefix = ".".join(parts[:cut])
+                why = self.sanctioned.get(prefix) or self.sanctioned.get(
+                    prefix.removeprefix("self."))
+                if why:
+                    break
+        if why:
+            return Leaf(text, "sanctioned", why, witness=(self._hop(ctx, node, text),))
+        return None
+
+    def _classified(self, text: str, ctx: Ctx, node: ast.AST) -> Leaf | None:
+        hop = (self._hop(ctx, node, text),)
+        declared = self._declared(text, ctx, node)
+        if declared is None and self.sanctioned:
+            expanded = self._aliased_text(text, node, ctx)
+            if expanded is not None:  # alloc = self.pool.sub; alloc.available_size()
+                declared = self._declared(expanded, ctx, node)
+        if declared is not None:
+            return declared
+        rule = self._rules.get(text)
+        if rule is None:
+            rule = self._rules[text] = self._rule(text)
+        category, reason, dim = rule
+        return Leaf(text, category, reason, dim, hop) if category else None
+
+    def _rule(self, text: str) -> tuple[str, str, str]:
+        """(category, reason, dim) of the default and configured rules for a hop's text;
+        category "" when none matches."""
+        dim = rank_id_dim(text)
+        if dim is not None:
+            return "rank_id", f"rank id of the {dim} group", dim
+        reason = rank_local_reason(text, self.rank_local)
+        if reason is not None:
+            return "rank_local", reason, ""
+        reason = config_reason(text, self.config)
+        if reason is not None:
+            return "config", reason, ""
+        return "", "", ""
+
+    def _attribute(self, e: ast.Attribute, ctx: Ctx, mode: str, depth: int) -> list[Leaf]:
+        text = hop_text(e)
+        classified = self._classified(text, ctx, e)
+        if classified is not None:
+            return [classified]
+        base = e.value
+        if isinstance(base, ast.Name) and base.id == ctx.fn.self_name and ctx.fn.model:
+            return self._field(ctx, ctx.fn.model, e.attr, mode, depth, e)
+        if (isinstance(base, ast.Attribute) and isinstance(base.value, ast.Name)
+                and base.value.id == ctx.fn.self_name and ctx.fn.model):
+            classes = self.resolver.component_classes(ctx.fn.model, base.attr)
+            if classes:
+                out: list[Leaf] = []
+                for klass in classes:
+                    model = self.resolver.model_for(klass)
+                    out += self._component_field(ctx, base.attr, model, e.attr, mode, depth, e)
+                return out
+        if isinstance(base, ast.Name) and not ctx.flow.reaching.get(id(base)):
+            return []  # module.attribute: replicated code or constants
+        # field-sensitive through constructors: `scope.covered` follows covered=... only
+        alias = self._self_alias(base, ctx)
+        if alias is not None:  # tc = self.tree_cache; tc.pending -> self.tree_cache.pending
+            synthetic = ast.Attribute(value=alias, attr=e.attr, ctx=ast.Load(),
+                                      lineno=e.lineno, col_offset=e.col_offset)
+            self._keep.append(synthetic)
+            return self._attribute(synthetic, ctx, mode, depth)
+        return list(self.trace(base, ctx, _outer(mode, e.attr), depth + 1))
+
+    def _aliased_text(self, text: str, node: ast.AST, ctx: Ctx) -> str | None:
+        """``text`` with its leading local replaced by the ``self.`` chain every reaching
+        definition binds it to (``alloc = self.pool.sub``: ``alloc.size`` ->
+        ``self.pool.sub.size``); None when the head is not such a local."""
+        head = node.func if isinstance(node, ast.Call) else node
+        while isinstance(head, ast.Attribute | ast.Call | ast.Subscript):
+            head = head.func if isinstance(head, ast.Call) else head.value
+        if not isinstance(head, ast.Name) or not text.startswith(head.id + "."):
+            return None
+        chain = self._bound_to_self(head, ctx)
+        return None if chain is None else ast.unparse(chain) + text[len(head.id):]
+
+    def _self_alias(self, base: ast.expr, ctx: Ctx) -> ast.Attribute | None:
+        """A local whose one reaching definition is ``self.F``: that attribute."""
+        bound = self._bound_to_self(base, ctx)
+        return bound if bound is not None and isinstance(bound.value, ast.Name) else None
+
+    def _bound_to_self(self, name: ast.expr, ctx: Ctx) -> ast.Attribute | None:
+        """A local whose one reaching definition binds it to a chain on ``self``
+        (``self.pool`` / ``self.pool.sub``): that chain; else None."""
+        if not isinstance(name, ast.Name):
+            return None
+        reaching = ctx.flow.reaching.get(id(name), ())
+        if len(reaching) != 1:
+            return None
+        d = reaching[0][0]
+        if d.kind != "assign" or d.unpacked or not isinstance(d.value, ast.Attribute):
+            return None
+        root = d.value
+        while isinstance(root, ast.Attribute):
+            root = root.value
+        return d.value if isinstance(root, ast.Name) and root.id == ctx.fn.self_name else None
+
+    def _fn_ctx(self, fn: Fn) -> Ctx:
+        existing = self.reach.by_fn.get(fn.key)
+        if existing:
+            plain = [c for c in existing if not c.consts]
+            return plain[0] if plain else existing[0]
+        return Ctx(fn, {}, flow_facts(fn.node))
+
+    # -- calls -----------------------------------------------------------------------
+    def _call(self, e: ast.Call, ctx: Ctx, mode: str, depth: int) -> list[Leaf]:
+        returned, mode = mode, whole(mode)  # one element: of the callee's returns only
+        text = hop_text(e.func)
+        agreed = matches(text, tuple(self.agreed_calls)) if self.agreed_calls else None
+        if agreed is not None:  # a call declared agreed: what it returns, whatever its body
+            return [Leaf(f"{text}()", "sanctioned", self.agreed_calls[agreed],
+                         witness=(self._hop(ctx, e, f"{text}() returns (declared agreed)"),))]
+        classified = self._classified(text, ctx, e)
+        if classified is not None and not self._read_helper(classified, e, ctx):
+            return [classified]
+        imported = None
+        if isinstance(e.func, ast.Name):
+            info = self.resolver.index.module(ctx.fn.module) if ctx.fn.module else None
+            binding = info.bindings.get(e.func.id) if info else None
+            imported = binding.module if binding is not None else None
+        kind = classify_call(e, self.reach.config, imported)
+        if kind is not None and kind[0] == "collective":
+            dim = site_dim(kind[1], self.reach.config)
+            return [Leaf(ast.unparse(e.func), "agreed", f"made by {ast.unparse(e.func)} over "
+                         f"{kind[1] or 'WORLD'}", dim, (self._hop(ctx, e, ast.unparse(e.func)),))]
+        if isinstance(e.func, ast.Name) and e.func.id == "len" and e.args:
+            return list(self.trace(e.args[0], ctx, "length", depth + 1))
+        if isinstance(e.func, ast.Name) and not ctx.flow.reaching.get(id(e.func)) \
+                and imported is None and e.func.id in __builtins__:  # type: ignore[operator]
+            inner = mode if e.func.id in _LENGTH_KEEP or e.func.id == "range" else "value"
+            if of_element(mode) is not None and not keeps_elements(e.func.id):
+                inner = "value"
+            return [x for a in e.args for x in self.trace(
+                a.value if isinstance(a, ast.Starred) else a, ctx, inner, depth + 1)] + [
+                x for k in e.keywords for x in self.trace(k.value, ctx, "value", depth + 1)]
+        if ctx.fn.klass is not None and (
+                isinstance(e.func, ast.Name) and e.func.id == "cls"
+                or ast.unparse(e.func) == f"type({ctx.fn.self_name})"):
+            return self._object(ctx.fn.klass, e, ctx, mode, depth)
+        callees, note = self.callees_of(ctx, e)
+        if note:
+            return [Leaf(text, "unknown", f"call on an unresolved receiver: {note}",
+                         witness=(self._hop(ctx, e, text),))]
+        if callees:
+            out: list[Leaf] = []
+            for callee in callees[:6]:
+                if callee.fn.qualname.endswith(".__init__") and callee.fn.klass is not None:
+                    out += self._object(callee.fn.klass, e, ctx, mode, depth)
+                    continue
+                if is_abstract(callee.fn.node):  # an interface: the body run is not this one
+                    out.append(Leaf(f"{callee.fn.qualname}()", "unknown",
+                                    f"abstract method {callee.fn.qualname}: which "
+                                    f"implementation runs is not read",
+                                    witness=(self._hop(ctx, e, f"{text}() (abstract)"),)))
+                    continue
+                out += self._call_returns(callee, e, ctx, returned, depth,
+                                          self._hop(ctx, e, f"{text}() returns"))
+            return out
+        klass = self.resolver.class_of_expr(ctx.fn.module, e.func) if ctx.fn.module else None
+        if klass is None and isinstance(e.func, ast.Name) and ctx.fn.module:
+            local = self.resolver.local_import(ctx.fn, e.func.id)
+            klass = self.resolver.class_named(*local) if local is not None else None
+        if klass is not None:  # a class without __init__ of its own: dataclass, NamedTuple
+            return self._object(klass, e, ctx, mode, depth)
+        held = self._called_classes(e.func, ctx) if isinstance(e.func, ast.Name) else []
+        if held:  # a class passed in (``waiting_cls(...)``) or held in a local
+            return [x for k in held for x in self._object(k, e, ctx, mode, depth)]
+        # not ours (external or a method of a local value): a function of its receiver and
+        # arguments (the rules above catch the rank-local sources: clocks, pools, polls)
+        if text.rsplit(".", 1)[-1][:1].isupper():  # an object built by a class we cannot read
+            if mode == "length" or mode.startswith("lattr:"):
+                return []  # it exists on every rank
+            if mode.startswith("attr:"):
+                return [Leaf(f"{text}(...).{mode[5:]}", "unknown",
+                             f"attribute {mode[5:]} of an object built by {text}, a class "
+                             f"not found under the roots", witness=(self._hop(ctx, e, text),))]
+        out = []
+        if isinstance(e.func, ast.Attribute) and not (
+                isinstance(e.func.value, ast.Name) and e.func.value.id == ctx.fn.self_name):
+            out += self.trace(e.func.value, ctx, "value" if of_element(mode) else mode,
+                              depth + 1)  # self: code, not data
+        return out + self._args(e, ctx, "length" if mode == "length" else "value", depth)
+
+    def _called_classes(self, name: ast.Name, ctx: Ctx) -> list:
+        """The classes a called local or parameter holds: every definition reaching the call
+        names a class (``cls = A if x else B``), or, for a parameter,
+        every caller passes one (``self._process(reqs, WaitingReq)``); else none."""
+        reaching = ctx.flow.reaching.get(id(name), ())
+        if not reaching or not ctx.fn.module:
+            return []
+        out: list = []
+        for d, _facts in reaching:
+            if d.kind == "param":
+                callers = self.reach.callers.get(ctx.fn.key, [])
+                args = [(c, argument_for(ctx.fn, call, d.name)) for c, call in callers]
+                found = [self.resolver.class_of_expr(c.fn.module, a) if a is not None
+                         and c.fn.module else None for c, a in args]
+            elif d.kind == "assign" and not d.unpacked and d.value is not None:
+                found = self.resolver.held_classes(ctx.fn.module, [d.value], every=True)
+            else:
+                return []
+            named = [k for k in found if k is not None]
+            if not named or len(named) < len(found):
+                return []  # one source names no class: not a class call we can read
+            out += [k for k in named if k not in out]
+        return out
+
+    def callees_of(self, ctx: Ctx, call: ast.Call) -> tuple[list[Ctx], str]:
+        """(the contexts ``call`` enters, note): the walk's own edges, else the resolver's
+        answer; a note says why the receiver did not resolve."""
+        callees = [t for c, t in ctx.edges if c is call]
+        if callees:
+            return callees, ""
+        try:
+            fns, note = self.resolver.resolve(ctx.fn, call)
+        except RecursionError:
+            fns, note = [], "resolution too deep"
+        return [self._fn_ctx(fn) for fn in fns], note
+
+    def _args(self, e: ast.Call, ctx: Ctx, mode: str, depth: int) -> list[Leaf]:
+        out: list[Leaf] = []
+        for a in e.args:
+            out += self.trace(a.value if isinstance(a, ast.Starred) else a, ctx, mode, depth + 1)
+        for k in e.keywords:
+            out += self.trace(k.value, ctx, mode, depth + 1)
+        return out
+
+    def _returns(self, callee: Ctx, mode: str, depth: int, hop: str) -> list[Leaf]:
+        out: list[Leaf] = []
+        returns = [(v, g) for v, g in callee.flow.returns if not is_dead(g, callee.consts)]
+        for value, guards in returns:
+            single, empty = self._path_marks(guards, _only_def(value, callee), callee)
+            if not (empty and mode in _EMPTIED):  # a falsy value there: no source
+                found = self.trace(value, callee, mode, depth + 1)
+                out += [leaf._replace(single=leaf.single | single) for leaf in found] \
+                    if single else found
+            if len(returns) > 1:
+                for g in guards:
+                    if g.test is not None and g.kind in ("if", "exit", "while", "ternary") \
+                            and guard_state(g, callee.consts) is None:
+                        out += self._prefixed(f"{callee.fn.file}:{g.line} which return: {g.text}",
+                                              self.trace(g.test, callee, guard_mode(g),
+                                                         depth + 1))
+        return self._prefixed(hop, tuple(out))
+
+
+def local_attribute_stores(node: ast.AST | None
+                           ) -> dict[str, list[tuple[list[str], ast.expr, int, ast.Name, bool]]]:
+    """Per local name, the attribute stores on it in the function: (attribute chain, value,
+    line, the stored-on name, whether a tuple target unpacks the value) for
+    ``name.a.b = v`` / ``name.a += v``."""
+    out: dict[str, list[tuple[list[str], ast.expr, int, ast.Name, bool]]] = {}
+    if node is None:
+        return out
+    for stmt in ast.walk(node):
+        if isinstance(stmt, ast.Assign):
+            targets, value = list(stmt.targets), stmt.value
+        elif isinstance(stmt, ast.AugAssign | ast.AnnAssign) and stmt.value is not None:
+            targets, value = [stmt.target], stmt.value
+        else:
+            continue
+        flat: list[ast.expr] = []
+        while targets:
+            target = targets.pop()
+            if isinstance(target, ast.Tuple | ast.List):
+                targets += [t.value if isinstance(t, ast.Starred) else t for t in target.elts]
+            else:
+                flat.append(target)
+        unpacked = any(isinstance(t, ast.Tuple | ast.List) for t in
+                       (stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]))
+        for target in flat:
+            parts: list[str] = []
+            head = target
+            while isinstance(head, ast.Attribute):
+                parts.insert(0, head.attr)
+                head = head.value
+            if parts and isinstance(head, ast.Name):
+                out.setdefault(head.id, []).append((parts, value, stmt.lineno, head, unpacked))
+    return out
+
+
+def _only_def(value: ast.expr, ctx: Ctx) -> Any:
+    """The one definition a returned name reads, else None."""
+    reaching = ctx.flow.reaching.get(id(value), ()) if isinstance(value, ast.Name) else ()
+    return reaching[0][0] if len(reaching) == 1 else None
+
+
+def _enumerated(d: Any, ctx: Ctx) -> list[ast.expr] | None:
+    """For the index of ``for i, x in enumerate(seq[, start])`` (a loop or a comprehension):
+    ``[seq, start]``, whose length and value make the index; else None."""
+    call, loop = d.value, d.guards[-1].node if d.guards else None
+    target = getattr(loop, "target", None)
+    if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Name)
+            and call.func.id == "enumerate" and call.args
+            and not ctx.flow.reaching.get(id(call.func))
+            and isinstance(target, ast.Tuple) and target.elts
+            and isinstance(target.elts[0], ast.Name) and target.elts[0].id == d.name):
+        return None
+    return [call.args[0], *call.args[1:2], *(k.value for k in call.keywords)]
+
+
+def _zipped(d: Any, ctx: Ctx) -> ast.expr | None:
+    """For ``b`` of ``for a, b in zip(xs, ys)`` (a loop or a comprehension): ``ys``, the
+    sequence its values come from; else None."""
+    call, loop = d.value, d.guards[-1].node if d.guards else None
+    target = getattr(loop, "target", None)
+    if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Name)
+            and call.func.id == "zip" and not ctx.flow.reaching.get(id(call.func))
+            and all(k.arg == "strict" for k in call.keywords)
+            and not any(isinstance(a, ast.Starred) for a in call.args)
+            and isinstance(target, ast.Tuple) and len(target.elts) == len(call.args)
+            and d.index is not None and d.index < len(call.args)
+            and isinstance(target.elts[d.index], ast.Name)
+            and target.elts[d.index].id == d.name):
+        return None
+    return call.args[d.index]
+
+
+def _outer(mode: str, attr: str) -> str:
+    """The mode for ``base`` when ``base.attr`` is read in ``mode``: an attribute chain
+    (``attr:a.b`` = the value of ``base.a.b``; ``lattr:`` its length), at most four deep."""
+    if mode.startswith(("attr:", "lattr:")):
+        kind, chain = mode.split(":", 1)
+        if chain.count(".") >= 3:
+            return "length" if kind == "lattr" else "value"
+        return f"{kind}:{attr}.{chain}"
+    return f"lattr:{attr}" if mode == "length" else f"attr:{attr}"
