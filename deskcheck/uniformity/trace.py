@@ -15,6 +15,11 @@ from deskcheck.uniformity.cycles import CycleSolver
 from deskcheck.uniformity.fields import FieldReads
 from deskcheck.uniformity.helpers import NamedHelpers
 from deskcheck.uniformity.leaves import Leaf, dedupe_leaves, default_of, param_group
+from deskcheck.uniformity.passthrough import (
+    one_definition,
+    progress_bar_iterable,
+    same_iteration,
+)
 from deskcheck.uniformity.paths import PathConditions, group_mark
 from deskcheck.uniformity.positions import (
     element,
@@ -216,11 +221,23 @@ class Tracer(FieldReads, CycleSolver, CallSummaries, PathConditions, NamedHelper
                 for elt in elts:
                     out += self.trace(elt, ctx, "value", depth)
             return out
+        if isinstance(e, ast.IfExp) and same_iteration(e.body, e.orelse,
+                                                       self._imported_of(ctx)):
+            return list(self.trace(e.body, ctx, mode, depth))  # a progress bar on one side
         out = []
         for child in ast.iter_child_nodes(e):
             if isinstance(child, ast.expr):
                 out += self.trace(child, ctx, mode, depth)
         return out
+
+    def _imported_of(self, ctx: Ctx):
+        """``name -> module`` it was imported from in ``ctx``'s module (None: not imported)."""
+        info = self.resolver.index.module(ctx.fn.module) if ctx.fn.module else None
+
+        def imported(name: str) -> str | None:
+            binding = info.bindings.get(name) if info is not None else None
+            return binding.module if binding is not None else None
+        return imported
 
     def _elements(self, e: ast.expr, ctx: Ctx, mode: str, one: str, depth: int) -> list[Leaf]:
         """A container read for an attribute of each element (``mode`` ``eattr:x``, ``one``
@@ -243,6 +260,9 @@ class Tracer(FieldReads, CycleSolver, CallSummaries, PathConditions, NamedHelper
                     out += self.trace(cond, ctx, "truth", depth)
             return out + list(self.trace(e.key if isinstance(e, ast.DictComp) else e.elt,
                                          ctx, one, depth))
+        if isinstance(e, ast.IfExp) and same_iteration(e.body, e.orelse,
+                                                       self._imported_of(ctx)):
+            return list(self.trace(e.body, ctx, mode, depth))
         if isinstance(e, ast.IfExp):
             return (list(self.trace(e.test, ctx, "truth", depth))
                     + list(self.trace(e.body, ctx, mode, depth))
@@ -285,7 +305,8 @@ class Tracer(FieldReads, CycleSolver, CallSummaries, PathConditions, NamedHelper
                 found = self._prefixed(hop, tuple(self._def(d, ctx, mode, depth)), single)
                 out += found
             values.append((single, found))
-        if len(reaching) > 1 and not _one_agreed_value(values):
+        if len(reaching) > 1 and not _one_agreed_value(values) and not one_definition(
+                reaching, ctx.flow, self._imported_of(ctx)):
             for (d, _facts), (single, _found) in zip(reaching, values, strict=True):
                 for g in d.guards:
                     if g not in shared and g.test is not None and g.kind in ("if", "exit",
@@ -600,6 +621,9 @@ class Tracer(FieldReads, CycleSolver, CallSummaries, PathConditions, NamedHelper
             info = self.resolver.index.module(ctx.fn.module) if ctx.fn.module else None
             binding = info.bindings.get(e.func.id) if info else None
             imported = binding.module if binding is not None else None
+        bar = progress_bar_iterable(e, self._imported_of(ctx))
+        if bar is not None:  # a progress bar yields its iterable's elements
+            return list(self.trace(bar, ctx, mode, depth + 1))
         kind = classify_call(e, self.reach.config, imported)
         if kind is not None and kind[0] == "collective":
             dim = site_dim(kind[1], self.reach.config)
