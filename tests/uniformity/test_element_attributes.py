@@ -90,6 +90,18 @@ FILLED = {
         def add(self):
             self.queue.append(Req(rid=self.server_args.x, gen=time.monotonic()))
 """,
+    "a field the class extends": """
+            self.add()
+            for req in self.queue:
+                if req.ATTR:
+                    dist.barrier(group=self.tp_cpu_group)
+
+        def __init__(self):
+            self.queue = []
+
+        def add(self):
+            self.queue.extend([Req(rid=self.server_args.x, gen=time.monotonic())])
+""",
     "a field dict read by key (vLLM's self.requests[req_id])": """
             self.add(self.server_args.x)
             req = self.requests[self.server_args.x]
@@ -135,6 +147,49 @@ def test_the_attribute_that_holds_the_clock_is_still_rank_local(make_pkg, shape)
     d = _decision(report, "gen")
     assert d.verdict is Verdict.RANK_LOCAL and "monotonic" in d.why, (
         f"{shape}: .gen of every element is time.monotonic(), so the decision must be "
+        f"RANK-LOCAL naming the clock; got {d.verdict.value}: {d.why}")
+
+
+CHAIN = """
+    class S:
+        def step(self):
+            reqs = [Req(rid=self.server_args.x,
+                        gen=Req(rid=time.monotonic(), gen=self.server_args.y))]
+            for req in reqs:
+                if req.CHAIN:
+                    dist.barrier(group=self.tp_cpu_group)
+"""
+
+
+@pytest.mark.parametrize("chain, verdict", [("gen.rid", Verdict.RANK_LOCAL),
+                                            ("rid.real", Verdict.UNIFORM)])
+def test_an_attribute_chain_through_elements_reads_its_first_attribute(make_pkg, chain,
+                                                                        verdict):
+    src = REQ + CHAIN.replace("CHAIN", chain)
+    report = audit("pkg.s:S", root=make_pkg({"s.py": src}, ROOTS))
+    d = _decision(report, chain.rsplit(".", 1)[-1])
+    assert d.verdict is verdict, (
+        f"`req.{chain}` of each element reads the element's {chain.split('.')[0]!r} "
+        f"(the first attribute of the chain, wholly): .gen holds Req(rid=time.monotonic()), "
+        f".rid the configured value, so the decision must be {verdict.value}; got "
+        f"{d.verdict.value}: {d.why}")
+
+
+def test_an_element_tested_for_its_truth_reads_its_value_not_the_containers_length(
+        make_pkg):
+    src = """
+    class S:
+        def step(self):
+            flags = [time.monotonic() > 5]
+            for flag in flags:
+                if flag:
+                    dist.barrier(group=self.tp_cpu_group)
+    """
+    report = audit("pkg.s:S", root=make_pkg({"s.py": src}, ROOTS))
+    d = [d for d in report.decisions if d.condition == "flag"][0]
+    assert d.verdict is Verdict.RANK_LOCAL and "monotonic" in d.why, (
+        "`if flag:` tests an element's own value (time.monotonic() > 5), not how many "
+        "elements the list holds: the loop variable must be read as the element's value, "
         f"RANK-LOCAL naming the clock; got {d.verdict.value}: {d.why}")
 
 
