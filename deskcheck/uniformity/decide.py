@@ -93,6 +93,9 @@ def judge(build: _Build, reach: Reach, tracer: Tracer, roles: dict[str, str],
     # gates group collectives, uniformity is judged over those groups
     judged = [s for s in sites if s.kind != "p2p"] or sites
     dims = sorted({d for s in judged for d in s.dim.split("|")}) or ["world"]
+    planned = _planned_over(sites, leaves)
+    if planned:  # default-group transfers: their peers are taken to be in the plan's group
+        dims = planned
     worst_inputs: list[Input] = []
     worst = -1
     paired = _paired_group(judged, ctx)
@@ -118,13 +121,33 @@ def judge(build: _Build, reach: Reach, tracer: Tracer, roles: dict[str, str],
     elif _only_rank_ids(decision.inputs) and all(s.kind == "p2p" for s in sites):
         decision.verdict = Verdict.ROLE
         decision.why = "a rank-id role that gates point-to-point transfers only"
+        if planned:
+            decision.why += _planned_note(planned)
     elif _only_rank_ids(decision.inputs) and _symmetric(build, reach, with_p2p=False):
         decision.verdict = Verdict.ROLE
         decision.why = ("a rank-id role: both arms issue the same group collectives; only "
                         "point-to-point transfers differ")
     else:
         decision.verdict, decision.why = _verdict(decision.inputs)
+        if planned and decision.verdict is Verdict.UNIFORM:
+            decision.why += _planned_note(planned)
     return decision
+
+
+def _planned_over(sites: list[CollectiveSite], leaves: list[Leaf]) -> list[str]:
+    """For a decision that gates only point-to-point transfers over the default group
+    (``batch_isend_irecv(ops)``, ``isend(t, dst=get_global_rank(ep_group, r))``: peers named
+    by global rank), the groups its agreed inputs were agreed over, narrowest first: a
+    transfer plan agreed over a group pairs members of that group. Else []."""
+    if not sites or any(s.kind != "p2p" or s.dim != "world" for s in sites):
+        return []
+    return sorted({d for leaf in leaves if leaf.category == "agreed"
+                   for d in leaf.dim.split("|") if d and d != "world"})
+
+
+def _planned_note(planned: list[str]) -> str:
+    return (f" (point-to-point over the default group: its peers are taken to be in the "
+            f"{'|'.join(planned)} group its plan was agreed over)")
 
 
 def _condition_text(g: Guard) -> str:

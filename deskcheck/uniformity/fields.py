@@ -17,7 +17,7 @@ from deskcheck.static import (
 )
 from deskcheck.uniformity.leaves import Leaf, default_of
 from deskcheck.uniformity.positions import of_element, unpacked
-from deskcheck.uniformity.reach import Ctx, argument_for, guard_mode
+from deskcheck.uniformity.reach import DECIDING_GUARDS, Ctx, argument_for, guard_mode
 
 # the function class-level defaults are read in: one node for the process (flow facts are
 # cached by id, so a node that could be freed and its id reused must never reach them)
@@ -25,8 +25,7 @@ _CLASS_BODY = ast.parse("def _class_body():\n    pass\n").body[0]
 assert isinstance(_CLASS_BODY, ast.FunctionDef)
 
 _LENGTH_FROM_ARG = {"extend", "update", "__iadd__"}  # mutators whose argument sets the length
-_TESTED_GUARDS = ("if", "exit", "exit-outer", "while", "for", "break", "ternary", "boolop",
-                  "comprehension", "except")
+_TESTED_GUARDS = DECIDING_GUARDS
 
 
 class FieldReads:

@@ -89,6 +89,13 @@ def guard_state(guard: Guard, consts: dict[str, Any]) -> bool | None:
     return bool(value) != guard.negated
 
 
+# the guards whose tests decide a definition's value: whether it runs, and how often (a
+# loop's trip count: ``n += 1`` under ``for``); read for every write of a field, and for a
+# local or a return where several definitions reach
+DECIDING_GUARDS = ("if", "exit", "exit-outer", "while", "for", "break", "ternary", "boolop",
+                   "comprehension", "except")
+
+
 def guard_mode(guard: Guard) -> str:
     """How a guard's test is read: a loop's trip count follows its iterable's length; any
     other guard, its truth (a bare container by its length, never its entries)."""

@@ -31,6 +31,7 @@ from deskcheck.uniformity.positions import (
     whole,
 )
 from deskcheck.uniformity.reach import (
+    DECIDING_GUARDS,
     Ctx,
     Reach,
     argument_for,
@@ -309,8 +310,7 @@ class Tracer(FieldReads, CycleSolver, CallSummaries, PathConditions, NamedHelper
                 reaching, ctx.flow, self._imported_of(ctx)):
             for (d, _facts), (single, _found) in zip(reaching, values, strict=True):
                 for g in d.guards:
-                    if g not in shared and g.test is not None and g.kind in ("if", "exit",
-                                                                             "ternary", "while"):
+                    if g not in shared and g.test is not None and g.kind in DECIDING_GUARDS:
                         out += self._prefixed(f"{ctx.fn.file}:{g.line} which value of {e.id} "
                                               f"reaches: {g.text}",
                                               self.trace(g.test, ctx, guard_mode(g), depth + 1),
@@ -742,7 +742,7 @@ class Tracer(FieldReads, CycleSolver, CallSummaries, PathConditions, NamedHelper
                     if single else found
             if len(returns) > 1:
                 for g in guards:
-                    if g.test is not None and g.kind in ("if", "exit", "while", "ternary") \
+                    if g.test is not None and g.kind in DECIDING_GUARDS \
                             and guard_state(g, callee.consts) is None:
                         out += self._prefixed(f"{callee.fn.file}:{g.line} which return: {g.text}",
                                               self.trace(g.test, callee, guard_mode(g),
