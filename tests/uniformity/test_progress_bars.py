@@ -21,6 +21,8 @@ LOOP = """
     from tqdm import tqdm
     import tqdm as tqdm_module
 
+    WARMUP = [1, 2]
+
     class S:
         def step(self):
             cases = self.server_args.sizes
@@ -51,6 +53,15 @@ SHAPES = {
                 cases = shuffle(cases)""", False),
     "a bar over a rank-local sequence": ("""
             cases = tqdm(range(int(time.monotonic())))""", False),
+    "a bar given its description first": ("""
+            cases = tqdm(desc="capturing", iterable=range(int(time.monotonic())))""", False),
+    "a set on rank 0's side (drops repeats)": ("""
+            cases = tqdm(set(cases)) if self.tp_rank == 0 else cases""", False),
+    "a ternary over ranges of different sizes": ("""
+            cases = range(2) if self.tp_rank == 0 else range(3)""", False),
+    "a bar over another sequence on rank 0": ("""
+            if self.tp_rank == 0:
+                cases = tqdm(WARMUP)""", False),
 }
 
 
