@@ -1,6 +1,6 @@
 """Measure `deskcheck uniformity` on vLLM 0.11.0's data-parallel engine loop (source only).
 
-Usage: python bench/uniformity_vllm.py [VLLM_SRC] [--runner]
+Usage: python bench/uniformity_vllm.py [VLLM_SRC] [--runner | --worker]
 VLLM_SRC defaults to bench/_work/vllm_src: get it with `pip download --no-deps vllm==0.11.0`
 and unzip the wheel's ``vllm/**.py`` there (no vLLM code is committed here).
 
@@ -10,6 +10,9 @@ any engine still has work (``ParallelConfig.has_unfinished_dp``, every 32 steps)
 declarations: vLLM names its groups itself (``dp_group``). ``--runner``: the GPU model runner
 instead (``vllm.v1.worker.gpu_model_runner:GPUModelRunner``, root ``execute_model``), with
 the declarations of bench/vllm_uniformity.toml (vLLM's group getters, its config object).
+``--worker``: the GPU worker (``vllm.v1.worker.gpu_worker:Worker``, roots ``execute_model``,
+``compile_or_warm_up_model``, ``determine_available_memory``: the forward, CUDA-graph capture
+and memory profiling), with the same declarations.
 Prints every decision with its verdict and its first input's witness; docs/BENCHMARKS.md has
 the hand verdicts.
 """
@@ -24,6 +27,8 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 TARGET = "vllm.v1.engine.core:DPEngineCoreProc"
 RUNNER = "vllm.v1.worker.gpu_model_runner:GPUModelRunner"
+WORKER = "vllm.v1.worker.gpu_worker:Worker"
+WORKER_ROOTS = ["execute_model", "compile_or_warm_up_model", "determine_available_memory"]
 
 
 def main() -> int:
@@ -39,11 +44,12 @@ def main() -> int:
 
     clear_cache()
     started, cpu = time.perf_counter(), time.process_time()
-    if "--runner" in sys.argv:
+    if "--runner" in sys.argv or "--worker" in sys.argv:
         from deskcheck.uniformity import load_uniformity_config
 
-        report = audit(RUNNER, root=src,
-                       config=load_uniformity_config(HERE / "vllm_uniformity.toml"))
+        config = load_uniformity_config(HERE / "vllm_uniformity.toml")
+        report = audit(WORKER, root=src, roots_methods=WORKER_ROOTS, config=config) \
+            if "--worker" in sys.argv else audit(RUNNER, root=src, config=config)
     else:
         report = audit(TARGET, root=src, roots_methods=["run_busy_loop"],
                        config=UniformityConfig(base=src))
