@@ -22,7 +22,7 @@ from deskcheck.uniformity.model import (
     InputClass,
     Verdict,
 )
-from deskcheck.uniformity.reach import Ctx, Reach, guard_mode, guard_state
+from deskcheck.uniformity.reach import Ctx, Reach, guard_state, tested
 from deskcheck.uniformity.rules import (
     covers,
     single_rank_dim,
@@ -55,13 +55,13 @@ def gather(reach: Reach) -> list[_Build]:
         for call, sites in nodes:
             guards = list(ctx.flow.guards.get(id(call), ()))
             for g in guards:
-                if g.test is None and g.kind != "except":
+                if not tested(g):
                     continue
                 if g.kind == "exit-outer":  # `if a: if b: continue`: a decides the exit too
                     g = Guard("exit", g.line, g.test, g.negated, node=g.node)
                 if guard_state(g, ctx.consts) is not None:
                     continue  # decided by this context's constants: not a decision here
-                key = (ctx.fn.qualname, id(g.test) if g.test is not None else ("except", g.line))
+                key = (ctx.fn.qualname, id(g.test) if g.test is not None else ("handler", g.line))
                 build = builds.setdefault(key, _Build(g, ctx))
                 if ctx not in build.ctxs:
                     build.ctxs.append(ctx)
@@ -157,6 +157,8 @@ def _condition_text(g: Guard) -> str:
         return f"shape of {ast.unparse(g.test.func)}({args})"
     if g.kind == "except":
         return g.text
+    if isinstance(g.node, ast.ExceptHandler):  # a break/return/exit inside a handler
+        return f"except {ast.unparse(g.test)}" if g.test is not None else "except"
     if g.kind in ("for", "while"):
         return g.text
     return ast.unparse(g.test) if g.test is not None else g.kind
@@ -168,10 +170,7 @@ def _inputs(build: _Build, ctx: Ctx, tracer: Tracer) -> list[Leaf]:
         call = build.shape
         return [x for a in [*call.args, *(k.value for k in call.keywords)]
                 for x in tracer.trace(a, ctx, "length")]
-    if g.kind == "except":
-        return [Leaf(g.text, "unknown", "whether the try body raises on every rank alike",
-                     witness=(f"{ctx.fn.file}:{g.line} {g.text}",))]
-    return list(tracer.trace(g.test, ctx, guard_mode(g)))
+    return list(tracer.guard_sources(g, ctx, -1))
 
 
 def _paired_group(sites: list[CollectiveSite], ctx: Ctx) -> str:

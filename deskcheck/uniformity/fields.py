@@ -17,7 +17,7 @@ from deskcheck.static import (
 )
 from deskcheck.uniformity.leaves import Leaf, default_of
 from deskcheck.uniformity.positions import of_element, unpacked
-from deskcheck.uniformity.reach import DECIDING_GUARDS, Ctx, argument_for, guard_mode
+from deskcheck.uniformity.reach import DECIDING_GUARDS, Ctx, argument_for, tested
 
 # the function class-level defaults are read in: one node for the process (flow facts are
 # cached by id, so a node that could be freed and its id reused must never reach them)
@@ -140,10 +140,9 @@ class FieldReads:
             out += self.trace(value, wctx, keep, depth + 1)
         if not write.function.name == "__init__":
             for g in wctx.flow.guards.get(id(write.node), ()):
-                if g.test is not None and g.kind in _TESTED_GUARDS:
+                if tested(g) and g.kind in _TESTED_GUARDS:
                     out += self._prefixed(f"{write.file}:{g.line} written when: {g.text}",
-                                          self.trace(g.test, wctx, guard_mode(g),
-                                                     depth + 1))
+                                          tuple(self.guard_sources(g, wctx, depth)))
         return self._prefixed(hop, tuple(out))
 
     def _class_ctx(self) -> Ctx:

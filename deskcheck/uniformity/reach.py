@@ -96,6 +96,12 @@ DECIDING_GUARDS = ("if", "exit", "exit-outer", "while", "for", "break", "ternary
                    "comprehension", "except")
 
 
+def tested(guard: Guard) -> bool:
+    """Whether a guard has a condition to read: a test, or an ``except`` handler (whether the
+    try body raised; a bare ``except:`` has no test but is still a condition)."""
+    return guard.test is not None or isinstance(guard.node, ast.ExceptHandler)
+
+
 def guard_mode(guard: Guard) -> str:
     """How a guard's test is read: a loop's trip count follows its iterable's length; any
     other guard, its truth (a bare container by its length, never its entries)."""

@@ -38,6 +38,7 @@ from deskcheck.uniformity.reach import (
     guard_mode,
     guard_state,
     is_dead,
+    tested,
 )
 from deskcheck.uniformity.rules import (
     config_reason,
@@ -310,14 +311,28 @@ class Tracer(FieldReads, CycleSolver, CallSummaries, PathConditions, NamedHelper
                 reaching, ctx.flow, self._imported_of(ctx)):
             for (d, _facts), (single, _found) in zip(reaching, values, strict=True):
                 for g in d.guards:
-                    if g not in shared and g.test is not None and g.kind in DECIDING_GUARDS:
+                    if g not in shared and tested(g) and g.kind in DECIDING_GUARDS:
                         out += self._prefixed(f"{ctx.fn.file}:{g.line} which value of {e.id} "
                                               f"reaches: {g.text}",
-                                              self.trace(g.test, ctx, guard_mode(g), depth + 1),
-                                              single)
+                                              tuple(self.guard_sources(g, ctx, depth)), single)
         if mode.startswith(("attr:", "lattr:")) and e.id != ctx.fn.self_name:
             out += self._stored(e, ctx, mode, depth)  # self's stores: its fields, declared
         return out
+
+    def guard_sources(self, g: Any, ctx: Ctx, depth: int) -> tuple[Leaf, ...] | list[Leaf]:
+        """The sources of a guard's condition. A guard an ``except`` handler makes (the
+        handler itself, a ``break``/``return`` in it, what runs after it) holds when the try
+        body raised: UNKNOWN, whether every rank raises alike is not modelled (its test is
+        only the exception's type)."""
+        if isinstance(g.node, ast.ExceptHandler):
+            text = f"except {ast.unparse(g.test)}" if g.test is not None else "except"
+            hop = (f"{ctx.fn.file}:{g.line} {text}",)
+            if g.test is not None and _only_import_errors(g.test):
+                return [Leaf(text, "config", "an import fails or succeeds alike on every rank "
+                             "(one environment)", witness=hop)]
+            return [Leaf(text, "unknown", "whether the try body raises on every rank alike",
+                         witness=hop)]
+        return self.trace(g.test, ctx, guard_mode(g), depth + 1)
 
     def _stored(self, e: ast.Name, ctx: Ctx, mode: str, depth: int) -> list[Leaf]:
         """``req.gen = v`` in the function, read as ``req.gen`` (``attr:gen``): ``v`` too,
@@ -742,11 +757,10 @@ class Tracer(FieldReads, CycleSolver, CallSummaries, PathConditions, NamedHelper
                     if single else found
             if len(returns) > 1:
                 for g in guards:
-                    if g.test is not None and g.kind in DECIDING_GUARDS \
+                    if tested(g) and g.kind in DECIDING_GUARDS \
                             and guard_state(g, callee.consts) is None:
                         out += self._prefixed(f"{callee.fn.file}:{g.line} which return: {g.text}",
-                                              self.trace(g.test, callee, guard_mode(g),
-                                                         depth + 1))
+                                              tuple(self.guard_sources(g, callee, depth)))
         return self._prefixed(hop, tuple(out))
 
 
@@ -783,6 +797,16 @@ def local_attribute_stores(node: ast.AST | None
             if parts and isinstance(head, ast.Name):
                 out.setdefault(head.id, []).append((parts, value, stmt.lineno, head, unpacked))
     return out
+
+
+_IMPORT_ERRORS = frozenset({"ImportError", "ModuleNotFoundError"})
+
+
+def _only_import_errors(types: ast.expr) -> bool:
+    """``except ImportError`` / ``except (ImportError, ModuleNotFoundError)``."""
+    names = types.elts if isinstance(types, ast.Tuple) else [types]
+    return bool(names) and all(isinstance(n, ast.Name) and n.id in _IMPORT_ERRORS
+                               for n in names)
 
 
 def _one_agreed_value(values: list[tuple[frozenset[str], list[Leaf]]]) -> bool:
