@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import gc
 import re
 import sys
@@ -24,7 +25,7 @@ from deskcheck.uniformity.cache import AuditCache, audit_key
 from deskcheck.uniformity.config import UniformityConfig, load_uniformity_config
 from deskcheck.uniformity.decide import gather, judge
 from deskcheck.uniformity.declarations import arm_exists, check_declarations
-from deskcheck.uniformity.model import AuditReport
+from deskcheck.uniformity.model import AuditReport, NotEntered
 from deskcheck.uniformity.reach import Reach
 from deskcheck.uniformity.trace import Tracer
 
@@ -102,7 +103,15 @@ def _audit(target: str, root_path: Path, roots_methods: list[str] | None,
     for m in resolver.models():
         files.update(k.file for k in m.sources)
     report.files_read = sorted(f for f in files if f)
+    report.not_entered = _not_entered(reach)
     return report
+
+
+def _not_entered(reach: Reach) -> list[NotEntered]:
+    """Every call on the walk whose receiver did not resolve, once per place."""
+    found = {(c.fn.file, call.lineno, ast.unparse(call.func)): note
+             for c in reach.ctxs.values() for call, note in c.unresolved}
+    return [NotEntered(file, line, text, why) for (file, line, text), why in sorted(found.items())]
 
 
 def _split(target: str, sources: Sources, root: Path) -> tuple[str, str, str | None]:

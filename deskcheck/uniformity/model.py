@@ -140,6 +140,24 @@ class RankLocalSource:
                 "decisions": len(self.decisions), "findings": list(self.decisions)}
 
 
+@dataclass(frozen=True)
+class NotEntered:
+    """A call the audit could not follow (its receiver did not resolve): a collective inside
+    its callee is not seen."""
+
+    file: str
+    line: int
+    call: str
+    why: str
+
+    @property
+    def where(self) -> str:
+        return f"{self.file}:{self.line}"
+
+    def to_json(self) -> dict[str, Any]:
+        return {"file": self.file, "line": self.line, "call": self.call, "why": self.why}
+
+
 @dataclass
 class AuditReport:
     """Everything one audit found. ``exit_code(strict)``: 0 holds, 1 falls short."""
@@ -153,6 +171,15 @@ class AuditReport:
     notes: list[str] = field(default_factory=list)
     seconds: float = 0.0
     files_read: list[str] = field(default_factory=list)  # every source file the audit entered
+    not_entered: list[NotEntered] = field(default_factory=list)  # calls it could not follow
+
+    def not_entered_by_why(self) -> list[tuple[str, int, str]]:
+        """(why, how many calls, the first one's file:line), the commonest first."""
+        groups: dict[str, list[NotEntered]] = {}
+        for call in self.not_entered:
+            groups.setdefault(call.why, []).append(call)
+        return sorted(((why, len(calls), calls[0].where) for why, calls in groups.items()),
+                      key=lambda row: (-row[1], row[0]))
 
     def by_verdict(self, verdict: Verdict) -> list[Decision]:
         return [d for d in self.decisions if d.verdict is verdict]
@@ -204,6 +231,7 @@ class AuditReport:
                 "declarations": [f.to_json() for f in self.declarations],
                 "unexercised": [f"{d.function}:{d.line}" for d in self.unexercised()],
                 "sources": [r.to_json() for r in self.sources()],
+                "not_entered": [c.to_json() for c in self.not_entered],
                 "notes": list(self.notes)}
 
 

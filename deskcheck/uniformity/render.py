@@ -94,9 +94,24 @@ def render_terminal(report: AuditReport, *, strict: bool = False, verbose: bool 
     for f in report.declarations:
         console.print(f"declaration {f.status}: {f.kind} {f.subject} ({short(f.where)}): "
                       f"{f.detail}", markup=False, highlight=False)
+    for line in not_entered_lines(report):
+        console.print(line, markup=False, highlight=False)
     for note in report.notes[:10]:
         console.print(f"note: {note}", markup=False, highlight=False)
     console.print(summary_line(report, strict), markup=False, highlight=False)
+
+
+def not_entered_lines(report: AuditReport, top: int = 3) -> list[str]:
+    """The calls the audit could not follow, by why: a collective inside one is not seen."""
+    groups = report.not_entered_by_why()
+    if not groups:
+        return []
+    out = [f"{len(report.not_entered)} calls not entered (a collective inside one is not "
+           f"seen; --json lists them):"]
+    out += [f"  {n} x {why} (first at {short(where)})" for why, n, where in groups[:top]]
+    if len(groups) > top:
+        out.append(f"  (+{len(groups) - top} more reasons)")
+    return out
 
 
 def render_markdown(report: AuditReport, *, strict: bool = False) -> str:
@@ -119,6 +134,13 @@ def render_markdown(report: AuditReport, *, strict: bool = False) -> str:
             out.append(f"- **{lines[0]}**")
             out += [f"  {line.strip()}" if not line.startswith("    ") else f"    - `{line.strip()}`"
                     for line in lines[1:]]
+    groups = report.not_entered_by_why()
+    if groups:
+        out += ["", "### Calls not entered", "",
+                f"{len(report.not_entered)} calls not entered: their receivers did not resolve, "
+                "so a collective inside one is not seen.", "",
+                "| why | calls | first at |", "|---|---:|---|"]
+        out += [f"| {why} | {n} | {short(where)} |" for why, n, where in groups]
     if report.declarations:
         out += ["", "### Declarations", ""]
         out += [f"- {f.status}: {f.kind} `{f.subject}` ({short(f.where)}): {f.detail}"
