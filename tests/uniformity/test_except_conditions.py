@@ -67,6 +67,22 @@ SHAPES = {
         def load(self):
             return self.server_args.x
 """, "self.started"),
+    "a field set inside the handler": ("""
+    class S:
+        def __init__(self):
+            self.failed = False
+
+        def step(self):
+            try:
+                self.load()
+            except EXC:
+                self.failed = True
+            if self.failed:
+                dist.barrier(group=self.tp_cpu_group)
+
+        def load(self):
+            return self.server_args.x
+""", "self.failed"),
     "a return from the handler": ("""
     class S:
         def _try(self):
@@ -117,3 +133,14 @@ def test_an_import_error_fails_alike_on_every_rank(make_pkg, shape):
         f"{shape}: an import fails or succeeds alike on every rank (one environment), so "
         f"`except ImportError` is configuration and `{d.condition}` UNIFORM; got "
         f"{d.verdict.value}: {d.why}")
+
+
+def test_an_import_error_beside_another_exception_is_not_configuration(make_pkg):
+    src, condition = SHAPES["a flag cleared in the handler"]
+    src = src.replace("except EXC:", "except (ImportError, RuntimeError):")
+    report = audit("pkg.s:S", root=make_pkg({"s.py": src}, ROOTS))
+    d = [d for d in report.decisions if d.condition.startswith(condition)][0]
+    assert d.verdict is Verdict.UNKNOWN, (
+        "`except (ImportError, RuntimeError)` also catches a RuntimeError, which one rank may "
+        "raise alone: only a handler for import errors alone is configuration, so `ok` must "
+        f"be UNKNOWN; got {d.verdict.value}: {d.why}")
