@@ -14,7 +14,11 @@ COLLECTIVES = frozenset({
     "all_to_all_single", "barrier", "gather", "gather_object", "scatter", "scatter_object_list",
     "monitored_barrier", "_all_gather_base", "_reduce_scatter_base", "allreduce", "allgather",
     "alltoall", "allgather_into_tensor", "reduce_scatter_tensor_coalesced", "broadcast_object",
-    "broadcast_tensor_dict", "allreduce_coalesced"})
+    "broadcast_tensor_dict", "allreduce_coalesced",
+    # torch.distributed._functional_collectives (funcol): the result is returned, not in place
+    "all_gather_tensor", "all_gather_tensor_autograd", "reduce_scatter_tensor_autograd",
+    "all_to_all_single_autograd", "all_reduce_coalesced", "all_gather_into_tensor_coalesced",
+    "all_reduce_inplace"})
 P2P = frozenset({"send", "recv", "isend", "irecv", "batch_isend_irecv", "send_object_list",
                  "recv_object_list", "send_object", "recv_object", "send_tensor_dict",
                  "recv_tensor_dict"})
@@ -23,9 +27,12 @@ _GROUP_KEYWORDS = ("group", "process_group", "pg", "cpu_group", "device_group")
 
 
 def classify_call(call: ast.Call, config: UniformityConfig,
-                  imported_from: str | None = None) -> tuple[str, str] | None:
+                  imported_from: str | None = None,
+                  head_module: str | None = None) -> tuple[str, str] | None:
     """(kind, group expression) when ``call`` is a collective site, else None.
-    ``imported_from``: the module a bare-name callee was imported from."""
+    ``imported_from``: the module a bare-name callee was imported from; ``head_module``: the
+    module a dotted callee's first name stands for (``funcol.all_reduce`` with ``import
+    torch.distributed._functional_collectives as funcol``), see ``head_module_of``."""
     text = hop_text(call.func)
     for pattern in config.forward:
         if matches(text, [pattern.call]):
@@ -40,12 +47,28 @@ def classify_call(call: ast.Call, config: UniformityConfig,
         return None
     kind = "p2p" if last in P2P else "collective"
     if text.startswith(_DIST_PREFIXES) or (
-            "." not in text and (imported_from or "").startswith("torch.distributed")):
+            "." not in text and (imported_from or "").startswith("torch.distributed")) or (
+            "." in text and (head_module or "").startswith("torch.distributed")):
         return kind, _group(call, None) or "WORLD"
     receiver = text.rsplit(".", 1)[0] if "." in text else ""
     if "group" in receiver.rsplit(".", 1)[-1].lower() or receiver.endswith(("_pg", ".pg")):
         return kind, _group(call, None) or receiver
     return None
+
+
+def head_module_of(func: ast.expr, bindings: dict) -> str | None:
+    """The module the first name of a dotted callee is bound to at module level
+    (``import torch.distributed as tdist`` -> ``torch.distributed``; ``from torch import
+    distributed`` -> ``torch.distributed``), else None."""
+    if not isinstance(func, ast.Attribute):
+        return None
+    head = func
+    while isinstance(head, ast.Attribute):
+        head = head.value
+    binding = bindings.get(head.id) if isinstance(head, ast.Name) else None
+    if binding is None or not binding.module:
+        return None
+    return f"{binding.module}.{binding.name}" if binding.kind == "from" else binding.module
 
 
 def _group(call: ast.Call, pattern: CallPattern | None) -> str:

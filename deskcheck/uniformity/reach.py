@@ -9,7 +9,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from deskcheck.static import CallResolver, FlowFacts, Fn, Guard, flow_facts, note_read
-from deskcheck.uniformity.collectives import classify_call, site_dim
+from deskcheck.uniformity.collectives import classify_call, head_module_of, site_dim
 from deskcheck.uniformity.config import UniformityConfig
 from deskcheck.uniformity.leaves import default_of
 from deskcheck.uniformity.model import CollectiveSite
@@ -215,12 +215,14 @@ class Reach:
             guards = ctx.flow.guards.get(id(call), ())
             if is_dead(guards, ctx.consts):
                 continue
-            imported = None
+            imported = head = None
+            info = self.resolver.index.module(fn.module) if fn.module else None
             if isinstance(call.func, ast.Name):
-                info = self.resolver.index.module(fn.module)
                 binding = info.bindings.get(call.func.id) if info else None
                 imported = binding.module if binding is not None else None
-            kind = classify_call(call, self.config, imported)
+            elif info is not None:
+                head = head_module_of(call.func, info.bindings)
+            kind = classify_call(call, self.config, imported, head)
             if kind is not None:
                 group = kind[1]
                 site = CollectiveSite(fn.qualname, fn.file, call.lineno, ast.unparse(call.func),

@@ -98,8 +98,9 @@ def rank_id_dim(text: str) -> str | None:
     """``self.tp_rank`` -> "tp"; ``self.tp_group.rank`` -> "tp"; not a rank id -> None."""
     parts = text.split(".")
     last = parts[-1]
-    if last.endswith("ranks") or not _RANK.search(last) or "lora" in last.lower():
-        return None  # kv_lora_rank is a model dimension, not a process rank
+    if last.endswith("ranks") or not _RANK.search(last) or "lora" in last.lower() \
+            or "per_" in last:
+        return None  # kv_lora_rank is a model dimension, tokens_per_dp_rank a per-rank count
     dim = dim_of_name(last, "")
     if not dim and len(parts) > 1:
         dim = dim_of_name(parts[-2], "")

@@ -10,7 +10,12 @@ import ast
 from typing import Any
 
 from deskcheck.static import Fn, flow_facts, is_abstract
-from deskcheck.uniformity.collectives import classify_call, inplace_output, site_dim
+from deskcheck.uniformity.collectives import (
+    classify_call,
+    head_module_of,
+    inplace_output,
+    site_dim,
+)
 from deskcheck.uniformity.cycles import CycleSolver
 from deskcheck.uniformity.fields import FieldReads
 from deskcheck.uniformity.helpers import NamedHelpers
@@ -639,7 +644,9 @@ class Tracer(FieldReads, CycleSolver, CallSummaries, PathConditions, NamedHelper
         bar = progress_bar_iterable(e, self._imported_of(ctx))
         if bar is not None:  # a progress bar yields its iterable's elements
             return list(self.trace(bar, ctx, mode, depth + 1))
-        kind = classify_call(e, self.reach.config, imported)
+        info = self.resolver.index.module(ctx.fn.module) if ctx.fn.module else None
+        head = head_module_of(e.func, info.bindings) if info is not None else None
+        kind = classify_call(e, self.reach.config, imported, head)
         if kind is not None and kind[0] == "collective":
             dim = site_dim(kind[1], self.reach.config)
             return [Leaf(ast.unparse(e.func), "agreed", f"made by {ast.unparse(e.func)} over "
