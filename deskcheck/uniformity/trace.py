@@ -18,6 +18,7 @@ from deskcheck.uniformity.collectives import (
 )
 from deskcheck.uniformity.cycles import CycleSolver
 from deskcheck.uniformity.fields import FieldReads
+from deskcheck.uniformity.generators import yield_points
 from deskcheck.uniformity.helpers import NamedHelpers
 from deskcheck.uniformity.leaves import Leaf, dedupe_leaves, default_of, param_group
 from deskcheck.uniformity.passthrough import (
@@ -88,6 +89,7 @@ class Tracer(FieldReads, CycleSolver, CallSummaries, PathConditions, NamedHelper
         self._pending: dict[tuple, Any] = {}  # a solved cycle's member -> its solution
         self._stores: dict[int, dict] = {}  # function node id -> local attribute stores
         self._rules: dict[str, tuple[str, str, str]] = {}  # hop text -> its rule's verdict
+        self._yield_cache: dict[int, list] = {}  # function node id -> its yield points
 
     def forget(self) -> None:
         """Drop memoised input sets (after the declarations it reads were changed)."""
@@ -754,7 +756,7 @@ class Tracer(FieldReads, CycleSolver, CallSummaries, PathConditions, NamedHelper
         return out
 
     def _returns(self, callee: Ctx, mode: str, depth: int, hop: str) -> list[Leaf]:
-        out: list[Leaf] = []
+        out: list[Leaf] = self._yielded(callee, mode, depth)
         returns = [(v, g) for v, g in callee.flow.returns if not is_dead(g, callee.consts)]
         for value, guards in returns:
             single, empty = self._path_marks(guards, _only_def(value, callee), callee)
@@ -769,6 +771,32 @@ class Tracer(FieldReads, CycleSolver, CallSummaries, PathConditions, NamedHelper
                         out += self._prefixed(f"{callee.fn.file}:{g.line} which return: {g.text}",
                                               tuple(self.guard_sources(g, callee, depth)))
         return self._prefixed(hop, tuple(out))
+
+
+    def _yielded(self, callee: Ctx, mode: str, depth: int) -> list[Leaf]:
+        """A generator's sequence: each ``yield``'s value (an element: for ``eattr:x`` its
+        attribute ``x``; none for the length), each ``yield from``'s iterable in the same
+        mode, and the conditions and loops that decide how often each runs."""
+        points = self._yield_cache.get(id(callee.fn.node))
+        if points is None:
+            points = self._yield_cache[id(callee.fn.node)] = yield_points(callee.fn.node)
+        one = of_element(mode)
+        out: list[Leaf] = []
+        for value, delegated, stmt in points:
+            guards = callee.flow.guards.get(id(stmt), ())
+            if is_dead(guards, callee.consts):
+                continue
+            hop = f"{callee.fn.file}:{stmt.lineno} {'yield from' if delegated else 'yield'}"
+            if value is not None and (delegated or mode != "length"):
+                sub = whole(mode) if delegated else one or ("value" if mode in (
+                    "length", "truth", "element") or position(mode) else mode)
+                out += self._prefixed(hop, tuple(self.trace(value, callee, sub, depth + 1)))
+            for g in guards:
+                if tested(g) and g.kind in DECIDING_GUARDS \
+                        and guard_state(g, callee.consts) is None:
+                    out += self._prefixed(f"{callee.fn.file}:{g.line} yields when: {g.text}",
+                                          tuple(self.guard_sources(g, callee, depth)))
+        return out
 
 
 def local_attribute_stores(node: ast.AST | None
