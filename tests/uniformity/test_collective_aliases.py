@@ -100,3 +100,19 @@ def test_a_count_per_rank_is_no_rank_id(make_pkg, name, verdict):
                             "not a rank id" if verdict is Verdict.UNIFORM else
                             "a rank id: it differs between the ranks")
         + f"; the decision must be {verdict.value}; got {d.verdict.value}: {d.why}")
+
+
+@pytest.mark.parametrize("read", ["self.tp_group.rank", "self.tp_group.rank()", "rank"])
+def test_a_groups_rank_is_a_rank_id(make_pkg, read):
+    src = f"""
+    class S:
+        def step(self, rank=None):
+            rank = self.tp_group.rank()
+            if {read} == 0:
+                dist.barrier(group=self.tp_group)
+    """
+    report = audit("pkg.s:S", root=make_pkg({"s.py": src}, ROOTS))
+    d = [d for d in report.decisions if "== 0" in d.condition][0]
+    assert d.verdict is Verdict.RANK_LOCAL and "rank id" in d.why, (
+        f"`{read}` is this rank's place in the tp group (a bare `rank` too): a rank id, so "
+        f"the decision is RANK-LOCAL naming it; got {d.verdict.value}: {d.why}")

@@ -31,6 +31,7 @@ SRC = """
             self.helper.sync()
             self.other.flush()
             dist.barrier(group=self.tp_cpu_group)
+            self.helper.sync()
 """
 
 
@@ -41,11 +42,13 @@ def _report(make_pkg, helper: str):
 
 def test_a_call_on_an_unresolved_receiver_is_listed_with_why(make_pkg):
     _root, report = _report(make_pkg, "make_helper()")
-    calls = {(c.call, c.line) for c in report.not_entered}
-    assert ("self.helper.sync", 17) in calls and ("self.other.flush", 18) in calls, (
+    calls = sorted((c.call, c.line) for c in report.not_entered)
+    assert calls == [("self.helper.sync", 17), ("self.helper.sync", 20),
+                     ("self.other.flush", 18)], (
         "self.helper and self.other are built by make_helper(), a function from outside the "
-        "roots: the audit cannot follow self.helper.sync() or self.other.flush(), so both "
-        f"must be listed as not entered (with their lines); got {sorted(calls)}")
+        "roots: the audit cannot follow self.helper.sync() (called at two lines) or "
+        "self.other.flush(), so each call must be listed as not entered, once per line; got "
+        f"{calls}")
     why = {c.call: c.why for c in report.not_entered}
     assert "self.helper" in why["self.helper.sync"], (
         f"the reason must name the receiver that did not resolve; got {why}")
@@ -62,17 +65,24 @@ def test_a_resolved_receiver_is_not_listed(make_pkg):
 def test_json_markdown_and_terminal_say_the_same(make_pkg):
     root, report = _report(make_pkg, "make_helper()")
     listed = report.to_json()["not_entered"]
-    assert {c["call"] for c in listed} == {"self.helper.sync", "self.other.flush"}, (
-        f"--json must list every call not entered; got {listed}")
+    assert sorted((c["call"], c["line"]) for c in listed) == [
+            ("self.helper.sync", 17), ("self.helper.sync", 20), ("self.other.flush", 18)], (
+        f"--json must list every call not entered, once per line; got {listed}")
     md = render_markdown(report)
-    assert "### Calls not entered" in md and "2 calls not entered" in md \
-        and "receiver self.helper unresolved" in md, (
-            f"the Markdown report must say how many calls were not entered and why:\n{md}")
+    row = next((line for line in md.splitlines()
+                if line.startswith("| receiver self.helper unresolved |")), "")
+    assert "### Calls not entered" in md and "3 calls not entered" in md \
+        and row.startswith("| receiver self.helper unresolved | 2 |") \
+        and row.endswith("pkg/s.py:17 |"), (
+            "the Markdown report must say how many calls were not entered (3, for two "
+            "reasons) and, per reason, how many and where the first one is (line 17, not "
+            f"20):\n{md}")
     out = subprocess.run([sys.executable, "-m", "deskcheck", "uniformity", "pkg.s:S",
                           "--root", str(root)], cwd=root, capture_output=True, text=True,
                          timeout=120)
     text = " ".join(out.stdout.split())
-    assert "2 calls not entered" in text and "receiver self.helper unresolved" in text, (
+    assert "3 calls not entered" in text and "2 x receiver self.helper unresolved (first at" \
+        in text and "pkg/s.py:17)" in text and "pkg/s.py:20)" not in text, (
         f"the terminal report must say how many calls were not entered and why:\n{out.stdout}"
         f"\n{out.stderr}")
     assert json.loads(json.dumps(listed)) == listed
