@@ -28,6 +28,7 @@ _WRITES: dict[tuple, dict[str, list[FieldWrite]]] = {}
 _CLASS_WRITES: dict[tuple[str, int], tuple[list[FieldWrite], set[tuple[str, int, str]]]] = {}
 # a cheap text test before a hollowed body is parsed: can it write a self field at all?
 _MAYBE_WRITE = re.compile(
+    r"\bsetattr\(\s*self\b|"
     r"\bself\.\w+[^\n=]*(?<![=!<>])=(?!=)|\bdel\s+self\.|\bself\.\w+\.(?:append|extend|insert|pop"
     r"|popleft|appendleft|remove|clear|add|discard|update|setdefault|sort|reverse|put"
     r"|put_nowait|__setitem__)\(")
@@ -157,6 +158,12 @@ def _writes_in(node: FunctionNode, self_name: str, klass: ClassSource) -> list[F
         elif isinstance(sub, ast.Delete):
             for t in sub.targets:
                 target(t, None, sub, "delete")
+        elif (isinstance(sub, ast.Call) and isinstance(sub.func, ast.Name)
+              and sub.func.id == "setattr" and len(sub.args) == 3
+              and isinstance(sub.args[0], ast.Name) and sub.args[0].id == self_name
+              and isinstance(sub.args[1], ast.Constant) and isinstance(sub.args[1].value, str)):
+            out.append(FieldWrite(sub.args[1].value, "assign", klass.file, sub.lineno,
+                                  sub.args[2], node, klass, node=sub))  # setattr(self, "x", v)
         elif (isinstance(sub, ast.Call) and isinstance(sub.func, ast.Attribute)
               and sub.func.attr in _MUTATORS):
             owner = _self_field(sub.func.value, self_name)

@@ -21,6 +21,7 @@ from deskcheck.uniformity.fields import FieldReads
 from deskcheck.uniformity.generators import yield_points
 from deskcheck.uniformity.helpers import NamedHelpers
 from deskcheck.uniformity.leaves import Leaf, dedupe_leaves, default_of, param_group
+from deskcheck.uniformity.module_state import module_names, state_writes
 from deskcheck.uniformity.passthrough import (
     one_definition,
     progress_bar_iterable,
@@ -90,6 +91,7 @@ class Tracer(FieldReads, CycleSolver, CallSummaries, PathConditions, NamedHelper
         self._stores: dict[int, dict] = {}  # function node id -> local attribute stores
         self._rules: dict[str, tuple[str, str, str]] = {}  # hop text -> its rule's verdict
         self._yield_cache: dict[int, list] = {}  # function node id -> its yield points
+        self._state_cache: dict[str, dict] = {}  # module file -> its module-state writes
 
     def forget(self) -> None:
         """Drop memoised input sets (after the declarations it reads were changed)."""
@@ -293,8 +295,8 @@ class Tracer(FieldReads, CycleSolver, CallSummaries, PathConditions, NamedHelper
         if e.id in ctx.consts:
             return []
         reaching = ctx.flow.reaching.get(id(e))
-        if not reaching:
-            return []  # module-level name, builtin, or closure: replicated code
+        if not reaching:  # a builtin, a closure, or a module-level name: replicated code,
+            return self._module_state(e, ctx, depth)  # unless functions write it
         out: list[Leaf] = []
         shared = set.intersection(*(set(d.guards) for d, _f in reaching)) if len(reaching) > 1 \
             else set()
@@ -772,6 +774,43 @@ class Tracer(FieldReads, CycleSolver, CallSummaries, PathConditions, NamedHelper
                                               tuple(self.guard_sources(g, callee, depth)))
         return self._prefixed(hop, tuple(out))
 
+
+    def _module_state(self, e: ast.Name, ctx: Ctx, depth: int) -> list[Leaf]:
+        """A module-level name (here, or imported from the module that binds it) read for
+        what the module's functions write into it at run time (``module_state``)."""
+        found = self._module_binding(ctx, e.id)
+        if found is None:
+            return []
+        info, name = found
+        writes = self._state_cache.get(info.file)
+        if writes is None:
+            writes = self._state_cache[info.file] = state_writes(
+                info.parsed, module_names(info.parsed.full().tree))
+        out: list[Leaf] = []
+        for w in writes.get(name, []):
+            fn = Fn(w.function, w.qualname, info.file, info.name)
+            wctx = self._fn_ctx(fn)
+            leaves = list(self.trace(w.value, wctx, "value", depth + 1)) \
+                if w.value is not None else []
+            for g in wctx.flow.guards.get(id(w.stmt), ()):
+                if tested(g) and g.kind in DECIDING_GUARDS:
+                    leaves += self.guard_sources(g, wctx, depth)
+            out += self._prefixed(f"{info.file}:{w.stmt.lineno} {name} {w.kind} in "
+                                  f"{w.qualname} (module state)", tuple(leaves))
+        return out
+
+    def _module_binding(self, ctx: Ctx, name: str):
+        """(module info, name) of the module-level assignment ``name`` stands for in
+        ``ctx``'s module (followed through one ``from m import name``), else None."""
+        info = self.resolver.index.module(ctx.fn.module) if ctx.fn.module else None
+        binding = info.bindings.get(name) if info is not None else None
+        if binding is not None and binding.kind == "from" and binding.module and binding.name:
+            info = self.resolver.index.module(binding.module)
+            name = binding.name
+            binding = info.bindings.get(name) if info is not None else None
+        if binding is None or binding.kind != "alias" or info is None or info.parsed is None:
+            return None
+        return info, name
 
     def _yielded(self, callee: Ctx, mode: str, depth: int) -> list[Leaf]:
         """A generator's sequence: each ``yield``'s value (an element: for ``eattr:x`` its
