@@ -51,8 +51,7 @@ def state_writes(parsed, names: set[str]) -> dict[str, list[StateWrite]]:
     can hold one."""
     note_read(parsed.path, ALL)
     text = parsed.data.decode("utf-8", "replace")
-    wanted = {n for n in names if re.search(
-        rf"\bglobal\b[^\n]*\b{re.escape(n)}\b|\b{re.escape(n)}\s*(?:\[|\.\w+)", text)}
+    wanted = {n for n in names if re.search(_written_text(re.escape(n)), text)}
     if not wanted:
         return {}
     out: dict[str, list[StateWrite]] = {}
@@ -60,6 +59,14 @@ def state_writes(parsed, names: set[str]) -> dict[str, list[StateWrite]]:
         for write in _writes_in(fn, qualname, wanted):
             out.setdefault(write.name, []).append(write)
     return out
+
+
+def _written_text(name: str) -> str:
+    """A regex for text that can write ``name``: declared ``global``, an item or attribute of
+    it assigned, or a filling method called on it (``logger.info(...)`` is none of these)."""
+    fills = "|".join(sorted(_FILLING))
+    return (rf"\bglobal\b[^\n]*\b{name}\b|\b{name}\s*\[[^\n]*\]\s*[-+*/|&]?=(?!=)"
+            rf"|\b{name}\.\w+\s*[-+*/|&]?=(?!=)|\b{name}\.(?:{fills})\(")
 
 
 def _functions(tree: ast.Module) -> list[tuple[ast.FunctionDef | ast.AsyncFunctionDef, str]]:

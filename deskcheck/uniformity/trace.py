@@ -785,7 +785,7 @@ class Tracer(FieldReads, CycleSolver, CallSummaries, PathConditions, NamedHelper
         writes = self._state_cache.get(info.file)
         if writes is None:
             writes = self._state_cache[info.file] = state_writes(
-                info.parsed, module_names(info.parsed.full().tree))
+                info.parsed, module_names(info.parsed.tree))  # module level: never hollowed
         out: list[Leaf] = []
         for w in writes.get(name, []):
             fn = Fn(w.function, w.qualname, info.file, info.name)

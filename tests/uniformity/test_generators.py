@@ -125,3 +125,47 @@ def test_a_yield_in_a_nested_function_does_not_make_a_generator(make_pkg):
         "_values returns [<configured>]; the clock is yielded by a function defined inside "
         "it and never called, so `if x > 5` is UNIFORM; got "
         f"{d.verdict.value}: {d.why}")
+
+
+NEIGHBOURS = {
+    "a yield inside an except handler": """
+    class S:
+        def _gen(self):
+            try:
+                self.load()
+            except ValueError:
+                yield time.monotonic()
+
+        def load(self):
+            return self.server_args.x
+
+        def step(self):
+            for x in self._gen():
+                if x > 5:
+                    dist.barrier(group=self.tp_cpu_group)
+""",
+    "a yield from a clock-sized list, counted": """
+    class S:
+        def _local(self):
+            return list(range(int(time.monotonic())))
+
+        def _gen(self):
+            yield from self._local()
+
+        def step(self):
+            for x in self._gen():
+                dist.barrier(group=self.tp_cpu_group)
+""",
+}
+
+
+@pytest.mark.parametrize("shape", sorted(NEIGHBOURS),
+                         ids=["yield_from_counted", "yield_in_except"])
+def test_neighbouring_generator_shapes_still_reach_the_clock(make_pkg, shape):
+    report = audit("pkg.s:S", root=make_pkg({"s.py": NEIGHBOURS[shape]}, ROOTS))
+    found = [d for d in report.decisions if d.verdict is Verdict.RANK_LOCAL
+             and "monotonic" in d.why]
+    assert found, (
+        f"{shape}: the loop over _gen() runs as often as, or reads what, a clock decides, so "
+        f"a decision must be RANK-LOCAL naming time.monotonic; got "
+        f"{[(d.condition, d.verdict.value, d.why) for d in report.decisions]}")

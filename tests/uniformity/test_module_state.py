@@ -45,6 +45,29 @@ SHAPES = {
     def _tick():
         _SEEN.append(time.monotonic())
 """, "len(_SEEN)", Verdict.RANK_LOCAL),
+    "an annotated global": ("""
+    _LAST: float = 0.0
+
+    def _tick():
+        global _LAST
+        _LAST = time.monotonic()
+""", "_LAST", Verdict.RANK_LOCAL),
+    "a global declared second on its line": ("""
+    _COUNT = 0
+    _LAST = 0.0
+
+    def _tick():
+        global _COUNT, _LAST
+        _LAST = time.monotonic()
+""", "_LAST", Verdict.RANK_LOCAL),
+    "a global rebound, then an item written": ("""
+    _STATE = {}
+
+    def _tick():
+        global _STATE
+        _STATE = {}
+        _STATE["t"] = time.monotonic()
+""", "_STATE['t']", Verdict.RANK_LOCAL),
     "a global assigned configuration": ("""
     _LAST = 0.0
 
@@ -97,19 +120,20 @@ def test_module_state_imported_from_the_module_that_writes_it(make_pkg):
         _LAST = time.monotonic()
     """
     src = """
-    from pkg.state import _LAST, tick
+    from pkg.state import _LAST as last_seen, tick
 
     class S:
         def step(self):
             tick()
-            if _LAST > 5:
+            if last_seen > 5:
                 dist.barrier(group=self.tp_cpu_group)
     """
     report = audit("pkg.s:S", root=make_pkg({"s.py": src, "state.py": state}, ROOTS))
     d = [d for d in report.decisions if d.kind == "if"][0]
     assert d.verdict is Verdict.RANK_LOCAL and "monotonic" in d.why, (
-        "`from pkg.state import _LAST`: pkg.state's tick() stores a clock in it (global), so "
-        f"`if _LAST > 5` is RANK-LOCAL naming the clock; got {d.verdict.value}: {d.why}")
+        "`from pkg.state import _LAST as last_seen`: pkg.state's tick() stores a clock in "
+        f"_LAST (global), so `if last_seen > 5` is RANK-LOCAL naming the clock; got "
+        f"{d.verdict.value}: {d.why}")
 
 
 SETATTR = """
