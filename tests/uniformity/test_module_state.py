@@ -78,9 +78,13 @@ SHAPES = {
     "a local of the same name (no global)": ("""
     _LAST = 0.0
 
+    def _reset():
+        global _LAST
+        _LAST = CONFIG_DEFAULT
+
     def _tick():
         _LAST = time.monotonic()
-        return _LAST.real
+        return _LAST
 """, "_LAST", Verdict.UNIFORM),
     "a local dict of the same name": ("""
     _STATE = {}
