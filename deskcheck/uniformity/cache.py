@@ -32,6 +32,7 @@ from deskcheck.own_folders import ignore_own_folder
 from deskcheck.static import ALL, Sources, probe_module, unread_change
 from deskcheck.uniformity.config import UniformityConfig
 from deskcheck.uniformity.model import AuditReport
+from deskcheck.uniformity.module_state import STATE_READ, may_write_any
 
 CACHE_FILE = "uniformity_cache.sqlite"
 _CODE_FORM = f"{__version__}/1"  # code digests kept under it: a new form never meets an old one
@@ -205,10 +206,11 @@ def _bodies(sources: Sources, reads: set[tuple[str, int, str]] | None
     whose string arguments nothing reads), None for all."""
     if reads is None:
         return {}
-    out: dict[str, tuple[set, set, set, set] | None] = {}
+    out: dict[str, tuple[set, set, set, set, set] | None] = {}
     kinds = {"body": 0, "scan": 1, "calls": 2}
     for path in sources.read:
-        out[path] = None if not sources.parse(path).bodies else (set(), set(), set(), set())
+        out[path] = None if not sources.parse(path).bodies \
+            else (set(), set(), set(), set(), set())
     for path, line, how in reads:
         entry = out.get(path)
         if entry is None:
@@ -217,10 +219,13 @@ def _bodies(sources: Sources, reads: set[tuple[str, int, str]] | None
             out[path] = None
         elif how.startswith("inert:"):
             entry[3].add((line, int(how.removeprefix("inert:"))))
+        elif how.startswith(STATE_READ):  # module-level names found written nowhere
+            entry[4].update(n for n in how.removeprefix(STATE_READ).split(",") if n)
         else:
             entry[kinds.get(how, 0)].add(line)
     return {p: None if e is None else (frozenset(e[0]), frozenset(e[1] - e[0]),
-                                       frozenset(e[2] - e[0]), frozenset(e[3]))
+                                       frozenset(e[2] - e[0]), frozenset(e[3]),
+                                       frozenset(e[4]))
             for p, e in out.items()}
 
 
@@ -245,9 +250,10 @@ def _reads_alike(db: sqlite3.Connection, digest: str, data: bytes,
     """Whether ``data`` reads, to the audit, as the cached content ``digest`` did: body by
     body where the audit recorded which bodies it read (an edit in a body it never parsed,
     or a comment), else as a whole file (its code digest)."""
-    if read is not None:
+    if read is not None and not (len(read) > 4 and may_write_any(data, read[4])):
         blob = db.execute("SELECT data FROM blobs WHERE digest = ?", (digest,)).fetchone()
-        if blob is not None and unread_change(zlib.decompress(blob[0]), data, *read) is None:
+        if blob is not None and unread_change(zlib.decompress(blob[0]), data,
+                                              *read[:4]) is None:
             return True
     return _same_code(db, digest, data)
 

@@ -45,15 +45,29 @@ def module_names(tree: ast.Module) -> set[str]:
     return out
 
 
+STATE_READ = "state:"  # a read noted for the cache: "these module-level names are unwritten"
+
+
+def may_write_any(data: bytes, names: frozenset[str] | set[str]) -> bool:
+    """Whether ``data`` holds text that can write one of ``names`` (the filter
+    ``state_writes`` reads a file with before parsing its bodies)."""
+    return bool(_written_in(data.decode("utf-8", "replace"), names))
+
+
+def _written_in(text: str, names) -> set[str]:
+    return {n for n in names if re.search(_written_text(re.escape(n)), text)}
+
+
 def state_writes(parsed, names: set[str]) -> dict[str, list[StateWrite]]:
     """Per module-level name in ``names``: every write of it inside the module's functions
-    (methods included). Reads the whole file (noted for the audit cache) only when its text
-    can hold one."""
-    note_read(parsed.path, ALL)
-    text = parsed.data.decode("utf-8", "replace")
-    wanted = {n for n in names if re.search(_written_text(re.escape(n)), text)}
+    (methods included). Its text is searched first: where no name can be written, the audit
+    cache is told which names were found unwritten (an edit that keeps them so still reads
+    alike); otherwise the whole file is read (noted as such)."""
+    wanted = _written_in(parsed.data.decode("utf-8", "replace"), names)
     if not wanted:
+        note_read(parsed.path, -1, STATE_READ + ",".join(sorted(names)))
         return {}
+    note_read(parsed.path, ALL)
     out: dict[str, list[StateWrite]] = {}
     for fn, qualname in _functions(parsed.full().tree):
         for write in _writes_in(fn, qualname, wanted):

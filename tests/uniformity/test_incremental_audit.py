@@ -1,8 +1,9 @@
 """Reusing a cached audit after a code edit: the answer always equals a cold audit's.
 
 An edit that stays inside function bodies the audit never read (never parsed, and, for a
-body the field-write scan searched, still holding no field write) is answered from the
-cache; any other edit is audited again. Each edit below is checked both ways: the audit
+body the field-write scan searched, still holding no field write, and no write of a
+module-level name the audit read) is answered from the cache; any other edit is audited
+again. Each edit below is checked both ways: the audit
 with a cache holding the unedited tree equals a cold audit of the edited tree (decisions,
 verdicts, witnesses, sites), and it came from the cache exactly when it should."""
 
@@ -30,6 +31,7 @@ BASE = """
     from pkg.base import Base
 
     logger = logging.getLogger(__name__)
+    _LIMITS = {}
 
 
     class S(Base):
@@ -44,6 +46,8 @@ BASE = """
             if self.budget:
                 dist.barrier(group=self.tp_cpu_group)
             if self.mode == "fast":
+                dist.barrier(group=self.tp_cpu_group)
+            if _LIMITS.get("x"):
                 dist.barrier(group=self.tp_cpu_group)
             logger.info("stepped")
             logger.info(f"limit {self.limit}", stacklevel=2)
@@ -88,6 +92,8 @@ EDITS = [
     ("a call with a constant argument in a method nothing reaches", "s.py", "y = 3",
      "y = self.count(flag=False)", False),
     ("a line in a module function nothing reaches", "base.py", "b = a + 1", "b = a + 2", True),
+    ("a write of module state the audit read, in a method nothing reaches", "s.py", "y = 3",
+     "_LIMITS['x'] = time.monotonic()", False),
     ("a field write in a method elsewhere in the MRO", "base.py", "x = 1",
      "self.budget = self.tp_rank", False),
     ("a call's function in a method nothing reaches", "s.py", "y = 3", "y = len(3)", False),
