@@ -93,7 +93,7 @@ EDITS = [
      "y = self.count(flag=False)", False),
     ("a line in a module function nothing reaches", "base.py", "b = a + 1", "b = a + 2", True),
     ("a write of module state the audit read, in a method nothing reaches", "s.py", "y = 3",
-     "_LIMITS['x'] = time.monotonic()", False),
+     "_LIMITS['x'] = self.tp_rank", False),
     ("a field write in a method elsewhere in the MRO", "base.py", "x = 1",
      "self.budget = self.tp_rank", False),
     ("a call's function in a method nothing reaches", "s.py", "y = 3", "y = len(3)", False),
