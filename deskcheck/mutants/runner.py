@@ -196,7 +196,8 @@ class Runner:
                         done(run, outcome)
                     elif time.monotonic() > run.deadline and run.searching:
                         done(run, self._search_stopped(run))
-                    elif time.monotonic() > run.deadline and not self._wait_for_diagnosis(run):
+                    elif time.monotonic() > run.deadline and not self._late_start(run) \
+                            and not self._wait_for_diagnosis(run):
                         done(run, self._timeout(run))
                 self._tidy()
             end = time.monotonic() + 5.0
@@ -286,6 +287,13 @@ class Runner:
             run.current = ""
         elif event.get("event") in ("done", "broken", "not_injectable", "error"):
             run.finished_at = time.monotonic()
+
+    def _late_start(self, run: _Running) -> bool:
+        """Read what the child wrote since the last look before timing it out: a test that
+        started just now (its start still in the pipe, as on a loaded machine) extends the
+        deadline by its own allowance."""
+        self._read(run)
+        return time.monotonic() <= run.deadline
 
     @staticmethod
     def _wait_for_diagnosis(run: _Running) -> bool:
