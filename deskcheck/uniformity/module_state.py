@@ -151,7 +151,12 @@ def _targets(s: ast.stmt) -> list[ast.expr]:
         raw = [i.optional_vars for i in s.items if i.optional_vars is not None]
     else:
         return []
-    out: list[ast.expr] = []
+    return flat_targets(raw)
+
+
+def flat_targets(targets: list[ast.expr]) -> list[ast.expr]:
+    """Assignment targets with tuple and list targets unpacked (a starred one's name)."""
+    raw, out = list(targets), []
     while raw:
         t = raw.pop()
         if isinstance(t, ast.Tuple | ast.List):

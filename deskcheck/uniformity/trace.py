@@ -21,7 +21,7 @@ from deskcheck.uniformity.fields import FieldReads
 from deskcheck.uniformity.generators import yield_points
 from deskcheck.uniformity.helpers import NamedHelpers
 from deskcheck.uniformity.leaves import Leaf, dedupe_leaves, default_of, param_group
-from deskcheck.uniformity.module_state import module_names, state_writes
+from deskcheck.uniformity.module_state import flat_targets, module_names, state_writes
 from deskcheck.uniformity.passthrough import (
     one_definition,
     progress_bar_iterable,
@@ -645,7 +645,7 @@ class Tracer(FieldReads, CycleSolver, CallSummaries, PathConditions, NamedHelper
             info = self.resolver.index.module(ctx.fn.module) if ctx.fn.module else None
             binding = info.bindings.get(e.func.id) if info else None
             imported = binding.module if binding is not None else None
-        bar = progress_bar_iterable(e, self._imported_of(ctx))
+        bar = progress_bar_iterable(e, self._imported_of(ctx)) if text.endswith("tqdm") else None
         if bar is not None:  # a progress bar yields its iterable's elements
             return list(self.trace(bar, ctx, mode, depth + 1))
         info = self.resolver.index.module(ctx.fn.module) if ctx.fn.module else None
@@ -853,16 +853,8 @@ def local_attribute_stores(node: ast.AST | None
             targets, value = [stmt.target], stmt.value
         else:
             continue
-        flat: list[ast.expr] = []
-        while targets:
-            target = targets.pop()
-            if isinstance(target, ast.Tuple | ast.List):
-                targets += [t.value if isinstance(t, ast.Starred) else t for t in target.elts]
-            else:
-                flat.append(target)
-        unpacked = any(isinstance(t, ast.Tuple | ast.List) for t in
-                       (stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]))
-        for target in flat:
+        unpacked = any(isinstance(t, ast.Tuple | ast.List) for t in targets)
+        for target in flat_targets(targets):
             parts: list[str] = []
             head = target
             while isinstance(head, ast.Attribute):
