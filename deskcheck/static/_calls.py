@@ -102,6 +102,37 @@ class CallResolver:
             return None
         return found if isinstance(found, ClassSource) else None
 
+    def instance_class(self, module: str, name: str) -> ClassSource | None:
+        """The class of a module-level instance: ``name`` bound at module level (here, or in
+        the module a ``from m import name`` takes it from) to a construction ``Cls(...)`` of
+        a class under the roots (a process-wide singleton: ``g_ctx = Context()``), else
+        None."""
+        info = self.index.module(module)
+        binding = info.bindings.get(name) if info is not None else None
+        if binding is not None and binding.kind == "from" and binding.module and binding.name:
+            module, name = binding.module, binding.name
+            info = self.index.module(module)
+            binding = info.bindings.get(name) if info is not None else None
+        if binding is None or binding.kind != "alias" or not isinstance(binding.node, ast.Call):
+            return None
+        return self.class_of_expr(module, binding.node.func)
+
+    def returned_instance(self, getter: Fn) -> ClassSource | None:
+        """The class of the module-level instance a function returns on every ``return``
+        (``def get_ctx(): return _CTX``), else None."""
+        if getter.klass is not None or not isinstance(getter.node, ast.FunctionDef):
+            return None
+        found: ClassSource | None = None
+        for sub in ast.walk(getter.node):
+            if isinstance(sub, ast.Return):
+                if not isinstance(sub.value, ast.Name):
+                    return None
+                klass = self.instance_class(getter.module, sub.value.id)
+                if klass is None or (found is not None and class_key(found) != class_key(klass)):
+                    return None
+                found = klass
+        return found
+
     def local_import(self, fn: Fn, name: str) -> tuple[str, str] | None:
         """``from pkg.mod import name`` inside the function: (absolute module, name)."""
         found = self._local_imports.get(id(fn.node))
@@ -544,7 +575,19 @@ class CallResolver:
         if klass is not None:  # Cls.static_or_class_method(...)
             found = self.method(self.model_for(klass), func.attr)
             return ([found] if found is not None else []), ""
+        if isinstance(receiver, ast.Call) and isinstance(receiver.func, ast.Name) \
+                and fn.module:  # get_ctx().add(x): a getter of a module-level instance
+            getter = self.function_named(fn.module, receiver.func.id)
+            klass = self.returned_instance(getter) if getter is not None else None
+            if klass is not None:
+                found = self.method(self.model_for(klass), func.attr)
+                return ([found] if found is not None else []), ""
         if isinstance(receiver, ast.Name):  # module.function(...)
+            klass = self.instance_class(fn.module, receiver.id)
+            if klass is not None and not _bound_in(fn.node, receiver.id):
+                # a module-level instance: g_ctx.add(x)
+                found = self.method(self.model_for(klass), func.attr)
+                return ([found] if found is not None else []), ""
             info = self.index.module(fn.module)
             binding = info.bindings.get(receiver.id) if info else None
             target = None
@@ -721,3 +764,20 @@ def _alternatives(expr: ast.expr) -> list[ast.expr]:
     if isinstance(expr, ast.BoolOp):
         return [e for v in expr.values for e in _alternatives(v)]
     return [expr]
+
+
+def _bound_in(node: ast.AST, name: str) -> bool:
+    """Whether the function binds ``name`` itself (a parameter or a local), shadowing the
+    module-level name."""
+    if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+        args = node.args
+        if any(a.arg == name for a in (*args.posonlyargs, *args.args, *args.kwonlyargs,
+                                       *([args.vararg] if args.vararg else []),
+                                       *([args.kwarg] if args.kwarg else []))):
+            return True
+    for sub in ast.walk(node):
+        if isinstance(sub, ast.Global) and name in sub.names:
+            return False
+        if isinstance(sub, ast.Name) and sub.id == name and isinstance(sub.ctx, ast.Store):
+            return True
+    return False

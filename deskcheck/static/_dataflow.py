@@ -422,8 +422,9 @@ class _Walker:
             return None
         if isinstance(stmt, ast.Raise):
             self._expr(stmt.exc, state)
-            self._exit(stmt, self.try_depth[-1] if self.try_depth else 0)
-            return None
+            if not _reraises(stmt, self.guards[-1] if self.guards else None):
+                self._exit(stmt, self.try_depth[-1] if self.try_depth else 0)
+            return None  # a handler re-raising what it caught: the flow of no try at all
         if isinstance(stmt, ast.Break):
             if self.loop_breaks:
                 self.loop_breaks[-1].append(_copy(state))
@@ -570,3 +571,18 @@ class _Walker:
                     self._define(cstate, name, "match", case.pattern.lineno, stmt.subject)
             out = _join(out, self._arm(guard, case.body, cstate))
         return _join(out, state)
+
+
+def reraising(handler: ast.AST) -> bool:
+    """An ``except`` handler whose last statement raises (cleanup, then ``raise`` or ``raise
+    Other(...) from e``): on the ranks where the try body raised, the function is left by
+    an exception exactly as without the try, so neither the code after the try nor what the
+    handler writes first is decided by it (what it writes is seen only by code that catches
+    the exception again, outside)."""
+    return isinstance(handler, ast.ExceptHandler) and bool(handler.body) and isinstance(
+        handler.body[-1], ast.Raise)
+
+
+def _reraises(stmt: ast.Raise, guard: Guard | None) -> bool:
+    """``stmt`` is the raise that ends a handler (:func:`reraising`)."""
+    return guard is not None and reraising(guard.node) and guard.node.body[-1] is stmt

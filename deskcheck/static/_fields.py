@@ -31,7 +31,13 @@ _MAYBE_WRITE = re.compile(
     r"\bsetattr\(\s*self\b|"
     r"\bself\.\w+[^\n=]*(?<![=!<>])=(?!=)|\bdel\s+self\.|\bself\.\w+\.(?:append|extend|insert|pop"
     r"|popleft|appendleft|remove|clear|add|discard|update|setdefault|sort|reverse|put"
-    r"|put_nowait|__setitem__)\(")
+    r"|put_nowait|__setitem__|[a-z]\w*[a-z0-9]_)\(")
+
+
+def _in_place(method: str) -> bool:
+    """A tensor's in-place method (torch's trailing underscore: ``fill_``, ``copy_``,
+    ``add_``, ``masked_fill_``): it writes the tensor the field holds."""
+    return method.endswith("_") and not method.startswith("_") and not method.endswith("__")
 
 
 @dataclass(frozen=True)
@@ -165,7 +171,7 @@ def _writes_in(node: FunctionNode, self_name: str, klass: ClassSource) -> list[F
             out.append(FieldWrite(sub.args[1].value, "assign", klass.file, sub.lineno,
                                   sub.args[2], node, klass, node=sub))  # setattr(self, "x", v)
         elif (isinstance(sub, ast.Call) and isinstance(sub.func, ast.Attribute)
-              and sub.func.attr in _MUTATORS):
+              and (sub.func.attr in _MUTATORS or _in_place(sub.func.attr))):
             owner = _self_field(sub.func.value, self_name)
             if owner is not None:
                 value = sub.args[-1] if sub.args else None

@@ -14,6 +14,7 @@ from deskcheck.static import (
     field_writes,
     first_param,
     flow_facts,
+    reraising,
 )
 from deskcheck.uniformity.leaves import Leaf, default_of
 from deskcheck.uniformity.positions import of_element, unpacked
@@ -62,6 +63,11 @@ class FieldReads:
             built = self._constructed_field(model, name, mode, depth)
             if built is not None:
                 return built
+            dynamic = self.resolver.method(model, "__getattr__")
+            if dynamic is not None:  # no such attribute: __getattr__ answers the read
+                return self._returns(self._fn_ctx(dynamic), mode, depth,
+                                     f"{ctx.fn.file}:{getattr(node, 'lineno', 0)} "
+                                     f"{model.name}.__getattr__({name!r})")
             return [Leaf(f"self.{name}", "unknown",
                          f"no write of self.{name} in {model.name}'s MRO",
                          witness=(self._hop(ctx, node, f"self.{name}"),))]
@@ -140,6 +146,8 @@ class FieldReads:
             out += self.trace(value, wctx, keep, depth + 1)
         if not write.function.name == "__init__":
             for g in wctx.flow.guards.get(id(write.node), ()):
+                if reraising(g.node):  # cleanup before a re-raise: the raise is no decision
+                    continue
                 if tested(g) and g.kind in _TESTED_GUARDS:
                     out += self._prefixed(f"{write.file}:{g.line} written when: {g.text}",
                                           tuple(self.guard_sources(g, wctx, depth)))

@@ -10,6 +10,7 @@ import ast
 from typing import Any
 
 from deskcheck.static import Fn, flow_facts, is_abstract
+from deskcheck.uniformity.buffers import dominates, enclosing_blocks, self_chain, written_between
 from deskcheck.uniformity.collectives import (
     classify_call,
     head_module_of,
@@ -57,6 +58,10 @@ from deskcheck.uniformity.rules import (
 from deskcheck.uniformity.summaries import CallSummaries
 
 _MAX_DEPTH = 3000  # a guard against runaway recursion; the memo bounds the work
+# external classes whose attributes are the keys of the mapping or keywords they are built
+# from (``EasyDict(json.loads(os.environ["ARGS"])).tp``): read as those arguments
+RECORD_CLASSES = frozenset({"EasyDict", "edict", "SimpleNamespace", "Namespace", "Munch",
+                            "AttrDict", "DotMap", "Box"})
 _EMPTIED = ("value", "length", "truth", "element")  # what a falsy builtin value carries: nothing
 _LENGTH_KEEP = {"list", "tuple", "set", "sorted", "frozenset", "reversed", "enumerate", "zip",
                 "dict", "deque"}
@@ -92,6 +97,7 @@ class Tracer(FieldReads, CycleSolver, CallSummaries, PathConditions, NamedHelper
         self._rules: dict[str, tuple[str, str, str]] = {}  # hop text -> its rule's verdict
         self._yield_cache: dict[int, list] = {}  # function node id -> its yield points
         self._state_cache: dict[str, dict] = {}  # module file -> its module-state writes
+        self._blocks: dict[int, dict] = {}  # function node id -> enclosing blocks per node
 
     def forget(self) -> None:
         """Drop memoised input sets (after the declarations it reads were changed)."""
@@ -296,6 +302,13 @@ class Tracer(FieldReads, CycleSolver, CallSummaries, PathConditions, NamedHelper
             return []
         reaching = ctx.flow.reaching.get(id(e))
         if not reaching:  # a builtin, a closure, or a module-level name: replicated code,
+            if mode.startswith(("attr:", "lattr:")):  # unless an instance's field is read
+                kind, chain = mode.split(":", 1)
+                first, _dot, rest = chain.partition(".")
+                sub = f"{kind}:{rest}" if rest else "length" if kind == "lattr" else "value"
+                found = self._instance_field(e, ctx, f"attr:{first}", sub, depth, e)
+                if found is not None:
+                    return found + self._module_state(e, ctx, depth)
             return self._module_state(e, ctx, depth)  # unless functions write it
         out: list[Leaf] = []
         shared = set.intersection(*(set(d.guards) for d, _f in reaching)) if len(reaching) > 1 \
@@ -383,6 +396,29 @@ class Tracer(FieldReads, CycleSolver, CallSummaries, PathConditions, NamedHelper
                 return Leaf(e.id, "agreed", f"reduced in place by {how}", dim,
                             (f"{ctx.fn.file}:{call.lineno} {ast.unparse(call.func)}({e.id}, ...)",),
                             group=group)
+        return None
+
+    def _buffer_agreed(self, chain: str, read: ast.AST, ctx: Ctx) -> Leaf | None:
+        """A field buffer (``self.buf``) a collective wrote in place before this read on
+        every path, with no write between (``buffers``): agreed over its group."""
+        fn = ctx.fn.node
+        for call in ctx.flow.calls:
+            target = inplace_output(call)
+            if target is None or ast.unparse(target) != chain:
+                continue
+            kind = classify_call(call, self.reach.config, "torch.distributed")
+            if kind is None or kind[0] != "collective":
+                continue
+            blocks = self._blocks.get(id(fn))
+            if blocks is None:
+                blocks = self._blocks[id(fn)] = enclosing_blocks(fn)
+            if dominates(call, read, blocks) and not written_between(fn, chain, call, read,
+                                                                     call):
+                group = kind[1] or "WORLD"
+                return Leaf(chain, "agreed", f"written in place by {ast.unparse(call.func)} "
+                            f"over {group}", self._group_dim_at(ctx, kind[1]),
+                            (f"{ctx.fn.file}:{call.lineno} {ast.unparse(call.func)}({chain}, "
+                             f"...)",))
         return None
 
     def _inplace_calls(self, ctx: Ctx) -> list[tuple[str, ast.Call, str, str]]:
@@ -567,6 +603,10 @@ class Tracer(FieldReads, CycleSolver, CallSummaries, PathConditions, NamedHelper
         if classified is not None:
             return [classified]
         base = e.value
+        chain = self_chain(e, ctx.fn.self_name)
+        buffer = self._buffer_agreed(chain, e, ctx) if chain is not None else None
+        if buffer is not None:
+            return [buffer]
         if isinstance(base, ast.Name) and base.id == ctx.fn.self_name and ctx.fn.model:
             return self._field(ctx, ctx.fn.model, e.attr, mode, depth, e)
         if (isinstance(base, ast.Attribute) and isinstance(base.value, ast.Name)
@@ -579,6 +619,9 @@ class Tracer(FieldReads, CycleSolver, CallSummaries, PathConditions, NamedHelper
                     out += self._component_field(ctx, base.attr, model, e.attr, mode, depth, e)
                 return out
         if isinstance(base, ast.Name) and not ctx.flow.reaching.get(id(base)):
+            found = self._instance_field(base, ctx, f"attr:{e.attr}", mode, depth, e)
+            if found is not None:  # a module-level instance's field: g_ctx.ids
+                return found
             return []  # module.attribute: replicated code or constants
         # field-sensitive through constructors: `scope.covered` follows covered=... only
         alias = self._self_alias(base, ctx)
@@ -669,6 +712,12 @@ class Tracer(FieldReads, CycleSolver, CallSummaries, PathConditions, NamedHelper
                 isinstance(e.func, ast.Name) and e.func.id == "cls"
                 or ast.unparse(e.func) == f"type({ctx.fn.self_name})"):
             return self._object(ctx.fn.klass, e, ctx, mode, depth)
+        receiver = self_chain(e.func.value, ctx.fn.self_name) \
+            if isinstance(e.func, ast.Attribute) else None
+        if receiver is not None:  # a method of a field buffer a collective filled in place
+            buffer = self._buffer_agreed(receiver, e, ctx)
+            if buffer is not None:
+                return [buffer]
         callees, note = self.callees_of(ctx, e)
         if note:
             return [Leaf(text, "unknown", f"call on an unresolved receiver: {note}",
@@ -702,6 +751,8 @@ class Tracer(FieldReads, CycleSolver, CallSummaries, PathConditions, NamedHelper
         if text.rsplit(".", 1)[-1][:1].isupper():  # an object built by a class we cannot read
             if mode == "length" or mode.startswith("lattr:"):
                 return []  # it exists on every rank
+            if mode.startswith("attr:") and text.rsplit(".", 1)[-1] in RECORD_CLASSES:
+                return self._args(e, ctx, "value", depth)  # an attribute view of its mapping
             if mode.startswith("attr:"):
                 return [Leaf(f"{text}(...).{mode[5:]}", "unknown",
                              f"attribute {mode[5:]} of an object built by {text}, a class "
@@ -798,6 +849,26 @@ class Tracer(FieldReads, CycleSolver, CallSummaries, PathConditions, NamedHelper
             out += self._prefixed(f"{info.file}:{w.stmt.lineno} {name} {w.kind} in "
                                   f"{w.qualname} (module state)", tuple(leaves))
         return out
+
+    def _instance_field(self, base: ast.Name, ctx: Ctx, attr: str, mode: str, depth: int,
+                        node: ast.AST) -> list[Leaf] | None:
+        """``g_ctx.<field>`` where ``g_ctx`` is a module-level instance of a class under the
+        roots (``g_ctx = Context()``, here or imported): the field's writes in that class
+        (the methods the roots reach, its constructor), read as a component's; None when
+        ``base`` names no such instance."""
+        if not ctx.fn.module:
+            return None
+        klass = self.resolver.instance_class(ctx.fn.module, base.id)
+        if klass is None:
+            return None
+        model = self.resolver.model_for(klass)
+        init = self.resolver.method(model, "__init__")
+        fake = Ctx(Fn(init.node if init else ctx.fn.node, model.name, ctx.fn.file,
+                      klass.module, model, klass, "self"), {},
+                   flow_facts(init.node if init else ctx.fn.node))
+        name = attr.removeprefix("attr:")
+        hop = self._hop(ctx, node, f"{base.id}.{name} (module-level {klass.name} instance)")
+        return self._prefixed(hop, tuple(self._field(fake, model, name, mode, depth + 1, node)))
 
     def _module_binding(self, ctx: Ctx, name: str):
         """(module info, name) of the module-level assignment ``name`` stands for in

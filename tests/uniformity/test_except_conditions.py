@@ -144,3 +144,78 @@ def test_an_import_error_beside_another_exception_is_not_configuration(make_pkg)
         "`except (ImportError, RuntimeError)` also catches a RuntimeError, which one rank may "
         "raise alone: only a handler for import errors alone is configuration, so `ok` must "
         f"be UNKNOWN; got {d.verdict.value}: {d.why}")
+
+
+# a handler whose last statement raises: on the ranks where the body raised, the function is
+# left by an exception as it would be without the try (SGLang's ParallelContext.override:
+# ``except Exception: self._overrides = saved; raise``), so it decides nothing; a handler
+# that falls through or returns still decides (twins). (handler, whether the handler's exit
+# is an UNKNOWN decision before the barrier after the try, verdict of `if self.state`)
+RAISING = {
+    "cleanup, then a bare raise": ("""
+            except Exception:
+                self.cleanup()
+                raise""", False, Verdict.UNIFORM),
+    "a field restored, then raise": ("""
+            except Exception:
+                self.state = self.server_args.default
+                raise""", False, Verdict.UNIFORM),
+    "raise another exception from it": ("""
+            except Exception as exc:
+                raise RuntimeError("load failed") from exc""", False, Verdict.UNIFORM),
+    "a field set, the handler falls through (twin)": ("""
+            except Exception:
+                self.state = self.server_args.default""", False, Verdict.UNKNOWN),
+    "a field set, the raise only under a condition (twin)": ("""
+            except Exception:
+                self.state = self.server_args.default
+                if self.server_args.strict:
+                    raise""", True, Verdict.UNKNOWN),
+    "the handler returns (twin)": ("""
+            except Exception:
+                return""", True, Verdict.UNIFORM),
+}
+
+
+@pytest.mark.parametrize("shape", sorted(RAISING), ids=_ids(RAISING))
+def test_a_handler_that_ends_by_raising_decides_nothing(make_pkg, shape):
+    handler, exit_decides, field = RAISING[shape]
+    src = f"""
+    class S:
+        def __init__(self):
+            self.state = self.server_args.default
+
+        def cleanup(self):
+            pass
+
+        def load(self):
+            try:
+                value = self.server_args.x
+{handler}
+            if value > 0:
+                dist.barrier(group=self.tp_cpu_group)
+
+        def step(self):
+            self.load()
+            if self.state:
+                dist.barrier(group=self.tp_cpu_group)
+    """
+    report = audit("pkg.s:S", root=make_pkg({"s.py": src}, ROOTS))
+    exits = [d for d in report.decisions if d.condition == "except Exception"]
+    assert bool(exits) is exit_decides and all(d.verdict is Verdict.UNKNOWN for d in exits), (
+        f"{shape}: "
+        + ("the handler lets the rank go on (returns, or raises only sometimes) where the "
+           "try body raised, so whether every rank raises decides the barrier after the "
+           "try: an UNKNOWN `except Exception` decision is expected"
+           if exit_decides else
+           "the handler ends by raising (or falls through): where the try body raised the "
+           "function is left by the exception as without the try, so the handler decides "
+           "nothing; no `except Exception` decision is expected")
+        + f"; got {[(d.kind, d.condition, d.verdict.value) for d in report.decisions]}")
+    d = next(d for d in report.decisions if d.condition == "self.state")
+    assert d.verdict is field, (
+        f"{shape}: `if self.state` must be {field.value} "
+        + ("(a write in a handler that ends by raising is seen only by code catching the "
+           "exception again: configuration here)" if field is Verdict.UNIFORM else
+           "(the field is written where the try body raised and the rank goes on)")
+        + f"; got {d.verdict.value}: {d.why}")

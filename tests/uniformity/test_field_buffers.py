@@ -1,0 +1,127 @@
+"""A communication buffer held in a field (``self.buf``) that a collective writes in place is
+agreed where it is read after it: ``self.buf.fill_(n); dist.all_reduce(self.buf, op=MAX);
+m = self.buf.item()`` (docs/uniformity.md "Inputs"). Found on lightllm's DP backend
+(``_dp_all_reduce_decode_req_num``): only locals were followed through an in-place
+collective, so `if max_decode_num != 0` was UNKNOWN ("call on an unresolved receiver").
+The collective must run before the read on every path, and nothing may write the buffer
+between them; each twin breaks one of those and must stay unresolved or rank-local."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from deskcheck.uniformity import Verdict, audit
+
+ROOTS = '[tool.deskcheck.uniformity]\nroots = ["step"]\n'
+
+SRC = """
+    import time
+
+    import torch
+    import torch.distributed as dist
+
+
+    class S:
+        def __init__(self):
+            self.buf = torch.tensor([0])
+            self.other = torch.tensor([0])
+            self.flag = CONFIG_FLAG
+
+        def _count(self):
+            self.buf.fill_(int(time.time()))
+            BODY
+            return n
+
+        def step(self):
+            n = self._count()
+            if n != 0:
+                dist.barrier(group=self.tp_cpu_group)
+"""
+
+# (body between the fill and the return, agreed?)
+SHAPES = {
+    "the buffer reduced in place, then read": (
+        "dist.all_reduce(self.buf, op=dist.ReduceOp.MAX)\n            n = self.buf.item()",
+        True),
+    "the buffer gathered into, then read": (
+        "dist.all_gather_into_tensor(self.buf, self.other)\n            n = self.buf.tolist()",
+        True),
+    "the buffer read as an item": (
+        "dist.all_reduce(self.buf)\n            n = self.buf[0]", True),
+    "read before the collective": (
+        "n = self.buf.item()\n            dist.all_reduce(self.buf)", False),
+    "the collective under a branch the read is not in": (
+        "if self.flag:\n                dist.all_reduce(self.buf)\n            n = self.buf.item()",
+        False),
+    "refilled between the collective and the read": (
+        "dist.all_reduce(self.buf)\n            self.buf.fill_(int(time.time()))\n"
+        "            n = self.buf.item()", False),
+    "reassigned between the collective and the read": (
+        "dist.all_reduce(self.buf)\n            self.buf = torch.tensor([int(time.time())])\n"
+        "            n = self.buf.item()", False),
+    "handed to another call between": (
+        "dist.all_reduce(self.buf)\n            torch.add(self.buf, 1, out=self.buf)\n"
+        "            n = self.buf.item()", False),
+    "another buffer reduced": (
+        "dist.all_reduce(self.other)\n            n = self.buf.item()", False),
+}
+
+
+def _ids(shapes) -> list[str]:
+    return [re.sub(r"\W+", "_", k).strip("_") for k in sorted(shapes)]
+
+
+@pytest.mark.parametrize("shape", sorted(SHAPES), ids=_ids(SHAPES))
+def test_a_field_buffer_written_in_place_by_a_collective_is_agreed(make_pkg, shape):
+    body, agreed = SHAPES[shape]
+    src = "\n    CONFIG_FLAG = True\n" + SRC.replace("BODY", body)
+    report = audit("pkg.s:S", root=make_pkg({"s.py": src}, ROOTS))
+    d = [d for d in report.decisions if d.kind == "if" and "n != 0" in d.condition][0]
+    if agreed:
+        assert d.verdict is Verdict.UNIFORM, (
+            f"{shape}: the collective writes self.buf in place before the read on every "
+            f"path, so `if n != 0` is UNIFORM (agreed over the group); got "
+            f"{d.verdict.value}: {d.why}")
+    else:
+        assert d.verdict is not Verdict.UNIFORM, (
+            f"{shape}: the read does not see only what the collective wrote into self.buf "
+            f"(read first, a branch, a write between, or another buffer): `if n != 0` "
+            f"must not be UNIFORM; got {d.verdict.value}: {d.why}")
+
+
+IN_PLACE = """
+    import time
+
+    import torch
+
+
+    class S:
+        def __init__(self):
+            self.buf = torch.zeros(4)
+            self.other = torch.zeros(4)
+
+        def step(self):
+            self.FIELD.METHOD(SOURCE)
+            if self.buf[0] > 5:
+                dist.barrier(group=self.tp_cpu_group)
+"""
+
+
+@pytest.mark.parametrize("field, method, source, verdict", [
+    ("buf", "fill_", "time.time()", Verdict.RANK_LOCAL),
+    ("buf", "copy_", "torch.rand(4)", Verdict.RANK_LOCAL),
+    ("buf", "masked_fill_", "mask, time.time()", Verdict.RANK_LOCAL),
+    ("other", "fill_", "time.time()", Verdict.UNIFORM),
+    ("buf", "fill_", "CONFIG_FLAG", Verdict.UNIFORM)])
+def test_a_tensor_s_in_place_method_writes_its_field(make_pkg, field, method, source,
+                                                       verdict):
+    src = "\n    CONFIG_FLAG = 1\n" + IN_PLACE.replace("FIELD", field).replace(
+        "METHOD", method).replace("SOURCE", source)
+    report = audit("pkg.s:S", root=make_pkg({"s.py": src}, ROOTS))
+    d = [d for d in report.decisions if d.kind == "if"][0]
+    assert d.verdict is verdict, (
+        f"self.{field}.{method}({source}) writes self.{field} in place (torch's trailing "
+        f"underscore): `if self.buf[0] > 5` must be {verdict.value}; got "
+        f"{d.verdict.value}: {d.why}")
