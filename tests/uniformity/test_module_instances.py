@@ -165,11 +165,12 @@ def test_a_read_answered_by_getattr_reads_what_getattr_returns(make_pkg, source,
 RECORD = """
     import json
     import os
+    from types import SimpleNamespace
     from easydict import EasyDict
 
 
     def start_args():
-        return EasyDict(SOURCE)
+        return SOURCE
 
 
     class S:
@@ -180,13 +181,16 @@ RECORD = """
 
 
 @pytest.mark.parametrize("source, verdict", [
-    ('json.loads(os.environ["ARGS"])', Verdict.UNIFORM),
-    ("{'tp': time.time()}", Verdict.RANK_LOCAL)])
+    ('EasyDict(json.loads(os.environ["ARGS"]))', Verdict.UNIFORM),
+    ("EasyDict({'tp': time.time()})", Verdict.RANK_LOCAL),
+    ("SimpleNamespace(tp=time.time())", Verdict.RANK_LOCAL),
+    ("SimpleNamespace(tp=CONFIG_TP)", Verdict.UNIFORM)])
 def test_a_record_class_attribute_reads_the_mapping_it_was_built_from(make_pkg, source,
                                                                       verdict):
-    report = audit("pkg.s:S", root=make_pkg({"s.py": RECORD.replace("SOURCE", source)}, ROOTS))
+    src = "\n    CONFIG_TP = 2\n" + RECORD.replace("SOURCE", source)
+    report = audit("pkg.s:S", root=make_pkg({"s.py": src}, ROOTS))
     d = [d for d in report.decisions if d.kind == "if"][0]
     assert d.verdict is verdict, (
-        f"EasyDict({source}).tp is a key of the mapping it views: the decision must be "
+        f"{source}.tp is a key of the mapping (or a keyword) it views: the decision must be "
         f"{verdict.value} (not UNKNOWN 'a class not found under the roots'); got "
         f"{d.verdict.value}: {d.why}")
