@@ -118,16 +118,21 @@ class CallResolver:
         return self.class_of_expr(module, binding.node.func)
 
     def returned_instance(self, getter: Fn) -> ClassSource | None:
-        """The class of the module-level instance a function returns on every ``return``
-        (``def get_ctx(): return _CTX``), else None."""
+        """The class of what a function returns on every ``return``: a module-level instance
+        (``def get_ctx(): return _CTX``) or a construction (``return Manager()``, a
+        singleton class's getter), else None."""
         if getter.klass is not None or not isinstance(getter.node, ast.FunctionDef):
             return None
         found: ClassSource | None = None
         for sub in ast.walk(getter.node):
             if isinstance(sub, ast.Return):
-                if not isinstance(sub.value, ast.Name):
+                if isinstance(sub.value, ast.Call) and isinstance(
+                        sub.value.func, ast.Name | ast.Attribute):
+                    klass = self.class_of_expr(getter.module, sub.value.func)
+                elif isinstance(sub.value, ast.Name):
+                    klass = self.instance_class(getter.module, sub.value.id)
+                else:
                     return None
-                klass = self.instance_class(getter.module, sub.value.id)
                 if klass is None or (found is not None and class_key(found) != class_key(klass)):
                     return None
                 found = klass

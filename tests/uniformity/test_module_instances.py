@@ -194,3 +194,43 @@ def test_a_record_class_attribute_reads_the_mapping_it_was_built_from(make_pkg, 
         f"{source}.tp is a key of the mapping (or a keyword) it views: the decision must be "
         f"{verdict.value} (not UNKNOWN 'a class not found under the roots'); got "
         f"{d.verdict.value}: {d.why}")
+
+
+BUILT = """
+    import time
+
+
+    class Manager:
+        def __init__(self):
+            self.t = 0.0
+
+        def stamp(self):
+            self.t = SOURCE
+
+        def last(self):
+            return self.t
+
+
+    def get_manager():
+        return Manager()
+
+
+    class S:
+        def step(self):
+            get_manager().stamp()
+            if get_manager().last() > 5:
+                dist.barrier(group=self.tp_cpu_group)
+"""
+
+
+@pytest.mark.parametrize("source, verdict", [("time.monotonic()", Verdict.RANK_LOCAL),
+                                             ("4", Verdict.UNIFORM)])
+def test_a_getter_returning_a_construction_resolves_calls_on_its_result(make_pkg, source,
+                                                                         verdict):
+    report = audit("pkg.s:S", root=make_pkg({"s.py": BUILT.replace("SOURCE", source)}, ROOTS))
+    d = [d for d in report.decisions if d.kind == "if"][0]
+    assert d.verdict is verdict, (
+        f"get_manager() returns Manager() (lmdeploy's get_dist_manager() of a singleton "
+        f"class): get_manager().stamp() enters Manager.stamp, which stores {source}, and "
+        f"get_manager().last() returns that field, so the decision must be {verdict.value}; "
+        f"got {d.verdict.value}: {d.why}")
