@@ -5,7 +5,11 @@ through an in-place collective, so a persistent buffer's read was a call on an u
 receiver (UNKNOWN). The collective must run before the read on every path through the
 function (its statement sits in a block that encloses the read, earlier) and nothing may
 write the buffer between them (an assignment, an item or attribute store, an in-place
-method ``buf.add_(...)``, or passing it to another call)."""
+method ``buf.add_(...)``, or passing it to another call). A field a method writes and then
+hands to an in-place collective that runs after the write whenever the write runs, with
+nothing writing it after (``self.all_vals = torch.tensor([val] * n);
+dist.all_gather_into_tensor(self.all_vals, ...)``, lmdeploy's ``DistGatherScalar``), holds
+what the collective made wherever it is read after that method."""
 
 from __future__ import annotations
 
@@ -55,10 +59,21 @@ def dominates(call: ast.AST, read: ast.AST, blocks: dict[int, _Blocks]) -> bool:
     return outer is not None and inner is not None and inner[:len(outer)] == outer
 
 
-def written_between(fn: ast.AST, chain: str, after: ast.AST, before: ast.AST,
+def follows_every_run(call: ast.AST, write: ast.AST, blocks: dict[int, _Blocks]) -> bool:
+    """Whether ``call`` runs after ``write`` whenever ``write`` runs: later in the text, in a
+    block that encloses the write (``self.buf = t`` under a branch, the collective after it)."""
+    if (call.lineno, call.col_offset) <= (write.lineno, write.col_offset):
+        return False
+    outer, inner = blocks.get(id(call)), blocks.get(id(write))
+    return outer is not None and inner is not None and inner[:len(outer)] == outer
+
+
+def written_between(fn: ast.AST, chain: str, after: ast.AST, before: ast.AST | None,
                     collective: ast.Call) -> bool:
-    """Whether code between the collective and the read may write the buffer ``chain``."""
-    start, end = (after.lineno, after.col_offset), (before.lineno, before.col_offset)
+    """Whether code between the collective and the read (None: the function's end) may
+    write the buffer ``chain``."""
+    start = (after.lineno, after.col_offset)
+    end = (before.lineno, before.col_offset) if before is not None else (1 << 30, 0)
     for node in ast.walk(fn):
         where = (getattr(node, "lineno", 0), getattr(node, "col_offset", 0))
         if not start < where < end or node is collective:

@@ -127,6 +127,10 @@ class FieldReads:
             return self._prefixed(hop, self.trace(write.value, self._class_ctx(), mode, depth + 1)
                                   ) if write.value is not None and not isinstance(
                                       write.value, ast.Constant) else []
+        superseded = self._buffer_after_write(f"{wctx.fn.self_name}.{name}", write.node, wctx) \
+            if write.node is not None and write.kind in ("assign", "mutate") else None
+        if superseded is not None:  # a collective overwrites it in place after this write
+            return self._prefixed(hop, (superseded,))
         out: list[Leaf] = []
         value = write.value
         if write.kind == "mutate" and mode == "length" and write.method not in _LENGTH_FROM_ARG:

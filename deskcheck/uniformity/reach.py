@@ -234,6 +234,8 @@ class Reach:
                 callees, note = self.resolver.resolve(fn, call)
             except RecursionError:
                 callees, note = [], "resolution too deep"
+            if not callees and not note:
+                callees = self._local_object_method(ctx, call)
             if note:
                 ctx.unresolved.append((call, note))
             elif (not callees and _module_level(call, ctx.flow)
@@ -251,6 +253,30 @@ class Reach:
                     target.parent = (ctx, call)
                     new.append(target)
         return new
+
+    def _local_object_method(self, ctx: Ctx, call: ast.Call) -> list[Fn]:
+        """``g = Gather(...); g.wait()``: the method of the class a local holds, when every
+        definition of it reaching the call builds an object of a class under the roots
+        (lmdeploy's ``DistGatherScalar``); else none."""
+        func = call.func
+        if not isinstance(func, ast.Attribute) or not isinstance(func.value, ast.Name) \
+                or not ctx.fn.module:
+            return []
+        reaching = ctx.flow.reaching.get(id(func.value), ())
+        out: list[Fn] = []
+        for d, _facts in reaching:
+            value = d.value
+            if d.kind != "assign" or d.unpacked or not isinstance(value, ast.Call) \
+                    or not isinstance(value.func, ast.Name | ast.Attribute):
+                return []
+            klass = self.resolver.class_of_expr(ctx.fn.module, value.func)
+            method = self.resolver.method(self.resolver.model_for(klass), func.attr) \
+                if klass is not None else None
+            if method is None:
+                return []
+            if method not in out:
+                out.append(method)
+        return out
 
     def _constants(self, ctx: Ctx, call: ast.Call, callee: Fn) -> dict[str, Any]:
         """Constant arguments (and constant defaults) for the callee's parameters that its

@@ -10,7 +10,13 @@ import ast
 from typing import Any
 
 from deskcheck.static import Fn, flow_facts, is_abstract
-from deskcheck.uniformity.buffers import dominates, enclosing_blocks, self_chain, written_between
+from deskcheck.uniformity.buffers import (
+    dominates,
+    enclosing_blocks,
+    follows_every_run,
+    self_chain,
+    written_between,
+)
 from deskcheck.uniformity.collectives import (
     classify_call,
     head_module_of,
@@ -419,6 +425,30 @@ class Tracer(FieldReads, CycleSolver, CallSummaries, PathConditions, NamedHelper
                             f"over {group}", self._group_dim_at(ctx, kind[1]),
                             (f"{ctx.fn.file}:{call.lineno} {ast.unparse(call.func)}({chain}, "
                              f"...)",))
+        return None
+
+    def _buffer_after_write(self, chain: str, write: ast.AST, ctx: Ctx) -> Leaf | None:
+        """A field write a collective overwrites in place later in the same function,
+        whenever the write runs, with no write after it (``buffers``): what the field holds
+        after that function is agreed."""
+        fn = ctx.fn.node
+        for call in ctx.flow.calls:
+            target = inplace_output(call)
+            if target is None or ast.unparse(target) != chain:
+                continue
+            kind = classify_call(call, self.reach.config, "torch.distributed")
+            if kind is None or kind[0] != "collective":
+                continue
+            blocks = self._blocks.get(id(fn))
+            if blocks is None:
+                blocks = self._blocks[id(fn)] = enclosing_blocks(fn)
+            if follows_every_run(call, write, blocks) and not written_between(
+                    fn, chain, call, None, call):
+                return Leaf(chain, "agreed", f"written in place by {ast.unparse(call.func)} "
+                            f"over {kind[1] or 'WORLD'} after this write",
+                            self._group_dim_at(ctx, kind[1]),
+                            (f"{ctx.fn.file}:{call.lineno} {ast.unparse(call.func)}({chain}, "
+                             f"...)",), group=kind[1] or "")
         return None
 
     def _inplace_calls(self, ctx: Ctx) -> list[tuple[str, ast.Call, str, str]]:

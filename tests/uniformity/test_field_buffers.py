@@ -125,3 +125,106 @@ def test_a_tensor_s_in_place_method_writes_its_field(make_pkg, field, method, so
         f"self.{field}.{method}({source}) writes self.{field} in place (torch's trailing "
         f"underscore): `if self.buf[0] > 5` must be {verdict.value}; got "
         f"{d.verdict.value}: {d.why}")
+
+
+GATHER = """
+    import time
+
+    import torch
+    import torch.distributed as dist
+
+
+    class Gather:
+        def __init__(self, val, size, group=None):
+            BODY
+
+        async def async_wait(self):
+            self.worker.wait()
+            return self.all_vals
+
+
+    class S:
+        async def step(self):
+            n = time.time()
+            g = Gather(n, 4, group=GROUP)
+            vals = await g.async_wait()
+            if vals.max() > 5:
+                dist.barrier(group=self.tp_cpu_group)
+"""
+
+_WRITE = "self.all_vals = torch.tensor([val] * size)"
+_GATHER = ("self.worker = dist.all_gather_into_tensor(self.all_vals, "
+           "self.all_vals.new_tensor([val]), group=group, async_op=True)")
+# (constructor body, group passed, agreed?) — lmdeploy's DistGatherScalar: the constructor
+# gathers into its field, async_wait() returns it
+GATHERS = {
+    "the constructor gathers into the field it wrote": (
+        f"{_WRITE}\n            {_GATHER}", "self.tp_cpu_group", True),
+    "the write under a branch, the gather after it": (
+        f"if size:\n                {_WRITE}\n            {_GATHER}", "self.tp_cpu_group", True),
+    "gathered over another group than the barrier's": (
+        f"{_WRITE}\n            {_GATHER}", "self.pp_group", False),
+    "the gather before the write": (
+        f"self.all_vals = torch.zeros(size)\n            {_GATHER}\n            {_WRITE}",
+        "self.tp_cpu_group", False),
+    "the gather under a branch the write is not in": (
+        f"{_WRITE}\n            if size > 8:\n                {_GATHER}", "self.tp_cpu_group",
+        False),
+    "written through out= after the gather": (
+        f"{_WRITE}\n            {_GATHER}\n"
+        "            torch.mul(self.all_vals, val, out=self.all_vals)",
+        "self.tp_cpu_group", False),
+}
+
+
+@pytest.mark.parametrize("shape", sorted(GATHERS), ids=_ids(GATHERS))
+def test_a_field_a_collective_overwrites_in_place_after_its_write_is_agreed(make_pkg, shape):
+    body, group, agreed = GATHERS[shape]
+    src = GATHER.replace("BODY", body).replace("GROUP", group)
+    roots = '[tool.deskcheck.uniformity]\nroots = ["step"]\n' \
+        '[tool.deskcheck.uniformity.groups]\n"self.tp_cpu_group" = "tp"\n"self.pp_group" = "pp"\n'
+    report = audit("pkg.s:S", root=make_pkg({"s.py": src}, roots))
+    d = [d for d in report.decisions if d.kind == "if"][0]
+    if agreed:
+        assert d.verdict is Verdict.UNIFORM, (
+            f"{shape}: the constructor's all_gather_into_tensor overwrites self.all_vals in "
+            f"place after it is written (whenever it is written), so what async_wait() "
+            f"returns is agreed over the TP group: `if vals.max() > 5` must be UNIFORM; got "
+            f"{d.verdict.value}: {d.why}")
+    else:
+        assert d.verdict is Verdict.RANK_LOCAL, (
+            f"{shape}: what async_wait() returns is not (only) what a collective over the "
+            f"barrier's group made (another group, or a write the gather does not follow "
+            f"every time): `if vals.max() > 5` must be RANK-LOCAL (the local clock n); got "
+            f"{d.verdict.value}: {d.why}")
+
+
+LOCAL_OBJECT = """
+    import time
+
+    import torch.distributed as dist
+
+
+    class Syncer:
+        def __init__(self, group):
+            self.group = group
+
+        def sync(self):
+            if time.time() > 5:
+                dist.barrier(group=self.group)
+
+
+    class S:
+        def step(self):
+            s = Syncer(self.tp_cpu_group)
+            s.sync()
+"""
+
+
+def test_a_method_called_on_a_local_object_is_entered(make_pkg):
+    report = audit("pkg.s:S", root=make_pkg({"s.py": LOCAL_OBJECT}, ROOTS))
+    found = [d for d in report.decisions if d.function == "Syncer.sync"]
+    assert found and found[0].verdict is Verdict.RANK_LOCAL, (
+        "s = Syncer(...); s.sync(): the walk must enter Syncer.sync (the local holds a "
+        "Syncer), find its barrier and the clock deciding it (RANK-LOCAL); got decisions "
+        f"{[(d.function, d.condition, d.verdict.value) for d in report.decisions]}")
