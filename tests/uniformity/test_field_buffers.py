@@ -4,7 +4,9 @@ m = self.buf.item()`` (docs/uniformity.md "Inputs"). Found on lightllm's DP back
 (``_dp_all_reduce_decode_req_num``): only locals were followed through an in-place
 collective, so `if max_decode_num != 0` was UNKNOWN ("call on an unresolved receiver").
 The collective must run before the read on every path, and nothing may write the buffer
-between them; each twin breaks one of those and must stay unresolved or rank-local."""
+between them; each twin breaks one of those and must stay unresolved or rank-local. Another
+method stores a clock in the buffer too (``_reset``): only the collective before the read
+makes that read agreed, whatever else the field holds elsewhere."""
 
 from __future__ import annotations
 
@@ -29,12 +31,16 @@ SRC = """
             self.other = torch.tensor([0])
             self.flag = CONFIG_FLAG
 
+        def _reset(self):
+            self.buf = torch.tensor([int(time.time())])
+
         def _count(self):
             self.buf.fill_(int(time.time()))
             BODY
             return n
 
         def step(self):
+            self._reset()
             n = self._count()
             if n != 0:
                 dist.barrier(group=self.tp_cpu_group)
