@@ -548,6 +548,8 @@ class CallResolver:
                 init = self.method(self.model_for(klass), "__init__")
                 return ([init] if init is not None else []), ""
             return [], ""
+        if isinstance(func, ast.Subscript):  # self._MAP[key](...): every value of the table
+            return self.callables_of(fn, fn.module, func), ""
         if not isinstance(func, ast.Attribute):
             return [], ""
         receiver = func.value
@@ -629,12 +631,18 @@ class CallResolver:
                 continue
             owner = Fn(write.function, "", write.file, write.klass.module, model, write.klass,
                        first_param(write.function)) if write.function is not None else None
-            out += self.callables_of(owner, write.klass.module, write.value)
+            out += self.callables_of(owner, write.klass.module, write.value, model)
         return out
 
-    def callables_of(self, fn: Fn | None, module: str, value: ast.expr) -> list[Fn]:
+    def callables_of(self, fn: Fn | None, module: str, value: ast.expr,
+                     model: ClassModel | None = None, depth: int = 0) -> list[Fn]:
         """Functions an expression refers to (not calls): ``self._m``, ``helper``, either
-        side of a ternary (``self.step if q is None else self.step_with_queue``)."""
+        side of a ternary (``self.step if q is None else self.step_with_queue``), a method
+        bound by hand (``MethodType(f, self)``), and every value of a dispatch table it
+        indexes (``self._MAP[type(cmd)]`` over a dict display held in a field, a class
+        attribute or a module-level name; a class attribute's values name the class's own
+        functions: DeepSpeed's pipeline ``_INSTRUCTION_MAP``)."""
+        model = model or (fn.model if fn is not None else None)
         out: list[Fn] = []
         for expr in _alternatives(value):  # either side of a ternary
             found = None
@@ -643,8 +651,39 @@ class CallResolver:
                 found = self.method(fn.model, expr.attr)
             elif isinstance(expr, ast.Name):
                 found = self.function_named(module, expr.id)
-            if found is not None:
+                if found is None and model is not None and fn is None:
+                    found = self.method(model, expr.id)  # a class body's own function
+            elif depth < 4 and isinstance(expr, ast.Call) and expr.args and \
+                    ast.unparse(expr.func).rsplit(".", 1)[-1] == "MethodType":
+                out += [f for f in self.callables_of(fn, module, expr.args[0], model, depth + 1)
+                        if f not in out]
+            elif depth < 4 and isinstance(expr, ast.Subscript | ast.Dict):
+                for table in self._tables(fn, module, expr, model):
+                    out += [f for v in table.values if v is not None for f in
+                            self.callables_of(None if table.owner is None else fn, module, v,
+                                              model, depth + 1) if f not in out]
+            if found is not None and found not in out:
                 out.append(found)
+        return out
+
+    def _tables(self, fn: Fn | None, module: str, expr: ast.Subscript | ast.Dict,
+                model: ClassModel | None) -> list[_Table]:
+        """The dict displays an indexed expression reads (``self._MAP[k]``, ``_MAP[k]``)."""
+        if isinstance(expr, ast.Dict):
+            return [_Table(expr, fn)]
+        base = expr.value
+        out: list[_Table] = []
+        if isinstance(base, ast.Attribute) and isinstance(base.value, ast.Name) and fn \
+                and base.value.id == fn.self_name and model is not None:
+            for write in field_writes(model).get(base.attr, []):
+                if isinstance(write.value, ast.Dict) and write.kind in ("assign", "default"):
+                    out.append(_Table(write.value, write.function))
+        elif isinstance(base, ast.Name):
+            info = self.index.module(module)
+            binding = info.bindings.get(base.id) if info is not None else None
+            if binding is not None and binding.kind == "alias" \
+                    and isinstance(binding.node, ast.Dict):
+                out.append(_Table(binding.node, binding.node))
         return out
 
 
@@ -760,6 +799,19 @@ def argument_setting(model: ClassModel, init: Fn | None, call: ast.Call,
                 isinstance(a, ast.Starred) for a in call.args[:position + 1]):
             return call.args[position]
     return None
+
+
+@dataclass(frozen=True)
+class _Table:
+    """A dispatch table's dict display; ``owner``: the function that builds it (None for a
+    class attribute, whose values name the class body's functions)."""
+
+    display: ast.Dict
+    owner: object
+
+    @property
+    def values(self) -> list[ast.expr | None]:
+        return list(self.display.values)
 
 
 def _alternatives(expr: ast.expr) -> list[ast.expr]:
