@@ -19,6 +19,7 @@ from deskcheck.static import (
 from deskcheck.uniformity.leaves import Leaf, default_of
 from deskcheck.uniformity.positions import of_element, unpacked
 from deskcheck.uniformity.reach import DECIDING_GUARDS, Ctx, argument_for, tested
+from deskcheck.uniformity.rules import builds_group
 
 # the function class-level defaults are read in: one node for the process (flow facts are
 # cached by id, so a node that could be freed and its id reused must never reach them)
@@ -148,7 +149,8 @@ class FieldReads:
             if write.unpacked and write.kind == "assign":
                 value, keep = unpacked(value, write.index, keep)
             out += self.trace(value, wctx, keep, depth + 1)
-        if not write.function.name == "__init__":
+        if not write.function.name == "__init__" \
+                and not builds_group(write.value, wctx.flow.reaching):
             for g in wctx.flow.guards.get(id(write.node), ()):
                 if reraising(g.node):  # cleanup before a re-raise: the raise is no decision
                     continue

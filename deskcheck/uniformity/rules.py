@@ -165,3 +165,21 @@ def single_rank_dim(test: ast.expr, negated: bool) -> str | None:
 def trivial_for(single_dim: str, group: str) -> bool:
     """A path where ``single_dim`` groups have one rank: is a ``group`` collective trivial?"""
     return single_dim == group or single_dim == "world" or group in NESTED.get(single_dim, set())
+
+
+_GROUP_BUILDERS = ("new_group", "new_subgroups", "new_subgroups_by_enumeration",
+                   "init_device_mesh")
+
+
+def builds_group(value: ast.expr | None, reaching: dict) -> bool:
+    """Whether ``value`` is a process group a builder made (``dist.new_group(ranks)``,
+    directly or through the one local it was bound to): stored under a membership test
+    (``if rank in ranks: _GROUP = group``), each rank keeps the one group of that kind it
+    belongs to, so the test decides no data (Megatron's and DeepSpeed's group setup)."""
+    if isinstance(value, ast.Name):
+        defs = reaching.get(id(value), ())
+        if len(defs) != 1 or defs[0][0].kind != "assign":
+            return False
+        value = defs[0][0].value
+    return isinstance(value, ast.Call) and hop_text(value.func).rsplit(".", 1)[-1] in \
+        _GROUP_BUILDERS

@@ -55,6 +55,7 @@ from deskcheck.uniformity.reach import (
     tested,
 )
 from deskcheck.uniformity.rules import (
+    builds_group,
     config_reason,
     hop_text,
     matches,
@@ -64,6 +65,12 @@ from deskcheck.uniformity.rules import (
 from deskcheck.uniformity.summaries import CallSummaries
 
 _MAX_DEPTH = 3000  # a guard against runaway recursion; the memo bounds the work
+# builtins that test a value's kind (its class, an attribute's presence), not its content
+TYPE_TESTS = frozenset({"isinstance", "hasattr", "callable", "type"})
+# keywords of an external call that never decide its result's length or existence
+# (torch.zeros(n, device=d, dtype=t)): a length read skips them
+_PLACEMENT = frozenset({"device", "dtype", "layout", "pin_memory", "requires_grad",
+                        "non_blocking", "memory_format"})
 # external classes whose attributes are the keys of the mapping or keywords they are built
 # from (``EasyDict(json.loads(os.environ["ARGS"])).tp``): read as those arguments
 RECORD_CLASSES = frozenset({"EasyDict", "edict", "SimpleNamespace", "Namespace", "Munch",
@@ -104,6 +111,7 @@ class Tracer(FieldReads, CycleSolver, CallSummaries, PathConditions, NamedHelper
         self._yield_cache: dict[int, list] = {}  # function node id -> its yield points
         self._state_cache: dict[str, dict] = {}  # module file -> its module-state writes
         self._blocks: dict[int, dict] = {}  # function node id -> enclosing blocks per node
+        self._field_writers: dict[int, dict] = {}  # function node id -> in-place collectives
 
     def forget(self) -> None:
         """Drop memoised input sets (after the declarations it reads were changed)."""
@@ -404,17 +412,28 @@ class Tracer(FieldReads, CycleSolver, CallSummaries, PathConditions, NamedHelper
                             group=group)
         return None
 
+    def _field_collectives(self, ctx: Ctx) -> dict[str, list[tuple[ast.Call, tuple]]]:
+        """The function's collectives that write a field in place, by the field's chain
+        (``self.buf``): computed once per function."""
+        found = self._field_writers.get(id(ctx.fn.node))
+        if found is None:
+            found = {}
+            for call in ctx.flow.calls:
+                target = inplace_output(call)
+                chain = self_chain(target, ctx.fn.self_name) if target is not None else None
+                if chain is None:
+                    continue
+                kind = classify_call(call, self.reach.config, "torch.distributed")
+                if kind is not None and kind[0] == "collective":
+                    found.setdefault(chain, []).append((call, kind))
+            self._field_writers[id(ctx.fn.node)] = found
+        return found
+
     def _buffer_agreed(self, chain: str, read: ast.AST, ctx: Ctx) -> Leaf | None:
         """A field buffer (``self.buf``) a collective wrote in place before this read on
         every path, with no write between (``buffers``): agreed over its group."""
         fn = ctx.fn.node
-        for call in ctx.flow.calls:
-            target = inplace_output(call)
-            if target is None or ast.unparse(target) != chain:
-                continue
-            kind = classify_call(call, self.reach.config, "torch.distributed")
-            if kind is None or kind[0] != "collective":
-                continue
+        for call, kind in self._field_collectives(ctx).get(chain, ()):
             blocks = self._blocks.get(id(fn))
             if blocks is None:
                 blocks = self._blocks[id(fn)] = enclosing_blocks(fn)
@@ -432,13 +451,7 @@ class Tracer(FieldReads, CycleSolver, CallSummaries, PathConditions, NamedHelper
         whenever the write runs, with no write after it (``buffers``): what the field holds
         after that function is agreed."""
         fn = ctx.fn.node
-        for call in ctx.flow.calls:
-            target = inplace_output(call)
-            if target is None or ast.unparse(target) != chain:
-                continue
-            kind = classify_call(call, self.reach.config, "torch.distributed")
-            if kind is None or kind[0] != "collective":
-                continue
+        for call, kind in self._field_collectives(ctx).get(chain, ()):
             blocks = self._blocks.get(id(fn))
             if blocks is None:
                 blocks = self._blocks[id(fn)] = enclosing_blocks(fn)
@@ -467,8 +480,9 @@ class Tracer(FieldReads, CycleSolver, CallSummaries, PathConditions, NamedHelper
                 out.append((target.id, call, self._group_dim_at(ctx, kind[1]),
                             f"{ast.unparse(call.func)} over {kind[1] or 'WORLD'}"))
                 continue
-            if not any(isinstance(a, ast.Name) for a in call.args):
-                continue
+            if not any(isinstance(a, ast.Name) for a in (*call.args,
+                                                          *(k.value for k in call.keywords))):
+                continue  # nothing a wrapper could reduce in place, by position or keyword
             try:
                 callees, _note = self.resolver.resolve(ctx.fn, call)
             except RecursionError:
@@ -730,6 +744,11 @@ class Tracer(FieldReads, CycleSolver, CallSummaries, PathConditions, NamedHelper
                          f"{kind[1] or 'WORLD'}", dim, (self._hop(ctx, e, ast.unparse(e.func)),))]
         if isinstance(e.func, ast.Name) and e.func.id == "len" and e.args:
             return list(self.trace(e.args[0], ctx, "length", depth + 1))
+        if isinstance(e.func, ast.Name) and e.func.id in TYPE_TESTS and e.args \
+                and not ctx.flow.reaching.get(id(e.func)):
+            # which kind of value reaches, not what it holds: an object exists (its
+            # constructor's arguments are not read), a call's value by which return
+            return list(self.trace(e.args[0], ctx, "length", depth + 1))
         if isinstance(e.func, ast.Name) and not ctx.flow.reaching.get(id(e.func)) \
                 and imported is None and e.func.id in __builtins__:  # type: ignore[operator]
             inner = mode if e.func.id in _LENGTH_KEEP or e.func.id == "range" else "value"
@@ -792,7 +811,11 @@ class Tracer(FieldReads, CycleSolver, CallSummaries, PathConditions, NamedHelper
                 isinstance(e.func.value, ast.Name) and e.func.value.id == ctx.fn.self_name):
             out += self.trace(e.func.value, ctx, "value" if of_element(mode) else mode,
                               depth + 1)  # self: code, not data
-        return out + self._args(e, ctx, "length" if mode == "length" else "value", depth)
+        if mode == "length":  # placement keywords decide no length
+            e = ast.Call(func=e.func, args=e.args,
+                         keywords=[k for k in e.keywords if k.arg not in _PLACEMENT])
+            return out + self._args(e, ctx, "length", depth)
+        return out + self._args(e, ctx, "value", depth)
 
     def _called_classes(self, name: ast.Name, ctx: Ctx) -> list:
         """The classes a called local or parameter holds: every definition reaching the call
@@ -873,7 +896,8 @@ class Tracer(FieldReads, CycleSolver, CallSummaries, PathConditions, NamedHelper
             wctx = self._fn_ctx(fn)
             leaves = list(self.trace(w.value, wctx, "value", depth + 1)) \
                 if w.value is not None else []
-            for g in wctx.flow.guards.get(id(w.stmt), ()):
+            stored_group = builds_group(w.value, wctx.flow.reaching)
+            for g in () if stored_group else wctx.flow.guards.get(id(w.stmt), ()):
                 if tested(g) and g.kind in DECIDING_GUARDS:
                     leaves += self.guard_sources(g, wctx, depth)
             out += self._prefixed(f"{info.file}:{w.stmt.lineno} {name} {w.kind} in "

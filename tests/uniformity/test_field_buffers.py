@@ -234,3 +234,39 @@ def test_a_method_called_on_a_local_object_is_entered(make_pkg):
         "s = Syncer(...); s.sync(): the walk must enter Syncer.sync (the local holds a "
         "Syncer), find its barrier and the clock deciding it (RANK-LOCAL); got decisions "
         f"{[(d.function, d.condition, d.verdict.value) for d in report.decisions]}")
+
+
+KEYWORD_WRAPPER = """
+    import time
+
+    import torch
+    import torch.distributed as dist
+
+
+    class S:
+        def _reduce_max(self, tensor, op=None):
+            dist.all_reduce(tensor, op=op, group=self.tp_cpu_group)
+
+        def step(self):
+            t = torch.tensor([time.time()])
+            CALL
+            if t.item() > 5:
+                dist.barrier(group=self.tp_cpu_group)
+"""
+
+
+@pytest.mark.parametrize("call, verdict", [
+    ("self._reduce_max(tensor=t, op=dist.ReduceOp.MAX)", Verdict.UNIFORM),
+    ("self._reduce_max(t, op=dist.ReduceOp.MAX)", Verdict.UNIFORM),
+    ("self._reduce_max(tensor=torch.zeros(1))", Verdict.RANK_LOCAL)],
+    ids=["by_keyword", "by_position", "another_tensor"])
+def test_a_wrapper_reducing_its_parameter_in_place_by_keyword(make_pkg, call, verdict):
+    report = audit("pkg.s:S", root=make_pkg({"s.py": KEYWORD_WRAPPER.replace("CALL", call)},
+                                            ROOTS))
+    d = [d for d in report.decisions if d.kind == "if"][0]
+    assert d.verdict is verdict, (
+        f"`{call}`: _reduce_max all-reduces its `tensor` parameter in place over the TP "
+        f"group (DeepSpeed's `self._model_parallel_all_reduce(tensor=overflow_gpu, ...)`), "
+        f"so `if t.item() > 5` must be {verdict.value} whether t is passed by keyword or "
+        f"by position (RANK-LOCAL when another tensor is reduced); got {d.verdict.value}: "
+        f"{d.why}")

@@ -82,10 +82,13 @@ class SchedulerBatchMixin:
         return decision
 
     def _group_prefix_lens(self: Scheduler, decision: BatchDecision) -> dict[str, int]:
-        """Prefix lengths to reuse: the GROUP match under the enforcer (<= every rank's own)."""
+        """Prefix lengths to reuse: the GROUP match under the enforcer (<= every rank's own),
+        for every rid the group named. The admission loop stops at the group count, so only
+        ``decision.rids`` are priced; keying the lengths by the group's own names (not by the
+        count's cut) keeps them a function of the reduced head block alone."""
         if decision.rule.startswith("rank-local") or self._uniform_head_match_lens is None:
             return {}
-        return {rid: self._uniform_head_match_lens[rid] for rid in decision.rids}
+        return dict(self._uniform_head_match_lens)
 
     def _running_reservation(self: Scheduler) -> int:
         """Tokens running requests may still claim (their decode room)."""
