@@ -71,6 +71,11 @@ TYPE_TESTS = frozenset({"isinstance", "hasattr", "callable", "type"})
 # (torch.zeros(n, device=d, dtype=t)): a length read skips them
 _PLACEMENT = frozenset({"device", "dtype", "layout", "pin_memory", "requires_grad",
                         "non_blocking", "memory_format"})
+# a tensor's methods that read its size or kind only (the receiver in length mode), and
+# those that move the same data elsewhere (their arguments are placement, not data)
+TENSOR_SIZE_READS = frozenset({"numel", "nelement", "dim", "size", "is_floating_point",
+                               "is_complex", "is_contiguous", "element_size"})
+TENSOR_MOVES = frozenset({"to", "cuda", "cpu", "pin_memory"})
 # external classes whose attributes are the keys of the mapping or keywords they are built
 # from (``EasyDict(json.loads(os.environ["ARGS"])).tp``): read as those arguments
 RECORD_CLASSES = frozenset({"EasyDict", "edict", "SimpleNamespace", "Namespace", "Munch",
@@ -807,15 +812,19 @@ class Tracer(FieldReads, CycleSolver, CallSummaries, PathConditions, NamedHelper
                              f"attribute {mode[5:]} of an object built by {text}, a class "
                              f"not found under the roots", witness=(self._hop(ctx, e, text),))]
         out = []
+        method = e.func.attr if isinstance(e.func, ast.Attribute) else ""
+        if method in TENSOR_SIZE_READS:  # t.numel(), t.is_floating_point(): its size or kind
+            return list(self.trace(e.func.value, ctx, "length", depth + 1))
         if isinstance(e.func, ast.Attribute) and not (
                 isinstance(e.func.value, ast.Name) and e.func.value.id == ctx.fn.self_name):
             out += self.trace(e.func.value, ctx, "value" if of_element(mode) else mode,
                               depth + 1)  # self: code, not data
-        if mode == "length":  # placement keywords decide no length
-            e = ast.Call(func=e.func, args=e.args,
-                         keywords=[k for k in e.keywords if k.arg not in _PLACEMENT])
-            return out + self._args(e, ctx, "length", depth)
-        return out + self._args(e, ctx, "value", depth)
+        if method in TENSOR_MOVES:  # t.to(device), t.cuda(): the same data, elsewhere
+            return out
+        # placement keywords (device=, dtype=) are no data and decide no length
+        e = ast.Call(func=e.func, args=e.args,
+                     keywords=[k for k in e.keywords if k.arg not in _PLACEMENT])
+        return out + self._args(e, ctx, "length" if mode == "length" else "value", depth)
 
     def _called_classes(self, name: ast.Name, ctx: Ctx) -> list:
         """The classes a called local or parameter holds: every definition reaching the call

@@ -157,3 +157,42 @@ def test_a_group_field_written_under_its_membership_test(make_pkg, value, verdic
         f"`{value}` stored in self.ep_group under `if rank in ranks` must make `if "
         f"self.ep_group is not None` {verdict.value} (a process group each rank keeps for "
         f"itself decides nothing; a plain value does); got {d.verdict.value}: {d.why}")
+
+
+TENSOR_READS = """
+    import os
+    import time
+
+    import torch
+
+
+    class S:
+        def __init__(self):
+            self.device = torch.device(f"cuda:{os.getpid() % 8}")
+
+        def step(self):
+            t = torch.tensor([time.time()] * 4)
+            if READ:
+                dist.barrier(group=self.tp_cpu_group)
+"""
+
+
+@pytest.mark.parametrize("read, verdict", [
+    ("t.numel() > 1", Verdict.UNIFORM),
+    ("t.is_floating_point()", Verdict.UNIFORM),
+    ("t.to(self.device).sum() > 1", Verdict.RANK_LOCAL),
+    ("torch.ones(4).to(self.device).sum() > 1", Verdict.UNIFORM),
+    ("torch.zeros(4, device=self.device).sum() > 1", Verdict.UNIFORM),
+    ("t.sum() > 1", Verdict.RANK_LOCAL)],
+    ids=["numel", "is_floating_point", "moved_content_twin", "moved_constant",
+         "placement_in_value",
+         "content_twin"])
+def test_a_tensor_s_size_and_placement_are_no_content(make_pkg, read, verdict):
+    report = audit("pkg.s:S", root=make_pkg({"s.py": TENSOR_READS.replace("READ", read)},
+                                            ROOTS))
+    d = [d for d in report.decisions if d.kind == "if"][0]
+    assert d.verdict is verdict, (
+        f"`if {read}`: t holds clock readings in a shape of 4 and self.device is this "
+        f"rank's own device: a size or kind read (numel, is_floating_point) and a device "
+        f"placement carry no clock (UNIFORM), the content does, wherever it is moved "
+        f"(RANK-LOCAL); must be {verdict.value}; got {d.verdict.value}: {d.why}")
