@@ -168,8 +168,10 @@ def _inputs(build: _Build, ctx: Ctx, tracer: Tracer) -> list[Leaf]:
     g = build.guard
     if g.kind == "shape" and build.shape is not None:
         call = build.shape
-        return [x for a in [*call.args, *(k.value for k in call.keywords)]
-                for x in tracer.trace(a, ctx, "length")]
+        args = [*call.args, *(k.value for k in call.keywords)]
+        # an argument that is an object of ours: the sizes it was built from (``shapes``)
+        return [x for a in args for x in tracer.trace(a, ctx, "length")] + [
+            x for a in args for x in tracer.record_sizes(a, ctx)]
     return list(tracer.guard_sources(g, ctx, -1))
 
 

@@ -62,6 +62,7 @@ from deskcheck.uniformity.rules import (
     rank_id_dim,
     rank_local_reason,
 )
+from deskcheck.uniformity.shapes import constructions
 from deskcheck.uniformity.summaries import CallSummaries
 
 _MAX_DEPTH = 3000  # a guard against runaway recursion; the memo bounds the work
@@ -416,6 +417,38 @@ class Tracer(FieldReads, CycleSolver, CallSummaries, PathConditions, NamedHelper
                             (f"{ctx.fn.file}:{call.lineno} {ast.unparse(call.func)}({e.id}, ...)",),
                             group=group)
         return None
+
+    def record_sizes(self, value: ast.expr, ctx: Ctx) -> list[Leaf]:
+        """A forward argument's objects (``shapes``): each construction's arguments read for
+        their length (placement keywords aside), with the construction as a hop."""
+        out: list[Leaf] = []
+        for call, cctx in constructions(value, ctx, self._is_record, self._value_callees):
+            hop = self._hop(cctx, call, f"shape of {ast.unparse(call.func)}(...)")
+            args = [*call.args, *(k.value for k in call.keywords if k.arg not in _PLACEMENT)]
+            leaves = [x for a in args for x in self.trace(
+                a.value if isinstance(a, ast.Starred) else a, cctx, "length", 1)]
+            out += self._prefixed(hop, tuple(leaves))
+        return out
+
+    def _is_record(self, call: ast.Call, ctx: Ctx) -> bool:
+        """A construction of a class under the roots whose length says nothing (no
+        ``__len__``/``__bool__``: the length mode already reads a class that has one)."""
+        if not ctx.fn.module or not isinstance(call.func, ast.Name | ast.Attribute):
+            return False
+        klass = self.resolver.class_of_expr(ctx.fn.module, call.func)
+        if klass is None and isinstance(call.func, ast.Name):
+            local = self.resolver.local_import(ctx.fn, call.func.id)
+            klass = self.resolver.class_named(*local) if local is not None else None
+        if klass is None:
+            return False
+        model = self.resolver.model_for(klass)
+        return model.lookup("__len__") is None and model.lookup("__bool__") is None
+
+    def _value_callees(self, ctx: Ctx, call: ast.Call) -> list[Ctx]:
+        """The functions a call enters whose returns are its value (no constructor)."""
+        callees, _note = self.callees_of(ctx, call)
+        return [c for c in callees[:6] if not c.fn.qualname.endswith(".__init__")
+                and not is_abstract(c.fn.node)]
 
     def _field_collectives(self, ctx: Ctx) -> dict[str, list[tuple[ast.Call, tuple]]]:
         """The function's collectives that write a field in place, by the field's chain
