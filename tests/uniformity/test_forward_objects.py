@@ -48,6 +48,9 @@ SHAPES = {
     "either side of a ternary": ("""
             mi = ModelInput(batch_size=len(reqs), input_ids=None) if reqs else ModelInput(1, None)
             self.model.forward(mi)""", Verdict.RANK_LOCAL),
+    "the else arm of a ternary on configuration": ("""
+            mi = ModelInput(4, None) if self.server_args.fixed else ModelInput(len(reqs), None)
+            self.model.forward(mi)""", Verdict.RANK_LOCAL),
     "passed as the call's own argument": ("""
             self.model.forward(ModelInput(batch_size=len(reqs), input_ids=None))""",
                                           Verdict.RANK_LOCAL),
