@@ -450,6 +450,13 @@ class Tracer(FieldReads, CycleSolver, CallSummaries, PathConditions, NamedHelper
         return [c for c in callees[:6] if not c.fn.qualname.endswith(".__init__")
                 and not is_abstract(c.fn.node)]
 
+    def _blocks_of(self, fn: ast.AST) -> dict:
+        """The blocks enclosing each node of ``fn`` (``buffers.enclosing_blocks``), once."""
+        blocks = self._blocks.get(id(fn))
+        if blocks is None:
+            blocks = self._blocks[id(fn)] = enclosing_blocks(fn)
+        return blocks
+
     def _field_collectives(self, ctx: Ctx) -> dict[str, list[tuple[ast.Call, tuple]]]:
         """The function's collectives that write a field in place, by the field's chain
         (``self.buf``): computed once per function."""
@@ -472,9 +479,7 @@ class Tracer(FieldReads, CycleSolver, CallSummaries, PathConditions, NamedHelper
         every path, with no write between (``buffers``): agreed over its group."""
         fn = ctx.fn.node
         for call, kind in self._field_collectives(ctx).get(chain, ()):
-            blocks = self._blocks.get(id(fn))
-            if blocks is None:
-                blocks = self._blocks[id(fn)] = enclosing_blocks(fn)
+            blocks = self._blocks_of(fn)
             if dominates(call, read, blocks) and not written_between(fn, chain, call, read,
                                                                      call):
                 group = kind[1] or "WORLD"
@@ -490,9 +495,7 @@ class Tracer(FieldReads, CycleSolver, CallSummaries, PathConditions, NamedHelper
         after that function is agreed."""
         fn = ctx.fn.node
         for call, kind in self._field_collectives(ctx).get(chain, ()):
-            blocks = self._blocks.get(id(fn))
-            if blocks is None:
-                blocks = self._blocks[id(fn)] = enclosing_blocks(fn)
+            blocks = self._blocks_of(fn)
             if follows_every_run(call, write, blocks) and not written_between(
                     fn, chain, call, None, call):
                 return Leaf(chain, "agreed", f"written in place by {ast.unparse(call.func)} "
