@@ -17,40 +17,22 @@ hand verdicts.
 from __future__ import annotations
 
 import sys
-import time
-from pathlib import Path
+
+from uniformity_common import print_decisions, source_folder, timed_audit
 
 TARGET = "deepspeed.runtime.pipe.engine:PipelineEngine"
 
 
 def main() -> int:
-    args = [a for a in sys.argv[1:] if not a.startswith("--")]
-    src = Path(args[0] if args else "/work/_ds").resolve()
-    if not (src / "deepspeed" / "runtime" / "pipe" / "engine.py").is_file():
-        print(f"no DeepSpeed source under {src}: fetch microsoft/DeepSpeed and extract its "
-              "deepspeed/ folder there", file=sys.stderr)
+    src = source_folder("/work/_ds", "deepspeed/runtime/pipe/engine.py",
+                        "fetch microsoft/DeepSpeed and extract its deepspeed/ folder there")
+    if src is None:
         return 2
-    from deskcheck.static import clear_cache
-    from deskcheck.uniformity import audit
     from deskcheck.uniformity.config import UniformityConfig
 
-    clear_cache()
-    started, cpu = time.perf_counter(), time.process_time()
-    report = audit(TARGET, root=src, roots_methods=["train_batch", "eval_batch"],
-                   config=UniformityConfig(base=src))
-    wall, cpu = time.perf_counter() - started, time.process_time() - cpu
-    print(f"{TARGET}: {wall:.2f}s wall, {cpu:.2f}s cpu  functions={report.functions} "
-          f"sites={len(report.sites)} decisions={len(report.decisions)} {report.counts()}")
-    for d in report.decisions:
-        if d.verdict.value != "RANK-LOCAL":
-            continue
-        rel = d.file.replace(str(src) + "/", "")
-        print(f"  RANK-LOCAL {rel}:{d.line} {d.function} [{d.kind}] {d.condition}")
-        print(f"      why: {d.why}")
-        first = next((i for i in d.inputs if i.klass.value == "RANK-LOCAL"), None)
-        if first is not None:
-            for hop in [h.replace(str(src) + "/", "") for h in first.witness][-6:]:
-                print(f"        {hop}")
+    report = timed_audit(TARGET, TARGET, root=src, roots_methods=["train_batch", "eval_batch"],
+                         config=UniformityConfig(base=src))
+    print_decisions(report, src, verdicts=("RANK-LOCAL",), indent="  ")
     return 0
 
 

@@ -17,8 +17,9 @@ and its first input's witness; docs/BENCHMARKS.md has the hand verdicts.
 from __future__ import annotations
 
 import sys
-import time
 from pathlib import Path
+
+from uniformity_common import print_decisions, source_folder, timed_audit
 
 HERE = Path(__file__).resolve().parent
 BACKENDS = "lightllm.server.router.model_infer.mode_backend"
@@ -28,32 +29,16 @@ TARGETS = ["lightllm.server.router.manager:RouterManager",
 
 
 def main() -> int:
-    args = [a for a in sys.argv[1:] if not a.startswith("--")]
-    src = Path(args[0] if args else "/work/_ll").resolve()
-    if not (src / "lightllm" / "server" / "router" / "manager.py").is_file():
-        print(f"no lightllm source under {src}: fetch ModelTC/lightllm and extract its "
-              "lightllm/ folder there", file=sys.stderr)
+    src = source_folder("/work/_ll", "lightllm/server/router/manager.py",
+                        "fetch ModelTC/lightllm and extract its lightllm/ folder there")
+    if src is None:
         return 2
-    from deskcheck.static import clear_cache
-    from deskcheck.uniformity import audit, load_uniformity_config
+    from deskcheck.uniformity import load_uniformity_config
 
     config = load_uniformity_config(HERE / "lightllm_uniformity.toml")
     for target in TARGETS:
-        clear_cache()
-        started, cpu = time.perf_counter(), time.process_time()
-        report = audit(target, root=src, config=config)
-        wall, cpu = time.perf_counter() - started, time.process_time() - cpu
-        print(f"{target}: {wall:.2f}s wall, {cpu:.2f}s cpu  functions={report.functions} "
-              f"sites={len(report.sites)} decisions={len(report.decisions)} {report.counts()}")
-        for d in report.decisions:
-            rel = d.file.replace(str(src) + "/", "")
-            print(f"  {d.verdict.value} {rel}:{d.line} {d.function} [{d.kind}] {d.condition}")
-            print(f"      why: {d.why}")
-            first = next((i for i in d.inputs if i.klass.value == d.verdict.value), None)
-            if first is not None:
-                hops = [h.replace(str(src) + "/", "") for h in first.witness]
-                for hop in hops[:4] + (["..."] + hops[-3:] if len(hops) > 7 else hops[4:]):
-                    print(f"        {hop}")
+        report = timed_audit(target, target, root=src, config=config)
+        print_decisions(report, src, indent="  ")
     return 0
 
 

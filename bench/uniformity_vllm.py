@@ -21,8 +21,9 @@ from __future__ import annotations
 
 import json
 import sys
-import time
 from pathlib import Path
+
+from uniformity_common import print_decisions, source_folder, timed_audit
 
 HERE = Path(__file__).resolve().parent
 TARGET = "vllm.v1.engine.core:DPEngineCoreProc"
@@ -32,39 +33,22 @@ WORKER_ROOTS = ["execute_model", "compile_or_warm_up_model", "determine_availabl
 
 
 def main() -> int:
-    args = [a for a in sys.argv[1:] if not a.startswith("--")]
-    src = (Path(args[0]) if args else HERE / "_work" / "vllm_src").resolve()
-    if not (src / "vllm" / "v1" / "engine" / "core.py").is_file():
-        print(f"no vLLM source under {src}: pip download --no-deps vllm==0.11.0 and unzip "
-              "its vllm/ folder there", file=sys.stderr)
+    src = source_folder(str(HERE / "_work" / "vllm_src"), "vllm/v1/engine/core.py",
+                        "pip download --no-deps vllm==0.11.0 and unzip its vllm/ folder there")
+    if src is None:
         return 2
-    from deskcheck.static import clear_cache
-    from deskcheck.uniformity import audit
+    from deskcheck.uniformity import load_uniformity_config
     from deskcheck.uniformity.config import UniformityConfig
 
-    clear_cache()
-    started, cpu = time.perf_counter(), time.process_time()
     if "--runner" in sys.argv or "--worker" in sys.argv:
-        from deskcheck.uniformity import load_uniformity_config
-
         config = load_uniformity_config(HERE / "vllm_uniformity.toml")
-        report = audit(WORKER, root=src, roots_methods=WORKER_ROOTS, config=config) \
-            if "--worker" in sys.argv else audit(RUNNER, root=src, config=config)
+        report = timed_audit("cold", WORKER, root=src, roots_methods=WORKER_ROOTS,
+                             config=config) if "--worker" in sys.argv else \
+            timed_audit("cold", RUNNER, root=src, config=config)
     else:
-        report = audit(TARGET, root=src, roots_methods=["run_busy_loop"],
-                       config=UniformityConfig(base=src))
-    wall, cpu = time.perf_counter() - started, time.process_time() - cpu
-    print(f"cold: {wall:.2f}s wall, {cpu:.2f}s cpu  functions={report.functions} "
-          f"sites={len(report.sites)} decisions={len(report.decisions)} {report.counts()}")
-    for d in report.decisions:
-        rel = d.file.replace(str(src) + "/", "")
-        print(f"{d.verdict.value} {rel}:{d.line} {d.function} [{d.kind}] {d.condition}")
-        print(f"    why: {d.why}")
-        first = next((i for i in d.inputs if i.klass.value == d.verdict.value), None)
-        if first is not None:
-            hops = [h.replace(str(src) + "/", "") for h in first.witness]
-            for hop in hops[:4] + (["..."] + hops[-2:] if len(hops) > 6 else hops[4:]):
-                print(f"      {hop}")
+        report = timed_audit("cold", TARGET, root=src, roots_methods=["run_busy_loop"],
+                             config=UniformityConfig(base=src))
+    print_decisions(report, src)
     out = HERE / "_work"
     out.mkdir(exist_ok=True)
     (out / "uniformity_vllm.json").write_text(json.dumps(report.to_json(), indent=1))
