@@ -71,9 +71,23 @@ def elementwise(mode: str) -> str | None:
     return None
 
 
+EACH_LENGTH = "elen"  # a container read for the length (and kind) of each of its elements
+
+
+def each_element(mode: str) -> str | None:
+    """The mode that reads a container when one of its elements (a loop variable) is read
+    in ``mode``: an attribute of each (``attr:x`` -> ``eattr:x``), or each one's length or
+    kind (``length`` -> ``elen``); else None (the container read whole)."""
+    if mode == "length":
+        return EACH_LENGTH
+    return elementwise(mode)
+
+
 def of_element(mode: str) -> str | None:
     """The mode for one element when its container is read in ``mode`` (``eattr:x`` ->
-    ``attr:x``); None for any other mode."""
+    ``attr:x``, ``elen`` -> ``length``); None for any other mode."""
+    if mode == EACH_LENGTH:
+        return "length"
     if mode.startswith("eattr:"):
         return mode[1:]
     if mode.startswith("leattr:"):

@@ -36,6 +36,7 @@ from deskcheck.uniformity.passthrough import (
 )
 from deskcheck.uniformity.paths import PathConditions, group_mark
 from deskcheck.uniformity.positions import (
+    each_element,
     element,
     elementwise,
     keeps_elements,
@@ -578,12 +579,15 @@ class Tracer(FieldReads, CycleSolver, CallSummaries, PathConditions, NamedHelper
         if d.kind == "for":
             zipped = _zipped(d, ctx)
             if zipped is not None:  # `for a, b in zip(xs, ys)`: b is an element of ys
-                return list(self.trace(zipped, ctx, "value", depth + 1))
+                return list(self.trace(zipped, ctx, each_element(mode) or "value", depth + 1))
             counted = _enumerated(d, ctx)
             if counted is not None:  # `for i, x in enumerate(seq)`: i counts seq's entries
                 return [x for a in counted for x in self.trace(
                     a, ctx, "length" if a is counted[0] else "value", depth + 1)]
-            each = elementwise(mode) if not d.unpacked else None
+            seq = _enumerated_element(d, ctx)
+            if seq is not None:  # `for i, x in enumerate(seq)`: x is an element of seq
+                return list(self.trace(seq, ctx, each_element(mode) or "value", depth + 1))
+            each = each_element(mode) if not d.unpacked else None
             return list(self.trace(d.value, ctx, each or "value", depth + 1))
         if d.kind == "fill":  # content: what was put in; membership/length: when and how often
             if one is not None:  # an attribute of each element: of what was put in
@@ -1078,6 +1082,22 @@ def _enumerated(d: Any, ctx: Ctx) -> list[ast.expr] | None:
             and isinstance(target.elts[0], ast.Name) and target.elts[0].id == d.name):
         return None
     return [call.args[0], *call.args[1:2], *(k.value for k in call.keywords)]
+
+
+def _enumerated_element(d: Any, ctx: Ctx) -> ast.expr | None:
+    """For ``x`` of ``for i, x in enumerate(seq)`` (a loop or a comprehension): ``seq``,
+    the sequence its values come from; else None."""
+    call, loop = d.value, d.guards[-1].node if d.guards else None
+    target = getattr(loop, "target", None)
+    if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Name)
+            and call.func.id == "enumerate" and call.args
+            and not ctx.flow.reaching.get(id(call.func))
+            and not isinstance(call.args[0], ast.Starred)
+            and isinstance(target, ast.Tuple) and len(target.elts) == 2
+            and d.index == 1 and isinstance(target.elts[1], ast.Name)
+            and target.elts[1].id == d.name):
+        return None
+    return call.args[0]
 
 
 def _zipped(d: Any, ctx: Ctx) -> ast.expr | None:
