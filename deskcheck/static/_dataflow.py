@@ -95,6 +95,8 @@ State = dict[str, dict[Def, frozenset[Guard]]] | None
 
 _FILLING = frozenset({"append", "extend", "insert", "add", "update", "setdefault",
                       "appendleft", "extendleft", "push"})
+# methods that take entries out of a local container (its length and membership change)
+SHRINKING = frozenset({"remove", "pop", "popleft", "popitem", "clear", "discard"})
 
 
 def flow_facts(node: FunctionNode | ast.Lambda) -> FlowFacts:
@@ -208,6 +210,7 @@ class _Walker:
         self.loop_depth: list[int] = []  # len(exit_guards) when each open loop body began
         self.try_depth: list[int] = []  # len(exit_guards) when each open try body began
         self._defs: dict[tuple, Def] = {}
+        self._shrunk: dict[int, ast.expr] = {}  # id(call) -> what a shrinking call names
 
     def _make_def(self, name: str, kind: str, line: int, value: ast.expr | None,
                   index: int | None, guards: tuple[Guard, ...], positional: bool = False,
@@ -327,6 +330,8 @@ class _Walker:
             self._record(expr, extra)
         for child in ast.iter_child_nodes(expr):
             self._expr(child, state, extra)
+        if isinstance(expr, ast.Call):
+            self._shrink_call(expr, state)
 
     def _comprehension(self, expr: ast.ListComp | ast.SetComp | ast.GeneratorExp | ast.DictComp,
                        state: State, extra: tuple[Guard, ...]) -> None:
@@ -449,7 +454,11 @@ class _Walker:
             return state
         if isinstance(stmt, ast.Match):
             return self._match(stmt, state)
-        if isinstance(stmt, ast.Delete):
+        if isinstance(stmt, ast.Delete):  # `del xs[i]` on a local: an entry taken out
+            for t in stmt.targets:
+                if isinstance(t, ast.Subscript) and isinstance(t.value, ast.Name):
+                    self._expr(t.slice, state)
+                    self._fill(state, t.value.id, stmt.lineno, t.slice, how="del")
             return state
         for child in ast.iter_child_nodes(stmt):
             self._expr(child, state)
@@ -465,6 +474,20 @@ class _Walker:
             parts = list(call.args) + [k.value for k in call.keywords]
             value = parts[0] if len(parts) == 1 else ast.Tuple(parts, ast.Load(),
                                                                lineno=call.lineno, col_offset=0)
+            self._fill(state, func.value.id, call.lineno, value, how=func.attr)
+
+    def _shrink_call(self, call: ast.Call, state: State) -> None:
+        """``xs.remove(v)``, ``xs.pop()``, ``xs.clear()``... on a local (a statement or a
+        value): an entry taken out, a definition beside the others (what it names)."""
+        func = call.func
+        if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) \
+                and func.attr in SHRINKING:
+            value = self._shrunk.get(id(call))
+            if value is None:  # one node per call: a loop walked again finds the same def
+                parts = list(call.args) + [k.value for k in call.keywords]
+                value = self._shrunk[id(call)] = parts[0] if len(parts) == 1 else ast.Tuple(
+                    parts, ast.Load(), lineno=call.lineno, col_offset=0) if parts \
+                    else ast.Constant(None, lineno=call.lineno, col_offset=0)
             self._fill(state, func.value.id, call.lineno, value, how=func.attr)
 
     def _arm(self, guard: Guard, body: list[ast.stmt], state: State) -> State:
@@ -496,6 +519,8 @@ class _Walker:
             self.loop_breaks[-1].clear()
             self.loop_continues[-1].clear()
             self.break_guards[-1].clear()
+            if isinstance(stmt, ast.While):  # tested before every pass: what the body left
+                self._expr(stmt.test, entry)
             body_state = _copy(entry)
             if define and isinstance(stmt, ast.For | ast.AsyncFor):
                 for name, index, unpacked in _targets(stmt.target):
