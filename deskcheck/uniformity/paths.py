@@ -73,7 +73,8 @@ class PathConditions:
             return _either(parts)  # one of the parts holds
         if d is not None and _empties(test, negated, ctx, d):
             return EMPTY
-        dim = single_rank_dim(test, negated)
+        dim = single_rank_dim(test, negated,
+                              lambda group: self._group_dim_at(ctx, ast.unparse(group)))
         if dim:
             return frozenset({dim})
         if isinstance(test, ast.Name) and depth < _DEPTH:
@@ -121,6 +122,11 @@ class PathConditions:
         for leaf in leaves:
             if leaf.dim.startswith(_GROUP):
                 leaf = leaf._replace(dim=self._bind_group(leaf.dim, callee, call, ctx))
+            groups = [m for m in leaf.single if m.startswith(_GROUP)]
+            if groups:  # `get_world_size(group) == 1` on a group held in a parameter
+                leaf = leaf._replace(single=frozenset(
+                    {m for m in leaf.single if m not in groups}
+                    | {self._bind_group(m, callee, call, ctx) for m in groups}))
             marks = [m for m in leaf.single if m.startswith(_MARK)]
             if not marks:
                 out.append(leaf)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ast
 import re
+from collections.abc import Callable
 from fnmatch import fnmatchcase
 
 # rank-local by default: (pattern over the hop as written, without call parentheses; reason)
@@ -83,11 +84,23 @@ def config_reason(text: str, extra: list[str]) -> str | None:
     return None
 
 
+# Megatron's, DeepSpeed's and nanotron's long names of the dimensions, tried first
+_LONG_DIMS = (("expert_data_parallel", "moe_dp"), ("expert_tensor_parallel", "moe_tp"),
+              ("expert_model_parallel", "ep"), ("expert_parallel", "ep"),
+              ("tensor_model_parallel", "tp"), ("tensor_parallel", "tp"),
+              ("pipeline_model_parallel", "pp"), ("pipeline_parallel", "pp"),
+              ("data_parallel", "dp"), ("context_parallel", "cp"))
+
+
 def dim_of_name(name: str, default: str = "world") -> str:
-    """The parallel dimension a name speaks of: ``attn_tp_rank`` -> attn_tp, ``pp_size`` -> pp."""
+    """The parallel dimension a name speaks of: ``attn_tp_rank`` -> attn_tp, ``pp_size`` -> pp,
+    ``get_tensor_model_parallel_rank`` -> tp."""
     last = name.rsplit(".", 1)[-1].lower()
     whole = name.lower()
     for text in (last, whole):
+        for long, dim in _LONG_DIMS:
+            if long in text:
+                return dim
         for dim in _DIMS:
             if re.search(rf"(?:^|_|\b){dim}(?:_|$|\b)", text):
                 return dim
@@ -125,15 +138,17 @@ def covers(agreed_dim: str, group: str) -> bool:
     return agreed_dim == group or agreed_dim == "world" or group in NESTED.get(agreed_dim, set())
 
 
-def single_rank_dim(test: ast.expr, negated: bool) -> str | None:
+def single_rank_dim(test: ast.expr, negated: bool,
+                    resolve: Callable[[ast.expr], str] | None = None) -> str | None:
     """The dimension whose group has one rank when ``test`` is (not, if negated) true:
-    ``tp_size == 1`` -> tp; the else of ``tp_size > 1`` -> tp; otherwise None."""
+    ``tp_size == 1`` -> tp; the else of ``tp_size > 1`` -> tp; otherwise None.
+    ``resolve``: the dimension of a group expression no name tells (a parameter)."""
     if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
-        return single_rank_dim(test.operand, not negated)
+        return single_rank_dim(test.operand, not negated, resolve)
     if isinstance(test, ast.BoolOp):
         if isinstance(test.op, ast.And) and not negated or isinstance(test.op, ast.Or) and negated:
             for value in test.values:
-                found = single_rank_dim(value, negated)
+                found = single_rank_dim(value, negated, resolve)
                 if found:
                     return found
         return None
@@ -146,20 +161,48 @@ def single_rank_dim(test: ast.expr, negated: bool) -> str | None:
             type(op), op)
     if not (isinstance(right, ast.Constant) and isinstance(right.value, int)):
         return None
-    text = hop_text(left)
-    last = text.rsplit(".", 1)[-1]
-    if not (last.endswith("size") or last.endswith("world_size")):
+    dim = size_dim(left, resolve)
+    if dim is None:
         return None
-    if last in ("size", "world_size") and "." in text:
-        dim = dim_of_name(text.rsplit(".", 1)[0])
-    else:
-        dim = dim_of_name(last)
     n = right.value
     single = {ast.Eq: n == 1, ast.LtE: n == 1, ast.Lt: n == 2}.get(type(op))
     multi = {ast.NotEq: n == 1, ast.Gt: n == 1, ast.GtE: n == 2}.get(type(op))
     if single and not negated or multi and negated:
         return dim
     return None
+
+
+def group_argument(call: ast.Call) -> ast.expr | None:
+    """The process group a torch-style query names (``get_rank(group)``,
+    ``get_world_size(group=g)``), else None (the default group: the world)."""
+    for k in call.keywords:
+        if k.arg == "group":
+            return k.value
+    return call.args[0] if call.args and not isinstance(call.args[0], ast.Starred) else None
+
+
+def size_dim(size: ast.expr, resolve: Callable[[ast.expr], str] | None = None) -> str | None:
+    """The dimension whose group size ``size`` reads: ``tp_size``, ``self.tp_group.size``,
+    ``get_tensor_model_parallel_world_size()``, ``dist.get_world_size(group=self.tp_group)``
+    (the group's dimension; without a group, the world's); None where no dimension is
+    named (``self.shard_size``: a size of something else, which proves no group small)."""
+    text = hop_text(size)
+    last = text.rsplit(".", 1)[-1]
+    if not last.endswith("size"):
+        return None
+    if last in ("get_world_size", "world_size", "size") and isinstance(size, ast.Call):
+        group = group_argument(size)
+        if group is not None:
+            named = dim_of_name(hop_text(group), "")
+            if not named and resolve is not None:
+                named = resolve(group)
+            return named or None
+    if last in ("size", "world_size") and "." in text:
+        prefix = text.rsplit(".", 1)[0]
+        return dim_of_name(prefix, "") or ("world" if last == "world_size" else None)
+    if last in ("world_size", "get_world_size"):
+        return "world"
+    return dim_of_name(last, "") or None
 
 
 def trivial_for(single_dim: str, group: str) -> bool:

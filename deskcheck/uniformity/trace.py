@@ -58,6 +58,8 @@ from deskcheck.uniformity.reach import (
 from deskcheck.uniformity.rules import (
     builds_group,
     config_reason,
+    group_argument,
+    group_dim,
     hop_text,
     matches,
     rank_id_dim,
@@ -670,6 +672,14 @@ class Tracer(FieldReads, CycleSolver, CallSummaries, PathConditions, NamedHelper
         if rule is None:
             rule = self._rules[text] = self._rule(text)
         category, reason, dim = rule
+        if category == "rank_id" and dim == "world" and isinstance(node, ast.Call):
+            group = group_argument(node)  # dist.get_rank(self.pp_group): that group's rank
+            named = group_dim(hop_text(group), self.reach.config.groups) \
+                if group is not None else "world"
+            if named == "world" and group is not None:  # a parameter: what callers pass
+                named = self._group_dim(ctx, ast.unparse(group))
+            if named != "world" and "|" not in named:
+                reason, dim = f"rank id of the {named} group", named
         return Leaf(text, category, reason, dim, hop) if category else None
 
     def _rule(self, text: str) -> tuple[str, str, str]:
