@@ -43,6 +43,17 @@ class Fn:
         return self.self_name is not None
 
 
+def exports(info, name: str) -> bool:
+    """Whether ``from <info's module> import *`` binds ``name``: listed in a literal
+    ``__all__``, else any name not starting with an underscore."""
+    if info is None:
+        return False
+    listed = info.bindings.get("__all__")
+    if listed is not None and isinstance(listed.node, ast.List | ast.Tuple):
+        return any(isinstance(e, ast.Constant) and e.value == name for e in listed.node.elts)
+    return not name.startswith("_")
+
+
 @dataclass
 class CallResolver:
     """Resolves calls; caches class models and component classes."""
@@ -173,7 +184,12 @@ class CallResolver:
         if info is None:
             return None
         binding = info.bindings.get(name)
-        if binding is None:
+        if binding is None:  # `from .main import *`: a name the star module exports
+            for star in info.stars:
+                if exports(self.index.module(star), name):
+                    found = self.function_named(star, name, depth + 1)
+                    if found is not None:
+                        return found
             return None
         if binding.kind == "other" and isinstance(binding.node, ast.FunctionDef | ast.AsyncFunctionDef):
             node = info.parsed.function(binding.node) if info.parsed else binding.node
