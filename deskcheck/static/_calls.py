@@ -198,6 +198,18 @@ class CallResolver:
             return self.function_named(binding.module, binding.name, depth + 1)
         return None
 
+    def parameter_method(self, fn: Fn, call: ast.Call) -> Fn | None:
+        """``def drain(state: BatchState): state.run()``: the method of the class a
+        parameter's annotation names (``Optional[X]``, ``X | None``, ``"X"`` too), else None."""
+        func = call.func
+        if not (isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name)
+                and fn.module):
+            return None
+        annotation = parameter_annotation(fn.node, func.value.id)
+        klass = self.class_of_expr(fn.module, _unoptional(annotation)) \
+            if annotation is not None else None
+        return self.method(self.model_for(klass), func.attr) if klass is not None else None
+
     def component_classes(self, model: ClassModel, name: str) -> list[ClassSource]:
         """The classes field ``name`` of ``model`` can hold: from its writes' constructor
         calls, annotations, and what factory methods/functions return."""
@@ -837,6 +849,17 @@ def _alternatives(expr: ast.expr) -> list[ast.expr]:
     if isinstance(expr, ast.BoolOp):
         return [e for v in expr.values for e in _alternatives(v)]
     return [expr]
+
+
+def parameter_annotation(node: ast.AST, name: str) -> ast.expr | None:
+    """The annotation of parameter ``name`` of function ``node``, else None."""
+    if not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+        return None
+    args = node.args
+    for a in (*args.posonlyargs, *args.args, *args.kwonlyargs):
+        if a.arg == name:
+            return a.annotation
+    return None
 
 
 def _bound_in(node: ast.AST, name: str) -> bool:

@@ -29,7 +29,7 @@ from deskcheck.uniformity.model import AuditReport, NotEntered
 from deskcheck.uniformity.reach import Reach
 from deskcheck.uniformity.trace import Tracer
 
-_GC_FIRST = 50_000  # gc's young-generation threshold while auditing (default 700)
+_GC_FIRST = 200_000  # gc's young-generation threshold while auditing (default 700)
 _INLINE = re.compile(r"#\s*deskcheck:\s*(agreed|role|replica|config)\b\s*(.*)$")
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import heapq
 from typing import Any, NamedTuple
 
 
@@ -63,11 +64,28 @@ def cap_leaves(leaves: list[Leaf]) -> tuple[Leaf, ...]:
     rest = [leaf for leaf in leaves if leaf.category not in _REFERENCES]
     if len(rest) <= _MAX_LEAVES:
         return tuple(leaves)
-    ranked = sorted(rest, key=lambda x: (
-        (1 if x.single else 0) if x.category in _CAN_FAIL else 2,
-        _PRIORITY.get(x.category, 9), len(x.single), x.name, x.dim, sorted(x.single),
-        len(x.witness)))
-    return tuple(ranked[:_MAX_LEAVES] + refs)
+    # = sorted(rest, key=_rank)[:cap], ranking in full only the buckets that reach the cap
+    buckets: dict[tuple[int, int], list[Leaf]] = {}
+    for x in rest:
+        first = ((1 if x.single else 0) if x.category in _CAN_FAIL else 2,
+                 _PRIORITY.get(x.category, 9))
+        buckets.setdefault(first, []).append(x)
+    ranked: list[Leaf] = []
+    for first in sorted(buckets):
+        room = _MAX_LEAVES - len(ranked)
+        if room <= 0:
+            break
+        ranked += heapq.nsmallest(room, buckets[first], key=_rank)
+    return tuple(ranked + refs)
+
+
+def _rank(x: Leaf) -> tuple:
+    return ((1 if x.single else 0) if x.category in _CAN_FAIL else 2,
+            _PRIORITY.get(x.category, 9), len(x.single), x.name, x.dim,
+            sorted(x.single) if x.single else _NONE, len(x.witness))
+
+
+_NONE: list[str] = []
 
 
 def param_group(fn: Any, group: str, flow: Any) -> str:

@@ -8,7 +8,15 @@ import ast
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from deskcheck.static import CallResolver, FlowFacts, Fn, Guard, flow_facts, note_read
+from deskcheck.static import (
+    CallResolver,
+    FlowFacts,
+    Fn,
+    Guard,
+    flow_facts,
+    note_read,
+    parameter_annotation,
+)
 from deskcheck.uniformity.collectives import classify_call, head_module_of, site_dim
 from deskcheck.uniformity.config import UniformityConfig
 from deskcheck.uniformity.leaves import default_of
@@ -124,6 +132,7 @@ class Reach:
         self.sites: list[CollectiveSite] = []
         self.notes: list[str] = []
         self._tested: dict[int, set[str]] = {}
+        self._statements: dict[int, frozenset[int]] = {}
 
     def ctx(self, fn: Fn, consts: dict[str, Any]) -> tuple[Ctx, bool]:
         probe = Ctx(fn, consts, flow_facts(fn.node))
@@ -151,6 +160,7 @@ class Reach:
                 queue.append(callee)
         if len(self.ctxs) >= _MAX_FUNCTIONS:
             self.notes.append(f"stopped after {_MAX_FUNCTIONS} function contexts")
+        self._keep_parameter_notes()
         self._resolve_groups()
         self._propagate()
 
@@ -236,6 +246,12 @@ class Reach:
                 callees, note = [], "resolution too deep"
             if not callees and not note:
                 callees = self._local_object_method(ctx, call)
+            if not callees and not note and id(call) in self._statement_calls(fn.node):
+                # an action on a parameter (`state.run_communication()`): its annotation
+                found = self.resolver.parameter_method(fn, call)  # names the class
+                callees = [found] if found is not None else []
+            if not callees and not note:
+                note = _parameter_receiver(ctx, call)
             if note:
                 ctx.unresolved.append((call, note))
             elif (not callees and _module_level(call, ctx.flow)
@@ -253,6 +269,32 @@ class Reach:
                     target.parent = (ctx, call)
                     new.append(target)
         return new
+
+    def _keep_parameter_notes(self) -> None:
+        """Of the methods called on parameters of unknown class, keep listed only those a
+        class in the code read defines (``t.numel()``, ``path.mkdir()``: no code of ours)."""
+        known: set[str] = set()
+        index = self.resolver.index
+        for name in index.loaded_modules():
+            info = index.module(name)
+            for binding in info.bindings.values() if info is not None else ():
+                if binding.kind == "class" and isinstance(binding.node, ast.ClassDef):
+                    known.update(n.name for n in binding.node.body if isinstance(
+                        n, ast.FunctionDef | ast.AsyncFunctionDef))
+        for ctx in self.ctxs.values():
+            ctx.unresolved = [(call, note) for call, note in ctx.unresolved
+                              if not note.startswith(_PARAMETER_NOTE)
+                              or call.func.attr in known]
+
+    def _statement_calls(self, node: ast.AST) -> frozenset[int]:
+        """The calls a function makes as statements (their value unused: actions on an
+        object, not reads of it)."""
+        found = self._statements.get(id(node))
+        if found is None:
+            found = self._statements[id(node)] = frozenset(
+                id(s.value) for s in ast.walk(node)
+                if isinstance(s, ast.Expr) and isinstance(s.value, ast.Call))
+        return found
 
     def _local_object_method(self, ctx: Ctx, call: ast.Call) -> list[Fn]:
         """``g = Gather(...); g.wait()``: the method of the class a local holds, when every
@@ -456,3 +498,30 @@ def _guards(fn: Fn) -> list[Guard]:
             if g.test is not None:
                 found.setdefault(id(g.test), g)
     return list(found.values())
+
+
+_PARAMETER_NOTE = "receiver is the parameter"
+# methods of builtin values (a list, dict, set, str... held in a parameter): they hide no
+# collective, so a call of one on a parameter of unknown class is not listed as not entered
+_BUILTIN_METHODS = frozenset(
+    m for t in (list, dict, set, frozenset, str, bytes, tuple, int, float)
+    for m in dir(t) if not m.startswith("_"))
+
+
+def _parameter_receiver(ctx: Ctx, call: ast.Call) -> str:
+    """Why a method called on a parameter (``state.run()``) was not entered: the parameter's
+    class is not known (no annotation names a class under the roots); "" for any other call,
+    and for a method of a builtin value (``items.append``)."""
+    func = call.func
+    if not (isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name)):
+        return ""
+    name = func.value.id
+    if name == ctx.fn.self_name or name not in ctx.flow.params \
+            or func.attr in _BUILTIN_METHODS:
+        return ""
+    annotation = parameter_annotation(ctx.fn.node, name)
+    if annotation is not None:
+        return f"{_PARAMETER_NOTE} {name} annotated {ast.unparse(annotation)}, " \
+               "no class under the roots"
+    return f"{_PARAMETER_NOTE} {name} with no annotation (its class is not known)"
+

@@ -121,6 +121,7 @@ class Tracer(FieldReads, CycleSolver, CallSummaries, PathConditions, NamedHelper
         self._state_cache: dict[str, dict] = {}  # module file -> its module-state writes
         self._blocks: dict[int, dict] = {}  # function node id -> enclosing blocks per node
         self._field_writers: dict[int, dict] = {}  # function node id -> in-place collectives
+        self._group_dims: dict[tuple, str] = {}  # (context key, group text) -> its dimension
 
     def forget(self) -> None:
         """Drop memoised input sets (after the declarations it reads were changed)."""
@@ -551,6 +552,13 @@ class Tracer(FieldReads, CycleSolver, CallSummaries, PathConditions, NamedHelper
         return self._group_dim(ctx, group)
 
     def _group_dim(self, ctx: Ctx, group: str) -> str:
+        key = (ctx.key, group)
+        found = self._group_dims.get(key)
+        if found is None:
+            found = self._group_dims[key] = self._group_dim_uncached(ctx, group)
+        return found
+
+    def _group_dim_uncached(self, ctx: Ctx, group: str) -> str:
         try:
             texts = self.reach.group_texts(ctx, ast.parse(group, mode="eval").body, 0) \
                 if group and group != "WORLD" else ["WORLD"]
