@@ -29,7 +29,7 @@ _CLASS_WRITES: dict[tuple[str, int], tuple[list[FieldWrite], set[tuple[str, int,
 # a cheap text test before a hollowed body is parsed: can it write a self field at all?
 _MAYBE_WRITE = re.compile(
     r"\bsetattr\(\s*self\b|"
-    r"\bself\.\w+[^\n=]*(?<![=!<>])=(?!=)|\bdel\s+self\.|\bself\.\w+\.(?:append|extend|insert|pop"
+    r"\bself\.\w+[^\n=]*(?<![=!<>])=(?!=)|\bdel\s+self\.|\bself\.\w+(?:\[[^\n]*\])?\.(?:append|extend|insert|pop"
     r"|popleft|appendleft|remove|clear|add|discard|update|setdefault|sort|reverse|put"
     r"|put_nowait|__setitem__|[a-z]\w*[a-z0-9]_)\(")
 
@@ -43,7 +43,8 @@ def _in_place(method: str) -> bool:
 @dataclass(frozen=True)
 class FieldWrite:
     """One write of ``self.<name>``. ``kind``: assign, augassign, mutate (``.append(v)`` and
-    friends: ``method`` names it), item (``self.x[k] = v``), delete, default (class body)."""
+    friends: ``method`` names it), item (``self.x[k] = v``), element (``self.x[k].put(v)``:
+    an element changed in place), delete, default (class body)."""
 
     name: str
     kind: str
@@ -173,9 +174,12 @@ def _writes_in(node: FunctionNode, self_name: str, klass: ClassSource) -> list[F
         elif (isinstance(sub, ast.Call) and isinstance(sub.func, ast.Attribute)
               and (sub.func.attr in _MUTATORS or _in_place(sub.func.attr))):
             owner = _self_field(sub.func.value, self_name)
-            if owner is not None:
+            kind = "mutate"
+            if owner is None and isinstance(sub.func.value, ast.Subscript):
+                owner, kind = _self_field(sub.func.value.value, self_name), "element"
+            if owner is not None:  # self.x.append(v); self.x[k].put(v): an element's content
                 value = sub.args[-1] if sub.args else None
-                out.append(FieldWrite(owner, "mutate", klass.file, sub.lineno, value, node,
+                out.append(FieldWrite(owner, kind, klass.file, sub.lineno, value, node,
                                       klass, method=sub.func.attr, node=sub))
     return out
 

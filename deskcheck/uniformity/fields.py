@@ -132,6 +132,8 @@ class FieldReads:
             if write.node is not None and write.kind in ("assign", "mutate") else None
         if superseded is not None:  # a collective overwrites it in place after this write
             return self._prefixed(hop, (superseded,))
+        if write.kind == "element" and mode == "length":
+            return []  # self.x[k].put(v): one element's content, not how many there are
         out: list[Leaf] = []
         value = write.value
         if write.kind == "mutate" and mode == "length" and write.method not in _LENGTH_FROM_ARG:
