@@ -8,7 +8,7 @@ import ast
 import re
 from fnmatch import fnmatchcase
 
-from deskcheck.static import field_writes, method_functions, read_as
+from deskcheck.static import ALL, field_writes, method_functions, note_read, read_as
 from deskcheck.uniformity.config import UniformityConfig
 from deskcheck.uniformity.model import AuditReport, DeclarationFinding
 from deskcheck.uniformity.reach import Reach
@@ -61,10 +61,41 @@ def check_declarations(config: UniformityConfig, report: AuditReport, reach: Rea
                 out.append(found)
     for kind, patterns in (("collectives", config.collectives), ("forward", config.forward)):
         for pattern in patterns:
-            if not any(matches(c, [pattern.call]) for c in calls):
+            if not any(matches(c, [pattern.call]) for c in calls) \
+                    and not _called_in_files(pattern.call, reach, model):
                 out.append(DeclarationFinding(kind, pattern.call, "stale", pattern.where,
                                               "matches no call in the code"))
     return out
+
+
+def _called_in_files(pattern: str, reach: Reach, model) -> bool:
+    """Whether a call matching ``pattern`` is anywhere in the files the audit read (a
+    sibling class of one project file calls it: one declaration table serves several
+    targets). Asked only of a declaration about to be called stale; such a file counts as
+    read whole (an edit anywhere in it audits again)."""
+    files = {c.fn.file for c in reach.ctxs.values()}
+    files |= {k.file for k in model.sources} if model is not None else set()
+    for m in reach.resolver.models():
+        files.update(k.file for k in m.sources)
+    needle = pattern.rsplit(".", 1)[-1]
+    needle = "" if any(ch in needle for ch in "*?[") else needle
+    sources = reach.resolver.index.sources
+    for file in sorted(f for f in files if f):
+        try:
+            text = sources.parse(file).data.decode("utf-8", "replace")
+        except Exception:
+            continue
+        if needle not in text:
+            continue
+        note_read(file, ALL, "calls")
+        try:
+            tree = ast.parse(text)
+        except SyntaxError:
+            continue
+        if any(isinstance(n, ast.Call) and matches(hop_text(n.func), [pattern])
+               for n in ast.walk(tree)):
+            return True
+    return False
 
 
 def _check_agreed_call(agreed, calls: set[str], config: UniformityConfig, reach: Reach,
@@ -74,6 +105,9 @@ def _check_agreed_call(agreed, calls: set[str], config: UniformityConfig, reach:
     collective makes agreed; stale when it matches no call in the code."""
     hits = sorted(c for c in calls if matches(c, [agreed.call]))
     if not hits:
+        if _called_in_files(agreed.call, reach, reach.resolver.models()[0]
+                            if reach.resolver.models() else None):
+            return None  # a sibling class calls it: in use, not for this target to prove
         return DeclarationFinding("agreed", agreed.call, "stale", agreed.where,
                                   "matches no call in the code")
     configured = [p.call for p in (*config.forward, *config.collectives)]

@@ -245,3 +245,44 @@ def test_an_inline_agreed_is_checked_like_a_table_one(make_pkg):
         "an inline agreed on a line that writes no self field matches nothing: it must be "
         f"reported stale, naming file:line; the audit reported {sorted(found) or 'nothing'}")
     assert report.exit_code() == 1, "an unproven or stale inline declaration must fail the audit"
+
+
+def test_a_declaration_a_sibling_class_uses_is_not_stale(make_pkg):
+    """One project file, one declaration table, two targets (DeepSpeed-MII's MIIPipeline
+    and MIIAsyncPipeline): a wrapper only the sibling class calls is in the code; auditing
+    the other class must not call it stale. A wrapper no code calls stays stale."""
+    root = make_pkg({"s.py": """
+        class Base:
+            def _bcast_requests(self, reqs):
+                return reqs
+
+            def _bcast_responses(self, out):
+                return out
+
+            def _bcast_never(self, out):  # defined, never called
+                return out
+
+
+        class Pipeline(Base):
+            def step(self):
+                if self.server_args.on:
+                    self._bcast_requests([])
+                    self._bcast_responses([])
+
+
+        class AsyncPipeline(Base):
+            def step(self):
+                if self.server_args.on:
+                    self._bcast_requests([])
+    """}, """
+[tool.deskcheck.uniformity]
+roots = ["step"]
+collectives = ["self._bcast_requests", "self._bcast_responses", "self._bcast_never"]
+""")
+    report = audit("pkg.s:AsyncPipeline", root=root)
+    found = _findings(report)
+    assert ("collectives", "self._bcast_responses", "stale") not in found, (
+        "`self._bcast_responses` is called by the sibling class Pipeline in the same file: "
+        f"the declaration is in use, not stale; findings: {sorted(found)}")
+    assert ("collectives", "self._bcast_never", "stale") in found, (
+        f"a wrapper no code calls (only defined) must stay stale; findings: {sorted(found)}")
