@@ -6,7 +6,11 @@ single-rank rank-local ones and reported 74 UNKNOWN decisions TRIVIAL."""
 
 from __future__ import annotations
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from deskcheck.uniformity import Verdict, audit
+from deskcheck.uniformity.leaves import Leaf, cap_leaves
 
 ROOTS = '[tool.deskcheck.uniformity]\nroots = ["step"]\n'
 
@@ -73,3 +77,50 @@ def test_one_source_on_a_single_rank_and_a_many_rank_path_keeps_both(make_pkg):
         "every path (a longer one): the source is one, its paths two, and the unmarked one "
         "makes the decision RANK-LOCAL, not TRIVIAL; got "
         f"{found[0].verdict if found else None} ({found[0].why if found else report.decisions})")
+
+
+# -- which sources the cap keeps: exactly the first 96 of the documented order ---------------
+
+_CATEGORIES = ["rank_local", "rank_id", "unknown", "agreed", "sanctioned", "config", "cycle"]
+_ORDER = {"rank_local": 0, "rank_id": 1, "unknown": 2, "agreed": 3, "sanctioned": 4,
+          "config": 5}
+
+
+def _documented_order(leaf: Leaf) -> tuple:
+    """docs: can-fail sources on paths with no single-rank mark first, then those on marked
+    paths, then the rest; by category, fewest marks, name, dimension, marks, shortest path."""
+    can_fail = leaf.category in ("rank_local", "rank_id", "unknown")
+    return ((1 if leaf.single else 0) if can_fail else 2, _ORDER.get(leaf.category, 9),
+            len(leaf.single), leaf.name, leaf.dim, sorted(leaf.single), len(leaf.witness))
+
+
+_leaves = st.lists(st.builds(
+    Leaf, name=st.sampled_from([f"src{i:02d}" for i in range(40)]),
+    category=st.sampled_from(_CATEGORIES), reason=st.just("r"),
+    dim=st.sampled_from(["", "tp", "pp"]),
+    witness=st.lists(st.just("hop"), max_size=3).map(tuple),
+    single=st.frozensets(st.sampled_from(["tp", "pp"]), max_size=2)), min_size=90,
+    max_size=260)
+
+
+@settings(max_examples=60, deadline=None)
+@given(_leaves)
+def test_over_the_cap_the_first_96_sources_of_the_documented_order_are_kept(leaves):
+    refs = [x for x in leaves if x.category == "cycle"]
+    rest = [x for x in leaves if x.category != "cycle"]
+    kept = cap_leaves(leaves)
+    expected = tuple(leaves) if len(rest) <= 96 else tuple(
+        sorted(rest, key=_documented_order)[:96] + refs)
+    differ = [i for i, (a, b) in enumerate(zip(kept, expected, strict=False)) if a != b]
+    assert kept == expected, (
+        f"over the cap ({len(rest)} sources) the kept sources must be the first 96 of the "
+        f"documented order, then every cycle reference; {len(kept)} kept, first difference "
+        f"at {differ[:1]}")
+
+
+def test_within_one_category_the_cap_keeps_names_in_order_not_as_found():
+    leaves = [Leaf(f"src{i:02d}", "rank_local", "r") for i in range(99, -1, -1)]
+    kept = [x.name for x in cap_leaves(leaves)]
+    assert kept == [f"src{i:02d}" for i in range(96)], (
+        f"100 rank-local sources named src99..src00 as found: the cap keeps src00..src95 "
+        f"(by name), not the first 96 found; kept {kept[:3]}...{kept[-3:]}")
