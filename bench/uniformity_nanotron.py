@@ -6,13 +6,17 @@ NANOTRON_SRC (the folder holding the ``nanotron`` package) defaults to /work/_nt
 with the library's ``fetch github:huggingface/nanotron`` and ``git archive HEAD src | tar -x
 -C /work/_nt`` (measured at 2411b022). No nanotron code is committed here.
 
-Three targets, with the declarations of bench/nanotron_uniformity.toml: the one-forward-
+Six targets, with the declarations of bench/nanotron_uniformity.toml: the one-forward-
 one-backward engine (``OneForwardOneBackwardPipelineEngine.train_batch_iter``: a warm-up of
 ``pp_size - pp_rank - 1`` forwards, then 1F1B, then the cool-down backwards, sending
 activations and gradients between stages), the all-forward-all-backward engine (its
 ``train_batch_iter`` and the inherited ``validate_batch_iter``), and the trainer
 (``DistributedTrainer.train``: the step loop, gradient all-reduce over DP, clipping over the
-model-parallel group, the loss all-reduce over DP-CP, logging and checkpoint barriers).
+model-parallel group, the loss all-reduce over DP-CP, logging and checkpoint barriers), and
+what the engines reach only through the model's forward and autograd, audited from its own
+entry points: ``PipelineBlock.forward`` (a stage that does not own the block sends its
+inputs, the owner receives them: TensorPointer / P2P batch_isend_irecv) and the two pipeline
+states' ``run_communication`` (the queued sends and receives of activations and gradients).
 nanotron's collectives go through ``from nanotron import distributed as dist`` (a star
 re-export of torch.distributed), seen as collective sites by default; what the declarations
 add is the model forward / backward and the queued sends the engines reach them through.
@@ -30,7 +34,10 @@ HERE = Path(__file__).resolve().parent
 ENGINE = "nanotron.parallel.pipeline_parallel.engine"
 TARGETS = [f"{ENGINE}:OneForwardOneBackwardPipelineEngine",
            f"{ENGINE}:AllForwardAllBackwardPipelineEngine",
-           "nanotron.trainer:DistributedTrainer"]
+           "nanotron.trainer:DistributedTrainer",
+           "nanotron.parallel.pipeline_parallel.block:PipelineBlock.forward",
+           "nanotron.parallel.pipeline_parallel.state:PipelineTrainBatchState.run_communication",
+           "nanotron.parallel.pipeline_parallel.state:PipelineEvalBatchState.run_communication"]
 
 
 def main() -> int:
