@@ -480,6 +480,15 @@ class _Walker:
         """``xs.remove(v)``, ``xs.pop()``, ``xs.clear()``... on a local (a statement or a
         value): an entry taken out, a definition beside the others (what it names)."""
         func = call.func
+        if isinstance(func, ast.Name) and func.id == "next" and call.args \
+                and isinstance(call.args[0], ast.Name) and "next" not in state:
+            # next(it): an entry taken off a local iterator
+            value = self._shrunk.get(id(call))
+            if value is None:
+                value = self._shrunk[id(call)] = ast.Constant(None, lineno=call.lineno,
+                                                              col_offset=0)
+            self._fill(state, call.args[0].id, call.lineno, value, how="next")
+            return
         if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) \
                 and func.attr in SHRINKING:
             value = self._shrunk.get(id(call))

@@ -108,3 +108,29 @@ def test_a_shrink_in_a_while_loop_under_a_poll(make_pkg):
     assert d.verdict is Verdict.RANK_LOCAL, (
         f"`while running:` whose entries are removed as a clock-driven loop runs: how many "
         f"barriers run is rank-local: must be RANK-LOCAL; got {d.verdict.value}: {d.why}")
+
+
+ITERATOR = """
+    class S:
+        def step(self, batch):
+            it = iter(batch)
+            for _ in range(SKIP):
+                next(it)
+            for micro_batch in it:
+                dist.all_reduce(micro_batch, group=self.tp_group)
+"""
+
+
+@pytest.mark.parametrize("skip, verdict", [("self.tp_rank", Verdict.RANK_LOCAL),
+                                           ("self.pp_size", Verdict.UNIFORM)],
+                         ids=["skip_by_rank", "skip_by_config_twin"])
+def test_next_consumes_a_local_iterator(make_pkg, skip, verdict):
+    """nanotron's warm-up: ``next(batch)`` a rank-dependent number of times, then ``for
+    micro_batch in batch``: the second loop runs what the first left."""
+    report = audit("pkg.s:S", root=make_pkg({"s.py": ITERATOR.replace("SKIP", skip)}, ROOTS))
+    d = [d for d in report.decisions if d.kind == "for" and "it" in d.condition
+         and "range" not in d.condition][0]
+    assert d.verdict is verdict, (
+        f"`for _ in range({skip}): next(it)` then `for micro_batch in it:` gating an "
+        f"all_reduce: the loop runs what next() left: must be {verdict.value}; got "
+        f"{d.verdict.value}: {d.why}")
