@@ -356,3 +356,26 @@ def test_which_side_of_one_broadcast_reaches_does_not_decide_the_value(make_pkg,
             f"{shape}: the non-root ranks' `result` is not what rank 0's broadcast made, so "
             f"the rank id that picks the branch decides the value: RANK-LOCAL naming the "
             f"rank id; got {d.verdict.value}: {d.why}")
+
+
+def test_a_position_of_a_loop_variable_is_not_a_position_of_the_container(make_pkg):
+    """``for pair in self.make(): a, b = pair``: ``b`` is position 1 of each pair, not
+    position 1 of the list ``make()`` returns (whose second pair is configuration): with no
+    mode for "position 1 of every element" the pairs are read whole."""
+    src = """
+    class S:
+        def make(self):
+            return [(time.monotonic(), 1), (2, 3)]
+
+        def step(self):
+            for pair in self.make():
+                a, b = pair
+                if b:
+                    dist.barrier(group=self.tp_cpu_group)
+    """
+    report = audit("pkg.s:S", root=make_pkg({"s.py": src}, ROOTS))
+    d = [d for d in report.decisions if d.condition == "b"][0]
+    assert d.verdict is Verdict.RANK_LOCAL, (
+        "`b` is position 1 of each pair (the first pair holds a clock), not a position of "
+        "the container: the list's second pair (2, 3) alone must not decide it; read whole, "
+        f"it is RANK-LOCAL; got {d.verdict.value}: {d.why}")
