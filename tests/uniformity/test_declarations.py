@@ -286,3 +286,34 @@ collectives = ["self._bcast_requests", "self._bcast_responses", "self._bcast_nev
         f"the declaration is in use, not stale; findings: {sorted(found)}")
     assert ("collectives", "self._bcast_never", "stale") in found, (
         f"a wrapper no code calls (only defined) must stay stale; findings: {sorted(found)}")
+
+
+def test_an_agreed_call_a_sibling_class_uses_is_not_stale(make_pkg):
+    root = make_pkg({"s.py": """
+        class Pipe:
+            def step(self):
+                if self.server_args.on:
+                    dist.barrier(group=self.tp_cpu_group)
+
+
+        class AsyncPipe:
+            def step(self):
+                return self.engine.generate_agreed()
+    """}, """
+[tool.deskcheck.uniformity]
+roots = ["step"]
+
+[[tool.deskcheck.uniformity.agreed]]
+call = "*.generate_agreed"
+collective = "*.generate_agreed"
+
+[[tool.deskcheck.uniformity.agreed]]
+call = "*.never_called_agreed"
+collective = "*.never_called_agreed"
+""")
+    found = _findings(audit("pkg.s:Pipe", root=root))
+    assert ("agreed", "*.generate_agreed", "stale") not in found, (
+        "an agreed call only the sibling class AsyncPipe makes is in use in the files read, "
+        f"not stale; findings: {sorted(found)}")
+    assert ("agreed", "*.never_called_agreed", "stale") in found, (
+        f"an agreed call no code makes must stay stale; findings: {sorted(found)}")

@@ -68,3 +68,31 @@ def test_an_element_changed_in_place_keeps_the_containers_length(make_pkg):
         f"putting into one queue of the dict on rank 0 does not change how many queues "
         f"there are: `len(self.result_queues) == 1` must be UNIFORM; got {d.verdict.value}: "
         f"{d.why}")
+
+
+def test_an_element_changed_in_place_in_a_helper_is_found(make_pkg):
+    """The same put in a helper the loop calls (a body the field scan reads as text first):
+    its only field write is `self.result_queues[uid].put_nowait(x)`."""
+    source = """
+    import queue
+
+
+    class Pipe:
+        def __init__(self):
+            self.result_queues = {0: queue.Queue()}
+
+        def deliver(self, x):
+            if time.monotonic() > 5:
+                self.result_queues[0].put_nowait(x)
+
+        def step(self):
+            self.deliver(1)
+            if self.result_queues[0].empty():
+                dist.barrier(group=self.tp_group)
+    """
+    report = audit("pkg.s:Pipe", root=make_pkg({"s.py": source}, ROOTS))
+    d = [d for d in report.decisions if "empty" in d.condition][0]
+    assert d.verdict is Verdict.RANK_LOCAL, (
+        f"`deliver` puts into the queue under a clock and is the only writer of its "
+        f"content: `if self.result_queues[0].empty()` must be RANK-LOCAL; got "
+        f"{d.verdict.value}: {d.why}")

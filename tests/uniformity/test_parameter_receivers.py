@@ -99,3 +99,18 @@ def test_a_method_no_class_of_ours_defines_is_not_listed(make_pkg):
     assert "pipeline_state.run_communication" in calls, (
         f"`pipeline_state.run_communication()` (a method of BatchState) must stay listed: "
         f"{calls}")
+
+
+@pytest.mark.parametrize("nest", ["for _ in range(2):\n            ",
+                                  "if pipeline_state is not None:\n            ",
+                                  "with open('x') as f:\n            "],
+                         ids=["in_a_loop", "under_an_if", "in_a_with"])
+def test_a_nested_action_on_an_annotated_parameter_is_entered(make_pkg, nest):
+    source = SOURCE.replace("PARAM", "pipeline_state: BatchState").replace(
+        "    pipeline_state.run_communication()",
+        f"    {nest}    pipeline_state.run_communication()")
+    report = audit("pkg.s:Block", root=make_pkg({"s.py": source}, ROOTS))
+    assert any(s.call == "dist.send" for s in report.sites), (
+        f"`{nest.strip()} pipeline_state.run_communication()`: an action nested in a block "
+        f"is an action too: it must be entered (a site); sites: "
+        f"{[s.call for s in report.sites]}")
