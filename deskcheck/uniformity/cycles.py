@@ -16,7 +16,13 @@ from __future__ import annotations
 
 from collections import deque
 
-from deskcheck.uniformity.leaves import Leaf, cap_leaves
+from deskcheck.uniformity.leaves import (
+    _MAX_LEAVES,
+    _REFERENCES,
+    Leaf,
+    bucket,
+    ranked_within_cap,
+)
 
 _CYCLE = "cycle"  # the category of a reference leaf (never reaches a decision)
 
@@ -190,19 +196,34 @@ class _Solution:
         """The member's sources: its own leaves as walked, the inherited ones with a witness
         expanded on demand."""
         own = self.own[member]
-        out: list[Leaf] = []
+        found: list[tuple[int, frozenset]] = []
         for dims, bits in self.state[member].items():
             digits = bin(bits)[:1:-1]  # bit i at index i: one pass, not a shift per bit
             sig = digits.find("1")
             while sig >= 0:
+                found.append((sig, dims))
+                sig = digits.find("1", sig + 1)
+
+        def build(entries: list[tuple[int, frozenset]]) -> list[Leaf]:
+            out: list[Leaf] = []
+            for sig, dims in entries:
                 leaf = own.get((sig, dims))
                 if leaf is None:
                     first = self.sig_leaf[sig]
                     leaf = Leaf(first.name, first.category, first.reason, first.dim,
                                 (CycleWitness(self, member, sig, dims),), dims)
                 out.append(leaf)
-                sig = digits.find("1", sig + 1)
-        return cap_leaves(out)
+            return out
+
+        refs = [e for e in found if self.sig_leaf[e[0]].category in _REFERENCES]
+        if len(found) - len(refs) <= _MAX_LEAVES:
+            return tuple(build(found))  # under the cap: every source, as found
+        buckets: dict[tuple[int, int], list] = {}  # over it: only the groups the cap keeps
+        for sig, dims in found:  # are built (= cap_leaves over every source)
+            first = self.sig_leaf[sig]
+            if first.category not in _REFERENCES:
+                buckets.setdefault(bucket(first.category, dims), []).append((sig, dims))
+        return tuple(ranked_within_cap(buckets, build) + build(refs))
 
     def witness(self, member: tuple, sig: int, single: frozenset) -> tuple[str, ...]:
         """How the source reached ``member``: inside its group, the shortest path of reads

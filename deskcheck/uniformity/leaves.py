@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import heapq
+from collections.abc import Callable
 from typing import Any, NamedTuple
 
 
@@ -64,19 +65,29 @@ def cap_leaves(leaves: list[Leaf]) -> tuple[Leaf, ...]:
     rest = [leaf for leaf in leaves if leaf.category not in _REFERENCES]
     if len(rest) <= _MAX_LEAVES:
         return tuple(leaves)
-    # = sorted(rest, key=_rank)[:cap], ranking in full only the buckets that reach the cap
     buckets: dict[tuple[int, int], list[Leaf]] = {}
     for x in rest:
-        first = ((1 if x.single else 0) if x.category in _CAN_FAIL else 2,
-                 _PRIORITY.get(x.category, 9))
-        buckets.setdefault(first, []).append(x)
+        buckets.setdefault(bucket(x.category, x.single), []).append(x)
+    return tuple(ranked_within_cap(buckets, lambda built: built) + refs)
+
+
+def bucket(category: str, single: frozenset) -> tuple[int, int]:
+    """The first two parts of a source's rank (see :func:`cap_leaves`)."""
+    return ((1 if single else 0) if category in _CAN_FAIL else 2, _PRIORITY.get(category, 9))
+
+
+def ranked_within_cap(buckets: dict[tuple[int, int], list], build: Callable[[list], list[Leaf]]
+                      ) -> list[Leaf]:
+    """``sorted(sources, key=_rank)[:cap]`` over sources grouped by :func:`bucket` (each
+    group in the order found), building and ranking in full only the groups that reach the
+    cap (``build`` turns a group into its leaves)."""
     ranked: list[Leaf] = []
     for first in sorted(buckets):
         room = _MAX_LEAVES - len(ranked)
         if room <= 0:
             break
-        ranked += heapq.nsmallest(room, buckets[first], key=_rank)
-    return tuple(ranked + refs)
+        ranked += heapq.nsmallest(room, build(buckets[first]), key=_rank)
+    return ranked
 
 
 def _rank(x: Leaf) -> tuple:

@@ -124,3 +124,23 @@ def test_within_one_category_the_cap_keeps_names_in_order_not_as_found():
     assert kept == [f"src{i:02d}" for i in range(96)], (
         f"100 rank-local sources named src99..src00 as found: the cap keeps src00..src95 "
         f"(by name), not the first 96 found; kept {kept[:3]}...{kept[-3:]}")
+
+
+def test_a_cycle_of_fields_over_the_cap_keeps_96_sources(make_pkg):
+    """Two fields written from each other (a cycle the walk solves as a fixpoint) and from
+    120 per-rank pool sizes: the cycle's members are capped like any value."""
+    summed = " + ".join(f"self.p{i:03d}.available_size()" for i in range(120))
+    src = f"""
+    class S:
+        def step(self):
+            self.a = self.b + {summed}
+            self.b = self.a
+            if self.b:
+                dist.barrier(group=self.tp_cpu_group)
+    """
+    report = audit("pkg.s:S", root=make_pkg({"s.py": src}, ROOTS))
+    d = [d for d in report.decisions if d.condition == "self.b"][0]
+    names = [i.name for i in d.inputs]
+    assert len(names) == 96 and names == sorted(names), (
+        f"`self.b` reads a cycle (self.a <-> self.b) holding 120 pool sizes: its sources "
+        f"must be capped at 96, the first by name; got {len(names)}: {names[:2]}...")
