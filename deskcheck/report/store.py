@@ -13,6 +13,7 @@ import os
 import platform
 import socket
 import sqlite3
+import time
 import weakref
 from collections.abc import Iterable, Iterator
 from contextlib import AbstractContextManager, contextmanager
@@ -114,6 +115,23 @@ def project_store_path(config: ProjectConfig) -> Path:
 
 
 @guard_public_methods
+def _write_ahead(db: sqlite3.Connection) -> None:
+    """Put the file in WAL mode (kept in the file: once any process did, every one finds it).
+    Two processes switching a fresh store at once can get "database is locked" at once, not
+    after the busy timeout (SQLite's deadlock avoidance skips the busy handler for this
+    switch): retried until the timeout, re-reading the mode the other process may have set."""
+    deadline = time.monotonic() + BUSY_TIMEOUT_MS / 1000
+    while True:
+        try:
+            if db.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
+                db.execute("PRAGMA journal_mode = WAL")
+            return
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc) or time.monotonic() > deadline:
+                raise
+            time.sleep(0.01)
+
+
 class Store:
     """Runs and mutant verdicts in one SQLite file (created on first use).
 
@@ -152,8 +170,7 @@ class Store:
         store that already has them."""
         db = self._conn
         tables = {row[0] for row in db.execute("SELECT name FROM sqlite_master")}
-        if db.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
-            db.execute("PRAGMA journal_mode = WAL")
+        _write_ahead(db)
         if _SCHEMA_TABLES <= tables and \
                 db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION:
             return

@@ -201,3 +201,37 @@ def test_the_main_file_alone_holds_a_finished_run_of_a_process_that_never_closed
             "the main file alone (no WAL) must hold the finished run with 30 verdicts; it has "
             f"{run.status!r}, {len(store.finished_ids(run.id))}"
         )
+
+
+def _open_when_released(path: str, barrier, results) -> None:
+    barrier.wait()
+    try:
+        Store(path)
+        results.put("ok")
+    except Exception as exc:  # the test reports what each process raised
+        results.put(f"{type(exc).__name__}: {exc}")
+
+
+def test_processes_opening_a_fresh_store_at_once_all_open_it(tmp_path: Path):
+    """Four processes released at once on a store no one created yet: each must open it.
+    Found by the concurrent-writers test failing in full runs: two processes switching a
+    fresh file to WAL can get "database is locked" at once, without the busy timeout
+    (19 of 60 rounds of four failed before the switch was retried)."""
+    import multiprocessing
+
+    context = multiprocessing.get_context("spawn")
+    failures: list[str] = []
+    for round_ in range(8):
+        path = tmp_path / f"r{round_}" / ".deskcheck" / "results.sqlite"
+        path.parent.mkdir(parents=True)
+        barrier, results = context.Barrier(4), context.Queue()
+        workers = [context.Process(target=_open_when_released, args=(str(path), barrier, results))
+                   for _ in range(4)]
+        for w in workers:
+            w.start()
+        for w in workers:
+            w.join(timeout=120)
+        failures += [r for r in (results.get(timeout=60) for _ in workers) if r != "ok"]
+    assert not failures, (
+        f"every process opening a fresh store at once must open it; {len(failures)} of 32 "
+        f"failed: {failures[0]}")
