@@ -235,3 +235,35 @@ def test_processes_opening_a_fresh_store_at_once_all_open_it(tmp_path: Path):
     assert not failures, (
         f"every process opening a fresh store at once must open it; {len(failures)} of 32 "
         f"failed: {failures[0]}")
+
+
+class _LockedAtFirst:
+    """A connection whose switch to WAL is refused as "database is locked" twice (what a
+    second process gets while the first switches a fresh store), then done."""
+
+    def __init__(self) -> None:
+        self.mode, self.refused = "delete", 0
+
+    def execute(self, sql: str):
+        if sql == "PRAGMA journal_mode = WAL":
+            if self.refused < 2:
+                self.refused += 1
+                raise sqlite3.OperationalError("database is locked")
+            self.mode = "wal"
+        connection = self
+
+        class _Row:
+            def fetchone(self):
+                return (connection.mode,)
+        return _Row()
+
+
+def test_a_wal_switch_refused_as_locked_is_tried_again():
+    from deskcheck.report.store import _write_ahead
+
+    db = _LockedAtFirst()
+    _write_ahead(db)  # type: ignore[arg-type]
+    assert db.mode == "wal" and db.refused == 2, (
+        f"a WAL switch refused as 'database is locked' (another process is switching the "
+        f"fresh store) must be tried again until it holds; mode {db.mode!r} after "
+        f"{db.refused} refusals")
