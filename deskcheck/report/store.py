@@ -114,7 +114,6 @@ def project_store_path(config: ProjectConfig) -> Path:
     return config.path("store") or default_store_path(config.root)
 
 
-@guard_public_methods
 def _write_ahead(db: sqlite3.Connection) -> None:
     """Put the file in WAL mode (kept in the file: once any process did, every one finds it).
     Two processes switching a fresh store at once can get "database is locked" at once, not
@@ -132,6 +131,7 @@ def _write_ahead(db: sqlite3.Connection) -> None:
             time.sleep(0.01)
 
 
+@guard_public_methods
 class Store:
     """Runs and mutant verdicts in one SQLite file (created on first use).
 
