@@ -478,26 +478,24 @@ class _Walker:
 
     def _shrink_call(self, call: ast.Call, state: State) -> None:
         """``xs.remove(v)``, ``xs.pop()``, ``xs.clear()``... on a local (a statement or a
-        value): an entry taken out, a definition beside the others (what it names)."""
+        value), and ``next(it)``: an entry taken out, a definition beside the others (what
+        it names)."""
         func = call.func
         if isinstance(func, ast.Name) and func.id == "next" and call.args \
                 and isinstance(call.args[0], ast.Name) and "next" not in state:
-            # next(it): an entry taken off a local iterator
-            value = self._shrunk.get(id(call))
-            if value is None:
-                value = self._shrunk[id(call)] = ast.Constant(None, lineno=call.lineno,
-                                                              col_offset=0)
-            self._fill(state, call.args[0].id, call.lineno, value, how="next")
-            return
-        if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) \
+            name, how, parts = call.args[0].id, "next", []  # an entry taken off an iterator
+        elif isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) \
                 and func.attr in SHRINKING:
-            value = self._shrunk.get(id(call))
-            if value is None:  # one node per call: a loop walked again finds the same def
-                parts = list(call.args) + [k.value for k in call.keywords]
-                value = self._shrunk[id(call)] = parts[0] if len(parts) == 1 else ast.Tuple(
-                    parts, ast.Load(), lineno=call.lineno, col_offset=0) if parts \
-                    else ast.Constant(None, lineno=call.lineno, col_offset=0)
-            self._fill(state, func.value.id, call.lineno, value, how=func.attr)
+            name, how, parts = func.value.id, func.attr, [*call.args,
+                                                          *(k.value for k in call.keywords)]
+        else:
+            return
+        value = self._shrunk.get(id(call))
+        if value is None:  # one node per call: a loop walked again finds the same def
+            value = self._shrunk[id(call)] = parts[0] if len(parts) == 1 else ast.Tuple(
+                parts, ast.Load(), lineno=call.lineno, col_offset=0) if parts \
+                else ast.Constant(None, lineno=call.lineno, col_offset=0)
+        self._fill(state, name, call.lineno, value, how=how)
 
     def _arm(self, guard: Guard, body: list[ast.stmt], state: State) -> State:
         self.guards.append(guard)

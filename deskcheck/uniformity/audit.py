@@ -99,10 +99,7 @@ def _audit(target: str, root_path: Path, roots_methods: list[str] | None,
                          functions=len({c.fn.key for c in reach.ctxs.values()}),
                          notes=list(dict.fromkeys(model.notes + resolver.notes + reach.notes)))
     report.declarations = check_declarations(config, report, reach, tracer, model, inline)
-    files = {c.fn.file for c in reach.ctxs.values()} | {k.file for k in model.sources}
-    for m in resolver.models():
-        files.update(k.file for k in m.sources)
-    report.files_read = sorted(f for f in files if f)
+    report.files_read = sorted(reach.files_read(model))
     report.not_entered = _not_entered(reach)
     return report
 
@@ -145,12 +142,7 @@ def _root_methods(model, resolver: CallResolver, patterns: list[str], target: st
 def _inline_declarations(reach: Reach, sources: Sources) -> dict[str, tuple[str, str]]:
     """``# deskcheck: agreed|role|replica <why>`` comments in the files the audit entered."""
     out: dict[str, tuple[str, str]] = {}
-    files = {c.fn.file for c in reach.ctxs.values()}
-    for model in reach.resolver.models():
-        files.update(k.file for k in model.sources)
-    for file in files:
-        if not file:
-            continue
+    for file in reach.files_read():
         try:
             text = sources.parse(file).data.decode("utf-8", "replace")
         except Exception:

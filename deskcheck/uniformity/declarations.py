@@ -56,7 +56,7 @@ def check_declarations(config: UniformityConfig, report: AuditReport, reach: Rea
     calls |= {s.call for s in report.sites}
     for agreed in config.agreed:
         if agreed.call:
-            found = _check_agreed_call(agreed, calls, config, reach, tracer)
+            found = _check_agreed_call(agreed, calls, config, reach, tracer, model)
             if found is not None:
                 out.append(found)
     for kind, patterns in (("collectives", config.collectives), ("forward", config.forward)):
@@ -73,14 +73,10 @@ def _called_in_files(pattern: str, reach: Reach, model) -> bool:
     sibling class of one project file calls it: one declaration table serves several
     targets). Asked only of a declaration about to be called stale; such a file counts as
     read whole (an edit anywhere in it audits again)."""
-    files = {c.fn.file for c in reach.ctxs.values()}
-    files |= {k.file for k in model.sources} if model is not None else set()
-    for m in reach.resolver.models():
-        files.update(k.file for k in m.sources)
     needle = pattern.rsplit(".", 1)[-1]
     needle = "" if any(ch in needle for ch in "*?[") else needle
     sources = reach.resolver.index.sources
-    for file in sorted(f for f in files if f):
+    for file in sorted(reach.files_read(model)):
         try:
             text = sources.parse(file).data.decode("utf-8", "replace")
         except Exception:
@@ -99,14 +95,13 @@ def _called_in_files(pattern: str, reach: Reach, model) -> bool:
 
 
 def _check_agreed_call(agreed, calls: set[str], config: UniformityConfig, reach: Reach,
-                       tracer: Tracer) -> DeclarationFinding | None:
+                       tracer: Tracer, model) -> DeclarationFinding | None:
     """A call declared agreed is proven when it is itself the collective it names (a
     configured forward pass or collective) or when a callee it reaches returns a value that
     collective makes agreed; stale when it matches no call in the code."""
     hits = sorted(c for c in calls if matches(c, [agreed.call]))
     if not hits:
-        if _called_in_files(agreed.call, reach, reach.resolver.models()[0]
-                            if reach.resolver.models() else None):
+        if _called_in_files(agreed.call, reach, model):
             return None  # a sibling class calls it: in use, not for this target to prove
         return DeclarationFinding("agreed", agreed.call, "stale", agreed.where,
                                   "matches no call in the code")

@@ -270,6 +270,13 @@ class Reach:
                     new.append(target)
         return new
 
+    def files_read(self, model=None) -> set[str]:
+        """The files the walk entered or read a class from (``model``: the target's too)."""
+        files = {c.fn.file for c in self.ctxs.values()}
+        for m in [*self.resolver.models(), *([model] if model is not None else [])]:
+            files.update(k.file for k in m.sources)
+        return {f for f in files if f}
+
     def _keep_parameter_notes(self) -> None:
         """Of the methods called on parameters of unknown class, keep listed only those a
         class in the code read defines (``t.numel()``, ``path.mkdir()``: no code of ours)."""

@@ -1088,34 +1088,35 @@ def _only_def(value: ast.expr, ctx: Ctx) -> Any:
     return reaching[0][0] if len(reaching) == 1 else None
 
 
-def _enumerated(d: Any, ctx: Ctx) -> list[ast.expr] | None:
-    """For the index of ``for i, x in enumerate(seq[, start])`` (a loop or a comprehension):
-    ``[seq, start]``, whose length and value make the index; else None."""
+def _enumerate_loop(d: Any, ctx: Ctx, position: int) -> ast.Call | None:
+    """The ``enumerate(...)`` call when ``d`` is the name at ``position`` of ``for i, x in
+    enumerate(seq[, start])`` (a loop or a comprehension; 0: the index, 1: the element)."""
     call, loop = d.value, d.guards[-1].node if d.guards else None
     target = getattr(loop, "target", None)
-    if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Name)
+    if (isinstance(call, ast.Call) and isinstance(call.func, ast.Name)
             and call.func.id == "enumerate" and call.args
+            and not isinstance(call.args[0], ast.Starred)
             and not ctx.flow.reaching.get(id(call.func))
-            and isinstance(target, ast.Tuple) and target.elts
-            and isinstance(target.elts[0], ast.Name) and target.elts[0].id == d.name):
-        return None
-    return [call.args[0], *call.args[1:2], *(k.value for k in call.keywords)]
+            and isinstance(target, ast.Tuple) and len(target.elts) > position
+            and isinstance(target.elts[position], ast.Name)
+            and target.elts[position].id == d.name and (position == 0 or d.index == position)):
+        return call
+    return None
+
+
+def _enumerated(d: Any, ctx: Ctx) -> list[ast.expr] | None:
+    """For the index of ``for i, x in enumerate(seq[, start])``: ``[seq, start]``, whose
+    length and value make the index; else None."""
+    call = _enumerate_loop(d, ctx, 0)
+    return None if call is None else [call.args[0], *call.args[1:2],
+                                      *(k.value for k in call.keywords)]
 
 
 def _enumerated_element(d: Any, ctx: Ctx) -> ast.expr | None:
-    """For ``x`` of ``for i, x in enumerate(seq)`` (a loop or a comprehension): ``seq``,
-    the sequence its values come from; else None."""
-    call, loop = d.value, d.guards[-1].node if d.guards else None
-    target = getattr(loop, "target", None)
-    if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Name)
-            and call.func.id == "enumerate" and call.args
-            and not ctx.flow.reaching.get(id(call.func))
-            and not isinstance(call.args[0], ast.Starred)
-            and isinstance(target, ast.Tuple) and len(target.elts) == 2
-            and d.index == 1 and isinstance(target.elts[1], ast.Name)
-            and target.elts[1].id == d.name):
-        return None
-    return call.args[0]
+    """For ``x`` of ``for i, x in enumerate(seq)``: ``seq``, the sequence its values come
+    from; else None."""
+    call = _enumerate_loop(d, ctx, 1)
+    return None if call is None else call.args[0]
 
 
 def _zipped(d: Any, ctx: Ctx) -> ast.expr | None:
