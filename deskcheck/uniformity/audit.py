@@ -89,8 +89,8 @@ def _audit(target: str, root_path: Path, roots_methods: list[str] | None,
                        if kind in ("agreed", "replica", "config")})
     tracer = Tracer(reach, sanctioned, config.rank_local, config.config,
                     lambda f, n: _line(sources, f, n))
-    tracer.agreed_calls = {a.call: f"returned agreed by {a.collective}"
-                           + (f" ({a.why})" if a.why else "") for a in config.agreed if a.call}
+    tracer.agreed_calls = {a.call: _agreed_why(a) for a in config.agreed if a.call}
+    tracer.made_by = {_agreed_why(a): a.collective for a in config.agreed if a.call}
     roles = {" ".join(r.condition.split()): r.why for r in config.role}
     inline_roles = {k: why for k, (kind, why) in inline.items() if kind == "role"}
     decisions = [judge(b, reach, tracer, roles, inline_roles) for b in gather(reach)]
@@ -102,6 +102,10 @@ def _audit(target: str, root_path: Path, roots_methods: list[str] | None,
     report.files_read = sorted(reach.files_read(model))
     report.not_entered = _not_entered(reach)
     return report
+
+
+def _agreed_why(a) -> str:
+    return f"returned agreed by {a.collective}" + (f" ({a.why})" if a.why else "")
 
 
 def _not_entered(reach: Reach) -> list[NotEntered]:

@@ -45,6 +45,7 @@ from deskcheck.uniformity.positions import (
     unpacked,
     whole,
 )
+from deskcheck.uniformity.publish import published_value
 from deskcheck.uniformity.reach import (
     DECIDING_GUARDS,
     Ctx,
@@ -98,6 +99,7 @@ class Tracer(FieldReads, CycleSolver, CallSummaries, PathConditions, NamedHelper
         self.resolver = reach.resolver
         self.sanctioned = sanctioned  # field name or "file:line" -> why
         self.agreed_calls: dict[str, str] = {}  # call pattern declared agreed -> why
+        self.made_by: dict[str, str] = {}  # an agreed call's why -> the collective it names
         self.rank_local = rank_local
         self.config = config
         self.line_text = line_text  # (file, line) -> source text of that line
@@ -355,12 +357,11 @@ class Tracer(FieldReads, CycleSolver, CallSummaries, PathConditions, NamedHelper
             values.append((single, found))
         if len(reaching) > 1 and not _one_agreed_value(values) and not one_definition(
                 reaching, ctx.flow, self._imported_of(ctx)):
-            for (d, _facts), (single, _found) in zip(reaching, values, strict=True):
-                for g in d.guards:
-                    if g not in shared and tested(g) and g.kind in DECIDING_GUARDS:
-                        out += self._prefixed(f"{ctx.fn.file}:{g.line} which value of {e.id} "
-                                              f"reaches: {g.text}",
-                                              tuple(self.guard_sources(g, ctx, depth)), single)
+            published = published_value(e.id, reaching, values, ctx, self.made_by)
+            if published is not None:  # the two sides of one publish: what the leader sent
+                out = published
+            else:
+                out += self._selection(e, ctx, reaching, values, shared, depth)
         if mode.startswith(("attr:", "lattr:")) and e.id != ctx.fn.self_name:
             out += self._stored(e, ctx, mode, depth)  # self's stores: its fields, declared
         return out
@@ -379,6 +380,18 @@ class Tracer(FieldReads, CycleSolver, CallSummaries, PathConditions, NamedHelper
             return [Leaf(text, "unknown", "whether the try body raises on every rank alike",
                          witness=hop)]
         return self.trace(g.test, ctx, guard_mode(g), depth + 1)
+
+    def _selection(self, e: ast.Name, ctx: Ctx, reaching: tuple, values: list,
+                   shared: set, depth: int) -> list[Leaf]:
+        """The conditions choosing which of several definitions reaches a read."""
+        out: list[Leaf] = []
+        for (d, _facts), (single, _found) in zip(reaching, values, strict=True):
+            for g in d.guards:
+                if g not in shared and tested(g) and g.kind in DECIDING_GUARDS:
+                    out += self._prefixed(f"{ctx.fn.file}:{g.line} which value of {e.id} "
+                                          f"reaches: {g.text}",
+                                          tuple(self.guard_sources(g, ctx, depth)), single)
+        return out
 
     def _stored(self, e: ast.Name, ctx: Ctx, mode: str, depth: int) -> list[Leaf]:
         """``req.gen = v`` in the function, read as ``req.gen`` (``attr:gen``): ``v`` too,
