@@ -22,17 +22,35 @@ COLLECTIVES = frozenset({
 P2P = frozenset({"send", "recv", "isend", "irecv", "batch_isend_irecv", "send_object_list",
                  "recv_object_list", "send_object", "recv_object", "send_tensor_dict",
                  "recv_tensor_dict"})
+# where torch.distributed's signatures put the group, for a call that passes it positionally
+# (funcol's match c10d's but for all_to_all_single: its group follows the split sizes)
+GROUP_POSITION = {
+    **dict.fromkeys(("all_reduce", "all_gather", "all_gather_object", "all_gather_into_tensor",
+                     "broadcast", "broadcast_object_list", "all_to_all", "_all_gather_base",
+                     "all_reduce_coalesced", "send", "recv", "isend", "irecv",
+                     "send_object_list", "recv_object_list", "all_gather_tensor",
+                     "all_gather_tensor_autograd"), 2),
+    **dict.fromkeys(("reduce", "reduce_scatter", "reduce_scatter_tensor", "gather",
+                     "gather_object", "scatter", "scatter_object_list", "_reduce_scatter_base",
+                     "reduce_scatter_tensor_autograd"), 3),
+    **dict.fromkeys(("barrier", "monitored_barrier"), 0),
+    "all_to_all_single": 4,
+}
+_FUNCOL_POSITION = {"all_to_all_single": 3, "all_to_all_single_autograd": 3}
 _DIST_PREFIXES = ("dist.", "torch.distributed.", "torch.distributed.distributed_c10d.", "c10d.")
 _GROUP_KEYWORDS = ("group", "process_group", "pg", "cpu_group", "device_group")
 
 
 def classify_call(call: ast.Call, config: UniformityConfig,
                   imported_from: str | None = None,
-                  head_module: str | None = None) -> tuple[str, str] | None:
+                  head_module: str | None = None,
+                  assumed: bool = False) -> tuple[str, str] | None:
     """(kind, group expression) when ``call`` is a collective site, else None.
     ``imported_from``: the module a bare-name callee was imported from; ``head_module``: the
     module a dotted callee's first name stands for (``funcol.all_reduce`` with ``import
-    torch.distributed._functional_collectives as funcol``), see ``head_module_of``."""
+    torch.distributed._functional_collectives as funcol``), see ``head_module_of``.
+    ``assumed``: ``imported_from`` is a guess for any call named like a collective (an
+    in-place reduction by name): its group is then the argument that names one."""
     text = hop_text(call.func)
     for pattern in config.forward:
         if matches(text, [pattern.call]):
@@ -49,7 +67,10 @@ def classify_call(call: ast.Call, config: UniformityConfig,
     if text.startswith(_DIST_PREFIXES) or (
             "." not in text and (imported_from or "").startswith("torch.distributed")) or (
             "." in text and (head_module or "").startswith("torch.distributed")):
-        return kind, _group(call, None) or "WORLD"
+        if assumed and not text.startswith(_DIST_PREFIXES):
+            return kind, _group(call, None) or "WORLD"
+        functional = "_functional_collectives" in (head_module or imported_from or "")
+        return kind, _torch_group(call, last, functional) or "WORLD"
     receiver = text.rsplit(".", 1)[0] if "." in text else ""
     if "group" in receiver.rsplit(".", 1)[-1].lower() or receiver.endswith(("_pg", ".pg")):
         return kind, _group(call, None) or receiver
@@ -92,13 +113,42 @@ def _group(call: ast.Call, pattern: CallPattern | None) -> str:
     return ""
 
 
+def _torch_group(call: ast.Call, name: str, functional: bool) -> str:
+    """The group a torch.distributed call passes: its group keyword, else the argument at the
+    group's position in the signature; "" when it passes none (the default group). A name
+    the table does not know is read as a wrapper's is."""
+    position = (_FUNCOL_POSITION if functional else {}).get(name, GROUP_POSITION.get(name))
+    if position is None:
+        return _group(call, None)
+    for keyword in call.keywords:
+        if keyword.arg in _GROUP_KEYWORDS:
+            return ast.unparse(keyword.value)
+    if any(isinstance(a, ast.Starred) for a in call.args[:position + 1]):
+        return _group(call, None)  # positions unknown past a star
+    return ast.unparse(call.args[position]) if len(call.args) > position else ""
+
+
+# the name of the first parameter (the one written in place) where it is not ``tensor``
+_FIRST_PARAM = {"all_gather": "tensor_list", "all_gather_object": "object_list",
+                "all_gather_into_tensor": "output_tensor", "_all_gather_base": "output_tensor",
+                "broadcast_object_list": "object_list", "reduce_scatter": "output",
+                "reduce_scatter_tensor": "output", "_reduce_scatter_base": "output",
+                "all_to_all": "output_tensor_list", "all_to_all_single": "output",
+                "scatter_object_list": "scatter_object_output_list",
+                "all_reduce_coalesced": "tensors"}
+
+
 def inplace_output(call: ast.Call) -> ast.expr | None:
-    """The argument a torch-style collective writes in place (its first), else None."""
+    """The argument a torch-style collective writes in place (its first, passed by position
+    or by its name: ``all_reduce(tensor=t, ...)``), else None."""
     text = hop_text(call.func)
     last = text.rsplit(".", 1)[-1]
-    if last in COLLECTIVES and last not in ("barrier", "monitored_barrier") and call.args:
+    if last not in COLLECTIVES or last in ("barrier", "monitored_barrier"):
+        return None
+    if call.args:
         return call.args[0]
-    return None
+    name = _FIRST_PARAM.get(last, "tensor")
+    return next((k.value for k in call.keywords if k.arg == name), None)
 
 
 def site_dim(group: str, config: UniformityConfig) -> str:

@@ -4,6 +4,7 @@ each judged by its input set relative to the group of each collective it gates."
 from __future__ import annotations
 
 import ast
+import re
 from dataclasses import dataclass, field
 
 from deskcheck.static import Guard
@@ -142,7 +143,7 @@ def _planned_over(sites: list[CollectiveSite], leaves: list[Leaf]) -> list[str]:
     if not sites or any(s.kind != "p2p" or s.dim != "world" for s in sites):
         return []
     return sorted({d for leaf in leaves if leaf.category == "agreed"
-                   for d in leaf.dim.split("|") if d and d != "world"})
+                   for d in re.split(r"[|+]", leaf.dim) if d and d != "world"})
 
 
 def _planned_note(planned: list[str]) -> str:

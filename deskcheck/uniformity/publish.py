@@ -6,8 +6,9 @@ where it gates the send).
 
 The leader's side counts as sent when the send is a site of that collective at the top of
 its arm, reads the name in its arguments, and no definition of the name in that arm comes
-after it; the other side must rebind the name at its top from values all made by that
-collective (a receive declared agreed by it). Anything else keeps the selection an input."""
+after it; the other side must rebind the name at its top to that receive, unchanged (the
+call declared agreed by it, through locals, constant subscripts and ``list()``). Anything
+else keeps the selection an input."""
 
 from __future__ import annotations
 
@@ -16,18 +17,20 @@ from typing import Any
 
 from deskcheck.static import Guard
 from deskcheck.uniformity.leaves import Leaf
-from deskcheck.uniformity.rules import matches
+from deskcheck.uniformity.rules import hop_text, matches
 
 
 def published_value(name: str, reaching: tuple, values: list[tuple[frozenset[str], list[Leaf]]],
-                    ctx: Any, made_by: dict[str, str]) -> list[Leaf] | None:
+                    ctx: Any, agreed: dict[str, str], made_by: dict[str, str]
+                    ) -> list[Leaf] | None:
     """The leaves of a read of ``name`` whose reaching definitions are the two sides of one
-    publish (``made_by``: an agreed call's reason -> the collective it names), else None."""
+    publish (``agreed``: a call pattern declared agreed -> its reason; ``made_by``: that
+    reason -> the collective the declaration names), else None."""
     if not made_by or len(reaching) < 2:
         return None
     for node in _selecting_ifs(reaching):
         for sent_side in (False, True):
-            found = _sides(name, reaching, values, ctx, made_by, node, sent_side)
+            found = _sides(name, reaching, values, ctx, agreed, made_by, node, sent_side)
             if found is not None:
                 return found
     return None
@@ -51,8 +54,8 @@ def _arm_of(d: Any, node: ast.If) -> tuple[bool | None, tuple[Guard, ...]]:
     return None, ()
 
 
-def _sides(name: str, reaching: tuple, values: list, ctx: Any, made_by: dict[str, str],
-           node: ast.If, sent_side: bool) -> list[Leaf] | None:
+def _sides(name: str, reaching: tuple, values: list, ctx: Any, agreed: dict[str, str],
+           made_by: dict[str, str], node: ast.If, sent_side: bool) -> list[Leaf] | None:
     received: list[Leaf] = []
     collective: set[str] = set()
     sent_lines: list[int] = []
@@ -74,23 +77,60 @@ def _sides(name: str, reaching: tuple, values: list, ctx: Any, made_by: dict[str
         if single:
             received += leaves
             continue
-        if not leaves:
-            return None  # a constant: not what the publish delivered
-        # each leaf's collective ("" for one no agreed call made): one, a real one, or none
-        collective.update(made_by.get(leaf.reason, "") if leaf.category == "sanctioned"
-                          else "" for leaf in leaves)
+        made = _received_from(d.value, ctx, agreed, made_by) if d.kind == "assign" else None
+        if made is None:
+            return None  # filled, computed, or received from no declared publish
+        collective.add(made)
         received += leaves
-        kills = kills or (d.kind == "assign" and len(d.guards) == len(outer) + 1)
+        kills = kills or len(d.guards) == len(outer) + 1
     if len(collective) != 1 or not kills or above is None:
         return None
     made = collective.pop()
     send = _send_at_top(name, ctx, node, sent_side, above, made)
     if send is None or any(line >= send.lineno for line in sent_lines):
         return None
-    reason = next(leaf.reason for leaf in received if made_by.get(leaf.reason) == made)
+    reason = next(why for why, by in made_by.items() if by == made)
     hop = (f"{ctx.fn.file}:{send.lineno} {name} sent by {made}: what the other side "
            f"receives")
     return [*received, Leaf(f"{name} (sent by {made})", "sanctioned", reason, witness=(hop,))]
+
+
+def _received_from(value: ast.expr | None, ctx: Any, agreed: dict[str, str],
+                   made_by: dict[str, str]) -> str | None:
+    """The collective whose publish ``value`` is, unchanged: a call declared agreed by it,
+    through locals bound once, constant subscripts (``frames[1:]``, a header dropped) and
+    ``list()``/``tuple()``; else None (``recv() + extra`` is not what was sent)."""
+    expr = value
+    for _hop in range(8):
+        if isinstance(expr, ast.Subscript) and _constant(expr.slice):
+            expr = expr.value
+        elif isinstance(expr, ast.Call) and isinstance(expr.func, ast.Name) \
+                and expr.func.id in ("list", "tuple") and len(expr.args) == 1 \
+                and not expr.keywords and not ctx.flow.reaching.get(id(expr.func)):
+            expr = expr.args[0]
+        elif isinstance(expr, ast.Name):
+            reaching = ctx.flow.reaching.get(id(expr), ())
+            if len(reaching) != 1:
+                return None
+            d = reaching[0][0]
+            if d.kind != "assign" or d.index is not None or d.unpacked:
+                return None
+            expr = d.value
+        elif isinstance(expr, ast.Call):
+            pattern = matches(hop_text(expr.func), tuple(agreed))
+            return made_by.get(agreed[pattern]) if pattern is not None else None
+        else:
+            return None
+    return None
+
+
+def _constant(index: ast.expr) -> bool:
+    if isinstance(index, ast.Slice):
+        return all(part is None or _constant(part) for part in
+                   (index.lower, index.upper, index.step))
+    if isinstance(index, ast.UnaryOp):
+        return _constant(index.operand)
+    return isinstance(index, ast.Constant)
 
 
 def _send_at_top(name: str, ctx: Any, node: ast.If, sent_side: bool,

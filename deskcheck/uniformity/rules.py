@@ -36,9 +36,11 @@ CONFIG_RULES: tuple[str, ...] = (
 _RANK = re.compile(r"(?:^|_)rank$|^rank_in_group$|^local_rank$|^gpu_id$|^get_rank$"
                    r"|^get_.*_rank$|_rank_in_group$")
 _DIMS = ("attn_tp", "attn_dp", "attn_cp", "moe_ep", "moe_tp", "moe_dp", "tp", "pp", "dp",
-         "ep", "cp", "world")
-NESTED = {"tp": {"attn_tp", "attn_dp", "attn_cp", "moe_ep", "moe_tp", "moe_dp", "ep"},
-          "world": set(_DIMS)}
+         "ep", "cp", "mp", "world")
+_IN_TP = {"attn_tp", "attn_dp", "attn_cp", "moe_ep", "moe_tp", "moe_dp", "ep"}
+# the dimensions whose groups lie inside each group of a dimension (mp: model parallel,
+# tensor x pipeline)
+NESTED = {"tp": _IN_TP, "mp": {"tp", "pp", *_IN_TP}, "world": set(_DIMS)}
 
 
 def hop_text(expr: ast.expr) -> str:
@@ -89,7 +91,7 @@ _LONG_DIMS = (("expert_data_parallel", "moe_dp"), ("expert_tensor_parallel", "mo
               ("expert_model_parallel", "ep"), ("expert_parallel", "ep"),
               ("tensor_model_parallel", "tp"), ("tensor_parallel", "tp"),
               ("pipeline_model_parallel", "pp"), ("pipeline_parallel", "pp"),
-              ("data_parallel", "dp"), ("context_parallel", "cp"))
+              ("data_parallel", "dp"), ("context_parallel", "cp"), ("model_parallel", "mp"))
 
 
 def dim_of_name(name: str, default: str = "world") -> str:
@@ -134,7 +136,10 @@ def varies_within(rank_dim: str, group: str) -> bool:
 
 
 def covers(agreed_dim: str, group: str) -> bool:
-    """Is a value agreed over ``agreed_dim`` groups uniform within every ``group`` group?"""
+    """Is a value agreed over ``agreed_dim`` groups uniform within every ``group`` group?
+    ``dp+mp``: reduced over one and then the other, agreed over each."""
+    if "+" in agreed_dim:
+        return any(covers(part, group) for part in agreed_dim.split("+"))
     return agreed_dim == group or agreed_dim == "world" or group in NESTED.get(agreed_dim, set())
 
 

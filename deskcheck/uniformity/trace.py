@@ -357,7 +357,8 @@ class Tracer(FieldReads, CycleSolver, CallSummaries, PathConditions, NamedHelper
             values.append((single, found))
         if len(reaching) > 1 and not _one_agreed_value(values) and not one_definition(
                 reaching, ctx.flow, self._imported_of(ctx)):
-            published = published_value(e.id, reaching, values, ctx, self.made_by)
+            published = published_value(e.id, reaching, values, ctx, self.agreed_calls,
+                                        self.made_by)
             if published is not None:  # the two sides of one publish: what the leader sent
                 out = published
             else:
@@ -425,15 +426,22 @@ class Tracer(FieldReads, CycleSolver, CallSummaries, PathConditions, NamedHelper
         ``self._all_reduce(x, op)``) between ``x``'s definitions and this read: agreed."""
         reaching = ctx.flow.reaching.get(id(e), ())
         first_def = min((d.line for d, _f in reaching), default=0)
-        for name, call, dim, how in self._inplace_calls(ctx):
-            if name == e.id and first_def <= call.lineno <= e.lineno:
-                kind = classify_call(call, self.reach.config, "torch.distributed")
-                group = param_group(ctx.fn, kind[1], ctx.flow) if kind and not ctx.summary \
-                    else ""
-                return Leaf(e.id, "agreed", f"reduced in place by {how}", dim,
-                            (f"{ctx.fn.file}:{call.lineno} {ast.unparse(call.func)}({e.id}, ...)",),
-                            group=group)
-        return None
+        found = [(call, dim, how) for name, call, dim, how in self._inplace_calls(ctx)
+                 if name == e.id and first_def <= call.lineno <= e.lineno]
+        if not found:
+            return None
+        call, dim, how = found[0]
+        kind = classify_call(call, self.reach.config, "torch.distributed", assumed=True)
+        group = param_group(ctx.fn, kind[1], ctx.flow) if kind and not ctx.summary else ""
+        # reduced again, over another group, on every path from each definition: agreed
+        # over each (``covers``)
+        then = [(c, d, h) for c, d, h in found[1:] if d != dim and _after_every(c, reaching, ctx)]
+        dims = sorted({dim, *(d for _c, d, _h in then)})
+        if len(dims) > 1 and not any(d.startswith(group_mark("")) or "|" in d for d in dims):
+            dim, how, group = "+".join(dims), " then ".join([how, *(h for *_x, h in then)]), ""
+        return Leaf(e.id, "agreed", f"reduced in place by {how}", dim,
+                    (f"{ctx.fn.file}:{call.lineno} {ast.unparse(call.func)}({e.id}, ...)",),
+                    group=group)
 
     def record_sizes(self, value: ast.expr, ctx: Ctx) -> list[Leaf]:
         """A forward argument's objects (``shapes``): each construction's arguments read for
@@ -485,7 +493,8 @@ class Tracer(FieldReads, CycleSolver, CallSummaries, PathConditions, NamedHelper
                 chain = self_chain(target, ctx.fn.self_name) if target is not None else None
                 if chain is None:
                     continue
-                kind = classify_call(call, self.reach.config, "torch.distributed")
+                kind = classify_call(call, self.reach.config, "torch.distributed",
+                                     assumed=True)
                 if kind is not None and kind[0] == "collective":
                     found.setdefault(chain, []).append((call, kind))
             self._field_writers[id(ctx.fn.node)] = found
@@ -533,7 +542,7 @@ class Tracer(FieldReads, CycleSolver, CallSummaries, PathConditions, NamedHelper
         out: list[tuple[str, ast.Call, str, str]] = []
         for call in ctx.flow.calls:
             target = inplace_output(call)
-            kind = classify_call(call, self.reach.config, "torch.distributed")
+            kind = classify_call(call, self.reach.config, "torch.distributed", assumed=True)
             if isinstance(target, ast.Name) and kind is not None and kind[0] == "collective":
                 out.append((target.id, call, self._group_dim_at(ctx, kind[1]),
                             f"{ast.unparse(call.func)} over {kind[1] or 'WORLD'}"))
@@ -1093,6 +1102,14 @@ def _one_agreed_value(values: list[tuple[frozenset[str], list[Leaf]]]) -> bool:
             return False
         made.update(leaf.reason for leaf in leaves)
     return len(made) == 1
+
+
+def _after_every(call: ast.Call, reaching: tuple, ctx: Ctx) -> bool:
+    """``call`` runs after each reaching definition whenever it does: it sits after it, in
+    its block or one enclosing it."""
+    guards = set(ctx.flow.guards.get(id(call), ()))
+    return bool(reaching) and all(guards <= set(d.guards) and call.lineno > d.line
+                                  for d, _f in reaching)
 
 
 def _only_def(value: ast.expr, ctx: Ctx) -> Any:

@@ -38,6 +38,8 @@ ENGINE = """
             self.sub = sub
             self.inbox = inbox
             self.tp_cpu_group = None
+            self.header = [b"v1"]
+            self.extra = [b"noop"]
             self.is_leader = dist.get_rank(group=self.tp_cpu_group) == 0
 
         def step(self):
@@ -91,7 +93,10 @@ def test_the_leader_side_of_a_publish_holds_what_the_others_receive(make_pkg):
     ('self.other.send_multipart([b"batch"] + msgs)',
      "the leader sends over another channel than the one the receive is agreed by"),
     ('self.pub.send_multipart([b"batch"])', "the leader sends something else"),
-], ids=["no_send", "changed_after_send", "conditional_send", "other_channel", "other_payload"])
+    ('self.pub.send_multipart([b"batch"] + self.header)',
+     "the leader sends another value (a field), not its list"),
+], ids=["no_send", "changed_after_send", "conditional_send", "other_channel", "other_payload",
+        "other_name"])
 def test_a_leader_side_that_is_not_what_it_sent_keeps_the_selection(make_pkg, send, why):
     d, _ = _loop(make_pkg, send)
     assert d.verdict is Verdict.RANK_LOCAL, (
@@ -107,7 +112,10 @@ def test_a_leader_side_that_is_not_what_it_sent_keeps_the_selection(make_pkg, se
      "the other side takes the batch only sometimes (else it keeps the empty list)"),
     (RECEIVE + "\n            msgs.append(self.inbox.recv_pyobj(time.monotonic()))",
      "every rank adds a message of its own after the if"),
-], ids=["other_side_local", "other_side_conditional", "filled_after_the_if"])
+    ("frames = self.sub.recv_multipart()\n                msgs = frames[1:] + self.extra",
+     "the other side adds configured entries the leader never sent"),
+], ids=["other_side_local", "other_side_conditional", "filled_after_the_if",
+        "other_side_adds_config"])
 def test_a_side_that_does_not_always_receive_keeps_the_selection(make_pkg, receive, why):
     d, _ = _loop(make_pkg, receive=receive)
     assert d.verdict is Verdict.RANK_LOCAL, (
