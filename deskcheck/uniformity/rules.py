@@ -132,7 +132,7 @@ def group_dim(group_text: str, configured: dict[str, str]) -> str:
 def varies_within(rank_dim: str, group: str) -> bool:
     """Does a rank id of ``rank_dim`` differ between the ranks of one ``group`` group?"""
     return rank_dim == group or group == "world" or rank_dim == "world" \
-        or rank_dim in NESTED.get(group, set())
+        or rank_dim in NESTED.get(group, set()) or group in NESTED.get(rank_dim, set())
 
 
 def covers(agreed_dim: str, group: str) -> bool:
