@@ -17,8 +17,8 @@ ROOTS = '[tool.deskcheck.uniformity]\nroots = ["step"]\n'
 SOURCE = """
     class S:
         def __init__(self, ranks, groups):
-            self.tp_rank, self.mp_rank, self.dp_rank, self.attn_tp_rank = ranks
-            self.tp_group, self.attn_tp_group, self.dp_group = groups
+            self.tp_rank, self.mp_rank, self.dp_rank, self.attn_tp_rank, self.pp_rank = ranks
+            self.tp_group, self.attn_tp_group, self.dp_group, self.model_parallel_group = groups
 
         def step(self):
             if self.RANK == 0:
@@ -31,10 +31,13 @@ SOURCE = """
     ("mp_rank", "tp_group", Verdict.RANK_LOCAL),
     ("attn_tp_rank", "tp_group", Verdict.RANK_LOCAL),
     ("tp_rank", "tp_group", Verdict.RANK_LOCAL),
+    ("pp_rank", "model_parallel_group", Verdict.RANK_LOCAL),
+    ("dp_rank", "model_parallel_group", Verdict.UNIFORM),
     ("dp_rank", "tp_group", Verdict.UNIFORM),
     ("tp_rank", "dp_group", Verdict.UNIFORM),
 ], ids=["tp_rank_over_attn_tp", "mp_rank_over_tp", "attn_tp_rank_over_tp", "tp_over_tp",
-        "dp_rank_over_tp_twin", "tp_rank_over_dp_twin"])
+        "pp_rank_over_mp", "dp_rank_over_mp_twin", "dp_rank_over_tp_twin",
+        "tp_rank_over_dp_twin"])
 def test_a_rank_id_differs_within_groups_inside_its_dimension(make_pkg, rank, group, verdict):
     source = SOURCE.replace("RANK", rank).replace("GROUP", group)
     report = audit("pkg.s:S", root=make_pkg({"s.py": source}, ROOTS))

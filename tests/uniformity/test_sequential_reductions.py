@@ -20,9 +20,10 @@ SOURCE = """
     import torch
 
     class Z:
-        def __init__(self, dp_process_group, model_parallel_group):
+        def __init__(self, dp_process_group, model_parallel_group, pp_group):
             self.dp_process_group = dp_process_group
             self.model_parallel_group = model_parallel_group
+            self.pp_group = pp_group
 
         def _model_parallel_all_reduce(self, tensor, op):
             dist.all_reduce(tensor=tensor, op=op, group=self.model_parallel_group)
@@ -48,8 +49,9 @@ def _decision(make_pkg, reduce: str, gated: str):
 
 
 @pytest.mark.parametrize("gated", [MP_GATHER, DP_GATHER,
-                                   MP_GATHER + "\n                " + DP_GATHER],
-                         ids=["mp", "dp", "both"])
+                                   MP_GATHER + "\n                " + DP_GATHER,
+                                   "dist.barrier(group=self.pp_group)"],
+                         ids=["mp", "dp", "both", "pp_inside_mp"])
 def test_a_flag_reduced_over_two_groups_is_agreed_over_each(make_pkg, gated):
     d, _ = _decision(make_pkg, BOTH, gated)
     assert d.verdict is Verdict.UNIFORM, (
