@@ -2,7 +2,7 @@
 sub.recv()``, where ``sub.recv`` is declared agreed by ``pub.send`` (an ``agreed`` call entry
 naming that collective). After the ``if`` every rank holds what the leader sent, so the
 condition choosing the side does not decide the value (the ``if`` is judged on its own,
-where it gates the send).
+where it gates the send). The same holds for a function's two returns, one per side.
 
 The leader's side counts as sent when the send is a site of that collective at the top of
 its arm, reads the name in its arguments, and no definition of the name in that arm comes
@@ -34,6 +34,55 @@ def published_value(name: str, reaching: tuple, values: list[tuple[frozenset[str
             if found is not None:
                 return found
     return None
+
+
+def published_return(returns: list[tuple[ast.expr | None, tuple]], ctx: Any,
+                     agreed: dict[str, str], made_by: dict[str, str]
+                     ) -> tuple[ast.expr, str, ast.Call] | None:
+    """The same two sides as returns (vLLM's ``MessageQueue.broadcast_object``: ``if
+    writer: enqueue(obj); return obj else: return dequeue()``): (the receiving return's
+    value, the collective, the send) when the function's two returns are them, else None."""
+    if not made_by or len(returns) != 2:
+        return None
+    (first, first_guards), (second, second_guards) = (
+        (value, _without_own_exit(guards)) for value, guards in returns)
+    if not first_guards or not second_guards or first_guards[:-1] != second_guards[:-1]:
+        return None
+    arm, other = first_guards[-1], second_guards[-1]
+    if arm.kind != "if" or other.kind != "if" or arm.node is not other.node \
+            or arm.negated == other.negated:
+        return None
+    for (sent, sent_arm), received in (((first, arm), second), ((second, other), first)):
+        made = _received_from(received, ctx, agreed, made_by)
+        if made is None or not isinstance(sent, ast.Name):
+            continue
+        send = _send_at_top(sent.id, ctx, sent_arm.node, sent_arm.negated,
+                            first_guards[:-1], made)
+        reaching = ctx.flow.reaching.get(id(sent), ())
+        if send is not None and reaching and all(d.line < send.lineno for d, _f in reaching):
+            return received, made, send
+    return None
+
+
+def _without_own_exit(guards: tuple) -> tuple:
+    """A return's guards less the early exit of the other arm's return (``else: return b``
+    runs past ``if w: return a``: that exit's test is the if's own); a return after the
+    ``if`` (no ``else``) is on its false side."""
+    tests = [g.test for g in guards if g.kind == "if"]
+    kept = tuple(g for g in guards if g.kind != "exit" or all(g.test is not t for t in tests))
+    last = kept[-1] if kept else None
+    if last is not None and last.kind == "exit" and isinstance(last.node, ast.If) \
+            and last.test is last.node.test:
+        kept = (*kept[:-1], Guard("if", last.line, last.test, last.negated, node=last.node))
+    return kept
+
+
+def sent_leaf(name: str, made: str, made_by: dict[str, str], file: str,
+              send: ast.Call) -> Leaf:
+    """What the sending side holds: the value the other side receives."""
+    reason = next(why for why, by in made_by.items() if by == made)
+    hop = f"{file}:{send.lineno} {name} sent by {made}: what the other side receives"
+    return Leaf(f"{name} (sent by {made})", "sanctioned", reason, witness=(hop,))
 
 
 def _selecting_ifs(reaching: tuple) -> list[ast.If]:
@@ -89,10 +138,7 @@ def _sides(name: str, reaching: tuple, values: list, ctx: Any, agreed: dict[str,
     send = _send_at_top(name, ctx, node, sent_side, above, made)
     if send is None or any(line >= send.lineno for line in sent_lines):
         return None
-    reason = next(why for why, by in made_by.items() if by == made)
-    hop = (f"{ctx.fn.file}:{send.lineno} {name} sent by {made}: what the other side "
-           f"receives")
-    return [*received, Leaf(f"{name} (sent by {made})", "sanctioned", reason, witness=(hop,))]
+    return [*received, sent_leaf(name, made, made_by, ctx.fn.file, send)]
 
 
 def _received_from(value: ast.expr | None, ctx: Any, agreed: dict[str, str],
@@ -135,9 +181,10 @@ def _constant(index: ast.expr) -> bool:
 
 def _send_at_top(name: str, ctx: Any, node: ast.If, sent_side: bool,
                  above: tuple[Guard, ...], made: str) -> ast.Call | None:
-    """A site of ``made`` at the top of the sending arm whose arguments read ``name``."""
-    for call, site in ctx.sites:
-        if matches(site.call, (made,)) is None:
+    """A call of ``made`` at the top of the sending arm whose arguments read ``name`` (the
+    function's calls, not its sites: a return summary's context lists none)."""
+    for call in ctx.flow.calls:
+        if matches(hop_text(call.func), (made,)) is None:
             continue
         guards = tuple(ctx.flow.guards.get(id(call), ()))
         if len(guards) <= len(above) or guards[:len(above)] != above:

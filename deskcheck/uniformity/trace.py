@@ -45,7 +45,7 @@ from deskcheck.uniformity.positions import (
     unpacked,
     whole,
 )
-from deskcheck.uniformity.publish import published_value
+from deskcheck.uniformity.publish import published_return, published_value, sent_leaf
 from deskcheck.uniformity.reach import (
     DECIDING_GUARDS,
     Ctx,
@@ -953,6 +953,13 @@ class Tracer(FieldReads, CycleSolver, CallSummaries, PathConditions, NamedHelper
     def _returns(self, callee: Ctx, mode: str, depth: int, hop: str) -> list[Leaf]:
         out: list[Leaf] = self._yielded(callee, mode, depth)
         returns = [(v, g) for v, g in callee.flow.returns if not is_dead(g, callee.consts)]
+        published = published_return(returns, callee, self.agreed_calls, self.made_by)
+        if published is not None:  # the two sides of one publish, returned: one value
+            received, made, send = published
+            out += [*self.trace(received, callee, mode, depth + 1),
+                    sent_leaf(ast.unparse(send.args[0]) if send.args else made, made,
+                              self.made_by, callee.fn.file, send)]
+            return self._prefixed(hop, tuple(out))
         for value, guards in returns:
             single, empty = self._path_marks(guards, _only_def(value, callee), callee)
             if not (empty and mode in _EMPTIED):  # a falsy value there: no source

@@ -142,3 +142,70 @@ def test_a_rank_local_choice_of_side_is_reported_at_the_if(make_pkg):
     assert ifs and ifs[0].verdict is Verdict.RANK_LOCAL, (
         "the side is chosen by a poll only this rank saw: the `if` gating the send must be "
         f"reported RANK-LOCAL itself; got {[(x.condition, x.verdict.value) for x in ifs]}")
+
+
+RETURNED = """
+    class Queue:
+        def __init__(self, writer):
+            self._is_writer = writer
+            self.last = None
+
+        def enqueue(self, obj):
+            self.last = obj
+
+        def dequeue(self):
+            return self.last
+
+        def broadcast_object(self, obj=None):
+            if self._is_writer:
+                WRITER
+            READER
+
+    class E:
+        def __init__(self, inbox, tp_cpu_group):
+            self.inbox = inbox
+            self.tp_cpu_group = tp_cpu_group
+            self.mq = Queue(dist.get_rank(group=tp_cpu_group) == 0)
+
+        def step(self):
+            reqs = self.mq.broadcast_object(self.inbox.recv_pyobj(time.monotonic()))
+            for r in reqs:
+                dist.barrier(group=self.tp_cpu_group)
+"""
+
+RETURNED_CONFIG = """
+[tool.deskcheck.uniformity]
+roots = ["step"]
+collectives = [{ call = "self.enqueue", group = "self.tp_cpu_group" }]
+
+[[tool.deskcheck.uniformity.agreed]]
+call = "self.dequeue"
+collective = "self.enqueue"
+why = "the object the writer enqueued for its TP group"
+"""
+
+
+@pytest.mark.parametrize("writer, verdict, why", [
+    ("self.enqueue(obj)\n                return obj", Verdict.SANCTIONED,
+     "the writer returns what it enqueued, the readers what they dequeue: one object"),
+    ("self.enqueue(obj)\n                return self.last", Verdict.RANK_LOCAL,
+     "the writer returns another value than the one it enqueued"),
+    ("self.enqueue(obj)\n                obj = self.last\n                return obj",
+     Verdict.RANK_LOCAL, "the writer rebinds the name after enqueuing it"),
+    ("if obj:\n                    self.enqueue(obj)\n                return obj",
+     Verdict.RANK_LOCAL, "the writer enqueues only sometimes"),
+    ("return obj", Verdict.RANK_LOCAL, "the writer never enqueues"),
+], ids=["returns_what_it_sent", "returns_another_value", "rebinds_after_send",
+        "sends_only_sometimes", "no_send"])
+@pytest.mark.parametrize("reader", ["else:\n                return self.dequeue()",
+                                    "return self.dequeue()"], ids=["else", "after_the_if"])
+def test_the_two_returns_of_one_publish_are_one_value(make_pkg, writer, verdict, why, reader):
+    source = RETURNED.replace("WRITER", writer).replace("READER", reader)
+    report = audit("pkg.e:E", root=make_pkg({"e.py": source}, RETURNED_CONFIG))
+    loops = [d for d in report.decisions if d.kind == "for"]
+    assert loops, f"`for r in reqs` gates the barrier but is no decision: {report.decisions}"
+    d = loops[0]
+    assert d.verdict is verdict, (
+        f"vLLM's MessageQueue.broadcast_object shape (`if writer: enqueue(obj); return obj "
+        f"else: return dequeue()`, dequeue declared agreed by enqueue): {why}: `for r in "
+        f"reqs` must be {verdict.value}; got {d.verdict.value}: {d.why}")
