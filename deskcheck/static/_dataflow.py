@@ -30,6 +30,9 @@ def unparsed(node: ast.AST) -> str:
     return text
 
 
+_EXIT_OUTER = 12  # outer conditions of one early exit kept per block (a bound, not a model)
+
+
 @dataclass(frozen=True)
 class Guard:
     """One condition deciding whether code runs. ``kind``: if, while, for (trip count of the
@@ -203,6 +206,7 @@ class _Walker:
         self.loop_breaks: list[list[State]] = []
         self.loop_continues: list[list[State]] = []
         self.exit_guards: list[list[Guard]] = [[]]  # per block: guards added by early exits
+        self.block_depth: list[int] = [0]  # len(guards) when each open block began
         self.recorded: list[set[int]] = []  # node ids recorded inside each open loop body
         self.loop_guard_depth: list[int] = []  # len(guards) inside each open loop body
         self._seen_calls: set[int] = set()
@@ -224,9 +228,6 @@ class _Walker:
             self._defs[key] = found
             self.facts.defs.append(found)
         return found
-        self.break_guards: list[list[Guard]] = []
-        self.loop_depth: list[int] = []  # len(exit_guards) when each open loop body began
-        self.try_depth: list[int] = []  # len(exit_guards) when each open try body began
 
     def run(self) -> FlowFacts:
         state: State = {}
@@ -357,6 +358,7 @@ class _Walker:
     # -- statements --------------------------------------------------------------------
     def _block(self, body: list[ast.stmt], state: State) -> State:
         self.exit_guards.append([])
+        self.block_depth.append(len(self.guards))
         try:
             for stmt in body:
                 if state is None:
@@ -364,21 +366,25 @@ class _Walker:
                 state = self._stmt(stmt, state)
         finally:
             self.exit_guards.pop()
+            self.block_depth.pop()
         return state
 
     def _exit(self, stmt: ast.stmt, floor: int = 0) -> None:
         """An early exit: the statements after it in every enclosing block down to ``floor``
         (the function, or the loop body for break/continue, or the try body for raise) run
         only when the conditions that led to it did not hold. The innermost condition is
-        flipped (``exit``); outer ones are kept as ``exit-outer`` (their polarity says
-        nothing alone)."""
+        flipped (``exit``); the outer ones opened inside each such block are kept as
+        ``exit-outer`` (their polarity says nothing alone), however deep (an ``elif`` chain
+        nests one level per test), at most ``_EXIT_OUTER`` of them."""
         if not self.guards:
             return
         inner = self.guards[-1]
-        added = [Guard("exit", inner.line, inner.test, not inner.negated, node=inner.node)]
-        added += [Guard("exit-outer", g.line, g.test, g.negated, node=g.node)
-                  for g in self.guards[-3:-1]]
-        for block in self.exit_guards[max(floor, 1):]:
+        exit_guard = Guard("exit", inner.line, inner.test, not inner.negated, node=inner.node)
+        for index in range(max(floor, 1), len(self.exit_guards)):
+            outer = self.guards[self.block_depth[index]:-1][-_EXIT_OUTER:]
+            added = [exit_guard, *(Guard("exit-outer", g.line, g.test, g.negated, node=g.node)
+                                   for g in outer)]
+            block = self.exit_guards[index]
             block.extend(g for g in added if g not in block)
 
     def _stmt(self, stmt: ast.stmt, state: State) -> State:
