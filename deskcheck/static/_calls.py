@@ -18,7 +18,7 @@ from deskcheck.static._collect import first_param
 from deskcheck.static._fields import FieldWrite, field_writes
 from deskcheck.static._members import ClassSource, FunctionNode
 from deskcheck.static._model import ClassModel
-from deskcheck.static._static import StaticIndex, class_key
+from deskcheck.static._static import External, StaticIndex, class_key
 
 
 @dataclass(eq=False)
@@ -101,6 +101,18 @@ class CallResolver:
         self_name = None if member.kind == "staticmethod" else first_param(node)
         return Fn(node, f"{klass.qualname}.{name}", klass.file, klass.module, model, klass,
                   self_name)
+
+    def autograd_forward(self, model: ClassModel) -> Fn | None:
+        """What ``Cls.apply(*args)`` runs for a ``torch.autograd.Function`` of ours:
+        ``Cls.forward(ctx, *args)``, its first parameter (``ctx``) taken as the receiver so
+        that the call's arguments bind the parameters after it. None for another class."""
+        if not any(isinstance(k, External) and k.name == "Function" and "autograd" in k.qualname
+                   for k in model.mro):
+            return None
+        found = self.method(model, "forward")
+        if found is None or not (found.node.args.posonlyargs + found.node.args.args):
+            return None
+        return replace(found, self_name=first_param(found.node))
 
     def is_property(self, model: ClassModel, name: str) -> bool:
         found = model.lookup(name)
@@ -608,7 +620,10 @@ class CallResolver:
             return out, ""
         klass = self.class_of_expr(fn.module, receiver)
         if klass is not None:  # Cls.static_or_class_method(...)
-            found = self.method(self.model_for(klass), func.attr)
+            model = self.model_for(klass)
+            found = self.method(model, func.attr)
+            if found is None and func.attr == "apply":
+                found = self.autograd_forward(model)
             return ([found] if found is not None else []), ""
         if isinstance(receiver, ast.Call) and isinstance(receiver.func, ast.Name) \
                 and fn.module:  # get_ctx().add(x): a getter of a module-level instance

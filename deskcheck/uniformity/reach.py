@@ -329,12 +329,15 @@ class Reach:
 
     def _constants(self, ctx: Ctx, call: ast.Call, callee: Fn) -> dict[str, Any]:
         """Constant arguments (and constant defaults) for the callee's parameters that its
-        conditions read: each distinct set is a context of its own."""
+        conditions read and it never binds again: each distinct set is a context of its own."""
         node = callee.node
         tested = self._tested.get(id(node))
         if tested is None:
+            # a parameter the body binds again (``group = get_group() if group is None else
+            # group``) is not one value through the body: never specialised
+            rebound = {d.name for d in flow_facts(node).defs if d.kind != "param"}
             tested = {n.id for g in _guards(callee) for n in ast.walk(g.test)
-                      if isinstance(n, ast.Name)}
+                      if isinstance(n, ast.Name)} - rebound
             self._tested[id(node)] = tested
         if not tested:
             return {}
