@@ -436,10 +436,20 @@ class _Walker:
             if not _reraises(stmt, self.guards[-1] if self.guards else None):
                 self._exit(stmt, self.try_depth[-1] if self.try_depth else 0)
             return None  # a handler re-raising what it caught: the flow of no try at all
+        if isinstance(stmt, ast.Assert):  # `if not test: raise AssertionError(msg)`
+            self._expr(stmt.test, state)
+            if stmt.msg is not None:
+                self._expr(stmt.msg, state)
+            self.guards.append(Guard("if", stmt.lineno, stmt.test, True, node=stmt))
+            try:
+                self._exit(stmt, self.try_depth[-1] if self.try_depth else 0)
+            finally:
+                self.guards.pop()
+            return state
         if isinstance(stmt, ast.Break):
             if self.loop_breaks:
                 self.loop_breaks[-1].append(_copy(state))
-                inner = self.guards[self.loop_guard_depth[-1]:][-3:]
+                inner = self.guards[self.loop_guard_depth[-1]:][-_EXIT_OUTER:]
                 self.break_guards[-1].extend(g for g in inner if g not in self.break_guards[-1])
             self._exit(stmt, self.loop_depth[-1] if self.loop_depth else 0)
             return None

@@ -116,6 +116,9 @@ def judge(build: _Build, reach: Reach, tracer: Tracer, roles: dict[str, str],
     elif _all_trivial(build, reach, sites):
         decision.verdict = Verdict.TRIVIAL
         decision.why = "every collective it gates runs only where its group has one rank"
+    elif _exit_only_single(build, sites):
+        decision.verdict = Verdict.TRIVIAL
+        decision.why = "the exit it decides is taken only where its group has one rank"
     elif _symmetric(build, reach, with_p2p=True):
         decision.verdict = Verdict.SYMMETRIC
         decision.why = "both arms issue the same collective sequence"
@@ -247,6 +250,26 @@ def _all_trivial(build: _Build, reach: Reach, sites: list[CollectiveSite]) -> bo
                 continue
             singles = {single_rank_dim(x.test, x.negated) for x in guards
                        if x.test is not None and x.kind in ("if", "exit")}
+            if not all(any(s and trivial_for(s, d) for s in singles) for d in dims):
+                return False
+    return True
+
+
+def _exit_only_single(build: _Build, sites: list[CollectiveSite]) -> bool:
+    """An early exit (``assert polls is not None`` inside ``if pp_size <= 1:``) sits under a
+    condition that proves each gated collective's group has one rank: taking it or not, no
+    peer waits."""
+    g = build.guard
+    if g.kind != "exit" or not build.calls or not sites:
+        return False
+    dims = {s.dim for s in sites}
+    for ctx in build.ctxs:
+        for call in build.calls:
+            around = [x for x in ctx.flow.guards.get(id(call), ()) if x.kind == "exit-outer"
+                      and x.test is not None and x.test is not g.test
+                      and isinstance(x.node, ast.If)
+                      and x.node.lineno <= g.line <= (x.node.end_lineno or x.node.lineno)]
+            singles = {single_rank_dim(x.test, x.negated) for x in around}
             if not all(any(s and trivial_for(s, d) for s in singles) for d in dims):
                 return False
     return True

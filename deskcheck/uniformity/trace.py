@@ -384,10 +384,16 @@ class Tracer(FieldReads, CycleSolver, CallSummaries, PathConditions, NamedHelper
 
     def _selection(self, e: ast.Name, ctx: Ctx, reaching: tuple, values: list,
                    shared: set, depth: int) -> list[Leaf]:
-        """The conditions choosing which of several definitions reaches a read."""
+        """The conditions choosing which of several definitions reaches a read (not an early
+        exit the read is past too: every definition after it and the read share it)."""
         out: list[Leaf] = []
+        passed = set(ctx.flow.exits.get(id(e), ()))
         for (d, _facts), (single, _found) in zip(reaching, values, strict=True):
+            # an exit the read is past too, with the conditions it sits under
+            past = passed.intersection(d.guards)
             for g in d.guards:
+                if past and g.kind in ("exit", "exit-outer"):
+                    continue
                 if g not in shared and tested(g) and g.kind in DECIDING_GUARDS:
                     out += self._prefixed(f"{ctx.fn.file}:{g.line} which value of {e.id} "
                                           f"reaches: {g.text}",

@@ -61,3 +61,130 @@ def test_the_same_chain_under_configuration_holds(make_pkg):
     assert any(d.condition == "self.strict" for d in report.decisions), (
         "`if self.strict:` decides whether the raise can leave before the barrier: it must be "
         f"a decision: {[d.condition for d in report.decisions]}")
+
+
+ASSERTED = """
+    import torch
+
+    class Worker:
+        def __init__(self, group):
+            self.group = group
+            self.limit = 3
+            self.pending = []
+
+        def step(self):
+            t = torch.zeros(1)
+            if time.monotonic() > 5:
+                self.pending.append(1)
+            assert TEST, "too many pending"
+            dist.all_reduce(t, group=self.group)
+"""
+
+
+@pytest.mark.parametrize("test, verdict", [
+    ("len(self.pending) < self.limit", Verdict.RANK_LOCAL),
+    ("time.monotonic() > 0", Verdict.RANK_LOCAL),
+    ("self.limit > 2", Verdict.UNIFORM),
+], ids=["local_length", "clock", "config_twin"])
+def test_an_assert_before_a_collective_is_an_exit(make_pkg, test, verdict):
+    source = ASSERTED.replace("TEST", test)
+    report = audit("pkg.w:Worker", root=make_pkg({"w.py": source}, ROOTS))
+    found = [d for d in report.decisions if d.condition == test]
+    assert found and found[0].kind == "exit", (
+        f"`assert {test}` raises on the ranks where it fails, before the all_reduce: it is "
+        f"`if not ({test}): raise` and must be an exit decision: "
+        f"{[(d.condition, d.kind) for d in report.decisions]}")
+    assert found[0].verdict is verdict, (
+        f"`assert {test}` must be {verdict.value}; got {found[0].verdict.value}: "
+        f"{found[0].why}")
+
+
+LOOP = """
+    class Worker:
+        def __init__(self, arch):
+            self.rank = dist.get_rank()
+            self.arch = arch
+
+        def step(self, reqs):
+            for r in reqs:
+                dist.barrier()
+                if self.rank == 0:
+                    CHAIN
+                    else:
+                        break
+"""
+
+
+def test_the_rank_test_around_a_long_elif_chain_decides_a_break(make_pkg):
+    source = LOOP.replace("CHAIN", _chain(4).replace("\n                ",
+                                                     "\n                    "))
+    report = audit("pkg.w:Worker", root=make_pkg({"w.py": source}, ROOTS))
+    found = [d for d in report.decisions if d.condition == "self.rank == 0"]
+    assert found and found[0].verdict is Verdict.RANK_LOCAL, (
+        "`if self.rank == 0:` around a four-test elif chain whose else breaks out of the loop: "
+        "rank 0 alone may leave before the barrier of the next pass: the rank test must be a "
+        f"RANK-LOCAL decision: {[(d.condition, d.verdict.value) for d in report.decisions]}")
+
+
+CHOSEN = """
+    class Worker:
+        def __init__(self, tp_group):
+            self.tp_group = tp_group
+            self.dp_size = 2
+            self.elastic = False
+
+        def step(self, inbox):
+            batch = inbox.get_nowait()
+            n = self.dp_size
+            if len(batch) == 0:
+                tokens = 0
+            else:
+                tokens = len(batch)
+                if tokens > 8:
+                    raise ValueError(tokens)
+            if self.elastic:
+                n = self.dp_size + 1
+            if n == 1:
+                dist.barrier(group=self.tp_group)
+            return tokens
+"""
+
+
+def test_an_exit_the_read_is_past_chooses_no_value(make_pkg):
+    report = audit("pkg.w:Worker", root=make_pkg({"w.py": CHOSEN}, ROOTS))
+    d = next(d for d in report.decisions if d.condition == "n == 1")
+    assert d.verdict is Verdict.UNIFORM, (
+        "`n` is `self.dp_size`, or `self.dp_size + 1` when `self.elastic`: configuration "
+        "either way; the raise in the batch's else arm exits before both the second "
+        "definition and the read, so it chooses no value of `n`: `if n == 1` must be "
+        f"UNIFORM; got {d.verdict.value}: {d.why}")
+
+
+SINGLE = """
+    class Worker:
+        def __init__(self, tp_group):
+            self.tp_group = tp_group
+            self.tp_size = 2
+            self.verbose = True
+
+        def step(self, inbox):
+            polls = inbox.get_nowait()
+            if OUTER:
+                assert polls is not None
+                return polls
+            dist.barrier(group=self.tp_group)
+            return polls
+"""
+
+
+@pytest.mark.parametrize("outer, verdict", [("self.tp_size <= 1", Verdict.TRIVIAL),
+                                            ("self.verbose", Verdict.RANK_LOCAL)],
+                         ids=["one_rank", "config_twin"])
+def test_an_exit_taken_only_where_the_group_has_one_rank_is_trivial(make_pkg, outer, verdict):
+    source = SINGLE.replace("OUTER", outer)
+    report = audit("pkg.w:Worker", root=make_pkg({"w.py": source}, ROOTS))
+    d = next(d for d in report.decisions if d.condition == "polls is not None")
+    assert d.verdict is verdict, (
+        f"`if {outer}: assert polls is not None; return polls` before a TP barrier: the assert "
+        f"can fail only inside that `if`; must be {verdict.value}; got {d.verdict.value}: "
+        f"{d.why}")
