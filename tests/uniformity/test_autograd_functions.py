@@ -77,3 +77,13 @@ def test_a_class_that_is_no_autograd_function_has_no_apply(make_pkg):
     assert not report.sites, (
         "Gather is no torch.autograd.Function here: `Gather.apply` is no call of its forward, "
         f"so no collective may be found through it: {[s.call for s in report.sites]}")
+
+
+def test_a_class_named_function_from_elsewhere_has_no_apply(make_pkg):
+    source = SOURCE.replace("from torch.autograd import Function", "from mylib import Function")
+    source = source.replace("GATE", "time.monotonic() - self.last > 5.0").replace(
+        "BASE", "Function")
+    report = audit("pkg.w:Worker", root=make_pkg({"w.py": source}, ROOTS))
+    assert not report.sites, (
+        "Gather derives from mylib's Function, not torch.autograd.Function: its `apply` is "
+        f"not torch's, so no collective may be found through it: {[s.call for s in report.sites]}")

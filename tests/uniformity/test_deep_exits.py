@@ -188,3 +188,51 @@ def test_an_exit_taken_only_where_the_group_has_one_rank_is_trivial(make_pkg, ou
         f"`if {outer}: assert polls is not None; return polls` before a TP barrier: the assert "
         f"can fail only inside that `if`; must be {verdict.value}; got {d.verdict.value}: "
         f"{d.why}")
+
+
+AFTER_ASSERT = """
+    class Worker:
+        def __init__(self, tp_group):
+            self.tp_group = tp_group
+            self.tp_size = 1
+
+        def step(self):
+            assert self.tp_size == 1, "this path runs one TP rank"
+            if time.monotonic() > 5:
+                dist.barrier(group=self.tp_group)
+"""
+
+
+def test_code_after_an_assert_runs_where_its_test_holds(make_pkg):
+    report = audit("pkg.w:Worker", root=make_pkg({"w.py": AFTER_ASSERT}, ROOTS))
+    d = next(d for d in report.decisions if d.condition == "time.monotonic() > 5")
+    assert d.verdict is Verdict.TRIVIAL, (
+        "past `assert self.tp_size == 1` the TP group has one rank (the code runs only where "
+        "the assert's test holds), so the clock gating the TP barrier is TRIVIAL; got "
+        f"{d.verdict.value}: {d.why}")
+
+
+TWO_EXITS = """
+    class Worker:
+        def __init__(self, pp_group, flag):
+            self.pp_group = pp_group
+            self.pp_size = 2
+            self.flag = flag
+
+        def step(self):
+            if self.pp_size <= 1:
+                if self.flag:
+                    return
+            if time.monotonic() > 5:
+                return
+            dist.barrier(group=self.pp_group)
+"""
+
+
+def test_a_single_rank_condition_of_another_exit_proves_nothing(make_pkg):
+    report = audit("pkg.w:Worker", root=make_pkg({"w.py": TWO_EXITS}, ROOTS))
+    d = next(d for d in report.decisions if d.condition == "time.monotonic() > 5")
+    assert d.verdict is Verdict.RANK_LOCAL, (
+        "`if time.monotonic() > 5: return` before the PP barrier sits under no single-rank "
+        "condition (the `pp_size <= 1` above belongs to another exit): must be RANK-LOCAL; "
+        f"got {d.verdict.value}: {d.why}")

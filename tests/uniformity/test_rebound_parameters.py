@@ -8,6 +8,8 @@ the callee only reads (``def gather(x, skip=True): if skip: return``) is still f
 
 from __future__ import annotations
 
+import pytest
+
 from deskcheck.uniformity import Verdict, audit
 
 ROOTS = '[tool.deskcheck.uniformity]\nroots = ["step"]\n'
@@ -70,3 +72,28 @@ def test_a_parameter_only_read_is_still_specialised(make_pkg):
         "`gather(x, group)` passes the default skip=True, which the callee only reads: the "
         "barrier after `if skip: return x` never runs from this call, so nothing gates a "
         f"collective: {[(d.condition, d.verdict.value) for d in report.decisions]}")
+
+
+@pytest.mark.parametrize("rebind", ["n += int(time.monotonic())",
+                                    "for n in range(int(time.monotonic())):\n            pass",
+                                    "(n := int(time.monotonic()))"],
+                         ids=["augmented", "loop_target", "walrus"])
+def test_every_kind_of_rebinding_ends_the_constant(make_pkg, rebind):
+    source = f"""
+    def helper(group, n=0):
+        {rebind}
+        if n > 0:
+            dist.barrier(group=group)
+
+    class W:
+        def __init__(self, tp_group):
+            self.tp_group = tp_group
+
+        def step(self):
+            helper(self.tp_group)
+"""
+    report = audit("pkg.m:W", root=make_pkg({"m.py": source}, ROOTS))
+    d = next((d for d in report.decisions if d.condition == "n > 0"), None)
+    assert d is not None and d.verdict is Verdict.RANK_LOCAL, (
+        f"`{rebind.splitlines()[0]}` binds `n` again after the default 0: `if n > 0` reads "
+        f"the clock and must be a RANK-LOCAL decision; got {d and (d.verdict.value, d.why)}")
