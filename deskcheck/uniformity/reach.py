@@ -148,6 +148,7 @@ class Reach:
 
     def build(self, roots: list[Fn]) -> None:
         queue: list[Ctx] = []
+        self.root_keys = {fn.key for fn in roots}  # the audit's own roots
         for fn in roots:
             ctx, new = self.ctx(fn, {})
             if new:

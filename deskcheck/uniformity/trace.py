@@ -665,7 +665,9 @@ class Tracer(FieldReads, CycleSolver, CallSummaries, PathConditions, NamedHelper
                 return [Leaf(name, "unknown", f"constructor parameter {name!r} of "
                              f"{fn.qualname}: no construction site found",
                              witness=(self._hop(ctx, fn.node, f"param {name}"),))]
-            return []  # a root's parameter (the event loop takes none but self)
+            if fn.key in getattr(self.reach, "root_keys", ()):
+                return [self._root_parameter(name, ctx)]
+            return []  # entered without a call the walk read (a writer it scans)
         out: list[Leaf] = []
         for caller, call in callers:
             arg = argument_for(fn, call, name)
@@ -677,6 +679,17 @@ class Tracer(FieldReads, CycleSolver, CallSummaries, PathConditions, NamedHelper
                 continue
             out += self._prefixed(hop, self.trace(arg, caller, mode, depth + 1))
         return out
+
+    def _root_parameter(self, name: str, ctx: Ctx) -> Leaf:
+        """A parameter of a root method: its callers are outside the code read. Declared
+        (config, rank-local, agreed or replica patterns over its name), else UNKNOWN."""
+        hop = self._hop(ctx, ctx.fn.node, f"param {name} of the root {ctx.fn.qualname}")
+        classified = self._classified(name, ctx, ctx.fn.node)
+        if classified is not None:
+            return classified._replace(witness=(hop, *classified.witness))
+        return Leaf(name, "unknown", f"parameter {name!r} of the root {ctx.fn.qualname}: its "
+                    "callers are outside the code read (declare it, or audit from a caller)",
+                    witness=(hop,))
 
     # -- fields ------------------------------------------------------------------------
     def _declared(self, text: str, ctx: Ctx, node: ast.AST) -> Leaf | None:

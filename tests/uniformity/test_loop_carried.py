@@ -112,8 +112,11 @@ def test_a_shrink_in_a_while_loop_under_a_poll(make_pkg):
 
 ITERATOR = """
     class S:
-        def step(self, batch):
-            it = iter(batch)
+        def __init__(self):
+            self.batch = [1, 2, 3, 4]
+
+        def step(self):
+            it = iter(self.batch)
             for _ in range(SKIP):
                 next(it)
             for micro_batch in it:
