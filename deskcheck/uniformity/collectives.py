@@ -103,14 +103,19 @@ def _group(call: ast.Call, pattern: CallPattern | None) -> str:
                 return ast.unparse(keyword.value)
         if not spec.isidentifier():
             return spec  # the group expression itself: a wrapper that takes no group
-    for keyword in call.keywords:
-        if keyword.arg in _GROUP_KEYWORDS:
-            return ast.unparse(keyword.value)
+    named = _group_keyword(call)
+    if named is not None:
+        return named
     for arg in call.args:
         shown = ast.unparse(arg)
         if "group" in shown.lower():
             return shown
     return ""
+
+
+def _group_keyword(call: ast.Call) -> str | None:
+    """The group a call passes by keyword (``group=``, ``process_group=``, ...), else None."""
+    return next((ast.unparse(k.value) for k in call.keywords if k.arg in _GROUP_KEYWORDS), None)
 
 
 def _torch_group(call: ast.Call, name: str, functional: bool) -> str:
@@ -120,9 +125,9 @@ def _torch_group(call: ast.Call, name: str, functional: bool) -> str:
     position = (_FUNCOL_POSITION if functional else {}).get(name, GROUP_POSITION.get(name))
     if position is None:
         return _group(call, None)
-    for keyword in call.keywords:
-        if keyword.arg in _GROUP_KEYWORDS:
-            return ast.unparse(keyword.value)
+    named = _group_keyword(call)
+    if named is not None:
+        return named
     if any(isinstance(a, ast.Starred) for a in call.args[:position + 1]):
         return _group(call, None)  # positions unknown past a star
     return ast.unparse(call.args[position]) if len(call.args) > position else ""

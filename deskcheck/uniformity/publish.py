@@ -38,10 +38,10 @@ def published_value(name: str, reaching: tuple, values: list[tuple[frozenset[str
 
 def published_return(returns: list[tuple[ast.expr | None, tuple]], ctx: Any,
                      agreed: dict[str, str], made_by: dict[str, str]
-                     ) -> tuple[ast.expr, str, ast.Call] | None:
+                     ) -> tuple[ast.expr, Leaf] | None:
     """The same two sides as returns (vLLM's ``MessageQueue.broadcast_object``: ``if
     writer: enqueue(obj); return obj else: return dequeue()``): (the receiving return's
-    value, the collective, the send) when the function's two returns are them, else None."""
+    value, the sending return's leaf) when the function's two returns are them, else None."""
     if not made_by or len(returns) != 2:
         return None
     (first, first_guards), (second, second_guards) = (
@@ -60,7 +60,7 @@ def published_return(returns: list[tuple[ast.expr | None, tuple]], ctx: Any,
                             first_guards[:-1], made)
         reaching = ctx.flow.reaching.get(id(sent), ())
         if send is not None and reaching and all(d.line < send.lineno for d, _f in reaching):
-            return received, made, send
+            return received, sent_leaf(sent.id, made, made_by, ctx.fn.file, send)
     return None
 
 

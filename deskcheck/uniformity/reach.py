@@ -131,6 +131,7 @@ class Reach:
         self.callers: dict[tuple, list[tuple[Ctx, ast.Call]]] = {}
         self.sites: list[CollectiveSite] = []
         self.notes: list[str] = []
+        self.root_keys: set[tuple] = set()  # the audit's own roots (``build``)
         self._tested: dict[int, set[str]] = {}
         self._statements: dict[int, frozenset[int]] = {}
 
@@ -148,7 +149,7 @@ class Reach:
 
     def build(self, roots: list[Fn]) -> None:
         queue: list[Ctx] = []
-        self.root_keys = {fn.key for fn in roots}  # the audit's own roots
+        self.root_keys = {fn.key for fn in roots}
         for fn in roots:
             ctx, new = self.ctx(fn, {})
             if new:

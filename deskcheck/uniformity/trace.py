@@ -45,7 +45,7 @@ from deskcheck.uniformity.positions import (
     unpacked,
     whole,
 )
-from deskcheck.uniformity.publish import published_return, published_value, sent_leaf
+from deskcheck.uniformity.publish import published_return, published_value
 from deskcheck.uniformity.reach import (
     DECIDING_GUARDS,
     Ctx,
@@ -665,7 +665,7 @@ class Tracer(FieldReads, CycleSolver, CallSummaries, PathConditions, NamedHelper
                 return [Leaf(name, "unknown", f"constructor parameter {name!r} of "
                              f"{fn.qualname}: no construction site found",
                              witness=(self._hop(ctx, fn.node, f"param {name}"),))]
-            if fn.key in getattr(self.reach, "root_keys", ()):
+            if fn.key in self.reach.root_keys:
                 return [self._root_parameter(name, ctx)]
             return []  # entered without a call the walk read (a writer it scans)
         out: list[Leaf] = []
@@ -974,10 +974,8 @@ class Tracer(FieldReads, CycleSolver, CallSummaries, PathConditions, NamedHelper
         returns = [(v, g) for v, g in callee.flow.returns if not is_dead(g, callee.consts)]
         published = published_return(returns, callee, self.agreed_calls, self.made_by)
         if published is not None:  # the two sides of one publish, returned: one value
-            received, made, send = published
-            out += [*self.trace(received, callee, mode, depth + 1),
-                    sent_leaf(ast.unparse(send.args[0]) if send.args else made, made,
-                              self.made_by, callee.fn.file, send)]
+            received, sent = published
+            out += [*self.trace(received, callee, mode, depth + 1), sent]
             return self._prefixed(hop, tuple(out))
         for value, guards in returns:
             single, empty = self._path_marks(guards, _only_def(value, callee), callee)
