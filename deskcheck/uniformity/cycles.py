@@ -76,6 +76,7 @@ class _Solution:
             self.own[m], self.state[m] = own, bits
         self._witness: dict[tuple, tuple] = {}
         self._owner_index: dict[tuple[int, int, frozenset], list[tuple]] | None = None
+        self._found_of: dict[int, tuple[list, list, dict | None]] = {}
         self._condense(members, readers)
         self._propagate(readers)
 
@@ -102,7 +103,10 @@ class _Solution:
         for reader, found in reads.items():
             for target, hops in found:
                 self.read_by.setdefault(target, []).append((reader, hops))
-        self._toward: dict[tuple, tuple[dict[tuple, tuple[tuple, list]], set[tuple]]] = {}
+        # (group, goals) -> (member -> the next member toward a goal and the hops there,
+        # the goals, the walk's frontier and the members it has seen): walked as far as asked
+        self._toward: dict[tuple, tuple[dict, set[tuple], deque, set[tuple]]] = {}
+        self._paths: dict[tuple, dict[tuple, tuple[list, tuple]]] = {}  # key -> member -> path
         comp: dict[tuple, int] = {}
         index: dict[tuple, int] = {}
         low: dict[tuple, int] = {}
@@ -196,13 +200,7 @@ class _Solution:
         """The member's sources: its own leaves as walked, the inherited ones with a witness
         expanded on demand."""
         own = self.own[member]
-        found: list[tuple[int, frozenset]] = []
-        for dims, bits in self.state[member].items():
-            digits = bin(bits)[:1:-1]  # bit i at index i: one pass, not a shift per bit
-            sig = digits.find("1")
-            while sig >= 0:
-                found.append((sig, dims))
-                sig = digits.find("1", sig + 1)
+        found, refs, buckets = self._found(member)
 
         def build(entries: list[tuple[int, frozenset]]) -> list[Leaf]:
             out: list[Leaf] = []
@@ -215,15 +213,36 @@ class _Solution:
                 out.append(leaf)
             return out
 
-        refs = [e for e in found if self.sig_leaf[e[0]].category in _REFERENCES]
-        if len(found) - len(refs) <= _MAX_LEAVES:
+        if buckets is None:
             return tuple(build(found))  # under the cap: every source, as found
-        buckets: dict[tuple[int, int], list] = {}  # over it: only the groups the cap keeps
-        for sig, dims in found:  # are built (= cap_leaves over every source)
-            first = self.sig_leaf[sig]
-            if first.category not in _REFERENCES:
-                buckets.setdefault(bucket(first.category, dims), []).append((sig, dims))
         return tuple(ranked_within_cap(buckets, build) + build(refs))
+
+    def _found(self, member: tuple) -> tuple[list, list, dict | None]:
+        """The (signature, dims) pairs in ``member``'s state, those that are references, and
+        over the cap the rest grouped by :func:`bucket` (only the groups the cap keeps are
+        built: = cap_leaves over every source). Members of one condensed group share one
+        state: found once per group."""
+        comp = self.comp[member]
+        cached = self._found_of.get(comp)
+        if cached is not None:
+            return cached
+        found: list[tuple[int, frozenset]] = []
+        for dims, bits in self.state[member].items():
+            digits = bin(bits)[:1:-1]  # bit i at index i: one pass, not a shift per bit
+            sig = digits.find("1")
+            while sig >= 0:
+                found.append((sig, dims))
+                sig = digits.find("1", sig + 1)
+        refs = [e for e in found if self.sig_leaf[e[0]].category in _REFERENCES]
+        buckets: dict[tuple[int, int], list] | None = None
+        if len(found) - len(refs) > _MAX_LEAVES:
+            buckets = {}
+            for sig, dims in found:
+                first = self.sig_leaf[sig]
+                if first.category not in _REFERENCES:
+                    buckets.setdefault(bucket(first.category, dims), []).append((sig, dims))
+        cached = self._found_of[comp] = (found, refs, buckets)
+        return cached
 
     def witness(self, member: tuple, sig: int, single: frozenset) -> tuple[str, ...]:
         """How the source reached ``member``: inside its group, the shortest path of reads
@@ -275,7 +294,8 @@ class _Solution:
     def _inside(self, start: tuple, goals: list[tuple]) -> tuple[list, tuple]:
         """The hops from ``start`` to the nearest member of ``goals`` over reads inside
         ``start``'s group, and that member. One breadth-first walk back from each goal (a
-        few dozen goals serve every witness), then each path is a walk along it. The walk
+        few dozen goals serve every witness), taken only as far as a start asked for needs,
+        then each path is a walk along it. The walk
         starts from the goals in their order (the members' order), never a set's: a key
         holds ``id()`` values, so a set's order, and with it which of two equally short
         paths is the witness, would change from run to run."""
@@ -283,28 +303,29 @@ class _Solution:
         key = (group, tuple(goals))
         found = self._toward.get(key)
         if found is None:
-            found = self._toward[key] = ({}, set(goals))
-        toward, goal = found
+            found = self._toward[key] = ({}, set(goals), deque(goals), set(goals))
+        toward, goal, frontier, seen = found
         if start in goal:
             return [], start
-        if not toward:
-            frontier = deque(goals)
-            seen = set(goal)
-            while frontier:
-                node = frontier.popleft()
-                for reader, hops in self.read_by.get(node, ()):
-                    if reader in seen or self.comp[reader] != group:
-                        continue
-                    seen.add(reader)
-                    toward[reader] = (node, hops)
-                    frontier.append(reader)
-        path: list = []
+        while start not in toward:  # the walk goes on from where the last one stopped
+            node = frontier.popleft()
+            for reader, hops in self.read_by.get(node, ()):
+                if reader in seen or self.comp[reader] != group:
+                    continue
+                seen.add(reader)
+                toward[reader] = (node, hops)
+                frontier.append(reader)
+        paths = self._paths.setdefault(key, {})
+        chain: list[tuple] = []  # members walked whose path is not known yet
         at = start
-        while at not in goal:
-            at, hops = toward[at]  # every member of a group reads every other
-            if len(path) < 24:
-                path += hops
-        return path[:24], at
+        while at not in goal and at not in paths:
+            chain.append(at)
+            at = toward[at][0]  # every member of a group reads every other
+        tail, end = paths.get(at, ([], at))
+        for node in reversed(chain):  # each path: its first hops, then its successor's
+            tail = (list(toward[node][1]) + tail)[:24]
+            paths[node] = (tail, end)
+        return list(tail), end
 
 
 class CycleSolver:

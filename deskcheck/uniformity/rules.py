@@ -56,7 +56,25 @@ def hop_text(expr: ast.expr) -> str:
     return ast.unparse(expr)
 
 
+_MATCHED: dict[tuple[str, tuple[str, ...]], str | None] = {}  # (text, patterns) -> the hit
+_MATCHED_MAX = 200_000  # entries kept before the table starts over (a long-lived process)
+
+
 def matches(text: str, patterns: list[str] | tuple[str, ...]) -> str | None:
+    """The first of ``patterns`` matching the hop ``text`` whole, its last name, or (for a
+    ``*.name`` pattern) its last name without the prefix; None if none does."""
+    key = (text, patterns if isinstance(patterns, tuple) else tuple(patterns))
+    try:
+        return _MATCHED[key]
+    except KeyError:
+        pass
+    if len(_MATCHED) >= _MATCHED_MAX:
+        _MATCHED.clear()
+    found = _MATCHED[key] = _first_match(text, key[1])
+    return found
+
+
+def _first_match(text: str, patterns: tuple[str, ...]) -> str | None:
     last = text.rsplit(".", 1)[-1]
     for pattern in patterns:
         if fnmatchcase(text, pattern) or fnmatchcase(last, pattern) or (
