@@ -156,5 +156,23 @@ def inplace_output(call: ast.Call) -> ast.expr | None:
     return next((k.value for k in call.keywords if k.arg == name), None)
 
 
+# tensor methods whose result shares the tensor's storage (as a program that fills it relies
+# on: ``flatten``/``reshape`` of a contiguous tensor): a collective writing the result writes
+# the tensor
+_VIEWS = frozenset({"view", "view_as", "flatten", "reshape", "unflatten", "squeeze",
+                    "unsqueeze"})
+
+
+def written_local(expr: ast.expr | None) -> ast.Name | None:
+    """The local a call's output argument writes: the name itself, or the tensor a view of
+    it is taken from (``t.flatten()``, ``t.view(-1, w)``), else None."""
+    if isinstance(expr, ast.Name):
+        return expr
+    if isinstance(expr, ast.Call) and isinstance(expr.func, ast.Attribute) \
+            and expr.func.attr in _VIEWS and isinstance(expr.func.value, ast.Name):
+        return expr.func.value
+    return None
+
+
 def site_dim(group: str, config: UniformityConfig) -> str:
     return group_dim(group, config.groups) if group and group != "WORLD" else "world"

@@ -133,6 +133,7 @@ class Reach:
         self.notes: list[str] = []
         self.root_keys: set[tuple] = set()  # the audit's own roots (``build``)
         self._tested: dict[int, set[str]] = {}
+        self._forwards: dict[tuple[int, str], bool] = {}  # (function, parameter) -> passed on
         self._statements: dict[int, frozenset[int]] = {}
 
     def ctx(self, fn: Fn, consts: dict[str, Any]) -> tuple[Ctx, bool]:
@@ -333,14 +334,10 @@ class Reach:
         """Constant arguments (and constant defaults) for the callee's parameters that its
         conditions read and it never binds again: each distinct set is a context of its own."""
         node = callee.node
-        tested = self._tested.get(id(node))
-        if tested is None:
-            # a parameter the body binds again (``group = get_group() if group is None else
-            # group``) is not one value through the body: never specialised
-            rebound = {d.name for d in flow_facts(node).defs if d.kind != "param"}
-            tested = {n.id for g in _guards(callee) for n in ast.walk(g.test)
-                      if isinstance(n, ast.Name)} - rebound
-            self._tested[id(node)] = tested
+        tested = set(self._tested_params(callee))
+        # a parameter given a constant here and only passed on decides where it lands
+        constant = _constant_params(node, call, ctx.consts, callee, bound_offset=None)
+        tested |= {n for n in constant - tested if self._forwarded(callee, n)}
         if not tested:
             return {}
         params = [a.arg for a in node.args.posonlyargs + node.args.args]
@@ -366,6 +363,56 @@ class Reach:
                 return {}
             self._bind(out, keyword.arg, keyword.value, ctx.consts, tested)
         return out
+
+    def _tested_params(self, fn: Fn) -> set[str]:
+        """The parameters of ``fn`` its conditions read; never one it binds again (``group =
+        get_group() if group is None else group`` is not one value through the body)."""
+        node = fn.node
+        tested = self._tested.get(id(node))
+        if tested is None:
+            rebound = {d.name for d in flow_facts(node).defs if d.kind != "param"}
+            tested = self._tested[id(node)] = {
+                n.id for g in _guards(fn) for n in ast.walk(g.test)
+                if isinstance(n, ast.Name)} - rebound
+        return tested
+
+    def _forwarded(self, fn: Fn, name: str, depth: int = 0) -> bool:
+        """Whether ``fn`` passes its parameter ``name`` on unchanged to a callee's parameter
+        that decides something there (``check(flag=True)`` -> ``self._check(flag)`` -> ``if
+        flag:``), a few calls deep."""
+        key = (id(fn.node), name)
+        found = self._forwards.get(key)
+        if found is not None:
+            return found
+        self._forwards[key] = False  # a call back into fn while it is open adds nothing
+        facts = flow_facts(fn.node)
+        found = False
+        if depth < _FORWARD_DEPTH and name in facts.params and not any(
+                d.name == name and d.kind != "param" for d in facts.defs):
+            for call in facts.calls:
+                if not any(isinstance(a, ast.Name) and a.id == name
+                           for a in (*call.args, *(k.value for k in call.keywords))):
+                    continue
+                try:
+                    callees, _note = self.resolver.resolve(fn, call)
+                except RecursionError:
+                    callees = []
+                for callee in callees[:4]:
+                    for param in [a.arg for a in (*callee.node.args.posonlyargs,
+                                                  *callee.node.args.args,
+                                                  *callee.node.args.kwonlyargs)]:
+                        arg = argument_for(callee, call, param)
+                        if isinstance(arg, ast.Name) and arg.id == name and (
+                                param in self._tested_params(callee)
+                                or self._forwarded(callee, param, depth + 1)):
+                            found = True
+                            break
+                    if found:
+                        break
+                if found:
+                    break
+        self._forwards[key] = found
+        return found
 
     @staticmethod
     def _bind(out: dict[str, Any], name: str, arg: ast.expr, consts: dict[str, Any],
@@ -483,6 +530,33 @@ def _group_node(call: ast.Call, group: str) -> ast.expr | None:
         if ast.unparse(node) == group:
             return node
     return None
+
+
+_FORWARD_DEPTH = 4  # calls a parameter is followed through, passed on unchanged
+
+
+def _constant_params(node: ast.AST, call: ast.Call, consts: dict[str, Any], callee: Fn,
+                     bound_offset: int | None) -> set[str]:
+    """The parameters a call gives a constant: a constant default it does not pass, or an
+    argument that evaluates to one in the caller's context."""
+    params = [a.arg for a in node.args.posonlyargs + node.args.args]
+    out = {name for name, default in zip(params[len(params) - len(node.args.defaults):],
+                                         node.args.defaults, strict=True)
+           if isinstance(default, ast.Constant)}
+    out |= {k.arg for k, default in zip(node.args.kwonlyargs, node.args.kw_defaults,
+                                        strict=True) if isinstance(default, ast.Constant)}
+    offset = bound_offset if bound_offset is not None else (
+        1 if callee.self_name and isinstance(call.func, ast.Attribute)
+        or callee.qualname.endswith(".__init__") else 0)
+    for index, arg in enumerate(call.args):
+        position = index + offset
+        if position < len(params) and not isinstance(arg, ast.Starred):
+            (out.add if evaluate(arg, consts) is not NOTHING else out.discard)(params[position])
+    for keyword in call.keywords:
+        if keyword.arg is not None:
+            (out.add if evaluate(keyword.value, consts) is not NOTHING
+             else out.discard)(keyword.arg)
+    return out
 
 
 def argument_for(fn: Fn, call: ast.Call, name: str) -> ast.expr | None:

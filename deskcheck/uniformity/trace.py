@@ -22,6 +22,7 @@ from deskcheck.uniformity.collectives import (
     head_module_of,
     inplace_output,
     site_dim,
+    written_local,
 )
 from deskcheck.uniformity.cycles import CycleSolver
 from deskcheck.uniformity.fields import FieldReads
@@ -34,7 +35,7 @@ from deskcheck.uniformity.passthrough import (
     progress_bar_iterable,
     same_iteration,
 )
-from deskcheck.uniformity.paths import PathConditions, group_mark
+from deskcheck.uniformity.paths import EMPTY, PathConditions, group_mark
 from deskcheck.uniformity.positions import (
     each_element,
     element,
@@ -341,14 +342,27 @@ class Tracer(FieldReads, CycleSolver, CallSummaries, PathConditions, NamedHelper
             else set()
         reaching = tuple((d, f) for d, f in reaching if not is_dead(d.guards, ctx.consts))
         agreed = self._inplace_agreed(e, ctx)
+        skipped: frozenset = frozenset()  # dims single-rank where the reduction is skipped
+        covered: dict = {}  # definitions a reduction follows on every path -> agreed leaf
         if agreed is not None:
-            return [agreed]
+            leaves, skipped, found_covered = agreed
+            if found_covered is None:
+                return leaves
+            out += leaves
+            covered = found_covered
         if mode == "length":  # an element replaced at a counted position: the same length
             reaching = tuple((d, f) for d, f in reaching if not d.positional)
         exits = ctx.flow.exits.get(id(e), ())  # early exits the read is past
         values: list[tuple[frozenset[str], list[Leaf]]] = []
         for d, facts in reaching:
             single, empty = self._path_marks((*facts, *exits), d, ctx)
+            single |= skipped
+            if d in covered:
+                reduced = self._prefixed(f"{ctx.fn.file}:{d.line} {e.id} ({d.kind})",
+                                         (covered[d],), single)
+                out += reduced
+                values.append((single, reduced))
+                continue
             found: list[Leaf] = []
             if not (empty and (mode in _EMPTIED or of_element(mode))):  # falsy: no source
                 hop = f"{ctx.fn.file}:{d.line} {e.id} ({d.kind})"
@@ -427,27 +441,87 @@ class Tracer(FieldReads, CycleSolver, CallSummaries, PathConditions, NamedHelper
             out += self._prefixed(hop, self.trace(value, ctx, sub, depth + 1))
         return out
 
-    def _inplace_agreed(self, e: ast.Name, ctx: Ctx) -> Leaf | None:
+    def _inplace_agreed(self, e: ast.Name, ctx: Ctx
+                        ) -> tuple[list[Leaf], frozenset, dict | None] | None:
         """``dist.all_reduce(x, group=g)`` (or a wrapper that reduces its parameter in place,
-        ``self._all_reduce(x, op)``) between ``x``'s definitions and this read: agreed."""
-        reaching = ctx.flow.reaching.get(id(e), ())
+        ``self._all_reduce(x, op)``) on the paths from ``x``'s definitions to this read:
+        (agreed leaves, dims, covered). ``covered`` None: a reduction runs on every path from
+        each definition, the read is agreed; else the definitions (-> their agreed leaf) a
+        reduction follows on every path, the others reaching the read with their own value.
+        ``dims``: a reduction skipped only where a group has one rank (``if tp_size > 1:
+        all_reduce(x)``) makes the definitions' own values reach on that path only. None:
+        some path from each definition skips every reduction."""
+        reaching = tuple((d, f) for d, f in ctx.flow.reaching.get(id(e), ())
+                         if not is_dead(d.guards, ctx.consts))
         first_def = min((d.line for d, _f in reaching), default=0)
         found = [(call, dim, how) for name, call, dim, how in self._inplace_calls(ctx)
-                 if name == e.id and first_def <= call.lineno <= e.lineno]
+                 if name == e.id and first_def <= call.lineno <= e.lineno
+                 and not is_dead(ctx.flow.guards.get(id(call), ()), ctx.consts)]
         if not found:
             return None
-        call, dim, how = found[0]
+        blocks = self._blocks_of(ctx.fn.node)
+        covering = _covering(found, e, reaching, ctx, blocks)
+        if covering is not None:
+            return [self._reduced_leaf(covering, found, e, reaching, ctx)], frozenset(), None
+        covered: dict = {}
+        for d, facts in reaching:  # one definition at a time
+            own = _covering(found, e, ((d, facts),), ctx, blocks)
+            if own is not None:
+                covered[d] = self._reduced_leaf(own, found, e, ((d, facts),), ctx)
+        if covered:
+            return [], frozenset(), covered
+        single = self._skipped_where_single(found, e, reaching, ctx)
+        if single is None:
+            return None
+        return [self._reduced_leaf(single[0], found, e, reaching, ctx)], single[1], {}
+
+    def _reduced_leaf(self, covering: tuple[ast.Call, str, str], found: list, e: ast.Name,
+                      reaching: tuple, ctx: Ctx) -> Leaf:
+        """The agreed source an in-place reduction makes of ``e``: over its group, or over
+        each group it is reduced over again, on every path from each definition (``covers``)."""
+        call, dim, how = covering
         kind = classify_call(call, self.reach.config, "torch.distributed", assumed=True)
         group = param_group(ctx.fn, kind[1], ctx.flow) if kind and not ctx.summary else ""
-        # reduced again, over another group, on every path from each definition: agreed
-        # over each (``covers``)
-        then = [(c, d, h) for c, d, h in found[1:] if d != dim and _after_every(c, reaching, ctx)]
+        then = [(c, d, h) for c, d, h in found if c is not call and d != dim
+                and (c.lineno, c.col_offset) > (call.lineno, call.col_offset)
+                and _after_every(c, reaching, ctx)]
         dims = sorted({dim, *(d for _c, d, _h in then)})
         if len(dims) > 1 and not any(d.startswith(group_mark("")) or "|" in d for d in dims):
             dim, how, group = "+".join(dims), " then ".join([how, *(h for *_x, h in then)]), ""
         return Leaf(e.id, "agreed", f"reduced in place by {how}", dim,
                     (f"{ctx.fn.file}:{call.lineno} {ast.unparse(call.func)}({e.id}, ...)",),
                     group=group)
+
+    def _skipped_where_single(self, found: list[tuple[ast.Call, str, str]], read: ast.Name,
+                              reaching: tuple, ctx: Ctx
+                              ) -> tuple[tuple[ast.Call, str, str], frozenset] | None:
+        """A reduction after every definition, before the read, that runs whenever each
+        definition does except under ``if`` tests whose failing proves a group single-rank
+        (``if self.tp_size > 1:``): it and the dimensions single-rank on the path skipping it."""
+        for entry in found:
+            call = entry[0]
+            guards = set(ctx.flow.guards.get(id(call), ()))
+            if not reaching or not _ends_before(call, read):
+                continue
+            single: frozenset | None = None
+            for d, _f in reaching:
+                extra = guards - set(d.guards)
+                if d.line >= call.lineno or not set(d.guards) <= guards or not extra \
+                        or any(g.kind != "if" or g.test is None for g in extra):
+                    single = None
+                    break
+                for g in extra:
+                    proof = self._prove(g.test, not g.negated, ctx, None, 0)
+                    if not proof or proof == EMPTY:
+                        single = None
+                        break
+                    single = proof if single is None else single & proof
+                if not single:
+                    single = None
+                    break
+            if single:
+                return entry, single
+        return None
 
     def record_sizes(self, value: ast.expr, ctx: Ctx) -> list[Leaf]:
         """A forward argument's objects (``shapes``): each construction's arguments read for
@@ -547,14 +621,14 @@ class Tracer(FieldReads, CycleSolver, CallSummaries, PathConditions, NamedHelper
         self._inplace[key] = []
         out: list[tuple[str, ast.Call, str, str]] = []
         for call in ctx.flow.calls:
-            target = inplace_output(call)
+            target = written_local(inplace_output(call))
             kind = classify_call(call, self.reach.config, "torch.distributed", assumed=True)
-            if isinstance(target, ast.Name) and kind is not None and kind[0] == "collective":
+            if target is not None and kind is not None and kind[0] == "collective":
                 out.append((target.id, call, self._group_dim_at(ctx, kind[1]),
                             f"{ast.unparse(call.func)} over {kind[1] or 'WORLD'}"))
                 continue
-            if not any(isinstance(a, ast.Name) for a in (*call.args,
-                                                          *(k.value for k in call.keywords))):
+            if not any(written_local(a) is not None
+                       for a in (*call.args, *(k.value for k in call.keywords))):
                 continue  # nothing a wrapper could reduce in place, by position or keyword
             try:
                 callees, _note = self.resolver.resolve(ctx.fn, call)
@@ -565,8 +639,8 @@ class Tracer(FieldReads, CycleSolver, CallSummaries, PathConditions, NamedHelper
                 params = {n: d for n, _c, d, _h in self._inplace_calls(inner)
                           if n in inner.flow.params}
                 for param, dim in params.items():
-                    arg = argument_for(callee, call, param)
-                    if isinstance(arg, ast.Name):
+                    arg = written_local(argument_for(callee, call, param))
+                    if arg is not None:
                         out.append((arg.id, call, dim,
                                     f"{ast.unparse(call.func)} (reduces its {param} in place)"))
         self._inplace[key] = out
@@ -1128,7 +1202,69 @@ def _one_agreed_value(values: list[tuple[frozenset[str], list[Leaf]]]) -> bool:
     return len(made) == 1
 
 
-def _after_every(call: ast.Call, reaching: tuple, ctx: Ctx) -> bool:
+def _covering(found: list[tuple[ast.Call, str, str]], read: ast.Name, reaching: tuple,
+              ctx: Ctx, blocks: dict[int, Any]) -> tuple[ast.Call, str, str] | None:
+    """The in-place reduction (call, dim, how) that runs on every path from each reaching
+    definition to ``read``: one after every definition, in its block or an enclosing one,
+    or one after every definition that runs before the read whenever it runs (in a block
+    enclosing the read, ending before it: a call's own argument is read before it runs);
+    else an ``if`` after every definition and ending before the read whose arms each reduce
+    over one group or leave the function. None when some path skips every reduction."""
+    for entry in found:
+        call = entry[0]
+        if _after_every(call, reaching, ctx) or reaching and all(
+                d.line < call.lineno for d, _f in reaching) and _ends_before(call, read) \
+                and dominates(call, read, blocks):
+            return entry
+    by_call = {id(c): (c, d, h) for c, d, h in found}
+    first = min(c.lineno for c, _d, _h in found)
+    branches = (n for n in ast.walk(ctx.fn.node) if isinstance(n, ast.If))
+    for stmt in branches:  # an if holding a reduction, ending before the read
+        if stmt.lineno > read.lineno or (stmt.end_lineno or 0) < first \
+                or not _ends_before(stmt, read) or not _after_every(stmt, reaching, ctx):
+            continue
+        arms = [_arm_reduction(arm, by_call) for arm in (stmt.body, stmt.orelse)]
+        if any(a is None for a in arms):
+            continue
+        reduced = [a for a in arms if a is not _EXITS]
+        if reduced and len({d for _c, d, _h in reduced}) == 1:
+            call, dim, how = reduced[0]
+            return call, dim, " or ".join(dict.fromkeys(h for _c, _d, h in reduced))
+    return None
+
+
+def _ends_before(node: ast.AST, read: ast.AST) -> bool:
+    """Whether ``node`` ends before ``read`` starts (an argument of a call is read before
+    the call runs)."""
+    return (node.end_lineno or 0, node.end_col_offset or 0) <= (read.lineno, read.col_offset)
+
+
+_EXITS = (None, "", "")  # an arm that leaves the function: it never reaches the read
+
+
+def _arm_reduction(arm: list[ast.stmt], by_call: dict) -> tuple | None:
+    """The reduction one arm of an ``if`` runs whenever it runs (a statement of the arm
+    itself, or a nested ``if`` reducing in both arms), ``_EXITS`` when the arm raises or
+    returns first, else None."""
+    for stmt in arm:
+        if isinstance(stmt, ast.Raise | ast.Return):
+            return _EXITS
+        if isinstance(stmt, ast.Expr) and id(stmt.value) in by_call:
+            return by_call[id(stmt.value)]
+        if isinstance(stmt, ast.If):
+            inner = [_arm_reduction(a, by_call) for a in (stmt.body, stmt.orelse)]
+            if all(a is not None for a in inner):
+                reduced = [a for a in inner if a is not _EXITS]
+                if not reduced:
+                    return _EXITS
+                if len({d for _c, d, _h in reduced}) == 1:
+                    return reduced[0]
+        if any(isinstance(n, ast.Continue | ast.Break) for n in ast.walk(stmt)):
+            return None  # a jump out of the loop before the reduction may reach the read
+    return None
+
+
+def _after_every(call: ast.AST, reaching: tuple, ctx: Ctx) -> bool:
     """``call`` runs after each reaching definition whenever it does: it sits after it, in
     its block or one enclosing it."""
     guards = set(ctx.flow.guards.get(id(call), ()))
