@@ -124,6 +124,8 @@ class Tracer(FieldReads, CycleSolver, CallSummaries, PathConditions, NamedHelper
         self._state_cache: dict[str, dict] = {}  # module file -> its module-state writes
         self._blocks: dict[int, dict] = {}  # function node id -> enclosing blocks per node
         self._field_writers: dict[int, dict] = {}  # function node id -> in-place collectives
+        # a wrapper call that skips its in-place reduction only where a group has one rank
+        self._wrapper_single: dict[int, frozenset] = {}
         self._group_dims: dict[tuple, str] = {}  # (context key, group text) -> its dimension
 
     def forget(self) -> None:
@@ -462,11 +464,15 @@ class Tracer(FieldReads, CycleSolver, CallSummaries, PathConditions, NamedHelper
         blocks = self._blocks_of(ctx.fn.node)
         covering = _covering(found, e, reaching, ctx, blocks)
         if covering is not None:
-            return [self._reduced_leaf(covering, found, e, reaching, ctx)], frozenset(), None
+            leaf = self._reduced_leaf(covering, found, e, reaching, ctx)
+            skips = self._wrapper_single.get(id(covering[0]))
+            if skips:  # the wrapper skips it where a group has one rank
+                return [leaf], skips, {}
+            return [leaf], frozenset(), None
         covered: dict = {}
         for d, facts in reaching:  # one definition at a time
             own = _covering(found, e, ((d, facts),), ctx, blocks)
-            if own is not None:
+            if own is not None and id(own[0]) not in self._wrapper_single:
                 covered[d] = self._reduced_leaf(own, found, e, ((d, facts),), ctx)
         if covered:
             return [], frozenset(), covered
@@ -636,15 +642,69 @@ class Tracer(FieldReads, CycleSolver, CallSummaries, PathConditions, NamedHelper
                 callees = []
             for callee in callees[:2]:
                 inner = self._fn_ctx(callee)
-                params = {n: d for n, _c, d, _h in self._inplace_calls(inner)
-                          if n in inner.flow.params}
-                for param, dim in params.items():
+                reductions: dict[str, list[tuple[ast.Call, str]]] = {}
+                for n, c, d, _h in self._inplace_calls(inner):
+                    if n in inner.flow.params:
+                        reductions.setdefault(n, []).append((c, d))
+                for param, calls in reductions.items():
                     arg = written_local(argument_for(callee, call, param))
-                    if arg is not None:
-                        out.append((arg.id, call, dim,
-                                    f"{ast.unparse(call.func)} (reduces its {param} in place)"))
+                    if arg is None:
+                        continue
+                    single = self._wrapper_skips(inner, calls)
+                    if single is None:
+                        continue  # some way through the wrapper skips the reduction
+                    if single:
+                        self._wrapper_single[id(call)] = single
+                    out.append((arg.id, call, calls[-1][1],
+                                f"{ast.unparse(call.func)} (reduces its {param} in place)"))
         self._inplace[key] = out
         return out
+
+    def _wrapper_skips(self, inner: Ctx, calls: list[tuple[ast.Call, str]]
+                       ) -> frozenset | None:
+        """Whether a wrapper reduces its parameter on every way through it (every return
+        and the end follow one of ``calls``): empty. Else the dimensions single-rank on
+        every way that skips them, when each runs only under ``if`` tests whose failing
+        proves a group single-rank (``if self.tp_size > 1: all_reduce(t)``); else None."""
+        hits = {id(c) for c, _d in calls}
+        inherited = frozenset().union(*(self._wrapper_single.get(h, frozenset())
+                                        for h in hits))
+        if must_run(inner.fn.node.body, hits):
+            return inherited
+        single: frozenset | None = None
+        for c, _d in calls:
+            kind = classify_call(c, self.reach.config, "torch.distributed", assumed=True)
+            group = kind[1] if kind is not None else ""
+            for g in inner.flow.guards.get(id(c), ()):
+                proof = self._skip_proof(g.test, g.negated, inner, group) \
+                    if g.kind in ("if", "exit") and g.test is not None else None
+                if not proof:
+                    return None
+                single = proof if single is None else single & proof
+        return (single | inherited) if single else None
+
+    def _skip_proof(self, test: ast.expr, holds: bool, ctx: Ctx, group: str) -> frozenset | None:
+        """The dimensions single-rank where ``test`` is ``holds`` and a reduction over
+        ``group`` is skipped: what the path proves, or that group being absent (``if
+        self.mp_group is None or self.mp_size == 1: pass`` / ``else: all_reduce(t,
+        group=self.mp_group)``: no model-parallel group, no model-parallel peers)."""
+        if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+            return self._skip_proof(test.operand, not holds, ctx, group)
+        if isinstance(test, ast.BoolOp):
+            parts = [self._skip_proof(v, holds, ctx, group) for v in test.values]
+            if isinstance(test.op, ast.Or) == holds:  # any one part may be what holds
+                if not all(parts):
+                    return None
+                return frozenset.intersection(*parts) or None
+            return frozenset().union(*(p for p in parts if p)) or None
+        if group and isinstance(test, ast.Compare) and len(test.ops) == 1 \
+                and isinstance(test.ops[0], ast.Is if holds else ast.IsNot) \
+                and isinstance(test.comparators[0], ast.Constant) \
+                and test.comparators[0].value is None and ast.unparse(test.left) == group:
+            dim = self._group_dim_at(ctx, group)
+            return frozenset({dim}) if dim and dim != "world" and "|" not in dim else None
+        proof = self._prove(test, not holds, ctx, None, 0)
+        return proof if proof and proof != EMPTY else None
 
     def _group_dim_at(self, ctx: Ctx, group: str) -> str:
         """The dimension of a group expression; inside a call-site summary a group held in a
@@ -1231,6 +1291,71 @@ def _covering(found: list[tuple[ast.Call, str, str]], read: ast.Name, reaching: 
             call, dim, how = reduced[0]
             return call, dim, " or ".join(dict.fromkeys(h for _c, _d, h in reduced))
     return None
+
+
+def must_run(body: list[ast.stmt], hits: set[int]) -> bool:
+    """Whether every way through a function body (each ``return`` and its end) runs one of
+    the calls ``hits`` first: a statement holding one unconditionally, an ``if`` whose arms
+    each do or leave by ``raise``. A loop's body may run no time; a ``try`` is not followed."""
+    through, ok = _must_run(body, hits)
+    return ok and through is not False
+
+
+def _must_run(stmts: list[ast.stmt], hits: set[int]) -> tuple[bool | None, bool]:
+    """(whether the way falling out of ``stmts`` ran a hit, None when none falls out;
+    whether every ``return`` among them ran one first)."""
+    for stmt in stmts:
+        if isinstance(stmt, ast.Raise):
+            return None, True
+        if isinstance(stmt, ast.If):
+            arms = [_must_run(arm, hits) for arm in (stmt.body, stmt.orelse)]
+            if not all(ok for _f, ok in arms):
+                return None, False
+            falls = [f for f, _ok in arms if f is not None]
+            if not falls:
+                return None, True
+            if all(falls):
+                return True, True
+            continue
+        if isinstance(stmt, ast.With | ast.AsyncWith):
+            through, ok = _must_run(stmt.body, hits)
+            if not ok or through is not False:
+                return through, ok
+            continue
+        if _holds_hit(stmt, hits):
+            return True, True
+        if isinstance(stmt, ast.Return):
+            return None, False
+        if any(isinstance(n, ast.Return) for n in _own_nodes(stmt)):
+            return None, False  # a return in a loop or try before any reduction
+    return False, True
+
+
+def _holds_hit(stmt: ast.stmt, hits: set[int]) -> bool:
+    """A simple statement that runs a hit whenever it runs (not under ``and``/``or``, a
+    ternary, a comprehension or a lambda)."""
+    if not isinstance(stmt, ast.Expr | ast.Assign | ast.AugAssign | ast.AnnAssign | ast.Return):
+        return False
+    todo: list[ast.AST] = [stmt]
+    while todo:
+        node = todo.pop()
+        if id(node) in hits:
+            return True
+        if isinstance(node, ast.BoolOp | ast.IfExp | ast.Lambda | ast.ListComp | ast.SetComp
+                      | ast.DictComp | ast.GeneratorExp):
+            continue
+        todo.extend(ast.iter_child_nodes(node))
+    return False
+
+
+def _own_nodes(stmt: ast.stmt):
+    """The nodes of a statement, not those of functions or classes defined in it."""
+    todo: list[ast.AST] = [stmt]
+    while todo:
+        node = todo.pop()
+        yield node
+        todo.extend(n for n in ast.iter_child_nodes(node) if not isinstance(
+            n, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef | ast.Lambda))
 
 
 def _ends_before(node: ast.AST, read: ast.AST) -> bool:

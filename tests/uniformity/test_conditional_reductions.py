@@ -219,3 +219,51 @@ def test_a_parameter_rebound_before_it_is_passed_on_is_not_specialised(make_pkg)
         "`sync` binds `everywhere` again (from the clock) before passing it on: its default "
         "True is not what `_sync` gets, so the clock decision under `if not everywhere:` "
         f"must be reported RANK-LOCAL; got {[(d.verdict.value, d.why) for d in found]}")
+
+
+WRAPPED = """
+    import time
+    import torch
+    import torch.distributed as dist
+
+    class S:
+        def __init__(self, tp_group, tp_size):
+            self.tp_group = tp_group
+            self.tp_size = tp_size
+
+        def _reduce(self, t, k):
+            BODY
+
+        def step(self, k):
+            n = torch.tensor([int(time.monotonic())])
+            self._reduce(n, k)
+            if n.item() > 0:
+                dist.barrier(group=self.tp_group)
+"""
+TP = "dist.all_reduce(t, group=self.tp_group)"
+
+
+@pytest.mark.parametrize("body, verdict, why", [
+    (TP, Verdict.UNIFORM, "reduces its parameter on its only way through"),
+    (f"if k:\n    {TP}\n    return\n{TP}", Verdict.UNIFORM,
+     "reduces it before its early return and again at its end"),
+    (f"if k:\n    {TP}", Verdict.RANK_LOCAL, "reduces it only when `k` holds"),
+    (f"if k:\n    return\n{TP}", Verdict.RANK_LOCAL, "may return before reducing it"),
+    (f"for _ in range(k):\n    {TP}", Verdict.RANK_LOCAL, "reduces it in a loop that may not run"),
+    (f"if self.tp_size > 1:\n    {TP}", Verdict.TRIVIAL,
+     "skips the reduction only where the TP group has one rank"),
+    (f"if self.tp_group is None or self.tp_size == 1:\n    pass\nelse:\n    {TP}",
+     Verdict.TRIVIAL, "skips the reduction only where its TP group is absent or has one rank"),
+    (f"if self.tp_group is None or time.monotonic() > 3:\n    pass\nelse:\n    {TP}",
+     Verdict.RANK_LOCAL, "skips the reduction when its clock says so"),
+], ids=["always", "early_return_after", "one_arm", "early_return_before", "loop",
+        "single_rank_skip", "absent_group_skip", "clock_skip"])
+def test_a_wrapper_reduces_its_parameter_only_on_every_way_through_it(make_pkg, body, verdict,
+                                                                      why):
+    lines = body.strip("\n").splitlines()
+    source = WRAPPED.replace("BODY", "\n            ".join(lines))
+    report = audit("pkg.s:S", root=make_pkg({"s.py": source}, ROOTS + 'config = ["k"]\n'))
+    d = next(d for d in report.decisions if d.condition == "n.item() > 0")
+    assert d.verdict is verdict, (
+        f"the wrapper `_reduce` {why}: the caller's read of `n` after it must make the "
+        f"decision {verdict.value}; got {d.verdict.value}: {d.why}")
