@@ -61,8 +61,11 @@ def _verdict(make_pkg, body: str):
      "reduced over the TP group in one arm and over the PP group in the other"),
     (f"if k:\n    {R}\nelse:\n    fill_rows(n.clone(), n, self.tp_group)",
      "reduced in one arm; the other gathers into a copy of it (`n.clone()`), not into it"),
+    (f"if k:\n    {R}\nelse:\n    {R}\nif k > 1:\n    n = torch.tensor([int(time.monotonic())])",
+     "reduced in both arms of an if/else, then replaced by the rank's own clock when "
+     "`k > 1`"),
 ], ids=["one_arm", "redefined_after", "loop", "if_else_one_arm", "view_not_reduced",
-        "arms_over_two_groups", "gathered_into_a_copy"])
+        "arms_over_two_groups", "gathered_into_a_copy", "both_arms_then_redefined"])
 def test_a_reduction_some_path_skips_leaves_the_read_rank_local(make_pkg, body, why):
     d = _verdict(make_pkg, body)
     assert d.verdict is Verdict.RANK_LOCAL, (
@@ -76,10 +79,12 @@ def test_a_reduction_some_path_skips_leaves_the_read_rank_local(make_pkg, body, 
     (f"if k:\n    {R}\nelse:\n    {R}", "reduced in both arms of an if/else"),
     (f"if k:\n    {R}\nelse:\n    raise RuntimeError('no group')",
      "reduced in one arm; the other arm raises and never reaches the read"),
+    (f"if k:\n    {R}\nelse:\n    return None",
+     "reduced in one arm; the other arm returns and never reaches the read"),
     (f"if k:\n    {R}\nelse:\n    fill_rows(n.view(-1), n.clone(), self.tp_group)",
      "reduced in one arm and gathered into a view of itself in the other"),
 ], ids=["after_the_def", "after_both_defs", "both_arms", "other_arm_raises",
-        "gathered_into_a_view"])
+        "other_arm_returns", "gathered_into_a_view"])
 def test_a_reduction_on_every_path_keeps_the_read_agreed(make_pkg, body, why):
     d = _verdict(make_pkg, body)
     assert d.verdict is Verdict.UNIFORM, (

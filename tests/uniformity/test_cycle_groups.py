@@ -66,3 +66,16 @@ def test_a_witness_through_a_group_is_the_path_of_reads_in_order():
         "D reads A", "A: time.monotonic"], (
         f"D's clock must come through D's read of A, got "
         f"{_sources(solution, D)[('time.monotonic', frozenset())]}")
+
+
+def test_a_witness_through_two_reads_inside_a_group_keeps_them_in_reading_order():
+    """B reaches A's clock by reading C, which reads A: the witness is B's read, then C's,
+    then A's own read (the walk from B is kept, member by member, in the order it is read;
+    a path cached for C is extended at its front for B, never at its end)."""
+    solution = _solve()
+    assert _sources(solution, C)[("time.monotonic", frozenset())] == [
+        "C reads A", "A: time.monotonic"]
+    found = _sources(solution, B)[("time.monotonic", frozenset())]
+    assert found == ["B reads C", "C reads A", "A: time.monotonic"], (
+        "B's clock must be witnessed by B's read of C, then C's read of A, then A's own "
+        f"read, in that order; got {found}")
