@@ -99,3 +99,38 @@ def keeps_elements(builtin: str) -> bool:
     """Whether the builtin's result holds its argument's elements unchanged (``sorted(xs)``),
     so an element-attribute read passes through it."""
     return builtin in _SEQUENCE_KEEP
+
+
+def slice_width(part: ast.Slice) -> ast.expr | None:
+    """The width of a slice whose bounds differ by it alone, whatever the offset: ``a:a + w``
+    (``w + a``) and ``r * w:(r + 1) * w`` (either factor order) -> ``w``; the length of
+    ``x[...]`` is then ``x``'s and ``w``'s, not the offset's (each rank's own shard of a
+    common width). None for any other slice, or one with a step."""
+    lower, upper = part.lower, part.upper
+    if lower is None or upper is None or part.step is not None \
+            or not isinstance(upper, ast.BinOp):
+        return None
+    same = ast.dump(lower)
+    if isinstance(upper.op, ast.Add):  # a:a + w
+        if ast.dump(upper.left) == same:
+            return upper.right
+        if ast.dump(upper.right) == same:
+            return upper.left
+        return None
+    if not (isinstance(upper.op, ast.Mult) and isinstance(lower, ast.BinOp)
+            and isinstance(lower.op, ast.Mult)):
+        return None
+    for offset, width in ((lower.left, lower.right), (lower.right, lower.left)):
+        for next_one, other in ((upper.left, upper.right), (upper.right, upper.left)):
+            if ast.dump(other) == ast.dump(width) and _plus_one(next_one, offset):
+                return width  # r * w:(r + 1) * w
+    return None
+
+
+def _plus_one(expr: ast.expr, base: ast.expr) -> bool:
+    """``base + 1`` or ``1 + base``."""
+    if not (isinstance(expr, ast.BinOp) and isinstance(expr.op, ast.Add)):
+        return False
+    one = [p for p in (expr.left, expr.right) if isinstance(p, ast.Constant) and p.value == 1]
+    rest = [p for p in (expr.left, expr.right) if p not in one]
+    return len(one) == 1 and len(rest) == 1 and ast.dump(rest[0]) == ast.dump(base)

@@ -43,6 +43,7 @@ from deskcheck.uniformity.positions import (
     keeps_elements,
     of_element,
     position,
+    slice_width,
     unpacked,
     whole,
 )
@@ -239,8 +240,10 @@ class Tracer(FieldReads, CycleSolver, CallSummaries, PathConditions, NamedHelper
             return out
         if isinstance(e, ast.Subscript):
             if mode == "length" and isinstance(e.slice, ast.Slice):
+                width = slice_width(e.slice)  # a shard of a common width: not its offset
                 return (list(self.trace(e.value, ctx, "length", depth))
-                        + list(self.trace(e.slice, ctx, "value", depth)))
+                        + list(self.trace(width if width is not None else e.slice, ctx,
+                                          "value", depth)))
             # `xs[i] is None`: whether the element is there; what was put in decides that
             # by its own existence, not by its content
             base = "element" if mode == "length" and isinstance(e.value, ast.Name) else "value"
