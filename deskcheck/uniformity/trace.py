@@ -505,23 +505,26 @@ class Tracer(FieldReads, CycleSolver, CallSummaries, PathConditions, NamedHelper
                               reaching: tuple, ctx: Ctx
                               ) -> tuple[tuple[ast.Call, str, str], frozenset] | None:
         """A reduction after every definition, before the read, that runs whenever each
-        definition does except under ``if`` tests whose failing proves a group single-rank
-        (``if self.tp_size > 1:``): it and the dimensions single-rank on the path skipping it."""
+        definition does except under tests whose failing proves a group single-rank or
+        absent (``if self.tp_size > 1:``, ``_skip_proof``): it and the dimensions
+        single-rank on the path skipping it."""
         for entry in found:
             call = entry[0]
             guards = set(ctx.flow.guards.get(id(call), ()))
             if not reaching or not _ends_before(call, read):
                 continue
+            kind = classify_call(call, self.reach.config, "torch.distributed", assumed=True)
+            group = kind[1] if kind is not None else ""
             single: frozenset | None = None
             for d, _f in reaching:
                 extra = guards - set(d.guards)
                 if d.line >= call.lineno or not set(d.guards) <= guards or not extra \
-                        or any(g.kind != "if" or g.test is None for g in extra):
+                        or any(g.kind not in _SKIPPING or g.test is None for g in extra):
                     single = None
                     break
                 for g in extra:
-                    proof = self._prove(g.test, not g.negated, ctx, None, 0)
-                    if not proof or proof == EMPTY:
+                    proof = self._skip_proof(g.test, g.negated, ctx, group)
+                    if not proof:
                         single = None
                         break
                     single = proof if single is None else single & proof
@@ -680,7 +683,7 @@ class Tracer(FieldReads, CycleSolver, CallSummaries, PathConditions, NamedHelper
             group = kind[1] if kind is not None else ""
             for g in inner.flow.guards.get(id(c), ()):
                 proof = self._skip_proof(g.test, g.negated, inner, group) \
-                    if g.kind in ("if", "exit") and g.test is not None else None
+                    if g.kind in _SKIPPING and g.test is not None else None
                 if not proof:
                     return None
                 single = proof if single is None else single & proof
@@ -1294,6 +1297,9 @@ def _covering(found: list[tuple[ast.Call, str, str]], read: ast.Name, reaching: 
             call, dim, how = reduced[0]
             return call, dim, " or ".join(dict.fromkeys(h for _c, _d, h in reduced))
     return None
+
+
+_SKIPPING = ("if", "exit")  # guards whose failing path skips a reduction, not a loop's
 
 
 def must_run(body: list[ast.stmt], hits: set[int]) -> bool:

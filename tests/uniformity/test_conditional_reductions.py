@@ -261,8 +261,11 @@ TP = "dist.all_reduce(t, group=self.tp_group)"
      Verdict.TRIVIAL, "skips the reduction only where its TP group is absent or has one rank"),
     (f"if self.tp_group is None or time.monotonic() > 3:\n    pass\nelse:\n    {TP}",
      Verdict.RANK_LOCAL, "skips the reduction when its clock says so"),
+    (f"if self.tp_group is None or self.tp_size == 1:\n    return\n{TP}",
+     Verdict.TRIVIAL, "returns before the reduction only where its TP group is absent or "
+     "has one rank"),
 ], ids=["always", "early_return_after", "one_arm", "early_return_before", "loop",
-        "single_rank_skip", "absent_group_skip", "clock_skip"])
+        "single_rank_skip", "absent_group_skip", "clock_skip", "absent_group_return"])
 def test_a_wrapper_reduces_its_parameter_only_on_every_way_through_it(make_pkg, body, verdict,
                                                                       why):
     lines = body.strip("\n").splitlines()
@@ -272,3 +275,16 @@ def test_a_wrapper_reduces_its_parameter_only_on_every_way_through_it(make_pkg, 
     assert d.verdict is verdict, (
         f"the wrapper `_reduce` {why}: the caller's read of `n` after it must make the "
         f"decision {verdict.value}; got {d.verdict.value}: {d.why}")
+
+
+def test_a_local_reduction_skipped_only_where_its_group_is_absent_is_trivial(make_pkg):
+    """The caller's own ``if self.tp_group is not None and self.tp_size > 1: all_reduce(n,
+    group=self.tp_group)``: where it is skipped the TP group is absent or has one rank."""
+    source = SIZED.replace("if SIZE > 1:",
+                           "if self.tp_group is not None and self.tp_size > 1:")
+    report = audit("pkg.s:S", root=make_pkg({"s.py": source}, ROOTS))
+    d = next(d for d in report.decisions if d.condition == "n.item() > 0")
+    assert d.verdict is Verdict.TRIVIAL, (
+        "`n` is reduced over the TP group unless the group is absent or has one rank: the "
+        f"clock reaches the TP barrier only there, so it must be TRIVIAL; got "
+        f"{d.verdict.value}: {d.why}")
