@@ -72,6 +72,9 @@ def elementwise(mode: str) -> str | None:
 
 
 EACH_LENGTH = "elen"  # a container read for the length (and kind) of each of its elements
+# an index read for how many entries each of its parts selects (``x[tuple(slc)]``): a slice
+# object's width (``slice_width``), any other part's value
+EACH_WIDTH = "ewidth"
 
 
 def each_element(mode: str) -> str | None:
@@ -88,6 +91,8 @@ def of_element(mode: str) -> str | None:
     ``attr:x``, ``elen`` -> ``length``); None for any other mode."""
     if mode == EACH_LENGTH:
         return "length"
+    if mode == EACH_WIDTH:
+        return "width"
     if mode.startswith("eattr:"):
         return mode[1:]
     if mode.startswith("leattr:"):

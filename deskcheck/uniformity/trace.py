@@ -37,6 +37,7 @@ from deskcheck.uniformity.passthrough import (
 )
 from deskcheck.uniformity.paths import EMPTY, PathConditions, group_mark
 from deskcheck.uniformity.positions import (
+    EACH_WIDTH,
     each_element,
     element,
     elementwise,
@@ -212,6 +213,8 @@ class Tracer(FieldReads, CycleSolver, CallSummaries, PathConditions, NamedHelper
             mode = "length" if isinstance(e, ast.Name | ast.Attribute | ast.Subscript) else "value"
         if isinstance(e, ast.Constant | ast.Lambda):
             return []
+        if mode == "width":  # one part of an index: a slice object's width, else its value
+            return self._width(e, ctx, depth)
         one = of_element(mode)
         if one is not None:
             return self._elements(e, ctx, mode, one, depth)
@@ -249,8 +252,9 @@ class Tracer(FieldReads, CycleSolver, CallSummaries, PathConditions, NamedHelper
             base = "element" if mode == "length" and isinstance(e.value, ast.Name) else "value"
             if not isinstance(e.slice, ast.Slice):  # `reqs[i].rid`: rid of the elements
                 base = elementwise(mode) or base
+            index = EACH_WIDTH if mode == "length" and _slice_objects(e.slice) else "value"
             return (list(self.trace(e.value, ctx, base, depth))
-                    + list(self.trace(e.slice, ctx, "value", depth)))
+                    + list(self.trace(e.slice, ctx, index, depth)))
         if isinstance(e, ast.List | ast.Tuple | ast.Set):
             if mode == "length":
                 return [x for elt in e.elts if isinstance(elt, ast.Starred)
@@ -278,6 +282,21 @@ class Tracer(FieldReads, CycleSolver, CallSummaries, PathConditions, NamedHelper
             if isinstance(child, ast.expr):
                 out += self.trace(child, ctx, mode, depth)
         return out
+
+    def _width(self, e: ast.expr, ctx: Ctx, depth: int) -> list[Leaf]:
+        """How many entries one part of an index selects: ``slice(r * w, (r + 1) * w)`` (the
+        builtin) or ``r * w:(r + 1) * w`` in a tuple index reads ``w`` (``slice_width``); any
+        other part its value."""
+        if isinstance(e, ast.Slice):
+            width = slice_width(e)
+            return list(self.trace(width if width is not None else e, ctx, "value", depth))
+        if isinstance(e, ast.Call) and isinstance(e.func, ast.Name) and e.func.id == "slice" \
+                and not ctx.flow.reaching.get(id(e.func)) and len(e.args) == 2 \
+                and not e.keywords and not any(isinstance(a, ast.Starred) for a in e.args):
+            width = slice_width(ast.Slice(lower=e.args[0], upper=e.args[1]))
+            if width is not None:
+                return list(self.trace(width, ctx, "value", depth))
+        return list(self.trace(e, ctx, "value", depth))
 
     def _imported_of(self, ctx: Ctx):
         """``name -> module`` it was imported from in ``ctx``'s module (None: not imported)."""
@@ -771,6 +790,9 @@ class Tracer(FieldReads, CycleSolver, CallSummaries, PathConditions, NamedHelper
             if one is not None:  # an attribute of each element: of what was put in
                 if d.filled_by in ("append", "add", "appendleft", "push"):
                     return list(self.trace(d.value, ctx, one, depth + 1))
+                if one == "width" and d.filled_by == "item" and isinstance(
+                        d.value, ast.Tuple) and len(d.value.elts) == 2:  # slc[k] = slice(...)
+                    return list(self.trace(d.value.elts[1], ctx, one, depth + 1))
                 if d.filled_by not in ("extend", "extendleft"):
                     mode = "value"  # d[k] = v (iterated: its keys), insert(i, v): whole
             if mode == "length":
@@ -1365,6 +1387,15 @@ def _own_nodes(stmt: ast.stmt):
         yield node
         todo.extend(n for n in ast.iter_child_nodes(node) if not isinstance(
             n, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef | ast.Lambda))
+
+
+def _slice_objects(index: ast.expr) -> bool:
+    """An index built of parts, some maybe slice objects: a tuple display, or ``tuple(...)``
+    / ``list(...)`` of a sequence (``x[tuple(slc)]`` with ``slc[dim] = slice(a, b)``)."""
+    if isinstance(index, ast.Tuple):
+        return True
+    return isinstance(index, ast.Call) and isinstance(index.func, ast.Name) \
+        and index.func.id in ("tuple", "list") and len(index.args) == 1
 
 
 def _ends_before(node: ast.AST, read: ast.AST) -> bool:

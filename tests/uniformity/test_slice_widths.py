@@ -67,3 +67,48 @@ def test_other_slices_read_their_bounds(make_pkg, part, why):
     assert d.verdict is Verdict.RANK_LOCAL, (
         f"`{part}`: {why}, so how many rows it holds may differ between ranks: the "
         f"decision must be RANK-LOCAL; got {d.verdict.value}: {d.why}")
+
+
+OBJECTS = """
+    import torch
+    import torch.distributed as dist
+
+    class Worker:
+        def __init__(self, sp_group, n, sp_size):
+            self.sp_group = sp_group
+            self.n = n
+            self.sp_size = sp_size
+
+        def step(self):
+            x = torch.zeros(self.n * self.sp_size, 4)
+            rank = dist.get_rank(group=self.sp_group)
+            parts = x.size(0) // self.sp_size
+            slc = [slice(None)] * 2
+            slc[0] = PART
+            mine = INDEXED
+            for row in mine:
+                dist.all_reduce(row, group=self.sp_group)
+"""
+
+
+@pytest.mark.parametrize("part, indexed, verdict", [
+    ("slice(rank * parts, (rank + 1) * parts)", "x[tuple(slc)].contiguous()", Verdict.UNIFORM),
+    ("slice(rank * parts, (rank + 1) * parts)", "x[tuple(slc)]", Verdict.UNIFORM),
+    ("None", "x[rank * parts:(rank + 1) * parts, :]", Verdict.UNIFORM),
+    ("slice(rank, None)", "x[tuple(slc)]", Verdict.RANK_LOCAL),
+    ("slice(rank, rank * 2)", "x[tuple(slc)]", Verdict.RANK_LOCAL),
+    ("None", "x[rank:, :]", Verdict.RANK_LOCAL),
+], ids=["slice_object_shard", "slice_object_plain", "tuple_index_shard", "slice_object_open",
+        "slice_object_rank_width", "tuple_index_open"])
+def test_a_shard_built_as_a_slice_object_or_tuple_index_reads_its_width(make_pkg, part,
+                                                                       indexed, verdict):
+    """verl's ``slc[dim] = slice(sp_rank * parts, (sp_rank + 1) * parts); x[tuple(slc)]``
+    (``verl/utils/ulysses.py``) and ``x[r * w:(r + 1) * w, :]`` select a common width too."""
+    source = OBJECTS.replace("PART", part).replace("INDEXED", indexed)
+    report = audit("pkg.w:Worker", root=make_pkg({"w.py": source}, ROOTS))
+    d = next(d for d in report.decisions if d.kind == "for")
+    assert d.verdict is verdict, (
+        f"`slc[0] = {part}`, `mine = {indexed}`: the loop over `mine` must be "
+        f"{verdict.value} (a shard of the common width `parts` is UNIFORM; a slice from the "
+        f"rank's offset to the end, or of the rank's own width, RANK-LOCAL); got "
+        f"{d.verdict.value}: {d.why}")
