@@ -112,3 +112,20 @@ def test_a_shard_built_as_a_slice_object_or_tuple_index_reads_its_width(make_pkg
         f"{verdict.value} (a shard of the common width `parts` is UNIFORM; a slice from the "
         f"rank's offset to the end, or of the rank's own width, RANK-LOCAL); got "
         f"{d.verdict.value}: {d.why}")
+
+
+@pytest.mark.parametrize("indexed", ["x[rank * parts:(rank + 1) * parts, :]", "x[tuple(slc)]"],
+                         ids=["tuple_index", "slice_object"])
+def test_a_shards_content_still_reads_its_offset(make_pkg, indexed):
+    """Only the length of a shard of a common width is the same on every rank: what it
+    holds is the rank's own rows, so a decision on its content reads the offset."""
+    source = OBJECTS.replace("PART", "slice(rank * parts, (rank + 1) * parts)").replace(
+        "INDEXED", indexed).replace(
+        "            for row in mine:\n                dist.all_reduce(row, group=self.sp_group)",
+        "            if mine.sum() > 0:\n                dist.barrier(group=self.sp_group)")
+    report = audit("pkg.w:Worker", root=make_pkg({"w.py": source}, ROOTS))
+    d = next(d for d in report.decisions if d.condition == "mine.sum() > 0")
+    assert d.verdict is Verdict.RANK_LOCAL, (
+        f"`mine = {indexed}` holds this rank's own rows: a decision on their sum reads the "
+        f"rank's offset and must be RANK-LOCAL (only the shard's length is common); got "
+        f"{d.verdict.value}: {d.why}")
