@@ -332,37 +332,16 @@ class Reach:
 
     def _constants(self, ctx: Ctx, call: ast.Call, callee: Fn) -> dict[str, Any]:
         """Constant arguments (and constant defaults) for the callee's parameters that its
-        conditions read and it never binds again: each distinct set is a context of its own."""
-        node = callee.node
+        conditions read and it never binds again, or that it only passes on to a callee
+        whose conditions do (``_forwarded``): each distinct set is a context of its own."""
+        constant = constant_arguments(call, ctx.consts, callee)
+        if not constant:
+            return {}
         tested = set(self._tested_params(callee))
-        # a parameter given a constant here and only passed on decides where it lands
-        constant = _constant_params(node, call, ctx.consts, callee, bound_offset=None)
-        tested |= {n for n in constant - tested if self._forwarded(callee, n)}
+        tested |= {n for n in constant.keys() - tested if self._forwarded(callee, n)}
         if not tested:
             return {}
-        params = [a.arg for a in node.args.posonlyargs + node.args.args]
-        bound_offset = 1 if callee.self_name and isinstance(call.func, ast.Attribute) else 0
-        if callee.qualname.endswith(".__init__"):
-            bound_offset = 1
-        out: dict[str, Any] = {}
-        defaults = node.args.defaults
-        for name, default in zip(params[len(params) - len(defaults):], defaults, strict=True):
-            if name in tested and isinstance(default, ast.Constant):
-                out[name] = default.value
-        for kw_arg, default in zip(node.args.kwonlyargs, node.args.kw_defaults, strict=True):
-            if kw_arg.arg in tested and isinstance(default, ast.Constant):
-                out[kw_arg.arg] = default.value
-        for index, arg in enumerate(call.args):
-            if isinstance(arg, ast.Starred):
-                return {}
-            position = index + bound_offset
-            if position < len(params):
-                self._bind(out, params[position], arg, ctx.consts, tested)
-        for keyword in call.keywords:
-            if keyword.arg is None:
-                return {}
-            self._bind(out, keyword.arg, keyword.value, ctx.consts, tested)
-        return out
+        return {name: value for name, value in constant.items() if name in tested}
 
     def _tested_params(self, fn: Fn) -> set[str]:
         """The parameters of ``fn`` its conditions read; never one it binds again (``group =
@@ -413,17 +392,6 @@ class Reach:
                     break
         self._forwards[key] = found
         return found
-
-    @staticmethod
-    def _bind(out: dict[str, Any], name: str, arg: ast.expr, consts: dict[str, Any],
-              tested: set[str]) -> None:
-        if name not in tested:
-            return
-        value = evaluate(arg, consts)
-        if value is NOTHING or not isinstance(value, bool | int | float | str | type(None)):
-            out.pop(name, None)
-        else:
-            out[name] = value
 
     def _propagate(self) -> None:
         """A context reaches a collective if it holds a site or calls one that does."""
@@ -535,28 +503,41 @@ def _group_node(call: ast.Call, group: str) -> ast.expr | None:
 _FORWARD_DEPTH = 4  # calls a parameter is followed through, passed on unchanged
 
 
-def _constant_params(node: ast.AST, call: ast.Call, consts: dict[str, Any], callee: Fn,
-                     bound_offset: int | None) -> set[str]:
-    """The parameters a call gives a constant: a constant default it does not pass, or an
-    argument that evaluates to one in the caller's context."""
+def constant_arguments(call: ast.Call, consts: dict[str, Any], callee: Fn
+                       ) -> dict[str, Any] | None:
+    """The constant each parameter of ``callee`` gets from ``call``: a constant default it
+    does not pass, or an argument that evaluates to a scalar in the caller's context
+    (``consts``). None: a starred argument or ``**`` hides which parameter gets what."""
+    node = callee.node
     params = [a.arg for a in node.args.posonlyargs + node.args.args]
-    out = {name for name, default in zip(params[len(params) - len(node.args.defaults):],
-                                         node.args.defaults, strict=True)
-           if isinstance(default, ast.Constant)}
-    out |= {k.arg for k, default in zip(node.args.kwonlyargs, node.args.kw_defaults,
-                                        strict=True) if isinstance(default, ast.Constant)}
-    offset = bound_offset if bound_offset is not None else (
-        1 if callee.self_name and isinstance(call.func, ast.Attribute)
-        or callee.qualname.endswith(".__init__") else 0)
+    out: dict[str, Any] = {
+        name: default.value for name, default in zip(
+            params[len(params) - len(node.args.defaults):], node.args.defaults, strict=True)
+        if isinstance(default, ast.Constant)}
+    out.update((k.arg, default.value) for k, default in zip(
+        node.args.kwonlyargs, node.args.kw_defaults, strict=True)
+        if isinstance(default, ast.Constant))
+    offset = 1 if callee.self_name and isinstance(call.func, ast.Attribute) \
+        or callee.qualname.endswith(".__init__") else 0
     for index, arg in enumerate(call.args):
-        position = index + offset
-        if position < len(params) and not isinstance(arg, ast.Starred):
-            (out.add if evaluate(arg, consts) is not NOTHING else out.discard)(params[position])
+        if isinstance(arg, ast.Starred):
+            return None
+        if index + offset < len(params):
+            _bind(out, params[index + offset], arg, consts)
     for keyword in call.keywords:
-        if keyword.arg is not None:
-            (out.add if evaluate(keyword.value, consts) is not NOTHING
-             else out.discard)(keyword.arg)
+        if keyword.arg is None:
+            return None
+        _bind(out, keyword.arg, keyword.value, consts)
     return out
+
+
+def _bind(out: dict[str, Any], name: str, arg: ast.expr, consts: dict[str, Any]) -> None:
+    """``name`` gets ``arg``'s value where it evaluates to a scalar, else no constant."""
+    value = evaluate(arg, consts)
+    if value is NOTHING or not isinstance(value, bool | int | float | str | type(None)):
+        out.pop(name, None)
+    else:
+        out[name] = value
 
 
 def argument_for(fn: Fn, call: ast.Call, name: str) -> ast.expr | None:

@@ -11,31 +11,25 @@ from typing import Any
 
 from deskcheck.static import Fn, flow_facts, is_abstract
 from deskcheck.uniformity.buffers import (
-    dominates,
-    enclosing_blocks,
-    follows_every_run,
     self_chain,
-    written_between,
 )
 from deskcheck.uniformity.collectives import (
     classify_call,
     head_module_of,
-    inplace_output,
     site_dim,
-    written_local,
 )
 from deskcheck.uniformity.cycles import CycleSolver
 from deskcheck.uniformity.fields import FieldReads
 from deskcheck.uniformity.generators import yield_points
 from deskcheck.uniformity.helpers import NamedHelpers
-from deskcheck.uniformity.leaves import Leaf, dedupe_leaves, default_of, param_group
+from deskcheck.uniformity.leaves import Leaf, dedupe_leaves, default_of
 from deskcheck.uniformity.module_state import flat_targets, module_names, state_writes
 from deskcheck.uniformity.passthrough import (
     one_definition,
     progress_bar_iterable,
     same_iteration,
 )
-from deskcheck.uniformity.paths import EMPTY, PathConditions, group_mark
+from deskcheck.uniformity.paths import PathConditions, group_mark
 from deskcheck.uniformity.positions import (
     EACH_WIDTH,
     each_element,
@@ -59,6 +53,7 @@ from deskcheck.uniformity.reach import (
     is_dead,
     tested,
 )
+from deskcheck.uniformity.reductions import Reductions
 from deskcheck.uniformity.rules import (
     builds_group,
     config_reason,
@@ -95,7 +90,7 @@ _LENGTH_KEEP = {"list", "tuple", "set", "sorted", "frozenset", "reversed", "enum
 
 
 
-class Tracer(FieldReads, CycleSolver, CallSummaries, PathConditions, NamedHelpers):
+class Tracer(FieldReads, Reductions, CycleSolver, CallSummaries, PathConditions, NamedHelpers):
     def __init__(self, reach: Reach, sanctioned: dict[str, str], rank_local: list[str],
                  config: list[str], line_text) -> None:
         self.reach = reach
@@ -465,95 +460,6 @@ class Tracer(FieldReads, CycleSolver, CallSummaries, PathConditions, NamedHelper
             out += self._prefixed(hop, self.trace(value, ctx, sub, depth + 1))
         return out
 
-    def _inplace_agreed(self, e: ast.Name, ctx: Ctx
-                        ) -> tuple[list[Leaf], frozenset, dict | None] | None:
-        """``dist.all_reduce(x, group=g)`` (or a wrapper that reduces its parameter in place,
-        ``self._all_reduce(x, op)``) on the paths from ``x``'s definitions to this read:
-        (agreed leaves, dims, covered). ``covered`` None: a reduction runs on every path from
-        each definition, the read is agreed; else the definitions (-> their agreed leaf) a
-        reduction follows on every path, the others reaching the read with their own value.
-        ``dims``: a reduction skipped only where a group has one rank (``if tp_size > 1:
-        all_reduce(x)``) makes the definitions' own values reach on that path only. None:
-        some path from each definition skips every reduction."""
-        reaching = tuple((d, f) for d, f in ctx.flow.reaching.get(id(e), ())
-                         if not is_dead(d.guards, ctx.consts))
-        first_def = min((d.line for d, _f in reaching), default=0)
-        found = [(call, dim, how) for name, call, dim, how in self._inplace_calls(ctx)
-                 if name == e.id and first_def <= call.lineno <= e.lineno
-                 and not is_dead(ctx.flow.guards.get(id(call), ()), ctx.consts)]
-        if not found:
-            return None
-        blocks = self._blocks_of(ctx.fn.node)
-        covering = _covering(found, e, reaching, ctx, blocks)
-        if covering is not None:
-            leaf = self._reduced_leaf(covering, found, e, reaching, ctx)
-            skips = self._wrapper_single.get(id(covering[0]))
-            if skips:  # the wrapper skips it where a group has one rank
-                return [leaf], skips, {}
-            return [leaf], frozenset(), None
-        covered: dict = {}
-        for d, facts in reaching:  # one definition at a time
-            own = _covering(found, e, ((d, facts),), ctx, blocks)
-            if own is not None and id(own[0]) not in self._wrapper_single:
-                covered[d] = self._reduced_leaf(own, found, e, ((d, facts),), ctx)
-        if covered:
-            return [], frozenset(), covered
-        single = self._skipped_where_single(found, e, reaching, ctx)
-        if single is None:
-            return None
-        return [self._reduced_leaf(single[0], found, e, reaching, ctx)], single[1], {}
-
-    def _reduced_leaf(self, covering: tuple[ast.Call, str, str], found: list, e: ast.Name,
-                      reaching: tuple, ctx: Ctx) -> Leaf:
-        """The agreed source an in-place reduction makes of ``e``: over its group, or over
-        each group it is reduced over again, on every path from each definition (``covers``)."""
-        call, dim, how = covering
-        kind = classify_call(call, self.reach.config, "torch.distributed", assumed=True)
-        group = param_group(ctx.fn, kind[1], ctx.flow) if kind and not ctx.summary else ""
-        then = [(c, d, h) for c, d, h in found if c is not call and d != dim
-                and (c.lineno, c.col_offset) > (call.lineno, call.col_offset)
-                and _after_every(c, reaching, ctx)]
-        dims = sorted({dim, *(d for _c, d, _h in then)})
-        if len(dims) > 1 and not any(d.startswith(group_mark("")) or "|" in d for d in dims):
-            dim, how, group = "+".join(dims), " then ".join([how, *(h for *_x, h in then)]), ""
-        return Leaf(e.id, "agreed", f"reduced in place by {how}", dim,
-                    (f"{ctx.fn.file}:{call.lineno} {ast.unparse(call.func)}({e.id}, ...)",),
-                    group=group)
-
-    def _skipped_where_single(self, found: list[tuple[ast.Call, str, str]], read: ast.Name,
-                              reaching: tuple, ctx: Ctx
-                              ) -> tuple[tuple[ast.Call, str, str], frozenset] | None:
-        """A reduction after every definition, before the read, that runs whenever each
-        definition does except under tests whose failing proves a group single-rank or
-        absent (``if self.tp_size > 1:``, ``_skip_proof``): it and the dimensions
-        single-rank on the path skipping it."""
-        for entry in found:
-            call = entry[0]
-            guards = set(ctx.flow.guards.get(id(call), ()))
-            if not reaching or not _ends_before(call, read):
-                continue
-            kind = classify_call(call, self.reach.config, "torch.distributed", assumed=True)
-            group = kind[1] if kind is not None else ""
-            single: frozenset | None = None
-            for d, _f in reaching:
-                extra = guards - set(d.guards)
-                if d.line >= call.lineno or not set(d.guards) <= guards or not extra \
-                        or any(g.kind not in _SKIPPING or g.test is None for g in extra):
-                    single = None
-                    break
-                for g in extra:
-                    proof = self._skip_proof(g.test, g.negated, ctx, group)
-                    if not proof:
-                        single = None
-                        break
-                    single = proof if single is None else single & proof
-                if not single:
-                    single = None
-                    break
-            if single:
-                return entry, single
-        return None
-
     def record_sizes(self, value: ast.expr, ctx: Ctx) -> list[Leaf]:
         """A forward argument's objects (``shapes``): each construction's arguments read for
         their length (placement keywords aside), with the construction as a hop."""
@@ -585,151 +491,6 @@ class Tracer(FieldReads, CycleSolver, CallSummaries, PathConditions, NamedHelper
         callees, _note = self.callees_of(ctx, call)
         return [c for c in callees[:6] if not c.fn.qualname.endswith(".__init__")
                 and not is_abstract(c.fn.node)]
-
-    def _blocks_of(self, fn: ast.AST) -> dict:
-        """The blocks enclosing each node of ``fn`` (``buffers.enclosing_blocks``), once."""
-        blocks = self._blocks.get(id(fn))
-        if blocks is None:
-            blocks = self._blocks[id(fn)] = enclosing_blocks(fn)
-        return blocks
-
-    def _field_collectives(self, ctx: Ctx) -> dict[str, list[tuple[ast.Call, tuple]]]:
-        """The function's collectives that write a field in place, by the field's chain
-        (``self.buf``): computed once per function."""
-        found = self._field_writers.get(id(ctx.fn.node))
-        if found is None:
-            found = {}
-            for call in ctx.flow.calls:
-                target = inplace_output(call)
-                chain = self_chain(target, ctx.fn.self_name) if target is not None else None
-                if chain is None:
-                    continue
-                kind = classify_call(call, self.reach.config, "torch.distributed",
-                                     assumed=True)
-                if kind is not None and kind[0] == "collective":
-                    found.setdefault(chain, []).append((call, kind))
-            self._field_writers[id(ctx.fn.node)] = found
-        return found
-
-    def _buffer_agreed(self, chain: str, read: ast.AST, ctx: Ctx) -> Leaf | None:
-        """A field buffer (``self.buf``) a collective wrote in place before this read on
-        every path, with no write between (``buffers``): agreed over its group."""
-        fn = ctx.fn.node
-        for call, kind in self._field_collectives(ctx).get(chain, ()):
-            blocks = self._blocks_of(fn)
-            if dominates(call, read, blocks) and not written_between(fn, chain, call, read,
-                                                                     call):
-                group = kind[1] or "WORLD"
-                return Leaf(chain, "agreed", f"written in place by {ast.unparse(call.func)} "
-                            f"over {group}", self._group_dim_at(ctx, kind[1]),
-                            (f"{ctx.fn.file}:{call.lineno} {ast.unparse(call.func)}({chain}, "
-                             f"...)",))
-        return None
-
-    def _buffer_after_write(self, chain: str, write: ast.AST, ctx: Ctx) -> Leaf | None:
-        """A field write a collective overwrites in place later in the same function,
-        whenever the write runs, with no write after it (``buffers``): what the field holds
-        after that function is agreed."""
-        fn = ctx.fn.node
-        for call, kind in self._field_collectives(ctx).get(chain, ()):
-            blocks = self._blocks_of(fn)
-            if follows_every_run(call, write, blocks) and not written_between(
-                    fn, chain, call, None, call):
-                return Leaf(chain, "agreed", f"written in place by {ast.unparse(call.func)} "
-                            f"over {kind[1] or 'WORLD'} after this write",
-                            self._group_dim_at(ctx, kind[1]),
-                            (f"{ctx.fn.file}:{call.lineno} {ast.unparse(call.func)}({chain}, "
-                             f"...)",), group=kind[1] or "")
-        return None
-
-    def _inplace_calls(self, ctx: Ctx) -> list[tuple[str, ast.Call, str, str]]:
-        """(local name, call, dim, how) for every call in the function that reduces a local
-        in place: a torch collective's output argument, or a wrapper's in-place parameter."""
-        key = (id(ctx.fn.node), ctx.fn.model.qualname if ctx.fn.model else "", ctx.summary)
-        found = self._inplace.get(key)
-        if found is not None:
-            return found
-        self._inplace[key] = []
-        out: list[tuple[str, ast.Call, str, str]] = []
-        for call in ctx.flow.calls:
-            target = written_local(inplace_output(call))
-            kind = classify_call(call, self.reach.config, "torch.distributed", assumed=True)
-            if target is not None and kind is not None and kind[0] == "collective":
-                out.append((target.id, call, self._group_dim_at(ctx, kind[1]),
-                            f"{ast.unparse(call.func)} over {kind[1] or 'WORLD'}"))
-                continue
-            if not any(written_local(a) is not None
-                       for a in (*call.args, *(k.value for k in call.keywords))):
-                continue  # nothing a wrapper could reduce in place, by position or keyword
-            try:
-                callees, _note = self.resolver.resolve(ctx.fn, call)
-            except RecursionError:
-                callees = []
-            for callee in callees[:2]:
-                inner = self._fn_ctx(callee)
-                reductions: dict[str, list[tuple[ast.Call, str]]] = {}
-                for n, c, d, _h in self._inplace_calls(inner):
-                    if n in inner.flow.params:
-                        reductions.setdefault(n, []).append((c, d))
-                for param, calls in reductions.items():
-                    arg = written_local(argument_for(callee, call, param))
-                    if arg is None:
-                        continue
-                    single = self._wrapper_skips(inner, calls)
-                    if single is None:
-                        continue  # some way through the wrapper skips the reduction
-                    if single:
-                        self._wrapper_single[id(call)] = single
-                    out.append((arg.id, call, calls[-1][1],
-                                f"{ast.unparse(call.func)} (reduces its {param} in place)"))
-        self._inplace[key] = out
-        return out
-
-    def _wrapper_skips(self, inner: Ctx, calls: list[tuple[ast.Call, str]]
-                       ) -> frozenset | None:
-        """Whether a wrapper reduces its parameter on every way through it (every return
-        and the end follow one of ``calls``): empty. Else the dimensions single-rank on
-        every way that skips them, when each runs only under ``if`` tests whose failing
-        proves a group single-rank (``if self.tp_size > 1: all_reduce(t)``); else None."""
-        hits = {id(c) for c, _d in calls}
-        inherited = frozenset().union(*(self._wrapper_single.get(h, frozenset())
-                                        for h in hits))
-        if must_run(inner.fn.node.body, hits):
-            return inherited
-        single: frozenset | None = None
-        for c, _d in calls:
-            kind = classify_call(c, self.reach.config, "torch.distributed", assumed=True)
-            group = kind[1] if kind is not None else ""
-            for g in inner.flow.guards.get(id(c), ()):
-                proof = self._skip_proof(g.test, g.negated, inner, group) \
-                    if g.kind in _SKIPPING and g.test is not None else None
-                if not proof:
-                    return None
-                single = proof if single is None else single & proof
-        return (single | inherited) if single else None
-
-    def _skip_proof(self, test: ast.expr, holds: bool, ctx: Ctx, group: str) -> frozenset | None:
-        """The dimensions single-rank where ``test`` is ``holds`` and a reduction over
-        ``group`` is skipped: what the path proves, or that group being absent (``if
-        self.mp_group is None or self.mp_size == 1: pass`` / ``else: all_reduce(t,
-        group=self.mp_group)``: no model-parallel group, no model-parallel peers)."""
-        if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
-            return self._skip_proof(test.operand, not holds, ctx, group)
-        if isinstance(test, ast.BoolOp):
-            parts = [self._skip_proof(v, holds, ctx, group) for v in test.values]
-            if isinstance(test.op, ast.Or) == holds:  # any one part may be what holds
-                if not all(parts):
-                    return None
-                return frozenset.intersection(*parts) or None
-            return frozenset().union(*(p for p in parts if p)) or None
-        if group and isinstance(test, ast.Compare) and len(test.ops) == 1 \
-                and isinstance(test.ops[0], ast.Is if holds else ast.IsNot) \
-                and isinstance(test.comparators[0], ast.Constant) \
-                and test.comparators[0].value is None and ast.unparse(test.left) == group:
-            dim = self._group_dim_at(ctx, group)
-            return frozenset({dim}) if dim and dim != "world" and "|" not in dim else None
-        proof = self._prove(test, not holds, ctx, None, 0)
-        return proof if proof and proof != EMPTY else None
 
     def _group_dim_at(self, ctx: Ctx, group: str) -> str:
         """The dimension of a group expression; inside a call-site summary a group held in a
@@ -1290,105 +1051,6 @@ def _one_agreed_value(values: list[tuple[frozenset[str], list[Leaf]]]) -> bool:
     return len(made) == 1
 
 
-def _covering(found: list[tuple[ast.Call, str, str]], read: ast.Name, reaching: tuple,
-              ctx: Ctx, blocks: dict[int, Any]) -> tuple[ast.Call, str, str] | None:
-    """The in-place reduction (call, dim, how) that runs on every path from each reaching
-    definition to ``read``: one after every definition, in its block or an enclosing one,
-    or one after every definition that runs before the read whenever it runs (in a block
-    enclosing the read, ending before it: a call's own argument is read before it runs);
-    else an ``if`` after every definition and ending before the read whose arms each reduce
-    over one group or leave the function. None when some path skips every reduction."""
-    for entry in found:
-        call = entry[0]
-        if _after_every(call, reaching, ctx) or reaching and all(
-                d.line < call.lineno for d, _f in reaching) and _ends_before(call, read) \
-                and dominates(call, read, blocks):
-            return entry
-    by_call = {id(c): (c, d, h) for c, d, h in found}
-    first = min(c.lineno for c, _d, _h in found)
-    branches = (n for n in ast.walk(ctx.fn.node) if isinstance(n, ast.If))
-    for stmt in branches:  # an if holding a reduction, ending before the read
-        if stmt.lineno > read.lineno or (stmt.end_lineno or 0) < first \
-                or not _ends_before(stmt, read) or not _after_every(stmt, reaching, ctx):
-            continue
-        arms = [_arm_reduction(arm, by_call) for arm in (stmt.body, stmt.orelse)]
-        if any(a is None for a in arms):
-            continue
-        reduced = [a for a in arms if a is not _EXITS]
-        if reduced and len({d for _c, d, _h in reduced}) == 1:
-            call, dim, how = reduced[0]
-            return call, dim, " or ".join(dict.fromkeys(h for _c, _d, h in reduced))
-    return None
-
-
-_SKIPPING = ("if", "exit")  # guards whose failing path skips a reduction, not a loop's
-
-
-def must_run(body: list[ast.stmt], hits: set[int]) -> bool:
-    """Whether every way through a function body (each ``return`` and its end) runs one of
-    the calls ``hits`` first: a statement holding one unconditionally, an ``if`` whose arms
-    each do or leave by ``raise``. A loop's body may run no time; a ``try`` is not followed."""
-    through, ok = _must_run(body, hits)
-    return ok and through is not False
-
-
-def _must_run(stmts: list[ast.stmt], hits: set[int]) -> tuple[bool | None, bool]:
-    """(whether the way falling out of ``stmts`` ran a hit, None when none falls out;
-    whether every ``return`` among them ran one first)."""
-    for stmt in stmts:
-        if isinstance(stmt, ast.Raise):
-            return None, True
-        if isinstance(stmt, ast.If):
-            arms = [_must_run(arm, hits) for arm in (stmt.body, stmt.orelse)]
-            if not all(ok for _f, ok in arms):
-                return None, False
-            falls = [f for f, _ok in arms if f is not None]
-            if not falls:
-                return None, True
-            if all(falls):
-                return True, True
-            continue
-        if isinstance(stmt, ast.With | ast.AsyncWith):
-            through, ok = _must_run(stmt.body, hits)
-            if not ok or through is not False:
-                return through, ok
-            continue
-        if _holds_hit(stmt, hits):
-            return True, True
-        if isinstance(stmt, ast.Return):
-            return None, False
-        if any(isinstance(n, ast.Return) for n in _own_nodes(stmt)):
-            return None, False  # a return in a loop or try before any reduction
-    return False, True
-
-
-def _holds_hit(stmt: ast.stmt, hits: set[int]) -> bool:
-    """A simple statement that runs a hit whenever it runs (not under ``and``/``or``, a
-    ternary, a comprehension or a lambda)."""
-    if not isinstance(stmt, ast.Expr | ast.Assign | ast.AugAssign | ast.AnnAssign | ast.Return):
-        return False
-    todo: list[ast.AST] = [stmt]
-    while todo:
-        node = todo.pop()
-        if id(node) in hits:
-            return True
-        if isinstance(node, ast.BoolOp | ast.IfExp | ast.Lambda | ast.ListComp | ast.SetComp
-                      | ast.DictComp | ast.GeneratorExp):
-            continue
-        todo.extend(ast.iter_child_nodes(node))
-    return False
-
-
-def _own_nodes(stmt: ast.stmt):
-    """The nodes of a statement, not those of functions or classes defined in it."""
-    todo: list[ast.AST] = [stmt]
-    while todo:
-        node = todo.pop()
-        yield node
-        todo.extend(n for n in ast.iter_child_nodes(node) if not isinstance(
-            n, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef | ast.Lambda))
-
-
 def _slice_objects(index: ast.expr) -> bool:
     """An index built of parts, some maybe slice objects: a tuple display, or ``tuple(...)``
     / ``list(...)`` of a sequence (``x[tuple(slc)]`` with ``slc[dim] = slice(a, b)``)."""
@@ -1396,45 +1058,6 @@ def _slice_objects(index: ast.expr) -> bool:
         return True
     return isinstance(index, ast.Call) and isinstance(index.func, ast.Name) \
         and index.func.id in ("tuple", "list") and len(index.args) == 1
-
-
-def _ends_before(node: ast.AST, read: ast.AST) -> bool:
-    """Whether ``node`` ends before ``read`` starts (an argument of a call is read before
-    the call runs)."""
-    return (node.end_lineno or 0, node.end_col_offset or 0) <= (read.lineno, read.col_offset)
-
-
-_EXITS = (None, "", "")  # an arm that leaves the function: it never reaches the read
-
-
-def _arm_reduction(arm: list[ast.stmt], by_call: dict) -> tuple | None:
-    """The reduction one arm of an ``if`` runs whenever it runs (a statement of the arm
-    itself, or a nested ``if`` reducing in both arms), ``_EXITS`` when the arm raises or
-    returns first, else None."""
-    for stmt in arm:
-        if isinstance(stmt, ast.Raise | ast.Return):
-            return _EXITS
-        if isinstance(stmt, ast.Expr) and id(stmt.value) in by_call:
-            return by_call[id(stmt.value)]
-        if isinstance(stmt, ast.If):
-            inner = [_arm_reduction(a, by_call) for a in (stmt.body, stmt.orelse)]
-            if all(a is not None for a in inner):
-                reduced = [a for a in inner if a is not _EXITS]
-                if not reduced:
-                    return _EXITS
-                if len({d for _c, d, _h in reduced}) == 1:
-                    return reduced[0]
-        if any(isinstance(n, ast.Continue | ast.Break) for n in ast.walk(stmt)):
-            return None  # a jump out of the loop before the reduction may reach the read
-    return None
-
-
-def _after_every(call: ast.AST, reaching: tuple, ctx: Ctx) -> bool:
-    """``call`` runs after each reaching definition whenever it does: it sits after it, in
-    its block or one enclosing it."""
-    guards = set(ctx.flow.guards.get(id(call), ()))
-    return bool(reaching) and all(guards <= set(d.guards) and call.lineno > d.line
-                                  for d, _f in reaching)
 
 
 def _only_def(value: ast.expr, ctx: Ctx) -> Any:
