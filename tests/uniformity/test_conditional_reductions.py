@@ -64,8 +64,11 @@ def _verdict(make_pkg, body: str):
     (f"if k:\n    {R}\nelse:\n    {R}\nif k > 1:\n    n = torch.tensor([int(time.monotonic())])",
      "reduced in both arms of an if/else, then replaced by the rank's own clock when "
      "`k > 1`"),
+    (f"if k:\n    with torch.no_grad():\n        if k > 1:\n            {R}\nelse:\n    {R}",
+     "reduced in one arm only when `k > 1` holds, inside a `with` block"),
 ], ids=["one_arm", "redefined_after", "loop", "if_else_one_arm", "view_not_reduced",
-        "arms_over_two_groups", "gathered_into_a_copy", "both_arms_then_redefined"])
+        "arms_over_two_groups", "gathered_into_a_copy", "both_arms_then_redefined",
+        "with_arm_one_path"])
 def test_a_reduction_some_path_skips_leaves_the_read_rank_local(make_pkg, body, why):
     d = _verdict(make_pkg, body)
     assert d.verdict is Verdict.RANK_LOCAL, (
@@ -83,8 +86,12 @@ def test_a_reduction_some_path_skips_leaves_the_read_rank_local(make_pkg, body, 
      "reduced in one arm; the other arm returns and never reaches the read"),
     (f"if k:\n    {R}\nelse:\n    fill_rows(n.view(-1), n.clone(), self.tp_group)",
      "reduced in one arm and gathered into a view of itself in the other"),
+    (f"if k:\n    with torch.no_grad():\n        {R}\nelse:\n    {R}",
+     "reduced in both arms, in one inside a `with` block"),
+    (f"if k:\n    work = {R}\nelse:\n    {R}",
+     "reduced in both arms, in one keeping the call's result (`work = all_reduce(...)`)"),
 ], ids=["after_the_def", "after_both_defs", "both_arms", "other_arm_raises",
-        "other_arm_returns", "gathered_into_a_view"])
+        "other_arm_returns", "gathered_into_a_view", "arm_in_a_with", "arm_assigns_the_call"])
 def test_a_reduction_on_every_path_keeps_the_read_agreed(make_pkg, body, why):
     d = _verdict(make_pkg, body)
     assert d.verdict is Verdict.UNIFORM, (
@@ -264,8 +271,14 @@ TP = "dist.all_reduce(t, group=self.tp_group)"
     (f"if self.tp_group is None or self.tp_size == 1:\n    return\n{TP}",
      Verdict.TRIVIAL, "returns before the reduction only where its TP group is absent or "
      "has one rank"),
+    (f"with torch.no_grad():\n    {TP}", Verdict.UNIFORM,
+     "reduces it inside a `with` block on its only way through"),
+    (f"return {TP}", Verdict.UNIFORM, "returns the result of reducing it"),
+    (f"with torch.no_grad():\n    if k:\n        return\n    {TP}", Verdict.RANK_LOCAL,
+     "may return from inside a `with` block before reducing it"),
 ], ids=["always", "early_return_after", "one_arm", "early_return_before", "loop",
-        "single_rank_skip", "absent_group_skip", "clock_skip", "absent_group_return"])
+        "single_rank_skip", "absent_group_skip", "clock_skip", "absent_group_return",
+        "inside_a_with", "returns_the_reduction", "with_returns_first"])
 def test_a_wrapper_reduces_its_parameter_only_on_every_way_through_it(make_pkg, body, verdict,
                                                                       why):
     lines = body.strip("\n").splitlines()
