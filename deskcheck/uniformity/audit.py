@@ -29,7 +29,6 @@ from deskcheck.uniformity.model import AuditReport, NotEntered
 from deskcheck.uniformity.reach import Reach
 from deskcheck.uniformity.trace import Tracer
 
-_GC_FIRST = 200_000  # gc's young-generation threshold while auditing (default 700)
 _INLINE = re.compile(r"#\s*deskcheck:\s*(agreed|role|replica|config)\b\s*(.*)$")
 
 
@@ -57,13 +56,14 @@ def audit(target: str, *, root: Path | str, roots_methods: list[str] | None = No
         if found is not None:
             found.seconds = time.perf_counter() - started
             return found
-    threshold = gc.get_threshold()
-    gc.set_threshold(_GC_FIRST, *threshold[1:])  # ASTs are long-lived: fewer young collections
+    collecting = gc.isenabled()
+    gc.disable()  # the audit makes almost no cyclic garbage; each pass rescans the ASTs
     try:
         with record_reads() as reads:
             report = _audit(target, root_path, roots_methods, config, sources)
     finally:
-        gc.set_threshold(*threshold)
+        if collecting:
+            gc.enable()
     if cache is not None:
         cache.store(key, sources, report, reads)
     report.seconds = time.perf_counter() - started
