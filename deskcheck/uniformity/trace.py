@@ -79,6 +79,12 @@ _PLACEMENT = frozenset({"device", "dtype", "layout", "pin_memory", "requires_gra
 TENSOR_SIZE_READS = frozenset({"numel", "nelement", "dim", "size", "is_floating_point",
                                "is_complex", "is_contiguous", "element_size"})
 TENSOR_MOVES = frozenset({"to", "cuda", "cpu", "pin_memory"})
+# tensors made like another (its shape and placement, never its content) and tensors made
+# by a tensor's ``new_*`` methods (its placement only): -> the position of the fill value
+LIKE_CONSTRUCTORS = {"zeros_like": None, "ones_like": None, "empty_like": None,
+                     "full_like": 1}
+NEW_CONSTRUCTORS = frozenset({"new_zeros", "new_ones", "new_empty", "new_full",
+                              "new_tensor"})
 # external classes whose attributes are the keys of the mapping or keywords they are built
 # from (``EasyDict(json.loads(os.environ["ARGS"])).tp``): read as those arguments
 RECORD_CLASSES = frozenset({"EasyDict", "edict", "SimpleNamespace", "Namespace", "Munch",
@@ -371,6 +377,8 @@ class Tracer(FieldReads, Reductions, CycleSolver, CallSummaries, PathConditions,
             covered = found_covered
         if mode == "length":  # an element replaced at a counted position: the same length
             reaching = tuple((d, f) for d, f in reaching if not d.positional)
+            if _fixed_length(reaching):  # xs[i] = v in a list or tensor: the same length
+                reaching = tuple((d, f) for d, f in reaching if d.filled_by != "item")
         exits = ctx.flow.exits.get(id(e), ())  # early exits the read is past
         values: list[tuple[frozenset[str], list[Leaf]]] = []
         for d, facts in reaching:
@@ -837,6 +845,9 @@ class Tracer(FieldReads, Reductions, CycleSolver, CallSummaries, PathConditions,
         method = e.func.attr if isinstance(e.func, ast.Attribute) else ""
         if method in TENSOR_SIZE_READS:  # t.numel(), t.is_floating_point(): its size or kind
             return list(self.trace(e.func.value, ctx, "length", depth + 1))
+        made_like = self._made_like(e, text, ctx, mode, depth)
+        if made_like is not None:
+            return made_like
         if isinstance(e.func, ast.Attribute) and not (
                 isinstance(e.func.value, ast.Name) and e.func.value.id == ctx.fn.self_name):
             out += self.trace(e.func.value, ctx, "value" if of_element(mode) else mode,
@@ -847,6 +858,26 @@ class Tracer(FieldReads, Reductions, CycleSolver, CallSummaries, PathConditions,
         e = ast.Call(func=e.func, args=e.args,
                      keywords=[k for k in e.keywords if k.arg not in _PLACEMENT])
         return out + self._args(e, ctx, "length" if mode == "length" else "value", depth)
+
+    def _made_like(self, e: ast.Call, text: str, ctx: Ctx, mode: str, depth: int
+                   ) -> list[Leaf] | None:
+        """``torch.zeros_like(x)`` (``ones_like``, ``empty_like``, ``full_like(x, v)``):
+        ``x``'s shape and the fill value; ``x.new_zeros(n)`` (``new_full(n, v)``, ...): its
+        arguments, not ``x`` (placement). None for any other call."""
+        last = text.rsplit(".", 1)[-1]
+        if last in NEW_CONSTRUCTORS and isinstance(e.func, ast.Attribute):
+            kept = [k for k in e.keywords if k.arg not in _PLACEMENT]
+            return self._args(ast.Call(func=e.func, args=e.args, keywords=kept), ctx,
+                              "length" if mode == "length" else "value", depth)
+        if last not in LIKE_CONSTRUCTORS or not e.args or isinstance(e.args[0], ast.Starred):
+            return None
+        out = list(self.trace(e.args[0], ctx, "length", depth + 1))
+        fill_at = LIKE_CONSTRUCTORS[last]
+        fill = e.args[fill_at] if fill_at is not None and len(e.args) > fill_at else next(
+            (k.value for k in e.keywords if k.arg == "fill_value"), None)
+        if fill is not None and mode != "length":
+            out += self.trace(fill, ctx, "value", depth + 1)
+        return out
 
     def _called_classes(self, name: ast.Name, ctx: Ctx) -> list:
         """The classes a called local or parameter holds: every definition reaching the call
@@ -1058,6 +1089,34 @@ def _slice_objects(index: ast.expr) -> bool:
         return True
     return isinstance(index, ast.Call) and isinstance(index.func, ast.Name) \
         and index.func.id in ("tuple", "list") and len(index.args) == 1
+
+
+_ARRAY_HEADS = ("torch.", "np.", "numpy.")
+_ARRAY_MAKERS = frozenset({"tensor", "as_tensor", "from_numpy", "zeros", "ones", "empty",
+                           "full", "arange", "linspace", "array", "asarray", "stack", "cat",
+                           "zeros_like", "ones_like", "empty_like", "full_like",
+                           "LongTensor", "IntTensor", "FloatTensor", "BoolTensor"})
+
+
+def _fixed_length(reaching: tuple) -> bool:
+    """Whether every definition of a name reaching a read, other than what is put into it,
+    builds a list or a tensor (a display, ``[0] * n``, a comprehension, ``list(...)``,
+    ``torch.*(...)``): setting an element at an index never changes its length, as it
+    adds a key to a mapping."""
+    built = [d.value for d, _f in reaching if d.kind != "fill"]
+    return bool(built) and all(_sequence_built(v) for v in built)
+
+
+def _sequence_built(value: ast.expr | None) -> bool:
+    if isinstance(value, ast.List | ast.ListComp):
+        return True
+    if isinstance(value, ast.BinOp) and isinstance(value.op, ast.Mult):
+        return isinstance(value.left, ast.List) or isinstance(value.right, ast.List)
+    if isinstance(value, ast.Call):
+        text = ast.unparse(value.func)
+        return text == "list" or text.startswith(_ARRAY_HEADS) \
+            and text.rsplit(".", 1)[-1] in _ARRAY_MAKERS
+    return False
 
 
 def _only_def(value: ast.expr, ctx: Ctx) -> Any:

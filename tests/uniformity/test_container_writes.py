@@ -158,7 +158,7 @@ class S:
     def __init__(self):
         self.pollers = []
     def step(self):
-        polls = [p.poll() for p in self.pollers]
+        polls = {build}
         {loop}
             if polls[i] == 2:
                 {store}
@@ -167,10 +167,15 @@ class S:
 """
 
 
+_LIST = "[p.poll() for p in self.pollers]"
+_DICT = "{i: p.poll() for i, p in enumerate(self.pollers)}"  # a mapping: a key store may grow it
+
+
 @pytest.mark.parametrize("loop", ["for i, p in enumerate(self.pollers):",
                                   "for i in range(len(self.pollers)):"])
 def test_an_element_replaced_at_a_counted_position_keeps_the_length(make_pkg, loop):
-    root = make_pkg({"s.py": _POSITIONAL.format(loop=loop, store="polls[i] = 1")}, ROOTS)
+    root = make_pkg({"s.py": _POSITIONAL.format(loop=loop, store="polls[i] = 1",
+                                                build=_LIST)}, ROOTS)
     (d,) = [d for d in audit("pkg.s:S", root=root).decisions if d.condition == "len(polls) > 0"]
     assert d.verdict is Verdict.UNIFORM, (
         f"`polls[i] = 1` at a position counted by `{loop}` replaces an element: the list's "
@@ -178,12 +183,14 @@ def test_an_element_replaced_at_a_counted_position_keeps_the_length(make_pkg, lo
         f"{d.verdict.value} via {[i.name for i in d.inputs if i.klass.value == 'RANK-LOCAL']}")
 
 
-@pytest.mark.parametrize("loop,store", [
-    ("for i in self.pollers:", "polls[i] = 1"),                 # a key, not a counted position
-    ("for i, p in enumerate(self.pollers):", "polls.append(i)"),  # an append grows the list
+@pytest.mark.parametrize("loop,store,build", [
+    # a key, not a counted position, into a mapping: it may add one
+    ("for i in self.pollers:", "polls[i] = 1", _DICT),
+    ("for i, p in enumerate(self.pollers):", "polls.append(i)", _LIST),  # an append grows it
 ])
-def test_a_store_that_can_grow_the_container_still_decides_its_length(make_pkg, loop, store):
-    root = make_pkg({"s.py": _POSITIONAL.format(loop=loop, store=store)}, ROOTS)
+def test_a_store_that_can_grow_the_container_still_decides_its_length(make_pkg, loop, store,
+                                                                      build):
+    root = make_pkg({"s.py": _POSITIONAL.format(loop=loop, store=store, build=build)}, ROOTS)
     (d,) = [d for d in audit("pkg.s:S", root=root).decisions if d.condition == "len(polls) > 0"]
     assert d.verdict is Verdict.RANK_LOCAL, (
         f"`{store}` under `{loop}` and a polled value can add an entry, so the length "
@@ -195,7 +202,8 @@ def test_a_key_unpacked_beside_an_enumerate_count_is_no_counted_position(make_pk
     enumerate's count goes; `polls[k] = 1` stores under a key, which can grow the container
     (docs/uniformity.md: only `xs[i] = v` at the count keeps the length)."""
     loop = "for i, (k, p) in enumerate(zip(self.keys, self.pollers)):"
-    root = make_pkg({"s.py": _POSITIONAL.format(loop=loop, store="polls[k] = 1")}, ROOTS)
+    root = make_pkg({"s.py": _POSITIONAL.format(loop=loop, store="polls[k] = 1",
+                                                build=_DICT)}, ROOTS)
     (d,) = [d for d in audit("pkg.s:S", root=root).decisions if d.condition == "len(polls) > 0"]
     assert d.verdict is Verdict.RANK_LOCAL, (
         f"`polls[k] = 1` under `{loop}` stores under the unpacked key `k`, not at the counted "
