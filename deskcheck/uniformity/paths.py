@@ -49,6 +49,13 @@ class PathConditions:
                 dims |= proof
         return frozenset(dims), False
 
+    def _ruled_out(self, facts: Any, d: Any, ctx: Ctx) -> bool:
+        """Whether a guard of the path (an early exit the read is past: ``assert x is not
+        None``, ``if x is None: return``) holds only where ``x`` does not hold the constant
+        definition ``d`` gave it: ``d`` cannot be what the read sees."""
+        return any(g.kind in _GUARDS and g.test is not None
+                   and _rules_out(g.test, g.negated, ctx, d) for g in facts)
+
     def _prove(self, test: ast.expr, negated: bool, ctx: Ctx, d: Any, depth: int) -> Proof:
         """What ``test`` (its negation if ``negated``) proves, for the value of definition
         ``d`` (None: nothing is read, only single-rank dimensions count)."""
@@ -178,6 +185,32 @@ def _all_of(proofs: list[Proof]) -> Proof:
         return None
     common = frozenset.intersection(*proofs)
     return common or None
+
+
+def _rules_out(test: ast.expr, negated: bool, ctx: Ctx, d: Any) -> bool:
+    """Does ``test`` (negated if ``negated``) hold only where the name it tests does not hold
+    ``d``'s constant: ``x is not None`` / ``x`` for ``x = None`` (or ``x = 0``), ``x is
+    None`` / ``not x`` for ``x = 3``; a conjunction where one part does."""
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        return _rules_out(test.operand, not negated, ctx, d)
+    if isinstance(test, ast.BoolOp):  # every part holds: any one may rule it out
+        every = isinstance(test.op, ast.And) != negated
+        return every and any(_rules_out(v, negated, ctx, d) for v in test.values)
+    if d.kind != "assign" or d.unpacked or not isinstance(d.value, ast.Constant):
+        return False
+    value = d.value.value
+    if isinstance(test, ast.Name):
+        return _reached_by(test, ctx, d) and bool(value) == negated
+    if not (isinstance(test, ast.Compare) and len(test.ops) == 1
+            and isinstance(test.left, ast.Name) and isinstance(test.comparators[0], ast.Constant)
+            and test.comparators[0].value is None and isinstance(test.ops[0], ast.Is | ast.IsNot)):
+        return False
+    none = isinstance(test.ops[0], ast.Is) != negated  # the path has the name None
+    return _reached_by(test.left, ctx, d) and (value is None) != none
+
+
+def _reached_by(name: ast.Name, ctx: Ctx, d: Any) -> bool:
+    return any(r is d for r, _f in ctx.flow.reaching.get(id(name), ()))
 
 
 def _empties(test: ast.expr, negated: bool, ctx: Ctx, d: Any) -> bool:

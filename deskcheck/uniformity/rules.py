@@ -31,6 +31,8 @@ CONFIG_RULES: tuple[str, ...] = (
     "*tp_size", "*pp_size", "*dp_size", "*ep_size", "*world_size", "*.page_size",
     "*.ranks", "*.ranks[*", "*.first_rank", "*.last_rank", "*.is_first_rank", "*.is_last_rank",
     "*_group.rank_in_group", "logger.*", "logging.*",
+    # a process group's size: every group of one dimension has as many ranks
+    "*group.size", "*pg.size",
 )
 
 _RANK = re.compile(r"(?:^|_)rank$|^rank_in_group$|^local_rank$|^gpu_id$|^get_rank$"

@@ -366,6 +366,10 @@ class Tracer(FieldReads, Reductions, CycleSolver, CallSummaries, PathConditions,
         shared = set.intersection(*(set(d.guards) for d, _f in reaching)) if len(reaching) > 1 \
             else set()
         reaching = tuple((d, f) for d, f in reaching if not is_dead(d.guards, ctx.consts))
+        exits = ctx.flow.exits.get(id(e), ())  # early exits the read is past
+        if len(reaching) > 1:  # x = None ... assert x is not None: not the None
+            reaching = tuple((d, f) for d, f in reaching
+                             if not self._ruled_out((*f, *exits), d, ctx)) or reaching
         agreed = self._inplace_agreed(e, ctx)
         skipped: frozenset = frozenset()  # dims single-rank where the reduction is skipped
         covered: dict = {}  # definitions a reduction follows on every path -> agreed leaf
@@ -379,7 +383,6 @@ class Tracer(FieldReads, Reductions, CycleSolver, CallSummaries, PathConditions,
             reaching = tuple((d, f) for d, f in reaching if not d.positional)
             if _fixed_length(reaching):  # xs[i] = v in a list or tensor: the same length
                 reaching = tuple((d, f) for d, f in reaching if d.filled_by != "item")
-        exits = ctx.flow.exits.get(id(e), ())  # early exits the read is past
         values: list[tuple[frozenset[str], list[Leaf]]] = []
         for d, facts in reaching:
             single, empty = self._path_marks((*facts, *exits), d, ctx)

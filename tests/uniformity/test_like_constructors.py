@@ -52,7 +52,14 @@ def _verdict(make_pkg, body: str, read: str):
      "buf.sum() > 0",
      "zeros like the rank's own tensor, then only agreed values added (vLLM's "
      "`aggregated_data`)"),
-], ids=["zeros_like", "ones_like_dtype", "full_like_constant", "new_zeros", "summed_agreed"])
+    ("buf = mine.new_zeros(3, device=torch.device('cuda', dist.get_rank() % 8))",
+     "buf.sum() > 0", "`mine.new_zeros(3, device=...)` on the rank's own device holds three "
+     "zeros (placement is no data)"),
+    ("buf = torch.zeros_like(mine, device=torch.device('cuda', dist.get_rank() % 8))",
+     "buf.sum() > 0", "`torch.zeros_like(mine, device=...)` on the rank's own device holds "
+     "zeros (placement is no data)"),
+], ids=["zeros_like", "ones_like_dtype", "full_like_constant", "new_zeros", "summed_agreed",
+        "new_zeros_rank_device", "zeros_like_rank_device"])
 def test_a_tensor_made_like_another_does_not_read_its_content(make_pkg, body, read, why):
     d = _verdict(make_pkg, body, read)
     assert d.verdict is Verdict.UNIFORM, (
