@@ -28,7 +28,7 @@ __getattr__, __dir__, __all__ = lazy_exports(__name__, {
     **dict.fromkeys(("CallResolver", "Fn", "argument_setting", "is_abstract",
                      "parameter_annotation"), "_calls"),
     **dict.fromkeys(("Def", "FlowFacts", "Guard", "clear_flow_cache", "flow_facts",
-                     "reraising"), "_dataflow"),
+                     "holding_guards", "reraising"), "_dataflow"),
     **dict.fromkeys(("FieldWrite", "clear_fields_cache", "field_writes", "method_functions"),
                     "_fields"),
     **dict.fromkeys(("ClassSource", "Member", "class_members"), "_members"),

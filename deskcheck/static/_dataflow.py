@@ -82,7 +82,8 @@ class Def:
 class FlowFacts:
     """``reaching[id(Name load)]`` -> ((Def, facts), ...); ``guards[id(node)]`` for every
     call and statement; ``defs`` every definition; ``returns`` (value, guards) pairs;
-    ``exits[id(Name load)]`` the early-exit guards the load is past (``if c: return``)."""
+    ``exits[id(Name load)]`` the early-exit guards the load is past (``if c: return``), with
+    the ``exit-outer`` conditions a nested one sits under."""
 
     reaching: dict[int, tuple[tuple[Def, frozenset[Guard]], ...]] = field(default_factory=dict)
     guards: dict[int, tuple[Guard, ...]] = field(default_factory=dict)
@@ -152,6 +153,33 @@ def _counted(key: ast.expr, state: State) -> bool:
                      or call.func.id == "range" and d.index is None)):
             return False
     return True
+
+
+def holding_guards(guards) -> tuple[Guard, ...]:
+    """The guards that hold on every path they are listed for: an early exit (``exit``)
+    nested under conditions listed beside it (``exit-outer``: ``if strict: if tp_size > 1:
+    return``) holds only where those held too, so it is left out (its test proves nothing
+    alone); every other guard is kept."""
+    guards = tuple(guards)
+    outer = [g.node for g in guards if g.kind == "exit-outer" and g.node is not None]
+    if not outer:
+        return guards
+    return tuple(g for g in guards if g.kind != "exit" or g.node is None
+                 or not any(_contains(o, g.node) for o in outer))
+
+
+def _contains(outer: ast.AST, inner: ast.AST) -> bool:
+    """Whether ``inner`` sits inside ``outer`` (by position: a statement in its body); a node
+    without a position (a ``match`` case) is taken to sit inside."""
+    if outer is inner:
+        return False
+    line, column = getattr(inner, "lineno", None), getattr(inner, "col_offset", 0)
+    first = getattr(outer, "lineno", None)
+    if line is None or first is None:
+        return True
+    start = (first, getattr(outer, "col_offset", 0))
+    end = (getattr(outer, "end_lineno", None) or first, getattr(outer, "end_col_offset", 0) or 0)
+    return start <= (line, column) <= end
 
 
 def _def_order(d: Def) -> tuple[int, str, str, int]:
@@ -297,7 +325,8 @@ class _Walker:
         if isinstance(expr, ast.Name):
             if isinstance(expr.ctx, ast.Load):
                 self.facts.reaching[id(expr)] = tuple(state.get(expr.id, {}).items())
-                passed = tuple(g for block in self.exit_guards for g in block if g.kind == "exit")
+                # the exits and the conditions each sits under (holding_guards tells apart)
+                passed = tuple(g for block in self.exit_guards for g in block)
                 if passed and not self.loop_depth:  # in a loop, a later exit is an earlier pass's
                     self.facts.exits[id(expr)] = passed
             return

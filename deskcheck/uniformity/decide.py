@@ -7,7 +7,7 @@ import ast
 import re
 from dataclasses import dataclass, field
 
-from deskcheck.static import Guard
+from deskcheck.static import Guard, holding_guards
 from deskcheck.uniformity.cycles import expand_witness
 from deskcheck.uniformity.leaves import param_group
 from deskcheck.uniformity.model import (
@@ -248,7 +248,7 @@ def _all_trivial(build: _Build, reach: Reach, sites: list[CollectiveSite]) -> bo
             guards = ctx.flow.guards.get(id(call))
             if guards is None:
                 continue
-            singles = {single_rank_dim(x.test, x.negated) for x in guards
+            singles = {single_rank_dim(x.test, x.negated) for x in holding_guards(guards)
                        if x.test is not None and x.kind in ("if", "exit")}
             if not all(any(s and trivial_for(s, d) for s in singles) for d in dims):
                 return False

@@ -20,6 +20,7 @@ from __future__ import annotations
 import ast
 from typing import Any
 
+from deskcheck.static import holding_guards
 from deskcheck.uniformity.leaves import Leaf, default_of
 from deskcheck.uniformity.reach import Ctx, argument_for
 from deskcheck.uniformity.rules import single_rank_dim
@@ -39,7 +40,7 @@ class PathConditions:
     def _path_marks(self, facts: Any, d: Any, ctx: Ctx) -> tuple[frozenset, bool]:
         """(dims single-rank on this path, whether the value read is proven empty there)."""
         dims: set[str] = set()
-        for g in facts:
+        for g in holding_guards(facts):
             if g.kind not in _GUARDS or g.test is None:
                 continue
             proof = self._prove(g.test, g.negated, ctx, d, 0)
@@ -54,7 +55,7 @@ class PathConditions:
         None``, ``if x is None: return``) holds only where ``x`` does not hold the constant
         definition ``d`` gave it: ``d`` cannot be what the read sees."""
         return any(g.kind in _GUARDS and g.test is not None
-                   and _rules_out(g.test, g.negated, ctx, d) for g in facts)
+                   and _rules_out(g.test, g.negated, ctx, d) for g in holding_guards(facts))
 
     def _prove(self, test: ast.expr, negated: bool, ctx: Ctx, d: Any, depth: int) -> Proof:
         """What ``test`` (its negation if ``negated``) proves, for the value of definition

@@ -41,13 +41,21 @@ def _decisions(make_pkg, initial: str, exit_: str, value: str = "3"):
     return audit("pkg.s:S", root=make_pkg({"s.py": source}, ROOTS)).decisions
 
 
-def test_an_exit_rules_out_the_none_not_the_value_found(make_pkg):
-    decisions = _decisions(make_pkg, "None", "assert found is not None", value="LIMIT")
+@pytest.mark.parametrize("initial, value, exit_, why", [
+    ("None", "LIMIT", "assert found is not None",
+     "`assert found is not None` rules out `found = None`, leaving `found = LIMIT`"),
+    ("None", "LIMIT", "if found is None:\n    return",
+     "`if found is None: return` rules out `found = None`, leaving `found = LIMIT`"),
+    ("None", "3", "assert found", "`assert found` rules out the falsy `found = None`"),
+    ("3", "0", "if found:\n    return", "`if found: return` rules out the truthy `found = 3`"),
+], ids=["assert_not_none", "return_if_none", "assert_truthy_none", "return_if_truthy"])
+def test_an_exit_rules_out_the_constant_it_excludes_not_the_other(make_pkg, initial, value,
+                                                                   exit_, why):
+    decisions = _decisions(make_pkg, initial, exit_, value=value)
     found = [d for d in decisions if d.condition == "found > 2"]
     assert found and found[0].verdict is Verdict.UNIFORM, (
-        "`assert found is not None` rules out `found = None`, leaving `found = LIMIT` (a "
-        "module constant): `if found > 2:` must be UNIFORM; got "
-        f"{[(d.verdict.value, d.why) for d in found]}")
+        f"{why} (a constant): whichever rank found it, `if found > 2:` must be UNIFORM; "
+        f"got {[(d.verdict.value, d.why) for d in found]}")
 
 
 @pytest.mark.parametrize("initial, exit_, why", [

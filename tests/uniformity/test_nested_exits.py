@@ -1,0 +1,87 @@
+"""An early exit nested under another condition (``if self.strict: if self.tp_size > 1:
+return``) holds past it only where that condition held (docs/uniformity.md, "What a path's
+condition proves"): on the path where ``strict`` is false the code runs on with ``tp_size >
+1``. The audit read the inner test alone: the clock decision after it was TRIVIAL ("the TP
+group has one rank there"), and after ``if strict: if found is None: return`` the ``None``
+was ruled out (outsider set KK found the second). The same exits one level up (directly in
+the function) still prove what they prove."""
+
+from __future__ import annotations
+
+import pytest
+
+from deskcheck.uniformity import Verdict, audit
+
+ROOTS = '[tool.deskcheck.uniformity]\nroots = ["step"]\nconfig = ["self.strict"]\n'
+
+CLOCK = """
+    class S:
+        def __init__(self, tp_group, tp_size, strict):
+            self.tp_group = tp_group
+            self.tp_size = tp_size
+            self.strict = strict
+
+        def step(self):
+            n = time.monotonic()
+            EXIT
+            if n > 3:
+                dist.barrier(group=self.tp_group)
+"""
+
+FOUND = """
+    LIMIT = 7
+
+    class S:
+        def __init__(self, tp_group, items, strict):
+            self.tp_group = tp_group
+            self.items = items
+            self.strict = strict
+
+        def step(self):
+            found = None
+            for item in self.items:
+                if item.owner == dist.get_rank():
+                    found = LIMIT
+            EXIT
+            if found is not None:
+                dist.barrier(group=self.tp_group)
+"""
+
+
+def _verdict(make_pkg, source: str, exit_: str, condition: str):
+    lines = exit_.strip("\n").splitlines()
+    text = source.replace("EXIT", "\n            ".join(lines))
+    report = audit("pkg.s:S", root=make_pkg({"s.py": text}, ROOTS))
+    return next(d for d in report.decisions if d.condition == condition)
+
+
+@pytest.mark.parametrize("source, exit_, condition, why", [
+    (CLOCK, "if self.strict:\n    if self.tp_size > 1:\n        return", "n > 3",
+     "the return is taken only when `strict` holds too: with `strict` false the clock "
+     "reaches the TP barrier with `tp_size > 1`"),
+    (CLOCK, "if self.strict:\n    assert self.tp_size == 1", "n > 3",
+     "the assert runs only when `strict` holds"),
+    (FOUND, "if self.strict:\n    if found is None:\n        return", "found is not None",
+     "the return rules out `found = None` only when `strict` holds: with `strict` false "
+     "a rank that matched nothing reaches the decision with None"),
+    (FOUND, "if self.strict:\n    assert found is not None", "found is not None",
+     "the assert rules out `found = None` only when `strict` holds"),
+], ids=["nested_single_rank_return", "nested_single_rank_assert", "nested_rules_out_return",
+        "nested_rules_out_assert"])
+def test_an_exit_nested_under_a_condition_proves_nothing_alone(make_pkg, source, exit_,
+                                                               condition, why):
+    d = _verdict(make_pkg, source, exit_, condition)
+    assert d.verdict is Verdict.RANK_LOCAL, (
+        f"{why}: `if {condition}:` must be RANK-LOCAL; got {d.verdict.value}: {d.why}")
+
+
+@pytest.mark.parametrize("source, exit_, condition, verdict", [
+    (CLOCK, "if self.tp_size > 1:\n    return", "n > 3", Verdict.TRIVIAL),
+    (FOUND, "if found is None:\n    return", "found is not None", Verdict.UNIFORM),
+], ids=["single_rank_return", "rules_out_return"])
+def test_the_same_exit_at_the_top_still_proves_it(make_pkg, source, exit_, condition,
+                                                  verdict):
+    d = _verdict(make_pkg, source, exit_, condition)
+    assert d.verdict is verdict, (
+        f"`{exit_.splitlines()[0]}` directly in the function holds on every path past it: "
+        f"`if {condition}:` must be {verdict.value}; got {d.verdict.value}: {d.why}")
