@@ -14,6 +14,7 @@ from deskcheck.static import (
     Fn,
     Guard,
     flow_facts,
+    holding_guards,
     note_read,
     parameter_annotation,
 )
@@ -117,7 +118,10 @@ def guard_mode(guard: Guard) -> str:
 
 
 def is_dead(guards: tuple[Guard, ...], consts: dict[str, Any]) -> bool:
-    return any(guard_state(g, consts) is False for g in guards)
+    """Whether a guard that holds on every path (not an exit nested under a condition)
+    cannot hold in this context."""
+    return bool(consts) and any(guard_state(g, consts) is False
+                                for g in holding_guards(guards))
 
 
 class Reach:

@@ -85,3 +85,40 @@ def test_the_same_exit_at_the_top_still_proves_it(make_pkg, source, exit_, condi
     assert d.verdict is verdict, (
         f"`{exit_.splitlines()[0]}` directly in the function holds on every path past it: "
         f"`if {condition}:` must be {verdict.value}; got {d.verdict.value}: {d.why}")
+
+
+POLL = """
+    class S:
+        def __init__(self, tp_group, strict):
+            self.tp_group = tp_group
+            self.strict = strict
+
+        def _poll(self, force):
+            n = time.monotonic()
+            EXIT
+            if n > 3:
+                dist.barrier(group=self.tp_group)
+
+        def step(self):
+            self._poll(force=True)
+"""
+
+
+@pytest.mark.parametrize("exit_, live", [
+    ("if self.strict:\n    if force:\n        return", True),
+    ("if force:\n    return", False),
+], ids=["nested_exit_keeps_code_alive", "top_exit_kills_code"])
+def test_a_constant_nested_exit_leaves_the_code_after_it_alive(make_pkg, exit_, live):
+    lines = exit_.strip("\n").splitlines()
+    text = POLL.replace("EXIT", "\n            ".join(lines))
+    report = audit("pkg.s:S", root=make_pkg({"s.py": text}, ROOTS))
+    found = [d for d in report.decisions if d.condition == "n > 3"]
+    if live:
+        assert found and found[0].verdict is Verdict.RANK_LOCAL, (
+            "`_poll(force=True)` returns early only when `self.strict` holds too: with "
+            "`strict` false the clock decision runs and must be reported RANK-LOCAL (not "
+            f"taken for dead code); got {[(d.verdict.value, d.why) for d in found]}")
+    else:
+        assert not found, (
+            "`_poll(force=True)` always returns before the clock decision: it is dead in "
+            f"that context and must not be reported; got {[d.verdict.value for d in found]}")
