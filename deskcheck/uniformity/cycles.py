@@ -107,6 +107,8 @@ class _Solution:
         # the goals, the walk's frontier and the members it has seen): walked as far as asked
         self._toward: dict[tuple, tuple[dict, set[tuple], deque, set[tuple]]] = {}
         self._paths: dict[tuple, dict[tuple, tuple[list, tuple]]] = {}  # key -> member -> path
+        self._goal_ids: dict[int, int] = {}  # id() of an owners list -> its number
+        self._interned: dict[tuple, int] = {}  # the members of an owners list -> its number
         comp: dict[tuple, int] = {}
         index: dict[tuple, int] = {}
         low: dict[tuple, int] = {}
@@ -260,10 +262,11 @@ class _Solution:
             at, dims = node
             group = self.comp[at]
             entry = next((a for a in self.arrived.get((group, dims), ()) if a[0] & bit), None)
-            goal = list(self._owners().get((group, sig, dims), ()))  # in member order
+            goal = self._owners().get((group, sig, dims), [])  # in member order
+            goals_id = self._goals_id(goal) if goal else None
             if entry is not None and not goal:
                 goal = [entry[1]]
-            path, found = self._inside(at, goal)
+            path, found = self._inside(at, goal, goals_id)
             if (found, dims) != node:
                 chain.append((node, path))
                 node = (found, dims)
@@ -291,7 +294,17 @@ class _Solution:
             self._owner_index = index
         return self._owner_index
 
-    def _inside(self, start: tuple, goals: list[tuple]) -> tuple[list, tuple]:
+    def _goals_id(self, goals: list[tuple]) -> int:
+        """A small number naming an owners list of the index (hashing its members' keys on
+        every witness cost ~0.5 s on SGLang): one per distinct list of members."""
+        found = self._goal_ids.get(id(goals))
+        if found is None:
+            found = self._goal_ids[id(goals)] = self._interned.setdefault(
+                tuple(goals), len(self._interned))
+        return found
+
+    def _inside(self, start: tuple, goals: list[tuple], goals_id: int | None = None
+                ) -> tuple[list, tuple]:
         """The hops from ``start`` to the nearest member of ``goals`` over reads inside
         ``start``'s group, and that member. One breadth-first walk back from each goal (a
         few dozen goals serve every witness), taken only as far as a start asked for needs,
@@ -300,7 +313,7 @@ class _Solution:
         holds ``id()`` values, so a set's order, and with it which of two equally short
         paths is the witness, would change from run to run."""
         group = self.comp[start]
-        key = (group, tuple(goals))
+        key = (group, goals_id if goals_id is not None else tuple(goals))
         found = self._toward.get(key)
         if found is None:
             found = self._toward[key] = ({}, set(goals), deque(goals), set(goals))
