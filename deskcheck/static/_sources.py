@@ -190,6 +190,23 @@ class Sources:
         return parsed
 
 
+    def has_bodies(self, path: str | Path) -> bool:
+        """Whether the file is read body by body (hollowed): from its parse where it was
+        parsed, else from its text alone (a file only searched is not parsed for this)."""
+        key = str(Path(path).resolve())
+        parsed = self._by_path.get(key)
+        if parsed is not None:
+            return bool(parsed.bodies)
+        data = self.text(key) if self.hollow else None
+        if data is None:
+            return False
+        try:
+            split = hollow(data.decode("utf-8"))
+        except (UnicodeDecodeError, ValueError):
+            return False
+        return split is not None and bool(split[1])
+
+
 def clear_cache() -> None:
     """Forget every parsed tree (benchmarks use this to measure a cold run)."""
     _TREES.clear()

@@ -51,21 +51,20 @@ def audit(target: str, *, root: Path | str, roots_methods: list[str] | None = No
     if sources is None:
         sources = Sources(overlay)
     key = audit_key(target, root_path, roots_methods, config) if cache is not None else ""
-    if cache is not None:
-        found = cache.lookup(key, sources)
-        if found is not None:
-            found.seconds = time.perf_counter() - started
-            return found
     collecting = gc.isenabled()
     gc.disable()  # the audit makes almost no cyclic garbage; each pass rescans the ASTs
     try:
+        found = cache.lookup(key, sources) if cache is not None else None
+        if found is not None:
+            found.seconds = time.perf_counter() - started
+            return found
         with record_reads() as reads:
             report = _audit(target, root_path, roots_methods, config, sources)
+        if cache is not None:
+            cache.store(key, sources, report, reads)
     finally:
         if collecting:
             gc.enable()
-    if cache is not None:
-        cache.store(key, sources, report, reads)
     report.seconds = time.perf_counter() - started
     return report
 

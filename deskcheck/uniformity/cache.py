@@ -209,7 +209,7 @@ def _bodies(sources: Sources, reads: set[tuple[str, int, str]] | None
     out: dict[str, tuple[set, set, set, set, set] | None] = {}
     kinds = {"body": 0, "scan": 1, "calls": 2}
     for path in sources.read:
-        out[path] = None if not sources.parse(path).bodies \
+        out[path] = None if not sources.has_bodies(path) \
             else (set(), set(), set(), set(), set())
     for path, line, how in reads:
         entry = out.get(path)

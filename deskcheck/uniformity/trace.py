@@ -361,7 +361,7 @@ class Tracer(FieldReads, Reductions, CycleSolver, CallSummaries, PathConditions,
                 found = self._instance_field(e, ctx, f"attr:{first}", sub, depth, e)
                 if found is not None:
                     return found + self._module_state(e, ctx, depth)
-            return self._module_state(e, ctx, depth)  # unless functions write it
+            return self._module_state(e, ctx, depth, mode)  # unless functions write it
         out: list[Leaf] = []
         shared = set.intersection(*(set(d.guards) for d, _f in reaching)) if len(reaching) > 1 \
             else set()
@@ -949,9 +949,12 @@ class Tracer(FieldReads, Reductions, CycleSolver, CallSummaries, PathConditions,
         return self._prefixed(hop, tuple(out))
 
 
-    def _module_state(self, e: ast.Name, ctx: Ctx, depth: int) -> list[Leaf]:
+    def _module_state(self, e: ast.Name, ctx: Ctx, depth: int, mode: str = "value"
+                      ) -> list[Leaf]:
         """A module-level name (here, or imported from the module that binds it) read for
-        what the module's functions write into it at run time (``module_state``)."""
+        what the module's functions write into it at run time (``module_state``), each
+        write's value read as the name is (``if _WORLD is None``: whether an object was
+        bound, not what it was built with), and the conditions each write sits under."""
         found = self._module_binding(ctx, e.id)
         if found is None:
             return []
@@ -964,7 +967,9 @@ class Tracer(FieldReads, Reductions, CycleSolver, CallSummaries, PathConditions,
         for w in writes.get(name, []):
             fn = Fn(w.function, w.qualname, info.file, info.name)
             wctx = self._fn_ctx(fn)
-            leaves = list(self.trace(w.value, wctx, "value", depth + 1)) \
+            kept = mode if mode == "length" and w.kind == "assign" and isinstance(
+                w.stmt, ast.Assign | ast.AnnAssign) else "value"  # a rebinding, not +=, .x=
+            leaves = list(self.trace(w.value, wctx, kept, depth + 1)) \
                 if w.value is not None else []
             stored_group = builds_group(w.value, wctx.flow.reaching)
             for g in () if stored_group else wctx.flow.guards.get(id(w.stmt), ()):
