@@ -35,19 +35,38 @@ def summary_line(report: AuditReport, strict: bool) -> str:
             f"({shown or 'none'}) in {report.seconds:.2f}s: {state}")
 
 
-def _finding_lines(d: Decision) -> list[str]:
+_INPUTS_SHOWN = 3  # a finding's RANK-LOCAL/UNKNOWN inputs shown in the terminal
+_HOPS_AT_EACH_END = 4  # a witness's first and last hops shown in the terminal
+
+
+def _finding_lines(d: Decision, every: bool = False) -> list[str]:
+    """A finding for the terminal: its first inputs, each witness's two ends; ``every``
+    (--verbose): every input, every hop."""
     lines = [f"{d.verdict.value} {short(d.where)} {d.function}: {d.kind} `{d.condition}`",
              f"  why: {d.why}"]
     gated = ", ".join(f"{c.call} [{c.group or 'WORLD'}] {short(c.where)}" for c in d.collectives[:3])
     more = f" (+{len(d.collectives) - 3} more)" if len(d.collectives) > 3 else ""
     lines.append(f"  gates: {gated}{more}")
-    for i in d.inputs:
-        if i.klass.value in ("RANK-LOCAL", "UNKNOWN"):
-            lines.append(f"  input {i.klass.value} {i.name}: {i.reason}")
-            lines += [f"    {short(w)}" for w in i.witness]
+    failing = [i for i in d.inputs if i.klass.value in ("RANK-LOCAL", "UNKNOWN")]
+    shown = failing if every else failing[:_INPUTS_SHOWN]
+    for i in shown:
+        lines.append(f"  input {i.klass.value} {i.name}: {i.reason}")
+        lines += [f"    {hop}" for hop in _witness(i.witness, every)]
+    if len(failing) > len(shown):
+        lines.append(f"  (+{len(failing) - len(shown)} more inputs: --verbose, --json or "
+                     f"--markdown list them)")
     if d.can_fail and d.can_fail != "LIVE":
         lines.append(f"  can-fail: {d.can_fail}")
     return lines
+
+
+def _witness(hops: list[str], every: bool) -> list[str]:
+    """A witness's hops, or its first and last few with the count left out between."""
+    if every or len(hops) <= 2 * _HOPS_AT_EACH_END:
+        return [short(w) for w in hops]
+    left = len(hops) - 2 * _HOPS_AT_EACH_END
+    return [*(short(w) for w in hops[:_HOPS_AT_EACH_END]), f"... ({left} more hops)",
+            *(short(w) for w in hops[-_HOPS_AT_EACH_END:])]
 
 
 def render_terminal(report: AuditReport, *, strict: bool = False, verbose: bool = False) -> None:
@@ -79,7 +98,7 @@ def render_terminal(report: AuditReport, *, strict: bool = False, verbose: bool 
         if d.verdict in _FAILING or verbose or _vacuous(d):
             if d.verdict is Verdict.UNKNOWN and not (strict or verbose or _vacuous(d)):
                 continue
-            lines += _finding_lines(d)
+            lines += _finding_lines(d, every=verbose)
     if lines:  # one print: tens of thousands of witness lines, each print costs rich ~0.1 ms
         console.print("\n".join(lines), markup=False, highlight=False)
     unknown = report.by_verdict(Verdict.UNKNOWN)
@@ -130,7 +149,7 @@ def render_markdown(report: AuditReport, *, strict: bool = False) -> str:
     if failing:
         out += ["", "### Findings", ""]
         for d in failing:
-            lines = _finding_lines(d)
+            lines = _finding_lines(d, every=True)
             out.append(f"- **{lines[0]}**")
             out += [f"  {line.strip()}" if not line.startswith("    ") else f"    - `{line.strip()}`"
                     for line in lines[1:]]
