@@ -82,8 +82,8 @@ class Def:
 class FlowFacts:
     """``reaching[id(Name load)]`` -> ((Def, facts), ...); ``guards[id(node)]`` for every
     call and statement; ``defs`` every definition; ``returns`` (value, guards) pairs;
-    ``exits[id(Name load)]`` the early-exit guards the load is past (``if c: return``), with
-    the ``exit-outer`` conditions a nested one sits under."""
+    ``exits[id(Name load)]`` the early-exit guards the load is past (``if c: return``);
+    ``nested_exits`` those of them that hold nowhere alone (``held_exits``)."""
 
     reaching: dict[int, tuple[tuple[Def, frozenset[Guard]], ...]] = field(default_factory=dict)
     guards: dict[int, tuple[Guard, ...]] = field(default_factory=dict)
@@ -92,6 +92,16 @@ class FlowFacts:
     calls: list[ast.Call] = field(default_factory=list)
     params: dict[str, Def] = field(default_factory=dict)
     exits: dict[int, tuple[Guard, ...]] = field(default_factory=dict)
+    # of a load's exits, those nested under a condition in every block around the load
+    # (``if strict: if c: return`` read after the ``if strict`` block): they hold alone
+    # nowhere it is read, so they prove nothing there (see ``held_exits``)
+    nested_exits: dict[int, frozenset[Guard]] = field(default_factory=dict)
+
+    def held_exits(self, load: ast.AST) -> tuple[Guard, ...]:
+        """The early exits a load is past that hold on every path to it."""
+        exits = self.exits.get(id(load), ())
+        nested = self.nested_exits.get(id(load))
+        return tuple(g for g in exits if g not in nested) if nested else exits
 
 
 State = dict[str, dict[Def, frozenset[Guard]]] | None
@@ -325,10 +335,13 @@ class _Walker:
         if isinstance(expr, ast.Name):
             if isinstance(expr.ctx, ast.Load):
                 self.facts.reaching[id(expr)] = tuple(state.get(expr.id, {}).items())
-                # the exits and the conditions each sits under (holding_guards tells apart)
-                passed = tuple(g for block in self.exit_guards for g in block)
+                passed = tuple(g for block in self.exit_guards for g in block if g.kind == "exit")
                 if passed and not self.loop_depth:  # in a loop, a later exit is an earlier pass's
                     self.facts.exits[id(expr)] = passed
+                    held = {g for block in self.exit_guards for g in holding_guards(block)}
+                    nested = frozenset(g for g in passed if g not in held)
+                    if nested:
+                        self.facts.nested_exits[id(expr)] = nested
             return
         if isinstance(expr, ast.BoolOp):
             added: list[Guard] = []

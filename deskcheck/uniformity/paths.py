@@ -37,10 +37,12 @@ Proof = frozenset | str | None  # dims proven single-rank, EMPTY, or None (nothi
 class PathConditions:
     """Single-rank dimensions and emptiness proven by the guards of a path."""
 
-    def _path_marks(self, facts: Any, d: Any, ctx: Ctx) -> tuple[frozenset, bool]:
-        """(dims single-rank on this path, whether the value read is proven empty there)."""
+    def _path_marks(self, facts: Any, d: Any, ctx: Ctx, held: tuple = ()
+                    ) -> tuple[frozenset, bool]:
+        """(dims single-rank on this path, whether the value read is proven empty there);
+        ``held``: the early exits the read is past that hold there (``held_exits``)."""
         dims: set[str] = set()
-        for g in holding_guards(facts):
+        for g in (*holding_guards(facts), *held):
             if g.kind not in _GUARDS or g.test is None:
                 continue
             proof = self._prove(g.test, g.negated, ctx, d, 0)
@@ -50,12 +52,14 @@ class PathConditions:
                 dims |= proof
         return frozenset(dims), False
 
-    def _ruled_out(self, facts: Any, d: Any, ctx: Ctx) -> bool:
-        """Whether a guard of the path (an early exit the read is past: ``assert x is not
-        None``, ``if x is None: return``) holds only where ``x`` does not hold the constant
-        definition ``d`` gave it: ``d`` cannot be what the read sees."""
+    def _ruled_out(self, facts: Any, d: Any, ctx: Ctx, held: tuple = ()) -> bool:
+        """Whether a guard of the path or an early exit the read is past that holds there
+        (``held``: ``assert x is not None``, ``if x is None: return``) holds only where
+        ``x`` does not hold the constant definition ``d`` gave it: ``d`` cannot be what the
+        read sees."""
         return any(g.kind in _GUARDS and g.test is not None
-                   and _rules_out(g.test, g.negated, ctx, d) for g in holding_guards(facts))
+                   and _rules_out(g.test, g.negated, ctx, d)
+                   for g in (*holding_guards(facts), *held))
 
     def _prove(self, test: ast.expr, negated: bool, ctx: Ctx, d: Any, depth: int) -> Proof:
         """What ``test`` (its negation if ``negated``) proves, for the value of definition

@@ -366,10 +366,10 @@ class Tracer(FieldReads, Reductions, CycleSolver, CallSummaries, PathConditions,
         shared = set.intersection(*(set(d.guards) for d, _f in reaching)) if len(reaching) > 1 \
             else set()
         reaching = tuple((d, f) for d, f in reaching if not is_dead(d.guards, ctx.consts))
-        exits = ctx.flow.exits.get(id(e), ())  # early exits the read is past
+        exits = ctx.flow.held_exits(e)  # early exits the read is past, holding there
         if len(reaching) > 1:  # x = None ... assert x is not None: not the None
             reaching = tuple((d, f) for d, f in reaching
-                             if not self._ruled_out((*f, *exits), d, ctx)) or reaching
+                             if not self._ruled_out(f, d, ctx, exits)) or reaching
         agreed = self._inplace_agreed(e, ctx)
         skipped: frozenset = frozenset()  # dims single-rank where the reduction is skipped
         covered: dict = {}  # definitions a reduction follows on every path -> agreed leaf
@@ -385,7 +385,7 @@ class Tracer(FieldReads, Reductions, CycleSolver, CallSummaries, PathConditions,
                 reaching = tuple((d, f) for d, f in reaching if d.filled_by != "item")
         values: list[tuple[frozenset[str], list[Leaf]]] = []
         for d, facts in reaching:
-            single, empty = self._path_marks((*facts, *exits), d, ctx)
+            single, empty = self._path_marks(facts, d, ctx, exits)
             single |= skipped
             if d in covered:
                 reduced = self._prefixed(f"{ctx.fn.file}:{d.line} {e.id} ({d.kind})",

@@ -122,3 +122,21 @@ def test_a_constant_nested_exit_leaves_the_code_after_it_alive(make_pkg, exit_, 
         assert not found, (
             "`_poll(force=True)` always returns before the clock decision: it is dead in "
             f"that context and must not be reported; got {[d.verdict.value for d in found]}")
+
+
+@pytest.mark.parametrize("source, body, condition, verdict, why", [
+    (CLOCK, "if self.strict:\n    if self.tp_size > 1:\n        return\n    if n > 3:\n"
+     "        dist.barrier(group=self.tp_group)", "n > 3", Verdict.TRIVIAL,
+     "inside the `strict` block, past its `if self.tp_size > 1: return`, the TP group has "
+     "one rank"),
+    (FOUND, "if self.strict:\n    if found is None:\n        return\n"
+     "    if found is not None:\n        dist.barrier(group=self.tp_group)",
+     "found is not None", Verdict.UNIFORM,
+     "inside the `strict` block, past its `if found is None: return`, `found` is LIMIT"),
+], ids=["single_rank_in_the_same_block", "rules_out_in_the_same_block"])
+def test_an_exit_holds_for_a_read_in_the_block_it_is_nested_in(make_pkg, source, body,
+                                                               condition, verdict, why):
+    d = _verdict(make_pkg, source, body, condition)
+    assert d.verdict is verdict, (
+        f"{why}: the exit is nested under `strict` only as seen from outside that block, so "
+        f"`if {condition}:` there must be {verdict.value}; got {d.verdict.value}: {d.why}")
