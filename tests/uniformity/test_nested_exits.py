@@ -133,7 +133,12 @@ def test_a_constant_nested_exit_leaves_the_code_after_it_alive(make_pkg, exit_, 
      "    if found is not None:\n        dist.barrier(group=self.tp_group)",
      "found is not None", Verdict.UNIFORM,
      "inside the `strict` block, past its `if found is None: return`, `found` is LIMIT"),
-], ids=["single_rank_in_the_same_block", "rules_out_in_the_same_block"])
+    (CLOCK, "if self.strict:\n    if self.tp_size > 1:\n        return\n    if self.strict:\n"
+     "        if n > 3:\n            dist.barrier(group=self.tp_group)", "n > 3",
+     Verdict.TRIVIAL, "one block deeper inside the `strict` block, past its `if self.tp_size "
+     "> 1: return`, the TP group has one rank"),
+], ids=["single_rank_in_the_same_block", "rules_out_in_the_same_block",
+        "single_rank_a_block_deeper"])
 def test_an_exit_holds_for_a_read_in_the_block_it_is_nested_in(make_pkg, source, body,
                                                                condition, verdict, why):
     d = _verdict(make_pkg, source, body, condition)

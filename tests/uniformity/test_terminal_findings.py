@@ -81,3 +81,40 @@ def test_verbose_shows_every_input_and_every_hop(make_pkg, capsys):
     assert out.count("  input RANK-LOCAL ") == 6 and "more hops" not in out \
         and "more inputs" not in out, (
         f"--verbose must list all six inputs with every hop of each witness:\n{out}")
+
+
+EIGHT = {"s.py": """
+    class S:
+        def __init__(self, tp_group, limit):
+            self.tp_group = tp_group
+            self.limit = limit
+
+        def step(self):
+            t1 = time.time()
+            t2 = t1
+            t3 = t2
+            t4 = t3
+            t5 = t4
+            t6 = t5
+            t7 = t6
+            if t7 > 5 and self.limit:
+                dist.barrier(group=self.tp_group)
+"""}
+
+
+def test_a_witness_of_eight_hops_and_a_single_input_are_shown_whole(make_pkg, capsys):
+    root = make_pkg(EIGHT, CFG + 'config = ["self.limit"]\n')
+    main(["uniformity", "pkg.s:S", "--root", str(root), "--json"])
+    (decision,) = json.loads(capsys.readouterr().out)["decisions"]
+    failing = [i for i in decision["inputs"] if i["class"] in ("RANK-LOCAL", "UNKNOWN")]
+    others = [i for i in decision["inputs"] if i["class"] not in ("RANK-LOCAL", "UNKNOWN")]
+    assert len(failing) == 1 and len(failing[0]["witness"]) == 8 and others, (
+        f"the fixture: one rank-local input with a witness of eight hops, and a CONFIG "
+        f"input beside it: {decision['inputs']}")
+    out = _run(capsys, root)
+    assert "more hops" not in out, (
+        f"a witness of exactly eight hops is not longer than eight: it must be shown whole, "
+        f"without a `... (N more hops)` line:\n{out}")
+    assert "more inputs" not in out, (
+        f"the finding's only rank-local input is shown (its CONFIG input is never listed): "
+        f"nothing is left out, so no `(+N more inputs ...)` line:\n{out}")
