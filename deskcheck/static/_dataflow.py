@@ -16,7 +16,7 @@ import ast
 from dataclasses import dataclass, field
 
 FunctionNode = ast.FunctionDef | ast.AsyncFunctionDef
-_FLOW: dict[int, FlowFacts] = {}
+_FLOW: dict[int, tuple[ast.AST, FlowFacts]] = {}  # id -> (node kept: its id never reused, facts)
 _TEXT: dict[int, tuple[ast.AST, str]] = {}  # id -> (node, ast.unparse(node)): nodes are cached
 
 
@@ -115,10 +115,11 @@ SHRINKING = frozenset({"remove", "pop", "popleft", "popitem", "clear", "discard"
 
 def flow_facts(node: FunctionNode | ast.Lambda) -> FlowFacts:
     """Def-use and guards of one function (cached per node)."""
-    found = _FLOW.get(id(node))
-    if found is None:
-        found = _Walker(node).run()
-        _FLOW[id(node)] = found
+    cached = _FLOW.get(id(node))
+    if cached is not None and cached[0] is node:
+        return cached[1]
+    found = _Walker(node).run()
+    _FLOW[id(node)] = (node, found)
     return found
 
 

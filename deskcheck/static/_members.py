@@ -9,7 +9,7 @@ from typing import Any
 FunctionNode = ast.FunctionDef | ast.AsyncFunctionDef
 
 _PROPERTY_DECORATORS = {"property", "cached_property", "abstractproperty"}
-_MEMBERS: dict[int, dict[str, Member]] = {}
+_MEMBERS: dict[int, tuple[ast.AST, dict[str, Member]]] = {}
 
 
 @dataclass(frozen=True)
@@ -119,8 +119,8 @@ def _property_call(value: ast.expr, members: dict[str, Member], name: str, line:
 def class_members(node: ast.ClassDef) -> dict[str, Member]:
     """Members of one class body, cached per parsed node."""
     cached = _MEMBERS.get(id(node))
-    if cached is not None:
-        return cached
+    if cached is not None and cached[0] is node:
+        return cached[1]
     members: dict[str, Member] = {}
     for stmt in _flatten(node.body):
         if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef):
@@ -140,7 +140,7 @@ def class_members(node: ast.ClassDef) -> dict[str, Member]:
                     members[target.id] = prop or Member(target.id, "attribute", stmt.lineno)
         elif isinstance(stmt, ast.ClassDef):
             members[stmt.name] = Member(stmt.name, "attribute", stmt.lineno)
-    _MEMBERS[id(node)] = members
+    _MEMBERS[id(node)] = (node, members)  # the node kept: its id is never reused
     return members
 
 

@@ -1109,8 +1109,8 @@ _ARRAY_MAKERS = frozenset({"tensor", "as_tensor", "from_numpy", "zeros", "ones",
 def _fixed_length(reaching: tuple) -> bool:
     """Whether every definition of a name reaching a read, other than what is put into it,
     builds a list or a tensor (a display, ``[0] * n``, a comprehension, ``list(...)``,
-    ``torch.*(...)``): setting an element at an index never changes its length, as it
-    adds a key to a mapping."""
+    ``torch.zeros(n)`` and the like): setting an element at an index never changes its
+    length there (into a mapping it may add a key)."""
     built = [d.value for d, _f in reaching if d.kind != "fill"]
     return bool(built) and all(_sequence_built(v) for v in built)
 
