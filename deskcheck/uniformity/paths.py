@@ -203,44 +203,56 @@ def _rules_out(test: ast.expr, negated: bool, ctx: Ctx, d: Any) -> bool:
         return every and any(_rules_out(v, negated, ctx, d) for v in test.values)
     if d.kind != "assign" or d.unpacked or not isinstance(d.value, ast.Constant):
         return False
-    value = d.value.value
-    if isinstance(test, ast.Name):
-        return _reached_by(test, ctx, d) and bool(value) == negated
-    if not (isinstance(test, ast.Compare) and len(test.ops) == 1
-            and isinstance(test.left, ast.Name) and isinstance(test.comparators[0], ast.Constant)
-            and test.comparators[0].value is None and isinstance(test.ops[0], ast.Is | ast.IsNot)):
+    said = _claim(test, negated, ctx)
+    if said is None or not _reaching(said[0], ctx, d, alone=False):
         return False
-    none = isinstance(test.ops[0], ast.Is) != negated  # the path has the name None
-    return _reached_by(test.left, ctx, d) and (value is None) != none
-
-
-def _reached_by(name: ast.Name, ctx: Ctx, d: Any) -> bool:
-    return any(r is d for r, _f in ctx.flow.reaching.get(id(name), ()))
+    value = d.value.value
+    return {_TRUTHY: not value, _FALSY: bool(value),
+            _NONE: value is not None, _NOT_NONE: value is None}.get(said[1], False)
 
 
 def _empties(test: ast.expr, negated: bool, ctx: Ctx, d: Any) -> bool:
     """Does ``test`` (negated if ``negated``) prove the value of definition ``d`` falsy:
     ``not x``, ``x is None``, ``len(x) == 0`` (``x`` read from ``d`` alone)?"""
+    said = _claim(test, negated, ctx)
+    return said is not None and said[1] in (_FALSY, _NONE, _NO_LENGTH) \
+        and _reaching(said[0], ctx, d, alone=True)
+
+
+_TRUTHY, _FALSY, _NONE, _NOT_NONE = "truthy", "falsy", "none", "not none"
+_NO_LENGTH, _LENGTH = "len 0", "len > 0"  # ``len(x) == 0`` / ``len(x) > 0``
+
+
+def _claim(test: ast.expr, negated: bool, ctx: Ctx) -> tuple[ast.Name, str] | None:
+    """What ``test`` (negated if ``negated``) says of the one name it tests, if it is one of
+    ``x``, ``x is None``, ``x is not None``, ``len(x) <op> n`` (``len`` not rebound here):
+    ``(x, truthy | falsy | none | not none | len 0 | len > 0)``."""
     if isinstance(test, ast.Name):
-        return negated and _reads(test, ctx, d)
+        return test, _FALSY if negated else _TRUTHY
     if not (isinstance(test, ast.Compare) and len(test.ops) == 1):
-        return False
+        return None
     left, op, right = test.left, test.ops[0], test.comparators[0]
-    if isinstance(right, ast.Constant) and right.value is None and isinstance(left, ast.Name):
-        none = isinstance(op, ast.Is) and not negated or isinstance(op, ast.IsNot) and negated
-        return none and _reads(left, ctx, d)
+    if not isinstance(right, ast.Constant):
+        return None
+    if right.value is None and isinstance(left, ast.Name) and isinstance(op, ast.Is | ast.IsNot):
+        return left, _NONE if isinstance(op, ast.Is) != negated else _NOT_NONE
     if not (isinstance(left, ast.Call) and isinstance(left.func, ast.Name)
             and left.func.id == "len" and len(left.args) == 1 and not left.keywords
-            and isinstance(left.args[0], ast.Name) and isinstance(right, ast.Constant)
-            and type(right.value) is int and not ctx.flow.reaching.get(id(left.func))):
-        return False
+            and isinstance(left.args[0], ast.Name) and type(right.value) is int
+            and not ctx.flow.reaching.get(id(left.func))):
+        return None
     n = right.value
     zero = {ast.Eq: n == 0, ast.LtE: n == 0, ast.Lt: n == 1}.get(type(op), False)
     nonzero = {ast.NotEq: n == 0, ast.Gt: n == 0, ast.GtE: n == 1}.get(type(op), False)
-    return (zero and not negated or nonzero and negated) and _reads(left.args[0], ctx, d)
+    if zero or nonzero:
+        return left.args[0], _NO_LENGTH if zero != negated else _LENGTH
+    return None
 
 
-def _reads(name: ast.Name, ctx: Ctx, d: Any) -> bool:
-    """Is ``name`` (a read in the test) the value of definition ``d`` and of no other?"""
+def _reaching(name: ast.Name, ctx: Ctx, d: Any, *, alone: bool) -> bool:
+    """Is ``name`` (a read in a test) the value of definition ``d``: of ``d`` and no other
+    definition (``alone``), or of ``d`` among others?"""
     reaching = ctx.flow.reaching.get(id(name), ())
-    return len(reaching) == 1 and reaching[0][0] is d
+    if alone:
+        return len(reaching) == 1 and reaching[0][0] is d
+    return any(r is d for r, _f in reaching)
