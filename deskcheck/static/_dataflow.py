@@ -170,9 +170,15 @@ def holding_guards(guards) -> tuple[Guard, ...]:
     """The guards that hold on every path they are listed for: an early exit (``exit``)
     nested under conditions listed beside it (``exit-outer``: ``if strict: if tp_size > 1:
     return``) holds only where those held too, so it is left out (its test proves nothing
-    alone); every other guard is kept."""
+    alone) unless each such condition is also open on the path, on the side the exit was
+    taken (code further inside the ``strict`` block); every other guard is kept."""
     guards = tuple(guards)
-    outer = [g.node for g in guards if g.kind == "exit-outer" and g.node is not None]
+    if not any(g.kind == "exit-outer" for g in guards):
+        return guards
+    inside = {(id(g.node), g.negated) for g in guards
+              if g.kind not in ("exit", "exit-outer") and g.node is not None}
+    outer = [g.node for g in guards if g.kind == "exit-outer" and g.node is not None
+             and (id(g.node), g.negated) not in inside]
     if not outer:
         return guards
     return tuple(g for g in guards if g.kind != "exit" or g.node is None
@@ -339,7 +345,7 @@ class _Walker:
                 passed = tuple(g for block in self.exit_guards for g in block if g.kind == "exit")
                 if passed and not self.loop_depth:  # in a loop, a later exit is an earlier pass's
                     self.facts.exits[id(expr)] = passed
-                    held = {g for block in self.exit_guards for g in holding_guards(block)}
+                    held = set(holding_guards(self._current()))
                     nested = frozenset(g for g in passed if g not in held)
                     if nested:
                         self.facts.nested_exits[id(expr)] = nested

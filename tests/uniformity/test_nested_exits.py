@@ -145,3 +145,74 @@ def test_an_exit_holds_for_a_read_in_the_block_it_is_nested_in(make_pkg, source,
     assert d.verdict is verdict, (
         f"{why}: the exit is nested under `strict` only as seen from outside that block, so "
         f"`if {condition}:` there must be {verdict.value}; got {d.verdict.value}: {d.why}")
+
+
+GATED = """
+    class S:
+        def __init__(self, tp_group, tp_size, strict):
+            self.tp_group = tp_group
+            self.tp_size = tp_size
+            self.strict = strict
+
+        def step(self):
+            n = time.monotonic()
+            if n > 3:
+                if self.strict:
+                    if self.tp_size > 1:
+                        return
+                    dist.barrier(group=self.tp_group)
+"""
+
+
+def test_a_call_past_a_nested_exit_in_its_own_block_runs_only_where_the_exit_holds(make_pkg):
+    report = audit("pkg.s:S", root=make_pkg({"s.py": GATED}, ROOTS))
+    d = next(d for d in report.decisions if d.condition == "n > 3")
+    assert d.verdict is Verdict.TRIVIAL, (
+        "the barrier sits in the `strict` block past that block's `if self.tp_size > 1: "
+        "return`: it runs only where the TP group has one rank, so the clock decision "
+        "gating it is TRIVIAL (the statement's guards must hold the exit per block, as a "
+        f"read's do); got {d.verdict.value}: {d.why}")
+
+
+@pytest.mark.parametrize("place, where", [
+    ("                dist.barrier(group=self.tp_group)", "past the `strict` block"),
+    ("                else:\n                    dist.barrier(group=self.tp_group)",
+     "in the `else` arm of `if self.strict:`"),
+], ids=["after_the_block", "in_the_other_arm"])
+def test_a_call_outside_the_block_of_a_nested_exit_is_not_held_by_it(make_pkg, place, where):
+    body = GATED.replace("                    dist.barrier(group=self.tp_group)\n", "")
+    report = audit("pkg.s:S", root=make_pkg({"s.py": body.rstrip() + "\n" + place + "\n"},
+                                            ROOTS))
+    d = next(d for d in report.decisions if d.condition == "n > 3")
+    assert d.verdict is Verdict.RANK_LOCAL, (
+        f"{where} the barrier also runs where `strict` is false and the TP group has several "
+        "ranks (the nested `if self.tp_size > 1: return` was not taken there): the clock "
+        f"decision gating it must be RANK-LOCAL; got {d.verdict.value}: {d.why}")
+
+
+DEAD = """
+    class S:
+        def __init__(self, tp_group, strict):
+            self.tp_group = tp_group
+            self.strict = strict
+
+        def _poll(self, force):
+            n = time.monotonic()
+            if self.strict:
+                if force:
+                    return
+                if n > 3:
+                    dist.barrier(group=self.tp_group)
+
+        def step(self):
+            self._poll(force=True)
+"""
+
+
+def test_code_past_a_constant_nested_exit_in_its_own_block_is_dead(make_pkg):
+    report = audit("pkg.s:S", root=make_pkg({"s.py": DEAD}, ROOTS))
+    found = [d for d in report.decisions if d.condition == "n > 3"]
+    assert not found, (
+        "inside the `strict` block, `if force: return` with `force=True` always returns: "
+        "the clock decision after it in that block is dead in the only context and must "
+        f"not be reported; got {[(d.verdict.value, d.why) for d in found]}")
