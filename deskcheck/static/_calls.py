@@ -143,7 +143,9 @@ class CallResolver:
     def returned_instance(self, getter: Fn) -> ClassSource | None:
         """The class of what a function returns on every ``return``: a module-level instance
         (``def get_ctx(): return _CTX``) or a construction (``return Manager()``, a
-        singleton class's getter), else None."""
+        singleton class's getter), else None. A module-level name bound elsewhere than at
+        module level (``_PP = make_group(...)`` inside an init function) is of the one class
+        the getter's return annotation names (``def get_pp_group() -> GroupCoordinator``)."""
         if getter.klass is not None or not isinstance(getter.node, ast.FunctionDef):
             return None
         found: ClassSource | None = None
@@ -153,13 +155,20 @@ class CallResolver:
                         sub.value.func, ast.Name | ast.Attribute):
                     klass = self.class_of_expr(getter.module, sub.value.func)
                 elif isinstance(sub.value, ast.Name):
-                    klass = self.instance_class(getter.module, sub.value.id)
+                    klass = self.instance_class(getter.module, sub.value.id) \
+                        or self._annotated_class(getter)
                 else:
                     return None
                 if klass is None or (found is not None and class_key(found) != class_key(klass)):
                     return None
                 found = klass
         return found
+
+    def _annotated_class(self, fn: Fn) -> ClassSource | None:
+        """The one class ``fn``'s return annotation names (``-> G``, ``-> Optional[G]``)."""
+        classes = self.annotated_classes(fn.module, fn.node.returns) \
+            if fn.node.returns is not None and fn.module else []
+        return classes[0] if len(classes) == 1 else None
 
     def local_import(self, fn: Fn, name: str) -> tuple[str, str] | None:
         """``from pkg.mod import name`` inside the function: (absolute module, name)."""

@@ -234,3 +234,58 @@ def test_a_getter_returning_a_construction_resolves_calls_on_its_result(make_pkg
         f"class): get_manager().stamp() enters Manager.stamp, which stores {source}, and "
         f"get_manager().last() returns that field, so the decision must be {verdict.value}; "
         f"got {d.verdict.value}: {d.why}")
+
+
+ANNOTATED = """
+    import time
+    from typing import Optional
+
+
+    class Coordinator:
+        def __init__(self, ranks):
+            self.ranks = ranks
+
+        def reading(self):
+            return SOURCE
+
+
+    _PP: Optional[Coordinator] = None
+
+
+    def make_group(ranks):
+        return Coordinator(ranks)
+
+
+    def initialize(ranks):
+        global _PP
+        _PP = make_group(ranks)
+
+
+    def get_pp_group() -> RETURNS:
+        assert _PP is not None
+        return _PP
+
+
+    class S:
+        def step(self):
+            if get_pp_group().reading() > 5:
+                dist.barrier(group=self.tp_cpu_group)
+"""
+
+
+@pytest.mark.parametrize("source, returns, verdict", [
+    ("time.monotonic()", "Coordinator", Verdict.RANK_LOCAL),
+    ("4", "Coordinator", Verdict.UNIFORM),
+    ("time.monotonic()", "Optional[Coordinator]", Verdict.RANK_LOCAL),
+], ids=["clock", "constant", "optional"])
+def test_a_getter_annotated_with_its_class_resolves_calls_on_its_result(make_pkg, source,
+                                                                        returns, verdict):
+    text = ANNOTATED.replace("SOURCE", source).replace("RETURNS", returns)
+    report = audit("pkg.s:S", root=make_pkg({"s.py": text}, ROOTS))
+    d = [d for d in report.decisions if d.kind == "if"][0]
+    assert d.verdict is verdict, (
+        f"get_pp_group() -> {returns} returns a module-level group set inside a function "
+        "(vLLM's `_PP = init_model_parallel_group(...)`): get_pp_group().reading() must enter "
+        f"Coordinator.reading, which returns {source}, so the decision is {verdict.value} (not "
+        f"the getter's receiver read as data); got {d.verdict.value}: {d.why} "
+        f"{[(i.name, i.reason) for i in d.inputs]}")
