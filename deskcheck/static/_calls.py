@@ -155,8 +155,8 @@ class CallResolver:
                         sub.value.func, ast.Name | ast.Attribute):
                     klass = self.class_of_expr(getter.module, sub.value.func)
                 elif isinstance(sub.value, ast.Name):
-                    klass = self.instance_class(getter.module, sub.value.id) \
-                        or self._annotated_class(getter)
+                    klass = self.instance_class(getter.module, sub.value.id)
+                    klass = klass or self._annotated_class(getter)
                 else:
                     return None
                 if klass is None or (found is not None and class_key(found) != class_key(klass)):

@@ -289,3 +289,68 @@ def test_a_getter_annotated_with_its_class_resolves_calls_on_its_result(make_pkg
         f"Coordinator.reading, which returns {source}, so the decision is {verdict.value} (not "
         f"the getter's receiver read as data); got {d.verdict.value}: {d.why} "
         f"{[(i.name, i.reason) for i in d.inputs]}")
+
+
+PREFERRED = """
+    import time
+    from typing import Union
+
+
+    class Base:
+        def run(self):
+            pass
+
+
+    class Impl(Base):
+        def run(self):
+            if time.monotonic() > 5:
+                dist.barrier(group=self.tp_cpu_group)
+
+
+    class Other:
+        def run(self):
+            pass
+
+
+    _CTX = Impl()
+    _EP = None
+
+
+    def initialize():
+        global _EP
+        _EP = Impl()
+
+
+    def get_ctx() -> Base:
+        return _CTX
+
+
+    def get_ep() -> Union[Impl, Other]:
+        return _EP
+
+
+    class S:
+        def step(self):
+            CALL
+"""
+
+
+def test_a_module_level_construction_wins_over_the_getter_s_annotation(make_pkg):
+    text = PREFERRED.replace("CALL", "get_ctx().run()")
+    report = audit("pkg.s:S", root=make_pkg({"s.py": text}, ROOTS))
+    found = [d for d in report.decisions if d.function == "Impl.run"]
+    assert found and found[0].verdict is Verdict.RANK_LOCAL, (
+        "get_ctx() -> Base returns _CTX = Impl(), built at module level: the construction "
+        "says which class the object is (the annotation only where nothing binds it at module "
+        "level), so get_ctx().run() enters Impl.run and its clock decision gating the barrier "
+        f"must be reported RANK-LOCAL; got {[(d.function, d.verdict.value) for d in report.decisions]}")
+
+
+def test_a_getter_annotated_with_several_classes_names_no_one_class(make_pkg):
+    text = PREFERRED.replace("CALL", "get_ep().run()")
+    report = audit("pkg.s:S", root=make_pkg({"s.py": text}, ROOTS))
+    entered = [d.function for d in report.decisions]
+    assert "Impl.run" not in entered, (
+        "get_ep() -> Union[Impl, Other] returns _EP, bound inside an init function: the "
+        "annotation names no one class, so get_ep().run() must not be taken for the first "
+        f"class's method (Impl.run); got decisions in {entered}")
