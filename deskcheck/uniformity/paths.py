@@ -133,7 +133,11 @@ class PathConditions:
         out: list[Leaf] = []
         for leaf in leaves:
             if leaf.dim.startswith(_GROUP):
-                leaf = leaf._replace(dim=self._bind_group(leaf.dim, callee, call, ctx))
+                dim = self._bind_group(leaf.dim, callee, call, ctx)
+                reason = f"rank id of the {dim} group" if leaf.reason.startswith(
+                    "rank id of the group passed as ") and not dim.startswith("\x00") \
+                    else leaf.reason
+                leaf = leaf._replace(dim=dim, reason=reason)
             groups = [m for m in leaf.single if m.startswith(_GROUP)]
             if groups:  # `get_world_size(group) == 1` on a group held in a parameter
                 leaf = leaf._replace(single=frozenset(
@@ -161,6 +165,8 @@ class PathConditions:
         summary of its own, a parameter passed on stays a marker, for that call's caller)."""
         name = mark.removeprefix(_GROUP)
         arg, where = argument_for(callee.fn, call, name), ctx
+        if arg is None and name == callee.fn.self_name and isinstance(call.func, ast.Attribute):
+            arg = call.func.value  # self: the object the method was called on
         if arg is None:
             arg, where = default_of(callee.fn.node, name), callee
         if arg is None:

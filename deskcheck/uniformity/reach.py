@@ -204,6 +204,9 @@ class Reach:
             out: list[str] = []
             for caller, call in self.callers.get(fn.key, []):
                 arg = argument_for(fn, call, expr.id)
+                if arg is None and expr.id == fn.self_name \
+                        and isinstance(call.func, ast.Attribute):
+                    arg = call.func.value  # self: the object the method was called on
                 if arg is not None:
                     out += self.group_texts(caller, arg, depth + 1)
             return out or [ast.unparse(expr)]

@@ -506,7 +506,7 @@ class Tracer(FieldReads, Reductions, CycleSolver, CallSummaries, PathConditions,
     def _group_dim_at(self, ctx: Ctx, group: str) -> str:
         """The dimension of a group expression; inside a call-site summary a group held in a
         parameter is a marker, bound to the group each call passes (``_bind_marks``)."""
-        if ctx.summary and group in ctx.flow.params and group != ctx.fn.self_name:
+        if ctx.summary and group in ctx.flow.params:  # self: the object called on
             return group_mark(group)
         return self._group_dim(ctx, group)
 
@@ -663,6 +663,16 @@ class Tracer(FieldReads, Reductions, CycleSolver, CallSummaries, PathConditions,
                 named = self._group_dim(ctx, ast.unparse(group))
             if named != "world" and "|" not in named:
                 reason, dim = f"rank id of the {named} group", named
+        elif category == "rank_id" and dim == "world" and isinstance(node, ast.Attribute) \
+                and node.attr == "rank_in_group" and isinstance(node.value, ast.Name) \
+                and node.value.id in ctx.flow.params:
+            # group.rank_in_group, self.rank_in_group in the group's own class: the rank in
+            # the group the caller passed or called the method on
+            named = self._group_dim_at(ctx, node.value.id)
+            if named != "world" and "|" not in named:
+                dim = named
+                reason = f"rank id of the group passed as {node.value.id}" \
+                    if named.startswith("\x00") else f"rank id of the {named} group"
         return Leaf(text, category, reason, dim, hop) if category else None
 
     def _rule(self, text: str) -> tuple[str, str, str]:
