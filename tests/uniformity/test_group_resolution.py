@@ -58,3 +58,20 @@ def test_the_configured_mapping_wins_over_what_a_name_suggests(make_pkg):
     assert _dims(report) == ["attn_tp"], (
         "groups maps self.tp_group to attn_tp: the declaration must win over the tp its name "
         f"suggests; got {_dims(report)}")
+
+
+def test_a_group_a_caller_holds_in_a_local_is_resolved_where_the_caller_binds_it(make_pkg):
+    src = """
+    class S:
+        def _sync(self, group):
+            dist.barrier(group=group)
+
+        def step(self):
+            grp = self.tp_cpu_group
+            self._sync(grp)
+"""
+    report = audit("pkg.s:S", root=make_pkg({"s.py": src}, ROOTS))
+    assert _dims(report) == ["tp"], (
+        "the caller passes its local grp, bound to self.tp_cpu_group: the argument must be "
+        "followed in the caller's context (where grp is defined), so the wrapper's barrier "
+        f"runs over tp, not the world; got {_dims(report)}")
