@@ -216,3 +216,33 @@ def test_code_past_a_constant_nested_exit_in_its_own_block_is_dead(make_pkg):
         "inside the `strict` block, `if force: return` with `force=True` always returns: "
         "the clock decision after it in that block is dead in the only context and must "
         f"not be reported; got {[(d.verdict.value, d.why) for d in found]}")
+
+
+DEEPER_READ = """
+    class S:
+        def __init__(self, tp_group, tp_size, strict):
+            self.tp_group = tp_group
+            self.tp_size = tp_size
+            self.strict = strict
+
+        def step(self):
+            n = time.monotonic()
+            late = False
+            if self.strict:
+                if self.tp_size > 1:
+                    return
+                if self.strict:
+                    late = n > 3
+            if late:
+                dist.barrier(group=self.tp_group)
+"""
+
+
+def test_a_value_read_deeper_inside_the_block_of_a_nested_exit_carries_its_proof(make_pkg):
+    report = audit("pkg.s:S", root=make_pkg({"s.py": DEEPER_READ}, ROOTS))
+    d = next(d for d in report.decisions if d.condition == "late")
+    assert d.verdict is Verdict.TRIVIAL, (
+        "the clock is read one block deeper inside the `strict` block, past that block's `if "
+        "self.tp_size > 1: return`: it reaches `late` only where the TP group has one rank, "
+        "so `if late:` (outside the block, where no statement guard holds the exit) must be "
+        f"TRIVIAL; got {d.verdict.value}: {d.why}")
