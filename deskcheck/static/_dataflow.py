@@ -96,6 +96,31 @@ class FlowFacts:
     # (``if strict: if c: return`` read after the ``if strict`` block): they hold alone
     # nowhere it is read, so they prove nothing there (see ``held_exits``)
     nested_exits: dict[int, frozenset[Guard]] = field(default_factory=dict)
+    # per statement and call: the calls of the statements before it in each open block, as
+    # (that block's list, how many of it come before); ``prior_calls`` reads them
+    prior: dict[int, tuple[tuple[list[ast.Call], int], ...]] = field(default_factory=dict)
+    # every raise and assert (not a handler's re-raise): (statement, its guards, the
+    # exception's class name or None, the try statements with handlers open around it)
+    raises: dict[int, tuple[ast.stmt, tuple[Guard, ...], str | None, tuple[int, ...]]] = \
+        field(default_factory=dict)
+    tries: dict[int, tuple[int, ...]] = field(default_factory=dict)  # node -> open try bodies
+    # try statement -> the exception class names its handlers catch (None: any exception)
+    handlers: dict[int, frozenset[str] | None] = field(default_factory=dict)
+
+    def catcher(self, tries: tuple[int, ...], exc: str | None) -> int | None:
+        """The innermost of the open ``tries`` whose handlers catch ``exc`` (a class name
+        as raised, None when not known: only ``except:``/``Exception`` catch it)."""
+        for t in reversed(tries):
+            types = self.handlers.get(t, frozenset())
+            if types is None or exc is not None and exc in types:
+                return t
+        return None
+
+    def prior_calls(self, node: ast.AST) -> list[ast.Call]:
+        """The calls of the statements that run before ``node``'s own on every path to it
+        in the blocks around it (a call in a try body with handlers only inside that body;
+        in a loop body, only the calls above it in the same pass)."""
+        return [c for lst, n in self.prior.get(id(node), ()) for c in lst[:n]]
 
     def held_exits(self, load: ast.AST) -> tuple[Guard, ...]:
         """The early exits a load is past that hold on every path to it."""
@@ -251,6 +276,9 @@ class _Walker:
         self.loop_breaks: list[list[State]] = []
         self.loop_continues: list[list[State]] = []
         self.exit_guards: list[list[Guard]] = [[]]  # per block: guards added by early exits
+        self.call_lists: list[list[ast.Call]] = [[]]  # per block: calls of its statements
+        self.call_log: list[ast.Call] = []  # every call in the order the walk meets them
+        self.open_tries: list[int] = []  # the try statements (with handlers) being walked
         self.block_depth: list[int] = [0]  # len(guards) when each open block began
         self.recorded: list[set[int]] = []  # node ids recorded inside each open loop body
         self.loop_guard_depth: list[int] = []  # len(guards) inside each open loop body
@@ -298,6 +326,10 @@ class _Walker:
 
     def _record(self, node: ast.AST, extra: tuple[Guard, ...] = ()) -> None:
         self.facts.guards[id(node)] = self._current() + extra
+        self.facts.prior[id(node)] = tuple((calls, len(calls)) for calls in self.call_lists
+                                           if calls)
+        if self.open_tries:
+            self.facts.tries[id(node)] = tuple(self.open_tries)
         for ids in self.recorded:
             ids.add(id(node))
 
@@ -378,6 +410,7 @@ class _Walker:
                 self._seen_calls.add(id(expr))
                 self.facts.calls.append(expr)
             self._record(expr, extra)
+            self.call_log.append(expr)
         for child in ast.iter_child_nodes(expr):
             self._expr(child, state, extra)
         if isinstance(expr, ast.Call):
@@ -408,15 +441,29 @@ class _Walker:
     def _block(self, body: list[ast.stmt], state: State) -> State:
         self.exit_guards.append([])
         self.block_depth.append(len(self.guards))
+        calls: list[ast.Call] = []
+        self.call_lists.append(calls)
         try:
             for stmt in body:
                 if state is None:
                     break
+                mark = len(self.call_log)
                 state = self._stmt(stmt, state)
+                seen = {id(c) for c in calls}
+                for call in self.call_log[mark:]:
+                    if id(call) not in seen:
+                        seen.add(id(call))
+                        calls.append(call)
         finally:
             self.exit_guards.pop()
             self.block_depth.pop()
+            self.call_lists.pop()
         return state
+
+    def _raised(self, stmt: ast.Raise | ast.Assert) -> None:
+        """``stmt`` raises: kept with its exception's class and the tries open around it."""
+        self.facts.raises[id(stmt)] = (stmt, self._current(), _raised_class(stmt),
+                                       tuple(self.open_tries))
 
     def _exit(self, stmt: ast.stmt, floor: int = 0) -> None:
         """An early exit: the statements after it in every enclosing block down to ``floor``
@@ -484,6 +531,7 @@ class _Walker:
             self._expr(stmt.exc, state)
             if not _reraises(stmt, self.guards[-1] if self.guards else None):
                 self._exit(stmt, self.try_depth[-1] if self.try_depth else 0)
+                self._raised(stmt)
             return None  # a handler re-raising what it caught: the flow of no try at all
         if isinstance(stmt, ast.Assert):  # `if not test: raise AssertionError(msg)`
             self._expr(stmt.test, state)
@@ -492,6 +540,7 @@ class _Walker:
             self.guards.append(Guard("if", stmt.lineno, stmt.test, True, node=stmt))
             try:
                 self._exit(stmt, self.try_depth[-1] if self.try_depth else 0)
+                self._raised(stmt)
             finally:
                 self.guards.pop()
             return state
@@ -637,10 +686,15 @@ class _Walker:
     def _try(self, stmt: ast.Try, state: State) -> State:
         before = _copy(state)
         self.try_depth.append(len(self.exit_guards) if stmt.handlers else 0)
+        if stmt.handlers:
+            self.facts.handlers[id(stmt)] = _caught_classes(stmt.handlers)
+            self.open_tries.append(id(stmt))
         try:
             body_end = self._block(stmt.body, _copy(state))
         finally:
             self.try_depth.pop()
+            if stmt.handlers:
+                self.open_tries.pop()
         anywhere = _join(before, body_end)
         outs: State = self._block(stmt.orelse, body_end) if stmt.orelse else body_end
         for handler in stmt.handlers:
@@ -678,6 +732,33 @@ def reraising(handler: ast.AST) -> bool:
     the exception again, outside)."""
     return isinstance(handler, ast.ExceptHandler) and bool(handler.body) and isinstance(
         handler.body[-1], ast.Raise)
+
+
+def _raised_class(stmt: ast.Raise | ast.Assert) -> str | None:
+    """The class name of what ``stmt`` raises (``raise RuntimeError(...)``, ``raise
+    errors.Late``, an assert's AssertionError), None when not written out."""
+    if isinstance(stmt, ast.Assert):
+        return "AssertionError"
+    exc = stmt.exc.func if isinstance(stmt.exc, ast.Call) else stmt.exc
+    if isinstance(exc, ast.Name):
+        return exc.id
+    return exc.attr if isinstance(exc, ast.Attribute) else None
+
+
+def _caught_classes(handlers: list[ast.ExceptHandler]) -> frozenset[str] | None:
+    """The class names a try's handlers catch; None when one catches any exception
+    (``except:``, ``except Exception``, ``except BaseException``)."""
+    names: set[str] = set()
+    for handler in handlers:
+        if handler.type is None:
+            return None
+        for t in handler.type.elts if isinstance(handler.type, ast.Tuple) else [handler.type]:
+            name = t.id if isinstance(t, ast.Name) else t.attr if isinstance(
+                t, ast.Attribute) else ""
+            if name in ("Exception", "BaseException"):
+                return None
+            names.add(name)
+    return frozenset(names)
 
 
 def _reraises(stmt: ast.Raise, guard: Guard | None) -> bool:

@@ -40,7 +40,7 @@ def _test_of(node: ast.AST, decision: Decision) -> ast.expr | None:
                      and ast.unparse(v) in shown), None)
     if getattr(node, "lineno", None) != decision.line:
         return None
-    if isinstance(node, ast.If | ast.While | ast.IfExp):
+    if isinstance(node, ast.If | ast.While | ast.IfExp | ast.Assert):
         return node.test
     return node.iter if isinstance(node, ast.For) else None
 
@@ -54,7 +54,8 @@ def run_can_fail(report: AuditReport, target: str, *, root, roots_methods=None, 
     from deskcheck.uniformity.audit import audit
 
     for decision in report.decisions:
-        if decision.kind not in ("if", "while", "for", "exit", "break", "ternary", "boolop"):
+        if decision.kind not in ("if", "while", "for", "exit", "break", "ternary", "boolop",
+                                 "raise"):
             article = "an" if decision.kind[:1] in "aeiou" else "a"
             decision.can_fail = f"SKIPPED: nothing to plant into {article} {decision.kind} decision"
             continue

@@ -23,7 +23,14 @@ from deskcheck.uniformity.model import (
     InputClass,
     Verdict,
 )
-from deskcheck.uniformity.reach import Ctx, Reach, guard_state, tested
+from deskcheck.uniformity.reach import (
+    DECIDING_GUARDS,
+    Ctx,
+    Reach,
+    guard_state,
+    is_dead,
+    tested,
+)
 from deskcheck.uniformity.rules import (
     covers,
     single_rank_dim,
@@ -43,6 +50,7 @@ class _Build:
     sites: dict[tuple, CollectiveSite] = field(default_factory=dict)
     calls: list[ast.Call] = field(default_factory=list)
     shape: ast.Call | None = None
+    raised: bool = False  # a condition under which a call before the sites raises
 
 
 def gather(reach: Reach) -> list[_Build]:
@@ -69,6 +77,7 @@ def gather(reach: Reach) -> list[_Build]:
                 build.calls.append(call)
                 for site in sites:
                     build.sites.setdefault((site.file, site.line, site.call), site)
+        _raise_gated(reach, ctx, nodes, builds)
         for call, site in ctx.sites:
             if site.kind == "forward" and (call.args or call.keywords):
                 key = (ctx.fn.qualname, ("shape", call.lineno, id(call)))
@@ -78,6 +87,93 @@ def gather(reach: Reach) -> list[_Build]:
                     build.ctxs.append(ctx)
                 build.sites.setdefault((site.file, site.line, site.call), site)
     return list(builds.values())
+
+
+def _raise_gated(reach: Reach, ctx: Ctx, nodes: list, builds: dict[tuple, _Build]) -> None:
+    """The conditions under which a call made before a gated node raises (in the callee or
+    a function it calls) where the exception is caught and the rank goes on: by a try
+    around both the call and the node, or, past this function, by a caller's try. There
+    the raising ranks skip the collectives after the call and the others wait for them (an
+    exception nothing catches ends the rank's process: a crash, not a hang)."""
+    targets: dict[int, list[Ctx]] = {}
+    for call, target in ctx.edges:
+        targets.setdefault(id(call), []).append(target)
+    for node, sites in nodes:
+        for before in ctx.flow.prior_calls(node):
+            if is_dead(ctx.flow.guards.get(id(before), ()), ctx.consts):
+                continue
+            around = ctx.flow.tries.get(id(before), ())
+            for target in targets.get(id(before), ()):
+                for where, guards, exc in raising(reach, target):
+                    catcher = ctx.flow.catcher(around, exc)
+                    if catcher is None and not _caught_above(reach, ctx, exc) \
+                            or catcher is not None \
+                            and catcher not in ctx.flow.tries.get(id(node), ()):
+                        continue  # a crash, or caught before the node: every rank gets there
+                    for g in guards:
+                        if not tested(g) or g.kind not in DECIDING_GUARDS \
+                                or guard_state(g, where.consts) is not None:
+                            continue
+                        key = (where.fn.qualname, "raise", id(g.test) if g.test is not None
+                               else ("handler", g.line))
+                        build = builds.get(key)
+                        if build is None:
+                            build = builds[key] = _Build(
+                                Guard("raise", g.line, g.test, g.negated != (g.kind == "exit"),
+                                      node=g.node), where, raised=True)
+                        if where not in build.ctxs:
+                            build.ctxs.append(where)
+                        for site in sites:
+                            build.sites.setdefault((site.file, site.line, site.call), site)
+
+
+Raising = tuple[Ctx, tuple[Guard, ...], "str | None"]
+
+
+def raising(reach: Reach, target: Ctx, depth: int = 0) -> list[Raising]:
+    """(context, guards, exception class) for each way a call into ``target`` raises out of
+    it: its raise and assert statements, and its calls to functions that raise (a few calls
+    deep, with the guards of that call in ``target``), but for what a try there catches."""
+    memo: dict[tuple, list] = reach.__dict__.setdefault("_raising", {})
+    found = memo.get(target.key)
+    if found is not None:
+        return found
+    memo[target.key] = []  # a recursive call raises through what the outer one found
+    out: dict[tuple, Raising] = {}
+    flow = target.flow
+    for _stmt, guards, exc, tries in flow.raises.values():
+        if flow.catcher(tries, exc) is None and not is_dead(guards, target.consts):
+            out.setdefault((target.key, guards, exc), (target, guards, exc))
+    if depth < _RAISE_DEPTH:
+        for call, inner in target.edges:
+            guards = flow.guards.get(id(call), ())
+            if is_dead(guards, target.consts):
+                continue
+            for where, inner_guards, exc in raising(reach, inner, depth + 1):
+                if flow.catcher(flow.tries.get(id(call), ()), exc) is None:
+                    out.setdefault((where.key, inner_guards, exc), (where, inner_guards, exc))
+                    out.setdefault((target.key, guards, exc), (target, guards, exc))
+    memo[target.key] = found = list(out.values())
+    return found
+
+
+_RAISE_DEPTH = 3  # how many calls deep a raise is followed
+
+
+def _caught_above(reach: Reach, ctx: Ctx, exc: str | None, depth: int = 0) -> bool:
+    """Whether an exception of class ``exc`` leaving ``ctx`` can be caught by a caller (a
+    call into it, or into a caller of it, a few calls up, inside a try that catches it)."""
+    memo: dict[tuple, bool] = reach.__dict__.setdefault("_caught_above", {})
+    key = (ctx.key, exc)
+    found = memo.get(key)
+    if found is not None:
+        return found
+    memo[key] = False  # a recursive caller: what the outer walk finds
+    found = any(caller.flow.catcher(caller.flow.tries.get(id(call), ()), exc) is not None
+                or depth < _RAISE_DEPTH and _caught_above(reach, caller, exc, depth + 1)
+                for caller, call in reach.callers.get(ctx.fn.key, []))
+    memo[key] = found
+    return found
 
 
 def judge(build: _Build, reach: Reach, tracer: Tracer, roles: dict[str, str],

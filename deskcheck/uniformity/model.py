@@ -83,7 +83,7 @@ class Decision:
     file: str
     line: int
     condition: str
-    kind: str  # if, while, for, exit, break, boolop, ternary, except, shape
+    kind: str  # if, while, for, exit, break, boolop, ternary, except, shape, raise
     collectives: list[CollectiveSite] = field(default_factory=list)
     inputs: list[Input] = field(default_factory=list)
     verdict: Verdict = Verdict.UNIFORM
