@@ -96,8 +96,8 @@ class FlowFacts:
     # (``if strict: if c: return`` read after the ``if strict`` block): they hold alone
     # nowhere it is read, so they prove nothing there (see ``held_exits``)
     nested_exits: dict[int, frozenset[Guard]] = field(default_factory=dict)
-    # per statement and call: the calls of the statements before it in each open block, as
-    # (that block's list, how many of it come before); ``prior_calls`` reads them
+    # per call: the calls of the statements before its own in each open block, as (that
+    # block's list, how many of it come before); ``prior_calls`` reads them
     prior: dict[int, tuple[tuple[list[ast.Call], int], ...]] = field(default_factory=dict)
     # every raise and assert (not a handler's re-raise): (statement, its guards, the
     # exception's class name or None, the try statements with handlers open around it)
@@ -326,8 +326,9 @@ class _Walker:
 
     def _record(self, node: ast.AST, extra: tuple[Guard, ...] = ()) -> None:
         self.facts.guards[id(node)] = self._current() + extra
-        self.facts.prior[id(node)] = tuple((calls, len(calls)) for calls in self.call_lists
-                                           if calls)
+        if isinstance(node, ast.Call):  # what gated calls are asked: the calls before them
+            self.facts.prior[id(node)] = tuple((calls, len(calls)) for calls in self.call_lists
+                                               if calls)
         if self.open_tries:
             self.facts.tries[id(node)] = tuple(self.open_tries)
         for ids in self.recorded:
@@ -443,13 +444,13 @@ class _Walker:
         self.block_depth.append(len(self.guards))
         calls: list[ast.Call] = []
         self.call_lists.append(calls)
+        seen: set[int] = set()
         try:
             for stmt in body:
                 if state is None:
                     break
                 mark = len(self.call_log)
                 state = self._stmt(stmt, state)
-                seen = {id(c) for c in calls}
                 for call in self.call_log[mark:]:
                     if id(call) not in seen:
                         seen.add(id(call))

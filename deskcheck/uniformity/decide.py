@@ -103,6 +103,8 @@ def _raise_gated(reach: Reach, ctx: Ctx, nodes: list, builds: dict[tuple, _Build
             if is_dead(ctx.flow.guards.get(id(before), ()), ctx.consts):
                 continue
             around = ctx.flow.tries.get(id(before), ())
+            if not around and not _caught_above(reach, ctx, ANY):
+                continue  # no try here or above: whatever it raises is a crash
             for target in targets.get(id(before), ()):
                 for where, guards, exc in raising(reach, target):
                     catcher = ctx.flow.catcher(around, exc)
@@ -135,10 +137,11 @@ def raising(reach: Reach, target: Ctx, depth: int = 0) -> list[Raising]:
     it: its raise and assert statements, and its calls to functions that raise (a few calls
     deep, with the guards of that call in ``target``), but for what a try there catches."""
     memo: dict[tuple, list] = reach.__dict__.setdefault("_raising", {})
-    found = memo.get(target.key)
+    key = (target.key, depth)
+    found = memo.get(key)
     if found is not None:
         return found
-    memo[target.key] = []  # a recursive call raises through what the outer one found
+    memo[key] = []  # a recursive call raises through what the outer one found
     out: dict[tuple, Raising] = {}
     flow = target.flow
     for _stmt, guards, exc, tries in flow.raises.values():
@@ -153,23 +156,28 @@ def raising(reach: Reach, target: Ctx, depth: int = 0) -> list[Raising]:
                 if flow.catcher(flow.tries.get(id(call), ()), exc) is None:
                     out.setdefault((where.key, inner_guards, exc), (where, inner_guards, exc))
                     out.setdefault((target.key, guards, exc), (target, guards, exc))
-    memo[target.key] = found = list(out.values())
+    memo[key] = found = list(out.values())
     return found
 
 
 _RAISE_DEPTH = 3  # how many calls deep a raise is followed
 
 
+ANY = "\x00any"  # an exception of any class: is there a try with handlers at all?
+
+
 def _caught_above(reach: Reach, ctx: Ctx, exc: str | None, depth: int = 0) -> bool:
-    """Whether an exception of class ``exc`` leaving ``ctx`` can be caught by a caller (a
-    call into it, or into a caller of it, a few calls up, inside a try that catches it)."""
+    """Whether an exception of class ``exc`` (``ANY``: of some class) leaving ``ctx`` can
+    be caught by a caller (a call into it, or into a caller of it, a few calls up, inside a
+    try that catches it)."""
     memo: dict[tuple, bool] = reach.__dict__.setdefault("_caught_above", {})
     key = (ctx.key, exc)
     found = memo.get(key)
     if found is not None:
         return found
     memo[key] = False  # a recursive caller: what the outer walk finds
-    found = any(caller.flow.catcher(caller.flow.tries.get(id(call), ()), exc) is not None
+    found = any((bool(caller.flow.tries.get(id(call))) if exc == ANY else
+                 caller.flow.catcher(caller.flow.tries.get(id(call), ()), exc) is not None)
                 or depth < _RAISE_DEPTH and _caught_above(reach, caller, exc, depth + 1)
                 for caller, call in reach.callers.get(ctx.fn.key, []))
     memo[key] = found
