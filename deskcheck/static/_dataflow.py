@@ -747,10 +747,14 @@ def _raised_class(stmt: ast.Raise | ast.Assert) -> str | None:
 
 
 def _caught_classes(handlers: list[ast.ExceptHandler]) -> frozenset[str] | None:
-    """The class names a try's handlers catch; None when one catches any exception
-    (``except:``, ``except Exception``, ``except BaseException``)."""
+    """The class names a try's handlers catch and keep (a handler that raises again,
+    ``except Exception: cleanup(); raise``, lets an exception go on: it catches nothing
+    here); None when one keeps any exception (``except:``, ``except Exception``,
+    ``except BaseException``)."""
     names: set[str] = set()
     for handler in handlers:
+        if reraising(handler):
+            continue
         if handler.type is None:
             return None
         for t in handler.type.elts if isinstance(handler.type, ast.Tuple) else [handler.type]:

@@ -75,12 +75,28 @@ def _decisions(make_pkg, check: str, step: str, inner: str = "pass", work: str =
      CAUGHT_AROUND_BOTH.replace("except Exception", "except AssertionError"), "pass",
      "a failed assert in check() (an AssertionError), caught by `except AssertionError` "
      "around the call and the barrier"),
+    ("self.inner()", CLOCK_RAISE, CAUGHT_AROUND_BOTH.replace(
+        "    self.check()\n", "    self.check()\n    if self.strict:\n    ").replace(
+        "\n    dist.barrier", "\n        dist.barrier"), "pass",
+     "a raise in inner() via check(), caught by the try around the call and a barrier nested "
+     "one block deeper (under `if self.strict:`)"),
+    ("try:\n    self.inner()\nexcept Exception:\n    time.sleep(0)\n    raise", CLOCK_RAISE,
+     CAUGHT_AROUND_BOTH, "pass",
+     "a raise in inner(), which check() calls inside a try whose handler cleans up and "
+     "raises it again (it leaves check()), caught around the call and the barrier"),
+    (CLOCK_RAISE, CHECK_THEN_BARRIER, CAUGHT_BY_THE_CALLER, "self.inner()",
+     "a raise in check() before inner()'s barrier, caught by step() two calls up (step -> "
+     "work -> inner)"),
 ], ids=["raise", "assert", "raise_one_call_deeper", "caught_by_a_caller", "caught_by_class",
-        "callee_try_of_another_class", "assert_caught_by_class"])
+        "callee_try_of_another_class", "assert_caught_by_class", "site_in_a_nested_block",
+        "callee_handler_reraises", "caught_two_calls_up"])
 def test_a_caught_raise_on_a_rank_local_condition_gates_the_collectives_it_skips(
         make_pkg, check, inner, step, work, why):
     found = _decisions(make_pkg, check, step, inner, work)
     raising = [d for d in found if d.kind == "raise"]
+    assert not any("except" in d.condition for d in raising), (
+        "a handler that raises again is no raise of its own (the exception it caught goes "
+        f"on): no `raise` decision on an except clause; got {[d.condition for d in raising]}")
     assert raising and all(d.verdict is Verdict.RANK_LOCAL for d in raising), (
         f"{why}: the ranks where the clock says so skip the TP barrier and go on, the others "
         "wait at it, so that condition must be reported as a RANK-LOCAL decision of kind "
@@ -108,9 +124,13 @@ def test_a_caught_raise_on_a_rank_local_condition_gates_the_collectives_it_skips
     (CLOCK_RAISE, CAUGHT_BY_THE_CALLER.replace("except Exception", "except StopIteration"),
      CHECK_THEN_BARRIER, "step()'s try around work() catches StopIteration only: check()'s "
      "RuntimeError leaves step() uncaught (a crash, not a hang)"),
+    (CLOCK_RAISE, "try:\n    try:\n        self.check()\n    except Exception:\n        pass\n"
+     "    dist.barrier(group=self.tp_group)\nexcept Exception:\n    pass", "pass",
+     "the inner try around check() alone catches its raise before the barrier (the outer "
+     "try around both never sees it): every rank reaches the barrier"),
 ], ids=["uncaught", "caught_in_the_callee", "caught_around_the_call_alone",
         "called_after_the_collective", "handler_of_another_class",
-        "caller_handler_of_another_class"])
+        "caller_handler_of_another_class", "caught_by_the_inner_of_two_tries"])
 def test_a_raise_that_skips_no_collective_of_a_rank_that_goes_on_gates_nothing(
         make_pkg, check, step, work, why):
     found = _decisions(make_pkg, check, step, work=work)
