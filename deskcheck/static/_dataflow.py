@@ -103,7 +103,7 @@ class FlowFacts:
     # exception's class name or None, the try statements with handlers open around it)
     raises: dict[int, tuple[ast.stmt, tuple[Guard, ...], str | None, tuple[int, ...]]] = \
         field(default_factory=dict)
-    tries: dict[int, tuple[int, ...]] = field(default_factory=dict)  # node -> open try bodies
+    tries: dict[int, tuple[int, ...]] = field(default_factory=dict)  # call -> open try bodies
     # try statement -> the exception class names its handlers catch (None: any exception)
     handlers: dict[int, frozenset[str] | None] = field(default_factory=dict)
 
@@ -117,9 +117,9 @@ class FlowFacts:
         return None
 
     def prior_calls(self, node: ast.AST) -> list[ast.Call]:
-        """The calls of the statements that run before ``node``'s own on every path to it
-        in the blocks around it (a call in a try body with handlers only inside that body;
-        in a loop body, only the calls above it in the same pass)."""
+        """The calls (``node`` a call) of the statements before ``node``'s own in each
+        block around it: each runs before it on every path through that block, unless it
+        raised (in a loop body, only the calls above it in the same pass)."""
         return [c for lst, n in self.prior.get(id(node), ()) for c in lst[:n]]
 
     def held_exits(self, load: ast.AST) -> tuple[Guard, ...]:
@@ -326,11 +326,11 @@ class _Walker:
 
     def _record(self, node: ast.AST, extra: tuple[Guard, ...] = ()) -> None:
         self.facts.guards[id(node)] = self._current() + extra
-        if isinstance(node, ast.Call):  # what gated calls are asked: the calls before them
+        if isinstance(node, ast.Call):  # what calls are asked: the calls before, the tries
             self.facts.prior[id(node)] = tuple((calls, len(calls)) for calls in self.call_lists
                                                if calls)
-        if self.open_tries:
-            self.facts.tries[id(node)] = tuple(self.open_tries)
+            if self.open_tries:
+                self.facts.tries[id(node)] = tuple(self.open_tries)
         for ids in self.recorded:
             ids.add(id(node))
 
@@ -531,8 +531,8 @@ class _Walker:
         if isinstance(stmt, ast.Raise):
             self._expr(stmt.exc, state)
             if not _reraises(stmt, self.guards[-1] if self.guards else None):
+                self._raised(stmt)  # before its own exit joins the guards
                 self._exit(stmt, self.try_depth[-1] if self.try_depth else 0)
-                self._raised(stmt)
             return None  # a handler re-raising what it caught: the flow of no try at all
         if isinstance(stmt, ast.Assert):  # `if not test: raise AssertionError(msg)`
             self._expr(stmt.test, state)
@@ -540,8 +540,8 @@ class _Walker:
                 self._expr(stmt.msg, state)
             self.guards.append(Guard("if", stmt.lineno, stmt.test, True, node=stmt))
             try:
-                self._exit(stmt, self.try_depth[-1] if self.try_depth else 0)
                 self._raised(stmt)
+                self._exit(stmt, self.try_depth[-1] if self.try_depth else 0)
             finally:
                 self.guards.pop()
             return state

@@ -121,8 +121,8 @@ def _raise_gated(reach: Reach, ctx: Ctx, nodes: list, builds: dict[tuple, _Build
                         build = builds.get(key)
                         if build is None:
                             build = builds[key] = _Build(
-                                Guard("raise", g.line, g.test, g.negated != (g.kind == "exit"),
-                                      node=g.node), where, raised=True)
+                                Guard("raise", g.line, g.test, g.negated, node=g.node),
+                                where, raised=True)
                         if where not in build.ctxs:
                             build.ctxs.append(where)
                         for site in sites:

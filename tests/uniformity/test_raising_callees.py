@@ -169,3 +169,37 @@ def test_a_raise_decision_and_an_assert_have_a_live_can_fail_arm(make_pkg):
     assert all(arm == "LIVE" for arm in arms.values()), (
         "a clock planted into each raise condition (the `if` test, the assert's test) must "
         f"be reported for that decision: every arm LIVE; got {arms}")
+
+
+
+FORCED = """
+    import time
+
+
+    class S:
+        def __init__(self, tp_group):
+            self.tp_group = tp_group
+
+        def check(self, force):
+            if time.monotonic() > 5:
+                if force:
+                    raise RuntimeError("late")
+
+        def step(self):
+            try:
+                self.check(force=True)
+                dist.barrier(group=self.tp_group)
+            except Exception:
+                pass
+"""
+
+
+def test_a_raise_a_constant_argument_makes_certain_is_no_dead_code(make_pkg):
+    found = audit("pkg.s:S", root=make_pkg({"s.py": FORCED}, ROOTS)).decisions
+    raising = [d for d in found if d.kind == "raise"]
+    assert [(d.condition, d.verdict) for d in raising] == [
+        ("time.monotonic() > 5", Verdict.RANK_LOCAL)], (
+        "check(force=True) raises wherever the clock passes 5: the raise is reached (its own "
+        "early exit is no guard of it), `force` is decided by the constant and the clock is "
+        "the RANK-LOCAL decision of kind `raise`; got "
+        f"{[(d.condition, d.verdict.value) for d in raising]}")
