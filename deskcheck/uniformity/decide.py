@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ast
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from deskcheck.static import Guard, holding_guards
@@ -24,7 +25,6 @@ from deskcheck.uniformity.model import (
     Verdict,
 )
 from deskcheck.uniformity.reach import (
-    DECIDING_GUARDS,
     Ctx,
     Reach,
     guard_state,
@@ -50,7 +50,6 @@ class _Build:
     sites: dict[tuple, CollectiveSite] = field(default_factory=dict)
     calls: list[ast.Call] = field(default_factory=list)
     shape: ast.Call | None = None
-    raised: bool = False  # a condition under which a call before the sites raises
 
 
 def gather(reach: Reach) -> list[_Build]:
@@ -62,31 +61,44 @@ def gather(reach: Reach) -> list[_Build]:
         nodes = [(call, [site]) for call, site in ctx.sites]
         nodes += [(call, reach.sites_at(ctx, call, t)) for call, t in ctx.edges if t.reaches]
         for call, sites in nodes:
-            guards = list(ctx.flow.guards.get(id(call), ()))
-            for g in guards:
-                if not tested(g):
-                    continue
-                if g.kind == "exit-outer":  # `if a: if b: continue`: a decides the exit too
-                    g = Guard("exit", g.line, g.test, g.negated, node=g.node)
-                if guard_state(g, ctx.consts) is not None:
-                    continue  # decided by this context's constants: not a decision here
+            for g in deciding(ctx.flow.guards.get(id(call), ()), ctx.consts):
                 key = (ctx.fn.qualname, id(g.test) if g.test is not None else ("handler", g.line))
-                build = builds.setdefault(key, _Build(g, ctx))
-                if ctx not in build.ctxs:
-                    build.ctxs.append(ctx)
-                build.calls.append(call)
-                for site in sites:
-                    build.sites.setdefault((site.file, site.line, site.call), site)
+                _gate(builds, key, g, ctx, sites).calls.append(call)
         _raise_gated(reach, ctx, nodes, builds)
         for call, site in ctx.sites:
             if site.kind == "forward" and (call.args or call.keywords):
                 key = (ctx.fn.qualname, ("shape", call.lineno, id(call)))
-                shape = Guard("shape", call.lineno, call, node=call)
-                build = builds.setdefault(key, _Build(shape, ctx, shape=call))
-                if ctx not in build.ctxs:
-                    build.ctxs.append(ctx)
-                build.sites.setdefault((site.file, site.line, site.call), site)
+                if key not in builds:
+                    builds[key] = _Build(Guard("shape", call.lineno, call, node=call), ctx,
+                                         shape=call)
+                _gate(builds, key, builds[key].guard, ctx, [site])
     return list(builds.values())
+
+
+def deciding(guards, consts: dict) -> Iterator[Guard]:
+    """The guards that are decisions in a context with ``consts``: each with a test (or an
+    ``except`` handler), not one the constants decide; ``if a: if b: continue``'s outer
+    ``a`` as an exit too (it decides the exit)."""
+    for g in guards:
+        if not tested(g):
+            continue
+        if g.kind == "exit-outer":
+            g = Guard("exit", g.line, g.test, g.negated, node=g.node)
+        if guard_state(g, consts) is None:
+            yield g
+
+
+def _gate(builds: dict[tuple, _Build], key: tuple, guard: Guard, ctx: Ctx,
+          sites: list[CollectiveSite]) -> _Build:
+    """The build under ``key`` (made with ``guard`` in ``ctx`` if new), gating ``sites``."""
+    build = builds.get(key)
+    if build is None:
+        build = builds[key] = _Build(guard, ctx)
+    if ctx not in build.ctxs:
+        build.ctxs.append(ctx)
+    for site in sites:
+        build.sites.setdefault((site.file, site.line, site.call), site)
+    return build
 
 
 def _raise_gated(reach: Reach, ctx: Ctx, nodes: list, builds: dict[tuple, _Build]) -> None:
@@ -112,21 +124,11 @@ def _raise_gated(reach: Reach, ctx: Ctx, nodes: list, builds: dict[tuple, _Build
                             or catcher is not None \
                             and catcher not in ctx.flow.tries.get(id(node), ()):
                         continue  # a crash, or caught before the node: every rank gets there
-                    for g in guards:
-                        if not tested(g) or g.kind not in DECIDING_GUARDS \
-                                or guard_state(g, where.consts) is not None:
-                            continue
+                    for g in deciding(guards, where.consts):
                         key = (where.fn.qualname, "raise", id(g.test) if g.test is not None
                                else ("handler", g.line))
-                        build = builds.get(key)
-                        if build is None:
-                            build = builds[key] = _Build(
-                                Guard("raise", g.line, g.test, g.negated, node=g.node),
-                                where, raised=True)
-                        if where not in build.ctxs:
-                            build.ctxs.append(where)
-                        for site in sites:
-                            build.sites.setdefault((site.file, site.line, site.call), site)
+                        _gate(builds, key, Guard("raise", g.line, g.test, g.negated,
+                                                 node=g.node), where, sites)
 
 
 Raising = tuple[Ctx, tuple[Guard, ...], "str | None"]

@@ -164,9 +164,7 @@ class PathConditions:
         """A summary's group marker at one call: the dimension of the group it passes (in a
         summary of its own, a parameter passed on stays a marker, for that call's caller)."""
         name = mark.removeprefix(_GROUP)
-        arg, where = argument_for(callee.fn, call, name), ctx
-        if arg is None and name == callee.fn.self_name and isinstance(call.func, ast.Attribute):
-            arg = call.func.value  # self: the object the method was called on
+        arg, where = argument_for(callee.fn, call, name), ctx  # self: the object called on
         if arg is None:
             arg, where = default_of(callee.fn.node, name), callee
         if arg is None:

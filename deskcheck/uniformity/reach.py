@@ -204,9 +204,6 @@ class Reach:
             out: list[str] = []
             for caller, call in self.callers.get(fn.key, []):
                 arg = argument_for(fn, call, expr.id)
-                if arg is None and expr.id == fn.self_name \
-                        and isinstance(call.func, ast.Attribute):
-                    arg = call.func.value  # self: the object the method was called on
                 if arg is not None:
                     out += self.group_texts(caller, arg, depth + 1)
             return out or [ast.unparse(expr)]
@@ -548,8 +545,12 @@ def _bind(out: dict[str, Any], name: str, arg: ast.expr, consts: dict[str, Any])
 
 
 def argument_for(fn: Fn, call: ast.Call, name: str) -> ast.expr | None:
-    """The expression a call passes for parameter ``name`` of ``fn`` (None: not passed)."""
+    """The expression a call passes for parameter ``name`` of ``fn`` (None: not passed);
+    for ``self``, the object a method is called on (``self.pp_group.sync()``)."""
     node = fn.node
+    if name == fn.self_name and isinstance(call.func, ast.Attribute) \
+            and not fn.qualname.endswith(".__init__"):
+        return call.func.value
     for keyword in call.keywords:
         if keyword.arg == name:
             return keyword.value
