@@ -104,6 +104,9 @@ class FlowFacts:
     raises: dict[int, tuple[ast.stmt, tuple[Guard, ...], str | None, tuple[int, ...]]] = \
         field(default_factory=dict)
     tries: dict[int, tuple[int, ...]] = field(default_factory=dict)  # call -> open try bodies
+    # an early exit's guard (``exit`` or ``exit-outer``) -> the statements that leave there
+    # (return, raise, assert, break, continue): ``raise_only`` reads them
+    exit_by: dict[Guard, list[ast.stmt]] = field(default_factory=dict)
     # try statement -> the exception class names its handlers catch (None: any exception)
     handlers: dict[int, frozenset[str] | None] = field(default_factory=dict)
 
@@ -127,6 +130,21 @@ class FlowFacts:
         exits = self.exits.get(id(load), ())
         nested = self.nested_exits.get(id(load))
         return tuple(g for g in exits if g not in nested) if nested else exits
+
+    def raise_only(self, guard: Guard) -> list[tuple[str | None, tuple[int, ...]]] | None:
+        """For an early exit's guard whose every exit is a raise or an assert: (exception
+        class, tries open around it) per raise; None when some exit there returns, breaks or
+        continues (the rank goes on past it)."""
+        stmts = self.exit_by.get(guard)
+        if not stmts:
+            return None
+        out = []
+        for stmt in stmts:
+            found = self.raises.get(id(stmt))
+            if found is None:
+                return None
+            out.append((found[2], found[3]))
+        return out
 
 
 State = dict[str, dict[Def, frozenset[Guard]]] | None
@@ -483,6 +501,10 @@ class _Walker:
                                    for g in outer)]
             block = self.exit_guards[index]
             block.extend(g for g in added if g not in block)
+            for g in added:
+                left = self.facts.exit_by.setdefault(g, [])
+                if not any(s is stmt for s in left):
+                    left.append(stmt)
 
     def _stmt(self, stmt: ast.stmt, state: State) -> State:
         self._record(stmt)

@@ -25,8 +25,11 @@ from deskcheck.uniformity.model import (
     Verdict,
 )
 from deskcheck.uniformity.reach import (
+    ANY,
+    RAISE_DEPTH,
     Ctx,
     Reach,
+    caught_above,
     guard_state,
     is_dead,
     tested,
@@ -115,12 +118,12 @@ def _raise_gated(reach: Reach, ctx: Ctx, nodes: list, builds: dict[tuple, _Build
             if is_dead(ctx.flow.guards.get(id(before), ()), ctx.consts):
                 continue
             around = ctx.flow.tries.get(id(before), ())
-            if not around and not _caught_above(reach, ctx, ANY):
+            if not around and not caught_above(reach, ctx, ANY):
                 continue  # no try here or above: whatever it raises is a crash
             for target in targets.get(id(before), ()):
                 for where, guards, exc in raising(reach, target):
                     catcher = ctx.flow.catcher(around, exc)
-                    if catcher is None and not _caught_above(reach, ctx, exc) \
+                    if catcher is None and not caught_above(reach, ctx, exc) \
                             or catcher is not None \
                             and catcher not in ctx.flow.tries.get(id(node), ()):
                         continue  # a crash, or caught before the node: every rank gets there
@@ -149,7 +152,7 @@ def raising(reach: Reach, target: Ctx, depth: int = 0) -> list[Raising]:
     for _stmt, guards, exc, tries in flow.raises.values():
         if flow.catcher(tries, exc) is None and not is_dead(guards, target.consts):
             out.setdefault((target.key, guards, exc), (target, guards, exc))
-    if depth < _RAISE_DEPTH:
+    if depth < RAISE_DEPTH:
         for call, inner in target.edges:
             guards = flow.guards.get(id(call), ())
             if is_dead(guards, target.consts):
@@ -159,30 +162,6 @@ def raising(reach: Reach, target: Ctx, depth: int = 0) -> list[Raising]:
                     out.setdefault((where.key, inner_guards, exc), (where, inner_guards, exc))
                     out.setdefault((target.key, guards, exc), (target, guards, exc))
     memo[key] = found = list(out.values())
-    return found
-
-
-_RAISE_DEPTH = 3  # how many calls deep a raise is followed
-
-
-ANY = "\x00any"  # an exception of any class: is there a try with handlers at all?
-
-
-def _caught_above(reach: Reach, ctx: Ctx, exc: str | None, depth: int = 0) -> bool:
-    """Whether an exception of class ``exc`` (``ANY``: of some class) leaving ``ctx`` can
-    be caught by a caller (a call into it, or into a caller of it, a few calls up, inside a
-    try that catches it)."""
-    memo: dict[tuple, bool] = reach.__dict__.setdefault("_caught_above", {})
-    key = (ctx.key, exc)
-    found = memo.get(key)
-    if found is not None:
-        return found
-    memo[key] = False  # a recursive caller: what the outer walk finds
-    found = any((bool(caller.flow.tries.get(id(call))) if exc == ANY else
-                 caller.flow.catcher(caller.flow.tries.get(id(call), ()), exc) is not None)
-                or depth < _RAISE_DEPTH and _caught_above(reach, caller, exc, depth + 1)
-                for caller, call in reach.callers.get(ctx.fn.key, []))
-    memo[key] = found
     return found
 
 

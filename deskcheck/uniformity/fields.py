@@ -18,7 +18,13 @@ from deskcheck.static import (
 )
 from deskcheck.uniformity.leaves import Leaf, default_of
 from deskcheck.uniformity.positions import of_element, unpacked
-from deskcheck.uniformity.reach import DECIDING_GUARDS, Ctx, argument_for, tested
+from deskcheck.uniformity.reach import (
+    DECIDING_GUARDS,
+    Ctx,
+    argument_for,
+    caught_above,
+    tested,
+)
 from deskcheck.uniformity.rules import builds_group
 
 # the function class-level defaults are read in: one node for the process (flow facts are
@@ -156,10 +162,22 @@ class FieldReads:
             for g in wctx.flow.guards.get(id(write.node), ()):
                 if reraising(g.node):  # cleanup before a re-raise: the raise is no decision
                     continue
+                if self._crash_only(wctx, g):
+                    continue
                 if tested(g) and g.kind in _TESTED_GUARDS:
                     out += self._prefixed(f"{write.file}:{g.line} written when: {g.text}",
                                           tuple(self.guard_sources(g, wctx, depth)))
         return self._prefixed(hop, tuple(out))
+
+    def _crash_only(self, wctx: Ctx, guard) -> bool:
+        """Whether ``guard`` is an early exit whose every way out is a raise or an assert
+        that nothing catches (not a try in the writer, not a caller's a few calls up): the
+        ranks where it fails end their process, so it decides nothing of what the others
+        hold."""
+        raised = wctx.flow.raise_only(guard)
+        return raised is not None and all(
+            wctx.flow.catcher(tries, exc) is None and not caught_above(self.reach, wctx, exc)
+            for exc, tries in raised)
 
     def _class_ctx(self) -> Ctx:
         """One context for class-level defaults (kept alive: flow facts are cached by id)."""

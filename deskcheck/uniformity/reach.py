@@ -600,3 +600,26 @@ def _parameter_receiver(ctx: Ctx, call: ast.Call) -> str:
                "no class under the roots"
     return f"{_PARAMETER_NOTE} {name} with no annotation (its class is not known)"
 
+
+RAISE_DEPTH = 3  # how many calls deep a raise is followed
+
+
+ANY = "\x00any"  # an exception of any class: is there a try with handlers at all?
+
+
+def caught_above(reach: Reach, ctx: Ctx, exc: str | None, depth: int = 0) -> bool:
+    """Whether an exception of class ``exc`` (``ANY``: of some class) leaving ``ctx`` can
+    be caught by a caller (a call into it, or into a caller of it, a few calls up, inside a
+    try that catches it)."""
+    memo: dict[tuple, bool] = reach.__dict__.setdefault("_caught_above", {})
+    key = (ctx.key, exc)
+    found = memo.get(key)
+    if found is not None:
+        return found
+    memo[key] = False  # a recursive caller: what the outer walk finds
+    found = any((bool(caller.flow.tries.get(id(call))) if exc == ANY else
+                 caller.flow.catcher(caller.flow.tries.get(id(call), ()), exc) is not None)
+                or depth < RAISE_DEPTH and caught_above(reach, caller, exc, depth + 1)
+                for caller, call in reach.callers.get(ctx.fn.key, []))
+    memo[key] = found
+    return found
