@@ -103,11 +103,13 @@ class FlowFacts:
     # exception's class name or None, the try statements with handlers open around it)
     raises: dict[int, tuple[ast.stmt, tuple[Guard, ...], str | None, tuple[int, ...]]] = \
         field(default_factory=dict)
-    tries: dict[int, tuple[int, ...]] = field(default_factory=dict)  # call -> open try bodies
+    # call -> the try bodies (and ``with contextlib.suppress(...)`` bodies) open around it
+    tries: dict[int, tuple[int, ...]] = field(default_factory=dict)
     # an early exit's guard (``exit`` or ``exit-outer``) -> the statements that leave there
     # (return, raise, assert, break, continue): ``raise_only`` reads them
     exit_by: dict[Guard, list[ast.stmt]] = field(default_factory=dict)
-    # try statement -> the exception class names its handlers catch (None: any exception)
+    # try statement (or suppressing with) -> the exception class names its handlers catch
+    # (None: any exception)
     handlers: dict[int, frozenset[str] | None] = field(default_factory=dict)
 
     def catcher(self, tries: tuple[int, ...], exc: str | None) -> int | None:
@@ -296,7 +298,7 @@ class _Walker:
         self.exit_guards: list[list[Guard]] = [[]]  # per block: guards added by early exits
         self.call_lists: list[list[ast.Call]] = [[]]  # per block: calls of its statements
         self.call_log: list[ast.Call] = []  # every call in the order the walk meets them
-        self.open_tries: list[int] = []  # the try statements (with handlers) being walked
+        self.open_tries: list[int] = []  # the tries (with handlers), suppresses being walked
         self.block_depth: list[int] = [0]  # len(guards) when each open block began
         self.recorded: list[set[int]] = []  # node ids recorded inside each open loop body
         self.loop_guard_depth: list[int] = []  # len(guards) inside each open loop body
@@ -544,7 +546,10 @@ class _Walker:
                 if item.optional_vars is not None:
                     self._assign_target(item.optional_vars, state, "with", stmt.lineno,
                                         item.context_expr)
-            return self._block(stmt.body, state)
+            caught = _suppressed_classes(stmt)
+            if caught is False:
+                return self._block(stmt.body, state)
+            return self._suppressing(stmt, caught, state)
         if isinstance(stmt, ast.Return):
             self._expr(stmt.value, state)
             self.facts.returns.append((stmt.value, self._current()))
@@ -732,6 +737,22 @@ class _Walker:
             return final_out if outs is not None else None
         return outs
 
+    def _suppressing(self, stmt: ast.With | ast.AsyncWith, caught: frozenset[str] | None,
+                     state: State) -> State:
+        """``with contextlib.suppress(E): body``, read as ``try: body except E: pass``: a
+        raise in the body leaves the body only, and an exception it catches ends the body
+        wherever it was raised."""
+        before = _copy(state)
+        self.facts.handlers[id(stmt)] = caught
+        self.open_tries.append(id(stmt))
+        self.try_depth.append(len(self.exit_guards))
+        try:
+            body_end = self._block(stmt.body, _copy(state))
+        finally:
+            self.try_depth.pop()
+            self.open_tries.pop()
+        return _join(before, body_end)
+
     def _match(self, stmt: ast.Match, state: State) -> State:
         self._expr(stmt.subject, state)
         out: State = None
@@ -786,6 +807,31 @@ def _caught_classes(handlers: list[ast.ExceptHandler]) -> frozenset[str] | None:
                 return None
             names.add(name)
     return frozenset(names)
+
+
+def _suppressed_classes(stmt: ast.With | ast.AsyncWith) -> frozenset[str] | None | bool:
+    """The class names a ``with contextlib.suppress(A, B):`` (or ``suppress(...)`` imported
+    by name) keeps from leaving its body; None for any exception (``Exception``,
+    ``BaseException``); False when no item is a suppress."""
+    names: set[str] = set()
+    found = False
+    for item in stmt.items:
+        call = item.context_expr
+        if not isinstance(call, ast.Call):
+            continue
+        func = call.func
+        if not (isinstance(func, ast.Name) and func.id == "suppress"
+                or isinstance(func, ast.Attribute) and func.attr == "suppress"
+                and isinstance(func.value, ast.Name) and func.value.id == "contextlib"):
+            continue
+        found = True
+        for arg in call.args:
+            name = arg.id if isinstance(arg, ast.Name) else arg.attr if isinstance(
+                arg, ast.Attribute) else ""
+            if name in ("Exception", "BaseException"):
+                return None
+            names.add(name)
+    return frozenset(names) if found else False
 
 
 def _reraises(stmt: ast.Raise, guard: Guard | None) -> bool:
