@@ -164,6 +164,35 @@ class CallResolver:
                 found = klass
         return found
 
+    def returned_class(self, fn: Fn) -> ClassSource | None:
+        """The class object ``fn`` returns, the same one on every ``return`` (``def
+        get_adder_class(self): return PrefillAdder``, a hook a subclass may override), else
+        None."""
+        if not isinstance(fn.node, ast.FunctionDef | ast.AsyncFunctionDef) or not fn.module:
+            return None
+        found: ClassSource | None = None
+        for sub in ast.walk(fn.node):
+            if isinstance(sub, ast.Return):
+                klass = self.class_of_expr(fn.module, sub.value) if isinstance(
+                    sub.value, ast.Name | ast.Attribute) else None
+                if klass is None or (found is not None and class_key(found) != class_key(klass)):
+                    return None
+                found = klass
+        return found
+
+    def constructed_class(self, fn: Fn, call: ast.Call) -> ClassSource | None:
+        """The class ``call`` (made in ``fn``) builds: ``Cls(...)``, or ``self.get_cls()(...)``
+        where what is called returns one class (:meth:`returned_class`); else None."""
+        if isinstance(call.func, ast.Name | ast.Attribute) and fn.module:
+            return self.class_of_expr(fn.module, call.func)
+        if isinstance(call.func, ast.Call):
+            callees, _note = self.resolve(fn, call.func)
+            classes = {class_key(k): k for k in map(self.returned_class, callees)
+                       if k is not None}
+            if len(callees) == 1 and len(classes) == 1:
+                return next(iter(classes.values()))
+        return None
+
     def _annotated_class(self, fn: Fn) -> ClassSource | None:
         """The one class ``fn``'s return annotation names (``-> G``, ``-> Optional[G]``)."""
         classes = self.annotated_classes(fn.module, fn.node.returns) \
@@ -599,6 +628,10 @@ class CallResolver:
             return [], ""
         if isinstance(func, ast.Subscript):  # self._MAP[key](...): every value of the table
             return self.callables_of(fn, fn.module, func), ""
+        if isinstance(func, ast.Call):  # self.get_cls()(...): the class it returns is built
+            klass = self.constructed_class(fn, call)
+            init = self.method(self.model_for(klass), "__init__") if klass is not None else None
+            return ([init] if init is not None else []), ""
         if not isinstance(func, ast.Attribute):
             return [], ""
         receiver = func.value

@@ -308,6 +308,7 @@ class _Walker:
         self.try_depth: list[int] = []  # len(exit_guards) when each open try body began
         self._defs: dict[tuple, Def] = {}
         self._shrunk: dict[int, ast.expr] = {}  # id(call) -> what a shrinking call names
+        self._test_keys: dict[int, tuple] = {}  # id(if) -> its pure test (``_pure_test``)
 
     def _make_def(self, name: str, kind: str, line: int, value: ast.expr | None,
                   index: int | None, guards: tuple[Guard, ...], positional: bool = False,
@@ -650,9 +651,46 @@ class _Walker:
         self._expr(stmt.test, state)
         yes = Guard("if", stmt.lineno, stmt.test, node=stmt)
         no = Guard("if", stmt.lineno, stmt.test, True, node=stmt)
-        after_yes = self._arm(yes, stmt.body, _copy(state))
-        after_no = self._arm(no, stmt.orelse, _copy(state))
+        yes_in, no_in = _copy(state), _copy(state)
+        key = _pure_test(stmt.test, state)
+        if key is None:
+            self._test_keys.pop(id(stmt), None)
+        else:
+            self._test_keys[id(stmt)] = key
+            self._drop_contradicted(yes_in, key, True)
+            self._drop_contradicted(no_in, key, False)
+        after_yes = self._arm(yes, stmt.body, yes_in)
+        after_no = self._arm(no, stmt.orelse, no_in)
         return _join(after_yes, after_no, yes, no)
+
+    def _drop_contradicted(self, state: State, key: tuple, holds: bool) -> None:
+        """Correlated branches: in the arm of an ``if`` where its (pure, local) test is
+        ``holds``, drop each definition that reaches only where an earlier ``if`` on the
+        same test, with the same definitions of the names it reads, took the other arm
+        (``if use: x = a`` ... ``if use: x = b else: <x is not a here>``)."""
+        if state is None:
+            return
+        text, flipped, defs = key
+        value = holds != flipped
+        for found in state.values():
+            drop = []
+            for d, guards in found.items():
+                seen = {self._test_value(g, text, defs) for g in guards} - {None}
+                if seen == {not value}:
+                    drop.append(d)
+            if drop and len(drop) < len(found):
+                for d in drop:
+                    del found[d]
+
+    def _test_value(self, guard: Guard, text: str, defs: tuple) -> bool | None:
+        """What ``guard`` (an ``if`` arm) says of the pure test ``text`` read with ``defs``:
+        its value there, None when it tests something else."""
+        if guard.kind != "if" or not isinstance(guard.node, ast.If):
+            return None
+        key = self._test_keys.get(id(guard.node))
+        if key is None or key[0] != text or key[2] != defs:
+            return None
+        return (not guard.negated) != key[1]
 
     def _loop(self, guard: Guard, stmt: ast.For | ast.AsyncFor | ast.While, state: State,
               define: bool) -> State:
@@ -807,6 +845,32 @@ def _caught_classes(handlers: list[ast.ExceptHandler]) -> frozenset[str] | None:
                 return None
             names.add(name)
     return frozenset(names)
+
+
+# what a test may hold to read the same on two ``if`` statements when the definitions of its
+# names are the same: locals, constants, ``not``/``and``/``or`` and comparisons
+_PURE_TEST = (ast.Name, ast.Load, ast.Constant, ast.UnaryOp, ast.Not, ast.BoolOp, ast.And,
+              ast.Or, ast.Compare, ast.Is, ast.IsNot, ast.Eq, ast.NotEq, ast.Lt, ast.LtE,
+              ast.Gt, ast.GtE)
+
+
+def _pure_test(test: ast.expr, state: State) -> tuple[str, bool, tuple] | None:
+    """(the test without its leading ``not``s, whether they flip it, the definitions that
+    reach each name it reads) for a test of locals only (no call, attribute, item or
+    membership, whose value can change with nothing defined); None for any other test."""
+    flipped = False
+    while isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        test, flipped = test.operand, not flipped
+    names: set[str] = set()
+    for node in ast.walk(test):
+        if isinstance(node, ast.Name):
+            names.add(node.id)
+        elif not isinstance(node, _PURE_TEST):
+            return None
+    if state is None or not names or any(not state.get(n) for n in names):
+        return None
+    defs = tuple((n, frozenset(map(id, state[n]))) for n in sorted(names))
+    return ast.dump(test), flipped, defs
 
 
 def _suppressed_classes(stmt: ast.With | ast.AsyncWith) -> frozenset[str] | None | bool:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ast
 
+from deskcheck.static import External, StaticIndex
 from deskcheck.uniformity.config import CallPattern, UniformityConfig
 from deskcheck.uniformity.rules import group_dim, hop_text, matches
 
@@ -18,7 +19,9 @@ COLLECTIVES = frozenset({
     # torch.distributed._functional_collectives (funcol): the result is returned, not in place
     "all_gather_tensor", "all_gather_tensor_autograd", "reduce_scatter_tensor_autograd",
     "all_to_all_single_autograd", "all_reduce_coalesced", "all_gather_into_tensor_coalesced",
-    "all_reduce_inplace"})
+    "all_reduce_inplace",
+    # torch >= 2.10's names for the flat-tensor gather and scatter
+    "all_gather_single", "reduce_scatter_single"})
 P2P = frozenset({"send", "recv", "isend", "irecv", "batch_isend_irecv", "send_object_list",
                  "recv_object_list", "send_object", "recv_object", "send_tensor_dict",
                  "recv_tensor_dict"})
@@ -29,10 +32,10 @@ GROUP_POSITION = {
                      "broadcast", "broadcast_object_list", "all_to_all", "_all_gather_base",
                      "all_reduce_coalesced", "send", "recv", "isend", "irecv",
                      "send_object_list", "recv_object_list", "all_gather_tensor",
-                     "all_gather_tensor_autograd"), 2),
+                     "all_gather_tensor_autograd", "all_gather_single"), 2),
     **dict.fromkeys(("reduce", "reduce_scatter", "reduce_scatter_tensor", "gather",
                      "gather_object", "scatter", "scatter_object_list", "_reduce_scatter_base",
-                     "reduce_scatter_tensor_autograd"), 3),
+                     "reduce_scatter_tensor_autograd", "reduce_scatter_single"), 3),
     **dict.fromkeys(("barrier", "monitored_barrier"), 0),
     "all_to_all_single": 4,
 }
@@ -44,10 +47,12 @@ _GROUP_KEYWORDS = ("group", "process_group", "pg", "cpu_group", "device_group")
 def classify_call(call: ast.Call, config: UniformityConfig,
                   imported_from: str | None = None,
                   head_module: str | None = None,
-                  assumed: bool = False) -> tuple[str, str] | None:
+                  assumed: bool = False,
+                  original: str | None = None) -> tuple[str, str] | None:
     """(kind, group expression) when ``call`` is a collective site, else None.
-    ``imported_from``: the module a bare-name callee was imported from; ``head_module``: the
-    module a dotted callee's first name stands for (``funcol.all_reduce`` with ``import
+    ``imported_from``: the module a bare-name callee was imported from; ``original``: its
+    name there, when the call names it otherwise (see ``imported_origin``); ``head_module``:
+    the module a dotted callee's first name stands for (``funcol.all_reduce`` with ``import
     torch.distributed._functional_collectives as funcol``), see ``head_module_of``.
     ``assumed``: ``imported_from`` is a guess for any call named like a collective (an
     in-place reduction by name): its group is then the argument that names one."""
@@ -60,7 +65,7 @@ def classify_call(call: ast.Call, config: UniformityConfig,
             last = text.rsplit(".", 1)[-1]
             p2p = last in P2P or "point_to_point" in last or last.startswith(("send_", "recv_"))
             return ("p2p" if p2p else "collective"), _group(call, pattern)
-    last = text.rsplit(".", 1)[-1]
+    last = original or text.rsplit(".", 1)[-1]
     if last not in COLLECTIVES and last not in P2P:
         return None
     kind = "p2p" if last in P2P else "collective"
@@ -75,6 +80,28 @@ def classify_call(call: ast.Call, config: UniformityConfig,
     if "group" in receiver.rsplit(".", 1)[-1].lower() or receiver.endswith(("_pg", ".pg")):
         return kind, _group(call, None) or receiver
     return None
+
+
+def imported_origin(index: StaticIndex, module: str | None, name: str
+                    ) -> tuple[str | None, str | None]:
+    """(module, name there) of what a bare ``name`` called in ``module`` stands for: the
+    module its import names and, when that is a project module re-exporting it (SGLang's
+    ``all_gather_single = _all_gather_single``, bound by ``from torch.distributed import
+    ... as _all_gather_single`` in a ``try/except ImportError``) or a module-level alias
+    (``gather = dist.all_gather_into_tensor``), the module outside the roots that defines
+    it and its name there; (None, None) for a name no import or alias binds."""
+    info = index.module(module) if module else None
+    binding = info.bindings.get(name) if info is not None else None
+    if binding is None or binding.kind not in ("from", "alias"):
+        return (binding.module if binding is not None else None), None
+    try:
+        found = index.resolve_name(info.name, name, [])
+    except Exception:
+        found = None
+    if isinstance(found, External):
+        where, _dot, original = found.qualname.rpartition(".")
+        return where, original
+    return binding.module, None
 
 
 def head_module_of(func: ast.expr, bindings: dict) -> str | None:

@@ -18,7 +18,12 @@ from deskcheck.static import (
     note_read,
     parameter_annotation,
 )
-from deskcheck.uniformity.collectives import classify_call, head_module_of, site_dim
+from deskcheck.uniformity.collectives import (
+    classify_call,
+    head_module_of,
+    imported_origin,
+    site_dim,
+)
 from deskcheck.uniformity.config import UniformityConfig
 from deskcheck.uniformity.leaves import default_of
 from deskcheck.uniformity.model import CollectiveSite
@@ -232,14 +237,14 @@ class Reach:
             guards = ctx.flow.guards.get(id(call), ())
             if is_dead(guards, ctx.consts):
                 continue
-            imported = head = None
+            imported = head = original = None
             info = self.resolver.index.module(fn.module) if fn.module else None
             if isinstance(call.func, ast.Name):
-                binding = info.bindings.get(call.func.id) if info else None
-                imported = binding.module if binding is not None else None
+                imported, original = imported_origin(self.resolver.index, fn.module,
+                                                     call.func.id)
             elif info is not None:
                 head = head_module_of(call.func, info.bindings)
-            kind = classify_call(call, self.config, imported, head)
+            kind = classify_call(call, self.config, imported, head, original=original)
             if kind is not None:
                 group = kind[1]
                 site = CollectiveSite(fn.qualname, fn.file, call.lineno, ast.unparse(call.func),
@@ -313,7 +318,8 @@ class Reach:
     def _local_object_method(self, ctx: Ctx, call: ast.Call) -> list[Fn]:
         """``g = Gather(...); g.wait()``: the method of the class a local holds, when every
         definition of it reaching the call builds an object of a class under the roots
-        (lmdeploy's ``DistGatherScalar``); else none."""
+        (lmdeploy's ``DistGatherScalar``; ``self.get_cls()(...)`` builds the class that
+        returns, SGLang's ``get_prefill_adder_class``); else none."""
         func = call.func
         if not isinstance(func, ast.Attribute) or not isinstance(func.value, ast.Name) \
                 or not ctx.fn.module:
@@ -322,10 +328,9 @@ class Reach:
         out: list[Fn] = []
         for d, _facts in reaching:
             value = d.value
-            if d.kind != "assign" or d.unpacked or not isinstance(value, ast.Call) \
-                    or not isinstance(value.func, ast.Name | ast.Attribute):
+            if d.kind != "assign" or d.unpacked or not isinstance(value, ast.Call):
                 return []
-            klass = self.resolver.class_of_expr(ctx.fn.module, value.func)
+            klass = self.resolver.constructed_class(ctx.fn, value)
             method = self.resolver.method(self.resolver.model_for(klass), func.attr) \
                 if klass is not None else None
             if method is None:

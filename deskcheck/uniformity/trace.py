@@ -16,6 +16,7 @@ from deskcheck.uniformity.buffers import (
 from deskcheck.uniformity.collectives import (
     classify_call,
     head_module_of,
+    imported_origin,
     site_dim,
 )
 from deskcheck.uniformity.cycles import CycleSolver
@@ -775,17 +776,15 @@ class Tracer(FieldReads, Reductions, CycleSolver, CallSummaries, PathConditions,
         classified = self._classified(text, ctx, e)
         if classified is not None and not self._read_helper(classified, e, ctx):
             return [classified]
-        imported = None
+        imported = original = None
         if isinstance(e.func, ast.Name):
-            info = self.resolver.index.module(ctx.fn.module) if ctx.fn.module else None
-            binding = info.bindings.get(e.func.id) if info else None
-            imported = binding.module if binding is not None else None
+            imported, original = imported_origin(self.resolver.index, ctx.fn.module, e.func.id)
         bar = progress_bar_iterable(e, self._imported_of(ctx)) if text.endswith("tqdm") else None
         if bar is not None:  # a progress bar yields its iterable's elements
             return list(self.trace(bar, ctx, mode, depth + 1))
         info = self.resolver.index.module(ctx.fn.module) if ctx.fn.module else None
         head = head_module_of(e.func, info.bindings) if info is not None else None
-        kind = classify_call(e, self.reach.config, imported, head)
+        kind = classify_call(e, self.reach.config, imported, head, original=original)
         if kind is not None and kind[0] == "collective":
             dim = site_dim(kind[1], self.reach.config)
             return [Leaf(ast.unparse(e.func), "agreed", f"made by {ast.unparse(e.func)} over "

@@ -45,8 +45,10 @@ BODY = ":\n    self.check()\n    dist.barrier(group=self.tp_group)"
 
 @pytest.mark.parametrize("manager", [
     "contextlib.suppress(RuntimeError)", "suppress(RuntimeError)",
-    "contextlib.suppress(ValueError, RuntimeError)", "contextlib.suppress(Exception)"],
-    ids=["module_attribute", "imported_by_name", "one_of_two_classes", "any_exception"])
+    "contextlib.suppress(ValueError, RuntimeError)", "contextlib.suppress(Exception)",
+    "self.lock, contextlib.suppress(RuntimeError)"],
+    ids=["module_attribute", "imported_by_name", "one_of_two_classes", "any_exception",
+         "second_item_of_the_with"])
 def test_a_suppressed_raise_skips_the_collectives_after_it_in_the_body(make_pkg, manager):
     found = _decisions(make_pkg, f"with {manager}" + BODY)
     raising = [d for d in found if d.kind == "raise"]
