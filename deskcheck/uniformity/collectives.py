@@ -90,6 +90,17 @@ def imported_origin(index: StaticIndex, module: str | None, name: str
     ... as _all_gather_single`` in a ``try/except ImportError``) or a module-level alias
     (``gather = dist.all_gather_into_tensor``), the module outside the roots that defines
     it and its name there; (None, None) for a name no import or alias binds."""
+    memo: dict[tuple, tuple[str | None, str | None]] = index.__dict__.setdefault(
+        "_origins", {})
+    key = (module, name)
+    found = memo.get(key)
+    if found is None:
+        found = memo[key] = _origin(index, module, name)
+    return found
+
+
+def _origin(index: StaticIndex, module: str | None, name: str
+            ) -> tuple[str | None, str | None]:
     info = index.module(module) if module else None
     binding = info.bindings.get(name) if info is not None else None
     if binding is None or binding.kind not in ("from", "alias"):
