@@ -25,9 +25,13 @@ UTILS = """
         from torch.distributed import all_gather_into_tensor as _all_gather_single
         from torch.distributed import reduce_scatter_tensor as _reduce_scatter_single
 
+    import torch.distributed._functional_collectives as funcol
+
     all_gather_single = _all_gather_single
     reduce_scatter_single = _reduce_scatter_single
     gather_flat = dist.all_gather_into_tensor
+    gather = dist.all_gather_into_tensor
+    reduce_total = funcol.all_reduce
 
 
     def local_gather(out, inp, group=None):
@@ -35,7 +39,14 @@ UTILS = """
 """
 
 SOURCE = """
-    from pkg.dutils import all_gather_single, gather_flat, local_gather, reduce_scatter_single
+    from pkg.dutils import (
+        all_gather_single,
+        gather,
+        gather_flat,
+        local_gather,
+        reduce_scatter_single,
+        reduce_total,
+    )
 
 
     class S:
@@ -57,7 +68,10 @@ def _decisions(make_pkg, call: str):
     "all_gather_single(out, inp, group=self.tp_group)",
     "gather_flat(out, inp, group=self.tp_group)",
     "reduce_scatter_single(out, inp, group=self.tp_group)",
-], ids=["try_import_alias", "assigned_attribute", "reduce_scatter"])
+    "gather(out, inp, self.tp_group)",
+    "reduce_scatter_single(out, inp, dist.ReduceOp.SUM, self.tp_group)",
+], ids=["try_import_alias", "assigned_attribute", "reduce_scatter", "named_like_another",
+        "reduce_scatter_positional"])
 def test_a_re_exported_torch_collective_is_a_site(make_pkg, call):
     report = _decisions(make_pkg, call)
     sites = [s.call for s in report.sites]
@@ -69,7 +83,24 @@ def test_a_re_exported_torch_collective_is_a_site(make_pkg, call):
         f"the rank's clock decides whether it joins `{call}`: RANK-LOCAL expected, got "
         f"{[(d.condition, d.verdict.value) for d in report.decisions]}")
     assert report.sites[0].group == "self.tp_group", (
-        f"the group is the `group=` keyword: got {report.sites[0].group!r}")
+        f"the group is the `group=` keyword, or the argument where the original torch "
+        f"function's signature puts it (all_gather_into_tensor: third, reduce_scatter_single: "
+        f"fourth), not where a function named like the alias would: got "
+        f"{report.sites[0].group!r}")
+
+
+def test_a_re_exported_functional_collective_makes_its_result_agreed(make_pkg):
+    report = _decisions(make_pkg, "pass").decisions  # the clock's own decision gates nothing
+    step = SOURCE.replace("if time.monotonic() > 5:\n                CALL",
+                          "total = reduce_total(time.monotonic(), 'max', group=self.tp_group)\n"
+                          "            if total > 5:\n"
+                          "                dist.barrier(group=self.tp_group)")
+    root = make_pkg({"dutils.py": UTILS, "s.py": step}, ROOTS)
+    found = [d for d in audit("pkg.s:S", root=root).decisions if d.condition == "total > 5"]
+    assert report == [] and found and found[0].verdict is Verdict.UNIFORM, (
+        "`reduce_total = funcol.all_reduce` re-exported: `total = reduce_total(clock, 'max', "
+        "group=self.tp_group)` is the functional all-reduce's result, agreed over TP, so "
+        f"`if total > 5:` is UNIFORM; got {[(d.condition, d.verdict.value) for d in found]}")
 
 
 def test_a_project_function_named_like_nothing_torch_has_is_no_site(make_pkg):

@@ -30,7 +30,7 @@ SOURCE = """
             self.limit = limit
             self.items = items
 
-        def refresh(self):
+        def refresh(self, pending=None):
             pass
 
         def step(self):
@@ -89,7 +89,13 @@ def test_a_value_from_one_arm_never_reaches_the_other_arm_of_the_same_test(
      "the test reads a field, which the call between the two may change"),
     (CORRELATED.replace("    x = time.monotonic()\n", "    x = time.monotonic()\n    use = False\n"),
      "the first arm sets `use` to False: the second test takes its false arm"),
-], ids=["redefined_between", "carried_by_the_loop", "field_test", "changed_in_the_arm"])
+    ("pending = set(self.items)\nkey = self.other\nx = self.limit\nif key in pending:\n"
+     "    x = time.monotonic()\nself.refresh(pending)\nif key in pending:\n"
+     "    x = self.limit\nif x > 5:\n    dist.barrier(group=self.tp_group)",
+     "the test is a membership test: the call between may take `key` out of `pending` "
+     "with no name defined again"),
+], ids=["redefined_between", "carried_by_the_loop", "field_test", "changed_in_the_arm",
+        "membership_test"])
 def test_a_value_that_can_reach_the_other_arm_still_decides(make_pkg, step, why):
     d = _gate(make_pkg, step)
     assert d.verdict is Verdict.RANK_LOCAL, (

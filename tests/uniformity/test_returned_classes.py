@@ -9,6 +9,8 @@ field."""
 
 from __future__ import annotations
 
+import pytest
+
 from deskcheck.uniformity import Verdict, audit
 
 ROOTS = '[tool.deskcheck.uniformity]\nroots = ["step"]\nconfig = ["self.pick"]\n'
@@ -26,6 +28,10 @@ SOURCE = """
 
     class Other(Adder):
         pass
+
+
+    def make_adder(tp_group, limit):
+        return load_plugin("Adder")(tp_group, limit)
 
 
     class S:
@@ -48,20 +54,47 @@ def _audit(make_pkg, body: str, build: str = "self.adder_class()"):
     return audit("pkg.s:S", root=make_pkg({"s.py": text}, ROOTS))
 
 
-def test_a_class_a_method_returns_is_built_and_its_methods_entered(make_pkg):
-    report = _audit(make_pkg, "return Adder")
-    found = [d for d in report.decisions if d.function == "Adder.add"]
+ADDERS = """
+    class Adder2:
+        def __init__(self, tp_group, limit):
+            self.tp_group = tp_group
+
+        def add(self):
+            if time.monotonic() > 5:
+                dist.barrier(group=self.tp_group)
+"""
+
+
+@pytest.mark.parametrize("body", ["return Adder", "return adders.Adder2"],
+                         ids=["name", "module_attribute"])
+def test_a_class_a_method_returns_is_built_and_its_methods_entered(make_pkg, body):
+    text = ("\n    from pkg import adders\n" + SOURCE).replace("BODY", body).replace(
+        "BUILD", "self.adder_class()")
+    report = audit("pkg.s:S", root=make_pkg({"s.py": text, "adders.py": ADDERS}, ROOTS))
+    found = [d for d in report.decisions if d.function.endswith(".add")]
     assert found and found[0].verdict is Verdict.RANK_LOCAL, (
-        "`adder = self.adder_class()(...)` builds an Adder (adder_class returns the class "
-        "Adder): `adder.add()` must be entered and its clock before the TP barrier reported "
+        f"`adder = self.adder_class()(...)` builds the class adder_class returns (`{body}`): "
+        "`adder.add()` must be entered and its clock before the TP barrier reported "
         f"RANK-LOCAL; got {[(d.function, d.verdict.value) for d in report.decisions]}, "
         f"calls not entered {[u.call for u in report.not_entered]}")
 
 
-def test_a_method_returning_one_of_two_classes_names_no_one_class(make_pkg):
-    report = _audit(make_pkg, "if self.pick:\n                return Adder\n"
-                              "            return Other")
+@pytest.mark.parametrize("body, step, why", [
+    ("if self.pick:\n                return Adder\n            return Other",
+     "adder = self.adder_class()(self.tp_group, 5)",
+     "adder_class returns Adder or Other (no one class: the walk names a class only when "
+     "every return names the same one)"),
+    ("if self.pick:\n                return load_plugin('Adder')\n            return Adder",
+     "adder = self.adder_class()(self.tp_group, 5)",
+     "adder_class returns Adder or what a plugin loader returns (not known)"),
+    ("return Adder", "adder = Adder(self.tp_group, 5)\n            if self.pick:\n"
+     "                adder = make_adder(self.tp_group, 5)",
+     "`adder` is an Adder or what make_adder returns (a plugin's class, not known)"),
+], ids=["two_classes", "a_return_of_no_class", "local_bound_again"])
+def test_a_local_of_no_one_known_class_enters_no_method(make_pkg, body, step, why):
+    text = SOURCE.replace("BODY", body).replace(
+        "adder = BUILD(self.tp_group, 5)", step)
+    report = audit("pkg.s:S", root=make_pkg({"s.py": text}, ROOTS))
     assert not [d for d in report.decisions if d.function == "Adder.add"], (
-        "adder_class returns Adder or Other: no one class is built (Other inherits add, "
-        "but the walk names a class only when every return names the same one); got "
+        f"{why}: `adder.add()` must not be entered as Adder.add; got "
         f"{[(d.function, d.verdict.value) for d in report.decisions]}")
