@@ -27,6 +27,7 @@ from deskcheck.uniformity.collectives import (
 from deskcheck.uniformity.config import UniformityConfig
 from deskcheck.uniformity.leaves import default_of
 from deskcheck.uniformity.model import CollectiveSite
+from deskcheck.uniformity.rules import hop_text
 
 NOTHING: Any = object()
 _MAX_CONTEXTS = 6
@@ -263,7 +264,7 @@ class Reach:
                 found = self.resolver.parameter_method(fn, call)  # names the class
                 callees = [found] if found is not None else []
             if not callees and not note:
-                note = _parameter_receiver(ctx, call)
+                note = _parameter_receiver(ctx, call) or _local_receiver(ctx, call)
             if note:
                 ctx.unresolved.append((call, note))
             elif (not callees and _module_level(call, ctx.flow)
@@ -290,8 +291,9 @@ class Reach:
         return {f for f in files if f}
 
     def _keep_parameter_notes(self) -> None:
-        """Of the methods called on parameters of unknown class, keep listed only those a
-        class in the code read defines (``t.numel()``, ``path.mkdir()``: no code of ours)."""
+        """Of the methods called on parameters and locals of unknown class, keep listed only
+        those a class in the code read defines (``t.numel()``, ``path.mkdir()``: no code of
+        ours)."""
         known: set[str] = set()
         index = self.resolver.index
         for name in index.loaded_modules():
@@ -302,7 +304,7 @@ class Reach:
                         n, ast.FunctionDef | ast.AsyncFunctionDef))
         for ctx in self.ctxs.values():
             ctx.unresolved = [(call, note) for call, note in ctx.unresolved
-                              if not note.startswith(_PARAMETER_NOTE)
+                              if not note.startswith((_PARAMETER_NOTE, _LOCAL_NOTE))
                               or call.func.attr in known]
 
     def _statement_calls(self, node: ast.AST) -> frozenset[int]:
@@ -604,6 +606,27 @@ def _parameter_receiver(ctx: Ctx, call: ast.Call) -> str:
         return f"{_PARAMETER_NOTE} {name} annotated {ast.unparse(annotation)}, " \
                "no class under the roots"
     return f"{_PARAMETER_NOTE} {name} with no annotation (its class is not known)"
+
+
+_LOCAL_NOTE = "receiver is the local"
+
+
+def _local_receiver(ctx: Ctx, call: ast.Call) -> str:
+    """Why a method called on a local (``w = make_waiter(); w.wait()``) was not entered:
+    every definition reaching it is the result of a call whose class is not known (a
+    factory or a plugin loader the audit cannot read); "" for any other call, and for a
+    method of a builtin value."""
+    func = call.func
+    if not (isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name)) \
+            or func.attr in _BUILTIN_METHODS:
+        return ""
+    reaching = ctx.flow.reaching.get(id(func.value), ())
+    made = [d.value for d, _guards in reaching
+            if d.kind == "assign" and not d.unpacked and isinstance(d.value, ast.Call)]
+    if not made or len(made) != len(reaching):
+        return ""
+    return f"{_LOCAL_NOTE} {func.value.id}, bound to " + ", ".join(
+        sorted({f"{hop_text(v.func)}(...)" for v in made})) + " (its class is not known)"
 
 
 RAISE_DEPTH = 3  # how many calls deep a raise is followed

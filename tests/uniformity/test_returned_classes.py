@@ -98,3 +98,47 @@ def test_a_local_of_no_one_known_class_enters_no_method(make_pkg, body, step, wh
     assert not [d for d in report.decisions if d.function == "Adder.add"], (
         f"{why}: `adder.add()` must not be entered as Adder.add; got "
         f"{[(d.function, d.verdict.value) for d in report.decisions]}")
+
+
+LOADED = """
+    class Waiter:
+        def __init__(self, tp_group):
+            self.tp_group = tp_group
+
+        def wait(self):
+            dist.barrier(group=self.tp_group)
+
+
+    class S:
+        def __init__(self, tp_group):
+            self.tp_group = tp_group
+            self.items = []
+
+        def step(self):
+            STEP
+"""
+
+
+@pytest.mark.parametrize("step, listed, why", [
+    ("w = load_plugin('waiter')(self.tp_group)\nw.wait()", True,
+     "`w` holds what a plugin loader builds (its class is not known)"),
+    ("w = make_waiter(self.tp_group)\nw.wait()", True,
+     "`w` holds what an unresolved factory returns"),
+    ("w = []\nw.append(1)", False, "`w.append` is a list's own method"),
+    ("w = make_tensor()\nw.numel()", False,
+     "`numel` is a method no class in the code read defines"),
+    ("w = self.items\nw.wait()", False, "`w` is a field's value, not a call's result"),
+], ids=["plugin_loader", "factory", "builtin_method", "foreign_method", "not_a_call"])
+def test_a_method_called_on_a_local_of_unknown_class_is_listed_as_not_entered(
+        make_pkg, step, listed, why):
+    text = LOADED.replace("STEP", "\n            ".join(step.splitlines()))
+    report = audit("pkg.s:S", root=make_pkg({"s.py": text}, ROOTS))
+    calls = {n.call: n.why for n in report.not_entered}
+    call = step.splitlines()[-1].split("(")[0]
+    if listed:
+        assert call in calls and "receiver is the local w" in calls[call], (
+            f"{why}: a collective inside `{call}()` would not be seen, so the call must be "
+            f"listed as not entered, naming the local; got {calls}")
+    else:
+        assert call not in calls, (
+            f"{why}: it hides no collective of ours and must not be listed; got {calls}")
