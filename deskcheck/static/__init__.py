@@ -32,6 +32,7 @@ __getattr__, __dir__, __all__ = lazy_exports(__name__, {
     **dict.fromkeys(("FieldWrite", "clear_fields_cache", "field_writes", "method_functions"),
                     "_fields"),
     **dict.fromkeys(("ClassSource", "Member", "class_members"), "_members"),
+    **dict.fromkeys(("subnodes",), "_nodes"),
     **dict.fromkeys(("ClassModel", "build_runtime", "build_static", "default_roots",
                      "import_class", "installed_root", "split_spec"), "_model"),
     **dict.fromkeys(("ALL", "ParsedFile", "Sources", "clear_cache", "note_read",

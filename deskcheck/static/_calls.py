@@ -18,6 +18,7 @@ from deskcheck.static._collect import first_param
 from deskcheck.static._fields import FieldWrite, field_writes
 from deskcheck.static._members import ClassSource, FunctionNode
 from deskcheck.static._model import ClassModel
+from deskcheck.static._nodes import subnodes
 from deskcheck.static._static import External, StaticIndex, class_key
 
 
@@ -149,7 +150,7 @@ class CallResolver:
         if getter.klass is not None or not isinstance(getter.node, ast.FunctionDef):
             return None
         found: ClassSource | None = None
-        for sub in ast.walk(getter.node):
+        for sub in subnodes(getter.node):
             if isinstance(sub, ast.Return):
                 if isinstance(sub.value, ast.Call) and isinstance(
                         sub.value.func, ast.Name | ast.Attribute):
@@ -171,7 +172,7 @@ class CallResolver:
         if not isinstance(fn.node, ast.FunctionDef | ast.AsyncFunctionDef) or not fn.module:
             return None
         found: ClassSource | None = None
-        for sub in ast.walk(fn.node):
+        for sub in subnodes(fn.node):
             if isinstance(sub, ast.Return):
                 klass = self.class_of_expr(fn.module, sub.value) if isinstance(
                     sub.value, ast.Name | ast.Attribute) else None
@@ -204,7 +205,7 @@ class CallResolver:
         found = self._local_imports.get(id(fn.node))
         if found is None:
             found = {}
-            for sub in ast.walk(fn.node):
+            for sub in subnodes(fn.node):
                 if not isinstance(sub, ast.ImportFrom):
                     continue
                 module = sub.module or ""
@@ -349,7 +350,7 @@ class CallResolver:
             fn = self.method(model, name)
             if fn is None:
                 continue
-            for sub in ast.walk(fn.node):
+            for sub in subnodes(fn.node):
                 if not isinstance(sub, ast.Call):
                     continue
                 if member.kind == "classmethod" and isinstance(sub.func, ast.Name) \
@@ -418,7 +419,7 @@ class CallResolver:
         found = self._annassigns.get(id(function))
         if found is None:
             found = {}
-            for sub in ast.walk(function):
+            for sub in subnodes(function):
                 if isinstance(sub, ast.AnnAssign):
                     found.setdefault(sub.lineno, []).append(sub)
             self._annassigns[id(function)] = found
@@ -445,12 +446,12 @@ class CallResolver:
         out: list[ClassSource] = list(self.annotated_classes(fn.module, fn.node.returns))
         enum = fn.klass is not None and _is_enum(fn.klass)
         assigned: dict[str, list[ast.expr]] = {}
-        for sub in ast.walk(fn.node):
+        for sub in subnodes(fn.node):
             if isinstance(sub, ast.Assign):
                 for t in sub.targets:
                     if isinstance(t, ast.Name):
                         assigned.setdefault(t.id, []).append(sub.value)
-        for sub in ast.walk(fn.node):
+        for sub in subnodes(fn.node):
             if not isinstance(sub, ast.Return) or sub.value is None:
                 continue
             values = [sub.value]
@@ -928,7 +929,7 @@ def _bound_in(node: ast.AST, name: str) -> bool:
                                        *([args.vararg] if args.vararg else []),
                                        *([args.kwarg] if args.kwarg else []))):
             return True
-    for sub in ast.walk(node):
+    for sub in subnodes(node):
         if isinstance(sub, ast.Global) and name in sub.names:
             return False
         if isinstance(sub, ast.Name) and sub.id == name and isinstance(sub.ctx, ast.Store):

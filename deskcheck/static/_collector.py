@@ -21,6 +21,7 @@ from deskcheck.static._facts import (
     FunctionFacts,
 )
 from deskcheck.static._members import FunctionNode
+from deskcheck.static._nodes import subnodes
 
 _SWALLOWING = {"AttributeError", "Exception", "BaseException"}  # what catches AttributeError
 
@@ -54,7 +55,7 @@ class Collector(ContextReads):
         for stmt in self.node.body:
             self._top_level_writes(stmt)
         self.locals = _bound_names(self.node.args) | {
-            n.id for n in ast.walk(self.node) if isinstance(n, ast.Name)
+            n.id for n in subnodes(self.node) if isinstance(n, ast.Name)
             and isinstance(n.ctx, ast.Store)}
         self.visit_block(self.node.body, set(self.self_names))
         out = []
@@ -78,7 +79,7 @@ class Collector(ContextReads):
         targets = stmt.targets if isinstance(stmt, ast.Assign) else (
             [stmt.target] if isinstance(stmt, ast.AnnAssign) and stmt.value is not None else [])
         for target in targets:
-            for sub in ast.walk(target):
+            for sub in subnodes(target):
                 chain = self._chain(sub, self.self_names)
                 if chain is not None and isinstance(sub, ast.Attribute) and isinstance(sub.ctx, ast.Store):
                     self.top_writes.setdefault(".".join(chain), stmt.lineno)

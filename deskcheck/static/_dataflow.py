@@ -15,6 +15,8 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass, field
 
+from deskcheck.static._nodes import subnodes
+
 FunctionNode = ast.FunctionDef | ast.AsyncFunctionDef
 _FLOW: dict[int, tuple[ast.AST, FlowFacts]] = {}  # id -> (node kept: its id never reused, facts)
 _TEXT: dict[int, tuple[ast.AST, str]] = {}  # id -> (node, ast.unparse(node)): nodes are cached
@@ -797,7 +799,7 @@ class _Walker:
         for case in stmt.cases:
             guard = Guard("if", case.pattern.lineno, stmt.subject, node=case)
             cstate = _copy(state)
-            for node in ast.walk(case.pattern):
+            for node in subnodes(case.pattern):
                 name = getattr(node, "name", None) if isinstance(
                     node, ast.MatchAs | ast.MatchStar) else None
                 if name:
@@ -862,7 +864,7 @@ def _pure_test(test: ast.expr, state: State) -> tuple[str, bool, tuple] | None:
     while isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
         test, flipped = test.operand, not flipped
     names: set[str] = set()
-    for node in ast.walk(test):
+    for node in subnodes(test):
         if isinstance(node, ast.Name):
             names.add(node.id)
         elif not isinstance(node, _PURE_TEST):

@@ -17,6 +17,7 @@ from deskcheck.static._collect import first_param
 from deskcheck.static._dataflow import target_positions
 from deskcheck.static._members import ClassSource, FunctionNode
 from deskcheck.static._model import ClassModel
+from deskcheck.static._nodes import subnodes
 from deskcheck.static._sources import note_read, record_reads
 
 _MUTATORS = frozenset({"append", "extend", "insert", "pop", "popleft", "appendleft", "remove",
@@ -154,7 +155,7 @@ def _writes_in(node: FunctionNode, self_name: str, klass: ClassSource) -> list[F
                 out.append(FieldWrite(owner, "item", klass.file, stmt.lineno, value, node, klass,
                                       node=stmt))
 
-    for sub in ast.walk(node):
+    for sub in subnodes(node):
         if isinstance(sub, ast.Assign):
             for t in sub.targets:
                 target(t, sub.value, sub, "assign")

@@ -14,6 +14,7 @@ from pathlib import Path
 from deskcheck.errors import SourceResolutionError, UnknownTargetError
 from deskcheck.static._collect import first_param, function_facts
 from deskcheck.static._members import ClassSource, Member, class_members
+from deskcheck.static._nodes import subnodes
 from deskcheck.static._sources import Sources
 from deskcheck.static._static import External, StaticIndex, class_key
 
@@ -166,7 +167,7 @@ def _find_class_node(tree: ast.Module, klass: type) -> ast.ClassDef | None:
             body = node.body
         if node is not None:
             return node
-    candidates = [n for n in ast.walk(tree) if isinstance(n, ast.ClassDef) and n.name == klass.__name__]
+    candidates = [n for n in subnodes(tree) if isinstance(n, ast.ClassDef) and n.name == klass.__name__]
     if len(candidates) > 1:
         try:
             line = inspect.getsourcelines(klass)[1]

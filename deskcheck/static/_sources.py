@@ -16,6 +16,7 @@ from pathlib import Path
 
 from deskcheck.errors import SourceResolutionError
 from deskcheck.static._hollow import Body, hollow, parse_body
+from deskcheck.static._nodes import subnodes
 
 FunctionNode = ast.FunctionDef | ast.AsyncFunctionDef
 
@@ -97,7 +98,7 @@ class ParsedFile:
                 found = parse_body(lines, body, self.path)
             except (SyntaxError, UnicodeDecodeError, ValueError):
                 full = _parse_full(self.path, self.digest, self.data).tree
-                found = next(n for n in ast.walk(full) if isinstance(n, FunctionNode)
+                found = next(n for n in subnodes(full) if isinstance(n, FunctionNode)
                              and n.lineno == node.lineno and n.col_offset == node.col_offset)
             _BODIES[key] = found
         return found

@@ -14,6 +14,7 @@ import ast
 from pathlib import Path
 
 from deskcheck.static._members import ClassSource, FunctionNode
+from deskcheck.static._nodes import subnodes
 from deskcheck.static._sources import ParsedFile, Sources
 from deskcheck.static._static import StaticIndex
 
@@ -105,7 +106,7 @@ def _function_in(index: StaticIndex, module: str, name: str,
 
 def _wrappers_in(fdef: FunctionNode) -> list[FunctionNode]:
     found: list[FunctionNode] = []
-    for sub in ast.walk(fdef):
+    for sub in subnodes(fdef):
         if sub is fdef or not isinstance(sub, ast.FunctionDef | ast.AsyncFunctionDef):
             continue
         marked = any(_dotted(d.func if isinstance(d, ast.Call) else d)[-1:] == ["wraps"]

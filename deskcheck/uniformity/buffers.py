@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import ast
 
+from deskcheck.static import subnodes
+
 _Blocks = tuple[tuple[int, str], ...]  # (id of the owning statement, its block field)
 
 
@@ -74,7 +76,7 @@ def written_between(fn: ast.AST, chain: str, after: ast.AST, before: ast.AST | N
     write the buffer ``chain``."""
     start = (after.lineno, after.col_offset)
     end = (before.lineno, before.col_offset) if before is not None else (1 << 30, 0)
-    for node in ast.walk(fn):
+    for node in subnodes(fn):
         where = (getattr(node, "lineno", 0), getattr(node, "col_offset", 0))
         if not start < where < end or node is collective:
             continue

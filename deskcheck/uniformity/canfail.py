@@ -7,7 +7,7 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-from deskcheck.static import Sources
+from deskcheck.static import Sources, subnodes
 from deskcheck.uniformity.model import AuditReport, Decision, Verdict
 
 PLANT = "__import__('time').monotonic()"
@@ -17,7 +17,7 @@ def plant(decision: Decision, text: str) -> str | None:
     """The file's text with the condition wrapped as ``(PLANT and (COND))``, or None. The
     condition of a ``boolop`` decision is the operand of ``and``/``or`` that gates the rest."""
     tree = ast.parse(text)
-    for node in ast.walk(tree):
+    for node in subnodes(tree):
         test = _test_of(node, decision)
         if test is None or test.end_lineno is None:
             continue

@@ -105,9 +105,10 @@ class _Solution:
                 self.read_by.setdefault(target, []).append((reader, hops))
         # (group, goals) -> (member -> the next member toward a goal and the hops there,
         # the goals, the walk's frontier and the members it has seen): walked as far as asked
-        self._toward: dict[tuple, tuple[dict, set[tuple], deque, set[tuple]]] = {}
-        self._paths: dict[tuple, dict[tuple, tuple[list, tuple]]] = {}  # key -> member -> path
+        self._toward: dict[tuple, tuple[dict, set[int], deque, bytearray]] = {}
+        self._paths: dict[tuple, dict[int, tuple[list, int]]] = {}  # key -> member -> path
         self._goal_ids: dict[int, int] = {}  # id() of an owners list -> its number
+        self._numbering: dict[int, tuple[dict[tuple, int], list]] = {}  # see _numbered
         self._interned: dict[tuple, int] = {}  # the members of an owners list -> its number
         comp: dict[tuple, int] = {}
         index: dict[tuple, int] = {}
@@ -314,23 +315,27 @@ class _Solution:
         paths is the witness, would change from run to run."""
         group = self.comp[start]
         key = (group, goals_id if goals_id is not None else tuple(goals))
+        number, adjacency = self._numbered(group)
         found = self._toward.get(key)
         if found is None:
-            found = self._toward[key] = ({}, set(goals), deque(goals), set(goals))
+            firsts = [number[g] for g in goals]
+            seen = bytearray(len(number))
+            for g in firsts:
+                seen[g] = 1
+            found = self._toward[key] = ({}, set(firsts), deque(firsts), seen)
         toward, goal, frontier, seen = found
-        if start in goal:
+        at = number[start]
+        if at in goal:
             return [], start
-        while start not in toward:  # the walk goes on from where the last one stopped
+        while at not in toward:  # the walk goes on from where the last one stopped
             node = frontier.popleft()
-            for reader, hops in self.read_by.get(node, ()):
-                if reader in seen or self.comp[reader] != group:
-                    continue
-                seen.add(reader)
-                toward[reader] = (node, hops)
-                frontier.append(reader)
+            for reader, hops in adjacency[node]:
+                if not seen[reader]:
+                    seen[reader] = 1
+                    toward[reader] = (node, hops)
+                    frontier.append(reader)
         paths = self._paths.setdefault(key, {})
-        chain: list[tuple] = []  # members walked whose path is not known yet
-        at = start
+        chain: list[int] = []  # members walked whose path is not known yet
         while at not in goal and at not in paths:
             chain.append(at)
             at = toward[at][0]  # every member of a group reads every other
@@ -338,7 +343,20 @@ class _Solution:
         for node in reversed(chain):  # each path: its first hops, then its successor's
             tail = (list(toward[node][1]) + tail)[:24]
             paths[node] = (tail, end)
-        return list(tail), end
+        return list(tail), self.members_of[group][end]
+
+    def _numbered(self, group: int) -> tuple[dict[tuple, int], list[list[tuple[int, tuple]]]]:
+        """The group's members numbered in member order, and per member the members of the
+        group that read it with the hops (``read_by`` in its order): the witness walks run
+        on small integers, not on member keys hashed at every edge."""
+        found = self._numbering.get(group)
+        if found is None:
+            members = self.members_of[group]
+            number = {m: i for i, m in enumerate(members)}
+            adjacency = [[(number[r], hops) for r, hops in self.read_by.get(m, ())
+                          if r in number] for m in members]
+            found = self._numbering[group] = (number, adjacency)
+        return found
 
 
 class CycleSolver:

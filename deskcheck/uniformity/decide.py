@@ -8,7 +8,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
-from deskcheck.static import Guard, holding_guards
+from deskcheck.static import Guard, holding_guards, subnodes
 from deskcheck.uniformity.cycles import expand_witness
 from deskcheck.uniformity.leaves import param_group
 from deskcheck.uniformity.model import (
@@ -368,7 +368,7 @@ def _only_rank_ids(inputs: list[Input]) -> bool:
 def _arm_signature(body: list[ast.AST], ctx: Ctx, reach: Reach, with_p2p: bool = True) -> tuple:
     calls: list[ast.AST] = []
     for stmt in body:
-        calls += [n for n in ast.walk(stmt) if isinstance(n, ast.Call)]
+        calls += [n for n in subnodes(stmt) if isinstance(n, ast.Call)]
     ids = {id(c): c for c in calls}
     found: list[tuple[int, int, tuple]] = []
     for call, site in ctx.sites:

@@ -8,7 +8,7 @@ import ast
 import re
 from fnmatch import fnmatchcase
 
-from deskcheck.static import ALL, field_writes, method_functions, note_read, read_as
+from deskcheck.static import ALL, field_writes, method_functions, note_read, read_as, subnodes
 from deskcheck.uniformity.config import UniformityConfig
 from deskcheck.uniformity.model import AuditReport, DeclarationFinding
 from deskcheck.uniformity.reach import Reach
@@ -89,7 +89,7 @@ def _called_in_files(pattern: str, reach: Reach, model) -> bool:
         except SyntaxError:
             continue
         if any(isinstance(n, ast.Call) and matches(hop_text(n.func), [pattern])
-               for n in ast.walk(tree)):
+               for n in subnodes(tree)):
             return True
     return False
 
@@ -179,7 +179,7 @@ def _code_calls_and_tests(model, reach: Reach) -> tuple[set[str], set[str]]:
         if id(node) in seen:
             continue
         seen.add(id(node))
-        for sub in ast.walk(node):
+        for sub in subnodes(node):
             if isinstance(sub, ast.Call):
                 calls.add(hop_text(sub.func))
             elif isinstance(sub, ast.If | ast.While | ast.IfExp):
@@ -223,5 +223,5 @@ def arm_exists(config: UniformityConfig, arm: str) -> bool:
     except (SyntaxError, UnicodeDecodeError):
         return False
     return any(isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef) and n.name == test
-               for n in ast.walk(tree)) or bool(re.search(rf"def {re.escape(test)}\b",
+               for n in subnodes(tree)) or bool(re.search(rf"def {re.escape(test)}\b",
                                                           file.read_text(encoding="utf-8")))

@@ -12,7 +12,7 @@ import ast
 import re
 from dataclasses import dataclass
 
-from deskcheck.static import ALL, note_read
+from deskcheck.static import ALL, note_read, subnodes
 
 _FILLING = frozenset({"append", "extend", "insert", "add", "update", "setdefault",
                       "appendleft", "extendleft", "push", "put", "put_nowait"})
@@ -39,7 +39,7 @@ def module_names(tree: ast.Module) -> set[str]:
         targets = stmt.targets if isinstance(stmt, ast.Assign) else \
             [stmt.target] if isinstance(stmt, ast.AnnAssign | ast.AugAssign) else []
         for target in targets:
-            for node in ast.walk(target):
+            for node in subnodes(target):
                 if isinstance(node, ast.Name):
                     out.add(node.id)
     return out
@@ -114,7 +114,7 @@ def _own_statements(fn: ast.AST) -> list[ast.stmt]:
 def _writes_in(fn, qualname: str, wanted: set[str]) -> list[StateWrite]:
     stmts = _own_statements(fn)
     declared = {n for s in stmts if isinstance(s, ast.Global) for n in s.names}
-    local = {a.arg for a in ast.walk(fn.args) if isinstance(a, ast.arg)}
+    local = {a.arg for a in subnodes(fn.args) if isinstance(a, ast.arg)}
     for s in stmts:
         for target in _targets(s):
             if isinstance(target, ast.Name) and target.id not in declared:

@@ -15,7 +15,7 @@ from __future__ import annotations
 import ast
 from typing import Any
 
-from deskcheck.static import Guard
+from deskcheck.static import Guard, subnodes
 from deskcheck.uniformity.leaves import Leaf
 from deskcheck.uniformity.rules import hop_text, matches
 
@@ -195,6 +195,6 @@ def _send_at_top(name: str, ctx: Any, node: ast.If, sent_side: bool,
         if len(guards) > len(above) + 1:
             continue  # under a further condition of its arm: not on every path through it
         args = [*call.args, *(k.value for k in call.keywords)]
-        if any(isinstance(n, ast.Name) and n.id == name for a in args for n in ast.walk(a)):
+        if any(isinstance(n, ast.Name) and n.id == name for a in args for n in subnodes(a)):
             return call
     return None

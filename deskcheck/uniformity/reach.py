@@ -17,6 +17,7 @@ from deskcheck.static import (
     holding_guards,
     note_read,
     parameter_annotation,
+    subnodes,
 )
 from deskcheck.uniformity.collectives import (
     classify_call,
@@ -313,7 +314,7 @@ class Reach:
         found = self._statements.get(id(node))
         if found is None:
             found = self._statements[id(node)] = frozenset(
-                id(s.value) for s in ast.walk(node)
+                id(s.value) for s in subnodes(node)
                 if isinstance(s, ast.Expr) and isinstance(s.value, ast.Call))
         return found
 
@@ -362,7 +363,7 @@ class Reach:
         if tested is None:
             rebound = {d.name for d in flow_facts(node).defs if d.kind != "param"}
             tested = self._tested[id(node)] = {
-                n.id for g in _guards(fn) for n in ast.walk(g.test)
+                n.id for g in _guards(fn) for n in subnodes(g.test)
                 if isinstance(n, ast.Name)} - rebound
         return tested
 

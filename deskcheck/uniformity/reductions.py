@@ -15,6 +15,7 @@ import ast
 from dataclasses import dataclass
 from typing import Any
 
+from deskcheck.static import subnodes
 from deskcheck.uniformity.buffers import (
     dominates,
     enclosing_blocks,
@@ -302,7 +303,7 @@ def _covering(found: list[tuple[ast.Call, str, str]], read: ast.Name, reaching: 
             return entry
     by_call = {id(c): (c, d, h) for c, d, h in found}
     first = min(c.lineno for c, _d, _h in found)
-    branches = (n for n in ast.walk(ctx.fn.node) if isinstance(n, ast.If))
+    branches = (n for n in subnodes(ctx.fn.node) if isinstance(n, ast.If))
     for stmt in branches:  # an if holding a reduction, ending before the read
         if stmt.lineno > read.lineno or (stmt.end_lineno or 0) < first \
                 or not _ends_before(stmt, read) or not _after_every(stmt, reaching, ctx):

@@ -9,7 +9,7 @@ from __future__ import annotations
 import ast
 from typing import Any
 
-from deskcheck.static import Fn, flow_facts, is_abstract
+from deskcheck.static import Fn, flow_facts, is_abstract, subnodes
 from deskcheck.uniformity.buffers import (
     self_chain,
 )
@@ -1055,7 +1055,7 @@ def local_attribute_stores(node: ast.AST | None
     out: dict[str, list[tuple[list[str], ast.expr, int, ast.Name, bool]]] = {}
     if node is None:
         return out
-    for stmt in ast.walk(node):
+    for stmt in subnodes(node):
         if isinstance(stmt, ast.Assign):
             targets, value = list(stmt.targets), stmt.value
         elif isinstance(stmt, ast.AugAssign | ast.AnnAssign) and stmt.value is not None:
