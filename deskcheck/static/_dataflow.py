@@ -298,6 +298,8 @@ class _Walker:
         self.loop_breaks: list[list[State]] = []
         self.loop_continues: list[list[State]] = []
         self.exit_guards: list[list[Guard]] = [[]]  # per block: guards added by early exits
+        self._exits_changed = 0  # bumped whenever exit_guards changes (see _passed)
+        self._passed: tuple[int, tuple[Guard, ...]] = (0, ())
         self.call_lists: list[list[ast.Call]] = [[]]  # per block: calls of its statements
         self.call_log: list[ast.Call] = []  # every call in the order the walk meets them
         self.open_tries: list[int] = []  # the tries (with handlers), suppresses being walked
@@ -398,7 +400,7 @@ class _Walker:
         if isinstance(expr, ast.Name):
             if isinstance(expr.ctx, ast.Load):
                 self.facts.reaching[id(expr)] = tuple(state.get(expr.id, {}).items())
-                passed = tuple(g for block in self.exit_guards for g in block if g.kind == "exit")
+                passed = self._passed_exits()
                 if passed and not self.loop_depth:  # in a loop, a later exit is an earlier pass's
                     self.facts.exits[id(expr)] = passed
                     held = set(holding_guards(self._current()))
@@ -462,8 +464,18 @@ class _Walker:
             self._expr(expr.elt, inner, guards)
 
     # -- statements --------------------------------------------------------------------
+    def _passed_exits(self) -> tuple[Guard, ...]:
+        """The ``exit`` guards of every open block (asked at every name read: kept until
+        ``exit_guards`` changes)."""
+        version, passed = self._passed
+        if version != self._exits_changed:
+            passed = tuple(g for block in self.exit_guards for g in block if g.kind == "exit")
+            self._passed = (self._exits_changed, passed)
+        return passed
+
     def _block(self, body: list[ast.stmt], state: State) -> State:
         self.exit_guards.append([])
+        self._exits_changed += 1
         self.block_depth.append(len(self.guards))
         calls: list[ast.Call] = []
         self.call_lists.append(calls)
@@ -480,6 +492,7 @@ class _Walker:
                         calls.append(call)
         finally:
             self.exit_guards.pop()
+            self._exits_changed += 1
             self.block_depth.pop()
             self.call_lists.pop()
         return state
@@ -506,6 +519,7 @@ class _Walker:
                                    for g in outer)]
             block = self.exit_guards[index]
             block.extend(g for g in added if g not in block)
+            self._exits_changed += 1
             for g in added:
                 left = self.facts.exit_by.setdefault(g, [])
                 if not any(s is stmt for s in left):

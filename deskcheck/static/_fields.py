@@ -18,7 +18,7 @@ from deskcheck.static._dataflow import target_positions
 from deskcheck.static._members import ClassSource, FunctionNode
 from deskcheck.static._model import ClassModel
 from deskcheck.static._nodes import subnodes
-from deskcheck.static._sources import note_read, record_reads
+from deskcheck.static._sources import note_read, note_reads, record_reads
 
 _MUTATORS = frozenset({"append", "extend", "insert", "pop", "popleft", "appendleft", "remove",
                        "clear", "add", "discard", "update", "setdefault", "sort", "reverse",
@@ -98,8 +98,7 @@ def _class_writes(klass: ClassSource) -> list[FieldWrite]:
         with record_reads() as reads:
             cached = _CLASS_WRITES[key] = (_scan_class(klass), reads)
     else:
-        for path, line, how in cached[1]:
-            note_read(path, line, how)
+        note_reads(cached[1])
     return cached[0]
 
 

@@ -40,6 +40,16 @@ def note_read(path: str, line: int, how: str = "body") -> None:
         reads.add((path, line, how))
 
 
+def note_reads(reads: set[tuple[str, int, str]]) -> None:
+    """:func:`note_read` for each of ``reads`` (what a memoised analysis read when it ran)."""
+    if _AS:  # bodies read now are read as _AS[-1]: each read is told as note_read tells it
+        for path, line, how in reads:
+            note_read(path, line, how)
+        return
+    for recorder in _RECORDERS:
+        recorder |= reads
+
+
 @contextmanager
 def read_as(how: str) -> Iterator[None]:
     """Bodies parsed inside are read only as ``how`` (``calls``: the texts of their calls'

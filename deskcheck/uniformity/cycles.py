@@ -181,10 +181,11 @@ class _Solution:
             source = delta.pop(source_comp, None)
             if not source:
                 continue
+            pushed = list(source.items())  # `source` left delta: nothing below changes it
             for into_comp, reader, target, single, hops in edges.get(source_comp, ()):
                 into = states[into_comp]
                 grew = False
-                for dims, bits in list(source.items()):
+                for dims, bits in pushed:
                     to = dims | single if single else dims
                     old = into.get(to, 0)
                     new = bits & ~old

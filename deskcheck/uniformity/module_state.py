@@ -55,7 +55,21 @@ def may_write_any(data: bytes, names: frozenset[str] | set[str]) -> bool:
 
 
 def _written_in(text: str, names) -> set[str]:
-    return {n for n in names if re.search(_written_text(re.escape(n)), text)}
+    """The names of ``names`` that ``text`` can write: declared ``global``, an item or
+    attribute of it assigned, or a filling method called on it (``logger.info(...)`` is none
+    of these). One pass over the text for all of them: a search per name rescanned a
+    scheduler module dozens of times."""
+    names = set(names)
+    if not names:
+        return set()
+    found: set[str] = set()
+    for declared in _GLOBAL.finditer(text):  # `global a, b`: each word after it
+        found |= names & set(_WORD.findall(declared.group(1)))
+    either = "|".join(re.escape(n) for n in sorted(names, key=lambda n: (-len(n), n)))
+    # a lookahead: a match inside another's text (`_A[_B[k]] = v`) is found too
+    for write in re.finditer(rf"(?=\b({either}){_WRITE_TAIL})", text):
+        found.add(write.group(1))
+    return found
 
 
 def state_writes(parsed, names: set[str]) -> dict[str, list[StateWrite]]:
@@ -75,12 +89,11 @@ def state_writes(parsed, names: set[str]) -> dict[str, list[StateWrite]]:
     return out
 
 
-def _written_text(name: str) -> str:
-    """A regex for text that can write ``name``: declared ``global``, an item or attribute of
-    it assigned, or a filling method called on it (``logger.info(...)`` is none of these)."""
-    fills = "|".join(sorted(_FILLING))
-    return (rf"\bglobal\b[^\n]*\b{name}\b|\b{name}\s*\[[^\n]*\]\s*[-+*/|&]?=(?!=)"
-            rf"|\b{name}\.\w+\s*[-+*/|&]?=(?!=)|\b{name}\.(?:{fills})\(")
+# what can write a module-level name, found by text before any body is parsed
+_GLOBAL = re.compile(r"\bglobal\b([^\n]*)")
+_WORD = re.compile(r"\w+")
+_WRITE_TAIL = (r"(?:\s*\[[^\n]*\]\s*[-+*/|&]?=(?!=)|\.\w+\s*[-+*/|&]?=(?!=)|\.(?:"
+               + "|".join(sorted(_FILLING)) + r")\()")
 
 
 def _functions(tree: ast.Module) -> list[tuple[ast.FunctionDef | ast.AsyncFunctionDef, str]]:

@@ -115,7 +115,6 @@ class Tracer(FieldReads, Reductions, CycleSolver, CallSummaries, PathConditions,
         self._calls: list[tuple] = []
         self._counter = 0
         self._reached: set[int] | None = None
-        self._where: dict[tuple, str] = {}
         self._inplace: dict[tuple, list[tuple[str, ast.Call, str, str]]] = {}
         self._keep: list[ast.AST] = []
         self._class_body: Ctx | None = None  # synthetic nodes: alive while their id() is a memo key
@@ -167,7 +166,6 @@ class Tracer(FieldReads, Reductions, CycleSolver, CallSummaries, PathConditions,
                          witness=(self._hop(ctx, expr, ast.unparse(expr)),)),)
         index = self._counter = self._counter + 1
         self._index[key] = self._low[key] = index
-        self._where[key] = self._hop(ctx, expr, ast.unparse(expr)[:60])
         self._component.append(key)
         self._calls.append(key)
         try:
@@ -202,8 +200,8 @@ class Tracer(FieldReads, Reductions, CycleSolver, CallSummaries, PathConditions,
         if single:
             return [leaf._replace(witness=(hop, *leaf.witness[:23]), single=leaf.single | single)
                     for leaf in leaves]
-        return [Leaf(leaf.name, leaf.category, leaf.reason, leaf.dim, (hop, *leaf.witness[:23]),
-                     leaf.single, leaf.group) for leaf in leaves]
+        new = tuple.__new__  # Leaf(...) without the named tuple's Python-level __new__
+        return [new(Leaf, (*leaf[:4], (hop, *leaf[4][:23]), *leaf[5:])) for leaf in leaves]
 
     # -- expressions ---------------------------------------------------------------------
     def _expr(self, e: ast.expr, ctx: Ctx, mode: str, depth: int) -> list[Leaf]:
