@@ -155,6 +155,7 @@ class Sources:
         self.overlay = {str(Path(p).resolve()): text for p, text in (overlay or {}).items()}
         self.hollow = hollow
         self._by_path: dict[str, ParsedFile] = {}
+        self._scanned: dict[str, bytes | None] = {}  # path as asked -> its bytes (``scan``)
         # what an analysis depended on (a cached result is valid while these still hold):
         self.read: dict[str, str] = {}  # path -> digest of every file parsed
         self.probes: dict[tuple[str, tuple[str, ...]], str | None] = {}  # module lookups
@@ -172,10 +173,14 @@ class Sources:
     def scan(self, path: str | Path) -> bytes | None:
         """The bytes at ``path``, searched as text (not parsed): recorded as read, like a
         parse, so a cached result that depended on the search is checked against them."""
+        asked = str(path)
+        if asked in self._scanned:  # a subclass search scans every module once per class
+            return self._scanned[asked]
         data = self.text(path)
         if data is not None:
             key = str(Path(path).resolve())
             self.read.setdefault(key, hashlib.blake2b(data, digest_size=16).hexdigest())
+        self._scanned[asked] = data
         return data
 
     def parse(self, path: str | Path) -> ParsedFile:

@@ -207,3 +207,21 @@ def test_reads_a_memo_tells_again_are_told_as_note_read_tells_them():
     assert calls == {("m.py", 5, "calls"), ("m.py", 9, "scan")}, (
         f"inside read_as('calls') a body read told again is read as 'calls', as note_read "
         f"tells it (else an edit to such a body would needlessly miss the audit cache): {calls}")
+
+
+def test_a_module_scanned_for_subclasses_is_read_once_per_audit(tmp_path, monkeypatch):
+    from deskcheck.static import Sources
+
+    module = tmp_path / "mod.py"
+    module.write_text("class Child(Base):\n    pass\n")
+    sources = Sources()
+    reads: list[str] = []
+    text = Sources.text
+    monkeypatch.setattr(Sources, "text", lambda self, path: reads.append(str(path))
+                        or text(self, path))
+    first, second = sources.scan(module), sources.scan(module)
+    assert first == second == module.read_bytes(), "a scan must give the file's bytes"
+    assert len(reads) == 1, (
+        f"a subclass search scans every module once per class asked about: the second scan "
+        f"of {module.name} must answer from the first, not read the file again ({reads})")
+    assert str(module.resolve()) in sources.read, "a scanned file is recorded as read"
