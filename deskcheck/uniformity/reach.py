@@ -10,9 +10,11 @@ from typing import Any
 
 from deskcheck.static import (
     CallResolver,
+    ClassSource,
     FlowFacts,
     Fn,
     Guard,
+    class_key,
     flow_facts,
     holding_guards,
     note_read,
@@ -322,7 +324,8 @@ class Reach:
         """``g = Gather(...); g.wait()``: the method of the class a local holds, when every
         definition of it reaching the call builds an object of a class under the roots
         (lmdeploy's ``DistGatherScalar``; ``self.get_cls()(...)`` builds the class that
-        returns, SGLang's ``get_prefill_adder_class``); else none."""
+        returns, SGLang's ``get_prefill_adder_class``) or is what one factory returns
+        (SGLang's ``ScheduleBatch.init_new(...)``); else none."""
         func = call.func
         if not isinstance(func, ast.Attribute) or not isinstance(func.value, ast.Name) \
                 or not ctx.fn.module:
@@ -333,7 +336,8 @@ class Reach:
             value = d.value
             if d.kind != "assign" or d.unpacked or not isinstance(value, ast.Call):
                 return []
-            klass = self.resolver.constructed_class(ctx.fn, value)
+            klass = self.resolver.constructed_class(ctx.fn, value) \
+                or self._factory_class(ctx, value)
             method = self.resolver.method(self.resolver.model_for(klass), func.attr) \
                 if klass is not None else None
             if method is None:
@@ -341,6 +345,16 @@ class Reach:
             if method not in out:
                 out.append(method)
         return out
+
+    def _factory_class(self, ctx: Ctx, call: ast.Call) -> ClassSource | None:
+        """The one class what ``call`` returns is an object of, when it calls one factory
+        (``Batch.init_new(...)``, a classmethod ending ``return cls(...)``; a function
+        returning ``Worker(...)`` or a local bound to one); else None."""
+        callees, _note = self.resolver.resolve(ctx.fn, call)
+        if len(callees) != 1:
+            return None
+        classes = {class_key(k): k for k in self.resolver.returned_classes(callees[0])}
+        return next(iter(classes.values())) if len(classes) == 1 else None
 
     def _constants(self, ctx: Ctx, call: ast.Call, callee: Fn) -> dict[str, Any]:
         """Constant arguments (and constant defaults) for the callee's parameters that its

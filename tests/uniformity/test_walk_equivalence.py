@@ -225,3 +225,21 @@ def test_a_module_scanned_for_subclasses_is_read_once_per_audit(tmp_path, monkey
         f"a subclass search scans every module once per class asked about: the second scan "
         f"of {module.name} must answer from the first, not read the file again ({reads})")
     assert str(module.resolve()) in sources.read, "a scanned file is recorded as read"
+
+
+@pytest.mark.parametrize("single", [frozenset(), frozenset({"tp"})], ids=["plain", "single_rank"])
+def test_a_hop_goes_in_front_of_a_witness_kept_at_24_hops(single):
+    from deskcheck.uniformity.trace import Tracer
+
+    long = Leaf("clock", "rank_local", "clock", "", tuple(f"h{i}" for i in range(24)))
+    short = Leaf("poll", "rank_local", "poll", "tp", ("p0",), frozenset({"dp"}), "g")
+    found = Tracer._prefixed(None, "new", (long, short), single)
+    assert [len(leaf.witness) for leaf in found] == [24, 2], (
+        f"a witness is kept at 24 hops, the new hop first and the last old one dropped: got "
+        f"{[len(leaf.witness) for leaf in found]} hops ({'with' if single else 'without'} "
+        f"single-rank marks)")
+    assert found[0].witness[:2] == ("new", "h0") and found[0].witness[-1] == "h22", (
+        f"the new hop goes in front: {found[0].witness}")
+    assert found[1][:4] == short[:4] and found[1].group == "g" and found[1].witness == (
+        "new", "p0") and found[1].single == frozenset({"dp"}) | single, (
+        f"every other part of a leaf is kept (single-rank marks joined): {found[1]}")
