@@ -262,10 +262,13 @@ class Reach:
                 callees, note = [], "resolution too deep"
             if not callees and not note:
                 callees = self._local_object_method(ctx, call)
-            if not callees and not note and id(call) in self._statement_calls(fn.node):
+            if not callees and not note:
                 # an action on a parameter (`state.run_communication()`): its annotation
                 found = self.resolver.parameter_method(fn, call)  # names the class
-                callees = [found] if found is not None else []
+                if found is not None and id(call) in self._statement_calls(fn.node):
+                    callees = [found]
+                elif found is not None:  # `if batch.is_empty():`, its value read
+                    note = _read_through_annotation(call)
             if not callees and not note:
                 note = _parameter_receiver(ctx, call) or _local_receiver(ctx, call)
             if note:
@@ -619,8 +622,19 @@ def _parameter_receiver(ctx: Ctx, call: ast.Call) -> str:
     annotation = parameter_annotation(ctx.fn.node, name)
     if annotation is not None:
         return f"{_PARAMETER_NOTE} {name} annotated {ast.unparse(annotation)}, " \
-               "no class under the roots"
+               "no class under the roots"  # (one under them: _read_through_annotation)
     return f"{_PARAMETER_NOTE} {name} with no annotation (its class is not known)"
+
+
+def _read_through_annotation(call: ast.Call) -> str:
+    """Why a method whose value is read, called on a parameter annotated with a class under
+    the roots (``if batch.is_empty():``), was not entered: only actions are entered through
+    an annotation (entering every such read made SGLang's walk 40 % slower)."""
+    func = call.func
+    assert isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name)
+    return f"{_PARAMETER_NOTE} {func.value.id}: its class is known from the annotation, " \
+           "but a method whose value is read is entered only through a constructor or a " \
+           "factory, not an annotation"
 
 
 _LOCAL_NOTE = "receiver is the local"

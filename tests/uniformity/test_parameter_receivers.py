@@ -114,3 +114,25 @@ def test_a_nested_action_on_an_annotated_parameter_is_entered(make_pkg, nest):
         f"`{nest.strip()} pipeline_state.run_communication()`: an action nested in a block "
         f"is an action too: it must be entered (a site); sites: "
         f"{[s.call for s in report.sites]}")
+
+
+def test_a_read_method_of_an_annotated_parameter_is_listed_with_its_known_class(make_pkg):
+    """``if pipeline_state.ready():`` (the call's value read) is not entered through the
+    annotation (only actions are); it is listed, and the reason says the class is known:
+    "no class under the roots" was wrong for SGLang's ``running_batch: ScheduleBatch``."""
+    source = SOURCE.replace("PARAM", "pipeline_state: BatchState").replace(
+        "    pipeline_state.run_communication()",
+        "    if pipeline_state.ready():\n            pipeline_state.run_communication()").replace(
+        "class BatchState:", "class BatchState:\n        def ready(self):\n"
+        "            return self.buf is not None\n")
+    report = audit("pkg.s:Block", root=make_pkg({"s.py": source}, ROOTS))
+    listed = [n for n in report.not_entered if n.call == "pipeline_state.ready"]
+    assert listed, (
+        f"`pipeline_state.ready()`, its value read, is not entered through the annotation: "
+        f"it must be listed as not entered; listed {[n.call for n in report.not_entered]}")
+    assert "known from the annotation" in listed[0].why \
+        and "no class under the roots" not in listed[0].why, (
+        f"BatchState is a class under the roots: the reason must say its class is known "
+        f"from the annotation (a read is not entered through one), got {listed[0].why!r}")
+    assert any(s.call == "dist.send" for s in report.sites), (
+        "the action beside it (`pipeline_state.run_communication()`) must still be entered")
