@@ -156,6 +156,7 @@ SHARDS: dict[str, tuple[list[str], list[str]]] = {
         # the import problems of guard modules, written for the 2026-12-05 run's gaps (s12)
         "tests/drift_guard/test_guard_import_problems.py",
         "tests/static/test_external_bases_say_where.py",
+        "tests/uniformity/test_walk_equivalence.py",  # Sources.scan, note_reads (s25)
         *_only("tests/drift_guard/test_cli.py", "test_pointers_cli",
                "test_surface_errors_exit_2_with_the_reason",
                "test_surface_finds_an_installed_package_without_a_root", "test_surface_json",

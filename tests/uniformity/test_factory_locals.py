@@ -48,6 +48,13 @@ SOURCE = """
         return batch
 
 
+    def make_either(tp_group, limit, flag):
+        made = Batch(tp_group, limit)
+        if flag:
+            made = Other(tp_group)
+        return made
+
+
     class S:
         def __init__(self, tp_group):
             self.tp_group = tp_group
@@ -82,7 +89,9 @@ def test_a_local_holding_a_factorys_result_enters_its_class_methods(make_pkg, bu
 @pytest.mark.parametrize("build, why", [
     ("Batch.either(self.tp_group, 5, True)", "returns a Batch or an Other"),
     ("load_plugin('Batch')(self.tp_group, 5)", "calls what a plugin loader returns"),
-], ids=["two_classes", "no_one_callee"])
+    ("make_either(self.tp_group, 5, True)",
+     "returns a local bound to a Batch, then to an Other"),
+], ids=["two_classes", "no_one_callee", "returned_local_bound_twice"])
 def test_a_local_of_no_one_factory_class_is_listed_not_entered(make_pkg, build, why):
     report = _audit(make_pkg, build)
     entered = [d.function for d in report.decisions if d.function.endswith(".prepare")]
