@@ -298,7 +298,7 @@ class _Walker:
         self.loop_breaks: list[list[State]] = []
         self.loop_continues: list[list[State]] = []
         self.exit_guards: list[list[Guard]] = [[]]  # per block: guards added by early exits
-        self._exits_changed = 0  # bumped whenever exit_guards changes (see _passed)
+        self._exits_changed = 0  # bumped whenever exit_guards changes (see _passed_exits)
         self._passed: tuple[int, tuple[Guard, ...]] = (0, ())
         self.call_lists: list[list[ast.Call]] = [[]]  # per block: calls of its statements
         self.call_log: list[ast.Call] = []  # every call in the order the walk meets them
