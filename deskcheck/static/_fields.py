@@ -184,6 +184,45 @@ def _writes_in(node: FunctionNode, self_name: str, klass: ClassSource) -> list[F
     return out
 
 
+class _File:
+    """Where a function holding writes through other objects is (a FieldWrite's ``klass``
+    names only its file there)."""
+
+    def __init__(self, file: str) -> None:
+        self.file = file
+
+
+def writes_through_others(node: FunctionNode, self_name: str | None, file: str
+                          ) -> list[tuple[str, FieldWrite]]:
+    """The writes a function makes of another object's attributes, each with the name it
+    writes through: ``X.a = v`` (tuple targets too), ``X.a += v``, ``X.a[k] = v``, ``del
+    X.a``, ``X.a.append(v)`` and the other mutators, ``setattr(X, "a", v)``, for every name
+    ``X`` but ``self_name`` (the function's own fields are its class's writes)."""
+    names: dict[str, None] = {}
+
+    def receiver(expr: ast.expr) -> None:
+        if isinstance(expr, ast.Attribute) and isinstance(expr.value, ast.Name) \
+                and expr.value.id != self_name:
+            names[expr.value.id] = None
+
+    for sub in subnodes(node):
+        if isinstance(sub, ast.Attribute) and isinstance(sub.ctx, ast.Store | ast.Del):
+            receiver(sub)
+        elif isinstance(sub, ast.Subscript) and isinstance(sub.ctx, ast.Store | ast.Del):
+            receiver(sub.value)
+        elif isinstance(sub, ast.Call) and isinstance(sub.func, ast.Attribute):
+            if sub.func.attr in _MUTATORS or _in_place(sub.func.attr):
+                owner = sub.func.value
+                receiver(owner.value if isinstance(owner, ast.Subscript) else owner)
+        elif (isinstance(sub, ast.Call) and isinstance(sub.func, ast.Name)
+              and sub.func.id == "setattr" and sub.args and isinstance(sub.args[0], ast.Name)
+              and sub.args[0].id != self_name):
+            names[sub.args[0].id] = None
+    where = _File(file)
+    return [(name, write) for name in names
+            for write in _writes_in(node, name, where)]  # type: ignore[arg-type]
+
+
 def clear_fields_cache() -> None:
     _WRITES.clear()
     _CLASS_WRITES.clear()

@@ -88,6 +88,7 @@ def _audit(target: str, root_path: Path, roots_methods: list[str] | None,
                        if kind in ("agreed", "replica", "config")})
     tracer = Tracer(reach, sanctioned, config.rank_local, config.config,
                     lambda f, n: _line(sources, f, n))
+    tracer.outside_writes = config.outside_writes
     tracer.agreed_calls = {a.call: _agreed_why(a) for a in config.agreed if a.call}
     tracer.made_by = {_agreed_why(a): a.collective for a in config.agreed if a.call}
     roles = {" ".join(r.condition.split()): r.why for r in config.role}

@@ -33,6 +33,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     cmd.add_argument("--changed-since", metavar="REF",
                      help="report only what the branch adds or changes against REF: "
                           "decisions, collective sites and rank-local inputs")
+    cmd.add_argument("--outside-writes", action="store_true",
+                     help="also follow writes of a field through another object "
+                          "(req.to_finish = ... in the scheduler): finds more, runs slower "
+                          "(config: outside_writes = true)")
     cmd.add_argument("--no-cache", action="store_true",
                      help="audit from scratch: neither read nor write the audit cache "
                           "(.deskcheck/uniformity_cache.sqlite beside the config)")
@@ -47,6 +51,8 @@ def run_uniformity(args: argparse.Namespace) -> int:
 
     root = Path(args.root[0] if args.root else ".")
     config = load_uniformity_config(Path(args.config) if args.config else root / "pyproject.toml")
+    if args.outside_writes:
+        config.outside_writes = True
     cache = None if args.no_cache else AuditCache(default_cache_path(config))
     if args.changed_since:
         from deskcheck.uniformity.changed import changed_since

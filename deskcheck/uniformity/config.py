@@ -72,6 +72,8 @@ class UniformityConfig:
     replica: list[Replica] = field(default_factory=list)
     role: list[Role] = field(default_factory=list)
     groups: dict[str, str] = field(default_factory=dict)  # group expression glob -> dim
+    # follow writes of a field through another object (``req.to_finish = v``): slower
+    outside_writes: bool = False
     source: str = ""  # the pyproject it came from ("" = defaults)
     base: Path = field(default_factory=Path.cwd)  # where arm paths are resolved
 
@@ -110,7 +112,7 @@ def load_uniformity_config(pyproject_path: str | Path) -> UniformityConfig:
 
 # Every key of [tool.deskcheck.uniformity] (docs/uniformity.md); anything else is an error.
 TABLE_KEYS = frozenset({"roots", "collectives", "forward", "rank_local", "config", "agreed",
-                        "replica", "role", "groups"})
+                        "replica", "role", "groups", "outside_writes"})
 
 
 def parse_uniformity_table(table: dict[str, Any], file: str, text: str = "") -> UniformityConfig:
@@ -217,6 +219,12 @@ def parse_uniformity_table(table: dict[str, Any], file: str, text: str = "") -> 
             'write groups = { "self.tp_cpu_group" = "tp" }')
     else:
         cfg.groups = dict(groups)
+    outside = table.get("outside_writes", False)
+    if not isinstance(outside, bool):
+        bad("outside_writes must be a boolean", "outside_writes",
+            "write outside_writes = true (follow writes through other objects) or false")
+    else:
+        cfg.outside_writes = outside
     if errors:
         raise ConfigError(f"{len(errors)} problem(s) in [tool.deskcheck.uniformity] of {file}",
                           errors=errors)

@@ -17,6 +17,7 @@ from deskcheck.static import (
     reraising,
 )
 from deskcheck.uniformity.leaves import Leaf, default_of
+from deskcheck.uniformity.outside import outside_writes
 from deskcheck.uniformity.positions import of_element, unpacked
 from deskcheck.uniformity.reach import (
     DECIDING_GUARDS,
@@ -66,6 +67,10 @@ class FieldReads:
         if self.resolver.method(model, name) is not None:
             return []  # a bound method, passed as a value
         writes = field_writes(model).get(name, [])
+        outside = self._outside_writes(name)
+        if not writes and outside:
+            built = self._constructed_field(model, name, mode, depth)
+            return (built or []) + self._outside(outside, name, mode, depth)
         if not writes:
             built = self._constructed_field(model, name, mode, depth)
             if built is not None:
@@ -87,6 +92,22 @@ class FieldReads:
                                 witness=(f"{write.where} self.{name} (declared inline)",)))
                 continue
             out += self._write(model, write, name, mode, depth)
+        return out + self._outside(outside, name, mode, depth)
+
+    def _outside_writes(self, name: str) -> list[tuple[Ctx, FieldWrite, str]]:
+        """With ``outside_writes`` on: the writes of ``name`` through another object in the
+        functions the roots reach (:mod:`~deskcheck.uniformity.outside`); else none."""
+        if not self.outside_writes:
+            return []
+        if self._outside_index is None:
+            self._outside_index = outside_writes(self.reach.ctxs.values())
+        return self._outside_index.get(name, [])
+
+    def _outside(self, found: list[tuple[Ctx, FieldWrite, str]], name: str, mode: str,
+                 depth: int) -> list[Leaf]:
+        out: list[Leaf] = []
+        for wctx, write, receiver in found[:24]:
+            out += self._write(None, write, name, mode, depth, wctx, receiver)
         return out
 
     def _constructed_field(self, model, name: str, mode: str, depth: int
@@ -127,14 +148,21 @@ class FieldReads:
                     known.append((wctx, call))
         return known
 
-    def _write(self, model, write: FieldWrite, name: str, mode: str, depth: int) -> list[Leaf]:
-        hop = f"{write.where} self.{name} {write.kind}{('.' + write.method) if write.method else ''}"
-        wctx = self.write_ctx(model, write)
+    def _write(self, model, write: FieldWrite, name: str, mode: str, depth: int,
+               wctx: Ctx | None = None, receiver: str = "") -> list[Leaf]:
+        """One write of the field: its value and the conditions it sits under. ``wctx`` and
+        ``receiver``: a write through another object (``receiver.name = v``) in that
+        context; else a write of ``self.name`` in the class's own code."""
+        hop = (f"{write.where} {receiver or 'self'}.{name} "
+               f"{write.kind}{('.' + write.method) if write.method else ''}")
+        if wctx is None:
+            wctx = self.write_ctx(model, write)
         if wctx is None:  # a class-level default
             return self._prefixed(hop, self.trace(write.value, self._class_ctx(), mode, depth + 1)
                                   ) if write.value is not None and not isinstance(
                                       write.value, ast.Constant) else []
-        superseded = self._buffer_after_write(f"{wctx.fn.self_name}.{name}", write.node, wctx) \
+        superseded = self._buffer_after_write(f"{receiver or wctx.fn.self_name}.{name}",
+                                              write.node, wctx) \
             if write.node is not None and write.kind in ("assign", "mutate") else None
         if superseded is not None:  # a collective overwrites it in place after this write
             return self._prefixed(hop, (superseded,))
@@ -157,7 +185,7 @@ class FieldReads:
             if write.unpacked and write.kind == "assign":
                 value, keep = unpacked(value, write.index, keep)
             out += self.trace(value, wctx, keep, depth + 1)
-        if not write.function.name == "__init__" \
+        if (receiver or not write.function.name == "__init__") \
                 and not builds_group(write.value, wctx.flow.reaching):
             for g in wctx.flow.guards.get(id(write.node), ()):
                 if reraising(g.node):  # cleanup before a re-raise: the raise is no decision
@@ -252,6 +280,9 @@ class FieldReads:
         if not writes:
             if self.resolver.is_property(model, name) or model.lookup(name) is not None:
                 return []  # a method or property of the class: code, not this call's data
+            outside = self._outside_writes(name)
+            if outside:
+                return self._outside(outside, name, sub, depth)
             external = [k for k in model.mro if not hasattr(k, "members")
                         and k.qualname != "builtins.object"]
             if not external:
@@ -273,5 +304,5 @@ class FieldReads:
                                           self.trace(arg, ctx, sub, depth + 1))
                 continue
             out += self._write(model, write, name, sub, depth)
-        return out
+        return out + self._outside(self._outside_writes(name), name, sub, depth)
 

@@ -115,6 +115,8 @@ class Tracer(FieldReads, Reductions, CycleSolver, CallSummaries, PathConditions,
         self._calls: list[tuple] = []
         self._counter = 0
         self._reached: set[int] | None = None
+        self.outside_writes = False  # follow writes through other objects
+        self._outside_index: dict | None = None  # field name -> those writes
         self._inplace: dict[tuple, list[tuple[str, ast.Call, str, str]]] = {}
         self._keep: list[ast.AST] = []
         self._class_body: Ctx | None = None  # synthetic nodes: alive while their id() is a memo key
