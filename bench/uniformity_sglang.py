@@ -1,7 +1,11 @@
 """Measure `deskcheck uniformity` on SGLang 0.5.23's Scheduler (source only, nothing imported).
 
 Usage: python bench/uniformity_sglang.py [SGLANG_SRC] [--changed-since [--equal]] [--replicas]
+[--outside-writes]
 (``--equal``: for each edit answered from the cache, also compare with a cold audit).
+(``--outside-writes``: the audit again with ``outside_writes`` on, alternated twice with the
+default: times, verdicts, decisions whose inputs grew and the writes through other objects
+the new witnesses pass).
 (``--replicas``: also declare the pool replica premise, bench/sglang_uniformity_replicas.toml;
 ``--whatif``: that, the disaggregation pools and device capacity, bench/sglang_uniformity_whatif.toml).
 SGLANG_SRC defaults to /work/_sglang_src/src, else bench/_work/src: get it with
@@ -63,7 +67,58 @@ def main() -> int:
     (out / "uniformity_sglang.json").write_text(json.dumps(report.to_json(), indent=1))
     if "--changed-since" in sys.argv:
         changed_since_timing(src)
+    if "--outside-writes" in sys.argv:
+        outside_writes_comparison(src, config)
     return 0
+
+
+def outside_writes_comparison(src: Path, config) -> None:
+    """The default audit against one with ``outside_writes = true``, alternated twice."""
+    import dataclasses
+    import re
+
+    from deskcheck.static import clear_cache
+    from deskcheck.uniformity import audit
+
+    target = "sglang.srt.managers.scheduler:Scheduler"
+    runs: dict[bool, list] = {False: [], True: []}
+    for _ in range(2):
+        for on in (False, True):
+            clear_cache()
+            gc.collect()
+            started = time.perf_counter()
+            report = audit(target, root=src, config=dataclasses.replace(config, outside_writes=on))
+            runs[on].append((time.perf_counter() - started, report))
+    off, on = runs[False][-1][1], runs[True][-1][1]
+    for flag, label in ((False, "default"), (True, "outside_writes")):
+        times = ", ".join(f"{t:.2f}s" for t, _r in runs[flag])
+        print(f"{label}: {times} wall; {runs[flag][-1][1].counts()}")
+    before = {(d.file, d.line, d.condition): d for d in off.decisions}
+    grew, new_rank_local, writes = 0, Counter(), Counter()
+    through = re.compile(r":\d+ (?!self\.)[A-Za-z_]\w*\.\w+ "
+                         r"(assign|augassign|mutate|item|element|delete)")
+    for d in on.decisions:
+        old = before.get((d.file, d.line, d.condition))
+        had = {(i.name, i.klass) for i in old.inputs} if old else set()
+        added = [i for i in d.inputs if (i.name, i.klass) not in had]
+        grew += bool(added)
+        for i in added:
+            if i.klass.value == "RANK-LOCAL":
+                new_rank_local[i.name] += 1
+        for i in d.inputs:
+            hop = next((h for h in i.witness if through.search(h)), None)
+            if hop is not None:
+                writes[hop.replace(str(src) + "/", "")] += 1
+    changed = sum(1 for d in on.decisions
+                  if (k := (d.file, d.line, d.condition)) in before
+                  and before[k].verdict != d.verdict)
+    print(f"decisions: {len(off.decisions)} -> {len(on.decisions)}; verdicts changed: {changed}; "
+          f"decisions with new inputs: {grew}; new RANK-LOCAL inputs: "
+          f"{sum(new_rank_local.values())} ({len(new_rank_local)} names)")
+    for name, n in new_rank_local.most_common(8):
+        print(f"  new rank-local input {name}: {n} decisions")
+    for hop, n in writes.most_common(10):
+        print(f"  write through another object in {n} witnesses: {hop}")
 
 
 

@@ -28,8 +28,9 @@ SOURCE = """
         def __init__(self):
             self.to_finish = None
 
-        def poke(self):
+        def poke(self, group):
             self.to_finish = time.monotonic()
+            dist.barrier(group=group)
 
 
     def abort_expired(reqs, deadline):
@@ -48,10 +49,21 @@ SOURCE = """
         sched.budget = time.monotonic()
 
 
+    def stamp(sched):
+        sched.marks[0] = time.monotonic()
+
+
+    def tick(sched, on):
+        if on:
+            sched.limit = time.monotonic()
+
+
     class S:
         def __init__(self, group):
             self.group = group
             self.budget = 0
+            self.marks = [0]
+            self.limit = 0
 
         def recv(self):
             out = []
@@ -67,7 +79,7 @@ SOURCE = """
 """
 
 
-def _audit(make_pkg, writer: str, read: str, table: str = ""):
+def _audit(make_pkg, writer: str, read: str, table: str = "", with_report: bool = False):
     pyproject = '[tool.deskcheck.uniformity]\nroots = ["step"]\n' + table
     root = make_pkg({"s.py": SOURCE.replace("WRITER", writer).replace("READ", read)},
                     pyproject)
@@ -75,7 +87,7 @@ def _audit(make_pkg, writer: str, read: str, table: str = ""):
     found = [d for d in report.decisions if d.condition == read]
     assert found, f"`if {read}:` gates the barrier: it must be a decision; got " \
         f"{[d.condition for d in report.decisions]}"
-    return found[0]
+    return (report, found[0]) if with_report else found[0]
 
 
 ON = "outside_writes = true\n"
@@ -87,7 +99,9 @@ ON = "outside_writes = true\n"
     ("remember(reqs)", "req.pending", "req.pending mutate.append",
      "written when: time.monotonic() > 5"),
     ("tune(self)", "self.budget > 3", "sched.budget assign", "time.monotonic"),
-], ids=["assigned_on_an_element", "appended_to_an_elements_list", "assigned_on_self_passed"])
+    ("stamp(self)", "self.marks[0] > 3", "sched.marks item", "time.monotonic"),
+], ids=["assigned_on_an_element", "appended_to_an_elements_list", "assigned_on_self_passed",
+        "stored_at_an_index"])
 def test_a_field_written_through_another_object_is_followed_when_enabled(make_pkg, writer,
                                                                          read, hop, clock):
     decision = _audit(make_pkg, writer, read, ON)
@@ -116,10 +130,25 @@ def test_by_default_writes_through_another_object_are_not_followed(make_pkg, wri
 
 
 def test_a_write_through_a_functions_own_self_is_not_an_outside_write(make_pkg):
-    decision = _audit(make_pkg, "Other().poke()", "req.to_finish", ON)
+    report, decision = _audit(make_pkg, "poker = Other()\n            poker.poke(self.group)",
+                              "req.to_finish", ON, with_report=True)
+    assert any(s.function.endswith("Other.poke") for s in report.sites), (
+        "the fixture must walk Other.poke (its barrier is a site), else the write through "
+        f"its self is never seen; sites {[s.function for s in report.sites]}")
     assert decision.verdict is Verdict.UNIFORM, (
         "Other.poke writes `self.to_finish`: Other's own field, not the field of the Req "
         f"objects read; got {decision.verdict.value}: {decision.why}")
+
+
+def test_a_write_the_callers_constant_makes_dead_is_left_out(make_pkg):
+    decision = _audit(make_pkg, "tick(self, False)", "self.limit > 2", ON)
+    assert decision.verdict is Verdict.UNIFORM, (
+        "tick(self, False) writes sched.limit only under `if on:`, dead for that call: "
+        f"the write must be left out; got {decision.verdict.value}: {decision.why}")
+    live = _audit(make_pkg, "tick(self, True)", "self.limit > 2", ON)
+    assert live.verdict is Verdict.RANK_LOCAL, (
+        "tick(self, True) writes the clock into sched.limit: RANK-LOCAL; got "
+        f"{live.verdict.value}: {live.why}")
 
 
 def test_the_cli_flag_turns_outside_writes_on(make_pkg, tmp_path, capsys):
@@ -140,8 +169,10 @@ def test_the_cli_flag_turns_outside_writes_on(make_pkg, tmp_path, capsys):
 def test_outside_writes_must_be_a_boolean(tmp_path):
     path = tmp_path / "pyproject.toml"
     path.write_text('[tool.deskcheck.uniformity]\nroots = ["step"]\noutside_writes = "yes"\n')
-    with pytest.raises(ConfigError) as info:
+    try:
         load_uniformity_config(path)
-    text = str(info.value)
+        text = "no error"
+    except ConfigError as exc:
+        text = str(exc)
     assert f"{path}:3" in text and "outside_writes" in text and "true" in text, (
         f"a non-boolean outside_writes must be reported at its line with the fix; got {text}")
