@@ -68,11 +68,10 @@ class FieldReads:
             return []  # a bound method, passed as a value
         writes = field_writes(model).get(name, [])
         outside = self._outside_writes(name)
-        if not writes and outside:
-            built = self._constructed_field(model, name, mode, depth)
-            return (built or []) + self._outside(outside, name, mode, depth)
         if not writes:
             built = self._constructed_field(model, name, mode, depth)
+            if outside:
+                return (built or []) + self._outside(outside, name, mode, depth)
             if built is not None:
                 return built
             dynamic = self.resolver.method(model, "__getattr__")

@@ -53,6 +53,15 @@ SOURCE = """
         sched.marks[0] = time.monotonic()
 
 
+    def flag(sched):
+        sched.late = time.monotonic() > 5
+
+
+    def mark_aborted(reqs):
+        for req in reqs:
+            req.aborted = time.monotonic()
+
+
     def tick(sched, on):
         if on:
             sched.limit = time.monotonic()
@@ -100,8 +109,11 @@ ON = "outside_writes = true\n"
      "written when: time.monotonic() > 5"),
     ("tune(self)", "self.budget > 3", "sched.budget assign", "time.monotonic"),
     ("stamp(self)", "self.marks[0] > 3", "sched.marks item", "time.monotonic"),
+    ("flag(self)", "self.late", "sched.late assign", "time.monotonic"),
+    ("mark_aborted(reqs)", "req.aborted", "req.aborted assign", "time.monotonic"),
 ], ids=["assigned_on_an_element", "appended_to_an_elements_list", "assigned_on_self_passed",
-        "stored_at_an_index"])
+        "stored_at_an_index", "self_field_written_only_outside",
+        "element_field_written_only_outside"])
 def test_a_field_written_through_another_object_is_followed_when_enabled(make_pkg, writer,
                                                                          read, hop, clock):
     decision = _audit(make_pkg, writer, read, ON)
