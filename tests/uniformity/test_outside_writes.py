@@ -163,7 +163,7 @@ def test_a_write_the_callers_constant_makes_dead_is_left_out(make_pkg):
         f"{live.verdict.value}: {live.why}")
 
 
-def test_the_cli_flag_turns_outside_writes_on(make_pkg, tmp_path, capsys):
+def test_the_cli_flag_turns_outside_writes_on(make_pkg, capsys):
     from deskcheck.cli import main
 
     root = make_pkg({"s.py": SOURCE.replace("WRITER", "abort_expired(reqs, 5)")
