@@ -281,6 +281,10 @@ def _classify(leaves: list[Leaf], dim: str, paired: str = "") -> list[Input]:
         if paired and leaf.category == "agreed" and leaf.group == paired:
             klass, reason = AGREED, (f"{leaf.reason}: the same group parameter as the "
                                      f"collectives it gates")
+        elif paired and leaf.category == "unknown" and leaf.group == paired:
+            # a rank in the root's group parameter gating collectives over that parameter
+            klass, reason = RANK_LOCAL, (f"{leaf.reason.split(':', 1)[0]}: differs within "
+                                         f"that group, which the collectives it gates run over")
         elif any(trivial_for(single, dim) for single in leaf.single):
             klass, reason = TRIVIAL_INPUT, (f"reaches the decision only where the {dim} group "
                                             f"has one rank ({leaf.reason})")
@@ -361,7 +365,10 @@ def _exit_only_single(build: _Build, sites: list[CollectiveSite]) -> bool:
 
 
 def _only_rank_ids(inputs: list[Input]) -> bool:
-    local = [i for i in inputs if i.klass is RANK_LOCAL]
+    """Its rank-local inputs are all rank ids, and it has one (a rank in a group left
+    unknown counts: a role is a role whichever group it is the rank in)."""
+    local = [i for i in inputs if i.klass is RANK_LOCAL
+             or i.klass is UNKNOWN and i.reason.startswith("rank id")]
     return bool(local) and all(i.reason.startswith("rank id") for i in local)
 
 

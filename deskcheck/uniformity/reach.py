@@ -234,6 +234,33 @@ class Reach:
             return texts or [ast.unparse(expr)]
         return [ast.unparse(expr)]
 
+    def root_parameter(self, ctx: Ctx, expr: ast.expr, depth: int = 0) -> tuple[Fn, str] | None:
+        """The parameter of one of the audit's roots that a group expression is, through
+        parameters every caller passes it on to and a local bound once; its callers are
+        outside the code read (``train_batch_iter(self, model, pg)``: ``dist.get_rank(pg)``).
+        None where any path leads elsewhere."""
+        fn = ctx.fn
+        if depth > 4 or not isinstance(expr, ast.Name) or ctx.summary:
+            return None
+        if expr.id not in ctx.flow.params:
+            reaching = ctx.flow.reaching.get(id(expr), ())
+            if len(reaching) != 1 or reaching[0][0].kind != "assign" \
+                    or reaching[0][0].unpacked or reaching[0][0].value is None:
+                return None
+            return self.root_parameter(ctx, reaching[0][0].value, depth + 1)
+        callers = self.callers.get(fn.key, [])
+        if not callers:
+            return (fn, expr.id) if fn.key in self.root_keys else None
+        found: set[tuple] = set()
+        one: tuple[Fn, str] | None = None
+        for caller, call in callers:
+            arg = argument_for(fn, call, expr.id)
+            one = self.root_parameter(caller, arg, depth + 1) if arg is not None else None
+            if one is None:
+                return None
+            found.add((one[0].key, one[1]))
+        return one if len(found) == 1 else None
+
     def _scan(self, ctx: Ctx) -> list[Ctx]:
         new: list[Ctx] = []
         fn = ctx.fn

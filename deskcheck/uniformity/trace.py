@@ -23,7 +23,7 @@ from deskcheck.uniformity.cycles import CycleSolver
 from deskcheck.uniformity.fields import FieldReads
 from deskcheck.uniformity.generators import yield_points
 from deskcheck.uniformity.helpers import NamedHelpers
-from deskcheck.uniformity.leaves import Leaf, dedupe_leaves, default_of
+from deskcheck.uniformity.leaves import Leaf, dedupe_leaves, default_of, param_group
 from deskcheck.uniformity.module_state import flat_targets, module_names, state_writes
 from deskcheck.uniformity.passthrough import (
     one_definition,
@@ -662,6 +662,10 @@ class Tracer(FieldReads, Reductions, CycleSolver, CallSummaries, PathConditions,
                 if group is not None else "world"
             if named == "world" and group is not None:  # a parameter: what callers pass
                 named = self._group_dim(ctx, ast.unparse(group))
+                if named == "world":
+                    unresolved = self._root_group_rank(text, ctx, group, hop)
+                    if unresolved is not None:
+                        return unresolved
             if named != "world" and "|" not in named:
                 reason, dim = f"rank id of the {named} group", named
         elif category == "rank_id" and dim == "world" and isinstance(node, ast.Attribute) \
@@ -670,11 +674,29 @@ class Tracer(FieldReads, Reductions, CycleSolver, CallSummaries, PathConditions,
             # group.rank_in_group, self.rank_in_group in the group's own class: the rank in
             # the group the caller passed or called the method on
             named = self._group_dim_at(ctx, node.value.id)
+            if named == "world":
+                unresolved = self._root_group_rank(text, ctx, node.value, hop)
+                if unresolved is not None:
+                    return unresolved
             if named != "world" and "|" not in named:
                 dim = named
                 reason = f"rank id of the group passed as {node.value.id}" \
                     if named.startswith("\x00") else f"rank id of the {named} group"
         return Leaf(text, category, reason, dim, hop) if category else None
+
+    def _root_group_rank(self, text: str, ctx: Ctx, group: ast.expr,
+                         hop: tuple[str, ...]) -> Leaf | None:
+        """A rank in a group that is a root's parameter (``dist.get_rank(pg)``, ``pg`` passed
+        by callers outside the code read): UNKNOWN, not the world's rank, unless a
+        collective over that same parameter is what it gates (``param_group``)."""
+        found = self.reach.root_parameter(ctx, group)
+        if found is None:
+            return None
+        root, param = found
+        return Leaf(text, "unknown", f"rank id of the group {param!r}, a parameter of the root "
+                    f"{root.qualname}: the code read does not say which group it is (declare "
+                    f"it under groups, or audit from a caller)", witness=hop,
+                    group=param_group(root, param, flow_facts(root.node)))
 
     def _rule(self, text: str) -> tuple[str, str, str]:
         """(category, reason, dim) of the default and configured rules for a hop's text;

@@ -1,0 +1,132 @@
+"""A rank id in a group that only a root's caller knows (``dist.get_rank(pg)`` with ``pg`` a
+parameter of a root method, whose callers are outside the code read) is UNKNOWN, naming the
+parameter and how to declare it, not a rank of the world (docs/uniformity.md
+"Relative to the collective's group"). Found on nanotron: its pipeline engine audited alone
+(root ``train_batch_iter(model, pg, ...)``, ``pg`` the PP group) reported the warm-up count
+``range(pg.size() - dist.get_rank(pg) - 1)`` RANK-LOCAL over the model's TP collectives, a
+false positive; the trainer's audit, which reads the caller, resolves ``pg`` to the PP group.
+Twins: a declared group, a group a caller in the code read passes, the world's own rank and a
+collective over the very same parameter keep their verdicts."""
+
+from __future__ import annotations
+
+import pytest
+
+from deskcheck.uniformity import Verdict, audit
+
+ROOTS = '[tool.deskcheck.uniformity]\nroots = ["train_batch_iter"]\n'
+
+SOURCE = """
+    class Engine:
+        def __init__(self, tp_ranks):
+            self.tp_group = dist.new_group(tp_ranks)
+
+        def train_batch_iter(self, model, pg, batch):
+            WARMUP
+
+        def helper(self, group, x):
+            if dist.get_rank(group) == 0:
+                dist.all_reduce(x, group=self.tp_group)
+"""
+
+
+def _decision(report, condition):
+    found = [d for d in report.decisions if d.condition == condition]
+    assert found, (f"`{condition}` is not a gating decision of the fixture; decisions: "
+                   f"{[d.condition for d in report.decisions]}")
+    return found[0]
+
+
+def _describe(d) -> str:
+    return f"{d.verdict.value}: {d.why} {[(i.name, i.klass.value, i.reason) for i in d.inputs]}"
+
+
+@pytest.mark.parametrize("query", ["dist.get_rank(pg)", "dist.get_rank(group=pg)",
+                                   "pg.rank_in_group"])
+def test_a_rank_in_a_root_parameters_group_is_unknown_and_says_how_to_declare_it(make_pkg,
+                                                                                 query):
+    warmup = (f"current = {query}\n"
+              "            for _ in range(pg.size() - current - 1):\n"
+              "                dist.all_reduce(batch, group=self.tp_group)")
+    root = make_pkg({"s.py": SOURCE.replace("WARMUP", warmup)}, ROOTS)
+    d = _decision(audit("pkg.s:Engine", root=root), "for ... in range(pg.size() - current - 1)")
+    assert d.verdict is Verdict.UNKNOWN, (
+        f"`{query}` reads the rank in the group the root's caller passes as `pg`, which the "
+        f"code read does not say; taking it for the world's rank makes a false RANK-LOCAL "
+        f"(nanotron's engine audited alone). Expected UNKNOWN; got {_describe(d)}")
+    unknown = [i for i in d.inputs if i.klass.value == "UNKNOWN"]
+    assert any("'pg'" in i.reason and "train_batch_iter" in i.reason and "groups" in i.reason
+               for i in unknown), (
+        "the UNKNOWN input must name the parameter ('pg'), the root (train_batch_iter) and the "
+        f"fix (declare it under groups); got {[(i.name, i.reason) for i in unknown]}")
+
+
+def test_a_declared_root_group_is_that_groups_rank(make_pkg):
+    warmup = ("current = dist.get_rank(pg)\n"
+              "            for _ in range(pg.size() - current - 1):\n"
+              "                dist.all_reduce(batch, group=self.tp_group)")
+    root = make_pkg({"s.py": SOURCE.replace("WARMUP", warmup)},
+                    ROOTS + 'groups = { "pg" = "pp" }\n')
+    d = _decision(audit("pkg.s:Engine", root=root), "for ... in range(pg.size() - current - 1)")
+    assert d.verdict is Verdict.UNIFORM, (
+        "with `groups = { pg = \"pp\" }` declared, `dist.get_rank(pg)` is the PP stage, the same "
+        f"on every rank of the TP group the all_reduce runs over; got {_describe(d)}")
+
+
+def test_a_collective_over_the_same_root_group_keeps_its_rank_local_verdict(make_pkg):
+    warmup = ("if dist.get_rank(pg) == 0:\n"
+              "                dist.all_reduce(batch, group=pg)")
+    root = make_pkg({"s.py": SOURCE.replace("WARMUP", warmup)}, ROOTS)
+    d = _decision(audit("pkg.s:Engine", root=root), "dist.get_rank(pg) == 0")
+    assert d.verdict is Verdict.RANK_LOCAL, (
+        "whatever group `pg` is, the rank in it differs between the ranks of `pg` the "
+        f"all_reduce over `pg` waits for: that stays RANK-LOCAL; got {_describe(d)}")
+
+
+@pytest.mark.parametrize("passed, verdict, why", [
+    ("self.tp_group", Verdict.RANK_LOCAL,
+     "helper's `dist.get_rank(group)` gets the TP group from the call in the code read: "
+     "the rank in the TP group the all_reduce waits for"),
+    ("pg", Verdict.UNKNOWN,
+     "helper's `group` is the root's `pg`, passed on: the group only the root's caller knows"),
+], ids=["caller_in_code_read", "passed_on_root_parameter"])
+def test_a_group_parameter_is_resolved_through_the_callers_it_has(make_pkg, passed, verdict,
+                                                                   why):
+    root = make_pkg({"s.py": SOURCE.replace("WARMUP", f"self.helper({passed}, batch)")}, ROOTS)
+    d = _decision(audit("pkg.s:Engine", root=root), "dist.get_rank(group) == 0")
+    assert d.verdict is verdict, f"{why}: expected {verdict.value}; got {_describe(d)}"
+
+
+def test_the_worlds_own_rank_stays_rank_local(make_pkg):
+    warmup = ("if dist.get_rank() == 0:\n"
+              "                dist.all_reduce(batch, group=self.tp_group)")
+    root = make_pkg({"s.py": SOURCE.replace("WARMUP", warmup)}, ROOTS)
+    d = _decision(audit("pkg.s:Engine", root=root), "dist.get_rank() == 0")
+    assert d.verdict is Verdict.RANK_LOCAL, (
+        "`dist.get_rank()` names no group: the world's rank, which differs within the TP "
+        f"group; got {_describe(d)}")
+
+
+def test_a_rank_in_a_root_group_that_gates_only_transfers_is_still_a_role(make_pkg):
+    warmup = ("if dist.get_rank(pg) == 0:\n"
+              "                dist.send(batch, dst=1, group=self.tp_group)\n"
+              "            else:\n"
+              "                dist.recv(batch, src=0, group=self.tp_group)")
+    root = make_pkg({"s.py": SOURCE.replace("WARMUP", warmup)}, ROOTS)
+    d = _decision(audit("pkg.s:Engine", root=root), "dist.get_rank(pg) == 0")
+    assert d.verdict is Verdict.ROLE, (
+        "a rank id gating point-to-point transfers only is a role whichever group it is the "
+        "rank in: the group left unknown must not turn the role UNKNOWN (nanotron's 1F1B "
+        f"send/recv loops); got {_describe(d)}")
+
+
+def test_a_local_bound_to_a_root_group_parameter_is_that_parameter(make_pkg):
+    warmup = ("group = pg\n"
+              "            if dist.get_rank(group) == 0:\n"
+              "                dist.all_reduce(batch, group=self.tp_group)")
+    root = make_pkg({"s.py": SOURCE.replace("WARMUP", warmup)}, ROOTS)
+    d = _decision(audit("pkg.s:Engine", root=root), "dist.get_rank(group) == 0")
+    assert d.verdict is Verdict.UNKNOWN, (
+        "`group = pg` binds the root's group parameter once: `dist.get_rank(group)` is the rank "
+        "in the group the root's caller passes, which the code read does not say. Expected "
+        f"UNKNOWN; got {_describe(d)}")
