@@ -234,32 +234,41 @@ class Reach:
             return texts or [ast.unparse(expr)]
         return [ast.unparse(expr)]
 
-    def root_parameter(self, ctx: Ctx, expr: ast.expr, depth: int = 0) -> tuple[Fn, str] | None:
-        """The parameter of one of the audit's roots that a group expression is, through
-        parameters every caller passes it on to and a local bound once; its callers are
-        outside the code read (``train_batch_iter(self, model, pg)``: ``dist.get_rank(pg)``).
-        None where any path leads elsewhere."""
+    def root_parameters(self, ctx: Ctx, expr: ast.expr, depth: int = 0
+                        ) -> list[tuple[Fn, str]] | None:
+        """The parameters of the audit's roots that a group expression is, through the
+        parameters its callers fill and the locals bound to it: their callers are outside
+        the code read (``train_batch_iter(self, model, pg)``: ``dist.get_rank(pg)``). Every
+        path must end at one (a helper called from two roots with their own groups: both,
+        in order); None where any path leads elsewhere."""
         fn = ctx.fn
         if depth > 4 or not isinstance(expr, ast.Name) or ctx.summary:
             return None
         if expr.id not in ctx.flow.params:
             reaching = ctx.flow.reaching.get(id(expr), ())
-            if len(reaching) != 1 or reaching[0][0].kind != "assign" \
-                    or reaching[0][0].unpacked or reaching[0][0].value is None:
+            if not reaching or any(d.kind != "assign" or d.unpacked or d.value is None
+                                   for d, _f in reaching):
                 return None
-            return self.root_parameter(ctx, reaching[0][0].value, depth + 1)
+            return self._every_root_parameter(
+                self.root_parameters(ctx, d.value, depth + 1) for d, _f in reaching)
         callers = self.callers.get(fn.key, [])
         if not callers:
-            return (fn, expr.id) if fn.key in self.root_keys else None
-        found: set[tuple] = set()
-        one: tuple[Fn, str] | None = None
-        for caller, call in callers:
-            arg = argument_for(fn, call, expr.id)
-            one = self.root_parameter(caller, arg, depth + 1) if arg is not None else None
+            return [(fn, expr.id)] if fn.key in self.root_keys else None
+        args = [(caller, argument_for(fn, call, expr.id)) for caller, call in callers]
+        if any(arg is None for _caller, arg in args):
+            return None
+        return self._every_root_parameter(
+            self.root_parameters(caller, arg, depth + 1) for caller, arg in args)
+
+    @staticmethod
+    def _every_root_parameter(paths) -> list[tuple[Fn, str]] | None:
+        found: dict[tuple, tuple[Fn, str]] = {}
+        for one in paths:
             if one is None:
                 return None
-            found.add((one[0].key, one[1]))
-        return one if len(found) == 1 else None
+            for fn, name in one:
+                found.setdefault((fn.key, name), (fn, name))
+        return sorted(found.values(), key=lambda one: (one[0].qualname, one[1])) or None
 
     def _scan(self, ctx: Ctx) -> list[Ctx]:
         new: list[Ctx] = []

@@ -689,14 +689,17 @@ class Tracer(FieldReads, Reductions, CycleSolver, CallSummaries, PathConditions,
         """A rank in a group that is a root's parameter (``dist.get_rank(pg)``, ``pg`` passed
         by callers outside the code read): UNKNOWN, not the world's rank, unless a
         collective over that same parameter is what it gates (``param_group``)."""
-        found = self.reach.root_parameter(ctx, group)
-        if found is None:
+        found = self.reach.root_parameters(ctx, group)
+        if not found:
             return None
-        root, param = found
-        return Leaf(text, "unknown", f"rank id of the group {param!r}, a parameter of the root "
-                    f"{root.qualname}: the code read does not say which group it is (declare "
-                    f"it under groups, or audit from a caller)", witness=hop,
-                    group=param_group(root, param, flow_facts(root.node)))
+        named = " or ".join(f"{param!r}, a parameter of the root {root.qualname}"
+                            for root, param in found)
+        root, param = found[0]
+        return Leaf(text, "unknown", f"rank id of the group {named}: the code read does not "
+                    f"say which group it is (declare it under groups, or audit from a "
+                    f"caller)", witness=hop,
+                    group=param_group(root, param, flow_facts(root.node))
+                    if len(found) == 1 else "")
 
     def _rule(self, text: str) -> tuple[str, str, str]:
         """(category, reason, dim) of the default and configured rules for a hop's text;

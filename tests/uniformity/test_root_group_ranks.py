@@ -130,3 +130,70 @@ def test_a_local_bound_to_a_root_group_parameter_is_that_parameter(make_pkg):
         "`group = pg` binds the root's group parameter once: `dist.get_rank(group)` is the rank "
         "in the group the root's caller passes, which the code read does not say. Expected "
         f"UNKNOWN; got {_describe(d)}")
+
+
+TWO_ROOTS = '[tool.deskcheck.uniformity]\nroots = ["step_*"]\n'
+
+TWO_ROOT_SOURCE = """
+    class Trainer:
+        def __init__(self, tp_ranks):
+            self.tp_group = dist.new_group(tp_ranks)
+
+        def step_a(self, pg, x):
+            self._sync(pg, x)
+
+        def step_b(self, other_pg, x):
+            self._sync(CALL_B, x)
+
+        def _sync(self, group, x):
+            if dist.get_rank(group) == 0:
+                dist.all_reduce(x, group=self.tp_group)
+"""
+
+
+@pytest.mark.parametrize("call_b, verdict, named", [
+    ("other_pg", Verdict.UNKNOWN, ["'pg'", "'other_pg'"]),
+    ("self.tp_group", Verdict.RANK_LOCAL, []),
+], ids=["two_root_groups", "one_root_group_one_known"])
+def test_a_helper_called_from_two_roots_names_every_group_it_may_be(make_pkg, call_b, verdict,
+                                                                     named):
+    root = make_pkg({"s.py": TWO_ROOT_SOURCE.replace("CALL_B", call_b)}, TWO_ROOTS)
+    d = _decision(audit("pkg.s:Trainer", root=root), "dist.get_rank(group) == 0")
+    assert d.verdict is verdict, (
+        f"_sync's `group` is step_a's `pg` and, from step_b, `{call_b}`: expected "
+        f"{verdict.value} (a group only a root's caller knows on every path: UNKNOWN; a path "
+        f"to a known TP group: the rank in it differs within the TP group); got {_describe(d)}")
+    reasons = " ".join(i.reason for i in d.inputs if i.klass.value == "UNKNOWN")
+    missing = [n for n in named if n not in reasons]
+    assert not missing, (
+        f"the UNKNOWN input must name every root parameter the group may be ({named}); "
+        f"{missing} missing from: {reasons!r}")
+
+
+def test_a_local_bound_to_two_root_groups_names_both(make_pkg):
+    source = SOURCE.replace("def train_batch_iter(self, model, pg, batch):",
+                            "def train_batch_iter(self, model, pg, pg2, batch, flag):")
+    warmup = ("g = pg\n"
+              "            if flag:\n"
+              "                g = pg2\n"
+              "            if dist.get_rank(g) == 0:\n"
+              "                dist.all_reduce(batch, group=self.tp_group)")
+    root = make_pkg({"s.py": source.replace("WARMUP", warmup)}, ROOTS)
+    d = _decision(audit("pkg.s:Engine", root=root), "dist.get_rank(g) == 0")
+    reasons = " ".join(i.reason for i in d.inputs if i.klass.value == "UNKNOWN")
+    assert d.verdict is Verdict.UNKNOWN and "'pg'" in reasons and "'pg2'" in reasons, (
+        "`g` is `pg` or, under `flag`, `pg2`, both groups only the root's caller knows: "
+        f"UNKNOWN naming both expected; got {_describe(d)}")
+
+
+def test_a_rank_in_one_root_group_gating_a_collective_over_another_stays_unknown(make_pkg):
+    source = SOURCE.replace("def train_batch_iter(self, model, pg, batch):",
+                            "def train_batch_iter(self, model, pg, pg2, batch):")
+    warmup = ("if dist.get_rank(pg) == 0:\n"
+              "                dist.all_reduce(batch, group=pg2)")
+    root = make_pkg({"s.py": source.replace("WARMUP", warmup)}, ROOTS)
+    d = _decision(audit("pkg.s:Engine", root=root), "dist.get_rank(pg) == 0")
+    assert d.verdict is Verdict.UNKNOWN, (
+        "the rank in `pg` gates an all_reduce over `pg2`, another group only the caller "
+        "knows: nothing says the rank differs within `pg2` (UNKNOWN), only a collective over "
+        f"`pg` itself makes it RANK-LOCAL; got {_describe(d)}")
