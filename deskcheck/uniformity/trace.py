@@ -656,7 +656,20 @@ class Tracer(FieldReads, Reductions, CycleSolver, CallSummaries, PathConditions,
         if rule is None:
             rule = self._rules[text] = self._rule(text)
         category, reason, dim = rule
-        if category == "rank_id" and dim == "world" and isinstance(node, ast.Call):
+        owner = _group_object(node) if category == "rank_id" and dim == "world" else None
+        if owner is not None and owner.id in ctx.flow.params:
+            # group.rank_in_group, group.rank(), self.rank_in_group in the group's own class:
+            # the rank in the group the caller passed or called the method on
+            named = self._group_dim_at(ctx, owner.id)
+            if named == "world":
+                unresolved = self._root_group_rank(text, ctx, owner, hop)
+                if unresolved is not None:
+                    return unresolved
+            if named != "world" and "|" not in named:
+                dim = named
+                reason = f"rank id of the group passed as {owner.id}" \
+                    if named.startswith("\x00") else f"rank id of the {named} group"
+        elif category == "rank_id" and dim == "world" and isinstance(node, ast.Call):
             group = group_argument(node)  # dist.get_rank(self.pp_group): that group's rank
             named = group_dim(hop_text(group), self.reach.config.groups) \
                 if group is not None else "world"
@@ -668,20 +681,6 @@ class Tracer(FieldReads, Reductions, CycleSolver, CallSummaries, PathConditions,
                         return unresolved
             if named != "world" and "|" not in named:
                 reason, dim = f"rank id of the {named} group", named
-        elif category == "rank_id" and dim == "world" and isinstance(node, ast.Attribute) \
-                and node.attr == "rank_in_group" and isinstance(node.value, ast.Name) \
-                and node.value.id in ctx.flow.params:
-            # group.rank_in_group, self.rank_in_group in the group's own class: the rank in
-            # the group the caller passed or called the method on
-            named = self._group_dim_at(ctx, node.value.id)
-            if named == "world":
-                unresolved = self._root_group_rank(text, ctx, node.value, hop)
-                if unresolved is not None:
-                    return unresolved
-            if named != "world" and "|" not in named:
-                dim = named
-                reason = f"rank id of the group passed as {node.value.id}" \
-                    if named.startswith("\x00") else f"rank id of the {named} group"
         return Leaf(text, category, reason, dim, hop) if category else None
 
     def _root_group_rank(self, text: str, ctx: Ctx, group: ast.expr,
@@ -1224,3 +1223,15 @@ def _outer(mode: str, attr: str) -> str:
             return "length" if kind == "lattr" else "value"
         return f"{kind}:{attr}.{chain}"
     return f"lattr:{attr}" if mode == "length" else f"attr:{attr}"
+
+
+def _group_object(node: ast.AST) -> ast.Name | None:
+    """The name whose own rank ``node`` reads: ``group.rank_in_group`` (a coordinator's
+    field) or ``group.rank()`` (a ProcessGroup's method); else None."""
+    if isinstance(node, ast.Call) and not node.args and not node.keywords:
+        node = node.func
+        if not (isinstance(node, ast.Attribute) and node.attr == "rank"):
+            return None
+    elif not (isinstance(node, ast.Attribute) and node.attr == "rank_in_group"):
+        return None
+    return node.value if isinstance(node.value, ast.Name) else None

@@ -197,3 +197,27 @@ def test_a_rank_in_one_root_group_gating_a_collective_over_another_stays_unknown
         "the rank in `pg` gates an all_reduce over `pg2`, another group only the caller "
         "knows: nothing says the rank differs within `pg2` (UNKNOWN), only a collective over "
         f"`pg` itself makes it RANK-LOCAL; got {_describe(d)}")
+
+
+@pytest.mark.parametrize("passed, verdict, why", [
+    ("self.pp_group", Verdict.UNIFORM,
+     "helper's `group.rank()` is the rank in the PP group the caller passes: the PP stage, "
+     "the same on every rank of the TP group the all_reduce waits for"),
+    ("self.tp_group", Verdict.RANK_LOCAL,
+     "helper's `group.rank()` is the rank in the TP group the caller passes: it differs "
+     "between the TP ranks the all_reduce waits for"),
+    ("pg", Verdict.UNKNOWN,
+     "helper's `group.rank()` is the rank in the root's `pg`, a group only the root's caller "
+     "knows"),
+], ids=["pp_group_passed", "tp_group_passed", "root_group_passed"])
+def test_a_process_groups_own_rank_method_is_the_rank_in_that_group(make_pkg, passed, verdict,
+                                                                     why):
+    source = SOURCE.replace("self.tp_group = dist.new_group(tp_ranks)",
+                            "self.tp_group = dist.new_group(tp_ranks)\n"
+                            "            self.pp_group = dist.new_group(tp_ranks)")
+    source = source.replace("if dist.get_rank(group) == 0:", "if group.rank() == 0:")
+    root = make_pkg({"s.py": source.replace("WARMUP", f"self.helper({passed}, batch)")}, ROOTS)
+    d = _decision(audit("pkg.s:Engine", root=root), "group.rank() == 0")
+    assert d.verdict is verdict, (
+        f"{why} (a ProcessGroup's `.rank()`, like `dist.get_rank(group)`): expected "
+        f"{verdict.value}; got {_describe(d)}")
