@@ -242,7 +242,8 @@ class Reach:
         path must end at one (a helper called from two roots with their own groups: both,
         in order); None where any path leads elsewhere."""
         fn = ctx.fn
-        if depth > 4 or not isinstance(expr, ast.Name) or ctx.summary:
+        if depth > 4 or not isinstance(expr, ast.Name) or ctx.summary \
+                or expr.id == fn.self_name:  # the object audited, not a group passed in
             return None
         if expr.id not in ctx.flow.params:
             reaching = ctx.flow.reaching.get(id(expr), ())

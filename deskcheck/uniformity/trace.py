@@ -657,8 +657,10 @@ class Tracer(FieldReads, Reductions, CycleSolver, CallSummaries, PathConditions,
             rule = self._rules[text] = self._rule(text)
         category, reason, dim = rule
         owner = _group_object(node) if category == "rank_id" and dim == "world" else None
-        if owner is not None and owner.id in ctx.flow.params:
-            # group.rank_in_group, group.rank(), self.rank_in_group in the group's own class:
+        if owner is not None and owner.id in ctx.flow.params and (
+                owner.id != ctx.fn.self_name or isinstance(node, ast.Attribute)):
+            # group.rank_in_group, group.rank(), self.rank_in_group in the group's own class
+            # (a coordinator's field; self.rank() is the object's own method, not a group's):
             # the rank in the group the caller passed or called the method on
             named = self._group_dim_at(ctx, owner.id)
             if named == "world":

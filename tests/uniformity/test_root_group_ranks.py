@@ -221,3 +221,49 @@ def test_a_process_groups_own_rank_method_is_the_rank_in_that_group(make_pkg, pa
     assert d.verdict is verdict, (
         f"{why} (a ProcessGroup's `.rank()`, like `dist.get_rank(group)`): expected "
         f"{verdict.value}; got {_describe(d)}")
+
+
+@pytest.mark.parametrize("query", ["self.rank()", "self.rank_in_group"])
+def test_a_root_objects_own_rank_method_is_not_a_group_parameters_rank(make_pkg, query):
+    source = SOURCE.replace("        def helper(self, group, x):",
+                            "        def rank(self):\n"
+                            "            return dist.get_rank()\n\n"
+                            "        def helper(self, group, x):")
+    source = source.replace("self.tp_group = dist.new_group(tp_ranks)",
+                            "self.tp_group = dist.new_group(tp_ranks)\n"
+                            "            self.rank_in_group = dist.get_rank()")
+    warmup = (f"if {query} == 0:\n"
+              "                dist.all_reduce(batch, group=self.tp_group)")
+    root = make_pkg({"s.py": source.replace("WARMUP", warmup)}, ROOTS)
+    d = _decision(audit("pkg.s:Engine", root=root), f"{query} == 0")
+    assert d.verdict is Verdict.RANK_LOCAL and not any("'self'" in i.reason for i in d.inputs), (
+        f"`{query}` in the root is the audited object's own rank (here the world's), not "
+        "the rank in a group passed as the root's `self`: RANK-LOCAL over the TP "
+        f"all_reduce, never an UNKNOWN naming 'self'; got {_describe(d)}")
+
+
+def test_an_objects_own_rank_method_is_not_the_rank_in_the_group_its_name_suggests(make_pkg):
+    source = """
+    class Worker:
+        def rank(self):
+            return dist.get_rank()
+
+        def is_leader(self):
+            return self.rank() == 0
+
+
+    class Engine:
+        def __init__(self, tp_ranks):
+            self.tp_group = dist.new_group(tp_ranks)
+            self.pp_worker = Worker()
+
+        def train_batch_iter(self, model, pg, batch):
+            if self.pp_worker.is_leader():
+                dist.all_reduce(batch, group=self.tp_group)
+"""
+    root = make_pkg({"s.py": source}, ROOTS)
+    d = _decision(audit("pkg.s:Engine", root=root), "self.pp_worker.is_leader()")
+    assert d.verdict is Verdict.RANK_LOCAL, (
+        "`self.rank()` inside Worker is the worker's own method (it returns the world's "
+        "rank), not the rank in a group the object is: calling it on a field named "
+        f"`pp_worker` must not make it a PP rank; RANK-LOCAL expected; got {_describe(d)}")
