@@ -7,6 +7,7 @@ content). Each leaf carries its witness, ``file:line hop`` per step."""
 from __future__ import annotations
 
 import ast
+from fnmatch import fnmatchcase
 from typing import Any
 
 from deskcheck.static import Fn, flow_facts, is_abstract, subnodes
@@ -688,17 +689,26 @@ class Tracer(FieldReads, Reductions, CycleSolver, CallSummaries, PathConditions,
     def _root_group_rank(self, text: str, ctx: Ctx, group: ast.expr,
                          hop: tuple[str, ...]) -> Leaf | None:
         """A rank in a group that is a root's parameter (``dist.get_rank(pg)``, ``pg`` passed
-        by callers outside the code read): UNKNOWN, not the world's rank, unless a
-        collective over that same parameter is what it gates (``param_group``)."""
+        by callers outside the code read): the rank of the group declared for that parameter
+        (``groups = { "Engine.train_batch_iter.pg" = "pp" }``), else UNKNOWN, not the world's
+        rank (a collective over that same parameter makes it RANK-LOCAL: ``param_group``)."""
         found = self.reach.root_parameters(ctx, group)
         if not found:
             return None
+        keys = [f"{root.qualname}.{param}" for root, param in found]
+        declared = {next((dim for pattern, dim in self.reach.config.groups.items()
+                          if fnmatchcase(key, pattern)), None) for key in keys}
+        if len(declared) == 1 and None not in declared:
+            dim = declared.pop()
+            return Leaf(text, "rank_id", f"rank id of the {dim} group (declared for "
+                        f"{' and '.join(keys)})", dim, hop)
         named = " or ".join(f"{param!r}, a parameter of the root {root.qualname}"
                             for root, param in found)
         root, param = found[0]
+        declare = ", ".join(f'"{key}" = "<dimension>"' for key in keys)
         return Leaf(text, "unknown", f"rank id of the group {named}: the code read does not "
-                    f"say which group it is (declare it under groups, or audit from a "
-                    f"caller)", witness=hop,
+                    f"say which group it is (declare it under groups: {declare}; or audit "
+                    f"from a caller)", witness=hop,
                     group=param_group(root, param, flow_facts(root.node))
                     if len(found) == 1 else "")
 

@@ -267,3 +267,33 @@ def test_an_objects_own_rank_method_is_not_the_rank_in_the_group_its_name_sugges
         "`self.rank()` inside Worker is the worker's own method (it returns the world's "
         "rank), not the rank in a group the object is: calling it on a field named "
         f"`pp_worker` must not make it a PP rank; RANK-LOCAL expected; got {_describe(d)}")
+
+
+def test_a_root_parameters_group_is_declared_for_that_parameter_only(make_pkg):
+    source = SOURCE.replace("        def helper(self, group, x):\n"
+                            "            if dist.get_rank(group) == 0:",
+                            "        def helper(self, pg, x):\n"
+                            "            if dist.get_rank(pg) == 0:")
+    warmup = ("current = dist.get_rank(pg)\n"
+              "            for _ in range(pg.size() - current - 1):\n"
+              "                dist.all_reduce(batch, group=self.tp_group)\n"
+              "            self.helper(self.tp_group, batch)")
+    declared = ROOTS + 'groups = { "Engine.train_batch_iter.pg" = "pp" }\n'
+    report = audit("pkg.s:Engine", root=make_pkg({"s.py": source.replace("WARMUP", warmup)},
+                                                 declared))
+    d = _decision(report, "for ... in range(pg.size() - current - 1)")
+    assert d.verdict is Verdict.UNIFORM, (
+        "`groups = { \"Engine.train_batch_iter.pg\" = \"pp\" }` declares the root's `pg` the PP "
+        "group: its rank is the PP stage, the same on every rank of the TP group; "
+        f"got {_describe(d)}")
+    helper = _decision(report, "dist.get_rank(pg) == 0")
+    assert helper.verdict is Verdict.RANK_LOCAL, (
+        "the declaration names the root's parameter only: helper's own `pg`, which its caller "
+        f"fills with the TP group, stays the TP rank (RANK-LOCAL); got {_describe(helper)}")
+    reason = next(i.reason for i in _decision(
+        audit("pkg.s:Engine", root=make_pkg({"s.py": source.replace("WARMUP", warmup)}, ROOTS)),
+        "for ... in range(pg.size() - current - 1)").inputs if i.klass.value == "UNKNOWN")
+    assert '"Engine.train_batch_iter.pg"' in reason, (
+        "undeclared, the UNKNOWN input must give the key that declares exactly this parameter "
+        f"(\"Engine.train_batch_iter.pg\"), not a bare \"pg\" that would match every `pg`; got "
+        f"{reason!r}")
