@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import ast
 from dataclasses import dataclass, field, replace
+from fnmatch import fnmatchcase
 from typing import Any
 
 from deskcheck.static import (
@@ -215,6 +216,10 @@ class Reach:
                 arg = argument_for(fn, call, expr.id)
                 if arg is not None:
                     out += self.group_texts(caller, arg, depth + 1)
+            if not out and fn.key in self.root_keys:  # a root's group declared by its key
+                key = f"{fn.qualname}.{expr.id}"
+                if any(fnmatchcase(key, pattern) for pattern in self.config.groups):
+                    return [key]
             return out or [ast.unparse(expr)]
         if isinstance(expr, ast.Name):  # a local: what every definition reaching it binds
             reaching = ctx.flow.reaching.get(id(expr), ())

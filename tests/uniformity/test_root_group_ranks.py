@@ -297,3 +297,34 @@ def test_a_root_parameters_group_is_declared_for_that_parameter_only(make_pkg):
         "undeclared, the UNKNOWN input must give the key that declares exactly this parameter "
         f"(\"Engine.train_batch_iter.pg\"), not a bare \"pg\" that would match every `pg`; got "
         f"{reason!r}")
+
+
+def test_a_collective_over_a_declared_root_group_runs_over_that_group(make_pkg):
+    warmup = ("if dist.get_rank(self.tp_group) == 0:\n"
+              "                dist.all_reduce(batch, group=pg)")
+    source = SOURCE.replace("WARMUP", warmup)
+    undeclared = _decision(audit("pkg.s:Engine", root=make_pkg({"s.py": source}, ROOTS)),
+                           "dist.get_rank(self.tp_group) == 0")
+    assert undeclared.verdict is Verdict.RANK_LOCAL, (
+        "undeclared, an all_reduce over the root's `pg` is judged over the world, within "
+        f"which the TP rank differs; got {_describe(undeclared)}")
+    declared = _decision(audit("pkg.s:Engine", root=make_pkg(
+        {"s.py": source}, ROOTS + 'groups = { "Engine.train_batch_iter.pg" = "pp" }\n')),
+        "dist.get_rank(self.tp_group) == 0")
+    assert declared.verdict is Verdict.UNIFORM, (
+        "`groups = { \"Engine.train_batch_iter.pg\" = \"pp\" }` declares the root's `pg` the PP "
+        "group for its collectives too: an all_reduce over a PP group waits for ranks of one "
+        f"TP rank, so the TP rank gating it is the same on all of them; got {_describe(declared)}")
+
+
+def test_a_local_bound_to_a_declared_root_group_is_that_groups_rank(make_pkg):
+    warmup = ("g = pg\n"
+              "            current = dist.get_rank(g)\n"
+              "            for _ in range(pg.size() - current - 1):\n"
+              "                dist.all_reduce(batch, group=self.tp_group)")
+    root = make_pkg({"s.py": SOURCE.replace("WARMUP", warmup)},
+                    ROOTS + 'groups = { "Engine.train_batch_iter.pg" = "pp" }\n')
+    d = _decision(audit("pkg.s:Engine", root=root), "for ... in range(pg.size() - current - 1)")
+    assert d.verdict is Verdict.UNIFORM, (
+        "`g = pg` binds the root's `pg`, declared the PP group by its key: `dist.get_rank(g)` "
+        "is the PP stage, the same on every rank of the TP group; got " + _describe(d))
