@@ -216,7 +216,8 @@ class Reach:
                 arg = argument_for(fn, call, expr.id)
                 if arg is not None:
                     out += self.group_texts(caller, arg, depth + 1)
-            if not out and fn.key in self.root_keys:  # a root's group declared by its key
+            if not out and fn.key in self.root_keys and expr.id != fn.self_name:
+                # a root's group parameter declared by its key (``Engine.step.pg``)
                 key = f"{fn.qualname}.{expr.id}"
                 if any(fnmatchcase(key, pattern) for pattern in self.config.groups):
                     return [key]

@@ -664,7 +664,7 @@ class Tracer(FieldReads, Reductions, CycleSolver, CallSummaries, PathConditions,
             # (a coordinator's field; self.rank() is the object's own method, not a group's):
             # the rank in the group the caller passed or called the method on
             named = self._group_dim_at(ctx, owner.id)
-            if named == "world":
+            if "world" in named.split("|"):
                 unresolved = self._root_group_rank(text, ctx, owner, hop)
                 if unresolved is not None:
                     return unresolved
@@ -678,7 +678,7 @@ class Tracer(FieldReads, Reductions, CycleSolver, CallSummaries, PathConditions,
                 if group is not None else "world"
             if named == "world" and group is not None:  # a parameter: what callers pass
                 named = self._group_dim(ctx, ast.unparse(group))
-                if named == "world":
+                if "world" in named.split("|"):
                     unresolved = self._root_group_rank(text, ctx, group, hop)
                     if unresolved is not None:
                         return unresolved
@@ -690,22 +690,30 @@ class Tracer(FieldReads, Reductions, CycleSolver, CallSummaries, PathConditions,
                          hop: tuple[str, ...]) -> Leaf | None:
         """A rank in a group that is a root's parameter (``dist.get_rank(pg)``, ``pg`` passed
         by callers outside the code read): the rank of the group declared for that parameter
-        (``groups = { "Engine.train_batch_iter.pg" = "pp" }``), else UNKNOWN, not the world's
-        rank (a collective over that same parameter makes it RANK-LOCAL: ``param_group``)."""
+        (``groups = { "Engine.train_batch_iter.pg" = "pp" }``, a glob too); where it may be
+        several, each must be declared (one group: its rank; different groups: a rank that
+        may differ within any group); else UNKNOWN, naming the keys still to declare, not the
+        world's rank (a collective over that same parameter makes it RANK-LOCAL:
+        ``param_group``)."""
         found = self.reach.root_parameters(ctx, group)
         if not found:
             return None
         keys = [f"{root.qualname}.{param}" for root, param in found]
-        declared = {next((dim for pattern, dim in self.reach.config.groups.items()
-                          if fnmatchcase(key, pattern)), None) for key in keys}
-        if len(declared) == 1 and None not in declared:
-            dim = declared.pop()
-            return Leaf(text, "rank_id", f"rank id of the {dim} group (declared for "
-                        f"{' and '.join(keys)})", dim, hop)
+        declared = [next((dim for pattern, dim in self.reach.config.groups.items()
+                          if fnmatchcase(key, pattern)), None) for key in keys]
+        if None not in declared:
+            dims = sorted(set(declared))
+            where = f"(declared for {' and '.join(keys)})"
+            if len(dims) == 1:
+                return Leaf(text, "rank_id", f"rank id of the {dims[0]} group {where}", dims[0],
+                            hop)
+            return Leaf(text, "rank_id", f"rank id of the {' or '.join(dims)} group {where}: "
+                        f"which, the path decides", "world", hop)
         named = " or ".join(f"{param!r}, a parameter of the root {root.qualname}"
                             for root, param in found)
         root, param = found[0]
-        declare = ", ".join(f'"{key}" = "<dimension>"' for key in keys)
+        declare = ", ".join(f'"{key}" = "<dimension>"'
+                            for key, dim in zip(keys, declared, strict=True) if dim is None)
         return Leaf(text, "unknown", f"rank id of the group {named}: the code read does not "
                     f"say which group it is (declare it under groups: {declare}; or audit "
                     f"from a caller)", witness=hop,

@@ -328,3 +328,100 @@ def test_a_local_bound_to_a_declared_root_group_is_that_groups_rank(make_pkg):
     assert d.verdict is Verdict.UNIFORM, (
         "`g = pg` binds the root's `pg`, declared the PP group by its key: `dist.get_rank(g)` "
         "is the PP stage, the same on every rank of the TP group; got " + _describe(d))
+
+
+TWO_GROUPS = """
+    class Engine:
+        def __init__(self, tp_ranks):
+            self.tp_group = dist.new_group(tp_ranks)
+
+        def train_batch_iter(self, model, pg, qg, flag):
+            BODY
+"""
+
+HELPER = """
+        def _helper(self, model, g):
+            if g.rank() == 0:
+                dist.barrier(group=self.tp_group)
+"""
+
+LOCAL = ("g = pg\n"
+         "            if flag:\n"
+         "                g = qg\n"
+         "            if dist.get_rank(g) == 0:\n"
+         "                dist.barrier(group=self.tp_group)")
+
+
+def _two_groups(make_pkg, body: str, declared: str, condition: str):
+    source = TWO_GROUPS.replace("BODY", body)
+    if "_helper" in body:
+        source += HELPER
+    root = make_pkg({"s.py": source}, ROOTS + (f"groups = {{ {declared} }}\n" if declared else ""))
+    return _decision(audit("pkg.s:Engine", root=root), condition)
+
+
+@pytest.mark.parametrize("body, condition", [
+    ("self._helper(model, pg)\n            self._helper(model, qg)", "g.rank() == 0"),
+    (LOCAL, "dist.get_rank(g) == 0"),
+], ids=["helper_from_both", "local_bound_to_both"])
+def test_one_of_two_root_groups_declared_leaves_the_other_to_declare(make_pkg, body,
+                                                                     condition):
+    d = _two_groups(make_pkg, body, '"Engine.train_batch_iter.pg" = "pp"', condition)
+    reasons = " ".join(i.reason for i in d.inputs if i.klass.value == "UNKNOWN")
+    assert d.verdict is Verdict.UNKNOWN and '"Engine.train_batch_iter.qg"' in reasons, (
+        "the group is `pg` (declared the PP group) or `qg` (not declared): nothing says what "
+        "`qg` is, so the rank stays UNKNOWN and the reason gives the key still to declare "
+        f"(\"Engine.train_batch_iter.qg\"), not the PP rank for both; got {_describe(d)}")
+
+
+@pytest.mark.parametrize("body, condition", [
+    ("self._helper(model, pg)\n            self._helper(model, qg)", "g.rank() == 0"),
+    (LOCAL, "dist.get_rank(g) == 0"),
+], ids=["helper_from_both", "local_bound_to_both"])
+def test_two_root_groups_declared_different_keep_the_hazard(make_pkg, body, condition):
+    d = _two_groups(make_pkg, body,
+                    '"Engine.train_batch_iter.pg" = "pp", "Engine.train_batch_iter.qg" = "tp"',
+                    condition)
+    assert d.verdict is Verdict.RANK_LOCAL, (
+        "the group is `pg` (the PP group) or `qg` (declared the TP group): on the `qg` path "
+        "the rank is the TP rank, which differs between the TP ranks the barrier waits for; "
+        f"one of the two dimensions must not win; got {_describe(d)}")
+
+
+@pytest.mark.parametrize("body, condition", [
+    ("if dist.get_rank(pg) == 0:\n                dist.barrier(group=self.tp_group)",
+     "dist.get_rank(pg) == 0"),
+    ("g = pg\n            if dist.get_rank(g) == 0:\n"
+     "                dist.barrier(group=self.tp_group)", "dist.get_rank(g) == 0"),
+    ("if dist.get_rank(self.tp_group) == 0:\n                dist.all_reduce(model, group=pg)",
+     "dist.get_rank(self.tp_group) == 0"),
+], ids=["direct", "through_a_local", "collective_over_it"])
+def test_a_root_group_key_may_be_a_glob(make_pkg, body, condition):
+    d = _two_groups(make_pkg, body, '"*.train_batch_iter.pg" = "pp"', condition)
+    assert d.verdict is Verdict.UNIFORM, (
+        "groups keys are globs: `\"*.train_batch_iter.pg\" = \"pp\"` declares Engine's root "
+        "`pg` the PP group, whose rank is the same on every rank of the TP group; "
+        f"got {_describe(d)}")
+
+
+def test_a_roots_self_passed_to_a_helper_is_not_a_group_parameter(make_pkg):
+    source = """
+    def _leader_sync(obj, model):
+        if obj.rank_in_group == 0:
+            dist.all_reduce(model, group=obj.tp_group)
+
+
+    class Coord:
+        def __init__(self, tp_ranks):
+            self.tp_group = dist.new_group(tp_ranks)
+            self.rank_in_group = dist.get_rank()
+
+        def train_batch_iter(self, model):
+            _leader_sync(self, model)
+"""
+    d = _decision(audit("pkg.s:Coord", root=make_pkg({"s.py": source}, ROOTS)),
+                  "obj.rank_in_group == 0")
+    assert d.verdict is Verdict.RANK_LOCAL and not any("'self'" in i.reason for i in d.inputs), (
+        "`obj` is the root's own object passed on (`_leader_sync(self, model)`), not a group "
+        "its caller chose: its `rank_in_group` is the world's rank here, RANK-LOCAL, never an "
+        f"UNKNOWN naming 'self'; got {_describe(d)}")
