@@ -41,6 +41,13 @@ def _describe(d) -> str:
     return f"{d.verdict.value}: {d.why} {[(i.name, i.klass.value, i.reason) for i in d.inputs]}"
 
 
+def _warmup(make_pkg, warmup: str, condition: str, pyproject: str = ROOTS,
+            source: str = SOURCE):
+    """The decision ``condition`` of Engine with ``warmup`` as its root's body."""
+    root = make_pkg({"s.py": source.replace("WARMUP", warmup)}, pyproject)
+    return _decision(audit("pkg.s:Engine", root=root), condition)
+
+
 @pytest.mark.parametrize("query", ["dist.get_rank(pg)", "dist.get_rank(group=pg)",
                                    "pg.rank_in_group"])
 def test_a_rank_in_a_root_parameters_group_is_unknown_and_says_how_to_declare_it(make_pkg,
@@ -48,8 +55,7 @@ def test_a_rank_in_a_root_parameters_group_is_unknown_and_says_how_to_declare_it
     warmup = (f"current = {query}\n"
               "            for _ in range(pg.size() - current - 1):\n"
               "                dist.all_reduce(batch, group=self.tp_group)")
-    root = make_pkg({"s.py": SOURCE.replace("WARMUP", warmup)}, ROOTS)
-    d = _decision(audit("pkg.s:Engine", root=root), "for ... in range(pg.size() - current - 1)")
+    d = _warmup(make_pkg, warmup, "for ... in range(pg.size() - current - 1)")
     assert d.verdict is Verdict.UNKNOWN, (
         f"`{query}` reads the rank in the group the root's caller passes as `pg`, which the "
         f"code read does not say; taking it for the world's rank makes a false RANK-LOCAL "
@@ -65,9 +71,8 @@ def test_a_declared_root_group_is_that_groups_rank(make_pkg):
     warmup = ("current = dist.get_rank(pg)\n"
               "            for _ in range(pg.size() - current - 1):\n"
               "                dist.all_reduce(batch, group=self.tp_group)")
-    root = make_pkg({"s.py": SOURCE.replace("WARMUP", warmup)},
-                    ROOTS + 'groups = { "pg" = "pp" }\n')
-    d = _decision(audit("pkg.s:Engine", root=root), "for ... in range(pg.size() - current - 1)")
+    d = _warmup(make_pkg, warmup, "for ... in range(pg.size() - current - 1)",
+                ROOTS + 'groups = { "pg" = "pp" }\n')
     assert d.verdict is Verdict.UNIFORM, (
         "with `groups = { pg = \"pp\" }` declared, `dist.get_rank(pg)` is the PP stage, the same "
         f"on every rank of the TP group the all_reduce runs over; got {_describe(d)}")
@@ -76,8 +81,7 @@ def test_a_declared_root_group_is_that_groups_rank(make_pkg):
 def test_a_collective_over_the_same_root_group_keeps_its_rank_local_verdict(make_pkg):
     warmup = ("if dist.get_rank(pg) == 0:\n"
               "                dist.all_reduce(batch, group=pg)")
-    root = make_pkg({"s.py": SOURCE.replace("WARMUP", warmup)}, ROOTS)
-    d = _decision(audit("pkg.s:Engine", root=root), "dist.get_rank(pg) == 0")
+    d = _warmup(make_pkg, warmup, "dist.get_rank(pg) == 0")
     assert d.verdict is Verdict.RANK_LOCAL, (
         "whatever group `pg` is, the rank in it differs between the ranks of `pg` the "
         f"all_reduce over `pg` waits for: that stays RANK-LOCAL; got {_describe(d)}")
@@ -100,8 +104,7 @@ def test_a_group_parameter_is_resolved_through_the_callers_it_has(make_pkg, pass
 def test_the_worlds_own_rank_stays_rank_local(make_pkg):
     warmup = ("if dist.get_rank() == 0:\n"
               "                dist.all_reduce(batch, group=self.tp_group)")
-    root = make_pkg({"s.py": SOURCE.replace("WARMUP", warmup)}, ROOTS)
-    d = _decision(audit("pkg.s:Engine", root=root), "dist.get_rank() == 0")
+    d = _warmup(make_pkg, warmup, "dist.get_rank() == 0")
     assert d.verdict is Verdict.RANK_LOCAL, (
         "`dist.get_rank()` names no group: the world's rank, which differs within the TP "
         f"group; got {_describe(d)}")
@@ -112,8 +115,7 @@ def test_a_rank_in_a_root_group_that_gates_only_transfers_is_still_a_role(make_p
               "                dist.send(batch, dst=1, group=self.tp_group)\n"
               "            else:\n"
               "                dist.recv(batch, src=0, group=self.tp_group)")
-    root = make_pkg({"s.py": SOURCE.replace("WARMUP", warmup)}, ROOTS)
-    d = _decision(audit("pkg.s:Engine", root=root), "dist.get_rank(pg) == 0")
+    d = _warmup(make_pkg, warmup, "dist.get_rank(pg) == 0")
     assert d.verdict is Verdict.ROLE, (
         "a rank id gating point-to-point transfers only is a role whichever group it is the "
         "rank in: the group left unknown must not turn the role UNKNOWN (nanotron's 1F1B "
@@ -124,8 +126,7 @@ def test_a_local_bound_to_a_root_group_parameter_is_that_parameter(make_pkg):
     warmup = ("group = pg\n"
               "            if dist.get_rank(group) == 0:\n"
               "                dist.all_reduce(batch, group=self.tp_group)")
-    root = make_pkg({"s.py": SOURCE.replace("WARMUP", warmup)}, ROOTS)
-    d = _decision(audit("pkg.s:Engine", root=root), "dist.get_rank(group) == 0")
+    d = _warmup(make_pkg, warmup, "dist.get_rank(group) == 0")
     assert d.verdict is Verdict.UNKNOWN, (
         "`group = pg` binds the root's group parameter once: `dist.get_rank(group)` is the rank "
         "in the group the root's caller passes, which the code read does not say. Expected "
@@ -178,8 +179,7 @@ def test_a_local_bound_to_two_root_groups_names_both(make_pkg):
               "                g = pg2\n"
               "            if dist.get_rank(g) == 0:\n"
               "                dist.all_reduce(batch, group=self.tp_group)")
-    root = make_pkg({"s.py": source.replace("WARMUP", warmup)}, ROOTS)
-    d = _decision(audit("pkg.s:Engine", root=root), "dist.get_rank(g) == 0")
+    d = _warmup(make_pkg, warmup, "dist.get_rank(g) == 0", source=source)
     reasons = " ".join(i.reason for i in d.inputs if i.klass.value == "UNKNOWN")
     assert d.verdict is Verdict.UNKNOWN and "'pg'" in reasons and "'pg2'" in reasons, (
         "`g` is `pg` or, under `flag`, `pg2`, both groups only the root's caller knows: "
@@ -191,8 +191,7 @@ def test_a_rank_in_one_root_group_gating_a_collective_over_another_stays_unknown
                             "def train_batch_iter(self, model, pg, pg2, batch):")
     warmup = ("if dist.get_rank(pg) == 0:\n"
               "                dist.all_reduce(batch, group=pg2)")
-    root = make_pkg({"s.py": source.replace("WARMUP", warmup)}, ROOTS)
-    d = _decision(audit("pkg.s:Engine", root=root), "dist.get_rank(pg) == 0")
+    d = _warmup(make_pkg, warmup, "dist.get_rank(pg) == 0", source=source)
     assert d.verdict is Verdict.UNKNOWN, (
         "the rank in `pg` gates an all_reduce over `pg2`, another group only the caller "
         "knows: nothing says the rank differs within `pg2` (UNKNOWN), only a collective over "
@@ -234,8 +233,7 @@ def test_a_root_objects_own_rank_method_is_not_a_group_parameters_rank(make_pkg,
                             "            self.rank_in_group = dist.get_rank()")
     warmup = (f"if {query} == 0:\n"
               "                dist.all_reduce(batch, group=self.tp_group)")
-    root = make_pkg({"s.py": source.replace("WARMUP", warmup)}, ROOTS)
-    d = _decision(audit("pkg.s:Engine", root=root), f"{query} == 0")
+    d = _warmup(make_pkg, warmup, f"{query} == 0", source=source)
     assert d.verdict is Verdict.RANK_LOCAL and not any("'self'" in i.reason for i in d.inputs), (
         f"`{query}` in the root is the audited object's own rank (here the world's), not "
         "the rank in a group passed as the root's `self`: RANK-LOCAL over the TP "
@@ -302,15 +300,12 @@ def test_a_root_parameters_group_is_declared_for_that_parameter_only(make_pkg):
 def test_a_collective_over_a_declared_root_group_runs_over_that_group(make_pkg):
     warmup = ("if dist.get_rank(self.tp_group) == 0:\n"
               "                dist.all_reduce(batch, group=pg)")
-    source = SOURCE.replace("WARMUP", warmup)
-    undeclared = _decision(audit("pkg.s:Engine", root=make_pkg({"s.py": source}, ROOTS)),
-                           "dist.get_rank(self.tp_group) == 0")
+    undeclared = _warmup(make_pkg, warmup, "dist.get_rank(self.tp_group) == 0")
     assert undeclared.verdict is Verdict.RANK_LOCAL, (
         "undeclared, an all_reduce over the root's `pg` is judged over the world, within "
         f"which the TP rank differs; got {_describe(undeclared)}")
-    declared = _decision(audit("pkg.s:Engine", root=make_pkg(
-        {"s.py": source}, ROOTS + 'groups = { "Engine.train_batch_iter.pg" = "pp" }\n')),
-        "dist.get_rank(self.tp_group) == 0")
+    declared = _warmup(make_pkg, warmup, "dist.get_rank(self.tp_group) == 0",
+                       ROOTS + 'groups = { "Engine.train_batch_iter.pg" = "pp" }\n')
     assert declared.verdict is Verdict.UNIFORM, (
         "`groups = { \"Engine.train_batch_iter.pg\" = \"pp\" }` declares the root's `pg` the PP "
         "group for its collectives too: an all_reduce over a PP group waits for ranks of one "
@@ -322,9 +317,8 @@ def test_a_local_bound_to_a_declared_root_group_is_that_groups_rank(make_pkg):
               "            current = dist.get_rank(g)\n"
               "            for _ in range(pg.size() - current - 1):\n"
               "                dist.all_reduce(batch, group=self.tp_group)")
-    root = make_pkg({"s.py": SOURCE.replace("WARMUP", warmup)},
-                    ROOTS + 'groups = { "Engine.train_batch_iter.pg" = "pp" }\n')
-    d = _decision(audit("pkg.s:Engine", root=root), "for ... in range(pg.size() - current - 1)")
+    d = _warmup(make_pkg, warmup, "for ... in range(pg.size() - current - 1)",
+                ROOTS + 'groups = { "Engine.train_batch_iter.pg" = "pp" }\n')
     assert d.verdict is Verdict.UNIFORM, (
         "`g = pg` binds the root's `pg`, declared the PP group by its key: `dist.get_rank(g)` "
         "is the PP stage, the same on every rank of the TP group; got " + _describe(d))
