@@ -31,7 +31,7 @@ from deskcheck.uniformity.collectives import (
 from deskcheck.uniformity.config import UniformityConfig
 from deskcheck.uniformity.leaves import default_of
 from deskcheck.uniformity.model import CollectiveSite
-from deskcheck.uniformity.rules import hop_text
+from deskcheck.uniformity.rules import declared_dim, hop_text
 
 NOTHING: Any = object()
 _MAX_CONTEXTS = 6
@@ -219,7 +219,7 @@ class Reach:
             if not out and fn.key in self.root_keys and expr.id != fn.self_name:
                 # a root's group parameter declared by its key (``Engine.step.pg``)
                 key = f"{fn.qualname}.{expr.id}"
-                if any(fnmatchcase(key, pattern) for pattern in self.config.groups):
+                if declared_dim(key, self.config.groups) is not None:
                     return [key]
             return out or [ast.unparse(expr)]
         if isinstance(expr, ast.Name):  # a local: what every definition reaching it binds

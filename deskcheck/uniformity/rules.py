@@ -142,10 +142,17 @@ def rank_id_dim(text: str) -> str | None:
     return dim or "world"
 
 
+def declared_dim(text: str, groups: dict[str, str]) -> str | None:
+    """The dimension ``groups`` declares for a group's text or a root parameter's key
+    (``Engine.step.pg``): that of the first key, a glob, that matches; None if none does."""
+    return next((dim for pattern, dim in groups.items() if fnmatchcase(text, pattern)), None)
+
+
 def group_dim(group_text: str, configured: dict[str, str]) -> str:
-    for pattern, dim in configured.items():
-        if fnmatchcase(group_text, pattern):
-            return dim
+    """A group's dimension: as declared, else as its name suggests (``world`` if none)."""
+    declared = declared_dim(group_text, configured)
+    if declared is not None:
+        return declared
     return dim_of_name(group_text) if group_text else "world"
 
 

@@ -59,6 +59,7 @@ from deskcheck.uniformity.reductions import Reductions
 from deskcheck.uniformity.rules import (
     builds_group,
     config_reason,
+    declared_dim,
     group_argument,
     group_dim,
     hop_text,
@@ -699,8 +700,7 @@ class Tracer(FieldReads, Reductions, CycleSolver, CallSummaries, PathConditions,
         if not found:
             return None
         keys = [f"{root.qualname}.{param}" for root, param in found]
-        declared = [next((dim for pattern, dim in self.reach.config.groups.items()
-                          if fnmatchcase(key, pattern)), None) for key in keys]
+        declared = [declared_dim(key, self.reach.config.groups) for key in keys]
         if None not in declared:
             dims = sorted(set(declared))
             where = f"(declared for {' and '.join(keys)})"
