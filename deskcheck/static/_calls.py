@@ -13,6 +13,7 @@ from __future__ import annotations
 import ast
 import re
 from dataclasses import dataclass, field, replace
+from fnmatch import fnmatchcase
 
 from deskcheck.static._collect import first_param
 from deskcheck.static._fields import FieldWrite, field_writes
@@ -71,6 +72,10 @@ class CallResolver:
     _owners: dict[str, ClassModel] = field(default_factory=dict)  # whose fields were resolved
     _subclasses: dict[str, list[ClassSource]] = field(default_factory=dict)
     _scanned: set[str] = field(default_factory=set)  # owners whose writes _built holds
+    # classes declared for fields nothing in the code resolves (``Scheduler.tree_cache`` ->
+    # ``pkg.cache:HiRadixCache``): a glob over ``Class.field`` -> ``module:Class`` specs
+    declared_components: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    declared_used: set[str] = field(default_factory=set)  # declarations a lookup matched
 
     # -- classes ------------------------------------------------------------------------
     def models(self) -> list[ClassModel]:
@@ -283,9 +288,29 @@ class CallResolver:
         if not out:
             for klass in self._constructed_classes(model, name):
                 out.setdefault(class_key(klass), klass)
+        for klass in self._declared_classes(model, name):
+            out.setdefault(class_key(klass), klass)
         result = list(out.values())
         self._components[key] = result
         return result
+
+    def _declared_classes(self, model: ClassModel, name: str) -> list[ClassSource]:
+        """The classes declared for field ``name`` of any class in ``model``'s MRO."""
+        out: list[ClassSource] = []
+        for pattern, specs in self.declared_components.items():
+            if not any(fnmatchcase(f"{k.qualname}.{name}", pattern) for k in model.sources):
+                continue
+            self.declared_used.add(pattern)
+            out += [k for k in map(self.declared_class, specs) if k is not None]
+        return out
+
+    def declared_class(self, spec: str) -> ClassSource | None:
+        """The class a ``module:Class`` spec names under the roots, or None."""
+        module, _, qualname = spec.partition(":")
+        try:
+            return self.index.find_class(module, qualname)
+        except Exception:
+            return None
 
     def holds_builtin(self, model: ClassModel, name: str) -> bool:
         """Field ``name`` is annotated with a builtin type (``self.running: list[Request] =

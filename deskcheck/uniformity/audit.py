@@ -75,6 +75,7 @@ def _audit(target: str, root_path: Path, roots_methods: list[str] | None,
     model = build_static(module, qualname, [root_path], sources)
     index = StaticIndex([root_path], sources)
     resolver = CallResolver(index)
+    resolver.declared_components = {c.field: c.classes for c in config.components}
     patterns = [method] if method else (roots_methods or config.roots)
     roots = _root_methods(model, resolver, patterns, target)
     reach = Reach(resolver, config)

@@ -61,6 +61,17 @@ class Role:
     where: str = ""
 
 
+@dataclass(frozen=True)
+class Component:
+    """The classes a field holds where nothing in the code says (a builder's result, a
+    factory the walk cannot read): ``field`` a glob over ``Class.field``, each of
+    ``classes`` a ``module:Class``."""
+
+    field: str
+    classes: tuple[str, ...]
+    where: str = ""
+
+
 @dataclass
 class UniformityConfig:
     roots: list[str] = field(default_factory=lambda: ["event_loop*"])
@@ -72,6 +83,7 @@ class UniformityConfig:
     replica: list[Replica] = field(default_factory=list)
     role: list[Role] = field(default_factory=list)
     groups: dict[str, str] = field(default_factory=dict)  # group expression glob -> dim
+    components: list[Component] = field(default_factory=list)  # declared field classes
     # follow writes of a field through another object (``req.to_finish = v``): slower
     outside_writes: bool = False
     source: str = ""  # the pyproject it came from ("" = defaults)
@@ -112,7 +124,8 @@ def load_uniformity_config(pyproject_path: str | Path) -> UniformityConfig:
 
 # Every key of [tool.deskcheck.uniformity] (docs/uniformity.md); anything else is an error.
 TABLE_KEYS = frozenset({"roots", "collectives", "forward", "rank_local", "config", "agreed",
-                        "replica", "role", "groups", "outside_writes"})
+                        "replica", "role", "groups", "outside_writes", "components"})
+_CLASS_SPEC = re.compile(r"[A-Za-z_][\w.]*:[A-Za-z_][\w.]*")
 
 
 def parse_uniformity_table(table: dict[str, Any], file: str, text: str = "") -> UniformityConfig:
@@ -219,6 +232,24 @@ def parse_uniformity_table(table: dict[str, Any], file: str, text: str = "") -> 
             'write groups = { "self.tp_cpu_group" = "tp" }')
     else:
         cfg.groups = dict(groups)
+    components = table.get("components", {})
+    if not isinstance(components, dict):
+        bad("components must map a Class.field pattern to the class it holds", "components",
+            'write components = { "Scheduler.tree_cache" = "pkg.mem_cache:RadixCache" }')
+        components = {}
+    for pattern, value in components.items():
+        specs = [value] if isinstance(value, str) else value
+        if not isinstance(specs, list) or not specs or not all(
+                isinstance(v, str) and _CLASS_SPEC.fullmatch(v) for v in specs):
+            bad(f"components: {pattern!r} must name its class as module:Class (or a list "
+                f"of them), not {value!r}", pattern,
+                f'write "{pattern}" = "pkg.module:Class" (the class as its module defines it)')
+            continue
+        if "." not in pattern:
+            bad(f"components: key {pattern!r} names no field: write Class.field", pattern,
+                f'write "<Class>.{pattern}" = ... (the class whose field it is; a glob too)')
+            continue
+        cfg.components.append(Component(pattern, tuple(specs), where(pattern)))
     outside = table.get("outside_writes", False)
     if not isinstance(outside, bool):
         bad("outside_writes must be a boolean", "outside_writes",

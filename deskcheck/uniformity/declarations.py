@@ -45,6 +45,7 @@ def check_declarations(config: UniformityConfig, report: AuditReport, reach: Rea
         elif not arm_exists(config, replica.arm):
             out.append(DeclarationFinding("replica", replica.field, "claimed, not enforced",
                                           replica.where, f"no test {replica.arm} exists"))
+    out += _check_components(config, reach, model, writes)
     # stale = matches nothing in the code (the class's MRO and every function the audit
     # entered), whichever roots this audit started from
     calls, tests = _code_calls_and_tests(model, reach)
@@ -65,6 +66,29 @@ def check_declarations(config: UniformityConfig, report: AuditReport, reach: Rea
                     and not _called_in_files(pattern.call, reach, model):
                 out.append(DeclarationFinding(kind, pattern.call, "stale", pattern.where,
                                               "matches no call in the code"))
+    return out
+
+
+def _check_components(config: UniformityConfig, reach: Reach, model,
+                      writes: dict) -> list[DeclarationFinding]:
+    """A declared component class must exist under the roots; the declaration is stale
+    when no field the walk looked up, nor any field of the audited class, matches it."""
+    out: list[DeclarationFinding] = []
+    resolver = reach.resolver
+    own = {f"{k.qualname}.{name}" for k in model.sources for name in writes}
+    for component in config.components:
+        missing = [c for c in component.classes if resolver.declared_class(c) is None]
+        if missing:
+            out.append(DeclarationFinding(
+                "components", component.field, "unknown class", component.where,
+                f"no class {' or '.join(missing)} under the roots (write module:Class, the "
+                f"module that defines the class)"))
+        elif component.field not in resolver.declared_used \
+                and not any(fnmatchcase(key, component.field) for key in own):
+            out.append(DeclarationFinding(
+                "components", component.field, "stale", component.where,
+                f"no field of {model.name}'s MRO, nor of a component the walk entered, "
+                f"matches it"))
     return out
 
 

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import ast
 from dataclasses import dataclass, field, replace
-from fnmatch import fnmatchcase
 from typing import Any
 
 from deskcheck.static import (

@@ -7,7 +7,6 @@ content). Each leaf carries its witness, ``file:line hop`` per step."""
 from __future__ import annotations
 
 import ast
-from fnmatch import fnmatchcase
 from typing import Any
 
 from deskcheck.static import Fn, flow_facts, is_abstract, subnodes
@@ -769,6 +768,17 @@ class Tracer(FieldReads, Reductions, CycleSolver, CallSummaries, PathConditions,
             return self._attribute(synthetic, ctx, mode, depth)
         return list(self.trace(base, ctx, _outer(mode, e.attr), depth + 1))
 
+    @staticmethod
+    def _declare_component(ctx: Ctx, call: ast.Call) -> str:
+        """How to declare the class of the ``self.<field>`` a call's receiver is."""
+        receiver = call.func.value if isinstance(call.func, ast.Attribute) else None
+        if not (isinstance(receiver, ast.Attribute) and ctx.fn.model is not None
+                and ctx.fn.model.sources):
+            return ""
+        owner = ctx.fn.model.sources[0].qualname
+        return (f' (declare its class under components: "{owner}.{receiver.attr}" = '
+                f'"<module>:<Class>")')
+
     def _aliased_text(self, text: str, node: ast.AST, ctx: Ctx) -> str | None:
         """``text`` with its leading local replaced by the ``self.`` chain every reaching
         definition binds it to (``alloc = self.pool.sub``: ``alloc.size`` ->
@@ -860,7 +870,8 @@ class Tracer(FieldReads, Reductions, CycleSolver, CallSummaries, PathConditions,
                 return [buffer]
         callees, note = self.callees_of(ctx, e)
         if note:
-            return [Leaf(text, "unknown", f"call on an unresolved receiver: {note}",
+            return [Leaf(text, "unknown", f"call on an unresolved receiver: {note}"
+                         f"{self._declare_component(ctx, e)}",
                          witness=(self._hop(ctx, e, text),))]
         if callees:
             out: list[Leaf] = []
