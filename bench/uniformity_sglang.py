@@ -1,11 +1,13 @@
 """Measure `deskcheck uniformity` on SGLang 0.5.23's Scheduler (source only, nothing imported).
 
 Usage: python bench/uniformity_sglang.py [SGLANG_SRC] [--changed-since [--equal]] [--replicas]
-[--outside-writes]
+[--outside-writes] [--components]
 (``--equal``: for each edit answered from the cache, also compare with a cold audit).
 (``--outside-writes``: the audit again with ``outside_writes`` on, alternated twice with the
 default: times, verdicts, decisions whose inputs grew and the writes through other objects
 the new witnesses pass).
+(``--components``: also declare the classes ``Scheduler.tree_cache`` may hold, a registry's
+result the code does not say: the audit enters the prefix caches and their HiCache collectives).
 (``--replicas``: also declare the pool replica premise, bench/sglang_uniformity_replicas.toml;
 ``--whatif``: that, the disaggregation pools and device capacity, bench/sglang_uniformity_whatif.toml).
 SGLANG_SRC defaults to /work/_sglang_src/src, else bench/_work/src: get it with
@@ -25,6 +27,17 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 
+def _tree_cache():
+    from deskcheck.uniformity.config import Component
+
+    # what sglang.srt.mem_cache.registry.create_tree_cache builds (0.5.23)
+    return Component("Scheduler.tree_cache", (
+        "sglang.srt.mem_cache.unified_radix_cache:UnifiedRadixCache",
+        "sglang.srt.mem_cache.pure_swa_radix_cache:PureSWARadixCache"), "bench --components")
+
+
+TREE_CACHE = _tree_cache()
+
 
 def main() -> int:
     args = [a for a in sys.argv[1:] if not a.startswith("--")]
@@ -39,6 +52,8 @@ def main() -> int:
             else "sglang_uniformity_whatif.toml" if "--whatif" in sys.argv
             else "sglang_uniformity.toml")
     config = load_uniformity_config(HERE / name)
+    if "--components" in sys.argv:
+        config.components.append(TREE_CACHE)
     clear_cache()
     started, cpu = time.perf_counter(), time.process_time()
     report = audit("sglang.srt.managers.scheduler:Scheduler", root=src, config=config)

@@ -186,3 +186,63 @@ def test_the_documented_declarations_block_declares_a_component(tmp_path):
     assert found == [("Scheduler.tree_cache", ("pkg.mem_cache.radix_cache:RadixCache",))], (
         f"docs/uniformity.md's declaration example must parse and declare the tree cache's "
         f"class under components; it parsed to {found}")
+
+
+WORKER = """
+    from pkg.build import make_cache
+    from pkg.caches import HiCache
+
+
+    class Worker:
+        def __init__(self):
+            self.cache = make_cache()
+            self.known = HiCache()
+
+        def cache_ready(self):
+            return self.cache.ready()
+
+        def known_ready(self):
+            return self.known.ready()
+
+
+    class Scheduler:
+        def __init__(self, group):
+            self.worker = Worker()
+            self.group = group
+
+        def step(self):
+            if READ:
+                dist.barrier(group=self.group)
+"""
+
+
+def _worker_report(make_pkg, table: str, read: str):
+    pyproject = '[tool.deskcheck.uniformity]\nroots = ["step"]\n' + table
+    root = make_pkg({"caches.py": CACHES, "sched.py": WORKER.replace("READ", read)}, pyproject)
+    return audit("pkg.sched:Scheduler", root=root)
+
+
+def test_a_declared_field_of_a_component_is_entered_and_not_stale(make_pkg):
+    read = "self.worker.cache_ready()"
+    report = _worker_report(make_pkg, 'components = { "Worker.cache" = "pkg.caches:HiCache" }\n',
+                            read)
+    decision = _decision(report, read)
+    assert decision.verdict is Verdict.RANK_LOCAL, (
+        f"Worker.cache (a field of the scheduler's component, not of the scheduler) declared "
+        f"as HiCache: its clock reaches the decision; got {decision.verdict.value}: "
+        f"{decision.why}")
+    assert not report.declarations, (
+        f"a declaration the walk used for a component's field is not stale; got "
+        f"{[f.to_json() for f in report.declarations]}")
+
+
+def test_the_classes_the_code_shows_are_kept_beside_the_declared_ones(make_pkg):
+    read = "self.worker.known_ready()"
+    report = _worker_report(make_pkg, 'components = { "Worker.known" = "pkg.caches:PlainCache" }\n',
+                            read)
+    decision = _decision(report, read)
+    names = {i.name for i in decision.inputs if i.klass.value == "RANK-LOCAL"}
+    assert decision.verdict is Verdict.RANK_LOCAL and "time.monotonic" in names, (
+        f"Worker.known is built as HiCache in the code and declared PlainCache: the declared "
+        f"class joins the one the code shows, never replaces it, so HiCache's clock still "
+        f"makes the decision RANK-LOCAL; got {decision.verdict.value}: {decision.why}")
