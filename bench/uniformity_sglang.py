@@ -1,13 +1,15 @@
 """Measure `deskcheck uniformity` on SGLang 0.5.23's Scheduler (source only, nothing imported).
 
 Usage: python bench/uniformity_sglang.py [SGLANG_SRC] [--changed-since [--equal]] [--replicas]
-[--outside-writes] [--components]
+[--outside-writes] [--components] [--ngram]
 (``--equal``: for each edit answered from the cache, also compare with a cold audit).
 (``--outside-writes``: the audit again with ``outside_writes`` on, alternated twice with the
 default: times, verdicts, decisions whose inputs grew and the writes through other objects
 the new witnesses pass).
 (``--components``: also declare the classes ``Scheduler.tree_cache`` may hold, a registry's
-result the code does not say: the audit enters the prefix caches and their HiCache collectives).
+result the code does not say, so the audit enters the prefix caches and their HiCache
+collectives; ``--ngram``: declare ``Scheduler.ngram_embedding_manager``'s class, a field copied
+from the model runner's, which resolves six UNKNOWN ``if batch:`` decisions).
 (``--replicas``: also declare the pool replica premise, bench/sglang_uniformity_replicas.toml;
 ``--whatif``: that, the disaggregation pools and device capacity, bench/sglang_uniformity_whatif.toml).
 SGLANG_SRC defaults to /work/_sglang_src/src, else bench/_work/src: get it with
@@ -37,6 +39,10 @@ def _tree_cache():
 
 
 TREE_CACHE = _tree_cache()
+NGRAM = TREE_CACHE.__class__(
+    "Scheduler.ngram_embedding_manager",
+    ("sglang.srt.model_executor.model_runner_components.ngram_embedding_manager:"
+     "NgramEmbeddingManager",), "bench --ngram")
 
 
 def main() -> int:
@@ -54,6 +60,8 @@ def main() -> int:
     config = load_uniformity_config(HERE / name)
     if "--components" in sys.argv:
         config.components.append(TREE_CACHE)
+    if "--ngram" in sys.argv:
+        config.components.append(NGRAM)
     clear_cache()
     started, cpu = time.perf_counter(), time.process_time()
     report = audit("sglang.srt.managers.scheduler:Scheduler", root=src, config=config)

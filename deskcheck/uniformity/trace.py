@@ -776,8 +776,8 @@ class Tracer(FieldReads, Reductions, CycleSolver, CallSummaries, PathConditions,
                 and ctx.fn.model.sources):
             return ""
         owner = ctx.fn.model.sources[0].qualname
-        return (f' (declare its class under components: "{owner}.{receiver.attr}" = '
-                f'"<module>:<Class>")')
+        return (f' (declare the class it holds under components: "{owner}.{receiver.attr}" '
+                f'= "<module>:<Class>", if the code read defines that class)')
 
     def _aliased_text(self, text: str, node: ast.AST, ctx: Ctx) -> str | None:
         """``text`` with its leading local replaced by the ``self.`` chain every reaching

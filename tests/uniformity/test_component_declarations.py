@@ -190,19 +190,23 @@ def test_the_documented_declarations_block_declares_a_component(tmp_path):
 
 WORKER = """
     from pkg.build import make_cache
-    from pkg.caches import HiCache
+    from pkg.caches import HiCache, PlainCache
 
 
     class Worker:
         def __init__(self):
             self.cache = make_cache()
             self.known = HiCache()
+            self.plain = PlainCache()
 
         def cache_ready(self):
             return self.cache.ready()
 
         def known_ready(self):
             return self.known.ready()
+
+        def plain_ready(self):
+            return self.plain.ready()
 
 
     class Scheduler:
@@ -246,3 +250,38 @@ def test_the_classes_the_code_shows_are_kept_beside_the_declared_ones(make_pkg):
         f"Worker.known is built as HiCache in the code and declared PlainCache: the declared "
         f"class joins the one the code shows, never replaces it, so HiCache's clock still "
         f"makes the decision RANK-LOCAL; got {decision.verdict.value}: {decision.why}")
+
+
+def test_a_declared_class_is_entered_where_the_code_shows_another(make_pkg):
+    read = "self.worker.plain_ready()"
+    report = _worker_report(make_pkg, 'components = { "Worker.plain" = "pkg.caches:HiCache" }\n',
+                            read)
+    decision = _decision(report, read)
+    assert decision.verdict is Verdict.RANK_LOCAL, (
+        f"Worker.plain is built as PlainCache and declared HiCache: the declared class is "
+        f"entered even where the code shows another (set CX28 03: declarations used only "
+        f"when the code shows no class), so HiCache's clock makes it RANK-LOCAL; got "
+        f"{decision.verdict.value}: {decision.why}")
+
+
+def test_one_missing_class_of_a_list_is_named(make_pkg):
+    report = _report(make_pkg, 'components = { "Scheduler.tree_cache" = '
+                               '["pkg.caches:HiCache", "pkg.caches:NoCache"] }\n')
+    found = [(f.subject, f.status) for f in report.declarations]
+    assert found == [("Scheduler.tree_cache", "unknown class")], (
+        f"one class of the list absent under the roots is an unknown class finding, even "
+        f"when another exists (set CX28 04: reported only when every class is missing); got "
+        f"{[f.to_json() for f in report.declarations]}")
+    detail = report.declarations[0].detail
+    assert "pkg.caches:NoCache" in detail and "HiCache" not in detail, (
+        f"the finding names the missing class only; got {detail!r}")
+
+
+def test_a_glob_key_for_a_field_of_the_class_is_not_stale_where_the_roots_skip_it(make_pkg):
+    read = "self.group is not None"
+    report = _report(make_pkg, 'components = { "*.tree_cache" = "pkg.caches:HiCache" }\n', read)
+    assert not [f for f in report.declarations if f.kind == "components"], (
+        f"roots that never call on self.tree_cache still audit a class that writes it: the "
+        f"glob key *.tree_cache matches that field, so it is not stale (set CX28 05: the "
+        f"class's fields compared by exact text); got "
+        f"{[f.to_json() for f in report.declarations]}")
