@@ -1,7 +1,7 @@
 """Measure `deskcheck uniformity` on SGLang 0.5.23's Scheduler (source only, nothing imported).
 
 Usage: python bench/uniformity_sglang.py [SGLANG_SRC] [--changed-since [--equal]] [--replicas]
-[--outside-writes] [--components] [--ngram]
+[--outside-writes] [--components] [--ngram] [--consensus]
 (``--equal``: for each edit answered from the cache, also compare with a cold audit).
 (``--outside-writes``: the audit again with ``outside_writes`` on, alternated twice with the
 default: times, verdicts, decisions whose inputs grew and the writes through other objects
@@ -9,7 +9,9 @@ the new witnesses pass).
 (``--components``: also declare the classes ``Scheduler.tree_cache`` may hold, a registry's
 result the code does not say, so the audit enters the prefix caches and their HiCache
 collectives; ``--ngram``: declare ``Scheduler.ngram_embedding_manager``'s class, a field copied
-from the model runner's, which resolves six UNKNOWN ``if batch:`` decisions).
+from the model runner's, which resolves six UNKNOWN ``if batch:`` decisions; ``--consensus``:
+read SGLang's ``@rank_consensus`` decorators, on its prefix caches, so best with
+``--components``).
 (``--replicas``: also declare the pool replica premise, bench/sglang_uniformity_replicas.toml;
 ``--whatif``: that, the disaggregation pools and device capacity, bench/sglang_uniformity_whatif.toml).
 SGLANG_SRC defaults to /work/_sglang_src/src, else bench/_work/src: get it with
@@ -27,19 +29,15 @@ import time
 from collections import Counter
 from pathlib import Path
 
+from deskcheck.uniformity.config import Component, Consensus
+
 HERE = Path(__file__).resolve().parent
 
-def _tree_cache():
-    from deskcheck.uniformity.config import Component
-
-    # what sglang.srt.mem_cache.registry.create_tree_cache builds (0.5.23)
-    return Component("Scheduler.tree_cache", (
-        "sglang.srt.mem_cache.unified_radix_cache:UnifiedRadixCache",
-        "sglang.srt.mem_cache.pure_swa_radix_cache:PureSWARadixCache"), "bench --components")
-
-
-TREE_CACHE = _tree_cache()
-NGRAM = TREE_CACHE.__class__(
+# what sglang.srt.mem_cache.registry.create_tree_cache builds (0.5.23)
+TREE_CACHE = Component("Scheduler.tree_cache", (
+    "sglang.srt.mem_cache.unified_radix_cache:UnifiedRadixCache",
+    "sglang.srt.mem_cache.pure_swa_radix_cache:PureSWARadixCache"), "bench --components")
+NGRAM = Component(
     "Scheduler.ngram_embedding_manager",
     ("sglang.srt.model_executor.model_runner_components.ngram_embedding_manager:"
      "NgramEmbeddingManager",), "bench --ngram")
@@ -62,6 +60,9 @@ def main() -> int:
         config.components.append(TREE_CACHE)
     if "--ngram" in sys.argv:
         config.components.append(NGRAM)
+    if "--consensus" in sys.argv:  # SGLang's own @rank_consensus claims, read statically
+        # its checker syncs over the attention TP (x CP) groups and PP: model parallel
+        config.consensus.append(Consensus("rank_consensus", "mp", "bench --consensus"))
     clear_cache()
     started, cpu = time.perf_counter(), time.process_time()
     report = audit("sglang.srt.managers.scheduler:Scheduler", root=src, config=config)

@@ -72,6 +72,16 @@ class Component:
     where: str = ""
 
 
+@dataclass(frozen=True)
+class Consensus:
+    """A decorator (a glob over it as written, without arguments) marking a function every
+    rank of ``group`` calls together (a group expression or dimension; "" = every rank)."""
+
+    decorator: str
+    group: str = ""
+    where: str = ""
+
+
 @dataclass
 class UniformityConfig:
     roots: list[str] = field(default_factory=lambda: ["event_loop*"])
@@ -84,6 +94,7 @@ class UniformityConfig:
     role: list[Role] = field(default_factory=list)
     groups: dict[str, str] = field(default_factory=dict)  # group expression glob -> dim
     components: list[Component] = field(default_factory=list)  # declared field classes
+    consensus: list[Consensus] = field(default_factory=list)  # all ranks call it together
     # follow writes of a field through another object (``req.to_finish = v``): slower
     outside_writes: bool = False
     source: str = ""  # the pyproject it came from ("" = defaults)
@@ -124,7 +135,8 @@ def load_uniformity_config(pyproject_path: str | Path) -> UniformityConfig:
 
 # Every key of [tool.deskcheck.uniformity] (docs/uniformity.md); anything else is an error.
 TABLE_KEYS = frozenset({"roots", "collectives", "forward", "rank_local", "config", "agreed",
-                        "replica", "role", "groups", "outside_writes", "components"})
+                        "replica", "role", "groups", "outside_writes", "components",
+                        "consensus"})
 _CLASS_SPEC = re.compile(r"[A-Za-z_][\w.]*:[A-Za-z_][\w.]*")
 
 
@@ -154,6 +166,19 @@ def parse_uniformity_table(table: dict[str, Any], file: str, text: str = "") -> 
         cfg.roots = strings("roots") or cfg.roots
     cfg.rank_local = strings("rank_local")
     cfg.config = strings("config")
+    for entry in table.get("consensus", []) if isinstance(table.get("consensus", []), list) \
+            else [None]:
+        if isinstance(entry, str) and entry:
+            cfg.consensus.append(Consensus(entry, "", where(entry)))
+        elif isinstance(entry, dict) and isinstance(entry.get("decorator"), str) \
+                and entry["decorator"] and isinstance(entry.get("group", ""), str):
+            cfg.consensus.append(Consensus(entry["decorator"], entry.get("group", ""),
+                                           where(entry["decorator"])))
+        else:
+            bad(f"consensus: entry {entry!r} is neither a decorator name nor a table with "
+                f"'decorator' (and a string 'group')", "consensus",
+                'write consensus = ["rank_consensus"] or [{ decorator = "rank_consensus", '
+                'group = "mp" }]')
 
     def calls(key: str) -> list[CallPattern]:
         out: list[CallPattern] = []

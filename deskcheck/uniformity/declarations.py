@@ -10,6 +10,7 @@ from fnmatch import fnmatchcase
 
 from deskcheck.static import ALL, field_writes, method_functions, note_read, read_as, subnodes
 from deskcheck.uniformity.config import UniformityConfig
+from deskcheck.uniformity.consensus import consensus_decorator
 from deskcheck.uniformity.model import AuditReport, DeclarationFinding
 from deskcheck.uniformity.reach import Reach
 from deskcheck.uniformity.rules import hop_text, matches
@@ -46,6 +47,7 @@ def check_declarations(config: UniformityConfig, report: AuditReport, reach: Rea
             out.append(DeclarationFinding("replica", replica.field, "claimed, not enforced",
                                           replica.where, f"no test {replica.arm} exists"))
     out += _check_components(config, reach, model, writes)
+    out += _check_consensus(config, reach)
     # stale = matches nothing in the code (the class's MRO and every function the audit
     # entered), whichever roots this audit started from
     calls, tests = _code_calls_and_tests(model, reach)
@@ -89,6 +91,18 @@ def _check_components(config: UniformityConfig, reach: Reach, model,
                 "components", component.field, "stale", component.where,
                 f"no field of {model.name}'s MRO, nor of a component the walk entered, "
                 f"matches it"))
+    return out
+
+
+def _check_consensus(config: UniformityConfig, reach: Reach) -> list[DeclarationFinding]:
+    """A ``consensus`` decorator is stale when no function the walk entered carries it."""
+    out: list[DeclarationFinding] = []
+    entered = [c.fn for c in reach.ctxs.values()]
+    for entry in config.consensus:
+        if not any(consensus_decorator(fn, [entry.decorator]) is not None for fn in entered):
+            out.append(DeclarationFinding(
+                "consensus", entry.decorator, "stale", entry.where,
+                "no function the audit entered carries this decorator"))
     return out
 
 

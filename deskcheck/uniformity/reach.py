@@ -28,6 +28,7 @@ from deskcheck.uniformity.collectives import (
     site_dim,
 )
 from deskcheck.uniformity.config import UniformityConfig
+from deskcheck.uniformity.consensus import consensus_entry
 from deskcheck.uniformity.leaves import default_of
 from deskcheck.uniformity.model import CollectiveSite
 from deskcheck.uniformity.rules import declared_dim, hop_text
@@ -313,6 +314,14 @@ class Reach:
                     note = _read_through_annotation(call)
             if not callees and not note:
                 note = _parameter_receiver(ctx, call) or _local_receiver(ctx, call)
+            claimed = next((e for e in map(self._consensus, callees) if e is not None), None)
+            if claimed is not None:
+                # a function every rank of a group must call, in order: a site, and entered
+                site = CollectiveSite(fn.qualname, fn.file, call.lineno, ast.unparse(call.func),
+                                      "collective", claimed.group,
+                                      site_dim(claimed.group, self.config))
+                ctx.sites.append((call, site))
+                self.sites.append(site)
             if note:
                 ctx.unresolved.append((call, note))
             elif (not callees and _module_level(call, ctx.flow)
@@ -330,6 +339,9 @@ class Reach:
                     target.parent = (ctx, call)
                     new.append(target)
         return new
+
+    def _consensus(self, callee: Fn):
+        return consensus_entry(callee, self.config.consensus)
 
     def files_read(self, model=None) -> set[str]:
         """The files the walk entered or read a class from (``model``: the target's too)."""

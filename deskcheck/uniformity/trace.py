@@ -19,6 +19,7 @@ from deskcheck.uniformity.collectives import (
     imported_origin,
     site_dim,
 )
+from deskcheck.uniformity.consensus import consensus_claim
 from deskcheck.uniformity.cycles import CycleSolver
 from deskcheck.uniformity.fields import FieldReads
 from deskcheck.uniformity.generators import yield_points
@@ -884,6 +885,11 @@ class Tracer(FieldReads, Reductions, CycleSolver, CallSummaries, PathConditions,
                                     f"abstract method {callee.fn.qualname}: which "
                                     f"implementation runs is not read",
                                     witness=(self._hop(ctx, e, f"{text}() (abstract)"),)))
+                    continue
+                claim = consensus_claim(callee.fn, self.reach.config.consensus)
+                if claim is not None:  # @rank_consensus(same_results=True): as it claims
+                    out.append(Leaf(f"{text}()", "sanctioned", claim, witness=(
+                        self._hop(ctx, e, f"{text}() returns (claimed the same on every rank)"),)))
                     continue
                 out += self._call_returns(callee, e, ctx, returned, depth,
                                           self._hop(ctx, e, f"{text}() returns"))

@@ -1,0 +1,178 @@
+"""Functions the code marks as reached by every rank together (docs/uniformity.md "Consensus
+decorators"): a decorator named under ``consensus`` (SGLang's ``@rank_consensus``) makes a
+call to the function a collective site over every rank, so a rank-local decision that gates
+the call is RANK-LOCAL; ``same_results=True`` on it claims its return is the same on every
+rank, so a decision on that return is SANCTIONED by the claim (a list of fields claims those
+fields only). A name that no function the walk entered carries is stale."""
+
+from __future__ import annotations
+
+from deskcheck.uniformity import Verdict, audit
+
+CHECKER = """
+    def rank_consensus(func=None, *, same_params=None, same_results=None):
+        if func is not None:
+            return func
+        return lambda f: f
+
+
+    def traced(func):
+        return func
+"""
+
+SCHEDULER = """
+    from pkg import checker
+    from pkg.checker import rank_consensus, traced
+
+
+    class Cache:
+        @rank_consensus
+        def evict(self, n):
+            return n
+
+        @rank_consensus(same_results=True)
+        def ready(self):
+            return time.monotonic() > 5
+
+        @rank_consensus(same_results=["ok"])
+        def partly(self):
+            return time.monotonic() > 5
+
+        @checker.rank_consensus(same_params=True)
+        def plain(self):
+            return time.monotonic() > 5
+
+        @traced
+        def evict_plain(self, n):
+            return n
+
+
+    class Scheduler:
+        def __init__(self, group, pp_group):
+            self.cache = Cache()
+            self.group = group
+            self.pp_rank = dist.get_rank(pp_group)
+
+        def step(self):
+            BODY
+"""
+
+
+def _report(make_pkg, body: str, consensus: str = '["rank_consensus"]'):
+    pyproject = f'[tool.deskcheck.uniformity]\nroots = ["step"]\nconsensus = {consensus}\n'
+    root = make_pkg({"checker.py": CHECKER, "sched.py": SCHEDULER.replace("BODY", body)},
+                    pyproject)
+    return audit("pkg.sched:Scheduler", root=root)
+
+
+def _decision(report, condition: str):
+    found = [d for d in report.decisions if d.condition == condition]
+    assert found, f"`{condition}` gates a site: it must be a decision; got " \
+        f"{[(d.condition, d.verdict.value) for d in report.decisions]}"
+    return found[0]
+
+
+def test_a_clock_gating_a_consensus_call_is_rank_local(make_pkg):
+    report = _report(make_pkg, "if time.monotonic() > 3:\n                self.cache.evict(1)")
+    sites = [s for s in report.sites if s.call == "self.cache.evict"]
+    assert sites and sites[0].dim == "world", (
+        f"the call to a consensus function is a collective site over every rank; got "
+        f"{[(s.call, s.dim) for s in report.sites]}")
+    decision = _decision(report, "time.monotonic() > 3")
+    assert decision.verdict is Verdict.RANK_LOCAL, (
+        f"Cache.evict carries @rank_consensus (every rank calls it, in the same order): a "
+        f"per-rank clock deciding whether to call it is RANK-LOCAL; got "
+        f"{decision.verdict.value}: {decision.why}")
+
+
+def test_a_function_without_the_named_decorator_is_no_site(make_pkg):
+    report = _report(make_pkg, "if time.monotonic() > 3:\n                self.cache.evict_plain(1)")
+    assert not report.decisions and not report.sites, (
+        f"Cache.evict_plain carries another decorator (@traced), not the consensus one: no "
+        f"site, so no decision; got "
+        f"{[(d.condition, d.verdict.value) for d in report.decisions]}")
+
+
+def test_without_the_config_key_a_decorated_call_is_no_site(make_pkg):
+    report = _report(make_pkg, "if time.monotonic() > 3:\n                self.cache.evict(1)",
+                     consensus="[]")
+    assert not report.sites, (
+        f"consensus decorators are named in config (none by default); got sites "
+        f"{[s.call for s in report.sites]}")
+
+
+def test_a_return_claimed_the_same_on_every_rank_is_sanctioned(make_pkg):
+    report = _report(make_pkg, "if self.cache.ready():\n                dist.barrier(group=self.group)")
+    decision = _decision(report, "self.cache.ready()")
+    assert decision.verdict is Verdict.SANCTIONED, (
+        f"@rank_consensus(same_results=True) claims Cache.ready returns the same on every "
+        f"rank: SANCTIONED by that claim, whatever its body reads; got "
+        f"{decision.verdict.value}: {decision.why}")
+    reasons = [i.reason for i in decision.inputs]
+    assert any("@rank_consensus(same_results=True)" in r and "sched.py:" in r for r in reasons), (
+        f"the input names the claim and where it is written; got {reasons}")
+
+
+def test_a_claim_on_some_fields_or_on_the_parameters_does_not_cover_the_return(make_pkg):
+    for call in ("partly", "plain"):
+        report = _report(make_pkg, f"if self.cache.{call}():\n"
+                                   f"                dist.barrier(group=self.group)",
+                         consensus='["rank_consensus", "*.rank_consensus"]')
+        decision = _decision(report, f"self.cache.{call}()")
+        assert decision.verdict is Verdict.RANK_LOCAL, (
+            f"Cache.{call}'s decorator claims some result fields or the parameters only, not "
+            f"the whole return: its clock makes the decision RANK-LOCAL; got "
+            f"{decision.verdict.value}: {decision.why}")
+
+
+def test_a_dotted_decorator_is_matched_by_its_last_name(make_pkg):
+    report = _report(make_pkg, "if time.monotonic() > 3:\n                self.cache.plain()")
+    decision = _decision(report, "time.monotonic() > 3")
+    assert decision.verdict is Verdict.RANK_LOCAL, (
+        f"@checker.rank_consensus(...) is the decorator rank_consensus names (its last name, "
+        f"as collective patterns match): the call is a site; got {decision.verdict.value}")
+
+
+def test_a_consensus_decorator_nothing_carries_is_stale(make_pkg):
+    report = _report(make_pkg, "if time.monotonic() > 3:\n                self.cache.evict(1)",
+                     consensus='["rank_consensus", "never_used"]')
+    found = [(f.kind, f.subject, f.status) for f in report.declarations]
+    assert found == [("consensus", "never_used", "stale")], (
+        f"a consensus decorator no function the audit entered carries is stale (and the one "
+        f"in use is not); got {found}")
+    assert report.declarations[0].where.endswith("pyproject.toml:3"), (
+        f"the finding names the config line; got {report.declarations[0].where!r}")
+
+
+def test_a_consensus_entry_may_name_its_group(make_pkg):
+    body = "if self.pp_rank == 0:\n                self.cache.evict(1)"
+    world = _decision(_report(make_pkg, body), "self.pp_rank == 0")
+    assert world.verdict is Verdict.RANK_LOCAL, (
+        f"a plain consensus entry is over every rank: the PP rank differs between them, so "
+        f"it is RANK-LOCAL; got {world.verdict.value}: {world.why}")
+    report = _report(make_pkg, body, consensus='[{ decorator = "rank_consensus", group = "tp" }]')
+    sites = [(s.call, s.group, s.dim) for s in report.sites]
+    assert ("self.cache.evict", "tp", "tp") in sites, (
+        f"an entry with group = \"tp\" makes the call a site over the TP group (shown as "
+        f"its group, never as WORLD); got {sites}")
+    decision = _decision(report, "self.pp_rank == 0")
+    assert decision.verdict is Verdict.UNIFORM, (
+        f"over a TP group the PP rank is the same on every rank: UNIFORM; got "
+        f"{decision.verdict.value}: {decision.why}")
+
+
+def test_a_bad_consensus_entry_is_a_config_error_at_its_line(tmp_path):
+    import pytest
+
+    from deskcheck.errors import ConfigError
+    from deskcheck.uniformity import load_uniformity_config
+
+    path = tmp_path / "pyproject.toml"
+    path.write_text('[tool.deskcheck.uniformity]\nroots = ["step"]\n'
+                    'consensus = [{ group = "mp" }, 3]\n')
+    with pytest.raises(ConfigError) as caught:
+        load_uniformity_config(path)
+    errors = caught.value.errors
+    assert len(errors) == 2 and all(e.location.endswith("pyproject.toml:3") for e in errors), (
+        f"a table without 'decorator' and a number are two errors, each at the line of "
+        f"consensus; got {[(e.location, str(e)) for e in errors]}")
