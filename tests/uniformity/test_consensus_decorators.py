@@ -47,7 +47,14 @@ SCHEDULER = """
             return n
 
 
+    def drain(cache: Cache):
+        cache.evict(1)
+
+
     class Scheduler:
+        def drain(self, cache: Cache):
+            cache.evict(1)
+
         def __init__(self, group, pp_group):
             self.cache = Cache()
             self.group = group
@@ -176,3 +183,18 @@ def test_a_bad_consensus_entry_is_a_config_error_at_its_line(tmp_path):
     assert len(errors) == 2 and all(e.location.endswith("pyproject.toml:3") for e in errors), (
         f"a table without 'decorator' and a number are two errors, each at the line of "
         f"consensus; got {[(e.location, str(e)) for e in errors]}")
+
+
+def test_a_consensus_call_on_an_annotated_parameter_is_a_site(make_pkg):
+    for body in ("if time.monotonic() > 3:\n                self.drain(self.cache)",
+                 "if time.monotonic() > 3:\n                drain(self.cache)"):
+        report = _report(make_pkg, body)
+        sites = [s.call for s in report.sites]
+        assert "cache.evict" in sites, (
+            f"`cache.evict(1)` on a parameter annotated `cache: Cache` calls the consensus "
+            f"method Cache.evict (resolved through the annotation): it is a site too (set "
+            f"CN28 06: only calls the first resolution finds were made sites); got {sites}")
+        decision = _decision(report, "time.monotonic() > 3")
+        assert decision.verdict is Verdict.RANK_LOCAL, (
+            f"the clock decides whether the consensus call through the parameter runs: "
+            f"RANK-LOCAL; got {decision.verdict.value}: {decision.why}")
