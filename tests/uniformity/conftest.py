@@ -25,3 +25,16 @@ def make_pkg(tmp_path: Path):
         return tmp_path
 
     return make
+
+
+@pytest.fixture
+def documented_config(tmp_path: Path):
+    """docs/uniformity.md's "Declaring a source" TOML example, parsed as a pyproject."""
+    from deskcheck.uniformity import load_uniformity_config
+
+    doc = (Path(__file__).resolve().parents[2] / "docs" / "uniformity.md").read_text()
+    block = doc.split("## Declaring a source", 1)[1].split("```toml\n", 1)[1].split("```", 1)[0]
+    path = tmp_path / "documented" / "pyproject.toml"
+    path.parent.mkdir()
+    path.write_text(block)
+    return load_uniformity_config(path)

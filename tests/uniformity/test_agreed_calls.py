@@ -166,14 +166,8 @@ arm = "tests/test_pools.py::test_pools_agree"
         f"self.tree is a prefix of self.tree_budget, above it); got lines {wheres}")
 
 
-def test_the_documented_declarations_block_parses_with_its_agreed_call(tmp_path):
-    from pathlib import Path
-
-    doc = (Path(__file__).resolve().parents[2] / "docs" / "uniformity.md").read_text()
-    block = doc.split("## Declaring a source", 1)[1].split("```toml\n", 1)[1].split("```", 1)[0]
-    path = tmp_path / "pyproject.toml"
-    path.write_text(block)
-    config = load_uniformity_config(path)
+def test_the_documented_declarations_block_parses_with_its_agreed_call(documented_config):
+    config = documented_config
     calls = [a for a in config.agreed if a.call]
     assert calls and calls[0].call == "*.forward_batch_generation" and not calls[0].field, (
         "docs/uniformity.md's declaration example must parse and declare the forward pass's "

@@ -175,17 +175,15 @@ def test_components_must_be_a_table(tmp_path):
         f"{[(e.location, str(e)) for e in caught.value.errors]}")
 
 
-def test_the_documented_declarations_block_declares_a_component(tmp_path):
-    from pathlib import Path
-
-    doc = (Path(__file__).resolve().parents[2] / "docs" / "uniformity.md").read_text()
-    block = doc.split("## Declaring a source", 1)[1].split("```toml\n", 1)[1].split("```", 1)[0]
-    path = tmp_path / "pyproject.toml"
-    path.write_text(block)
-    found = [(c.field, c.classes) for c in load_uniformity_config(path).components]
+def test_the_documented_declarations_block_declares_a_component(documented_config):
+    found = [(c.field, c.classes) for c in documented_config.components]
     assert found == [("Scheduler.tree_cache", ("pkg.mem_cache.radix_cache:RadixCache",))], (
         f"docs/uniformity.md's declaration example must parse and declare the tree cache's "
         f"class under components; it parsed to {found}")
+    consensus = [(c.decorator, c.group) for c in documented_config.consensus]
+    assert consensus == [("rank_consensus", "mp")], (
+        f"docs/uniformity.md's declaration example must parse its consensus entry (a "
+        f"decorator and its group); it parsed to {consensus}")
 
 
 WORKER = """
