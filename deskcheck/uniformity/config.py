@@ -166,8 +166,13 @@ def parse_uniformity_table(table: dict[str, Any], file: str, text: str = "") -> 
         cfg.roots = strings("roots") or cfg.roots
     cfg.rank_local = strings("rank_local")
     cfg.config = strings("config")
-    for entry in table.get("consensus", []) if isinstance(table.get("consensus", []), list) \
-            else [None]:
+    consensus_fix = ('write consensus = ["rank_consensus"] or [{ decorator = "rank_consensus", '
+                     'group = "mp" }]')
+    consensus = table.get("consensus", [])
+    if not isinstance(consensus, list):
+        bad("consensus must be a list of decorator names or tables", "consensus", consensus_fix)
+        consensus = []
+    for entry in consensus:
         if isinstance(entry, str) and entry:
             cfg.consensus.append(Consensus(entry, "", where(entry)))
         elif isinstance(entry, dict) and isinstance(entry.get("decorator"), str) \
@@ -176,9 +181,7 @@ def parse_uniformity_table(table: dict[str, Any], file: str, text: str = "") -> 
                                            where(entry["decorator"])))
         else:
             bad(f"consensus: entry {entry!r} is neither a decorator name nor a table with "
-                f"'decorator' (and a string 'group')", "consensus",
-                'write consensus = ["rank_consensus"] or [{ decorator = "rank_consensus", '
-                'group = "mp" }]')
+                f"'decorator' (and a string 'group')", "consensus", consensus_fix)
 
     def calls(key: str) -> list[CallPattern]:
         out: list[CallPattern] = []

@@ -1,8 +1,9 @@
 """Functions the code itself marks as points every rank reaches together: decorators named
 under ``consensus`` (SGLang's ``@rank_consensus``: "called by all ranks, in the same order",
 checked at run time when its checker is on). A call to such a function is a collective
-site over the entry's group (every rank unless it names one); ``same_results=True`` on the decorator claims what the function
-returns is the same on every rank, so its return is SANCTIONED by that claim."""
+site over the entry's group (every rank unless it names one); ``same_results=True`` on the
+decorator claims what the function returns is the same on every rank, so its return is
+SANCTIONED by that claim."""
 
 from __future__ import annotations
 

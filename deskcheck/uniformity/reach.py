@@ -27,7 +27,7 @@ from deskcheck.uniformity.collectives import (
     imported_origin,
     site_dim,
 )
-from deskcheck.uniformity.config import UniformityConfig
+from deskcheck.uniformity.config import Consensus, UniformityConfig
 from deskcheck.uniformity.consensus import consensus_entry
 from deskcheck.uniformity.leaves import default_of
 from deskcheck.uniformity.model import CollectiveSite
@@ -340,7 +340,8 @@ class Reach:
                     new.append(target)
         return new
 
-    def _consensus(self, callee: Fn):
+    def _consensus(self, callee: Fn) -> Consensus | None:
+        """The ``consensus`` entry whose decorator ``callee`` carries, if any."""
         return consensus_entry(callee, self.config.consensus)
 
     def files_read(self, model=None) -> set[str]:

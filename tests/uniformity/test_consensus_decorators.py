@@ -198,3 +198,19 @@ def test_a_consensus_call_on_an_annotated_parameter_is_a_site(make_pkg):
         assert decision.verdict is Verdict.RANK_LOCAL, (
             f"the clock decides whether the consensus call through the parameter runs: "
             f"RANK-LOCAL; got {decision.verdict.value}: {decision.why}")
+
+
+def test_consensus_written_as_one_string_is_an_error(tmp_path):
+    import pytest
+
+    from deskcheck.errors import ConfigError
+    from deskcheck.uniformity import load_uniformity_config
+
+    path = tmp_path / "pyproject.toml"
+    path.write_text('[tool.deskcheck.uniformity]\nconsensus = "rank_consensus"\n')
+    with pytest.raises(ConfigError) as caught:
+        load_uniformity_config(path)
+    assert any("consensus must be a list" in str(e) and e.location.endswith(":2")
+               for e in caught.value.errors), (
+        f"consensus is a list like every other pattern key: one string is an error at its "
+        f"line; got {[(e.location, str(e)) for e in caught.value.errors]}")
