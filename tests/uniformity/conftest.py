@@ -38,3 +38,23 @@ def documented_config(tmp_path: Path):
     path.parent.mkdir()
     path.write_text(block)
     return load_uniformity_config(path)
+
+
+@pytest.fixture
+def config_errors(tmp_path: Path):
+    """config_errors(text) -> the errors loading a pyproject of that text raises, each as
+    (location, message); [] when it loads."""
+    from deskcheck.errors import ConfigError
+    from deskcheck.uniformity import load_uniformity_config
+
+    def load(text: str) -> list[tuple[str, str]]:
+        path = tmp_path / "errors" / "pyproject.toml"
+        path.parent.mkdir(exist_ok=True)
+        path.write_text(text)
+        try:
+            load_uniformity_config(path)
+        except ConfigError as exc:
+            return [(e.location, str(e)) for e in exc.errors or [exc]]
+        return []
+
+    return load

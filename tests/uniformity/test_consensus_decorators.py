@@ -168,21 +168,12 @@ def test_a_consensus_entry_may_name_its_group(make_pkg):
         f"{decision.verdict.value}: {decision.why}")
 
 
-def test_a_bad_consensus_entry_is_a_config_error_at_its_line(tmp_path):
-    import pytest
-
-    from deskcheck.errors import ConfigError
-    from deskcheck.uniformity import load_uniformity_config
-
-    path = tmp_path / "pyproject.toml"
-    path.write_text('[tool.deskcheck.uniformity]\nroots = ["step"]\n'
-                    'consensus = [{ group = "mp" }, 3]\n')
-    with pytest.raises(ConfigError) as caught:
-        load_uniformity_config(path)
-    errors = caught.value.errors
-    assert len(errors) == 2 and all(e.location.endswith("pyproject.toml:3") for e in errors), (
+def test_a_bad_consensus_entry_is_a_config_error_at_its_line(config_errors):
+    errors = config_errors('[tool.deskcheck.uniformity]\nroots = ["step"]\n'
+                           'consensus = [{ group = "mp" }, 3]\n')
+    assert len(errors) == 2 and all(where.endswith("pyproject.toml:3") for where, _m in errors), (
         f"a table without 'decorator' and a number are two errors, each at the line of "
-        f"consensus; got {[(e.location, str(e)) for e in errors]}")
+        f"consensus; got {errors}")
 
 
 def test_a_consensus_call_on_an_annotated_parameter_is_a_site(make_pkg):
@@ -200,17 +191,8 @@ def test_a_consensus_call_on_an_annotated_parameter_is_a_site(make_pkg):
             f"RANK-LOCAL; got {decision.verdict.value}: {decision.why}")
 
 
-def test_consensus_written_as_one_string_is_an_error(tmp_path):
-    import pytest
-
-    from deskcheck.errors import ConfigError
-    from deskcheck.uniformity import load_uniformity_config
-
-    path = tmp_path / "pyproject.toml"
-    path.write_text('[tool.deskcheck.uniformity]\nconsensus = "rank_consensus"\n')
-    with pytest.raises(ConfigError) as caught:
-        load_uniformity_config(path)
-    assert any("consensus must be a list" in str(e) and e.location.endswith(":2")
-               for e in caught.value.errors), (
+def test_consensus_written_as_one_string_is_an_error(config_errors):
+    errors = config_errors('[tool.deskcheck.uniformity]\nconsensus = "rank_consensus"\n')
+    assert any("consensus must be a list" in m and where.endswith(":2") for where, m in errors), (
         f"consensus is a list like every other pattern key: one string is an error at its "
-        f"line; got {[(e.location, str(e)) for e in caught.value.errors]}")
+        f"line; got {errors}")
