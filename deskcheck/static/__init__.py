@@ -36,7 +36,7 @@ __getattr__, __dir__, __all__ = lazy_exports(__name__, {
     **dict.fromkeys(("subnodes",), "_nodes"),
     **dict.fromkeys(("ClassModel", "build_runtime", "build_static", "default_roots",
                      "import_class", "installed_root", "split_spec"), "_model"),
-    **dict.fromkeys(("ALL", "ParsedFile", "Sources", "clear_cache", "note_read",
+    **dict.fromkeys(("ALL", "ParsedFile", "Sources", "clear_cache", "decorators", "note_read",
                      "read_as", "record_reads"), "_sources"),
     **dict.fromkeys(("unread_change",), "_unread"),
     **dict.fromkeys(("Binding", "External", "StaticIndex", "class_key", "nested_class",

@@ -20,6 +20,7 @@ from deskcheck.static._fields import FieldWrite, field_writes
 from deskcheck.static._members import ClassSource, FunctionNode
 from deskcheck.static._model import ClassModel
 from deskcheck.static._nodes import subnodes
+from deskcheck.static._sources import decorators
 from deskcheck.static._static import External, StaticIndex, class_key
 
 
@@ -801,8 +802,7 @@ class CallResolver:
 def is_abstract(node: ast.AST) -> bool:
     """An interface's method: decorated ``@abstractmethod``, or a body (past its docstring)
     that only raises ``NotImplementedError`` or is ``...``. A ``pass`` body is a real no-op."""
-    decorators = getattr(node, "decorator_list", [])
-    if any(ast.unparse(d).rsplit(".", 1)[-1] == "abstractmethod" for d in decorators):
+    if any(ast.unparse(d).rsplit(".", 1)[-1] == "abstractmethod" for d in decorators(node)):
         return True
     body = list(getattr(node, "body", []))
     if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) \

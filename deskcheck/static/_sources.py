@@ -110,8 +110,16 @@ class ParsedFile:
                 full = _parse_full(self.path, self.digest, self.data).tree
                 found = next(n for n in subnodes(full) if isinstance(n, FunctionNode)
                              and n.lineno == node.lineno and n.col_offset == node.col_offset)
+            if not found.decorator_list and node.decorator_list:
+                found.declared_decorators = node.decorator_list  # see decorators()
             _BODIES[key] = found
         return found
+
+
+def decorators(node: ast.AST) -> list[ast.expr]:
+    """A def's decorators, also for a body parsed apart from its file (its def line on, so
+    with none of its own: :meth:`ParsedFile.function` keeps the hollow def's)."""
+    return getattr(node, "declared_decorators", None) or getattr(node, "decorator_list", [])
 
 
 def _parse_full(path: str, digest: str, data: bytes) -> ParsedFile:

@@ -224,9 +224,8 @@ class Reach:
             return out or [ast.unparse(expr)]
         if isinstance(expr, ast.Name):  # a local: what every definition reaching it binds
             reaching = ctx.flow.reaching.get(id(expr), ())
-            values = [d.value for d, _f in reaching if d.kind == "assign" and not d.unpacked
-                      and d.value is not None]
-            if values and len(values) == len(reaching):
+            values = [v for d, _f in reaching for v in _bound_values(d)]
+            if values and all(_bound_values(d) for d, _f in reaching):
                 return [t for v in values for t in self.group_texts(ctx, v, depth + 1)]
             return [ast.unparse(expr)]
         if (isinstance(expr, ast.Attribute) and isinstance(expr.value, ast.Name)
@@ -735,3 +734,17 @@ def caught_above(reach: Reach, ctx: Ctx, exc: str | None, depth: int = 0) -> boo
                 for caller, call in reach.callers.get(ctx.fn.key, []))
     memo[key] = found
     return found
+
+
+def _bound_values(d) -> list[ast.expr]:
+    """What a local's definition binds, where it names it: an assignment's value, or each
+    element of the literal tuple or list a for-loop walks (``for group in (self.attn_cp_group,
+    self.attn_tp_group)``: the loop runs over each); [] for any other definition."""
+    if d.unpacked or d.value is None:
+        return []
+    if d.kind == "assign":
+        return [d.value]
+    if d.kind == "for" and d.index is None and isinstance(d.value, (ast.Tuple, ast.List)) \
+            and not any(isinstance(e, ast.Starred) for e in d.value.elts):
+        return list(d.value.elts)
+    return []

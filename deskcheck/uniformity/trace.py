@@ -19,7 +19,7 @@ from deskcheck.uniformity.collectives import (
     imported_origin,
     site_dim,
 )
-from deskcheck.uniformity.consensus import consensus_claim
+from deskcheck.uniformity.consensus import consensus_claim, param_claim
 from deskcheck.uniformity.cycles import CycleSolver
 from deskcheck.uniformity.fields import FieldReads
 from deskcheck.uniformity.generators import yield_points
@@ -592,6 +592,11 @@ class Tracer(FieldReads, Reductions, CycleSolver, CallSummaries, PathConditions,
             return self._field(ctx, fn.model, first, sub, depth + 1, fn.node)
         if name == fn.self_name or name in ("cls",):
             return []
+        claim = param_claim(fn, self.reach.config.consensus, name, mode) \
+            if self.reach.config.consensus else None
+        if claim is not None:  # @rank_consensus(same_params=...): as it claims
+            return [Leaf(name, "sanctioned", claim, witness=(
+                self._hop(ctx, fn.node, f"param {name} (claimed the same on every rank)"),))]
         if ctx.summary:  # bound at the call site whose return this walk summarises
             return [self._param_ref(name, mode)]
         callers = self.reach.callers.get(fn.key, [])

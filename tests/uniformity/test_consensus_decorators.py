@@ -46,6 +46,16 @@ SCHEDULER = """
         def evict_plain(self, n):
             return n
 
+        @rank_consensus
+        def evict_long(self, n):
+            freed = n
+            return freed
+
+        @rank_consensus(same_results=True)
+        def ready_long(self):
+            waited = time.monotonic()
+            return waited > 5
+
 
     def drain(cache: Cache):
         cache.evict(1)
@@ -196,3 +206,18 @@ def test_consensus_written_as_one_string_is_an_error(config_errors):
     assert any("consensus must be a list" in m and where.endswith(":2") for where, m in errors), (
         f"consensus is a list like every other pattern key: one string is an error at its "
         f"line; got {errors}")
+
+
+def test_a_decorated_function_with_a_long_body_is_read_like_a_short_one(make_pkg):
+    report = _report(make_pkg, "if time.monotonic() > 3:\n                self.cache.evict_long(1)")
+    assert "self.cache.evict_long" in [s.call for s in report.sites], (
+        f"Cache.evict_long carries @rank_consensus and has a body of two lines: its call is a "
+        f"collective site like a one-line function's (the decorators of a body parsed apart "
+        f"from its file were lost); got sites {[s.call for s in report.sites]}")
+    report = _report(make_pkg, "if self.cache.ready_long():\n"
+                               "                dist.barrier(group=self.group)")
+    decision = _decision(report, "self.cache.ready_long()")
+    assert decision.verdict is Verdict.SANCTIONED, (
+        f"Cache.ready_long carries @rank_consensus(same_results=True) over a two-line body: "
+        f"its return is SANCTIONED by the claim as a one-line function's is; got "
+        f"{decision.verdict.value}: {decision.why}")
