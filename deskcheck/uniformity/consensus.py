@@ -95,9 +95,11 @@ def _claims(selector: tuple[str, str, bool], name: str, mode: str) -> bool:
 def param_claim(fn: Fn, entries: list[Consensus], name: str, mode: str) -> str | None:
     """Why reading ``fn``'s parameter ``name`` in ``mode`` is agreed, when its consensus
     decorator's ``same_params`` claims it (``self`` and ``cls`` are the object called on,
-    never claimed); else None."""
+    never claimed: what is read through them is the object's); else None."""
+    if name in (fn.self_name, "cls"):
+        return None
     decorator = consensus_decorator(fn, [e.decorator for e in entries])
-    if not isinstance(decorator, ast.Call) or name in ("self", "cls"):
+    if not isinstance(decorator, ast.Call):
         return None
     claim = next((k.value for k in decorator.keywords if k.arg == PARAMS_KEYWORD), None)
     if isinstance(claim, ast.Constant) and claim.value is True:

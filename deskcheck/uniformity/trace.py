@@ -581,6 +581,11 @@ class Tracer(FieldReads, Reductions, CycleSolver, CallSummaries, PathConditions,
 
     def _param(self, name: str, ctx: Ctx, mode: str, depth: int) -> list[Leaf]:
         fn = ctx.fn
+        claim = param_claim(fn, self.reach.config.consensus, name, mode) \
+            if self.reach.config.consensus else None
+        if claim is not None:  # @rank_consensus(same_params=...): as it claims
+            return [Leaf(name, "sanctioned", claim, witness=(
+                self._hop(ctx, fn.node, f"param {name} (claimed the same on every rank)"),))]
         if name == fn.self_name and mode.startswith(("attr:", "lattr:")) and fn.model:
             # self passed on (`Manager(self)`) and read there for a field: that field
             kind, chain = mode.split(":", 1)
@@ -592,11 +597,6 @@ class Tracer(FieldReads, Reductions, CycleSolver, CallSummaries, PathConditions,
             return self._field(ctx, fn.model, first, sub, depth + 1, fn.node)
         if name == fn.self_name or name in ("cls",):
             return []
-        claim = param_claim(fn, self.reach.config.consensus, name, mode) \
-            if self.reach.config.consensus else None
-        if claim is not None:  # @rank_consensus(same_params=...): as it claims
-            return [Leaf(name, "sanctioned", claim, witness=(
-                self._hop(ctx, fn.node, f"param {name} (claimed the same on every rank)"),))]
         if ctx.summary:  # bound at the call site whose return this walk summarises
             return [self._param_ref(name, mode)]
         callers = self.reach.callers.get(fn.key, [])

@@ -23,6 +23,15 @@ SCHEDULER = """
 
 
     class Cache:
+        def __init__(self):
+            self.last = time.time()
+
+        @rank_consensus(same_params=True)
+        def through_self(self, n):
+            owner = self
+            if owner.last > n:
+                dist.barrier()
+
         @rank_consensus(same_params=True)
         def every(self, n, flag):
             if n > 3:
@@ -71,6 +80,7 @@ SCHEDULER = """
             now = time.time()
             req = Req()
             self.cache.every(now, now > 1)
+            self.cache.through_self(3)
             self.cache.named(now, now)
             self.cache.attribute(req)
             self.cache.length([now] * int(now))
@@ -132,3 +142,13 @@ def test_same_results_claims_no_parameter(make_pkg):
     found = _decisions(make_pkg)
     _expect(found, "results_only", "n > 3", Verdict.RANK_LOCAL,
             "reads a parameter of a function that claims only its results")
+
+
+def test_same_params_true_never_claims_self(make_pkg):
+    found = _decisions(make_pkg)
+    d = _expect(found, "through_self", "owner.last > n", Verdict.RANK_LOCAL,
+                "reads a field of self (a clock) through a local bound to self: same_params=True "
+                "claims the arguments, never the object called on (set SP29 02)")
+    assert any(i.klass is InputClass.RANK_LOCAL and i.name == "time.time" for i in d.inputs), (
+        f"the rank-local input is the clock self.last is written from; inputs: "
+        f"{[(i.name, i.klass.value) for i in d.inputs]}")

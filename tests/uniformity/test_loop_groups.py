@@ -69,3 +69,15 @@ def test_a_loop_over_a_field_of_groups_is_not_read_as_the_field(make_pkg):
         f"a loop over a field holding groups (`self.tp_groups`) binds each of its elements, "
         f"which the code does not name: the site should stay over WORLD, not {dims} (the "
         f"field's own name was read as the group)")
+
+
+def test_a_loop_over_a_tuple_with_a_starred_element_names_no_group(make_pkg):
+    _found, report = _decisions(make_pkg, """
+        for group in (*self.tp_groups, self.tp_group):
+            dist.all_reduce(t, group=group)
+    """)
+    dims = sorted({s.dim for s in report.sites})
+    assert dims == ["world"], (
+        f"`*self.tp_groups` unpacks a field holding groups the code does not name: the loop "
+        f"variable may be any of them, so the site should stay over WORLD, not {dims} (the "
+        f"starred field was read as a group: set SP29 07)")
