@@ -365,8 +365,23 @@ def _literal_strings(node: ast.expr) -> tuple[str, ...] | None:
 
 
 def _swallows(handler: ast.ExceptHandler) -> bool:
+    """Whether ``handler`` would catch an AttributeError and carry on: it catches one and
+    does not raise on every path (``except BaseException: log(); raise`` is loud)."""
+    if _reraises(handler.body):
+        return False
     if handler.type is None:
         return True
     names = handler.type.elts if isinstance(handler.type, ast.Tuple) else [handler.type]
     return any((n.id if isinstance(n, ast.Name) else getattr(n, "attr", "")) in _SWALLOWING
                for n in names)
+
+
+def _reraises(body: list[ast.stmt]) -> bool:
+    """Every path through ``body`` ends in a raise: a ``raise`` at its top level with no
+    ``return``, ``break`` or ``continue`` anywhere before it."""
+    for stmt in body:
+        if isinstance(stmt, ast.Raise):
+            return True
+        if any(isinstance(n, ast.Return | ast.Break | ast.Continue) for n in ast.walk(stmt)):
+            return False
+    return False

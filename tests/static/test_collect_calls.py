@@ -372,6 +372,30 @@ def test_a_read_in_a_try_is_swallowed_only_where_a_handler_catches_attribute_err
         f"recorded {got}")
 
 
+@pytest.mark.parametrize("body, swallowed", [
+    ("self.failed += 1\n                raise", False),           # SGLang's abort_request
+    ("raise RuntimeError('lost') from None", False),
+    ("if self.strict:\n                    raise\n                return 0", True),
+    ("return 0\n                raise", True),
+])
+def test_a_handler_that_re_raises_on_every_path_swallows_nothing(body, swallowed):
+    facts = facts_of(f'''
+        def run(self):
+            try:
+                return self.size
+            except BaseException:
+                {body}
+    ''')
+    got = [a.swallowed for a in accesses_of(facts, "size")]
+    assert got == [swallowed], (
+        f"docs/drift.md:438: a handler that catches AttributeError but raises on every path "
+        f"(a `raise` at its top level, nothing returning before it) lets a missing name fail "
+        f"the test loudly, so the read is not swallowed; one that can fall through is. Handler "
+        f"body {body!r}: expected swallowed={swallowed}, the collector recorded {got} (SGLang's "
+        f"`except BaseException: ...; raise` in TokenizerManager.abort_request was read as a "
+        f"silent skip)")
+
+
 def test_a_later_handler_that_catches_attribute_error_swallows_too():
     facts = facts_of('''
         def run(self):

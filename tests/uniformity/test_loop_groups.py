@@ -81,3 +81,17 @@ def test_a_loop_over_a_tuple_with_a_starred_element_names_no_group(make_pkg):
         f"`*self.tp_groups` unpacks a field holding groups the code does not name: the loop "
         f"variable may be any of them, so the site should stay over WORLD, not {dims} (the "
         f"starred field was read as a group: set SP29 07)")
+
+
+def test_a_local_rebound_by_a_loop_over_a_field_names_no_group(make_pkg):
+    _found, report = _decisions(make_pkg, """
+        group = self.tp_group
+        for group in self.groups:
+            pass
+        dist.all_reduce(t, group=group)
+    """)
+    dims = sorted({s.dim for s in report.sites})
+    assert dims == ["world"], (
+        f"after `for group in self.groups`, `group` is the TP group or any element of a "
+        f"field the code does not name: one reaching definition names no group, so the site "
+        f"should stay over WORLD, not {dims} (read as the groups the other definitions name)")
