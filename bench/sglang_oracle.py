@@ -45,10 +45,7 @@ def _short(path: str) -> str:
 
 def _truth_session(python: Path, folder: Path, paths: list[str], out: Path) -> dict:
     env = child_env() | {"PYTHONPATH": str(HERE), "SGLANG_ORACLE_OUT": str(out)}
-    # --rootdir: test ids relative to the folder, even where it lies under a project of its
-    # own (bench/_work/sglang-tests under deskcheck's pyproject.toml)
     proc = subprocess.run([str(python), "-m", "pytest", "-q", "-p", "no:cacheprovider",
-                           "--rootdir", str(folder),
                            "-p", "sglang_oracle_plugin", "--continue-on-collection-errors",
                            "-W", "ignore", *paths], cwd=folder, env=env,
                           capture_output=True, text=True)
