@@ -37,6 +37,10 @@ RESULT = HERE / "results" / "sglang_oracle.md"
 
 
 def _short(path: str) -> str:
+    for known in _MANIFEST_PATHS:  # a test file's frame, wherever the folder lies
+        at = path.find("/" + known)
+        if at >= 0:
+            return path[at + 1:]
     for marker in ("site-packages/", "/tests/"):
         if marker in path:
             return path.split(marker, 1)[1]
@@ -93,11 +97,22 @@ def run_standins(python: Path, folder: Path, site: Path, paths: list[str],
     return data, wall
 
 
+def _test_path(path: str) -> str:
+    """A test file's manifest path (``test/registered/...``), however pytest or deskcheck
+    rooted it: under a project of its own (bench/_work/sglang-tests lies under deskcheck's
+    pyproject.toml) ids carry the folder's path in front."""
+    return next((known for known in _MANIFEST_PATHS
+                 if path == known or path.endswith("/" + known)), path)
+
+
+_MANIFEST_PATHS: list[str] = []  # filled by main() from the manifest
+
+
 def predicted(data: dict) -> dict[tuple[str, str], list[dict]]:
     """(test file, missing name) -> the stand-ins predicted to lack it."""
     out: dict[tuple[str, str], list[dict]] = defaultdict(list)
     for standin in data["standins"]:
-        file = standin["built_at"].rpartition(":")[0]
+        file = _test_path(standin["built_at"].rpartition(":")[0])
         for record in standin["drift"]:
             out[(file, record["name"])].append(standin)
     return out
@@ -107,7 +122,7 @@ def truth_pairs(truth: dict) -> dict[tuple[str, str], list[dict]]:
     out: dict[tuple[str, str], list[dict]] = defaultdict(list)
     for error in truth["errors"]:
         if error["standin"] and error["kind"] != "signature":
-            out[(error["test"].split("::", 1)[0], error["name"])].append(error)
+            out[(_test_path(error["test"].split("::", 1)[0]), error["name"])].append(error)
     return out
 
 
@@ -132,9 +147,10 @@ def per_file_rows(files: list, truth: dict, static: dict, run: dict) -> list[str
     truth_by = truth_pairs(truth)
     static_by, run_by = predicted(static), predicted(run)
     for f in files:
-        outcomes = [o for node, o in truth["outcomes"].items() if node.split("::")[0] == f.path]
+        outcomes = [o for node, o in truth["outcomes"].items()
+                    if _test_path(node.split("::")[0]) == f.path]
         count = {k: outcomes.count(k) for k in ("passed", "failed", "error")}
-        if f.path in truth["collection_errors"]:
+        if f.path in {_test_path(p) for p in truth["collection_errors"]}:
             count["error"] += 1
         names = sorted({n for (p, n) in truth_by if p == f.path})
         shown = ", ".join(f"`{n}` ({len(truth_by[(f.path, n)])})" for n in names) or "-"
@@ -198,6 +214,7 @@ def main() -> int:
     WORK.mkdir(parents=True, exist_ok=True)
     site = site_packages(python)
     paths = [f.path for f in files]
+    _MANIFEST_PATHS[:] = paths
     per_file = "--per-file" in sys.argv[1:]
     truth, truth_wall = run_truth(python, folder, paths, per_file=per_file)
     static, static_wall = run_standins(python, folder, site, paths)
