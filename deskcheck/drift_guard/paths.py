@@ -211,9 +211,12 @@ def _pick_condition(conds, constants: Mapping[str, Any],
                 if decision.status == wanted:
                     return f"{cond.text} at {_show(f'{file}:{cond.line}')}", decision.why
         return "", ""
-    for file, cond, _env in reversed(conds):
-        if cond.line in lines.get(os.path.realpath(file), set()):
+    for file, cond, env in reversed(conds):
+        if cond.line in lines.get(os.path.realpath(file), set()) \
+                and explain(cond, constants, env).status != LIVE:  # went the site's way: not it
             return f"{cond.text} at {_show(f'{file}:{cond.line}')}", ""
+    if all(explain(cond, constants, env).status == LIVE for _f, cond, env in conds):
+        return "no branch: the run left the driven method before it", ""
     file, cond, _env = conds[-1]
     return f"{cond.text} at {_show(f'{file}:{cond.line}')}", ""
 
@@ -225,7 +228,7 @@ def judge_paths(model: type | str | ClassModel, methods: Sequence[str], *, provi
                 stand_ins: Iterable[str] = frozenset(), auto_children: Iterable[str] = frozenset(),
                 fields: Iterable[str] = frozenset(), subject: str = "",
                 built_at: str = "", overlay: Mapping[str, str] | None = None,
-                entry: Mapping[str, Env] | None = None) -> PathVerdict:
+                entry: Mapping[str, Env] | None = None, stopped: bool = False) -> PathVerdict:
     """Classify every name ``methods`` need on ``model`` (see the module docstring)."""
     if isinstance(model, str) and not roots:
         from deskcheck.errors import UnknownTargetError
@@ -307,6 +310,12 @@ def judge_paths(model: type | str | ClassModel, methods: Sequence[str], *, provi
             u = next(u for u in needing if u.status == UNKNOWN)
             text, why = _cond_text(u, consts, lines)
             verdict.unknown.append(PathRecord(name, u.site, u.call_path, text, why=why))
+        elif stopped and (cut := next((u for u in needing if not u.masked
+                                       and _static_live(u, consts)), None)) is not None:
+            verdict.drift.append(PathRecord(
+                name, cut.site, cut.call_path, "",
+                "not reached in the run only because its tests failed before this line: "
+                "no branch on the way keeps it off"))
         else:
             u = needing[0]
             verdict.unexercised.append(PathRecord(name, u.site, u.call_path,
@@ -379,6 +388,12 @@ def _missing_on_every_side(by_name: Mapping[str, list[Use]], provided: set[str],
                 for name, u in pairs:
                     out.setdefault(name, (u, text))
     return out
+
+
+def _static_live(use: Use, constants: Mapping[str, Any]) -> bool:
+    """Every branch condition on the way to ``use`` is decided toward it by the stand-in's
+    constants and the call's values (none can keep it off the path)."""
+    return all(explain(cond, constants, env).status == LIVE for _f, cond, env in use.conds)
 
 
 def _cond_text(use: Use, constants: Mapping[str, Any],

@@ -84,7 +84,8 @@ def run_standins(args: argparse.Namespace) -> int:
             executed, info = run_driving(result.driving_tests, result.model_files,
                                          config.root)
         result = discover(paths, config, roots=args.root, strict=args.strict,
-                          executed=executed, finder_result=found)
+                          executed=executed, finder_result=found,
+                          failed=frozenset(info["failed"]))
         result.run = info
     elif args.run:  # nothing to run: judge statically
         result = discover(paths, config, roots=args.root, strict=args.strict,

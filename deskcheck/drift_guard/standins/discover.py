@@ -87,7 +87,7 @@ def find(paths: Sequence[Path], rootdir: Path) -> tuple[Finder, list[FileFinding
 def discover(paths: Sequence[Path], config: ProjectConfig, *, roots: Sequence[str | Path] = (),
              strict: bool = False, executed: Executed | None = None,
              finder_result: tuple[Finder, list[FileFindings]] | None = None,
-             verdicts: bool = True) -> Discovery:
+             verdicts: bool = True, failed: frozenset[str] = frozenset()) -> Discovery:
     """Find, resolve and judge (``verdicts=False``: find and resolve only, e.g. to learn
     which tests to run for ``--run``)."""
     started = time.perf_counter()
@@ -95,7 +95,7 @@ def discover(paths: Sequence[Path], config: ProjectConfig, *, roots: Sequence[st
     finder, findings = finder_result or find(paths, rootdir)
     resolver = Resolver(source_roots(config, roots))
     judge = Judge(resolver, lambda file, expr: qualify_in(finder, file, expr), str(rootdir),
-                  strict=strict, executed=executed, verdicts=verdicts)
+                  strict=strict, executed=executed, verdicts=verdicts, failed=failed)
     result = Discovery(rootdir, resolver.roots, [f.file for f in findings],
                        sum(len(f.tests) for f in findings), strict=strict,
                        mode="executed" if executed is not None else "static")

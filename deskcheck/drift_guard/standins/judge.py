@@ -31,6 +31,7 @@ from deskcheck.drift_guard.standins.resolve import Resolved, Resolver
 from deskcheck.static import CallArgs, Env, Unknown, bind, signature_problems
 
 Executed = Mapping[str, Mapping[str, set[int]]]  # test node id -> {abs file: lines}
+SEVERITY = ("drift", "silent_skips", "unexercised", "unknown")  # worst first
 
 
 @dataclass
@@ -96,7 +97,9 @@ class StandInReport:
         return "holds" if self.holds else "DRIFT"
 
     def records(self, category: str) -> list[PathRecord]:
-        """The findings of every driving group, each once. ``reverse``: only the names no
+        """The findings of every driving group, each once, in the worst category any group
+        gives it (a read drift in one group is not listed again as unexercised from another;
+        of its drift records, one whose line ran is shown). ``reverse``: only the names no
         group that sets them touches (a name one group's path reads is not reverse)."""
         seen: set[tuple[str, str]] = set()
         out: list[PathRecord] = []
@@ -105,6 +108,10 @@ class StandInReport:
             for judgment in self.judgments:
                 unused = {r.name for r in judgment.verdict.reverse}
                 touched |= {n for n in judgment.fields if n not in unused}
+        if category in SEVERITY:
+            for judgment in self.judgments:
+                for worse in SEVERITY[:SEVERITY.index(category)]:
+                    seen |= {(r.name, r.site) for r in getattr(judgment.verdict, worse)}
         for judgment in self.judgments:
             for rec in getattr(judgment.verdict, category):
                 if rec.name in touched:
@@ -112,6 +119,9 @@ class StandInReport:
                 if (rec.name, rec.site) not in seen:
                     seen.add((rec.name, rec.site))
                     out.append(rec)
+                elif category == "drift" and not rec.detail:  # prefer one whose line ran
+                    out = [rec if (o.name, o.site) == (rec.name, rec.site) and o.detail else o
+                           for o in out]
         return out
 
 
@@ -169,12 +179,13 @@ class Judge:
 
     def __init__(self, resolver: Resolver, qualify: Callable[[str, str], str | None],
                  rootdir: str, *, strict: bool = False, executed: Executed | None = None,
-                 verdicts: bool = True):
+                 verdicts: bool = True, failed: frozenset[str] = frozenset()):
         self.resolver = resolver
         self.qualify = qualify
         self.rootdir = rootdir
         self.strict = strict
         self.executed = executed
+        self.failed = failed  # --run: the driving tests that failed (their runs stopped early)
         self.verdicts = verdicts  # False: resolve and group only (which tests drive what)
         self.problems: list[Problem] = []
         self._signatures: dict[int, list[SignatureDrift]] = {}
@@ -317,7 +328,8 @@ class Judge:
             executed=executed, constants=constants, strict=self.strict,
             stand_ins=frozenset(names - bound), auto_children=frozenset(auto),
             fields=frozenset(n for n in names if not n.startswith("__")), subject=f"{cons.form}",
-            built_at=f"{self.rootdir}/{cons.file}:{cons.line}", entry=entry)
+            built_at=f"{self.rootdir}/{cons.file}:{cons.line}", entry=entry,
+            stopped=executed is not None and any(t in self.failed for t in tests))
         return Judgment(tests, methods, verdict, frozenset(names))
 
     def _arguments(self, cons: Construction, drives: list[Drive]

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from deskcheck.drift_guard.standins.select_plugin import SELECT_ENV
+from deskcheck.mutants.auto.locate import module_name_for
 from deskcheck.mutants.auto.owners import CoveragePass, run_coverage_pass
 
 PLUGIN = "deskcheck.drift_guard.standins.select_plugin"
@@ -23,19 +24,28 @@ MAX_FILES = 4000
 
 def measured_files(model_files: Iterable[str]) -> list[Path]:
     """Every ``.py`` file of the top-level packages the models live in (decorator wrappers
-    and helpers in sibling modules run on the driven path too)."""
-    found: dict[Path, None] = {}
-    for file in model_files:
-        path = Path(file).resolve()
-        top = path.parent
-        while (top.parent / "__init__.py").is_file() and top.parent != top.parent.parent:
-            top = top.parent
-        if (top / "__init__.py").is_file():
-            for candidate in sorted(top.rglob("*.py")):
-                if len(found) >= MAX_FILES:
-                    break
-                found[candidate] = None
-        found[path] = None
+    and helpers in sibling modules run on the driven path too). The top-level package is
+    found as the import system finds it, through namespace portions (PEP 420: SGLang's
+    ``sglang/srt/`` has no ``__init__.py``); the model files come first, then the files
+    nearest them, so that a cap drops the farthest."""
+    models = list(dict.fromkeys(Path(f).resolve() for f in model_files))
+    found: dict[Path, None] = dict.fromkeys(models)
+    candidates: set[Path] = set()
+    for path in models:
+        module, import_root = module_name_for(Path(path.anchor), str(path))
+        top = import_root / module.split(".", 1)[0]
+        if top.is_dir():
+            candidates.update(top.rglob("*.py"))
+
+    def distance(candidate: Path) -> tuple[int, str]:  # folders up and down to a model's
+        return min(len(candidate.parent.parts) + len(m.parent.parts) - 2 * len(
+            Path(os.path.commonpath([candidate.parent, m.parent])).parts)
+            for m in models), str(candidate)
+
+    for candidate in sorted(candidates - set(found), key=distance):
+        if len(found) >= MAX_FILES:
+            break
+        found[candidate] = None
     return list(found)
 
 

@@ -64,3 +64,179 @@ def test_run_on_the_reference_targets_adhoc_tests(monkeypatch, capsys):
     assert ran["run"]["not_run"] == [] and ran["run"]["failed"] == [], ran["run"]
     modes = {v["mode"] for s in ran["standins"] for v in s["verdicts"]}
     assert modes == {"executed"}, f"every verdict is judged on executed lines: {modes}"
+
+
+MINI = '''class Manager:
+    def __init__(self, sender, ipc_name=None):
+        self.states = {}
+        self.sender = sender
+        self.ipc_name = ipc_name
+
+    def _dispatch(self, obj):
+        if self.ipc_name is not None:
+            obj = (self.ipc_name, obj)
+        self.sender.send(obj)
+
+    def abort(self, rid="", abort_all=False):
+        if not abort_all and not rid:
+            return
+        state = None if abort_all else self.states.get(rid)
+        if state is not None:
+            if state.sent:
+                return
+            state.sent = True
+        self._dispatch(rid)
+'''
+
+MINI_TESTS = '''from unittest.mock import MagicMock
+
+import pytest
+
+from mini.manager import Manager
+
+
+def _make(states, enabled):
+    m = Manager.__new__(Manager)
+    m.states = states
+    m.enabled = enabled
+    m.sender = MagicMock()
+    return m
+
+
+def test_inflight():  # raises at `state.sent` (a bare object()) before ipc_name is read
+    m = _make({"r1": object()}, True)
+    m.abort(rid="r1")
+
+
+def test_expects_the_raise():  # passes: the read is off its path
+    m = _make({"r1": object()}, None)
+    with pytest.raises(AttributeError):
+        m.abort(rid="r1")
+
+
+def test_empty_rid_ignored():  # the early return: the read is behind a branch not entered
+    m = _make({}, 0)
+    m.abort(rid="")
+
+
+def test_empty_rid_then_fails():  # fails after the early return kept the read off its path
+    m = _make({}, "off")
+    m.abort(rid="")
+    assert m.sender.send.called
+
+
+def test_abort_all():  # reaches the read
+    m = _make({}, False)
+    m.abort(abort_all=True)
+'''
+
+
+def _mini(tmp_path: Path, tests: str) -> Path:
+    (tmp_path / "src" / "mini").mkdir(parents=True)
+    (tmp_path / "src" / "mini" / "__init__.py").write_text("")
+    (tmp_path / "src" / "mini" / "manager.py").write_text(MINI)
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "test_mini.py").write_text(tests)
+    (tmp_path / "pytest.ini").write_text("[pytest]\npythonpath = src\n")
+    return tmp_path
+
+
+def _groups(ran: dict) -> dict[str, dict[str, list[str]]]:
+    return {v["tests"][0].rpartition("::")[2]: {c: [r["name"] for r in v[c]]
+                                                for c in ("drift", "unexercised")}
+            for s in ran["standins"] for v in s["verdicts"]}
+
+
+def test_run_a_read_cut_off_by_a_failing_test_is_drift_not_unexercised(tmp_path, monkeypatch,
+                                                                        capsys):
+    monkeypatch.chdir(_mini(tmp_path, MINI_TESTS))
+    code = main(["standins", "--json", "--run", "--root", "src", "tests/test_mini.py"])
+    ran = json.loads(capsys.readouterr().out)
+    assert code == 1, (f"a stand-in lacking ipc_name, which test_abort_all really reads, "
+                       f"must fail the run (exit 1); got {code}: {ran['standins']}")
+    groups = _groups(ran)
+    assert groups["test_inflight"] == {"drift": ["ipc_name"], "unexercised": []}, (
+        f"test_inflight failed (AttributeError on `state.sent`) before the read, and no branch "
+        f"keeps ipc_name off its path: drift, not unexercised (a read cut off by a failing test "
+        f"was called unexercised); groups: {groups}")
+    assert groups["test_abort_all"]["drift"] == ["ipc_name"], (
+        f"test_abort_all runs the read of the missing ipc_name: drift; groups: {groups}")
+    assert groups["test_expects_the_raise"] == {"drift": [], "unexercised": ["ipc_name"]}, (
+        f"a passing test that leaves the method by an expected raise never needs ipc_name: "
+        f"unexercised, not drift; groups: {groups}")
+    assert groups["test_empty_rid_ignored"] == {"drift": [], "unexercised": ["ipc_name"]}, (
+        f"the early return (`if not abort_all and not rid: return`) keeps the read off this "
+        f"test's path: unexercised; groups: {groups}")
+    assert groups["test_empty_rid_then_fails"] == {"drift": [], "unexercised": ["ipc_name"]}, (
+        f"test_empty_rid_then_fails fails, but after the early return that keeps the read off "
+        f"its path: a failing test makes a read drift only where no branch can keep it off; "
+        f"groups: {groups}")
+    stand_in = ran["standins"][0]
+    assert [r["name"] for r in stand_in["drift"]] == ["ipc_name"], (
+        f"the stand-in lists ipc_name once as drift; got {stand_in['drift']}")
+    assert stand_in["drift"][0]["detail"] == "", (
+        f"of the stand-in's drift records for one read, the one whose line ran is shown, not "
+        f"the one cut off by a failing test; got {stand_in['drift'][0]}")
+    assert stand_in["unexercised"] == [], (
+        f"a read drift in one group is not listed again as unexercised: {stand_in['unexercised']}")
+    by_test = {v["tests"][0].rpartition("::")[2]: v for v in stand_in["verdicts"]}
+    assert by_test["test_expects_the_raise"]["unexercised"][0]["condition"].startswith(
+        "no branch"), (
+        f"every branch on the way went the read's way: the record must not name one as "
+        f"keeping it off; got {by_test['test_expects_the_raise']['unexercised'][0]}")
+    assert by_test["test_empty_rid_ignored"]["unexercised"][0]["condition"].startswith(
+        "past `if not abort_all and (not rid): return`"), (
+        f"the record names the early return that kept the read off the path; got "
+        f"{by_test['test_empty_rid_ignored']['unexercised'][0]}")
+
+
+def test_run_measures_the_helper_modules_of_a_namespace_portion(tmp_path, monkeypatch, capsys):
+    """``nspkg/srt/...`` has no ``__init__.py`` (SGLang's ``sglang/srt``): the decorator wrapper
+    in a sibling folder runs on the driven path and must be measured, or its reads look
+    unexercised and a drifted stand-in holds."""
+    src = tmp_path / "src" / "nspkg"
+    (src / "srt" / "core").mkdir(parents=True)
+    (src / "srt" / "obs").mkdir()
+    (src / "__init__.py").write_text("")
+    (src / "srt" / "obs" / "metrics.py").write_text(
+        "import functools\n\n\ndef soft_timed(fn):\n    @functools.wraps(fn)\n"
+        "    def wrapper(self, *args, **kwargs):\n"
+        "        recorder = getattr(self, 'stage_metrics', None)\n"
+        "        out = fn(self, *args, **kwargs)\n"
+        "        if recorder is not None:\n            recorder.append(fn.__name__)\n"
+        "        return out\n    return wrapper\n")
+    (src / "srt" / "core" / "engine.py").write_text(
+        "from nspkg.srt.obs.metrics import soft_timed\n\n\nclass Engine:\n"
+        "    def __init__(self):\n        self.queue = []\n        self.stage_metrics = []\n\n"
+        "    @soft_timed\n    def peek(self):\n        return self.queue[0]\n")
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "test_engine.py").write_text(
+        "from nspkg.srt.core.engine import Engine\n\n\ndef test_peek():\n"
+        "    e = Engine.__new__(Engine)\n    e.queue = [7]\n    assert e.peek() == 7\n")
+    (tmp_path / "pytest.ini").write_text("[pytest]\npythonpath = src\n")
+    monkeypatch.chdir(tmp_path)
+    code = main(["standins", "--json", "--run", "--root", "src", "tests/test_engine.py"])
+    ran = json.loads(capsys.readouterr().out)
+    assert ran["run"]["failed"] == [], f"test_peek passes on the stand-in: {ran['run']}"
+    stand_in = ran["standins"][0]
+    assert [r["name"] for r in stand_in["silent_skips"]] == ["stage_metrics"], (
+        "the wrapper's getattr default ran (a silent skip), in a file of a namespace portion: "
+        f"{ {c: stand_in[c] for c in ('silent_skips', 'unexercised')} }")
+    assert code == 1, f"a silent skip fails the run (exit 1); got {code}"
+
+
+def test_measured_files_finds_the_top_package_through_namespace_portions(tmp_path):
+    from deskcheck.drift_guard.standins.run import measured_files
+
+    top = tmp_path / "pkg"
+    for folder in ("a/b", "c"):
+        (top / folder).mkdir(parents=True)
+    (top / "__init__.py").write_text("")
+    for name in ("a/b/model.py", "c/helper.py", "a/sibling.py"):
+        (top / name).write_text("")
+    found = measured_files([str(top / "a" / "b" / "model.py")])
+    assert found[0] == (top / "a" / "b" / "model.py").resolve(), (
+        f"the model file is measured first (a cap drops the farthest files); got {found}")
+    assert set(found) == {p.resolve() for p in top.rglob("*.py")}, (
+        f"pkg/a and pkg/c have no __init__.py but lie inside the package pkg (namespace "
+        f"portions): every file of pkg is measured; got {found}")
