@@ -240,3 +240,76 @@ def test_measured_files_finds_the_top_package_through_namespace_portions(tmp_pat
     assert set(found) == {p.resolve() for p in top.rglob("*.py")}, (
         f"pkg/a and pkg/c have no __init__.py but lie inside the package pkg (namespace "
         f"portions): every file of pkg is measured; got {found}")
+
+
+STOPPED = '''def boom(v):
+    if v == 1:
+        raise RuntimeError("boom")
+
+
+class Sched:
+    def run(self, flag):
+        boom(self.a)
+        x = self.b
+        if flag:
+            return self.c
+        return x
+
+    def other(self):
+        return 1
+'''
+
+STOPPED_TESTS = '''from mini.manager import Sched
+
+
+def make():
+    obj = Sched.__new__(Sched)
+    obj.a = 1
+    return obj
+
+
+def test_fail():  # fails in boom() before b or c is read
+    obj = make()
+    obj.run(len([]) > 5)
+
+
+def test_other():  # passes: the same stand-in, so one driving group with test_fail
+    obj = make()
+    obj.other()
+'''
+
+
+def test_run_a_failed_test_cuts_off_only_reads_no_undecided_branch_guards(
+        tmp_path, monkeypatch, capsys):
+    root = _mini(tmp_path, STOPPED_TESTS)
+    (root / "src" / "mini" / "manager.py").write_text(STOPPED)
+    monkeypatch.chdir(root)
+    code = main(["standins", "--json", "--run", "--root", "src", "tests/test_mini.py"])
+    ran = json.loads(capsys.readouterr().out)
+    stand_in = ran["standins"][0]
+    found = {c: sorted(r["name"] for r in stand_in[c]) for c in ("drift", "unexercised")}
+    assert "c" in found["unexercised"] and "c" not in found["drift"], (
+        f"`return self.c` sits under `if flag`, which the test's `len([]) > 5` leaves "
+        f"undecided: a branch that may keep it off, so c stays unexercised, not drift (an "
+        f"undecided condition was counted as going the read's way); got {found}")
+    assert found["drift"] == ["b"], (
+        f"one test of the group (test_fail) failed before `x = self.b`, which no branch keeps "
+        f"off the path: b is drift, even though the group's other test passed (a group counts "
+        f"as stopped when any of its tests failed, not all); got {found}")
+    assert code == 1, f"b is drift: the run fails (exit 1); got {code}"
+
+
+def test_measured_files_keeps_the_nearest_files_under_the_cap(tmp_path, monkeypatch):
+    from deskcheck.drift_guard.standins import run
+
+    top = tmp_path / "pkg"
+    for folder in ("aaa", "srt"):
+        (top / folder).mkdir(parents=True)
+    (top / "__init__.py").write_text("")
+    for name in ("aaa/far.py", "srt/core.py", "srt/near.py"):
+        (top / name).write_text("")
+    monkeypatch.setattr(run, "MAX_FILES", 2)
+    found = run.measured_files([str(top / "srt" / "core.py")])
+    assert found == [(top / "srt" / "core.py").resolve(), (top / "srt" / "near.py").resolve()], (
+        f"under a cap of 2 files the model and its nearest sibling are measured, the farthest "
+        f"dropped (the cap was applied before ordering by distance); got {found}")
