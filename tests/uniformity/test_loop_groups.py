@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import textwrap
 
+import pytest
+
 from deskcheck.uniformity import Verdict, audit
 
 CFG = """
@@ -59,39 +61,23 @@ def test_a_loop_over_a_tuple_holding_the_pp_group_keeps_pp_rank_rank_local(make_
         f"expected RANK-LOCAL, got {d.verdict.value}: {d.why}")
 
 
-def test_a_loop_over_a_field_of_groups_is_not_read_as_the_field(make_pkg):
-    _found, report = _decisions(make_pkg, """
-        for group in self.tp_groups:
-            dist.all_reduce(t, group=group)
-    """)
+_NO_GROUP = [
+    ("for group in self.tp_groups:\n    dist.all_reduce(t, group=group)",
+     "a loop over a field holding groups (`self.tp_groups`) binds each of its elements, which "
+     "the code does not name (the field's own name was read as the group)"),
+    ("for group in (*self.tp_groups, self.tp_group):\n    dist.all_reduce(t, group=group)",
+     "`*self.tp_groups` unpacks a field holding groups the code does not name: the loop "
+     "variable may be any of them (the starred field was read as a group: set SP29 07)"),
+    ("group = self.tp_group\nfor group in self.groups:\n    pass\n"
+     "dist.all_reduce(t, group=group)",
+     "after `for group in self.groups`, `group` is the TP group or any element of a field the "
+     "code does not name: one reaching definition names no group (read as the groups the "
+     "other definitions name)"),
+]
+
+
+@pytest.mark.parametrize("body, why", _NO_GROUP, ids=["field", "starred", "rebound"])
+def test_a_loop_that_names_no_group_leaves_the_site_over_world(make_pkg, body, why):
+    _found, report = _decisions(make_pkg, body)
     dims = sorted({s.dim for s in report.sites})
-    assert dims == ["world"], (
-        f"a loop over a field holding groups (`self.tp_groups`) binds each of its elements, "
-        f"which the code does not name: the site should stay over WORLD, not {dims} (the "
-        f"field's own name was read as the group)")
-
-
-def test_a_loop_over_a_tuple_with_a_starred_element_names_no_group(make_pkg):
-    _found, report = _decisions(make_pkg, """
-        for group in (*self.tp_groups, self.tp_group):
-            dist.all_reduce(t, group=group)
-    """)
-    dims = sorted({s.dim for s in report.sites})
-    assert dims == ["world"], (
-        f"`*self.tp_groups` unpacks a field holding groups the code does not name: the loop "
-        f"variable may be any of them, so the site should stay over WORLD, not {dims} (the "
-        f"starred field was read as a group: set SP29 07)")
-
-
-def test_a_local_rebound_by_a_loop_over_a_field_names_no_group(make_pkg):
-    _found, report = _decisions(make_pkg, """
-        group = self.tp_group
-        for group in self.groups:
-            pass
-        dist.all_reduce(t, group=group)
-    """)
-    dims = sorted({s.dim for s in report.sites})
-    assert dims == ["world"], (
-        f"after `for group in self.groups`, `group` is the TP group or any element of a "
-        f"field the code does not name: one reaching definition names no group, so the site "
-        f"should stay over WORLD, not {dims} (read as the groups the other definitions name)")
+    assert dims == ["world"], f"{why}: the site should stay over WORLD, not {dims}"
