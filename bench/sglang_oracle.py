@@ -113,8 +113,8 @@ def predicted(data: dict) -> dict[tuple[str, str], list[dict]]:
     out: dict[tuple[str, str], list[dict]] = defaultdict(list)
     for standin in data["standins"]:
         file = _test_path(standin["built_at"].rpartition(":")[0])
-        for record in standin["drift"]:
-            out[(file, record["name"])].append(standin)
+        for record in standin["drift"]:  # req.kv: an AttributeError names `kv`
+            out[(file, record["name"].rpartition(".")[2])].append(standin)
     return out
 
 

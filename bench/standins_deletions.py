@@ -132,7 +132,9 @@ def apply_shims(base: Path, shims: dict[str, list[tuple[str, str]]]) -> list[str
 
 # -- deleting one set, keeping line numbers -----------------------------------------------
 def delete_set(source: str, name: str, line: int) -> str | None:
-    """``source`` without the set of ``name`` at ``line`` (None when no such set is there)."""
+    """``source`` without the set of ``name`` at ``line`` (None when no such set is there).
+    A name inside a nested namespace (``req.rid``) is set at its own line as ``rid``."""
+    name = attr(name)
     tree = ast.parse(source)
     lines = source.splitlines(keepends=True)
     for node in ast.walk(tree):
@@ -188,8 +190,13 @@ def failing_names(report: dict) -> dict[str, str]:
     out: dict[str, str] = {}
     for category in FAILING:
         for rec in report[category]:
-            out.setdefault(rec["name"].split(".")[0], category)
+            out.setdefault(rec["name"], category)
     return out
+
+
+def attr(name: str) -> str:
+    """The attribute an AttributeError names for a missing ``name`` (``req.kv``: ``kv``)."""
+    return name.rpartition(".")[2]
 
 
 _MISSING = re.compile(r"has no method '([A-Za-z_][A-Za-z0-9_]*)'")
@@ -327,7 +334,7 @@ def _bench(target: Target, static: dict, base: Path, scratch: Path, worker: Work
 
     for finding in baseline_findings:
         result = baseline(finding["tests"])
-        named = finding["name"] in _names_failing(result, finding["tests"])
+        named = attr(finding["name"]) in _names_failing(result, finding["tests"])
         green = any(result["outcomes"].get(t) == "passed" for t in finding["tests"])
         # determinate: the tests raise naming it (true), or a driving test passes (false);
         # tests that all fail for another reason (version skew) may never reach the read
@@ -359,9 +366,10 @@ def _bench(target: Target, static: dict, base: Path, scratch: Path, worker: Work
             item.note = "driving tests do not run here (collection error)"
         else:
             result = worker.run(copy, ran)
-            if item.name in _names_failing(result, ran) - _names_failing(before, ran):
+            if attr(item.name) in _names_failing(result, ran) - _names_failing(before, ran):
                 item.truth = True  # a new AttributeError naming it: the read was reached
-                item.raised_in_test = _only_in_tests(result, ran, item.name, target.tests)
+                item.raised_in_test = _only_in_tests(result, ran, attr(item.name),
+                                                     target.tests)
             elif green:
                 item.truth = False  # the tests that pass on the untouched file still pass it
             else:

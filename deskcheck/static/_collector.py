@@ -98,6 +98,9 @@ class Collector(ContextReads):
         while isinstance(node, ast.Attribute):
             attrs.append(node.attr)
             node = node.value
+        if attrs and isinstance(node, ast.Name) and node.id not in selves \
+                and node.id in self.aliases:  # req = self.pending; req.kv: self.pending.kv
+            return self.aliases[node.id].split(".") + attrs[::-1]
         if not attrs or not self._is_self(node, selves):
             return None
         attrs.reverse()

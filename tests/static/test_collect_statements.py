@@ -398,3 +398,21 @@ def test_the_exception_types_a_handler_reads_from_self_are_recorded():
         ("except", _line(text, "retry"), "except (ValueError, self.retry_errors)")], (
         "the handler's exception types are read only when the try body raises, so the read "
         f"sits under that handler's `except` condition; got {_shown(found.conds)}")
+
+
+def test_a_read_through_a_local_bound_to_a_self_chain_is_a_touch_of_that_chain():
+    facts, _text = _facts('''
+        class Pool:
+            def sweep(self, other):
+                req = self.pending
+                size = req.kv.size
+                req = other
+                return req.rid
+    ''')
+    touched = {a.name for a in facts.accesses}
+    assert "pending.kv" in touched and "pending.kv.size" in touched, (
+        "`req = self.pending; req.kv.size` reads self.pending.kv.size: the stand-in judge "
+        f"needs that chain to check a namespace held in `pending`; got {sorted(touched)}")
+    assert "pending.rid" not in touched, (
+        "after `req = other` the local no longer aliases self.pending: `req.rid` is not "
+        f"a touch of self; got {sorted(touched)}")

@@ -30,6 +30,7 @@ from deskcheck.drift_guard.standins.forms import Forms
 from deskcheck.drift_guard.standins.module import FunctionNode, TestModule, is_staticmethod
 from deskcheck.drift_guard.standins.records import (
     MOCK,
+    NAMESPACE,
     UNKNOWN,
     Problem,
     SetName,
@@ -93,6 +94,8 @@ class Flow(Drives):
             self._stmt(stmt, scope)
 
     def _stmt(self, stmt: ast.stmt, scope: Scope) -> None:
+        for part in _own_parts(stmt):
+            self._escapes(part, scope)
         if isinstance(stmt, FunctionNode):
             scope.nested[stmt.name] = stmt  # walked where it is called (asyncio.run(main()))
             return
@@ -156,6 +159,55 @@ class Flow(Drives):
         key = self._key(node)
         return scope.bindings.get(key, []) if key else []
 
+    def _linked(self, node: ast.AST | None, scope: Scope) -> list[Obj]:
+        """The stand-ins ``node`` names: a name holding one, or a field of one that holds
+        a namespace stand-in (``obj.req``, ``obj.req.kv``)."""
+        if node is None:
+            return []
+        held = self._held(node, scope)
+        if held or not isinstance(node, ast.Attribute):
+            return held
+        return [o.links[node.attr] for o in self._linked(node.value, scope)
+                if node.attr in o.links]
+
+    @staticmethod
+    def _link(obj: Obj, name: str, objs: list[Obj]) -> None:
+        """``obj.name`` holds ``objs``: one namespace stand-in is listed inside ``obj``."""
+        if len(objs) == 1 and objs[0].cons.kind == NAMESPACE and objs[0] is not obj:
+            obj.links[name] = objs[0]
+
+    def _escapes(self, stmt: ast.AST, scope: Scope) -> None:
+        """A namespace stand-in used whole (passed to a call, bound to another name, put in
+        a container, returned) may gain names where deskcheck does not look: it is no
+        longer listed inside another stand-in. Reading or setting its attributes, comparing
+        it and handing it to a ``SimpleNamespace(...)`` keyword keep it listed."""
+        parents: dict[int, ast.AST] = {}
+        nodes = [stmt]
+        while nodes:
+            current = nodes.pop()
+            for child in ast.iter_child_nodes(current):
+                if isinstance(child, FunctionNode | ast.ClassDef | ast.Lambda):
+                    continue
+                parents[id(child)] = current
+                nodes.append(child)
+                if not isinstance(child, ast.Name | ast.Attribute) \
+                        or not isinstance(child.ctx, ast.Load):
+                    continue
+                objs = [o for o in self._linked(child, scope) if o.cons.kind == NAMESPACE]
+                if objs and self._whole(child, current, parents):
+                    for obj in objs:
+                        obj.cons.escaped = True
+
+    def _whole(self, node: ast.AST, parent: ast.AST, parents: dict[int, ast.AST]) -> bool:
+        if isinstance(parent, ast.Attribute | ast.Compare | ast.Expr | ast.If | ast.While
+                      | ast.Assert | ast.UnaryOp | ast.BoolOp):
+            return False
+        if isinstance(parent, ast.keyword):
+            call = parents.get(id(parent))
+            return not (isinstance(call, ast.Call)
+                        and self.forms.is_namespace(call))
+        return True
+
     def _unbind(self, target: ast.AST, scope: Scope) -> None:
         for node in ast.walk(target):
             key = self._key(node)
@@ -169,12 +221,16 @@ class Flow(Drives):
         key = self._key(target)
         owner = target.value if isinstance(target, ast.Attribute) else None
         held = self._held(owner, scope) if owner is not None else []
+        if not held and isinstance(target, ast.Attribute):  # obj.req.kv = value
+            held = self._linked(owner, scope)
         if held:  # obj.x = value
             assert isinstance(target, ast.Attribute)
             item = SetName(target.attr, target.lineno, short(value),
                            self._object_value(value, scope))
             for obj in held:
                 obj.record(item)
+                if obj.cons.kind != MOCK:
+                    self._link(obj, target.attr, objs)
             return
         if isinstance(target, ast.Attribute):  # obj.x.y = value: configures child x of a mock
             root, first = _root_attr(target)
@@ -239,6 +295,9 @@ class Flow(Drives):
                         if value is not UNKNOWN:
                             cons.sets[item.name] = SetName(item.name, item.line, item.text, value)
             found = [Obj(cons, cons.sets)] if cons is not None else self._follow(node, scope)
+            if cons is not None and cons.kind != MOCK:
+                for kw in node.keywords:  # SimpleNamespace(req=SimpleNamespace(rid="a"))
+                    self._link(found[0], kw.arg, self._eval(kw.value, scope) if kw.arg else [])
             scope.calls[id(node)] = found
         return found
 
@@ -311,6 +370,21 @@ class Flow(Drives):
                 and func.value.id in ("self", "cls") and func.attr in self._methods:
             return self.module, self._methods[func.attr], True, self
         return None
+
+
+def _own_parts(stmt: ast.stmt) -> list[ast.AST]:
+    """What a statement evaluates itself, without the bodies it holds (walked on their own)."""
+    if isinstance(stmt, FunctionNode | ast.ClassDef | ast.Try | ast.TryStar):
+        return []
+    if isinstance(stmt, ast.If | ast.While):
+        return [stmt.test]
+    if isinstance(stmt, ast.For | ast.AsyncFor):
+        return [stmt.iter]
+    if isinstance(stmt, ast.With | ast.AsyncWith):
+        return list(stmt.items)
+    if isinstance(stmt, ast.Match):
+        return [stmt.subject]
+    return [stmt]
 
 
 def _root_attr(node: ast.Attribute) -> tuple[ast.AST | None, str | None]:

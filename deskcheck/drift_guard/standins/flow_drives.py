@@ -116,7 +116,7 @@ class Drives(Values):
     def _drive(self, scope: Scope, obj: Obj, method: str, model: str, how: str,
                node: ast.AST, args: CallArgs | None = None, argument: str = "",
                receiver: tuple[SetName, ...] = ()) -> None:
-        sets = {**obj.cons.sets, **obj.extra}
+        sets = {**obj.nested(), **obj.cons.sets, **obj.extra}
         if how == "property":
             args = CallArgs(where=f"{self.rel}:{getattr(node, 'lineno', 0)}")
         scope.result.drives.append(PendingDrive(

@@ -9,6 +9,8 @@ from deskcheck.drift_guard.standins.module import FunctionNode
 from deskcheck.drift_guard.standins.records import Construction, SetName
 from deskcheck.static import CallArgs
 
+_MAX_NESTING = 4  # namespaces inside namespaces listed this deep (req.kv.pool.size)
+
 
 @dataclass
 class Obj:
@@ -18,16 +20,38 @@ class Obj:
 
     cons: Construction
     extra: dict[str, SetName]
+    # a field that holds another namespace stand-in (``SimpleNamespace(req=req)``,
+    # ``obj.req = SimpleNamespace(...)``): the names it holds are listed as ``req.rid``
+    links: dict[str, Obj] = field(default_factory=dict)
 
     def fork(self) -> Obj:
         extra = {} if self.extra is self.cons.sets else dict(self.extra)
-        return Obj(self.cons, extra)
+        return Obj(self.cons, extra, dict(self.links))
 
     def has(self, name: str) -> bool:
         return name in self.cons.sets or name in self.extra
 
     def record(self, item: SetName) -> None:
         self.extra[item.name] = item
+        self.links.pop(item.name, None)  # set again: no longer the namespace it held
+
+    def nested(self, prefix: str = "", seen: frozenset[int] = frozenset()
+               ) -> dict[str, SetName]:
+        """The names the namespaces its fields hold provide, as dotted names
+        (``req.rid``), at any depth; a namespace handed on whole, or with names set in
+        ways deskcheck cannot read, lists nothing (its fields are not judged)."""
+        out: dict[str, SetName] = {}
+        if prefix.count(".") >= _MAX_NESTING:
+            return out
+        for name, inner in self.links.items():
+            if inner.cons.escaped or inner.cons.dynamic or id(inner) in seen:
+                continue
+            here = f"{prefix}{name}."
+            for item in {**inner.cons.sets, **inner.extra}.values():
+                out[here + item.name] = SetName(here + item.name, item.line, item.text,
+                                                item.value)
+            out.update(inner.nested(here, seen | {id(self)}))
+        return out
 
 
 @dataclass(frozen=True)

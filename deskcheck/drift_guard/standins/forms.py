@@ -100,6 +100,10 @@ class Forms:
         name = dotted(node)
         return self.module.qualify(name) or name or ""
 
+    def is_namespace(self, call: ast.Call) -> bool:
+        """``SimpleNamespace(...)`` (however it was imported)."""
+        return self._qualified(call.func) in NAMESPACES
+
     def is_real_instance(self, call: ast.Call) -> bool:
         """``Cls(...)`` of an imported class: a real object built by ``__init__``."""
         name = dotted(call.func)

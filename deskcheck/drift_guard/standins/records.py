@@ -60,6 +60,9 @@ class Construction:
     class_names: tuple[str, ...] = ()   # PLAIN: names its class body and methods provide
     through: list[str] = field(default_factory=list)  # factories/fixtures returning it
     dynamic: list[str] = field(default_factory=list)  # names set in ways deskcheck cannot read
+    # a namespace handed on whole (to a call, another name, a container): what it holds
+    # may change where deskcheck does not look, so it is not listed inside another
+    escaped: bool = False
 
     @property
     def where(self) -> str:

@@ -121,10 +121,19 @@ def _fixes(report: StandInReport, strict: bool) -> list[str]:
     model = report.model.rpartition(":")[2]
     out: list[str] = []
     drift = sorted({r.name for r in report.records("drift")})
-    if drift:
-        out.append(f"fix (drift): set {_names(drift)} on the stand-in built at {where} (a "
+    top = [n for n in drift if "." not in n]
+    if top:
+        out.append(f"fix (drift): set {_names(top)} on the stand-in built at {where} (a "
                    f"value, or types.MethodType of {model}'s function), or drive a path that "
                    "does not need it")
+    inner: dict[str, list[str]] = {}
+    for name in drift:
+        if "." in name:
+            holder, _dot, attr = name.rpartition(".")
+            inner.setdefault(holder, []).append(attr)
+    for holder, attrs in inner.items():
+        out.append(f"fix (drift): set {_names(attrs)} on the namespace the stand-in built at "
+                   f"{where} holds in `{holder}`, or drive a path that does not need it")
     skips = report.records("silent_skips")
     masked = sorted({r.name for r in skips if r.detail.startswith("masked")})
     served = sorted({r.name for r in skips if not r.detail.startswith("masked")})

@@ -1,0 +1,170 @@
+"""A namespace held in a field of a stand-in (``SimpleNamespace(req=SimpleNamespace(rid="a"))``,
+or a local namespace handed to a keyword) is judged by name: the driven path's reads through
+that field (``self.req.kv``, or ``req = self.req; req.kv``) need the names it holds. Names set
+later through the chain or on the local count; a namespace handed on whole, or a field set
+again, is not listed (its names are not judged)."""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+from tests.drift_guard.standins.helpers import discover_in, names, standin
+
+POOL = '''
+class Pool:
+    def __init__(self):
+        raise RuntimeError("needs a real device")
+
+    def sweep(self):
+        req = self.pending
+        if req is None:
+            return 0
+        if req.finished() or not req.kv.holds:
+            self.pending = None
+            return 1
+        return req.rid
+
+    def budget(self):
+        return self.args.size + self.args.limit
+
+    def deep(self):
+        return self.cfg.cache.page + self.cfg.cache.pages
+'''
+
+
+def _project(tmp_path: Path, test_source: str) -> Path:
+    root = tmp_path / "proj"
+    (root / "poolcore").mkdir(parents=True)
+    (root / "tests").mkdir()
+    (root / "poolcore" / "__init__.py").write_text("")
+    (root / "poolcore" / "pool.py").write_text(POOL)
+    (root / "pyproject.toml").write_text('[tool.pytest.ini_options]\npythonpath = ["."]\n')
+    (root / "tests" / "test_shape.py").write_text(textwrap.dedent(test_source))
+    return root
+
+
+def _judge(tmp_path: Path, body: str):
+    """The verdict on the stand-in the test body builds as ``ns``."""
+    source = "from types import SimpleNamespace\nfrom poolcore.pool import Pool\n\n" + body
+    root = _project(tmp_path, source)
+    line = next(i for i, text in enumerate(source.splitlines(), 1)
+                if text.strip().startswith("ns = SimpleNamespace("))
+    return standin(discover_in(root), f"tests/test_shape.py:{line}")
+
+
+def test_a_field_read_of_an_inline_nested_namespace_it_lacks_is_drift(tmp_path):
+    report = _judge(tmp_path, textwrap.dedent('''
+        def test_budget():
+            ns = SimpleNamespace(args=SimpleNamespace(size=4))
+            Pool.budget(ns)
+    '''))
+    assert names(report, "drift") == {"args.limit"}, (
+        "budget reads self.args.limit and the namespace in `args` holds only `size`: that "
+        f"read raises AttributeError, so `args.limit` is drift; got drift={names(report, 'drift')}")
+
+
+def test_a_read_through_a_production_local_aliasing_the_field_is_judged(tmp_path):
+    report = _judge(tmp_path, textwrap.dedent('''
+        def test_sweep():
+            req = SimpleNamespace(rid="a", finished=lambda: False)
+            ns = SimpleNamespace(pending=req)
+            Pool.sweep(ns)
+    '''))
+    assert names(report, "drift") == {"pending.kv"}, (
+        "sweep binds req = self.pending and reads req.kv when req.finished() is false (the "
+        "lambda returns False): the local namespace handed to `pending` lacks `kv`, so "
+        f"`pending.kv` is drift; got drift={names(report, 'drift')}")
+    assert "pending.rid" not in names(report, "drift"), "`rid` is set on the namespace"
+
+
+def test_namespaces_nested_two_deep_are_judged(tmp_path):
+    report = _judge(tmp_path, textwrap.dedent('''
+        def test_deep():
+            ns = SimpleNamespace(cfg=SimpleNamespace(cache=SimpleNamespace(page=16)))
+            Pool.deep(ns)
+    '''))
+    assert names(report, "drift") == {"cfg.cache.pages"}, (
+        "deep reads self.cfg.cache.pages; the innermost namespace holds only `page`, so "
+        f"`cfg.cache.pages` is drift; got drift={names(report, 'drift')}")
+
+
+def test_names_set_later_through_the_chain_or_on_the_local_are_provided(tmp_path):
+    report = _judge(tmp_path, textwrap.dedent('''
+        def test_budget():
+            ns = SimpleNamespace(args=SimpleNamespace(size=4))
+            ns.args.limit = 2
+            Pool.budget(ns)
+    '''))
+    assert report.holds, (
+        "the test sets ns.args.limit before driving budget: the nested namespace provides "
+        f"both names it reads; got drift={names(report, 'drift')}")
+    report = _judge(tmp_path / "b", textwrap.dedent('''
+        def test_sweep():
+            req = SimpleNamespace(rid="a", finished=lambda: False)
+            ns = SimpleNamespace(pending=req)
+            req.kv = SimpleNamespace(holds=True)
+            Pool.sweep(ns)
+    '''))
+    assert "pending.kv" not in names(report, "drift"), (
+        "the test sets req.kv on the local namespace after handing it to `pending`: the "
+        f"same object, so `pending.kv` is provided; got drift={names(report, 'drift')}")
+
+
+def test_a_namespace_handed_on_whole_or_replaced_is_not_judged_by_name(tmp_path):
+    report = _judge(tmp_path, textwrap.dedent('''
+        def fill(obj):
+            obj.limit = 2
+
+        def test_budget():
+            ns = SimpleNamespace(args=SimpleNamespace(size=4))
+            fill(ns.args)
+            Pool.budget(ns)
+    '''))
+    assert "args.limit" not in names(report, "drift"), (
+        "ns.args is handed whole to a helper (which may set names deskcheck does not "
+        f"follow): its names are not listed, so nothing under it is drift; got "
+        f"drift={names(report, 'drift')}")
+    report = _judge(tmp_path / "b", textwrap.dedent('''
+        def make_args():
+            return object()
+
+        def test_budget():
+            ns = SimpleNamespace(args=SimpleNamespace(size=4))
+            ns.args = make_args()
+            Pool.budget(ns)
+    '''))
+    assert "args.limit" not in names(report, "drift"), (
+        "ns.args is set again to a value deskcheck cannot read: the first namespace's "
+        f"names no longer describe it; got drift={names(report, 'drift')}")
+    report = _judge(tmp_path / "c", textwrap.dedent('''
+        def test_sweep():
+            req = SimpleNamespace(rid="a", finished=lambda: False)
+            other = req
+            ns = SimpleNamespace(pending=req)
+            Pool.sweep(ns)
+    '''))
+    assert "pending.kv" not in names(report, "drift"), (
+        "the local namespace is bound to another name too (an alias deskcheck does not "
+        f"track): its names are not listed; got drift={names(report, 'drift')}")
+
+
+def test_the_fix_line_names_the_namespace_that_lacks_the_name(tmp_path):
+    source = textwrap.dedent('''
+        from types import SimpleNamespace
+        from poolcore.pool import Pool
+
+        def test_sweep():
+            req = SimpleNamespace(rid="a", finished=lambda: False)
+            ns = SimpleNamespace(pending=req)
+            Pool.sweep(ns)
+    ''')
+    from deskcheck.drift_guard.standins.render import render
+
+    text = " ".join(render(discover_in(_project(tmp_path, source))).split())
+    assert "fix (drift): set `kv` on the namespace the stand-in built at " \
+           "tests/test_shape.py:7 holds in `pending`" in text, (
+        "the fix for a name a nested namespace lacks says to set that attribute on the "
+        f"namespace in that field, not a dotted name on the stand-in: {text}")
+    assert "set `pending.kv` on the stand-in" not in text, (
+        f"a dotted name is not a name one sets on the stand-in itself: {text}")
