@@ -47,6 +47,8 @@ class Obj:
             if inner.cons.escaped or inner.cons.dynamic or id(inner) in seen:
                 continue
             here = f"{prefix}{name}."
+            # the marker `req.`: every name `req` holds is listed (even none: SimpleNamespace())
+            out[here] = SetName(here, inner.cons.line, inner.cons.form)
             for item in {**inner.cons.sets, **inner.extra}.values():
                 out[here + item.name] = SetName(here + item.name, item.line, item.text,
                                                 item.value)

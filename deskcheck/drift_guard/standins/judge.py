@@ -26,6 +26,7 @@ from deskcheck.drift_guard.standins.records import (
     Problem,
     SetName,
     Symbol,
+    is_marker,
 )
 from deskcheck.drift_guard.standins.resolve import Resolved, Resolver
 from deskcheck.static import CallArgs, Env, Unknown, bind, signature_problems
@@ -246,7 +247,8 @@ class Judge:
         sets: dict[str, SetName] = dict(cons.sets)
         for drive in [d for d, _model in usable] + arguments:
             for item in drive.sets:
-                sets.setdefault(item.name, item)
+                if not is_marker(item.name):
+                    sets.setdefault(item.name, item)
         report = StandInReport(cons, spec, dict(sorted(sets.items())))
         by_method: dict[tuple[str, str], DrivenMethod] = {}
         groups: dict[tuple, list[tuple[Drive, Resolved]]] = {}
@@ -327,7 +329,8 @@ class Judge:
             model.model, methods, provided=provided, roots=self.resolver.roots,
             executed=executed, constants=constants, strict=self.strict,
             stand_ins=frozenset(names - bound), auto_children=frozenset(auto),
-            fields=frozenset(n for n in names if not n.startswith("__")), subject=f"{cons.form}",
+            fields=frozenset(n for n in names if not n.startswith("__") and not is_marker(n)),
+            subject=f"{cons.form}",
             built_at=f"{self.rootdir}/{cons.file}:{cons.line}", entry=entry,
             stopped=executed is not None and any(t in self.failed for t in tests))
         return Judgment(tests, methods, verdict, frozenset(names))

@@ -45,6 +45,12 @@ class SetName:
         return self.value is not UNKNOWN
 
 
+def is_marker(name: str) -> bool:
+    """``req.``: the stand-in's field ``req`` holds a namespace whose names are all listed
+    (``req.rid``...), so a name it lacks is judged (see ``Obj.nested``); not a name set."""
+    return name.endswith(".")
+
+
 @dataclass
 class Construction:
     """One place a stand-in is built (``file:line``), and the names set on it there, in the

@@ -168,3 +168,20 @@ def test_the_fix_line_names_the_namespace_that_lacks_the_name(tmp_path):
         f"namespace in that field, not a dotted name on the stand-in: {text}")
     assert "set `pending.kv` on the stand-in" not in text, (
         f"a dotted name is not a name one sets on the stand-in itself: {text}")
+
+
+def test_an_empty_namespace_in_a_field_lacks_every_name_read_through_it(tmp_path):
+    report = _judge(tmp_path, textwrap.dedent('''
+        def arm(obj):
+            obj.args = SimpleNamespace()
+
+        def test_budget():
+            ns = SimpleNamespace(pending=None)
+            arm(ns)
+            Pool.budget(ns)
+    '''))
+    assert names(report, "drift") == {"args.size", "args.limit"}, (
+        "a helper sets `args` to an empty SimpleNamespace(): it holds no name, so both "
+        f"reads through it raise AttributeError and are drift; got drift={names(report, 'drift')}")
+    assert not any(n.endswith(".") for n in report.sets), (
+        f"the listing marker of a namespace field is not a name the test set: {report.sets}")
