@@ -30,6 +30,16 @@ class Pool:
 
     def deep(self):
         return self.cfg.cache.page + self.cfg.cache.pages
+
+    def model_budget(self):
+        return self.model.cfg.size + self.model.cfg.limit
+
+    def four(self):
+        return self.a.b.c.d.limit
+
+    def five(self):
+        return self.a.b.c.d.e.limit
+
 '''
 
 
@@ -44,12 +54,13 @@ def _project(tmp_path: Path, test_source: str) -> Path:
     return root
 
 
-def _judge(tmp_path: Path, body: str):
+def _judge(tmp_path: Path, body: str, built: str = "ns = SimpleNamespace("):
     """The verdict on the stand-in the test body builds as ``ns``."""
-    source = "from types import SimpleNamespace\nfrom poolcore.pool import Pool\n\n" + body
+    source = ("from types import SimpleNamespace\nfrom unittest.mock import MagicMock\n"
+              "from poolcore.pool import Pool\n\n" + body)
     root = _project(tmp_path, source)
     line = next(i for i, text in enumerate(source.splitlines(), 1)
-                if text.strip().startswith("ns = SimpleNamespace("))
+                if text.strip().startswith(built))
     return standin(discover_in(root), f"tests/test_shape.py:{line}")
 
 
@@ -169,6 +180,19 @@ def test_the_fix_line_names_the_namespace_that_lacks_the_name(tmp_path):
     assert "set `pending.kv` on the stand-in" not in text, (
         f"a dotted name is not a name one sets on the stand-in itself: {text}")
 
+    deep = " ".join(render(discover_in(_project(tmp_path / "deep", textwrap.dedent('''
+        from types import SimpleNamespace
+        from poolcore.pool import Pool
+
+        def test_deep():
+            ns = SimpleNamespace(cfg=SimpleNamespace(cache=SimpleNamespace(page=16)))
+            Pool.deep(ns)
+    ''')))).split())
+    assert "set `pages` on the namespace the stand-in built at tests/test_shape.py:6 " \
+           "holds in `cfg.cache`" in deep, (
+        "two levels down, the fix names the innermost namespace (`cfg.cache`) and the "
+        f"attribute it lacks (`pages`), not `cache.pages` on `cfg`: {deep}")
+
 
 def test_an_empty_namespace_in_a_field_lacks_every_name_read_through_it(tmp_path):
     report = _judge(tmp_path, textwrap.dedent('''
@@ -185,3 +209,76 @@ def test_an_empty_namespace_in_a_field_lacks_every_name_read_through_it(tmp_path
         f"reads through it raise AttributeError and are drift; got drift={names(report, 'drift')}")
     assert not any(n.endswith(".") for n in report.sets), (
         f"the listing marker of a namespace field is not a name the test set: {report.sets}")
+
+
+def test_namespaces_are_listed_four_levels_deep_and_no_deeper(tmp_path):
+    body = textwrap.dedent('''
+        def test_four():
+            ns = SimpleNamespace(a=SimpleNamespace(b=SimpleNamespace(c=SimpleNamespace(
+                d=SimpleNamespace(size=1, e=SimpleNamespace(size=2))))))
+            Pool.four(ns)
+            Pool.five(ns)
+    ''')
+    report = _judge(tmp_path, body)
+    assert names(report, "drift") == {"a.b.c.d.limit"}, (
+        "the doc lists nested namespaces down to four levels: the one in `a.b.c.d` lacks "
+        "`limit`, which Pool.four reads, so `a.b.c.d.limit` is drift (a depth cut one level "
+        "early misses it); the fifth level, `a.b.c.d.e`, is not listed, so its missing "
+        f"`limit` is not judged; got drift={names(report, 'drift')}")
+
+
+def test_a_name_set_later_on_a_namespace_a_helper_built_is_provided(tmp_path):
+    report = _judge(tmp_path, textwrap.dedent('''
+        def make_req():
+            return SimpleNamespace(rid="a", finished=lambda: False)
+
+        def test_sweep():
+            req = make_req()
+            ns = SimpleNamespace(pending=req)
+            req.kv = SimpleNamespace(holds=True)
+            Pool.sweep(ns)
+    '''))
+    assert "pending.kv" not in names(report, "drift"), (
+        "req comes from a helper and the test then sets req.kv: the names set on it after "
+        "the helper returned count as much as the helper's own (a namespace from a factory "
+        f"must not lose them); got drift={names(report, 'drift')}")
+
+
+def test_a_name_set_two_fields_down_the_chain_is_provided(tmp_path):
+    report = _judge(tmp_path, textwrap.dedent('''
+        def test_model_budget():
+            ns = SimpleNamespace(model=SimpleNamespace(cfg=SimpleNamespace(size=1)))
+            ns.model.cfg.limit = 2
+            Pool.model_budget(ns)
+    '''))
+    assert report.holds, (
+        "the test sets ns.model.cfg.limit, two fields down the chain: the namespace in "
+        f"`model.cfg` provides it; got drift={names(report, 'drift')}")
+
+
+def test_a_namespace_passed_by_keyword_to_a_call_is_handed_on_whole(tmp_path):
+    report = _judge(tmp_path, textwrap.dedent('''
+        def test_sweep():
+            req = SimpleNamespace(rid="a", finished=lambda: False)
+            registry = dict(req=req)
+            registry["req"].kv = SimpleNamespace(holds=True)
+            ns = SimpleNamespace(pending=req)
+            Pool.sweep(ns)
+    '''))
+    assert "pending.kv" not in names(report, "drift"), (
+        "req is passed by keyword to dict(...) and gains kv through the dict: only a "
+        "SimpleNamespace(...) keyword keeps a namespace listed, any other call's keyword "
+        f"hands it on whole; got drift={names(report, 'drift')}")
+
+
+def test_a_namespace_inside_a_mock_is_not_listed(tmp_path):
+    report = _judge(tmp_path, textwrap.dedent('''
+        def test_budget():
+            ns = MagicMock(spec=Pool, args=SimpleNamespace(size=4))
+            ns.configure_mock(**{"args.limit": 2})
+            Pool.budget(ns)
+    '''), built="ns = MagicMock(")
+    assert not any(n.startswith("args.") for n in names(report, "drift")), (
+        "a namespace handed to MagicMock(...) is not listed (the doc: the mock's own "
+        "configuration decides), so nothing under `args` is drift; got "
+        f"drift={names(report, 'drift')}")
