@@ -183,7 +183,7 @@ def _relative(path: str, cwd: str) -> str | None:
         return None
 
 
-def _is_provided(name: str, provided: set[str]) -> bool | None:
+def is_provided(name: str, provided: set[str]) -> bool | None:
     """True/False, or None when ``name`` is a chain under a value whose attributes are not
     enumerated (not judged) or under a name that is itself missing (reported once, there)."""
     if name in provided:
@@ -191,7 +191,7 @@ def _is_provided(name: str, provided: set[str]) -> bool | None:
     parent, dot, _ = name.rpartition(".")
     if not dot:
         return False
-    if _is_provided(parent, provided) is not True:
+    if is_provided(parent, provided) is not True:
         return None
     prefix = parent + "."
     return False if any(p.startswith(prefix) for p in provided) else None
@@ -270,7 +270,7 @@ def judge_paths(model: type | str | ClassModel, methods: Sequence[str], *, provi
         needing = [u for u in group if u.kind in NEEDING and not u.after_write]
         if not needing:
             continue
-        known = _is_provided(name, provided)
+        known = is_provided(name, provided)
         top = name.split(".", 1)[0]
         served = known is False and ("*" in auto or name in auto or top in auto)
         if known is not False and not served:
@@ -361,7 +361,7 @@ def _missing_on_every_side(by_name: Mapping[str, list[Use]], provided: set[str],
     sides: dict[tuple, dict[bool, list[tuple[str, Use]]]] = {}
     for name, group in by_name.items():
         top = name.split(".", 1)[0]
-        if _is_provided(name, provided) is not False or "*" in auto or name in auto \
+        if is_provided(name, provided) is not False or "*" in auto or name in auto \
                 or top in auto:
             continue
         needing = [u for u in group if u.kind in NEEDING and not u.after_write

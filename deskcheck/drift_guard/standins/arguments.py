@@ -3,7 +3,8 @@ a production method as a parameter (``Scheduler.abort(sched, req=SimpleNamespace
 ``sched.process(SimpleNamespace(...))``) stands in for what that parameter receives.
 
 The needed names are the parameter's own touches in the method body (``req.rid``,
-``req.finished()``), each under its branch conditions, decided from the namespace's literal
+``req.finished()``; ``req.params.limit`` where the namespace holds a namespace in
+``params``, see ``Obj.nested``), each under its branch conditions, decided from the namespace's literal
 fields and the call's literals; a name the namespace lacks is drift on the driven path,
 silent skip when masked, unexercised or unknown off it. Touches in functions the parameter is
 handed on to are not followed (a reverse list would be unsound, so none is given).
@@ -14,7 +15,7 @@ from __future__ import annotations
 from types import SimpleNamespace
 from typing import Any
 
-from deskcheck.drift_guard.paths import PathRecord, PathVerdict
+from deskcheck.drift_guard.paths import PathRecord, PathVerdict, is_provided
 from deskcheck.drift_guard.standins.records import NAMESPACE, Construction, Drive
 from deskcheck.drift_guard.standins.resolve import Resolved
 from deskcheck.static import (
@@ -72,8 +73,9 @@ def judge_argument(cons: Construction, drives: list[Drive], resolved: Resolved,
         constants = {**constants, "": Something(True, "namespace")}  # the argument itself
     best: dict[str, tuple[int, bool, str, str, str]] = {}
     for acc in facts.accesses:
-        top = acc.name.split(".", 1)[0]
-        if acc.kind not in NEEDING or acc.after_write or top in provided or "." in acc.name:
+        top = acc.name  # a chain is judged only under a namespace whose names are listed
+        if acc.kind not in NEEDING or acc.after_write or top in provided or (
+                "." in top and is_provided(top, provided) is not False):
             continue
         results = []
         for env in envs:  # live on any call's path: the most live of them

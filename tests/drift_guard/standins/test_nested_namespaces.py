@@ -34,6 +34,10 @@ class Pool:
     def model_budget(self):
         return self.model.cfg.size + self.model.cfg.limit
 
+    def admit(self, req):
+        params = req.params
+        return params.size + params.limit + len(req.rid)
+
     def four(self):
         return self.a.b.c.d.limit
 
@@ -282,3 +286,18 @@ def test_a_namespace_inside_a_mock_is_not_listed(tmp_path):
         "a namespace handed to MagicMock(...) is not listed (the doc: the mock's own "
         "configuration decides), so nothing under `args` is drift; got "
         f"drift={names(report, 'drift')}")
+
+
+def test_a_namespace_argument_is_judged_on_the_namespaces_it_holds(tmp_path):
+    report = _judge(tmp_path, textwrap.dedent('''
+        def test_admit():
+            ns = SimpleNamespace(pending=None)
+            req = SimpleNamespace(
+                rid="a",
+                params=SimpleNamespace(size=4))
+            Pool.admit(ns, req)
+    '''), built="req = SimpleNamespace(")
+    assert names(report, "drift") == {"params.limit"}, (
+        "the namespace passed as `req` holds a namespace in `params` with only `size`; "
+        "admit reads req.params.limit (through the local `params`), so `params.limit` is "
+        f"drift on the argument stand-in; got drift={names(report, 'drift')}")
