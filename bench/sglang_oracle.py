@@ -141,6 +141,31 @@ def score(truth: set, guess: set) -> tuple[str, str]:
     return recall, precision
 
 
+def determinate(pairs: dict[tuple[str, str], list[dict]], truth_set: set,
+                outcomes: dict[str, str]) -> tuple[set, set]:
+    """Of the said pairs the truth did not see: those a driving test of the stand-in that
+    says it ran and passed (false: the driven path ran without raising it), and those whose
+    driving tests all failed first for another reason (undetermined: the read may lie past
+    the failure)."""
+    false, undetermined = set(), set()
+    for pair, standins in pairs.items():
+        if pair in truth_set:
+            continue
+        tests = {t for s in standins for d in s["driven"] for t in d["tests"]}
+        if any(outcomes.get(t) == "passed" for t in tests):
+            false.add(pair)
+        else:
+            undetermined.add(pair)
+    return false, undetermined
+
+
+def scored_determinate(truth_set: set, guess: dict, outcomes: dict[str, str]) -> str:
+    false, undetermined = determinate(guess, truth_set, outcomes)
+    hit = len(truth_set & set(guess))
+    shown = f"{hit}/{hit + len(false)}" if hit + len(false) else "n/a"
+    return f"{shown} ({len(undetermined)} undetermined)"
+
+
 def per_file_rows(files: list, truth: dict, static: dict, run: dict) -> list[str]:
     rows = ["| test file | passed | failed | error | stand-in errors (truth) | static says | "
             "--run says |", "|---|---|---|---|---|---|---|"]
@@ -226,6 +251,8 @@ def main() -> int:
     static_set, run_set = set(predicted(static)), set(predicted(run))
     s_recall, s_precision = score(truth_set, static_set)
     r_recall, r_precision = score(truth_set, run_set)
+    s_determinate = scored_determinate(truth_set, predicted(static), truth["outcomes"])
+    r_determinate = scored_determinate(truth_set, predicted(run), truth["outcomes"])
     outcomes = list(truth["outcomes"].values())
     truth_by = truth_pairs(truth)
     missed = sorted(truth_set - static_set - run_set)
@@ -246,10 +273,15 @@ python on the installed SGLang source.
 Reproduce: `make sglang-env && python3 bench/sglang_env.py --with-deskcheck && python3
 bench/sglang_tests.py && python3 bench/sglang_oracle.py` (without the env: {BUILD_HINT}).
 
-| | recall (truth found) | precision (said and true) |
-|---|---|---|
-| `standins` static | {s_recall} | {s_precision} |
-| `standins --run` | {r_recall} | {r_precision} |
+| | recall (truth found) | precision (said and true) | precision where the run decides |
+|---|---|---|---|
+| `standins` static | {s_recall} | {s_precision} | {s_determinate} |
+| `standins --run` | {r_recall} | {r_precision} | {r_determinate} |
+
+The last column leaves out the said pairs the run cannot decide: every driving test of the
+stand-in that says it fails first for another reason (version skew of the test file, an
+earlier missing name), so the read may lie past the failure. A said pair is false there only
+when one of those tests passes: the driven path ran without raising it.
 
 Truth pairs missed by both (how the stand-in reached SGLang code):
 
