@@ -301,3 +301,16 @@ def test_a_namespace_argument_is_judged_on_the_namespaces_it_holds(tmp_path):
         "the namespace passed as `req` holds a namespace in `params` with only `size`; "
         "admit reads req.params.limit (through the local `params`), so `params.limit` is "
         f"drift on the argument stand-in; got drift={names(report, 'drift')}")
+
+
+def test_the_listing_marker_of_a_namespace_field_is_never_a_reverse_finding(tmp_path):
+    report = _judge(tmp_path, textwrap.dedent('''
+        def test_budget():
+            ns = SimpleNamespace(args=SimpleNamespace(size=4, limit=1))
+            Pool.budget(ns)
+    '''))
+    assert report.holds, f"both names budget reads are set; got drift={names(report, 'drift')}"
+    assert names(report, "reverse") == set(), (
+        "budget reads args.size and args.limit, every name the test set: nothing is "
+        "reverse, and the marker that says `args` holds a listed namespace (`args.`) is not "
+        f"a name the test set; got reverse={names(report, 'reverse')}")
