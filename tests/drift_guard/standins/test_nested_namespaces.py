@@ -9,6 +9,8 @@ from __future__ import annotations
 import textwrap
 from pathlib import Path
 
+import pytest
+
 from tests.drift_guard.standins.helpers import discover_in, names, standin
 
 POOL = '''
@@ -68,15 +70,22 @@ def _judge(tmp_path: Path, body: str, built: str = "ns = SimpleNamespace("):
     return standin(discover_in(root), f"tests/test_shape.py:{line}")
 
 
-def test_a_field_read_of_an_inline_nested_namespace_it_lacks_is_drift(tmp_path):
-    report = _judge(tmp_path, textwrap.dedent('''
-        def test_budget():
-            ns = SimpleNamespace(args=SimpleNamespace(size=4))
-            Pool.budget(ns)
+@pytest.mark.parametrize(("built", "method", "missing", "why"), [
+    ("SimpleNamespace(args=SimpleNamespace(size=4))", "budget", "args.limit",
+     "budget reads self.args.limit and the namespace in `args` holds only `size`"),
+    ("SimpleNamespace(cfg=SimpleNamespace(cache=SimpleNamespace(page=16)))", "deep",
+     "cfg.cache.pages",
+     "deep reads self.cfg.cache.pages; the innermost namespace holds only `page`"),
+], ids=["inline", "two-deep"])
+def test_a_name_a_nested_namespace_lacks_is_drift(tmp_path, built, method, missing, why):
+    report = _judge(tmp_path, textwrap.dedent(f'''
+        def test_it():
+            ns = {built}
+            Pool.{method}(ns)
     '''))
-    assert names(report, "drift") == {"args.limit"}, (
-        "budget reads self.args.limit and the namespace in `args` holds only `size`: that "
-        f"read raises AttributeError, so `args.limit` is drift; got drift={names(report, 'drift')}")
+    assert names(report, "drift") == {missing}, (
+        f"{why}: that read raises AttributeError, so `{missing}` is drift; got "
+        f"drift={names(report, 'drift')}")
 
 
 def test_a_read_through_a_production_local_aliasing_the_field_is_judged(tmp_path):
@@ -91,17 +100,6 @@ def test_a_read_through_a_production_local_aliasing_the_field_is_judged(tmp_path
         "lambda returns False): the local namespace handed to `pending` lacks `kv`, so "
         f"`pending.kv` is drift; got drift={names(report, 'drift')}")
     assert "pending.rid" not in names(report, "drift"), "`rid` is set on the namespace"
-
-
-def test_namespaces_nested_two_deep_are_judged(tmp_path):
-    report = _judge(tmp_path, textwrap.dedent('''
-        def test_deep():
-            ns = SimpleNamespace(cfg=SimpleNamespace(cache=SimpleNamespace(page=16)))
-            Pool.deep(ns)
-    '''))
-    assert names(report, "drift") == {"cfg.cache.pages"}, (
-        "deep reads self.cfg.cache.pages; the innermost namespace holds only `page`, so "
-        f"`cfg.cache.pages` is drift; got drift={names(report, 'drift')}")
 
 
 def test_names_set_later_through_the_chain_or_on_the_local_are_provided(tmp_path):
