@@ -4,8 +4,8 @@ a production method as a parameter (``Scheduler.abort(sched, req=SimpleNamespace
 
 The needed names are the parameter's own touches in the method body (``req.rid``,
 ``req.finished()``; ``req.params.limit`` where the namespace holds a namespace in
-``params``, see ``Obj.nested``), each under its branch conditions, decided from the namespace's literal
-fields and the call's literals; a name the namespace lacks is drift on the driven path,
+``params``, see ``Obj.nested``), each under its branch conditions, decided from the
+namespace's literal fields and the call's literals; a name the namespace lacks is drift on the driven path,
 silent skip when masked, unexercised or unknown off it. Touches in functions the parameter is
 handed on to are not followed (a reverse list would be unsound, so none is given).
 """

@@ -38,8 +38,9 @@ class Obj:
     def nested(self, prefix: str = "", seen: frozenset[int] = frozenset()
                ) -> dict[str, SetName]:
         """The names the namespaces its fields hold provide, as dotted names
-        (``req.rid``), at any depth; a namespace handed on whole, or with names set in
-        ways deskcheck cannot read, lists nothing (its fields are not judged)."""
+        (``req.rid``), down to ``_MAX_NESTING`` levels, each namespace with its marker
+        (``req.``); a namespace handed on whole, or with names set in ways deskcheck cannot
+        read, lists nothing (its fields are not judged)."""
         out: dict[str, SetName] = {}
         if prefix.count(".") >= _MAX_NESTING:
             return out
