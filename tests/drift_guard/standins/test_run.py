@@ -225,15 +225,22 @@ def test_run_measures_the_helper_modules_of_a_namespace_portion(tmp_path, monkey
     assert code == 1, f"a silent skip fails the run (exit 1); got {code}"
 
 
+def _package(tmp_path: Path, folders: tuple[str, ...], files: tuple[str, ...]) -> Path:
+    """A regular package ``pkg`` whose sub-folders have no ``__init__.py`` (namespace
+    portions, as SGLang's ``sglang/srt``), holding empty ``files``."""
+    top = tmp_path / "pkg"
+    for folder in folders:
+        (top / folder).mkdir(parents=True)
+    (top / "__init__.py").write_text("")
+    for name in files:
+        (top / name).write_text("")
+    return top
+
+
 def test_measured_files_finds_the_top_package_through_namespace_portions(tmp_path):
     from deskcheck.drift_guard.standins.run import measured_files
 
-    top = tmp_path / "pkg"
-    for folder in ("a/b", "c"):
-        (top / folder).mkdir(parents=True)
-    (top / "__init__.py").write_text("")
-    for name in ("a/b/model.py", "c/helper.py", "a/sibling.py"):
-        (top / name).write_text("")
+    top = _package(tmp_path, ("a/b", "c"), ("a/b/model.py", "c/helper.py", "a/sibling.py"))
     found = measured_files([str(top / "a" / "b" / "model.py")])
     assert found[0] == (top / "a" / "b" / "model.py").resolve(), (
         f"the model file is measured first (a cap drops the farthest files); got {found}")
@@ -302,12 +309,7 @@ def test_run_a_failed_test_cuts_off_only_reads_no_undecided_branch_guards(
 def test_measured_files_keeps_the_nearest_files_under_the_cap(tmp_path, monkeypatch):
     from deskcheck.drift_guard.standins import run
 
-    top = tmp_path / "pkg"
-    for folder in ("aaa", "srt"):
-        (top / folder).mkdir(parents=True)
-    (top / "__init__.py").write_text("")
-    for name in ("aaa/far.py", "srt/core.py", "srt/near.py"):
-        (top / name).write_text("")
+    top = _package(tmp_path, ("aaa", "srt"), ("aaa/far.py", "srt/core.py", "srt/near.py"))
     monkeypatch.setattr(run, "MAX_FILES", 2)
     found = run.measured_files([str(top / "srt" / "core.py")])
     assert found == [(top / "srt" / "core.py").resolve(), (top / "srt" / "near.py").resolve()], (
