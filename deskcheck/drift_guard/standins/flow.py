@@ -18,10 +18,12 @@ import ast
 from collections.abc import Callable
 
 from deskcheck.drift_guard.standins.flow_drives import Drives, short
+from deskcheck.drift_guard.standins.flow_refs import loop_refs, refs
 from deskcheck.drift_guard.standins.flow_state import (
     Items,
     Obj,
     PendingDrive,
+    Ref,
     Result,
     Scope,
     Unfollowed,
@@ -58,12 +60,15 @@ class Flow(Drives):
     def run(self, func: FunctionNode, *, klass_methods: dict[str, FunctionNode] | None = None,
             bound: dict[str, list[Obj]] | None = None, label: str | None = None,
             tuples: dict[str, Items] | None = None,
-            enclosing: Scope | None = None, literals: dict[str, object] | None = None) -> Result:
+            enclosing: Scope | None = None, literals: dict[str, object] | None = None,
+            callables: dict[str, list[Ref]] | None = None) -> Result:
         """Walk ``func`` with ``bound`` names already holding stand-ins (``tuples``: names
-        holding tuples of them; ``enclosing``: the scope a nested def closes over). Unbound
-        runs are cached: a factory is analysed once however many tests call it."""
+        holding tuples of them; ``enclosing``: the scope a nested def closes over;
+        ``callables``: names holding production methods). Unbound runs are cached: a factory
+        is analysed once however many tests call it."""
         key = id(func)
-        plain = not bound and not tuples and enclosing is None and not literals
+        plain = not bound and not tuples and enclosing is None and not literals \
+            and not callables
         if plain and key in self._cache:
             return self._cache[key]
         if key in self._stack or len(self._stack) >= MAX_DEPTH:
@@ -74,7 +79,9 @@ class Flow(Drives):
             scope.tuples = {**enclosing.tuples, **scope.tuples}
             scope.literals = dict(enclosing.literals)
             scope.nested = dict(enclosing.nested)
+            scope.callables = dict(enclosing.callables)
         scope.literals.update(literals or {})  # the literals the caller passed
+        scope.callables.update(callables or {})
         self._stack.append(key)
         saved, self._methods = self._methods, klass_methods or {}
         try:
@@ -135,6 +142,7 @@ class Flow(Drives):
         elif isinstance(stmt, ast.For | ast.AsyncFor):
             self._expr(stmt.iter, scope)
             self._unbind(stmt.target, scope)
+            scope.callables.update(loop_refs(stmt.target, stmt.iter, scope, self.module))
             self._block(stmt.body, scope)
             self._block(stmt.orelse, scope)
         elif isinstance(stmt, ast.Try | ast.TryStar):
@@ -216,6 +224,7 @@ class Flow(Drives):
                 scope.opaque.pop(key, None)
                 scope.tuples.pop(key, None)
                 scope.literals.pop(key, None)
+                scope.callables.pop(key, None)
 
     def _assign(self, target: ast.AST, objs: list[Obj], value: ast.expr, scope: Scope) -> None:
         key = self._key(target)
@@ -253,6 +262,11 @@ class Flow(Drives):
         known = self.literal_value(value, scope)
         if known is not UNKNOWN:
             scope.literals[key] = known
+        methods = refs(value, scope, self.module)
+        if methods:
+            scope.callables[key] = methods
+        else:
+            scope.callables.pop(key, None)
         if objs:
             scope.bindings[key] = objs
             scope.opaque.pop(key, None)
@@ -314,6 +328,7 @@ class Flow(Drives):
         bound: dict[str, list[Obj]] = {}
         passed: list[Obj] = []
         literals: dict[str, object] = {}
+        methods: dict[str, list[Ref]] = {}
         pairs = [(p, a) for p, a in zip(params, node.args, strict=False)
                  if not isinstance(a, ast.Starred)]
         pairs += [(kw.arg, kw.value) for kw in node.keywords if kw.arg]
@@ -324,8 +339,11 @@ class Flow(Drives):
                 passed += held
             elif (value := self.literal_value(arg, scope)) is not UNKNOWN:
                 literals[param] = value  # _check(align=4096): align is 4096 in the helper
+            if flow is self and (held_methods := refs(arg, scope, self.module)):
+                methods[param] = held_methods  # check(s, Scheduler.run): run drives it
         result = flow.run(func, klass_methods=self._methods if through_self or nested else None,
                           bound=bound, enclosing=scope if nested else None, literals=literals,
+                          callables=methods,
                           label=f"{scope.name} > {func.name}" if nested else None)
         scope.result.drives.extend(result.drives)
         scope.result.unfollowed.extend(result.unfollowed)

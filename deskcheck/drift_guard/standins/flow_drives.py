@@ -1,5 +1,6 @@
 """Drives and sets inside one expression of a test body: ``Cls.method(obj, ...)`` (``None``
-as ``obj`` included), ``obj.method()`` / ``obj.prop`` on a ``__new__`` instance,
+as ``obj`` included), ``loop(obj)`` with ``loop`` holding production methods
+(:mod:`.flow_refs`), ``obj.method()`` / ``obj.prop`` on a ``__new__`` instance,
 ``types.MethodType(Cls.method, obj)``, ``Cls.prop.fget(obj)``, and the names a statement
 sets on a stand-in through ``setattr`` or ``configure_mock`` (mixed into :class:`~.flow.Flow`)."""
 
@@ -44,7 +45,11 @@ class Drives(Values):
         qualified = self.module.qualify(name) or name or ""
         if qualified in ("types.MethodType", "MethodType") and len(node.args) == 2:
             owner, obj_node = node.args
-            if isinstance(owner, ast.Attribute):
+            if isinstance(owner, ast.Name):  # MethodType(loop, obj): loop holds methods
+                for model, method in scope.callables.get(owner.id, ()):
+                    for obj in self._eval(obj_node, scope):
+                        self._drive(scope, obj, method, model, "MethodType", node)
+            elif isinstance(owner, ast.Attribute):
                 model = dotted(owner.value)
                 for obj in self._eval(obj_node, scope):
                     if model:
@@ -60,6 +65,16 @@ class Drives(Values):
                                        else None))
                 else:
                     obj.cons.dynamic.append(f"setattr(…, {short(attr)}) at {self.rel}:{node.lineno}")
+            return
+        if isinstance(func, ast.Name) and func.id in scope.callables and node.args \
+                and self._callee(node, scope) is None:
+            receivers = self._eval(node.args[0], scope)  # loop(obj): loop holds methods
+            for model, method in scope.callables[func.id]:
+                for obj in receivers:
+                    self._drive(scope, obj, method, model, "Cls.method(obj)", node,
+                                self.call_values(node, 1, scope))
+                self._arguments(node, 1, method, model, scope,
+                                receivers[0] if receivers else None)
             return
         if isinstance(func, ast.Attribute) and func.attr in ("fget", "__get__") \
                 and isinstance(func.value, ast.Attribute) and node.args:

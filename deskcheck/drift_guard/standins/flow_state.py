@@ -86,6 +86,7 @@ class Unfollowed:
 
 
 Items = list[list[Obj]]  # a tuple/list value: the stand-ins at each position
+Ref = tuple[str, str]  # a production method as the test names it: (``Scheduler``, ``run``)
 
 
 @dataclass
@@ -108,4 +109,7 @@ class Scope:
     tuples: dict[str, Items] = field(default_factory=dict)  # var -> a tuple of stand-ins
     literals: dict[str, object] = field(default_factory=dict)  # var -> a literal value
     nested: dict[str, FunctionNode] = field(default_factory=dict)  # defs inside the body
+    # var -> the production methods it may hold (``loop = Scheduler.event_loop``, a
+    # parametrized test's parameter): calling it with a stand-in drives each
+    callables: dict[str, list[Ref]] = field(default_factory=dict)
     result: Result = field(default_factory=Result)

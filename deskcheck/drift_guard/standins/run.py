@@ -7,13 +7,14 @@ processes and subprocess pythons are measured too, and nothing is left behind.
 
 from __future__ import annotations
 
+import json
 import os
 import tempfile
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-from deskcheck.drift_guard.standins.select_plugin import SELECT_ENV
+from deskcheck.drift_guard.standins.select_plugin import ALIASES, SELECT_ENV
 from deskcheck.mutants.auto.locate import module_name_for
 from deskcheck.mutants.auto.owners import CoveragePass, run_coverage_pass
 
@@ -50,14 +51,17 @@ def measured_files(model_files: Iterable[str]) -> list[Path]:
 
 
 def executed_by_test(coverage: CoveragePass, root: Path, rootdir: Path,
-                     relpaths: Sequence[str]) -> dict[str, dict[str, set[int]]]:
-    """``{node id (relative to rootdir): {absolute file: lines}}``."""
+                     relpaths: Sequence[str], aliases: dict[str, str] | None = None
+                     ) -> dict[str, dict[str, set[int]]]:
+    """``{node id (relative to rootdir): {absolute file: lines}}``; an item run for another
+    id (a parametrized test's item, ``aliases``) counts for that id."""
     out: dict[str, dict[str, set[int]]] = {}
+    aliases = aliases or {}
     for relpath in relpaths:
         absolute = str((root / relpath).resolve())
         for line, tests in coverage.lines.get(relpath, {}).items():
             for test in tests:
-                node = _relative(test, coverage, rootdir)
+                node = _relative(aliases.get(test, test), coverage, rootdir)
                 out.setdefault(node, {}).setdefault(absolute, set()).add(line)
     return out
 
@@ -97,11 +101,14 @@ def run_driving(tests: Sequence[str], model_files: Iterable[str], rootdir: Path,
                 os.environ.pop(SELECT_ENV, None)
             else:
                 os.environ[SELECT_ENV] = previous
-    executed = executed_by_test(coverage, rootdir, rootdir, relpaths)
-    ran = {_relative(t, coverage, rootdir) for t in coverage.outcomes}
+        aliases_file = listing.with_name(ALIASES)
+        aliases: dict[str, str] = json.loads(aliases_file.read_text(encoding="utf-8")) \
+            if aliases_file.is_file() else {}
+    executed = executed_by_test(coverage, rootdir, rootdir, relpaths, aliases)
+    ran = {_relative(aliases.get(t, t), coverage, rootdir) for t in coverage.outcomes}
     info = {"tests": len(tests), "wall_s": round(coverage.wall_s, 4),
             "returncode": coverage.returncode,
-            "failed": sorted(_relative(t, coverage, rootdir)
-                             for t, o in coverage.outcomes.items() if o == "failed"),
+            "failed": sorted({_relative(aliases.get(t, t), coverage, rootdir)
+                              for t, o in coverage.outcomes.items() if o == "failed"}),
             "not_run": sorted(set(tests) - ran), "measured_files": len(files)}
     return executed, info

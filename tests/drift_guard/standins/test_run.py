@@ -6,6 +6,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from deskcheck.cli import main
 
 
@@ -315,3 +317,109 @@ def test_measured_files_keeps_the_nearest_files_under_the_cap(tmp_path, monkeypa
     assert found == [(top / "srt" / "core.py").resolve(), (top / "srt" / "near.py").resolve()], (
         f"under a cap of 2 files the model and its nearest sibling are measured, the farthest "
         f"dropped (the cap was applied before ordering by distance); got {found}")
+
+
+LOOPS = '''class Loop:
+    def __init__(self):
+        raise RuntimeError("needs a real device")
+
+    def run_normal(self):
+        return self.queue + self.budget
+
+    def run_quiet(self):
+        return self.queue
+
+    def run_overlap(self):
+        return self.queue + self.overlap_depth
+'''
+
+# The shape `parameterized.expand` gives a unittest class (a package of the same name in the
+# fixture project, as the real one behaves): one generated method per row, named
+# `<func>_<row>_<name>`, with `place_as` pointing at the decorated function, which pytest no
+# longer collects (`__test__ = False`).
+PARAMETERIZED = """import sys
+
+
+class parameterized:
+    @staticmethod
+    def expand(rows):
+        def decorate(func):
+            frame = sys._getframe(1).f_locals
+            for i, row in enumerate(rows):
+                def case(self, row=row):
+                    return func(self, *row)
+                case.__name__ = f"{func.__name__}_{i}_{row[0]}"
+                case.place_as = func
+                frame[case.__name__] = case
+            func.__test__ = False
+            return func
+        return decorate
+"""
+
+EXPAND = '''import unittest
+
+from parameterized import parameterized
+
+from loopcore.loop import Loop
+
+
+class TestLoops(unittest.TestCase):
+    @parameterized.expand([("normal", Loop.run_normal), ("quiet", Loop.run_quiet)])
+    def test_loop(self, name, event_loop):
+        obj = Loop.__new__(Loop)
+        obj.queue = 1
+        event_loop(obj)
+'''
+
+PARAMETRIZE = '''import pytest
+
+from loopcore.loop import Loop
+
+
+@pytest.mark.parametrize("loop", [Loop.run_normal, Loop.run_quiet])
+def test_loop(loop):
+    obj = Loop.__new__(Loop)
+    obj.queue = 1
+    loop(obj)
+'''
+
+
+@pytest.mark.parametrize(("test_source", "test_id"), [
+    (PARAMETRIZE, "tests/test_loops.py::test_loop"),
+    (EXPAND, "tests/test_loops.py::TestLoops::test_loop"),
+], ids=["parametrize", "expand"])
+def test_run_runs_each_item_of_a_parametrized_driving_test(tmp_path, monkeypatch, capsys,
+                                                           test_source, test_id):
+    root = tmp_path / "proj"
+    (root / "loopcore").mkdir(parents=True)
+    (root / "tests").mkdir()
+    (root / "loopcore" / "__init__.py").write_text("")
+    (root / "loopcore" / "loop.py").write_text(LOOPS)
+    (root / "parameterized.py").write_text(PARAMETERIZED)
+    (root / "pyproject.toml").write_text('[tool.pytest.ini_options]\npythonpath = ["."]\n')
+    (root / "tests" / "test_loops.py").write_text(test_source)
+    monkeypatch.chdir(root)
+    code = main(["standins", "--json", "--run"])
+    out = capsys.readouterr()
+    assert out.out.lstrip().startswith("{"), (
+        "--run printed no report: the parametrized test's items (one per row) must be kept "
+        f"for the function's id, not all deselected; stderr ends: {out.err[-600:]}")
+    ran = json.loads(out.out)
+    assert ran["run"]["not_run"] == [], (
+        "the parametrized test runs as one item per row, each kept for the function's id: "
+        f"none may be reported as not run; got {ran['run']}")
+    failed = ran["run"]["failed"]
+    assert failed == [test_id], (
+        "the row driving run_normal fails (self.budget is unset) and counts as a failure of "
+        f"the parametrized test's own id {test_id}; got failed={failed}")
+    (standin,) = ran["standins"]
+    assert [r["name"] for r in standin["drift"]] == ["budget"], (
+        "run_normal reads self.budget on a line its row executed: `budget` is drift, "
+        f"judged on executed lines; got {standin['drift']}")
+    assert {v["mode"] for v in standin["verdicts"]} == {"executed"}, (
+        f"every verdict is judged on the lines the items executed: {standin['verdicts']}")
+    assert "not reached" not in standin["drift"][0]["detail"], (
+        "the run_normal row executed the line reading self.budget: its lines count for the "
+        "test's id, so the read is drift because it ran, not a read a failure cut off; got "
+        f"detail {standin['drift'][0]['detail']!r}")
+    assert code == 1, "drift makes --run exit 1"
