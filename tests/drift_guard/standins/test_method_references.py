@@ -96,6 +96,13 @@ SHAPES = {
             def run_and_check(self, obj, event_loop):
                 event_loop(obj)
     ''',
+    "argnames-string": '''
+        @pytest.mark.parametrize("name, loop", [("a", Loop.run_normal), ("b", Loop.run_quiet)])
+        def test_it(name, loop):
+            obj = Loop.__new__(Loop)
+            obj.queue = 1
+            loop(obj)
+    ''',
     "module-table": '''
         LOOPS = [pytest.param(Loop.run_quiet, id="quiet"), pytest.param(Loop.run_normal)]
 
