@@ -43,6 +43,7 @@ from typing import Any
 from deskcheck.static import (
     CALL,
     DEAD,
+    ELEMENT,
     GUARDED,
     LIVE,
     READ,
@@ -188,13 +189,17 @@ def is_provided(name: str, provided: set[str]) -> bool | None:
     enumerated (not judged) or under a name that is itself missing (reported once, there)."""
     if name in provided:
         return True
-    parent, dot, _ = name.rpartition(".")
+    parent, dot, last = name.rpartition(".")
     if not dot:
         return False
     if is_provided(parent, provided) is not True:
         return None
+    if last == ELEMENT:  # `queue.[]`: judged only where the elements are listed
+        return None
     prefix = parent + "."
-    return False if any(p.startswith(prefix) for p in provided) else None
+    elements = prefix + ELEMENT
+    return False if any(p.startswith(prefix) and not p.startswith(elements)
+                        for p in provided) else None
 
 
 def _pick_condition(conds, constants: Mapping[str, Any],

@@ -8,6 +8,7 @@ matches nothing the guard would report is stale and fails too.
 
 from __future__ import annotations
 
+import collections
 import inspect
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
@@ -16,7 +17,7 @@ from typing import Any, Protocol
 
 from deskcheck.drift_guard._plant import plant_read
 from deskcheck.errors import DriftError
-from deskcheck.static import Site, Surface, build_model, trace
+from deskcheck.static import ELEMENT, Site, Surface, build_model, trace
 
 MISSING: Any = type("MISSING", (), {"__repr__": lambda self: "MISSING"})()
 
@@ -255,7 +256,17 @@ def _chain_missing(prov: Provision, top: str, rest: str) -> bool:
         return False
     if value is MISSING or value is None:
         return False
-    for part in rest.split("."):
+    return _path_missing(value, rest.split("."))
+
+
+def _path_missing(value: object, parts: list[str]) -> bool:
+    """Whether reading ``parts`` from ``value`` raises AttributeError; ``[]`` (ELEMENT) reads
+    every element of a list, tuple, deque, set or dict's values (none: nothing to judge)."""
+    for i, part in enumerate(parts):
+        if part == ELEMENT:
+            items = _elements(value)
+            return items is not None and any(_path_missing(item, parts[i + 1:])
+                                             for item in items)
         try:
             value = inspect.getattr_static(value, part)
         except AttributeError:
@@ -266,6 +277,14 @@ def _chain_missing(prov: Provision, top: str, rest: str) -> bool:
         if isinstance(value, property | staticmethod | classmethod) or callable(value):
             return False
     return False
+
+
+def _elements(value: object) -> list[object] | None:
+    if isinstance(value, dict):
+        return list(value.values())
+    if isinstance(value, list | tuple | set | frozenset | collections.deque):
+        return list(value)
+    return None
 
 
 def _signature_findings(prov: Provision, model: type) -> list[Finding]:

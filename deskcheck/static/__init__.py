@@ -16,7 +16,7 @@ It imports no other part of deskcheck. Public names only; every ``_module`` is p
 from deskcheck._lazy import lazy_exports
 
 __getattr__, __dir__, __all__ = lazy_exports(__name__, {
-    **dict.fromkeys(("CALL", "DELETE", "GUARDED", "READ", "RMW", "WRITE", "Access", "Cond",
+    **dict.fromkeys(("CALL", "DELETE", "ELEMENT", "GUARDED", "READ", "RMW", "WRITE", "Access", "Cond",
                      "ContextRead", "FunctionFacts", "first_param", "function_facts"),
                     "_collect"),
     **dict.fromkeys(("DEAD", "LIVE", "UNKNOWN", "Decision", "decide", "explain"), "_conditions"),

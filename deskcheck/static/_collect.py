@@ -12,6 +12,7 @@ from deskcheck.static._collector import Collector
 from deskcheck.static._facts import (
     CALL,
     DELETE,
+    ELEMENT,
     GUARDED,
     READ,
     RMW,
@@ -23,7 +24,7 @@ from deskcheck.static._facts import (
 )
 from deskcheck.static._members import FunctionNode
 
-__all__ = ["CALL", "DELETE", "GUARDED", "READ", "RMW", "WRITE", "Access", "Cond", "ContextRead",
+__all__ = ["CALL", "DELETE", "ELEMENT", "GUARDED", "READ", "RMW", "WRITE", "Access", "Cond", "ContextRead",
            "FunctionFacts", "clear_cache", "first_param", "function_facts"]
 
 _FACTS: dict[tuple[int, str | None], tuple[FunctionNode, FunctionFacts]] = {}

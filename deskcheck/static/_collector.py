@@ -11,6 +11,7 @@ from deskcheck.static._context_reads import ContextReads
 from deskcheck.static._facts import (
     CALL,
     DELETE,
+    ELEMENT,
     GUARDED,
     READ,
     RMW,
@@ -24,6 +25,8 @@ from deskcheck.static._members import FunctionNode
 from deskcheck.static._nodes import subnodes
 
 _SWALLOWING = {"AttributeError", "Exception", "BaseException"}  # what catches AttributeError
+_ONE_ELEMENT = {"get", "pop"}  # self.f.get(k) / self.f.pop(k): an element (or the default)
+_SAME_ELEMENTS = {"list", "tuple", "reversed", "sorted", "iter"}  # for x in list(self.f)
 
 
 def _bound_names(args: ast.arguments) -> set[str]:
@@ -101,12 +104,86 @@ class Collector(ContextReads):
         if attrs and isinstance(node, ast.Name) and node.id not in selves \
                 and node.id in self.aliases:  # req = self.pending; req.kv: self.pending.kv
             return self.aliases[node.id].split(".") + attrs[::-1]
+        if attrs and isinstance(node, ast.Subscript | ast.Call) \
+                and not self._is_self(node, selves):  # self.queue[0].rid (not type(self).x)
+            element = self._element(node, selves)
+            return element + attrs[::-1] if element is not None else None
         if not attrs or not self._is_self(node, selves):
             return None
         attrs.reverse()
         if attrs[0] == "__class__":
             attrs = attrs[1:]
         return attrs or None
+
+    def _held(self, node: ast.expr, selves: set[str]) -> list[str] | None:
+        """The self chain ``node`` is: ``self.queue``, or a local bound to one."""
+        if isinstance(node, ast.Name) and node.id not in selves and node.id in self.aliases:
+            return self.aliases[node.id].split(".")
+        return self._chain(node, selves) if isinstance(node, ast.Attribute) else None
+
+    def _element(self, node: ast.expr, selves: set[str]) -> list[str] | None:
+        """The chain of the element ``node`` yields: ``self.f[k]``, ``self.f.get(k)``,
+        ``self.f.pop(k)`` (``f.[]``), also as the arm of a ternary whose other arm is a
+        constant; None for anything else (a slice is a container)."""
+        if isinstance(node, ast.IfExp):  # None if abort_all else self.states.get(rid)
+            arms = [a for a in (node.body, node.orelse) if not isinstance(a, ast.Constant)]
+            return self._element(arms[0], selves) if len(arms) == 1 else None
+        if isinstance(node, ast.Subscript) and not isinstance(node.slice, ast.Slice):
+            held = self._held(node.value, selves)
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
+                and node.func.attr in _ONE_ELEMENT and node.args:
+            held = self._held(node.func.value, selves)
+        else:
+            return None
+        return held + [ELEMENT] if held is not None else None
+
+    def _iterated(self, node: ast.expr, selves: set[str]) -> list[str] | None:
+        """The chain of each item ``for x in node`` binds: the elements of ``self.f``,
+        ``self.f.values()``, ``list(self.f)``...; None when they are not a container's."""
+        if isinstance(node, ast.Call) and not node.keywords:
+            func = node.func
+            if isinstance(func, ast.Attribute) and func.attr == "values" and not node.args:
+                node = func.value
+            elif isinstance(func, ast.Name) and func.id in _SAME_ELEMENTS and len(node.args) == 1:
+                node = node.args[0]
+            else:
+                return None
+        held = self._held(node, selves)
+        return held + [ELEMENT] if held is not None else None
+
+    def _bind_items(self, target: ast.expr, iterated: ast.expr, selves: set[str]) -> list[str]:
+        """Alias the loop variable bound to each element (``for req in self.queue``, ``for
+        i, req in enumerate(self.queue)``, ``for rid, req in self.states.items()``); every
+        name the target binds drops its old alias. Returns the names aliased."""
+        for sub in ast.walk(target):
+            if isinstance(sub, ast.Name):
+                self.aliases.pop(sub.id, None)
+        element: list[str] | None = None
+        name: ast.expr | None = target
+        if isinstance(target, ast.Tuple) and len(target.elts) == 2 \
+                and isinstance(iterated, ast.Call) and len(iterated.args) <= 1:
+            func = iterated.func
+            if isinstance(func, ast.Name) and func.id == "enumerate" and iterated.args:
+                element, name = self._iterated(iterated.args[0], selves), target.elts[1]
+            elif isinstance(func, ast.Attribute) and func.attr == "items" \
+                    and not iterated.args:
+                held = self._held(func.value, selves)
+                element = held + [ELEMENT] if held is not None else None
+                name = target.elts[1]
+        elif isinstance(target, ast.Name):
+            element = self._iterated(iterated, selves)
+        if element is None or not isinstance(name, ast.Name) or name.id in selves:
+            return []
+        self.aliases[name.id] = ".".join(element)
+        return [name.id]
+
+    def _visit_element_base(self, node: ast.expr, selves: set[str]) -> None:
+        """``self.queue[self.at].rid``: the subscript or call the element came from is
+        evaluated too (its index, ``self.states.get`` itself)."""
+        while isinstance(node, ast.Attribute):
+            node = node.value
+        if isinstance(node, ast.Subscript | ast.Call):
+            self.visit(node, selves)
 
     def _record(self, chain: list[str], last_kind: str, line: int,
                 call: ast.Call | None = None) -> None:
@@ -180,6 +257,7 @@ class Collector(ContextReads):
             self.visit(node.iter, selves)
             loop = self._cond("for", node.lineno, node.iter, False, selves)
             self._under(loop, [node.target], selves)
+            self._bind_items(node.target, node.iter, selves)
             names = _literal_strings(node.iter)
             bound = node.target.id if isinstance(node.target, ast.Name) else None
             if bound is not None:  # n is one of the strings, or (rebound) no longer known
@@ -236,7 +314,7 @@ class Collector(ContextReads):
         if isinstance(node, ast.Assign) and len(node.targets) == 1 \
                 and isinstance(node.targets[0], ast.Name):
             chain = self._chain(node.value, selves) if isinstance(node.value, ast.Attribute) \
-                else None
+                else self._element(node.value, selves)
             if chain is not None:
                 self.aliases[node.targets[0].id] = ".".join(chain)
             else:
@@ -290,8 +368,10 @@ class Collector(ContextReads):
             return
         if isinstance(node, ast.ListComp | ast.SetComp | ast.GeneratorExp | ast.DictComp):
             pushed = 0
+            bound: list[str] = []
             for i, gen in enumerate(node.generators):
                 self.visit(gen.iter, selves)
+                bound += self._bind_items(gen.target, gen.iter, selves)
                 if i == 0:
                     self.conds.append(self._cond("for", node.lineno, gen.iter, False, selves))
                     pushed += 1
@@ -304,6 +384,8 @@ class Collector(ContextReads):
                 self.visit(part, selves)
             for _ in range(pushed):
                 self.conds.pop()
+            for name in bound:  # a comprehension's variable does not outlive it
+                self.aliases.pop(name, None)
             return
         if isinstance(node, ast.Call) and self._visit_call(node, selves):
             return
@@ -312,6 +394,7 @@ class Collector(ContextReads):
             if chain is not None:
                 kind = {ast.Store: WRITE, ast.Del: DELETE}.get(type(node.ctx), READ)
                 self._record(chain, kind, node.lineno)
+                self._visit_element_base(node, selves)
                 return
             name = self._super_name(node)
             if name is not None:
@@ -330,6 +413,7 @@ class Collector(ContextReads):
         chain = self._chain(func, selves) if isinstance(func, ast.Attribute) else None
         if chain is not None:
             self._record(chain, CALL, node.lineno, node)
+            self._visit_element_base(func, selves)
         elif (name := self._super_name(func)) is not None:
             self._super_use(name, CALL, node.lineno)
         elif (isinstance(func, ast.Name) and func.id in {"getattr", "hasattr", "setattr", "delattr"}

@@ -11,6 +11,10 @@ from dataclasses import dataclass
 READ, WRITE, RMW, CALL, GUARDED, DELETE = "read", "write", "rmw", "call", "guarded", "delete"
 
 
+# the pseudo-field of a container's elements: `self.queue[0].rid`, `req = self.states.get(rid);
+# req.rid` and `for req in self.queue: req.rid` read `queue.[].rid`
+ELEMENT = "[]"
+
 @dataclass(frozen=True, eq=False)
 class Cond:
     """One branch a touch sits under. ``kind``: if (also elif/while/ternary/and-or operand),

@@ -164,6 +164,31 @@ def test_chains_are_judged_only_through_plain_values():
         f"property or a method): { {k: v for k, v in got.items() if v != cases[k]} }")
 
 
+def test_element_chains_are_judged_on_every_real_element():
+    from collections import deque
+    from types import SimpleNamespace
+
+    from deskcheck.drift_guard import Provision
+    from deskcheck.drift_guard.verdicts import _chain_missing
+
+    scheduler, _ = _shop_harnesses()
+    full, bare = SimpleNamespace(rid="a"), SimpleNamespace()
+    prov = Provision(
+        subject="S", model=scheduler, roots=("run_once",),
+        state={"queue": [full, full], "mixed": deque([full, bare]),
+               "states": {"r1": full, "r2": bare}, "empty": [], "opaque": object(),
+               "nested": [SimpleNamespace(kv=SimpleNamespace(size=1))]})
+    cases = {("queue", "[]"): False, ("queue", "[].rid"): False,
+             ("mixed", "[].rid"): True, ("states", "[].rid"): True,
+             ("empty", "[].rid"): False, ("opaque", "[].rid"): False,
+             ("nested", "[].kv.size"): False, ("nested", "[].kv.page"): True}
+    got = {key: _chain_missing(prov, *key) for key in cases}
+    assert got == cases, (
+        "an element chain (`queue.[].rid`) is missing when some real element of the list, "
+        "deque or dict (its values) lacks it, never for an empty container or a value that "
+        f"is no container; wrong: { {k: v for k, v in got.items() if v != cases[k]} }")
+
+
 def test_a_stub_provides_every_real_function_but_not_class_defaults():
     from deskcheck.drift_guard import Provision, guard
 

@@ -20,6 +20,7 @@ from collections.abc import Callable
 from deskcheck.drift_guard.standins.flow_drives import Drives, short
 from deskcheck.drift_guard.standins.flow_refs import loop_refs, refs
 from deskcheck.drift_guard.standins.flow_state import (
+    Container,
     Items,
     Obj,
     PendingDrive,
@@ -61,14 +62,16 @@ class Flow(Drives):
             bound: dict[str, list[Obj]] | None = None, label: str | None = None,
             tuples: dict[str, Items] | None = None,
             enclosing: Scope | None = None, literals: dict[str, object] | None = None,
-            callables: dict[str, list[Ref]] | None = None) -> Result:
+            callables: dict[str, list[Ref]] | None = None,
+            containers: dict[str, Container] | None = None) -> Result:
         """Walk ``func`` with ``bound`` names already holding stand-ins (``tuples``: names
         holding tuples of them; ``enclosing``: the scope a nested def closes over;
-        ``callables``: names holding production methods). Unbound runs are cached: a factory
-        is analysed once however many tests call it."""
+        ``callables``: names holding production methods; ``containers``: names holding
+        containers of stand-ins). Unbound runs are cached: a factory is analysed once however
+        many tests call it."""
         key = id(func)
         plain = not bound and not tuples and enclosing is None and not literals \
-            and not callables
+            and not callables and not containers
         if plain and key in self._cache:
             return self._cache[key]
         if key in self._stack or len(self._stack) >= MAX_DEPTH:
@@ -80,8 +83,10 @@ class Flow(Drives):
             scope.literals = dict(enclosing.literals)
             scope.nested = dict(enclosing.nested)
             scope.callables = dict(enclosing.callables)
+            scope.containers = dict(enclosing.containers)
         scope.literals.update(literals or {})  # the literals the caller passed
         scope.callables.update(callables or {})
+        scope.containers.update(containers or {})
         self._stack.append(key)
         saved, self._methods = self._methods, klass_methods or {}
         try:
@@ -225,6 +230,19 @@ class Flow(Drives):
                 scope.tuples.pop(key, None)
                 scope.literals.pop(key, None)
                 scope.callables.pop(key, None)
+                scope.containers.pop(key, None)
+
+    def _spoil(self, node: ast.AST, scope: Scope) -> None:
+        """The test adds to the container ``node`` holds (``obj.queue.append(x)``,
+        ``states[k] = v``): its elements are no longer known."""
+        box = None
+        if isinstance(node, ast.Name):
+            box = scope.containers.get(node.id)
+        elif isinstance(node, ast.Attribute):
+            box = next((o.elements[node.attr] for o in self._linked(node.value, scope)
+                        if node.attr in o.elements), None)
+        if box is not None:
+            box.known = False
 
     def _assign(self, target: ast.AST, objs: list[Obj], value: ast.expr, scope: Scope) -> None:
         key = self._key(target)
@@ -236,11 +254,16 @@ class Flow(Drives):
             assert isinstance(target, ast.Attribute)
             item = SetName(target.attr, target.lineno, short(value),
                            self._object_value(value, scope))
+            box = self._container(value, scope)
             for obj in held:
                 obj.record(item)
                 if obj.cons.kind != MOCK:
                     self._link(obj, target.attr, objs)
+                    if box is not None:
+                        obj.elements[target.attr] = box
             return
+        if isinstance(target, ast.Subscript):  # obj.queue[0] = x: the elements change
+            self._spoil(target.value, scope)
         if isinstance(target, ast.Attribute):  # obj.x.y = value: configures child x of a mock
             root, first = _root_attr(target)
             for obj in self._held(root, scope) if root is not None else []:
@@ -256,6 +279,11 @@ class Flow(Drives):
             return
         scope.tuples.pop(key, None)
         scope.literals.pop(key, None)
+        box = self._container(value, scope)
+        if box is not None:
+            scope.containers[key] = box
+        else:
+            scope.containers.pop(key, None)
         items = self._items(value, scope)
         if items is not None:
             scope.tuples[key] = items
@@ -312,6 +340,9 @@ class Flow(Drives):
             if cons is not None and cons.kind != MOCK:
                 for kw in node.keywords:  # SimpleNamespace(req=SimpleNamespace(rid="a"))
                     self._link(found[0], kw.arg, self._eval(kw.value, scope) if kw.arg else [])
+                    box = self._container(kw.value, scope) if kw.arg else None
+                    if box is not None:  # SimpleNamespace(queue=[FakeReq("a")])
+                        found[0].elements[kw.arg or ""] = box
             scope.calls[id(node)] = found
         return found
 
@@ -329,6 +360,7 @@ class Flow(Drives):
         passed: list[Obj] = []
         literals: dict[str, object] = {}
         methods: dict[str, list[Ref]] = {}
+        containers: dict[str, Container] = {}
         pairs = [(p, a) for p, a in zip(params, node.args, strict=False)
                  if not isinstance(a, ast.Starred)]
         pairs += [(kw.arg, kw.value) for kw in node.keywords if kw.arg]
@@ -341,9 +373,11 @@ class Flow(Drives):
                 literals[param] = value  # _check(align=4096): align is 4096 in the helper
             if flow is self and (held_methods := refs(arg, scope, self.module)):
                 methods[param] = held_methods  # check(s, Scheduler.run): run drives it
+            if (box := self._container(arg, scope)) is not None:
+                containers[param] = box  # make(states={"r1": object()})
         result = flow.run(func, klass_methods=self._methods if through_self or nested else None,
                           bound=bound, enclosing=scope if nested else None, literals=literals,
-                          callables=methods,
+                          callables=methods, containers=containers,
                           label=f"{scope.name} > {func.name}" if nested else None)
         scope.result.drives.extend(result.drives)
         scope.result.unfollowed.extend(result.unfollowed)

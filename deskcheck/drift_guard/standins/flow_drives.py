@@ -26,6 +26,9 @@ class Drives(Values):
                 ) -> tuple[TestModule, FunctionNode, bool, object] | None:
         raise NotImplementedError
 
+    def _spoil(self, node: ast.AST, scope: Scope) -> None:
+        raise NotImplementedError
+
     def _expr(self, node: ast.AST, scope: Scope) -> None:
         called: set[int] = set()
         for sub in _walk(node):
@@ -85,6 +88,8 @@ class Drives(Values):
                     self._drive(scope, obj, func.value.attr, model, how, node)
             return
         if isinstance(func, ast.Attribute):
+            if func.attr in _GROWS:  # obj.queue.append(x): its elements are no longer known
+                self._spoil(func.value, scope)
             held = self._held(func.value, scope)
             if func.attr == "configure_mock":
                 for obj in held:
@@ -137,6 +142,10 @@ class Drives(Values):
         scope.result.drives.append(PendingDrive(
             obj.cons, tuple(sets.values()), method, model, how, self.rel,
             getattr(node, "lineno", 0), args, argument, receiver))
+
+
+_GROWS = frozenset({"append", "extend", "insert", "add", "update", "setdefault", "__setitem__",
+                    "appendleft", "extendleft"})
 
 
 def _walk(node: ast.AST):

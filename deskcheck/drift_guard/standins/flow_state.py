@@ -6,10 +6,42 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from deskcheck.drift_guard.standins.module import FunctionNode
-from deskcheck.drift_guard.standins.records import Construction, SetName
-from deskcheck.static import CallArgs
+from deskcheck.drift_guard.standins.records import (
+    NAMESPACE,
+    PLAIN,
+    Construction,
+    SetName,
+)
+from deskcheck.static import ELEMENT, CallArgs
 
 _MAX_NESTING = 4  # namespaces inside namespaces listed this deep (req.kv.pool.size)
+_OPEN = ("__getattr__", "__getattribute__")  # a class with these provides any name
+
+
+@dataclass(eq=False)
+class Container:
+    """A list, tuple, set or dict (its values) of stand-ins the test built: shared by every
+    name that holds it, and no longer ``known`` once the test adds to it."""
+
+    objs: list[Obj]
+    known: bool = True
+    value: object = None  # by length (a tuple, a dict by its keys) as a constant, or UNKNOWN
+
+    def names(self) -> dict[str, SetName] | None:
+        """The names every element provides (with the value, when one element holds it), or
+        None when an element's names cannot be listed (a mock, a ``__new__`` instance)."""
+        common: dict[str, SetName] | None = None
+        for obj in self.objs:
+            cons = obj.cons
+            if cons.dynamic or cons.kind not in (NAMESPACE, PLAIN) \
+                    or any(n in cons.class_names for n in _OPEN):
+                return None
+            own = {**{n: SetName(n, cons.line, cons.form) for n in cons.class_names},
+                   **cons.sets, **obj.extra}
+            common = own if common is None else {
+                n: item if len(self.objs) == 1 else SetName(n, item.line, item.text)
+                for n, item in common.items() if n in own}
+        return common
 
 
 @dataclass
@@ -23,10 +55,13 @@ class Obj:
     # a field that holds another namespace stand-in (``SimpleNamespace(req=req)``,
     # ``obj.req = SimpleNamespace(...)``): the names it holds are listed as ``req.rid``
     links: dict[str, Obj] = field(default_factory=dict)
+    # a field that holds a container of stand-ins (``obj.queue = [FakeReq("a")]``): the names
+    # every element provides are listed as ``queue.[].rid``
+    elements: dict[str, Container] = field(default_factory=dict)
 
     def fork(self) -> Obj:
         extra = {} if self.extra is self.cons.sets else dict(self.extra)
-        return Obj(self.cons, extra, dict(self.links))
+        return Obj(self.cons, extra, dict(self.links), dict(self.elements))
 
     def has(self, name: str) -> bool:
         return name in self.cons.sets or name in self.extra
@@ -34,6 +69,7 @@ class Obj:
     def record(self, item: SetName) -> None:
         self.extra[item.name] = item
         self.links.pop(item.name, None)  # set again: no longer the namespace it held
+        self.elements.pop(item.name, None)
 
     def nested(self, prefix: str = "", seen: frozenset[int] = frozenset()
                ) -> dict[str, SetName]:
@@ -44,6 +80,18 @@ class Obj:
         out: dict[str, SetName] = {}
         if prefix.count(".") >= _MAX_NESTING:
             return out
+        for name, box in self.elements.items():
+            listed = box.names() if box.known else None
+            if listed is None:
+                continue
+            here = f"{prefix}{name}.{ELEMENT}"
+            # `queue.[]` and its marker `queue.[].`: every element read through `queue` is judged
+            first = box.objs[0].cons
+            out[here] = SetName(here, first.line, first.form)
+            out[here + "."] = SetName(here + ".", first.line, first.form)
+            for item in listed.values():
+                out[f"{here}.{item.name}"] = SetName(f"{here}.{item.name}", item.line, item.text,
+                                                      item.value)
         for name, inner in self.links.items():
             if inner.cons.escaped or inner.cons.dynamic or id(inner) in seen:
                 continue
@@ -112,4 +160,5 @@ class Scope:
     # var -> the production methods it may hold (``loop = Scheduler.event_loop``, a
     # parametrized test's parameter): calling it with a stand-in drives each
     callables: dict[str, list[Ref]] = field(default_factory=dict)
+    containers: dict[str, Container] = field(default_factory=dict)  # var -> its stand-ins
     result: Result = field(default_factory=Result)

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import ast
 
-from deskcheck.drift_guard.standins.flow_state import Items, Obj, Scope
+from deskcheck.drift_guard.standins.flow_state import Container, Items, Obj, Scope
 from deskcheck.drift_guard.standins.forms import Forms, literal
-from deskcheck.drift_guard.standins.module import TestModule
+from deskcheck.drift_guard.standins.module import TestModule, dotted
 from deskcheck.drift_guard.standins.records import NAMESPACE, PLAIN, UNKNOWN, SetName
 from deskcheck.static import CallArgs, Unknown
 
@@ -63,6 +63,43 @@ class Values:
             if key is not None and objs:
                 scope.bindings[key] = list(objs)
 
+    def _container(self, node: ast.expr, scope: Scope) -> Container | None:
+        """The container of stand-ins ``node`` is: a list, tuple or set literal, a dict
+        literal's values or a comprehension whose every element is a stand-in or a bare
+        ``object()`` (``[FakeReq(r) for r in rids]``, ``{"r1": object()}``), or a name
+        holding one. Empty or partly unknown: None (its elements are not judged)."""
+        if isinstance(node, ast.Name):
+            return scope.containers.get(node.id)
+        if isinstance(node, ast.List | ast.Tuple | ast.Set):
+            elements: list[ast.expr] = list(node.elts)
+        elif isinstance(node, ast.Dict):
+            if any(k is None for k in node.keys):  # {**other}: not all known
+                return None
+            elements = list(node.values)
+        elif isinstance(node, ast.ListComp | ast.SetComp | ast.GeneratorExp):
+            elements = [node.elt]
+        elif isinstance(node, ast.DictComp):
+            elements = [node.value]
+        else:
+            return None
+        objs: list[Obj] = []
+        for element in elements:
+            found = [] if isinstance(element, ast.Starred) else self._element(element, scope)
+            if not found:
+                return None
+            objs += found
+        return Container(objs, value=self._contents(node, objs, scope)) if objs else None
+
+    def _element(self, node: ast.expr, scope: Scope) -> list[Obj]:
+        if isinstance(node, ast.Call) and dotted(node.func) == "object" \
+                and not node.args and not node.keywords:
+            found = scope.calls.get(id(node))
+            if found is None:  # a bare object(): provides no name
+                cons = self.forms.bare_object(node, scope.name)
+                found = scope.calls[id(node)] = [Obj(cons, cons.sets)]
+            return found
+        return self._eval(node, scope)
+
     def literal_value(self, node: ast.expr, scope: Scope) -> object:
         """A literal the test passes: as written, or a local bound to one earlier."""
         if isinstance(node, ast.Name) and node.id in scope.literals:
@@ -99,7 +136,32 @@ class Values:
         held = self._eval(node, scope) if isinstance(node, ast.Name | ast.Attribute) else []
         if held:
             return self.forms.something(held[0].cons)
+        box = self._container(node, scope)
+        if box is not None and box.value is not UNKNOWN:
+            return box.value
         return self.forms.instance(node)
+
+    def _contents(self, node: ast.expr, elements: list[Obj], scope: Scope) -> object:
+        """A container of stand-ins by its length (and a dict by its literal keys): a tuple
+        (dict) of the objects, each never None, so ``for req in self.queue`` and ``if
+        self.queue`` are decided; ``UNKNOWN`` when the length is not known."""
+        objs = tuple(self.forms.something(o.cons) for o in elements)
+        if isinstance(node, ast.List | ast.Tuple):
+            return objs
+        if isinstance(node, ast.Dict):
+            keys = [self.literal_value(k, scope) for k in node.keys if k is not None]
+            if len(keys) == len(objs) and UNKNOWN not in keys:
+                try:
+                    return dict(zip(keys, objs, strict=True))
+                except TypeError:  # an unhashable key
+                    return UNKNOWN
+            return UNKNOWN
+        if isinstance(node, ast.ListComp | ast.GeneratorExp) and len(node.generators) == 1 \
+                and not node.generators[0].ifs and not node.generators[0].is_async:
+            iterated = self.literal_value(node.generators[0].iter, scope)
+            if isinstance(iterated, tuple | list | str | dict | set | frozenset):
+                return objs * len(iterated)
+        return UNKNOWN
 
     def _arguments(self, node: ast.Call, skip: int, method: str, model: str,
                    scope: Scope, receiver: Obj | None = None) -> None:

@@ -134,6 +134,10 @@ class Forms:
             return cons
         return None
 
+    def bare_object(self, call: ast.Call, scope: str) -> Construction:
+        """``object()`` as an element of a container of stand-ins: provides no name."""
+        return self._make(call, PLAIN, None, scope)
+
     def none_as_self(self, call: ast.Call, model: str, scope: str) -> Construction:
         """``Cls.method(None, ...)``: ``None`` stands in for ``self`` and provides nothing."""
         return self._make(call, NONE, model, scope)

@@ -47,8 +47,10 @@ class SetName:
 
 def is_marker(name: str) -> bool:
     """``req.``: the stand-in's field ``req`` holds a namespace whose names are all listed
-    (``req.rid``...), so a name it lacks is judged (see ``Obj.nested``); not a name set."""
-    return name.endswith(".")
+    (``req.rid``...), so a name it lacks is judged (see ``Obj.nested``); ``queue.[]`` and
+    ``queue.[].rid``: the field ``queue`` holds a container whose elements' names are listed
+    (what their classes provide included). Not a name set, nor one to find reverse."""
+    return name.endswith(".") or ".[]" in name
 
 
 @dataclass

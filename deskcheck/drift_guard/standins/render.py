@@ -132,6 +132,12 @@ def _fixes(report: StandInReport, strict: bool) -> list[str]:
             holder, _dot, attr = name.rpartition(".")
             inner.setdefault(holder, []).append(attr)
     for holder, attrs in inner.items():
+        container, _dot, last = holder.rpartition(".")
+        if last == "[]":  # queue.[].rid: an element of the container in `queue` lacks it
+            out.append(f"fix (drift): give {_names(attrs)} to every element of the container "
+                       f"the stand-in built at {where} holds in `{container}`, or drive a path "
+                       "that does not need it")
+            continue
         out.append(f"fix (drift): set {_names(attrs)} on the namespace the stand-in built at "
                    f"{where} holds in `{holder}`, or drive a path that does not need it")
     skips = report.records("silent_skips")
@@ -160,7 +166,12 @@ def _fixes(report: StandInReport, strict: bool) -> list[str]:
 
 
 def _plain(value: object) -> bool:
-    """A literal worth showing (not an object deskcheck only knows exists)."""
+    """A literal worth showing (not an object deskcheck only knows exists, nor a container of
+    stand-ins)."""
+    if isinstance(value, dict):
+        return all(_plain(v) for v in value.values())
+    if isinstance(value, tuple | list | set | frozenset):
+        return all(_plain(v) for v in value)
     return value is None or type(value).__module__ == "builtins" or hasattr(value, "short")
 
 

@@ -157,14 +157,18 @@ def test_run_a_read_cut_off_by_a_failing_test_is_drift_not_unexercised(tmp_path,
     assert code == 1, (f"a stand-in lacking ipc_name, which test_abort_all really reads, "
                        f"must fail the run (exit 1); got {code}: {ran['standins']}")
     groups = _groups(ran)
-    assert groups["test_inflight"] == {"drift": ["ipc_name"], "unexercised": []}, (
-        f"test_inflight failed (AttributeError on `state.sent`) before the read, and no branch "
-        f"keeps ipc_name off its path: drift, not unexercised (a read cut off by a failing test "
+    assert groups["test_inflight"] == {"drift": ["ipc_name", "states.[].sent"],
+                                       "unexercised": []}, (
+        f"test_inflight failed (AttributeError on `state.sent`, the bare object() in "
+        f"self.states lacks it: drift on the element) before the read, and no branch keeps "
+        f"ipc_name off its path: drift, not unexercised (a read cut off by a failing test "
         f"was called unexercised); groups: {groups}")
     assert groups["test_abort_all"]["drift"] == ["ipc_name"], (
         f"test_abort_all runs the read of the missing ipc_name: drift; groups: {groups}")
-    assert groups["test_expects_the_raise"] == {"drift": [], "unexercised": ["ipc_name"]}, (
-        f"a passing test that leaves the method by an expected raise never needs ipc_name: "
+    assert groups["test_expects_the_raise"] == {"drift": ["states.[].sent"],
+                                                "unexercised": ["ipc_name"]}, (
+        f"a passing test that leaves the method by an expected raise (the element read "
+        f"`state.sent` ran and raised: drift on the element) never needs ipc_name: "
         f"unexercised, not drift; groups: {groups}")
     assert groups["test_empty_rid_ignored"] == {"drift": [], "unexercised": ["ipc_name"]}, (
         f"the early return (`if not abort_all and not rid: return`) keeps the read off this "
@@ -174,8 +178,9 @@ def test_run_a_read_cut_off_by_a_failing_test_is_drift_not_unexercised(tmp_path,
         f"its path: a failing test makes a read drift only where no branch can keep it off; "
         f"groups: {groups}")
     stand_in = ran["standins"][0]
-    assert [r["name"] for r in stand_in["drift"]] == ["ipc_name"], (
-        f"the stand-in lists ipc_name once as drift; got {stand_in['drift']}")
+    assert [r["name"] for r in stand_in["drift"]] == ["ipc_name", "states.[].sent"], (
+        f"the stand-in lists ipc_name (and the element read) once as drift; got "
+        f"{stand_in['drift']}")
     assert stand_in["drift"][0]["detail"] == "", (
         f"of the stand-in's drift records for one read, the one whose line ran is shown, not "
         f"the one cut off by a failing test; got {stand_in['drift'][0]}")

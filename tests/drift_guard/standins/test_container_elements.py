@@ -1,0 +1,244 @@
+"""A container of stand-ins held in a field of a stand-in is judged on its elements
+(docs/drift.md, *A container of stand-ins*): ``obj.queue = [FakeReq("a")]``, a dict's values
+(``{"r1": object()}``), a comprehension (``[FakeReq(r) for r in rids]``), handed through a
+helper's parameter or a keyword of ``SimpleNamespace``. A name every element provides counts;
+a read of one some element lacks is drift. A container the test adds to later, or one holding
+a mock or anything unknown, lists nothing (its elements are not judged)."""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from deskcheck.drift_guard.standins import render
+from tests.drift_guard.standins.helpers import discover_in, names, standin
+
+QUEUE = '''
+class Queue:
+    def __init__(self):
+        raise RuntimeError("needs a real device")
+
+    def drain(self):
+        total = 0
+        for req in self.waiting:
+            total += req.size
+        return total
+
+    def head(self):
+        return self.waiting[0].rid
+
+    def abort(self, rid):
+        state = self.states[rid]
+        state.sent = True
+        return state.rid
+
+    def lookup(self, rid):
+        return self.states.get(rid).rid
+'''
+
+
+def _judge(tmp_path: Path, body: str, built: str = "Queue.__new__(Queue)"):
+    """The verdict on the stand-in the test file builds where ``built`` is written."""
+    source = ("from types import SimpleNamespace\nfrom unittest.mock import MagicMock\n"
+              "from qcore.queue import Queue\n\n\nclass FakeReq:\n"
+              "    def __init__(self, rid):\n        self.rid = rid\n\n"
+              + textwrap.dedent(body))
+    root = tmp_path / "proj"
+    (root / "qcore").mkdir(parents=True)
+    (root / "tests").mkdir()
+    (root / "qcore" / "__init__.py").write_text("")
+    (root / "qcore" / "queue.py").write_text(QUEUE)
+    (root / "pyproject.toml").write_text('[tool.pytest.ini_options]\npythonpath = ["."]\n')
+    (root / "tests" / "test_shape.py").write_text(source)
+    line = next(i for i, text in enumerate(source.splitlines(), 1) if built in text)
+    return standin(discover_in(root), f"tests/test_shape.py:{line}")
+
+
+LACKING = {
+    "list-of-plain": '''
+        def test_it():
+            q = Queue.__new__(Queue)
+            q.waiting = [FakeReq("a"), FakeReq("b")]
+            q.drain()
+    ''',
+    "comprehension": '''
+        def test_it():
+            q = Queue.__new__(Queue)
+            q.waiting = [FakeReq(r) for r in ("a", "b")]
+            q.drain()
+    ''',
+    "one-element-lacks": '''
+        def test_it():
+            q = Queue.__new__(Queue)
+            q.waiting = [SimpleNamespace(rid="a", size=1), SimpleNamespace(rid="b")]
+            q.drain()
+    ''',
+    "through-a-helper": '''
+        def make(waiting):
+            q = Queue.__new__(Queue)
+            q.waiting = waiting
+            return q
+
+        def test_it():
+            q = make(waiting=[FakeReq("a")])
+            q.drain()
+    ''',
+    "a-local-list": '''
+        def test_it():
+            reqs = [FakeReq("a")]
+            q = Queue.__new__(Queue)
+            q.waiting = reqs
+            q.drain()
+    ''',
+}
+
+
+@pytest.mark.parametrize("shape", sorted(LACKING))
+def test_a_name_an_element_lacks_is_drift(tmp_path, shape):
+    report = _judge(tmp_path, LACKING[shape])
+    drift = names(report, "drift")
+    assert drift == {"waiting.[].size"}, (
+        f"{shape}: drain reads `.size` on every element of self.waiting and an element the "
+        f"test put there lacks it, so `waiting.[].size` is drift; got drift={drift}")
+
+
+def test_a_dict_value_that_is_a_bare_object_lacks_every_name(tmp_path):
+    report = _judge(tmp_path, '''
+        def test_it():
+            q = Queue.__new__(Queue)
+            q.states = {"r1": object()}
+            q.abort("r1")
+    ''')
+    assert names(report, "drift") == {"states.[].rid"}, (
+        "abort reads self.states[rid].rid and the only value is a bare object(): "
+        f"`states.[].rid` is drift; got drift={names(report, 'drift')}")
+
+
+HOLDING = {
+    "every-element-has-it": '''
+        def test_it():
+            q = Queue.__new__(Queue)
+            q.waiting = [SimpleNamespace(rid="a", size=1), SimpleNamespace(rid="b", size=2)]
+            q.drain()
+    ''',
+    "set-later-on-the-element": '''
+        def test_it():
+            req = FakeReq("a")
+            q = Queue.__new__(Queue)
+            q.waiting = [req]
+            req.size = 4
+            q.drain()
+    ''',
+    "class-provides-it": '''
+        class SizedReq:
+            size = 3
+
+        def test_it():
+            q = Queue.__new__(Queue)
+            q.waiting = [SizedReq()]
+            q.drain()
+    ''',
+    "appended-later": '''
+        def test_it():
+            q = Queue.__new__(Queue)
+            q.waiting = [FakeReq("a")]
+            q.waiting.append(MagicMock())
+            q.drain()
+    ''',
+    "a-mock-element": '''
+        def test_it():
+            q = Queue.__new__(Queue)
+            q.waiting = [FakeReq("a"), MagicMock()]
+            q.drain()
+    ''',
+    "an-unknown-element": '''
+        def test_it(make_req):
+            q = Queue.__new__(Queue)
+            q.waiting = [FakeReq("a"), make_req()]
+            q.drain()
+    ''',
+    "empty": '''
+        def test_it():
+            q = Queue.__new__(Queue)
+            q.waiting = []
+            q.drain()
+    ''',
+    "item-replaced": '''
+        def test_it():
+            q = Queue.__new__(Queue)
+            q.waiting = [FakeReq("a")]
+            q.waiting[0] = MagicMock()
+            q.drain()
+    ''',
+}
+
+
+@pytest.mark.parametrize("shape", sorted(HOLDING))
+def test_elements_that_provide_the_name_or_cannot_be_listed_hold(tmp_path, shape):
+    report = _judge(tmp_path, HOLDING[shape])
+    drift = names(report, "drift")
+    assert not any(".[]" in name for name in drift), (
+        f"{shape}: every element provides `size`, or the elements are not all known (a mock, "
+        f"an unknown value, added or replaced later): no element read is drift; got {drift}")
+
+
+def test_the_containers_own_methods_are_not_judged_against_the_element_listing(tmp_path):
+    report = _judge(tmp_path, '''
+        def test_it():
+            q = Queue.__new__(Queue)
+            q.states = {"a": FakeReq("a")}
+            q.lookup("a")
+    ''')
+    assert not names(report, "drift"), (
+        "lookup calls self.states.get(rid) (a method of the dict, not an element name) and "
+        "reads `.rid`, which the FakeReq element has: listing the elements must not make "
+        f"`states.get` drift; got drift={names(report, 'drift')}")
+
+
+def test_a_read_through_an_index_is_judged_on_the_elements(tmp_path):
+    report = _judge(tmp_path, '''
+        def test_it():
+            q = Queue.__new__(Queue)
+            q.waiting = [SimpleNamespace(size=1)]
+            q.head()
+    ''')
+    assert names(report, "drift") == {"waiting.[].rid"}, (
+        "head reads self.waiting[0].rid and the only element is a namespace without `rid`: "
+        f"`waiting.[].rid` is drift; got drift={names(report, 'drift')}")
+
+
+def test_a_container_in_a_namespace_keyword_is_judged(tmp_path):
+    report = _judge(tmp_path, '''
+        def test_it():
+            q = SimpleNamespace(waiting=[FakeReq("a")])
+            Queue.drain(q)
+    ''', built="SimpleNamespace(waiting=")
+    assert names(report, "drift") == {"waiting.[].size"}, (
+        "SimpleNamespace(waiting=[FakeReq('a')]) driven through Queue.drain: the element "
+        f"lacks `size`, so `waiting.[].size` is drift; got drift={names(report, 'drift')}")
+
+
+def test_element_names_are_neither_shown_as_set_nor_reverse(tmp_path):
+    report = _judge(tmp_path, '''
+        def test_it():
+            q = Queue.__new__(Queue)
+            q.waiting = [SimpleNamespace(rid="a", size=1, unused=2)]
+            q.drain()
+    ''')
+    assert not any(".[]" in name for name in report.sets), (
+        "the names the elements provide are a listing for the judge, not names set on the "
+        f"stand-in: they must not be shown under `sets`; got {sorted(report.sets)}")
+    assert not any(".[]" in name for name in names(report, "reverse")), (
+        "an element's name production never reads (`unused`) is not a reverse finding on the "
+        f"stand-in; got reverse={names(report, 'reverse')}")
+
+
+def test_the_fix_line_names_the_container(tmp_path):
+    report = _judge(tmp_path, LACKING["list-of-plain"])
+    text = "\n".join(render._fixes(report, strict=False))
+    assert "every element of the container" in text and "`waiting`" in text, (
+        "the fix for `waiting.[].size` says to give `size` to every element of the "
+        f"container held in `waiting`; got {text!r}")
+

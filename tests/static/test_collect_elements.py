@@ -1,0 +1,80 @@
+"""Reads through an element of a container field are touches of the pseudo-field ``[]``
+(docs/drift.md, *A container of stand-ins*): ``self.queue[0].rid``, ``req = self.states.get(
+rid); req.sent``, ``for req in self.queue: req.size`` (and ``.values()``, ``.items()``,
+``enumerate``, ``list(...)``, comprehensions) read ``queue.[].rid``. A slice is a container,
+not an element; a rebound local or a comprehension's variable stops aliasing."""
+
+from __future__ import annotations
+
+import ast
+import textwrap
+
+import pytest
+
+from deskcheck.static._collect import clear_cache, first_param, function_facts
+
+
+def _method(body: str, params: str = "self, key, other") -> str:
+    """A class with one method ``run`` whose body is ``body`` (lines split on ``;``)."""
+    lines = "\n".join("        " + line for line in body.split("; "))
+    return f"class Pool:\n    def run({params}):\n{lines}\n"
+
+
+def _touched(source: str) -> set[str]:
+    text = textwrap.dedent(source)
+    klass = next(n for n in ast.parse(text).body if isinstance(n, ast.ClassDef))
+    func = next(n for n in klass.body if isinstance(n, ast.FunctionDef))
+    clear_cache()
+    return {a.name for a in function_facts(func, first_param(func)).accesses}
+
+
+@pytest.mark.parametrize(("body", "shape"), [
+    ("return self.queue[0].rid", "a subscript of the field"),
+    ("req = self.queue[0]; return req.rid", "a local bound to a subscript"),
+    ("req = self.states.get(key); return req.rid", "a local bound to .get(key)"),
+    ("req = self.states.pop(key); return req.rid", "a local bound to .pop(key)"),
+    ("return self.states.get(key).rid", "an attribute of .get(key)"),
+    ("req = None if other else self.states.get(key); return req.rid",
+     "a ternary whose other arm is a constant"),
+    ("for req in self.queue:;     req.rid", "a for loop over the field"),
+    ("for req in self.states.values():;     req.rid", "a loop over .values()"),
+    ("for key, req in self.states.items():;     req.rid", "a loop over .items()"),
+    ("for i, req in enumerate(self.queue):;     req.rid", "enumerate"),
+    ("for req in list(self.queue):;     req.rid", "a copy made with list()"),
+    ("q = self.queue; for req in q:;     req.rid", "a local bound to the field"),
+    ("return [r.rid for r in self.queue]", "a comprehension"),
+])
+def test_a_read_through_an_element_of_a_container_field_touches_its_elements(body, shape):
+    touched = _touched(_method(body))
+    container = "states" if "states" in body else "queue"
+    assert f"{container}.[].rid" in touched, (
+        f"{shape}: the read of `.rid` is on an element of self.{container}, a touch of "
+        f"`{container}.[].rid` (the stand-in judge checks it on the elements the test put "
+        f"there); got {sorted(touched)}")
+
+
+def test_the_index_and_the_lookup_of_an_element_are_read_too():
+    touched = _touched('''
+        class Pool:
+            def run(self):
+                return self.queue[self.head].rid + self.states.get(self.key).size
+    ''')
+    assert {"head", "key", "states.get"} <= touched, (
+        "self.queue[self.head].rid also reads self.head, and self.states.get(self.key).size "
+        f"calls self.states.get with self.key: those touches must stay; got {sorted(touched)}")
+
+
+@pytest.mark.parametrize(("body", "why"), [
+    ("return self.queue[1:][0].rid", "a slice is a new container, not an element of the field"),
+    ("req = self.queue[0]; req = other; return req.rid",
+     "`req` was rebound to a parameter before the read"),
+    ("for req in self.queue:;     pass; for req in other:;     req.rid",
+     "the second loop rebinds `req` to the items of a parameter"),
+    ("names = [r for r in self.queue]; return r.rid",
+     "a comprehension's variable does not outlive it"),
+    ("return type(self).queue.rid", "type(self).x is a class attribute, not an element"),
+])
+def test_no_element_read_where_the_value_is_not_an_element_of_the_field(body, why):
+    touched = _touched(_method(body))
+    assert not any(".[]" in name for name in touched), (
+        f"{why}: nothing here is read on an element of a field; got {sorted(touched)}")
