@@ -176,16 +176,18 @@ def test_element_chains_are_judged_on_every_real_element():
     prov = Provision(
         subject="S", model=scheduler, roots=("run_once",),
         state={"queue": [full, full], "mixed": deque([full, bare]),
-               "states": {"r1": full, "r2": bare}, "empty": [], "opaque": object(),
+               "states": {"r1": full, "r2": bare}, "sent": {"r1": full}, "empty": [],
+               "opaque": object(),
                "nested": [SimpleNamespace(kv=SimpleNamespace(size=1))]})
     cases = {("queue", "[]"): False, ("queue", "[].rid"): False,
-             ("mixed", "[].rid"): True, ("states", "[].rid"): True,
+             ("mixed", "[].rid"): True, ("states", "[].rid"): True, ("sent", "[].rid"): False,
              ("empty", "[].rid"): False, ("opaque", "[].rid"): False,
              ("nested", "[].kv.size"): False, ("nested", "[].kv.page"): True}
     got = {key: _chain_missing(prov, *key) for key in cases}
     assert got == cases, (
         "an element chain (`queue.[].rid`) is missing when some real element of the list, "
-        "deque or dict (its values) lacks it, never for an empty container or a value that "
+        "deque or dict (its values, not its keys) lacks it, never for an empty container or a "
+        "value that "
         f"is no container; wrong: { {k: v for k, v in got.items() if v != cases[k]} }")
 
 
