@@ -116,15 +116,18 @@ class Collector(ContextReads):
         return attrs or None
 
     def _held(self, node: ast.expr, selves: set[str]) -> list[str] | None:
-        """The self chain ``node`` is: ``self.queue``, or a local bound to one."""
+        """The self chain ``node`` is: ``self.queue``, a local bound to one, or a slice of
+        either (``self.queue[1:]`` holds the same elements)."""
         if isinstance(node, ast.Name) and node.id not in selves and node.id in self.aliases:
             return self.aliases[node.id].split(".")
+        if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Slice):
+            return self._held(node.value, selves)
         return self._chain(node, selves) if isinstance(node, ast.Attribute) else None
 
     def _element(self, node: ast.expr, selves: set[str]) -> list[str] | None:
         """The chain of the element ``node`` yields: ``self.f[k]``, ``self.f.get(k)``,
         ``self.f.pop(k)`` (``f.[]``), also as the arm of a ternary whose other arm is a
-        constant; None for anything else (a slice is a container)."""
+        constant; None for anything else (a slice is a container of the same elements)."""
         if isinstance(node, ast.IfExp):  # None if abort_all else self.states.get(rid)
             arms = [a for a in (node.body, node.orelse) if not isinstance(a, ast.Constant)]
             return self._element(arms[0], selves) if len(arms) == 1 else None

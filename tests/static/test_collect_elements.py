@@ -43,6 +43,8 @@ def _touched(source: str) -> set[str]:
     ("for req in list(self.queue):;     req.rid", "a copy made with list()"),
     ("q = self.queue; for req in q:;     req.rid", "a local bound to the field"),
     ("return [r.rid for r in self.queue]", "a comprehension"),
+    ("return self.queue[1:][0].rid", "an element of a slice (the same elements)"),
+    ("for req in self.queue[::2]:;     req.rid", "a loop over a slice"),
 ])
 def test_a_read_through_an_element_of_a_container_field_touches_its_elements(body, shape):
     touched = _touched(_method(body))
@@ -65,16 +67,24 @@ def test_the_index_and_the_lookup_of_an_element_are_read_too():
 
 
 @pytest.mark.parametrize(("body", "why"), [
-    ("return self.queue[1:][0].rid", "a slice is a new container, not an element of the field"),
+    ("req = self.queue[1:]; return req.rid", "a slice is a container, not an element: "
+     "`req.rid` reads the list"),
     ("req = self.queue[0]; req = other; return req.rid",
      "`req` was rebound to a parameter before the read"),
     ("for req in self.queue:;     pass; for req in other:;     req.rid",
      "the second loop rebinds `req` to the items of a parameter"),
     ("names = [r for r in self.queue]; return r.rid",
      "a comprehension's variable does not outlive it"),
-    ("return type(self).queue.rid", "type(self).x is a class attribute, not an element"),
 ])
 def test_no_element_read_where_the_value_is_not_an_element_of_the_field(body, why):
     touched = _touched(_method(body))
     assert not any(".[]" in name for name in touched), (
         f"{why}: nothing here is read on an element of a field; got {sorted(touched)}")
+
+
+def test_a_class_attribute_read_through_type_self_stays_a_touch_of_the_field():
+    touched = _touched(_method("return type(self).limit.rid + self.__class__.cap"))
+    assert {"limit", "limit.rid", "cap"} <= touched and not any(".[]" in n for n in touched), (
+        "type(self).limit.rid reads the class attribute `limit` (the value of a call to "
+        "type() on self is the class, not an element of a container); got "
+        f"{sorted(touched)}")

@@ -242,3 +242,24 @@ def test_the_fix_line_names_the_container(tmp_path):
         "the fix for `waiting.[].size` says to give `size` to every element of the "
         f"container held in `waiting`; got {text!r}")
 
+
+
+@pytest.mark.parametrize(("name", "provided", "expected", "why"), [
+    ("queue.[]", {"queue", "queue.append"}, None,
+     "a container whose elements nobody listed: its element pseudo-field is not judged (a "
+     "real list's own attributes are listed, its elements are not)"),
+    ("queue.[].rid", {"queue", "queue.append"}, None,
+     "a read through unlisted elements is not judged"),
+    ("queue.[].rid", {"queue", "queue.[]", "queue.[]."}, False,
+     "the elements are listed and none provides `rid`: missing"),
+    ("queue.[].rid", {"queue", "queue.[]", "queue.[].", "queue.[].rid"}, True,
+     "the elements are listed with `rid`: provided"),
+    ("queue.get", {"queue", "queue.[]", "queue.[].", "queue.[].rid"}, None,
+     "listing the elements says nothing of the container's own attributes (`get`)"),
+])
+def test_is_provided_judges_element_names_only_where_the_elements_are_listed(
+        name, provided, expected, why):
+    from deskcheck.drift_guard.paths import is_provided
+
+    got = is_provided(name, provided)
+    assert got is expected, f"is_provided({name!r}): {why}; expected {expected}, got {got}"
