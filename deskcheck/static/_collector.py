@@ -25,7 +25,7 @@ from deskcheck.static._members import FunctionNode
 from deskcheck.static._nodes import subnodes
 
 _SWALLOWING = {"AttributeError", "Exception", "BaseException"}  # what catches AttributeError
-_ONE_ELEMENT = {"get", "pop"}  # self.f.get(k) / self.f.pop(k): an element (or the default)
+_ONE_ELEMENT = {"get", "pop", "popleft"}  # self.f.get(k), .pop(), .popleft(): one element
 _SAME_ELEMENTS = {"list", "tuple", "reversed", "sorted", "iter"}  # for x in list(self.f)
 
 
@@ -126,7 +126,7 @@ class Collector(ContextReads):
 
     def _element(self, node: ast.expr, selves: set[str]) -> list[str] | None:
         """The chain of the element ``node`` yields: ``self.f[k]``, ``self.f.get(k)``,
-        ``self.f.pop(k)`` (``f.[]``), also as the arm of a ternary whose other arm is a
+        ``self.f.pop(k)``, ``self.f.pop()``, ``self.f.popleft()`` (``f.[]``), also as the arm of a ternary whose other arm is a
         constant; None for anything else (a slice is a container of the same elements)."""
         if isinstance(node, ast.IfExp):  # None if abort_all else self.states.get(rid)
             arms = [a for a in (node.body, node.orelse) if not isinstance(a, ast.Constant)]
@@ -134,7 +134,7 @@ class Collector(ContextReads):
         if isinstance(node, ast.Subscript) and not isinstance(node.slice, ast.Slice):
             held = self._held(node.value, selves)
         elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
-                and node.func.attr in _ONE_ELEMENT and node.args:
+                and node.func.attr in _ONE_ELEMENT and (node.args or node.func.attr != "get"):
             held = self._held(node.func.value, selves)
         else:
             return None

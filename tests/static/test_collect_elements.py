@@ -34,6 +34,8 @@ def _touched(source: str) -> set[str]:
     ("req = self.states.get(key); return req.rid", "a local bound to .get(key)"),
     ("req = self.states.pop(key); return req.rid", "a local bound to .pop(key)"),
     ("return self.states.get(key).rid", "an attribute of .get(key)"),
+    ("req = self.queue.pop(); return req.rid", "a local bound to a list's .pop()"),
+    ("req = self.queue.popleft(); return req.rid", "a local bound to a deque's .popleft()"),
     ("req = None if other else self.states.get(key); return req.rid",
      "a ternary whose other arm is a constant"),
     ("for req in self.queue:;     req.rid", "a for loop over the field"),
