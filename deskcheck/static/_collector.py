@@ -51,6 +51,8 @@ class Collector(ContextReads):
         self.super_swallowed: list[bool] = []
         self.globals: set[str] = set()
         self.aliases: dict[str, str] = {}
+        # local = an element expression (self.states.get(rid)): its value is decided from it
+        self.element_values: dict[str, ast.expr] = {}
         self.locals: set[str] = set()
         self.loop_names: dict[str, tuple[str, ...]] = {}  # for n in ("a", "b"): n is one of
 
@@ -161,6 +163,7 @@ class Collector(ContextReads):
         for sub in ast.walk(target):
             if isinstance(sub, ast.Name):
                 self.aliases.pop(sub.id, None)
+                self.element_values.pop(sub.id, None)
         element: list[str] | None = None
         name: ast.expr | None = target
         if isinstance(target, ast.Tuple) and len(target.elts) == 2 \
@@ -218,7 +221,7 @@ class Collector(ContextReads):
     def _cond(self, kind: str, line: int, test: ast.expr | None = None,
               negated: bool = False, selves: set[str] | None = None, label: str = "") -> Cond:
         return Cond(kind, line, test, negated, frozenset(selves or ()), label,
-                    tuple(self.aliases.items()))
+                    tuple(self.aliases.items()), bound=tuple(self.element_values.items()))
 
     def visit_block(self, body: list[ast.stmt], selves: set[str]) -> None:
         """Statements of one block; code after ``if c: return`` runs under ``not c``."""
@@ -295,7 +298,8 @@ class Collector(ContextReads):
             for case in node.cases:
                 label = f"case {ast.unparse(case.pattern)}"
                 cond = Cond("case", case.pattern.lineno, node.subject, False, frozenset(selves),
-                            label, tuple(self.aliases.items()), case.pattern, tuple(earlier))
+                            label, tuple(self.aliases.items()), case.pattern, tuple(earlier),
+                            tuple(self.element_values.items()))
                 self.conds.append(cond)
                 if case.guard is not None:
                     self.visit(case.guard, selves)
@@ -316,12 +320,18 @@ class Collector(ContextReads):
             return
         if isinstance(node, ast.Assign) and len(node.targets) == 1 \
                 and isinstance(node.targets[0], ast.Name):
-            chain = self._chain(node.value, selves) if isinstance(node.value, ast.Attribute) \
+            name = node.targets[0].id
+            element = None if isinstance(node.value, ast.Attribute) \
                 else self._element(node.value, selves)
+            chain = self._chain(node.value, selves) if isinstance(node.value, ast.Attribute) \
+                else element
+            self.element_values.pop(name, None)
             if chain is not None:
-                self.aliases[node.targets[0].id] = ".".join(chain)
+                self.aliases[name] = ".".join(chain)
+                if element is not None:
+                    self.element_values[name] = node.value
             else:
-                self.aliases.pop(node.targets[0].id, None)
+                self.aliases.pop(name, None)
         if isinstance(node, ast.Assign) and isinstance(node.value, ast.Name) and node.value.id in selves:
             for target in node.targets:  # alias = self
                 if isinstance(target, ast.Name):

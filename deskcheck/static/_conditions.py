@@ -85,6 +85,7 @@ class _Context:
         self.cond = cond
         self.selves = cond.selves
         self.aliases = dict(cond.aliases)
+        self.bound = dict(cond.bound)  # state = self.states.get(rid): decided from the dict
         self.constants = constants
         self.env = env
 
@@ -141,6 +142,22 @@ class _Context:
             return self.call(expr)
         if isinstance(expr, ast.NamedExpr):  # (x := self.limit) is not None
             return self.value(expr.value)
+        if isinstance(expr, ast.IfExp):  # None if abort_all else self.states.get(rid)
+            truth = self.truth(expr.test)
+            if isinstance(truth, Unknown):
+                return truth
+            return self.value(expr.body if truth else expr.orelse)
+        if isinstance(expr, ast.Subscript) and not isinstance(expr.slice, ast.Slice):
+            holder, key = self.value(expr.value), self.value(expr.slice)
+            for side in (holder, key):
+                if isinstance(side, Unknown):
+                    return side
+            try:
+                return holder[key]
+            except (KeyError, IndexError, TypeError):
+                return Unknown(f"`{_short(expr)}`: no such item in the known value")
+        if isinstance(expr, ast.Name) and expr.id in self.bound and expr.id not in self.selves:
+            return self.value(self.bound[expr.id])
         attrs: list[str] = []
         base: ast.expr = expr
         while isinstance(base, ast.Attribute):
@@ -188,6 +205,18 @@ class _Context:
             if isinstance(value, enum.Enum):
                 return Unknown(f"`{_short(expr)}`: an enum member")
             return isinstance(value, kinds)
+        if isinstance(expr.func, ast.Attribute) and expr.func.attr == "get" \
+                and 1 <= len(expr.args) <= 2 and not expr.keywords:
+            holder = self.value(expr.func.value)  # self.states.get(rid) on a known dict
+            if isinstance(holder, dict):
+                parts = [self.value(a) for a in expr.args]
+                bad = next((p for p in parts if isinstance(p, Unknown)), None)
+                if bad is not None:
+                    return bad
+                try:
+                    return holder.get(parts[0], parts[1] if len(parts) == 2 else None)
+                except TypeError:
+                    return Unknown(f"`{_short(expr)}`: an unhashable key")
         if not expr.args and not expr.keywords and isinstance(expr.func, ast.Attribute):
             called = self.value(expr.func)  # `self.finished()` where finished = lambda: False
             if isinstance(called, Returns):

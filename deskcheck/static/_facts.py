@@ -31,6 +31,8 @@ class Cond:
     aliases: tuple[tuple[str, str], ...] = ()  # local = self.a.b bound before the branch
     pattern: ast.pattern | None = None  # case: its pattern (``test`` is the match subject)
     earlier: tuple[tuple[ast.pattern, bool], ...] = ()  # case: (pattern, has a guard) before
+    # local = the element expression it was bound to (``state = self.states.get(rid)``)
+    bound: tuple[tuple[str, ast.expr], ...] = ()
 
     @property
     def text(self) -> str:

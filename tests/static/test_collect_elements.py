@@ -90,3 +90,44 @@ def test_a_class_attribute_read_through_type_self_stays_a_touch_of_the_field():
         "type(self).limit.rid reads the class attribute `limit` (the value of a call to "
         "type() on self is the class, not an element of a container); got "
         f"{sorted(touched)}")
+
+
+def _condition(body: str, line_text: str):
+    """The condition the read on the line holding ``line_text`` sits under (innermost)."""
+    from deskcheck.static._collect import function_facts as facts_of
+
+    text = _method(body)
+    klass = next(n for n in ast.parse(text).body if isinstance(n, ast.ClassDef))
+    func = next(n for n in klass.body if isinstance(n, ast.FunctionDef))
+    clear_cache()
+    line = next(i for i, t in enumerate(text.splitlines(), 1) if line_text in t)
+    found = [a for a in facts_of(func, first_param(func)).accesses if a.line == line]
+    assert found and found[0].conds, f"no read under a condition on line {line} of:\n{text}"
+    return found[0].conds[-1]
+
+
+@pytest.mark.parametrize(("body", "key", "flag", "expected", "why"), [
+    ("state = self.states.get(key); if state is not None:;     return state.sent",
+     "r1", False, "LIVE", "the dict holds `r1`: .get gives the element, not None"),
+    ("state = self.states.get(key); if state is not None:;     return state.sent",
+     "r2", False, "DEAD", "the dict has no `r2`: .get gives None"),
+    ("state = None if other else self.states.get(key); if state is not None:;"
+     "     return state.sent", "r1", True, "DEAD", "the ternary's test is true: None"),
+    ("state = None if other else self.states.get(key); if state is not None:;"
+     "     return state.sent", "r1", False, "LIVE", "the ternary's test is false: the element"),
+    ("state = self.states[key]; if state:;     return state.sent",
+     "r1", False, "LIVE", "a subscript of the known dict: the element, truthy"),
+])
+def test_a_condition_on_a_local_bound_to_an_element_is_decided_from_the_known_container(
+        body, key, flag, expected, why):
+    from deskcheck.static._conditions import DEAD, LIVE, explain
+    from deskcheck.static._constants import Env, Something
+
+    cond = _condition(body, "return state.sent")
+    constants = {"states": {"r1": Something(True, "namespace")}}
+    decision = explain(cond, constants, Env({"key": key, "other": flag}))
+    words = {LIVE: "LIVE", DEAD: "DEAD"}
+    assert words.get(decision.status) == expected, (
+        f"`{cond.text}` with self.states = {{'r1': <object>}}, key={key!r}, other={flag}: "
+        f"{why}, so the branch is {expected}; got {words.get(decision.status, 'UNKNOWN')} "
+        f"({decision.why})")

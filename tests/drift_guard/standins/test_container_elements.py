@@ -36,6 +36,12 @@ class Queue:
 
     def lookup(self, rid):
         return self.states.get(rid).rid
+
+    def cancel(self, rid, everything=False):
+        state = None if everything else self.states.get(rid)
+        if state is not None:
+            return state.sent
+        return None
 '''
 
 
@@ -263,3 +269,27 @@ def test_is_provided_judges_element_names_only_where_the_elements_are_listed(
 
     got = is_provided(name, provided)
     assert got is expected, f"is_provided({name!r}): {why}; expected {expected}, got {got}"
+
+
+@pytest.mark.parametrize(("call", "verdict", "why"), [
+    ('q.cancel("r1")', "drift", "the dict holds `r1`, so .get gives the bare object() and the "
+     "read of `.sent` runs: drift"),
+    ('q.cancel("r2")', "unexercised", "the dict has no `r2`: .get gives None and the read is "
+     "on a branch this test does not enter"),
+    ('q.cancel("r1", everything=True)', "unexercised", "the ternary gives None when "
+     "`everything` is true: the read is off the path"),
+])
+def test_a_lookup_in_a_known_dict_decides_the_branch_statically(tmp_path, call, verdict, why):
+    report = _judge(tmp_path, f'''
+        def make(states):
+            q = Queue.__new__(Queue)
+            q.states = states
+            return q
+
+        def test_it():
+            q = make({{"r1": object()}})
+            {call}
+    ''')
+    assert names(report, verdict) == {"states.[].sent"}, (
+        f"{call}: {why}; got drift={names(report, 'drift')}, "
+        f"unexercised={names(report, 'unexercised')}, unknown={names(report, 'unknown')}")
