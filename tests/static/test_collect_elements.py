@@ -117,6 +117,9 @@ def _condition(body: str, line_text: str):
      "     return state.sent", "r1", False, "LIVE", "the ternary's test is false: the element"),
     ("state = self.states[key]; if state:;     return state.sent",
      "r1", False, "LIVE", "a subscript of the known dict: the element, truthy"),
+    ("state = self.states.get(key, False); if state is not None:;     return state.sent",
+     "r2", False, "LIVE", "the dict has no `r2`: .get gives its default False, which is not "
+     "None"),
 ])
 def test_a_condition_on_a_local_bound_to_an_element_is_decided_from_the_known_container(
         body, key, flag, expected, why):
@@ -131,3 +134,22 @@ def test_a_condition_on_a_local_bound_to_an_element_is_decided_from_the_known_co
         f"`{cond.text}` with self.states = {{'r1': <object>}}, key={key!r}, other={flag}: "
         f"{why}, so the branch is {expected}; got {words.get(decision.status, 'UNKNOWN')} "
         f"({decision.why})")
+
+
+@pytest.mark.parametrize(("body", "how"), [
+    ("state = self.states.get(key); state = self.lookup(key); if state is not None:;"
+     "     return self.sent_count", "rebound to a call's result"),
+    ("state = self.states.get(key); for state in other:;     if state is not None:;"
+     "         return self.sent_count", "rebound by a for loop"),
+])
+def test_a_local_rebound_after_the_lookup_is_not_decided_from_the_element(body, how):
+    from deskcheck.static._conditions import UNKNOWN, explain
+    from deskcheck.static._constants import Env, Something
+
+    cond = _condition(body, "return self.sent_count")
+    constants = {"states": {"r1": Something(True, "namespace")}}
+    decision = explain(cond, constants, Env({"key": "r2", "other": [1]}))
+    assert decision.status == UNKNOWN, (
+        f"`state` was {how} after `state = self.states.get(key)`: `{cond.text}` can no "
+        "longer be decided from the dict (the stale lookup would say None for `r2`); got "
+        f"status {decision.status} ({decision.why})")
