@@ -9,6 +9,7 @@ from deskcheck.drift_guard.standins.module import FunctionNode
 from deskcheck.drift_guard.standins.records import (
     NAMESPACE,
     PLAIN,
+    UNKNOWN,
     Construction,
     SetName,
 )
@@ -25,7 +26,7 @@ class Container:
 
     objs: list[Obj]
     known: bool = True
-    value: object = None  # by length (a tuple, a dict by its keys) as a constant, or UNKNOWN
+    value: object = UNKNOWN  # by length (a tuple, a dict by its keys) as a constant
 
     def names(self) -> dict[str, SetName] | None:
         """The names every element provides (with the value, when one element holds it), or
