@@ -28,9 +28,11 @@ BLOCKS = [b for doc in DOCS for b in runnable_blocks(doc)]
 pytestmark = pytest.mark.xdist_group("runnable-docs")
 
 
-def _env(scratch: Path) -> dict[str, str]:
+def _env(scratch: Path, temp: Path | None = None) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items()
            if not k.startswith(("PYTEST_", "COV_", "DESKCHECK_MUTANT"))}
+    if temp is not None:  # the block's own temp folder: what it leaves there is checked
+        env["TMPDIR"] = str(temp)
     env.update({"CUDA_VISIBLE_DEVICES": "", "GIT_AUTHOR_NAME": "docs", "GIT_AUTHOR_EMAIL":
                 "docs@example.invalid", "GIT_COMMITTER_NAME": "docs",
                 "GIT_COMMITTER_EMAIL": "docs@example.invalid",
@@ -85,21 +87,21 @@ def test_the_marked_blocks_include_the_readme_tour_and_the_suites_examples():
         f"docs/suites.md's pool and congruence-arm examples are not marked: {sorted(names)}")
 
 
-def _run_python(block: Block, scratch: Path) -> None:
+def _run_python(block: Block, scratch: Path, temp: Path) -> None:
     script = scratch / f"snippet_{block.file.stem}_{block.line}.py"
     script.write_text(block.text, encoding="utf-8")
-    done = subprocess.run([sys.executable, str(script)], cwd=scratch, env=_env(scratch),
+    done = subprocess.run([sys.executable, str(script)], cwd=scratch, env=_env(scratch, temp),
                           capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, (
         f"the python snippet at {block.name} fails as written (exit {done.returncode}):\n"
         f"{done.stdout[-2000:]}\n{done.stderr[-4000:]}")
 
 
-def _run_commands(block: Block, scratch: Path) -> None:
+def _run_commands(block: Block, scratch: Path, temp: Path) -> None:
     lines = []
     for n, (command, _) in enumerate(block.commands):
         lines += [f"echo '@@start {n}' >&2", command, f"echo \"@@rc {n} $?\" >&2"]
-    done = subprocess.run(["bash", "-c", "\n".join(lines)], cwd=scratch, env=_env(scratch),
+    done = subprocess.run(["bash", "-c", "\n".join(lines)], cwd=scratch, env=_env(scratch, temp),
                           capture_output=True, text=True, timeout=1500)
     codes = {int(n): int(rc) for n, rc in re.findall(r"@@rc (\d+) (\d+)", done.stderr)}
     wrong = [f"`{command}` exited {codes.get(n, 'never')} (expected {expected})"
@@ -111,13 +113,20 @@ def _run_commands(block: Block, scratch: Path) -> None:
 
 
 @pytest.mark.parametrize("block", BLOCKS, ids=[b.name for b in BLOCKS])
-def test_runnable_snippet_works_as_written(block: Block, scratch: Path):
+def test_runnable_snippet_works_as_written(block: Block, scratch: Path, tmp_path: Path):
     before, venv = _status(), _venv_state()
+    temp = tmp_path / "tmp"
+    temp.mkdir()
     if block.language == "python":
-        _run_python(block, scratch)
+        _run_python(block, scratch, temp)
     else:
         assert block.commands, f"{block.name} is marked runnable but has no command"
-        _run_commands(block, scratch)
+        _run_commands(block, scratch, temp)
+    left = sorted(p.name for p in temp.iterdir() if not p.name.startswith("pytest-of-"))
+    assert not left, (
+        f"running {block.name} as written left {left} in the temp folder: an example must "
+        "clean up what it makes (tempfile.TemporaryDirectory, not mkdtemp), and deskcheck "
+        "must leave nothing behind (pytest's own pytest-of-* folders aside)")
     assert _status() == before, (
         f"running {block.name} changed the real checkout:\n{_status()}")
     assert _venv_state() == venv, f"running {block.name} reinstalled into the real .venv"
