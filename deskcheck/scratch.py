@@ -14,6 +14,8 @@ import json
 import os
 import shutil
 import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from deskcheck.liveness import process_alive, process_token, processes_inside
@@ -103,3 +105,15 @@ def reap_stale(prefix: str) -> list[Path]:
         if not folder.exists():
             removed.append(folder)
     return removed
+
+
+@contextmanager
+def scratch_folder(prefix: str) -> Iterator[Path]:
+    """``with scratch_folder("deskcheck-x-") as folder``: what dead runs of this kind left is
+    reaped, then a fresh owner-marked folder is made and removed at the end."""
+    reap_stale(prefix)
+    folder = make_scratch(prefix)
+    try:
+        yield folder
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)

@@ -15,13 +15,13 @@ from __future__ import annotations
 import io
 import subprocess
 import tarfile
-import tempfile
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from deskcheck.errors import ConfigError, DeskcheckError
+from deskcheck.scratch import scratch_folder
 from deskcheck.static import surface
 
 
@@ -177,7 +177,7 @@ def changed_since(repo: Path, ref: str, subjects: Sequence[Subject]) -> ChangedR
     _git(repo, "rev-parse", "--verify", f"{ref}^{{commit}}")
     report = ChangedReport(ref, [], list(subjects))
     by_name: dict[str, NewNeed] = {}
-    with tempfile.TemporaryDirectory(prefix="deskcheck-ref-") as tmp:
+    with scratch_folder("deskcheck-ref-") as tmp:
         _unpack(repo, ref, {s.root for s in subjects}, Path(tmp))
         for subject in subjects:
             now = _needed(subject, repo / subject.root)

@@ -5,6 +5,7 @@ SIGKILL (each followed by the next run, which reaps what the dead one left) as b
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
 import time
@@ -20,6 +21,7 @@ MODULE = "def total(values):\n    return sum(values)\n"
 
 OWNER = '''
 import os
+import signal
 import time
 
 from deskcheck.suites import rank_pool
@@ -175,3 +177,59 @@ def test_a_rank_pool_folder_is_removed_when_its_mutant_child_leaves_through_os_e
     line = next(ln for ln in done.stdout.splitlines() if ln.startswith("POOL-FOLDERS-AT-CLOSE"))
     assert line == "POOL-FOLDERS-AT-CLOSE []", (
         f"rank-pool folders were left by mutant children that exited through os._exit: {line}")
+
+
+POOL = "class Pool:\n    def __init__(self):\n        raise RuntimeError('no')\n\n" \
+       "    def size(self):\n        return self.n\n"
+
+DRIVING = '''
+import os
+import signal
+import time
+
+from ppkg.pool import Pool
+
+
+def test_size():
+    pool = Pool.__new__(Pool)
+    pool.n = 1
+    if os.environ.get("COV_READY"):  # the killed run: say the pass is under way, then hang
+        open(os.environ["COV_READY"], "w").close()
+        time.sleep(300)
+    assert Pool.size(pool) == 1
+'''
+
+
+def test_a_coverage_pass_killed_with_sigkill_leaves_nothing_after_the_next_run(
+        tmp_path: Path) -> None:
+    """``standins --run`` (the owners coverage pass of ``sweep --auto``) killed with SIGKILL,
+    its pytest child included, mid-pass; the next run reaps its scratch folder."""
+    tmpdir = tmp_path / "tmp"
+    tmpdir.mkdir()
+    root = tmp_path / "project"
+    (root / "ppkg").mkdir(parents=True)
+    (root / "ppkg" / "__init__.py").write_text("")
+    (root / "ppkg" / "pool.py").write_text(POOL)
+    (root / "tests").mkdir()
+    (root / "tests" / "test_pool.py").write_text(DRIVING)
+    (root / "pyproject.toml").write_text('[tool.pytest.ini_options]\npythonpath = ["."]\n')
+    before = _entries(tmpdir)
+    command = [sys.executable, "-m", "deskcheck.cli", "standins", "--run", "tests"]
+    ready = tmp_path / "cov-ready"
+    killed = subprocess.Popen(command, cwd=root, env=_env(tmpdir, root, COV_READY=str(ready)),
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                              start_new_session=True)
+    try:
+        _wait_for(ready)
+        assert any(name.startswith("deskcheck-auto-cov-") for name in _entries(tmpdir)), (
+            f"the coverage pass works in TMPDIR while it runs; found {_entries(tmpdir)}")
+    finally:
+        os.killpg(killed.pid, signal.SIGKILL)
+        killed.wait(timeout=60)
+    again = subprocess.run(command, cwd=root, env=_env(tmpdir, root), capture_output=True,
+                           text=True, timeout=300)
+    assert again.returncode == 0, again.stdout + again.stderr
+    grown = sorted(set(_entries(tmpdir)) - set(before))
+    assert not grown, (
+        f"TMPDIR grew by {grown} after a coverage pass killed with SIGKILL and the next run: "
+        "the pass's scratch folder must carry its owner so the next run reaps it")

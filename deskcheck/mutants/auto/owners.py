@@ -22,7 +22,6 @@ import shutil
 import signal
 import subprocess
 import sys
-import tempfile
 import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -37,9 +36,11 @@ from deskcheck.mutants.auto.coverage_env import (
     RCFILE_ENV,
 )
 from deskcheck.mutants.pytest_config import xdist_off
+from deskcheck.scratch import make_scratch, reap_stale
 
 PLUGIN = "deskcheck.mutants.auto.coverage_plugin"
 COUNTS_PLUGIN = "deskcheck.progress_counts"  # running counts for the progress line
+WORK_PREFIX = "deskcheck-auto-cov-"  # the pass's scratch folder (owner-marked, reaped)
 IMPORT_TIME = "<import>"  # the context of lines run outside any test (module level)
 
 _RCFILE = """\
@@ -254,7 +255,8 @@ def run_coverage_pass(root: Path, paths: Sequence[str], pytest_args: Sequence[st
         raise CoveragePassError("coverage.py is not installed",
                                 fix="pip install 'deskcheck[auto]' (coverage>=7.10)")
     root = root.resolve()
-    work = Path(tempfile.mkdtemp(prefix="deskcheck-auto-cov-"))
+    reap_stale(WORK_PREFIX)  # what passes killed with SIGKILL left
+    work = make_scratch(WORK_PREFIX)
     try:
         data_dir = work / "data"
         data_dir.mkdir()

@@ -12,7 +12,6 @@ import json
 import os
 import signal
 import subprocess
-import tempfile
 import textwrap
 import time
 import xml.etree.ElementTree as ET
@@ -20,6 +19,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
+from deskcheck.scratch import scratch_folder
 from deskcheck.suites.metal.plan import CAPS, FLOORS, Step
 
 TAIL_CHARS = 3000
@@ -156,7 +156,7 @@ def _execute(step: Step, timeout_s: float, work: Path) -> None:
 def run_steps(steps: list[Step], budget_s: float) -> None:
     """Run every planned step in order, within ``budget_s`` seconds in all."""
     began = time.monotonic()
-    with tempfile.TemporaryDirectory(prefix="deskcheck-metal-") as tmp:
+    with scratch_folder("deskcheck-metal-") as tmp:
         for index, step in enumerate(steps):
             if step.status != "planned":
                 continue
