@@ -6,6 +6,8 @@ gloo); what needs a GPU runs where one is visible and skips elsewhere with its r
 
 from __future__ import annotations
 
+import re
+
 import pytest
 import torch.distributed
 
@@ -75,9 +77,11 @@ def test_doctor_runs_the_hang_arm_and_names_the_rank_that_skipped(capsys):
     )
     out = capsys.readouterr().out
     assert "hang arm skipped: the hang arm needs world >= 2" in out, out
-    assert "rank 1 skipped all_reduce #1: returned after 0 collectives while ranks 0 waited" \
-        in out or "rank 1 skipped all_reduce #1: returned after 0 collectives while rank 0 " \
-        "waited" in out, f"the hang arm must name rank 1 as the rank that skipped:\n{out}"
+    # the ordinal (`#1`) is there when the waiting rank's collective count reached the parent
+    # before the timeout killed it; under load it may not have (the message then omits it)
+    assert re.search(r"rank 1 skipped all_reduce( #1)?: returned after 0 collectives while "
+                     r"ranks? 0 waited", out), (
+        f"the hang arm must name rank 1 as the rank that skipped, rank 0 as the one waiting:\n{out}")
     assert "first split: deskcheck/suites/commands.py:" in out and \
         "in skip_all_reduce_on: if rank_context().rank == skipper" in out, \
         f"the hang arm must name the decision where the skipping rank left the others:\n{out}"
