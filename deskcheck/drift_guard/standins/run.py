@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
@@ -17,7 +16,7 @@ from typing import Any
 from deskcheck.drift_guard.standins.select_plugin import ALIASES, SELECT_ENV
 from deskcheck.mutants.auto.locate import module_name_for
 from deskcheck.mutants.auto.owners import CoveragePass, run_coverage_pass
-from deskcheck.scratch import make_scratch, reap_stale
+from deskcheck.scratch import scratch_folder
 
 PLUGIN = "deskcheck.drift_guard.standins.select_plugin"
 WORK_PREFIX = "deskcheck-standins-"  # the selection file's folder (owner-marked, reaped)
@@ -91,9 +90,7 @@ def run_driving(tests: Sequence[str], model_files: Iterable[str], rootdir: Path,
     files_to_run = sorted({t.split("::", 1)[0] for t in tests})
     args = ["-p", "no:cacheprovider", "-p", PLUGIN, "--continue-on-collection-errors",
             *files_to_run]
-    reap_stale(WORK_PREFIX)  # what runs killed with SIGKILL left
-    work = make_scratch(WORK_PREFIX)
-    try:
+    with scratch_folder(WORK_PREFIX) as work:  # reaps what runs killed with SIGKILL left
         listing = work / "select.txt"
         listing.write_text("\n".join(tests), encoding="utf-8")
         previous = os.environ.get(SELECT_ENV)
@@ -108,8 +105,6 @@ def run_driving(tests: Sequence[str], model_files: Iterable[str], rootdir: Path,
         aliases_file = listing.with_name(ALIASES)
         aliases: dict[str, str] = json.loads(aliases_file.read_text(encoding="utf-8")) \
             if aliases_file.is_file() else {}
-    finally:
-        shutil.rmtree(work, ignore_errors=True)
     executed = executed_by_test(coverage, rootdir, rootdir, relpaths, aliases)
     ran = {_relative(aliases.get(t, t), coverage, rootdir) for t in coverage.outcomes}
     info = {"tests": len(tests), "wall_s": round(coverage.wall_s, 4),
