@@ -253,12 +253,59 @@ def function_constants(node: FunctionNode) -> FunctionConstants:
         if name in names or len(values) != 1 or not isinstance(values[0], ast.expr):
             continue
         value = literal(values[0])
-        if not isinstance(value, Unknown):
+        if not isinstance(value, Unknown) and not (
+                isinstance(values[0], ast.List | ast.Dict | ast.Set)
+                and _changed(name, body)):
             local_values[name] = value
     facts = FunctionConstants(tuple(params), args.vararg is not None, args.kwarg is not None,
                               rebound, local_values)
     _FUNCTIONS[id(node)] = (node, facts)  # the node is kept: its id is never reused
     return facts
+
+
+# where a load of a name only reads it: ``for x in n``, ``len(n)``, ``n[0]``, ``x in n``
+_READERS = frozenset({"len", "bool", "reversed", "sorted", "list", "tuple", "set", "frozenset",
+                      "enumerate", "any", "all", "sum", "min", "max", "iter", "print"})
+
+
+def _changed(name: str, body: Iterable[ast.AST]) -> bool:
+    """Whether a mutable literal bound to ``name`` may change after it is bound: any load of
+    it outside a plain read (a method call such as ``.append``, an item store, an argument
+    to a function that is not a known reader, an alias). Nested defs count: a closure can
+    change it."""
+    parents: dict[int, ast.AST] = {}
+    loads: list[ast.Name] = []
+    for top in body:
+        for node in ast.walk(top):
+            for child in ast.iter_child_nodes(node):
+                parents[id(child)] = node
+            if isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, ast.Load):
+                loads.append(node)
+    return any(not _only_read(load, parents) for load in loads)
+
+
+def _only_read(node: ast.expr, parents: dict[int, ast.AST]) -> bool:
+    parent = parents.get(id(node))
+    if isinstance(parent, ast.For | ast.AsyncFor | ast.comprehension):
+        return parent.iter is node
+    if isinstance(parent, ast.Subscript):
+        return parent.value is node and isinstance(parent.ctx, ast.Load)
+    if isinstance(parent, ast.Call):
+        return node in parent.args and isinstance(parent.func, ast.Name) \
+            and parent.func.id in _READERS
+    if isinstance(parent, ast.IfExp | ast.If | ast.While | ast.Assert):
+        return parent.test is node
+    if isinstance(parent, ast.BoolOp):  # `n or []` hands the list on, `if n and x` does not
+        return _only_read(parent, parents) or _truth_test(parent, parents)
+    return isinstance(parent, ast.Compare | ast.UnaryOp | ast.FormattedValue)
+
+
+def _truth_test(node: ast.expr, parents: dict[int, ast.AST]) -> bool:
+    parent = parents.get(id(node))
+    if isinstance(parent, ast.BoolOp):
+        return _truth_test(parent, parents)
+    return isinstance(parent, ast.UnaryOp) or isinstance(
+        parent, ast.IfExp | ast.If | ast.While | ast.Assert) and parent.test is node
 
 
 def _walk_own(body: Iterable[ast.AST]):

@@ -7,6 +7,8 @@ from __future__ import annotations
 import ast
 import textwrap
 
+import pytest
+
 from deskcheck.static import (
     DEAD,
     LIVE,
@@ -244,3 +246,42 @@ def test_merge_forgets_a_value_one_call_site_of_three_disagrees_on():
     assert "rid" not in merged.values, (
         f"merge kept rid={merged.values.get('rid')!r} though the third call site passes 'b';"
         " docs/drift.md: merge(envs) keeps only what every call site agrees on")
+
+
+def _to_del_method(change: str) -> ast.FunctionDef:
+    return _method(
+        "class C:\n    def abort(self, rid):\n        to_del = []\n"
+        "        for i, req in enumerate(self.queue):\n"
+        "            if req.rid == rid:\n"
+        f"                {change}\n"
+        "        for i in reversed(to_del):\n            self.send(i)\n")
+
+
+@pytest.mark.parametrize("change", [
+    "to_del.append(i)", "to_del.extend([i])", "to_del.insert(0, i)", "to_del += [i]",
+    "to_del[0:0] = [i]", "keep(to_del, i)", "other = to_del; other.append(i)",
+    "other = to_del or []; other.append(i)", "(to_del if rid else []).append(i)",
+])
+def test_a_mutable_literal_local_changed_later_is_not_known_empty(change):
+    """docs/drift.md: only a local bound once to a literal, and never changed, decides a
+    branch. SGLang's abort path builds `to_del = []`, appends to it in a loop, then walks
+    `reversed(to_del)`: taking it as the empty list called the walk's body dead."""
+    node = _to_del_method(change)
+    facts = function_constants(node)
+    assert "to_del" not in facts.locals, (
+        f"`to_del = []` is changed later (`{change}`), yet function_constants gives it as a "
+        f"known literal: {facts.locals}")
+    statuses = _statuses(node, Env().with_locals(facts))
+    assert statuses.get("send") != DEAD, (
+        f"`for i in reversed(to_del)` after `{change}` may run its body: self.send must not be "
+        f"DEAD; statuses {statuses}")
+
+
+def test_a_mutable_literal_local_only_read_stays_known():
+    node = _to_del_method("print(len(to_del), to_del[0] if to_del and rid else None, i in to_del)")
+    facts = function_constants(node)
+    assert facts.locals == {"to_del": []}, (
+        f"`to_del = []` only read (len, subscript read, `in`, truth) stays a known literal: "
+        f"{facts.locals}")
+    assert _statuses(node, Env().with_locals(facts)).get("send") == DEAD, (
+        "a loop over a never-changed empty list never runs its body")
