@@ -14,6 +14,7 @@ from deskcheck.static._facts import (
     DELETE,
     ELEMENT,
     GUARDED,
+    PARAM,
     READ,
     RMW,
     WRITE,
@@ -24,7 +25,7 @@ from deskcheck.static._facts import (
 )
 from deskcheck.static._members import FunctionNode
 
-__all__ = ["CALL", "DELETE", "ELEMENT", "GUARDED", "READ", "RMW", "WRITE", "Access", "Cond", "ContextRead",
+__all__ = ["CALL", "DELETE", "ELEMENT", "GUARDED", "PARAM", "READ", "RMW", "WRITE", "Access", "Cond", "ContextRead",
            "FunctionFacts", "clear_cache", "first_param", "function_facts"]
 
 _FACTS: dict[tuple[int, str | None], tuple[FunctionNode, FunctionFacts]] = {}

@@ -6,6 +6,7 @@ ternaries, ``match``) and the line of its statement (what coverage.py records)."
 from __future__ import annotations
 
 import ast
+from dataclasses import replace
 
 from deskcheck.static._context_reads import ContextReads
 from deskcheck.static._facts import (
@@ -13,6 +14,7 @@ from deskcheck.static._facts import (
     DELETE,
     ELEMENT,
     GUARDED,
+    PARAM,
     READ,
     RMW,
     WRITE,
@@ -39,6 +41,7 @@ class Collector(ContextReads):
     def __init__(self, node: FunctionNode, self_name: str | None) -> None:
         self.node = node
         self.accesses: list[Access] = []
+        self.param_accesses: list[Access] = []  # through a parameter: `@req.session`
         self.super_uses: list[tuple[str, str, int]] = []
         self.dynamic: list[int] = []
         self.top_writes: dict[str, int] = {}
@@ -62,17 +65,48 @@ class Collector(ContextReads):
         self.locals = _bound_names(self.node.args) | {
             n.id for n in subnodes(self.node) if isinstance(n, ast.Name)
             and isinstance(n.ctx, ast.Store)}
-        self.visit_block(self.node.body, set(self.self_names))
+        args = self.node.args
+        for arg in args.posonlyargs + args.args + args.kwonlyargs:  # req.x: a touch of @req.x
+            if arg.arg not in self.self_names:
+                self.aliases[arg.arg] = PARAM + arg.arg
+        body = [self.node.body] if isinstance(self.node, ast.Lambda) else self.node.body
+        self.visit_block(body, set(self.self_names))
         out = []
         for acc in self.accesses:
             parts = acc.name.split(".")
             writes = [self.top_writes.get(".".join(parts[:i])) for i in range(1, len(parts) + 1)]
             late = acc.kind in (READ, CALL) and any(w is not None and acc.line > w for w in writes)
-            out.append(Access(acc.name, acc.kind, acc.line, late, acc.swallowed, acc.stmt_line,
-                              acc.conds, acc.call))
+            out.append(replace(acc, after_write=late))
         return FunctionFacts(tuple(out), tuple(self.super_uses), tuple(self.dynamic),
                              tuple(self.super_conds), tuple(self.context),
-                             tuple(self.super_swallowed))
+                             tuple(self.super_swallowed), tuple(self.param_accesses))
+
+    def _self_aliases(self) -> tuple[tuple[str, str], ...]:
+        """The locals bound to a self chain (a parameter's own root is not one: a condition
+        on it is decided from the call's values, not the stand-in's)."""
+        return tuple((k, v) for k, v in self.aliases.items() if not v.startswith(PARAM))
+
+    def _passed(self, node: ast.expr, selves: set[str]) -> str | None:
+        """The self chain an argument passes (``self.queue``, ``self.queue.pop()``, a local
+        or parameter bound to one), or None."""
+        chain = self._element(node, selves) if isinstance(node, ast.Subscript | ast.Call | ast.IfExp) \
+            and not (isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Slice)) \
+            else self._held(node, selves)
+        return ".".join(chain) if chain else None
+
+    def _call_args(self, node: ast.Call, selves: set[str]) -> tuple[tuple[int | str, str], ...]:
+        """What a ``self.m(...)`` call passes that is a self chain, by position or keyword
+        (positions stop at the first ``*args``)."""
+        out: list[tuple[int | str, str]] = []
+        for i, arg in enumerate(node.args):
+            if isinstance(arg, ast.Starred):
+                break
+            if (chain := self._passed(arg, selves)) is not None:
+                out.append((i, chain))
+        for kw in node.keywords:
+            if kw.arg is not None and (chain := self._passed(kw.value, selves)) is not None:
+                out.append((kw.arg, chain))
+        return tuple(out)
 
     def _super_use(self, name: str, kind: str, line: int) -> None:
         """``super().name``: its conditions, and whether a try around it swallows errors."""
@@ -192,14 +226,17 @@ class Collector(ContextReads):
             self.visit(node, selves)
 
     def _record(self, chain: list[str], last_kind: str, line: int,
-                call: ast.Call | None = None) -> None:
-        for i in range(1, len(chain) + 1):
+                call: ast.Call | None = None, args: tuple = ()) -> None:
+        through = chain[0].startswith(PARAM)
+        into = self.param_accesses if through else self.accesses
+        for i in range(1 + through, len(chain) + 1):  # a parameter alone is not a touch
             last = i == len(chain)
             kind = last_kind if last else READ
-            self.accesses.append(Access(".".join(chain[:i]), kind, line,
-                                        swallowed=self.swallowing > 0,
-                                        stmt_line=self.stmt_line, conds=tuple(self.conds),
-                                        call=call if last and len(chain) == 1 else None))
+            own = last and len(chain) == 1
+            into.append(Access(".".join(chain[:i]), kind, line,
+                               swallowed=self.swallowing > 0,
+                               stmt_line=self.stmt_line, conds=tuple(self.conds),
+                               call=call if own else None, args=args if own else ()))
 
     def _super_name(self, node: ast.expr) -> str | None:
         if (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Call)
@@ -221,7 +258,7 @@ class Collector(ContextReads):
     def _cond(self, kind: str, line: int, test: ast.expr | None = None,
               negated: bool = False, selves: set[str] | None = None, label: str = "") -> Cond:
         return Cond(kind, line, test, negated, frozenset(selves or ()), label,
-                    tuple(self.aliases.items()), bound=tuple(self.element_values.items()))
+                    self._self_aliases(), bound=tuple(self.element_values.items()))
 
     def visit_block(self, body: list[ast.stmt], selves: set[str]) -> None:
         """Statements of one block; code after ``if c: return`` runs under ``not c``."""
@@ -298,7 +335,7 @@ class Collector(ContextReads):
             for case in node.cases:
                 label = f"case {ast.unparse(case.pattern)}"
                 cond = Cond("case", case.pattern.lineno, node.subject, False, frozenset(selves),
-                            label, tuple(self.aliases.items()), case.pattern, tuple(earlier),
+                            label, self._self_aliases(), case.pattern, tuple(earlier),
                             tuple(self.element_values.items()))
                 self.conds.append(cond)
                 if case.guard is not None:
@@ -347,17 +384,24 @@ class Collector(ContextReads):
 
     def _visit_function(self, node: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda,
                         selves: set[str]) -> None:
-        inner = selves - _bound_names(node.args)
+        own = _bound_names(node.args)
+        inner = selves - own
         for default in node.args.defaults + [d for d in node.args.kw_defaults if d]:
             self.visit(default, selves)
         name = "lambda" if isinstance(node, ast.Lambda) else f"def {node.name}"
         nested = self._cond("nested", node.lineno, label=f"inside nested {name}")
+        if not isinstance(node, ast.Lambda):
+            for deco in node.decorator_list:
+                self.visit(deco, selves)
+        # its own parameters shadow the enclosing aliases (`lambda req: req.x` is not ours)
+        shadowed = {n: self.aliases.pop(n) for n in own if n in self.aliases}
         if isinstance(node, ast.Lambda):
             self._under(nested, [node.body], inner)
-            return
-        for deco in node.decorator_list:
-            self.visit(deco, selves)
-        self._under(nested, node.body, inner, block=True)
+        else:
+            self._under(nested, node.body, inner, block=True)
+        for n in own:
+            self.aliases.pop(n, None)
+        self.aliases.update(shadowed)
 
     def _visit_expr(self, node: ast.AST, selves: set[str]) -> None:
         if isinstance(node, ast.Lambda):
@@ -425,7 +469,8 @@ class Collector(ContextReads):
         func = node.func
         chain = self._chain(func, selves) if isinstance(func, ast.Attribute) else None
         if chain is not None:
-            self._record(chain, CALL, node.lineno, node)
+            args = self._call_args(node, selves) if len(chain) == 1 else ()
+            self._record(chain, CALL, node.lineno, node, args)
             self._visit_element_base(func, selves)
         elif (name := self._super_name(func)) is not None:
             self._super_use(name, CALL, node.lineno)

@@ -14,6 +14,9 @@ READ, WRITE, RMW, CALL, GUARDED, DELETE = "read", "write", "rmw", "call", "guard
 # the pseudo-field of a container's elements: `self.queue[0].rid`, `req = self.states.get(rid);
 # req.rid` and `for req in self.queue: req.rid` read `queue.[].rid`
 ELEMENT = "[]"
+# the root of a touch through a parameter: `def release(self, req): req.session` touches
+# `@req.session`; a caller that passes `self.queue.pop()` as `req` makes it `queue.[].session`
+PARAM = "@"
 
 @dataclass(frozen=True, eq=False)
 class Cond:
@@ -59,6 +62,9 @@ class Access:
     stmt_line: int = 0  # first line of the enclosing statement (coverage.py's line)
     conds: tuple[Cond, ...] = ()
     call: ast.Call | None = None  # CALL: the call node (its arguments flow into the callee)
+    # CALL of self.m(...): (position or keyword, the self chain passed there: `queue.[]`, or
+    # `@p...` for this function's own parameter p)
+    args: tuple[tuple[int | str, str], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -80,3 +86,5 @@ class FunctionFacts:
     super_conds: tuple[tuple[Cond, ...], ...] = ()  # parallel to super_uses
     context: tuple[ContextRead, ...] = ()
     super_swallowed: tuple[bool, ...] = ()  # parallel to super_uses: inside a swallowing try
+    # touches through a parameter (``@req.session``), named from its root
+    param_accesses: tuple[Access, ...] = ()

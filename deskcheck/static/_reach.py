@@ -25,6 +25,7 @@ from deskcheck.static._binding import bind, unbound
 from deskcheck.static._collect import (
     CALL,
     GUARDED,
+    PARAM,
     READ,
     RMW,
     WRITE,
@@ -33,7 +34,7 @@ from deskcheck.static._collect import (
     function_facts,
 )
 from deskcheck.static._conditions import DEAD, LIVE, explain
-from deskcheck.static._constants import Env, call_args
+from deskcheck.static._constants import Env, call_args, function_constants
 from deskcheck.static._members import ClassSource, Member
 from deskcheck.static._model import ClassModel
 from deskcheck.static._static import class_key
@@ -42,6 +43,7 @@ from deskcheck.static._wrappers import wrapper_functions
 MAX_ENVS = 8
 
 Chain = tuple[tuple[str, Cond, Env], ...]  # (file, condition, env it is decided in), outermost first
+Passed = tuple[tuple[str, str], ...]  # (parameter, the self chain its caller passed: `queue.[]`)
 
 
 @dataclass(frozen=True)
@@ -80,25 +82,31 @@ def walk(model: ClassModel, methods: Sequence[str], *, constants: Mapping[str, A
     best: dict[tuple, int] = {}
     envs_seen: dict[tuple[str, str, str], set[tuple]] = {}
     queue: deque[tuple[ClassSource, Member, str, tuple[str, ...], int, Chain, Env | None,
-                       bool]] = deque()
+                       bool, Passed]] = deque()
+    passed_seen: dict[tuple[str, str, str], set[Passed]] = {}
     indexes: dict = {}
     uses: dict[tuple[str, str, int, str, bool], Use] = {}
 
     def enqueue(klass: ClassSource, member: Member, roles: list[str], path: tuple[str, ...],
-                status: int, conds: Chain, env: Env | None, masked: bool = False) -> None:
+                status: int, conds: Chain, env: Env | None, masked: bool = False,
+                passed: Passed = ()) -> None:
         for role in roles:
             base = (class_key(klass), member.name, role)
             seen = envs_seen.setdefault(base, set())
             env_key = env.key() if env is not None else None
             if env_key not in seen and len(seen) >= MAX_ENVS:
                 env, env_key = None, None
-            key = (*base, env_key, masked)
+            chains = passed_seen.setdefault(base, set())
+            if passed not in chains and len(chains) >= MAX_ENVS:
+                passed = ()
+            key = (*base, env_key, masked, passed)
             if best.get(key, -1) >= status:
                 continue
             seen.add(env_key)
+            chains.add(passed)
             best[key] = status
             queue.append((klass, member, role, (*path, f"{klass.name}.{member.name}"), status,
-                          conds, env, masked))
+                          conds, env, masked, passed))
 
     def status_of(file: str, line: int, stmt_line: int, conds: tuple[Cond, ...],
                   incoming: int, env: Env) -> int:
@@ -124,7 +132,8 @@ def walk(model: ClassModel, methods: Sequence[str], *, constants: Mapping[str, A
         for env in given if isinstance(given, list | tuple) else [given]:
             enqueue(klass, member, roles, (), LIVE, (), env)
     while queue:
-        klass, member, role, path, incoming, inherited, given, swallowed = queue.popleft()
+        klass, member, role, path, incoming, inherited, given, swallowed, passed = \
+            queue.popleft()
         declared = dict(member.functions()).get(role)
         if declared is None:
             continue
@@ -142,24 +151,27 @@ def walk(model: ClassModel, methods: Sequence[str], *, constants: Mapping[str, A
                                        why="a decorator wrapper's argument")))
         for file, fnode, selfname, fpath, fenv in bodies:
             facts = function_facts(fnode, selfname)
-            for acc in facts.accesses:
+            own = dict(passed) if fnode is node else {}
+            for name, acc in [*((a.name, a) for a in facts.accesses),
+                              *_through_params(facts.param_accesses, own)]:
                 conds = inherited + tuple((file, c, fenv) for c in acc.conds)
                 status = status_of(file, acc.line, acc.stmt_line, acc.conds, incoming, fenv)
                 masked = acc.kind == GUARDED or acc.swallowed or swallowed
-                add(Use(acc.name, acc.kind, file, acc.line, acc.stmt_line, fpath, conds, status,
+                add(Use(name, acc.kind, file, acc.line, acc.stmt_line, fpath, conds, status,
                         masked, acc.after_write))
-                top = acc.name.split(".", 1)[0]
-                if top in stop or ("." in acc.name and acc.kind == WRITE) or status == DEAD \
+                top = name.split(".", 1)[0]
+                if top in stop or ("." in name and acc.kind == WRITE) or status == DEAD \
                         and lines is None or provided is not None and top not in provided:
                     continue
-                kind = READ if "." in acc.name else acc.kind
+                kind = READ if "." in name else acc.kind
                 found = model.lookup(top)
                 if found is not None:
                     callee_env = _callee_env(found, acc.call, fenv, f"{file}:{acc.line}") \
                         if kind == CALL else None
                     enqueue(found[0], found[1], roles_for(kind, found[1]), fpath,
                             LIVE if lines is not None else status, conds, callee_env,
-                            swallowed or acc.swallowed)
+                            swallowed or acc.swallowed,
+                            _passed_on(found, acc.args, own) if kind == CALL else ())
             caught = facts.super_swallowed or (False,) * len(facts.super_uses)
             for (name, kind, sline), sconds, scaught in zip(
                     facts.super_uses, facts.super_conds, caught, strict=False):
@@ -177,6 +189,43 @@ def walk(model: ClassModel, methods: Sequence[str], *, constants: Mapping[str, A
                         inherited + tuple((file, c, fenv) for c in ctx.conds), status, False,
                         False, context=True))
     return list(uses.values())
+
+
+def _through_params(accesses: Sequence[Any], passed: Mapping[str, str]):
+    """(name, touch) of each touch through a parameter its caller passed a self chain as:
+    ``@req.session`` with ``req`` given ``queue.[]`` is ``queue.[].session``."""
+    for acc in accesses:
+        root, _, rest = acc.name.partition(".")
+        chain = passed.get(root[len(PARAM):])
+        if chain is not None and rest:
+            yield f"{chain}.{rest}", acc
+
+
+def _passed_on(found: tuple[ClassSource, Member], args: Sequence[tuple[int | str, str]],
+               own: Mapping[str, str]) -> Passed:
+    """The callee's parameters given a self chain by a ``self.m(...)`` call: each argument's
+    chain (one of the caller's own parameters stands for what its caller passed)."""
+    klass, member = found
+    declared = dict(member.functions()).get("call") if member.is_function and args else None
+    if declared is None:
+        return ()
+    params = function_constants(klass.function(declared)).params
+    if member.kind != "staticmethod":
+        params = params[1:]
+    positional = [p.name for p in params if p.kind != "keyword-only"]
+    by_keyword = {p.name for p in params if p.kind != "positional-only"}
+    out: dict[str, str] = {}
+    for where, chain in args:
+        if chain.startswith(PARAM):
+            root, dot, rest = chain[len(PARAM):].partition(".")
+            if root not in own:
+                continue
+            chain = own[root] + dot + rest
+        name = positional[where] if isinstance(where, int) and where < len(positional) else \
+            where if isinstance(where, str) and where in by_keyword else None
+        if name is not None:
+            out[name] = chain
+    return tuple(sorted(out.items()))
 
 
 def _callee_env(found: tuple[ClassSource, Member], call: Any, env: Env, where: str) -> Env | None:

@@ -8,6 +8,7 @@ pruning) and, after ``--run``, the lines those tests executed.
 
 from __future__ import annotations
 
+import ast
 import enum
 import time
 from collections.abc import Callable, Mapping
@@ -29,7 +30,7 @@ from deskcheck.drift_guard.standins.records import (
     is_marker,
 )
 from deskcheck.drift_guard.standins.resolve import Resolved, Resolver
-from deskcheck.static import CallArgs, Env, Unknown, bind, signature_problems
+from deskcheck.static import CallArgs, ClassModel, Env, Unknown, bind, signature_problems
 
 Executed = Mapping[str, Mapping[str, set[int]]]  # test node id -> {abs file: lines}
 SEVERITY = ("drift", "silent_skips", "unexercised", "unknown")  # worst first
@@ -302,7 +303,8 @@ class Judge:
             provided |= model.provided_by_class
         elif cons.kind == MOCK:
             auto = set(model.provided_by_class) - names if cons.model_expr else {"*"}
-        bound = {s.name for s in drive_sets.values() if "MethodType(" in s.text}
+        bound = {s.name for s in drive_sets.values()
+                 if "MethodType(" in s.text or _delegates(s, model.model)}
         constants = {}
         for item in drive_sets.values():
             if item.constant:
@@ -380,3 +382,30 @@ class Judge:
 
 
 __all__ = ["CATEGORIES", "Judge", "Judgment", "SignatureDrift", "StandInReport"]
+
+
+def _delegates(item: SetName, model: ClassModel) -> bool:
+    """``obj.m = lambda a, b: Cls.m(obj, a, b)``: the production method itself, bound by hand
+    (``Cls`` the class the walk finds ``m`` on), so a call ``self.m(x)`` on the driven path
+    enters it with what the call passes, as it would a ``MethodType``."""
+    try:
+        node = ast.parse(item.text.strip(), mode="eval").body
+    except SyntaxError:
+        return False
+    if not isinstance(node, ast.Lambda) or not isinstance(node.body, ast.Call):
+        return False
+    call, args = node.body, node.args
+    func = call.func
+    if not (isinstance(func, ast.Attribute) and func.attr == item.name.rsplit(".", 1)[-1]
+            and "." not in item.name and isinstance(func.value, ast.Name) and call.args
+            and isinstance(call.args[0], ast.Name)) or args.vararg or args.kwarg:
+        return False
+    own = [a.arg for a in args.posonlyargs + args.args]
+    if [a.id if isinstance(a, ast.Name) else None for a in call.args[1:]] != own:
+        return False
+    if sorted((k.arg or "", k.value.id if isinstance(k.value, ast.Name) else "")
+              for k in call.keywords) != sorted((a.arg, a.arg) for a in args.kwonlyargs):
+        return False
+    found = model.lookup(item.name)
+    return found is not None and found[0].name == func.value.id
+
