@@ -27,6 +27,8 @@ def _facts(body: str, params: str = "self, req, flag=False"):
     ("return req.session.close()", {"@req.session", "@req.session.close"}, "a chain"),
     ("kv = req.kv; return kv.holds", {"@req.kv", "@req.kv.holds"}, "a local bound to one"),
     ("for r in req: r.rid", {"@req.[]", "@req.[].rid"}, "an element of a parameter"),
+    ("f = lambda req: 0; return req.session", {"@req.session"},
+     "after a lambda whose own parameter had the same name"),
 ])
 def test_a_read_through_a_parameter_is_a_touch_of_that_parameter(body, expected, shape):
     facts = _facts(body)

@@ -285,3 +285,16 @@ def test_a_mutable_literal_local_only_read_stays_known():
         f"{facts.locals}")
     assert _statuses(node, Env().with_locals(facts)).get("send") == DEAD, (
         "a loop over a never-changed empty list never runs its body")
+
+
+@pytest.mark.parametrize("change", ["pending[rid] = 1", "pending.update(x=1)", "pending.setdefault(rid, 1)"])
+def test_a_dict_literal_local_changed_later_is_not_known_empty(change):
+    node = _method(
+        "class C:\n    def flush(self, rid):\n        pending = {}\n"
+        "        for req in self.queue:\n"
+        f"            {change}\n"
+        "        if pending:\n            self.send(pending)\n")
+    facts = function_constants(node)
+    assert "pending" not in facts.locals, (
+        f"`pending = {{}}` is changed later (`{change}`), yet function_constants gives it as a "
+        f"known literal: {facts.locals}")

@@ -32,6 +32,11 @@ class Queue:
         req = self.waiting.pop()
         self.release(req)
 
+    def abort_mixed(self):
+        self.release(len(self.waiting))
+        for req in self.waiting:
+            self.release(req)
+
     def abort_deep(self):
         for req in self.waiting:
             self.hand_on(req)
@@ -97,6 +102,8 @@ PASSED = {
     "for-loop element, keyword": ("abort_by_keyword", "", "waiting.[].session"),
     "popped element": ("abort_popped", "", "waiting.[].session"),
     "through a second helper's parameter": ("abort_deep", "", "waiting.[].session"),
+    "the same method called before with something else": (
+        "abort_mixed", "", "waiting.[].session"),
     "into a method bound by a delegating lambda": (
         "abort_all", "q.release = lambda req: Queue.release(q, req)\n",
         "waiting.[].session"),
@@ -146,21 +153,26 @@ def test_elements_that_provide_the_name_the_method_reads_hold(tmp_path):
 
 
 HELD = {
-    "the method rebinds its parameter first": "abort_rebound",
-    "a nested lambda's own parameter of the same name": "abort_shadowed",
-    "a lambda that does not delegate replaces the method": "abort_all",
+    "the method rebinds its parameter first": ("abort_rebound", ""),
+    "a nested lambda's own parameter of the same name": ("abort_shadowed", ""),
+    "a lambda that does not delegate replaces the method": (
+        "abort_all", "q.release = lambda req: None"),
+    "a lambda that passes something else replaces the method": (
+        "abort_all", "q.release = lambda req: Queue.release(q, None)"),
+    "a lambda that calls another class's method replaces it": (
+        "abort_all", "q.release = lambda req: FakeReq.release(q, req)"),
 }
 
 
 @pytest.mark.parametrize("shape", sorted(HELD))
 def test_a_read_not_through_the_passed_element_is_not_charged_to_it(tmp_path, shape):
-    extra = "q.release = lambda req: None\n" if "replaces" in shape else ""
+    method, extra = HELD[shape]
     report = _judge(tmp_path, f'''
         def test_it():
             q = Queue.__new__(Queue)
             q.waiting = [FakeReq("a")]
-            {extra.strip()}
-            q.{HELD[shape]}({'"x"' if HELD[shape] == "abort_rebound" else ""})
+            {extra}
+            q.{method}({'"x"' if method == "abort_rebound" else ""})
     ''')
     found = {n for c in ("drift", "unknown", "unexercised") for n in names(report, c)
              if n.startswith("waiting.[].session")}
