@@ -261,6 +261,7 @@ def _to_del_method(change: str) -> ast.FunctionDef:
     "to_del.append(i)", "to_del.extend([i])", "to_del.insert(0, i)", "to_del += [i]",
     "to_del[0:0] = [i]", "keep(to_del, i)", "other = to_del; other.append(i)",
     "other = to_del or []; other.append(i)", "(to_del if rid else []).append(i)",
+    "push = lambda x: to_del.append(x); push(i)",
 ])
 def test_a_mutable_literal_local_changed_later_is_not_known_empty(change):
     """docs/drift.md: only a local bound once to a literal, and never changed, decides a

@@ -55,6 +55,19 @@ class Queue:
     def finish(self, batch):
         return batch.done
 
+    def finish_by_keyword_only(self):
+        self.finish_keyword_only(batch=self.batch)
+
+    def finish_keyword_only(self, *, batch):
+        return batch.done
+
+    def abort_all_for(self):
+        for req in self.waiting:
+            self.release_for(req, "timeout")
+
+    def release_for(self, req, reason):
+        return req.session
+
     def abort_rebound(self, other):
         for req in self.waiting:
             self.release_rebound(req, other)
@@ -140,6 +153,20 @@ def test_a_field_passed_to_a_method_is_judged_on_what_the_method_reads(tmp_path)
         f"the test set holds only `reqs`: `batch.done` must be drift; got drift={drift}")
 
 
+def test_a_field_passed_to_a_keyword_only_parameter_is_followed(tmp_path):
+    report = _judge(tmp_path, '''
+        def test_it():
+            q = Queue.__new__(Queue)
+            q.batch = SimpleNamespace(reqs=[])
+            q.finish_by_keyword_only()
+    ''')
+    drift = names(report, "drift")
+    assert "batch.done" in drift, (
+        "`self.finish_keyword_only(batch=self.batch)` passes the field to a keyword-only "
+        "parameter (`def finish_keyword_only(self, *, batch)`), which reads `batch.done`: a "
+        f"keyword-only parameter must be followed like any other; got drift={drift}")
+
+
 def test_elements_that_provide_the_name_the_method_reads_hold(tmp_path):
     report = _judge(tmp_path, '''
         def test_it():
@@ -161,6 +188,8 @@ HELD = {
         "abort_all", "q.release = lambda req: Queue.release(q, None)"),
     "a lambda that calls another class's method replaces it": (
         "abort_all", "q.release = lambda req: FakeReq.release(q, req)"),
+    "a lambda that swaps its parameters replaces the method": (
+        "abort_all_for", "q.release_for = lambda reason, req: Queue.release_for(q, req, reason)"),
 }
 
 
