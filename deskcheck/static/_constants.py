@@ -87,6 +87,8 @@ class Env:
         for name in facts.rebound & set(self.values):
             unknown[name] = f"`{name}` is reassigned in the body"
         values.update(facts.locals)
+        for name, why in facts.changed.items():
+            unknown.setdefault(name, why)
         return Env(values, unknown)
 
 
@@ -126,6 +128,8 @@ class FunctionConstants:
     kwarg: bool
     rebound: frozenset[str]
     locals: Mapping[str, Any]
+    # a list, dict or set literal local changed after it is bound: why it is not known
+    changed: Mapping[str, str] = field(default_factory=dict)
 
 
 _FUNCTIONS: dict[int, tuple[FunctionNode, FunctionConstants]] = {}
@@ -249,16 +253,22 @@ def function_constants(node: FunctionNode) -> FunctionConstants:
     names = {p.name for p in params} | {a.arg for a in (args.vararg, args.kwarg) if a}
     rebound = frozenset(n for n in stores if n in names)
     local_values: dict[str, Any] = {}
+    changed: dict[str, str] = {}
     for name, values in stores.items():
         if name in names or len(values) != 1 or not isinstance(values[0], ast.expr):
             continue
         value = literal(values[0])
-        if not isinstance(value, Unknown) and not (
-                isinstance(values[0], ast.List | ast.Dict | ast.Set)
-                and _changed(name, body)):
+        if isinstance(value, Unknown):
+            continue
+        change = _changed(name, body) if isinstance(values[0], ast.List | ast.Dict | ast.Set) \
+            else None
+        if change is None:
             local_values[name] = value
+        else:
+            changed[name] = (f"`{name}` = {_short(values[0])} changes after it is bound "
+                             f"(`{_short(change)}` at line {change.lineno})")
     facts = FunctionConstants(tuple(params), args.vararg is not None, args.kwarg is not None,
-                              rebound, local_values)
+                              rebound, local_values, changed)
     _FUNCTIONS[id(node)] = (node, facts)  # the node is kept: its id is never reused
     return facts
 
@@ -268,11 +278,11 @@ _READERS = frozenset({"len", "bool", "reversed", "sorted", "list", "tuple", "set
                       "enumerate", "any", "all", "sum", "min", "max", "iter", "print"})
 
 
-def _changed(name: str, body: Iterable[ast.AST]) -> bool:
-    """Whether a mutable literal bound to ``name`` may change after it is bound: any load of
-    it outside a plain read (a method call such as ``.append``, an item store, an argument
-    to a function that is not a known reader, an alias). Nested defs count: a closure can
-    change it."""
+def _changed(name: str, body: Iterable[ast.AST]) -> ast.AST | None:
+    """Where a mutable literal bound to ``name`` may change after it is bound (None: never):
+    a load of it outside a plain read (a method call such as ``.append``, an item store, an
+    argument to a function that is not a known reader, an alias), shown as the expression
+    around that load. Nested defs count: a closure can change it."""
     parents: dict[int, ast.AST] = {}
     loads: list[ast.Name] = []
     for top in body:
@@ -281,7 +291,21 @@ def _changed(name: str, body: Iterable[ast.AST]) -> bool:
                 parents[id(child)] = node
             if isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, ast.Load):
                 loads.append(node)
-    return any(not _only_read(load, parents) for load in loads)
+    for load in sorted(loads, key=lambda n: (n.lineno, n.col_offset)):
+        if not _only_read(load, parents):
+            return _around(load, parents)
+    return None
+
+
+def _around(load: ast.Name, parents: dict[int, ast.AST]) -> ast.AST:
+    """The expression that changes or hands on ``load`` (``to_del.append(i)``), else the
+    statement holding it."""
+    node: ast.AST = load
+    while isinstance(parents.get(id(node)), ast.expr):
+        node = parents[id(node)]
+    if node is load or isinstance(getattr(node, "ctx", None), ast.Store | ast.Del):
+        return parents.get(id(node), node)  # `other = to_del`, `to_del[0] = x`: the statement
+    return node
 
 
 def _only_read(node: ast.expr, parents: dict[int, ast.AST]) -> bool:

@@ -299,3 +299,18 @@ def test_a_dict_literal_local_changed_later_is_not_known_empty(change):
     assert "pending" not in facts.locals, (
         f"`pending = {{}}` is changed later (`{change}`), yet function_constants gives it as a "
         f"known literal: {facts.locals}")
+
+
+@pytest.mark.parametrize(("change", "shown"), [
+    ("to_del.append(i)", "`to_del.append(i)` at line 6"),
+    ("other = to_del", "`other = to_del` at line 6"),
+    ("to_del[0:0] = [i]", "`to_del[0:0] = [i]` at line 6"),
+])
+def test_an_undecided_loop_over_a_changed_literal_local_says_where_it_changes(change, shown):
+    node = _to_del_method(change)
+    facts = function_facts(node, "self")
+    cond = next(a for a in facts.accesses if a.name == "send").conds[-1]
+    why = explain(cond, {}, Env().with_locals(function_constants(node))).why
+    assert "changes after it is bound" in why and shown in why, (
+        f"the loop over `to_del` stays undecided because `{change}` changes the list; the "
+        f"reason must say so and where ({shown}); it says: {why!r}")
