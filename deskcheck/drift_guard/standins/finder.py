@@ -7,6 +7,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from deskcheck.drift_guard.standins.flow import Flow, Items, Obj, Result, Unfollowed
+from deskcheck.drift_guard.standins.flow_choices import parametrized_choices
 from deskcheck.drift_guard.standins.flow_refs import parametrized
 from deskcheck.drift_guard.standins.module import FunctionNode, TestClass, TestModule
 from deskcheck.drift_guard.standins.records import (
@@ -148,7 +149,8 @@ class Finder:
                     tuples[param] = items
             result = flow.run(func, klass_methods=klass.methods if klass else None,
                               bound=bound, label=tail, tuples=tuples,
-                              callables=parametrized(func, module, klass is not None))
+                              callables=parametrized(func, module, klass is not None),
+                              literals=parametrized_choices(func, module, klass is not None))
             findings.drives.extend(_drives(result, node_id, rel))
             unfollowed.extend(result.unfollowed)
         seen: set[int] = set()

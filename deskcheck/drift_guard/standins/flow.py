@@ -17,8 +17,9 @@ from __future__ import annotations
 import ast
 from collections.abc import Callable
 
+from deskcheck.drift_guard.standins.flow_choices import loop_choices
 from deskcheck.drift_guard.standins.flow_drives import Drives, short
-from deskcheck.drift_guard.standins.flow_refs import loop_refs, refs
+from deskcheck.drift_guard.standins.flow_refs import _module_value, loop_refs, refs
 from deskcheck.drift_guard.standins.flow_state import (
     Container,
     Items,
@@ -101,6 +102,16 @@ class Flow(Drives):
         return scope.result
 
     # -- statements ------------------------------------------------------------------------
+    def _iterated_literal(self, node: ast.expr, scope: Scope) -> object:
+        """What a test's ``for`` loops over, when it is a literal: as written, a local bound to
+        one, or a module-level ``NAME = [...]``."""
+        value = self.literal_value(node, scope)
+        if value is UNKNOWN and isinstance(node, ast.Name) and node.id not in scope.bindings:
+            bound = _module_value(node.id, self.module)
+            if bound is not None:
+                value = self.literal_value(bound, Scope(scope.name))
+        return value
+
     def _block(self, body: list[ast.stmt], scope: Scope) -> None:
         for stmt in body:
             self._stmt(stmt, scope)
@@ -148,7 +159,11 @@ class Flow(Drives):
             self._expr(stmt.iter, scope)
             self._unbind(stmt.target, scope)
             scope.callables.update(loop_refs(stmt.target, stmt.iter, scope, self.module))
+            rows = loop_choices(stmt.target, self._iterated_literal(stmt.iter, scope), id(stmt))
+            scope.literals.update(rows)
             self._block(stmt.body, scope)
+            for name in rows:  # after the loop: its last row, or unbound; not known here
+                scope.literals.pop(name, None)
             self._block(stmt.orelse, scope)
         elif isinstance(stmt, ast.Try | ast.TryStar):
             self._block(stmt.body, scope)
@@ -287,7 +302,7 @@ class Flow(Drives):
         items = self._items(value, scope)
         if items is not None:
             scope.tuples[key] = items
-        known = self.literal_value(value, scope)
+        known = self.literal_value(value, scope, choices=True)
         if known is not UNKNOWN:
             scope.literals[key] = known
         methods = refs(value, scope, self.module)
@@ -369,7 +384,7 @@ class Flow(Drives):
             if held:
                 bound[param] = held
                 passed += held
-            elif (value := self.literal_value(arg, scope)) is not UNKNOWN:
+            elif (value := self.literal_value(arg, scope, choices=True)) is not UNKNOWN:
                 literals[param] = value  # _check(align=4096): align is 4096 in the helper
             if flow is self and (held_methods := refs(arg, scope, self.module)):
                 methods[param] = held_methods  # check(s, Scheduler.run): run drives it

@@ -8,7 +8,7 @@ import ast
 from deskcheck.drift_guard.standins.flow_state import Container, Items, Obj, Scope
 from deskcheck.drift_guard.standins.forms import Forms, literal
 from deskcheck.drift_guard.standins.module import TestModule, dotted
-from deskcheck.drift_guard.standins.records import NAMESPACE, PLAIN, UNKNOWN, SetName
+from deskcheck.drift_guard.standins.records import NAMESPACE, PLAIN, UNKNOWN, Choices, SetName
 from deskcheck.static import CallArgs, Unknown
 
 
@@ -100,10 +100,13 @@ class Values:
             return found
         return self._eval(node, scope)
 
-    def literal_value(self, node: ast.expr, scope: Scope) -> object:
-        """A literal the test passes: as written, or a local bound to one earlier."""
+    def literal_value(self, node: ast.expr, scope: Scope, *, choices: bool = False) -> object:
+        """A literal the test passes: as written, or a local bound to one earlier. A name
+        bound to one literal per row (a literal loop's variable, a parametrized column) is
+        its :class:`Choices` where ``choices`` is asked for, else not a known literal."""
         if isinstance(node, ast.Name) and node.id in scope.literals:
-            return scope.literals[node.id]
+            value = scope.literals[node.id]
+            return UNKNOWN if isinstance(value, Choices) and not choices else value
         return literal(node, self.module)
 
     def call_values(self, node: ast.Call, skip: int, scope: Scope) -> CallArgs:
@@ -112,7 +115,7 @@ class Values:
         where = f"{self.rel}:{node.lineno}"
 
         def value(arg: ast.expr) -> object:
-            got = self.literal_value(arg, scope)
+            got = self.literal_value(arg, scope, choices=True)
             return Unknown(f"the test passes `{_short(arg, 40)}` at {where}") \
                 if got is UNKNOWN else got
 

@@ -17,11 +17,13 @@ from typing import Any
 
 from deskcheck.drift_guard.paths import CATEGORIES, PathRecord, PathVerdict, judge_paths
 from deskcheck.drift_guard.standins.arguments import judge_argument
+from deskcheck.drift_guard.standins.flow_choices import MAX_ROWS, expand
 from deskcheck.drift_guard.standins.records import (
     MOCK,
     NEW,
     NONE,
     PLAIN,
+    Choices,
     Construction,
     Drive,
     Problem,
@@ -127,17 +129,18 @@ class StandInReport:
         return out
 
 
-def _entry_env(drive: Drive, resolved: Resolved) -> Env | None:
-    """The driven method's parameters as the test's call binds them (None: not known)."""
+def _entry_envs(drive: Drive, resolved: Resolved) -> list[Env | None]:
+    """The driven method's parameters as the test's call binds them, one env per row of the
+    literal loops and parametrize tables its values come from (``[None]``: not known)."""
     if drive.args is None:
-        return None
+        return [None]
     found = resolved.model.lookup(drive.method)
     if found is None or not found[1].is_function:
-        return None
+        return [None]
     klass, member = found
     declared = dict(member.functions()).get("call")
     if declared is None:
-        return None
+        return [None]
     args: CallArgs = drive.args
 
     def value(v: Any) -> Any:
@@ -145,16 +148,29 @@ def _entry_env(drive: Drive, resolved: Resolved) -> Env | None:
         return Unknown(f"`{v!r}` passed at {args.where} is not an enum member") \
             if got is _SKIP else got
 
-    args = CallArgs(tuple(value(v) for v in args.positional),
-                    tuple((k, value(v)) for k, v in args.keywords), args.star, args.double_star,
-                    args.where)
-    return bind(klass.function(declared), args, skip_first=member.kind != "staticmethod",
-                label=f"{klass.name}.{drive.method}")
+    passed = [*args.positional, *(v for _k, v in args.keywords)]
+    rows = expand(passed)
+    if rows is None:  # too many rows: each such value is unknown
+        rows = [[Unknown(f"a value passed at {args.where} takes more than {MAX_ROWS} "
+                         "combinations of rows") if isinstance(v, Choices) else v
+                 for v in passed]]
+    envs: list[Env | None] = []
+    count = len(args.positional)
+    for row in rows:
+        one = CallArgs(tuple(value(v) for v in row[:count]),
+                       tuple((k, value(v)) for (k, _v), v in zip(args.keywords, row[count:],
+                                                                 strict=True)),
+                       args.star, args.double_star, args.where)
+        envs.append(bind(klass.function(declared), one, skip_first=member.kind != "staticmethod",
+                         label=f"{klass.name}.{drive.method}"))
+    return envs
 
 
 def _constant(value: Any) -> Any:
     """A literal as the branch pruning wants it; an enum-like symbol becomes an enum member
     named like it (``DisaggregationMode.NULL``); anything else is left out (``None`` marker)."""
+    if isinstance(value, Choices):  # one value per row: never one constant
+        return _SKIP
     if isinstance(value, Symbol):
         owner, _, name = value.name.rpartition(".")
         owner = owner.rpartition(".")[2]
@@ -316,11 +332,11 @@ class Judge:
         entry: dict[str, list[Env | None]] = {}
         for drive, resolved in members:
             envs = entry.setdefault(drive.method, [])
-            env = _entry_env(drive, resolved)
-            if env is None and None in envs or env is not None and any(
-                    e is not None and e.key() == env.key() for e in envs):
-                continue
-            envs.append(env)
+            for env in _entry_envs(drive, resolved):
+                if env is None and None in envs or env is not None and any(
+                        e is not None and e.key() == env.key() for e in envs):
+                    continue
+                envs.append(env)
         executed = None
         if self.executed is not None:
             executed = {}

@@ -45,6 +45,17 @@ class SetName:
         return self.value is not UNKNOWN
 
 
+@dataclass(frozen=True)
+class Choices:
+    """A name the test binds to one literal per row: a loop over a literal tuple or list
+    (``for fast in (True, False)``), a parametrize table's column. ``row`` is this name's
+    value in each row; names of one table or loop share ``source``, so a call passing two
+    of them walks their rows together, never a mix of rows."""
+
+    source: int
+    row: tuple[Any, ...]
+
+
 def is_marker(name: str) -> bool:
     """``req.``: the stand-in's field ``req`` holds a namespace whose names are all listed
     (``req.rid``...), so a name it lacks is judged (see ``Obj.nested``); ``queue.[]`` and

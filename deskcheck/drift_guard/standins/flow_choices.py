@@ -1,0 +1,92 @@
+"""Names a test binds to one literal per row: a loop over a literal tuple or list (``for fast
+in (True, False)``, rows unpacked: ``for mode, fast in [("a", True), ...]``) and the columns
+of a parametrized test's tables (``pytest.mark.parametrize``, ``parameterized.expand``). A call
+passing such a name to a driven method binds its parameter once per row (:class:`Choices`)."""
+
+from __future__ import annotations
+
+import ast
+from itertools import product
+from typing import Any
+
+from deskcheck.drift_guard.standins.flow_refs import (
+    _PARAMETERIZED,
+    _PARAMETRIZE,
+    _argnames,
+    _rows,
+    _target_names,
+)
+from deskcheck.drift_guard.standins.forms import literal
+from deskcheck.drift_guard.standins.module import FunctionNode, TestModule, dotted
+from deskcheck.drift_guard.standins.records import UNKNOWN, Choices
+
+MAX_ROWS = 8  # a call whose rows combine to more than this binds nothing known
+
+
+def loop_choices(target: ast.AST, iterated: Any, source: int) -> dict[str, Choices]:
+    """``for x in VALUE`` where VALUE is a known literal tuple, list or set: each name the
+    target binds, with its value in each row (nothing when a row does not unpack)."""
+    if not isinstance(iterated, tuple | list | frozenset | set) or not iterated:
+        return {}
+    names = _target_names(target)
+    rows: list[tuple[Any, ...]] = []
+    for item in iterated:
+        if len(names) == 1:
+            rows.append((item,))
+        elif isinstance(item, tuple | list) and len(item) == len(names):
+            rows.append(tuple(item))
+        else:
+            return {}
+    return {name: Choices(source, tuple(r[i] for r in rows))
+            for i, name in enumerate(names) if name is not None}
+
+
+def parametrized_choices(func: FunctionNode, module: TestModule, is_method: bool
+                         ) -> dict[str, Choices]:
+    """The literal columns of a parametrized test's tables: each parameter whose value is a
+    literal in every row of its table (one table per decorator, combined as pytest does)."""
+    params = [a.arg for a in func.args.posonlyargs + func.args.args]
+    if is_method and params:
+        params = params[1:]
+    out: dict[str, Choices] = {}
+    for decorator in func.decorator_list:
+        if not isinstance(decorator, ast.Call):
+            continue
+        name = module.qualify(dotted(decorator.func)) or dotted(decorator.func) or ""
+        if name in _PARAMETRIZE and len(decorator.args) >= 2:
+            names = _argnames(decorator.args[0])
+            rows = _rows(decorator.args[1], module, single=len(names) == 1)
+        elif name in _PARAMETERIZED and decorator.args:
+            rows = _rows(decorator.args[0], module, single=False)
+            width = {len(r) for r in rows if r is not None}
+            names = list(params[: width.pop()]) if len(width) == 1 else []
+        else:
+            continue
+        if not names or not rows or any(r is None or len(r) != len(names) for r in rows):
+            continue
+        for i, param in enumerate(names):
+            values = [literal(row[i], module) for row in rows if row is not None]
+            if all(v is not UNKNOWN for v in values):
+                out[param] = Choices(id(decorator), tuple(values))
+    return out
+
+
+def expand(values: list[Any]) -> list[list[Any]] | None:
+    """Each way ``values`` can be, row by row: a :class:`Choices` takes its value in one row,
+    two from one source always the same row. None when the rows combine to more than
+    :data:`MAX_ROWS`; ``[values]`` when none is a choice."""
+    sources: dict[int, int] = {}
+    for value in values:
+        if isinstance(value, Choices):
+            sources.setdefault(value.source, len(value.row))
+    total = 1
+    for count in sources.values():
+        total *= count
+    if total > MAX_ROWS:
+        return None
+    out: list[list[Any]] = []
+    order = list(sources)
+    for picks in product(*(range(sources[s]) for s in order)):
+        row = dict(zip(order, picks, strict=True))
+        out.append([v.row[row[v.source]] if isinstance(v, Choices) else v for v in values])
+    return out
