@@ -169,8 +169,6 @@ def _entry_envs(drive: Drive, resolved: Resolved) -> list[Env | None]:
 def _constant(value: Any) -> Any:
     """A literal as the branch pruning wants it; an enum-like symbol becomes an enum member
     named like it (``DisaggregationMode.NULL``); anything else is left out (``None`` marker)."""
-    if isinstance(value, Choices):  # one value per row: never one constant
-        return _SKIP
     if isinstance(value, Symbol):
         owner, _, name = value.name.rpartition(".")
         owner = owner.rpartition(".")[2]

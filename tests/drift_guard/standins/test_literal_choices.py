@@ -24,6 +24,11 @@ class Queue:
             return self.fast_path
         return self.slow_path
 
+    def step_flag(self):
+        if self.flag is False:
+            return self.slow_path
+        return self.fast_path
+
     def pick(self, mode, fast):
         if mode == "a" and not fast:
             return self.never_together
@@ -42,7 +47,7 @@ def _judge(tmp_path: Path, body: str):
     (root / "pyproject.toml").write_text('[tool.pytest.ini_options]\npythonpath = ["."]\n')
     (root / "tests" / "test_shape.py").write_text(source)
     line = next(i for i, text in enumerate(source.splitlines(), 1)
-                if "SimpleNamespace(fast_path=1)" in text)
+                if "SimpleNamespace(fast_path=1" in text)
     return standin(discover_in(root), f"tests/test_shape.py:{line}")
 
 
@@ -194,3 +199,31 @@ def test_more_rows_than_the_cap_bind_nothing_known(tmp_path):
         "deskcheck walks: `mode` and `fast` are then not known and the read behind `if mode "
         f"== 'a' and not fast` stays undecided; got drift={names(report, 'drift')}, "
         f"unknown={names(report, 'unknown')}")
+
+
+def test_a_loop_variable_used_after_its_loop_is_not_known(tmp_path):
+    report = _judge(tmp_path, '''
+        def test_it():
+            q = SimpleNamespace(fast_path=1)
+            for fast in (True, False):
+                pass
+            Queue.step(q, fast)
+    ''')
+    assert "slow_path" in names(report, "unknown"), (
+        "after the loop `fast` holds its last row only; deskcheck does not follow which, so "
+        "the read behind `if fast` must stay undecided there, not be judged once per row; "
+        f"got drift={names(report, 'drift')}, unknown={names(report, 'unknown')}")
+
+
+def test_a_field_set_from_a_loop_variable_is_not_one_constant(tmp_path):
+    report = _judge(tmp_path, '''
+        def test_it():
+            for fast in (True, False):
+                q = SimpleNamespace(fast_path=1, flag=fast)
+                Queue.step_flag(q)
+    ''')
+    assert "slow_path" in names(report, "unknown"), (
+        "`flag=fast` holds a different value in each row: it is not one constant of the "
+        "stand-in, so `if self.flag is False` stays undecided (the rows taken as the "
+        f"constant are not `False`, which would call slow_path dead); got drift={names(report, 'drift')}, "
+        f"unknown={names(report, 'unknown')}, unexercised={names(report, 'unexercised')}")
