@@ -227,3 +227,18 @@ def test_a_field_set_from_a_loop_variable_is_not_one_constant(tmp_path):
         "stand-in, so `if self.flag is False` stays undecided (the rows taken as the "
         f"constant are not `False`, which would call slow_path dead); got drift={names(report, 'drift')}, "
         f"unknown={names(report, 'unknown')}, unexercised={names(report, 'unexercised')}")
+
+
+def test_exactly_the_cap_of_rows_is_walked(tmp_path):
+    report = _judge(tmp_path, '''
+        @pytest.mark.parametrize("mode", ["a", "b", "c", "d"])
+        @pytest.mark.parametrize("fast", [True, False])
+        def test_it(mode, fast):
+            q = SimpleNamespace(fast_path=1)
+            Queue.pick(q, mode, fast)
+    ''')
+    assert "never_together" in names(report, "drift"), (
+        "two stacked tables of 4 and 2 rows make 8 walks, exactly the cap, so each row is "
+        "walked and mode='a' with fast=False reads `never_together`: drift (a cap that "
+        f"counts 8 as too many is off by one); got drift={names(report, 'drift')}, "
+        f"unknown={names(report, 'unknown')}")
