@@ -1,7 +1,9 @@
 """The traversal that finds every ``self.X`` one function touches, including inside its
 closures, lambdas and comprehensions, with the chain of branch conditions each touch sits
 under (``if``/``elif``/``else``, early ``return``s, loops, ``except`` handlers, ``and``/``or``,
-ternaries, ``match``) and the line of its statement (what coverage.py records)."""
+ternaries, ``match``) and the line of its statement (what coverage.py records). Touches through
+a parameter are kept apart (``@req.session``), and each ``self.m(...)`` call records the self
+chains it passes, so a caller's walk can name them (``queue.[].session``)."""
 
 from __future__ import annotations
 

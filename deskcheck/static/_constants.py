@@ -3,7 +3,8 @@
 Three providers, each computed once per parsed node and asked for on demand:
 
 - :func:`function_constants` — what one ``def`` knows by itself: its parameters, their literal
-  defaults, the parameters its body rebinds, and the locals bound exactly once to a literal.
+  defaults, the parameters its body rebinds, and the locals bound exactly once to a literal (a
+  list, dict or set literal only while nothing changes it: ``changed`` says where it does).
 - :func:`call_args` — the values one call passes (literal arguments, names the caller's
   :class:`Env` knows), each unknown value saying why.
 - :func:`~deskcheck.static._binding.bind` (in ``_binding``) — a call's values on the callee's

@@ -6,7 +6,9 @@ wrappers along the MRO. The status of a touch is the weakest of its branch condi
 from the stand-in's constants and the :class:`~._constants.Env` of the function it stands in:
 the driven method's parameters are bound from the test's call (``entry``); a ``self.m(...)``
 call binds ``m``'s parameters from its arguments, evaluated in the caller's env, so a literal
-flag (``self.is_idle(for_health_check=True)``) decides the callee's branches. A method reached
+flag (``self.is_idle(for_health_check=True)``) decides the callee's branches, and a self chain it
+passes (a field, an element: ``self.release(self.queue.pop())``) names what the callee reads
+through that parameter (``req.session`` there is ``queue.[].session``). A method reached
 with several envs is walked once per distinct env (up to :data:`MAX_ENVS`, then once with
 nothing known). With ``executed`` (coverage.py lines) a touch is ``LIVE`` when its line ran.
 A touch inside a callee called from a ``try`` whose handler catches ``AttributeError`` (or
