@@ -9,15 +9,9 @@ import ast
 from itertools import product
 from typing import Any
 
-from deskcheck.drift_guard.standins.flow_refs import (
-    _PARAMETERIZED,
-    _PARAMETRIZE,
-    _argnames,
-    _rows,
-    _target_names,
-)
+from deskcheck.drift_guard.standins.flow_refs import _target_names, tables
 from deskcheck.drift_guard.standins.forms import literal
-from deskcheck.drift_guard.standins.module import FunctionNode, TestModule, dotted
+from deskcheck.drift_guard.standins.module import FunctionNode, TestModule
 from deskcheck.drift_guard.standins.records import UNKNOWN, Choices
 
 MAX_ROWS = 8  # a call whose rows combine to more than this binds nothing known
@@ -45,24 +39,9 @@ def parametrized_choices(func: FunctionNode, module: TestModule, is_method: bool
                          ) -> dict[str, Choices]:
     """The literal columns of a parametrized test's tables: each parameter whose value is a
     literal in every row of its table (one table per decorator, combined as pytest does)."""
-    params = [a.arg for a in func.args.posonlyargs + func.args.args]
-    if is_method and params:
-        params = params[1:]
     out: dict[str, Choices] = {}
-    for decorator in func.decorator_list:
-        if not isinstance(decorator, ast.Call):
-            continue
-        name = module.qualify(dotted(decorator.func)) or dotted(decorator.func) or ""
-        if name in _PARAMETRIZE and len(decorator.args) >= 2:
-            names = _argnames(decorator.args[0])
-            rows = _rows(decorator.args[1], module, single=len(names) == 1)
-        elif name in _PARAMETERIZED and decorator.args:
-            rows = _rows(decorator.args[0], module, single=False)
-            width = {len(r) for r in rows if r is not None}
-            names = list(params[: width.pop()]) if len(width) == 1 else []
-        else:
-            continue
-        if not names or not rows or any(r is None or len(r) != len(names) for r in rows):
+    for decorator, names, rows in tables(func, module, is_method):
+        if any(r is None or len(r) != len(names) for r in rows):
             continue
         for i, param in enumerate(names):
             values = [literal(row[i], module) for row in rows if row is not None]

@@ -60,15 +60,14 @@ def bind_rows(names: list[str | None], rows: list[list[ast.expr] | None], scope:
     return out
 
 
-def parametrized(func: FunctionNode, module: TestModule, is_method: bool
-                 ) -> dict[str, list[Ref]]:
-    """The production methods a parametrized test's parameters may hold, from its
-    ``pytest.mark.parametrize`` and ``parameterized.expand`` decorators."""
+def tables(func: FunctionNode, module: TestModule, is_method: bool
+           ) -> list[tuple[ast.Call, list[str], list[list[ast.expr] | None]]]:
+    """A parametrized test's tables, one per decorator (``pytest.mark.parametrize``,
+    ``parameterized.expand``): the decorator, the parameters it fills, its rows."""
     params = [a.arg for a in func.args.posonlyargs + func.args.args]
     if is_method and params:
         params = params[1:]
-    out: dict[str, list[Ref]] = {}
-    empty = Scope(func.name)
+    out: list[tuple[ast.Call, list[str], list[list[ast.expr] | None]]] = []
     for decorator in func.decorator_list:
         if not isinstance(decorator, ast.Call):
             continue
@@ -83,7 +82,18 @@ def parametrized(func: FunctionNode, module: TestModule, is_method: bool
         else:
             continue
         if names and rows:
-            out.update(bind_rows(list(names), rows, empty, module))
+            out.append((decorator, list(names), rows))
+    return out
+
+
+def parametrized(func: FunctionNode, module: TestModule, is_method: bool
+                 ) -> dict[str, list[Ref]]:
+    """The production methods a parametrized test's parameters may hold, from its
+    ``pytest.mark.parametrize`` and ``parameterized.expand`` decorators."""
+    out: dict[str, list[Ref]] = {}
+    empty = Scope(func.name)
+    for _decorator, names, rows in tables(func, module, is_method):
+        out.update(bind_rows(names, rows, empty, module))
     return out
 
 

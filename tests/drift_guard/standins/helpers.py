@@ -24,3 +24,20 @@ def standin(found: Discovery, built_at: str) -> StandInReport:
 
 def names(report: StandInReport, category: str) -> set[str]:
     return {r.name for r in report.records(category)}
+
+
+def judge_one(tmp_path: Path, production: str, test_source: str, built: str,
+              package: str = "qcore", module: str = "queue") -> StandInReport:
+    """Write a project (``package/module.py`` holding ``production``, ``tests/test_shape.py``
+    holding ``test_source``) and give the verdict on the stand-in built on the first line of
+    the test file that contains ``built``."""
+    root = tmp_path / "proj"
+    (root / package).mkdir(parents=True)
+    (root / "tests").mkdir()
+    (root / package / "__init__.py").write_text("")
+    (root / package / f"{module}.py").write_text(production)
+    (root / "pyproject.toml").write_text('[tool.pytest.ini_options]\npythonpath = ["."]\n')
+    (root / "tests" / "test_shape.py").write_text(test_source)
+    line = next(i for i, text in enumerate(test_source.splitlines(), 1) if built in text)
+    return standin(discover_in(root), f"tests/test_shape.py:{line}")
+

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.drift_guard.standins.helpers import discover_in, names, standin
+from tests.drift_guard.standins.helpers import judge_one, names
 
 QUEUE = '''
 class Queue:
@@ -39,16 +39,7 @@ class Queue:
 def _judge(tmp_path: Path, body: str):
     source = ("import pytest\nfrom types import SimpleNamespace\n"
               "from qcore.queue import Queue\n\n" + textwrap.dedent(body))
-    root = tmp_path / "proj"
-    (root / "qcore").mkdir(parents=True)
-    (root / "tests").mkdir()
-    (root / "qcore" / "__init__.py").write_text("")
-    (root / "qcore" / "queue.py").write_text(QUEUE)
-    (root / "pyproject.toml").write_text('[tool.pytest.ini_options]\npythonpath = ["."]\n')
-    (root / "tests" / "test_shape.py").write_text(source)
-    line = next(i for i, text in enumerate(source.splitlines(), 1)
-                if "SimpleNamespace(fast_path=1" in text)
-    return standin(discover_in(root), f"tests/test_shape.py:{line}")
+    return judge_one(tmp_path, QUEUE, source, "SimpleNamespace(fast_path=1")
 
 
 REACHES_SLOW = {

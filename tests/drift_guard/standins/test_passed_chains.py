@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.drift_guard.standins.helpers import discover_in, names, standin
+from tests.drift_guard.standins.helpers import judge_one, names
 
 QUEUE = '''
 class Queue:
@@ -99,15 +99,7 @@ def _judge(tmp_path: Path, body: str, built: str = "Queue.__new__(Queue)"):
               "from qcore.queue import Queue\n\n\nclass FakeReq:\n"
               "    def __init__(self, rid):\n        self.rid = rid\n\n"
               + textwrap.dedent(body))
-    root = tmp_path / "proj"
-    (root / "qcore").mkdir(parents=True)
-    (root / "tests").mkdir()
-    (root / "qcore" / "__init__.py").write_text("")
-    (root / "qcore" / "queue.py").write_text(QUEUE)
-    (root / "pyproject.toml").write_text('[tool.pytest.ini_options]\npythonpath = ["."]\n')
-    (root / "tests" / "test_shape.py").write_text(source)
-    line = next(i for i, text in enumerate(source.splitlines(), 1) if built in text)
-    return standin(discover_in(root), f"tests/test_shape.py:{line}")
+    return judge_one(tmp_path, QUEUE, source, built)
 
 
 PASSED = {
