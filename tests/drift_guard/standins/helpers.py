@@ -26,6 +26,12 @@ def names(report: StandInReport, category: str) -> set[str]:
     return {r.name for r in report.records(category)}
 
 
+# the head of a test file over ``qcore.queue.Queue``: the imports and a plain fake request
+QUEUE_TEST_HEAD = ("from types import SimpleNamespace\nfrom unittest.mock import MagicMock\n"
+                   "from qcore.queue import Queue\n\n\nclass FakeReq:\n"
+                   "    def __init__(self, rid):\n        self.rid = rid\n\n")
+
+
 def judge_one(tmp_path: Path, production: str, test_source: str, built: str,
               package: str = "qcore", module: str = "queue") -> StandInReport:
     """Write a project (``package/module.py`` holding ``production``, ``tests/test_shape.py``

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from deskcheck.drift_guard.standins import render
-from tests.drift_guard.standins.helpers import judge_one, names
+from tests.drift_guard.standins.helpers import QUEUE_TEST_HEAD, judge_one, names
 
 QUEUE = '''
 class Queue:
@@ -47,11 +47,7 @@ class Queue:
 
 def _judge(tmp_path: Path, body: str, built: str = "Queue.__new__(Queue)"):
     """The verdict on the stand-in the test file builds where ``built`` is written."""
-    source = ("from types import SimpleNamespace\nfrom unittest.mock import MagicMock\n"
-              "from qcore.queue import Queue\n\n\nclass FakeReq:\n"
-              "    def __init__(self, rid):\n        self.rid = rid\n\n"
-              + textwrap.dedent(body))
-    return judge_one(tmp_path, QUEUE, source, built)
+    return judge_one(tmp_path, QUEUE, QUEUE_TEST_HEAD + textwrap.dedent(body), built)
 
 
 LACKING = {
