@@ -73,8 +73,8 @@ def test_the_index_and_the_lookup_of_an_element_are_read_too():
      "`req.rid` reads the list"),
     ("req = self.queue[0]; req = other; return req.rid",
      "`req` was rebound to a parameter before the read"),
-    ("for req in self.queue:;     pass; for req in other:;     req.rid",
-     "the second loop rebinds `req` to the items of a parameter"),
+    ("for req in self.queue:;     pass; for req in other():;     req.rid",
+     "the second loop rebinds `req` to the items a call returns"),
     ("names = [r for r in self.queue]; return r.rid",
      "a comprehension's variable does not outlive it"),
 ])
