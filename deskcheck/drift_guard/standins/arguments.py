@@ -16,6 +16,7 @@ from types import SimpleNamespace
 from typing import Any
 
 from deskcheck.drift_guard.paths import PathRecord, PathVerdict, is_provided
+from deskcheck.drift_guard.standins.flow_choices import call_rows
 from deskcheck.drift_guard.standins.records import NAMESPACE, Construction, Drive
 from deskcheck.drift_guard.standins.resolve import Resolved
 from deskcheck.static import (
@@ -65,9 +66,9 @@ def judge_argument(cons: Construction, drives: list[Drive], resolved: Resolved,
     param = parameter(node, first.argument, skip)
     if param is None:
         return None
-    envs = [_with_receiver(bind(node, _args(d.args), skip_first=skip,
+    envs = [_with_receiver(bind(node, row, skip_first=skip,
                                 label=f"{klass.name}.{first.method}"), node, d, skip)
-            for d in drives]
+            for d in drives for row in call_rows(_args(d.args))]
     facts = function_facts(node, param)
     if cons.kind == NAMESPACE:
         constants = {**constants, "": Something(True, "namespace")}  # the argument itself

@@ -13,6 +13,7 @@ from deskcheck.drift_guard.standins.flow_refs import _target_names, tables
 from deskcheck.drift_guard.standins.forms import literal
 from deskcheck.drift_guard.standins.module import FunctionNode, TestModule
 from deskcheck.drift_guard.standins.records import UNKNOWN, Choices
+from deskcheck.static import CallArgs, Unknown
 
 MAX_ROWS = 8  # a call whose rows combine to more than this binds nothing known
 
@@ -69,3 +70,20 @@ def expand(values: list[Any]) -> list[list[Any]] | None:
         row = dict(zip(order, picks, strict=True))
         out.append([v.row[row[v.source]] if isinstance(v, Choices) else v for v in values])
     return out
+
+
+def call_rows(args: CallArgs) -> list[CallArgs]:
+    """What a test's call passes, once per row of the loops and tables its values come from
+    (:func:`expand`); past :data:`MAX_ROWS` those values are unknown, saying why."""
+    passed = [*args.positional, *(v for _k, v in args.keywords)]
+    rows = expand(passed)
+    if rows is None:
+        rows = [[Unknown(f"a value passed at {args.where} takes more than {MAX_ROWS} "
+                         "combinations of rows") if isinstance(v, Choices) else v
+                 for v in passed]]
+    count = len(args.positional)
+    return [CallArgs(tuple(row[:count]),
+                     tuple((k, v) for (k, _old), v in zip(args.keywords, row[count:],
+                                                          strict=True)),
+                     args.star, args.double_star, args.where) for row in rows]
+

@@ -17,13 +17,12 @@ from typing import Any
 
 from deskcheck.drift_guard.paths import CATEGORIES, PathRecord, PathVerdict, judge_paths
 from deskcheck.drift_guard.standins.arguments import judge_argument
-from deskcheck.drift_guard.standins.flow_choices import MAX_ROWS, expand
+from deskcheck.drift_guard.standins.flow_choices import call_rows
 from deskcheck.drift_guard.standins.records import (
     MOCK,
     NEW,
     NONE,
     PLAIN,
-    Choices,
     Construction,
     Drive,
     Problem,
@@ -148,19 +147,11 @@ def _entry_envs(drive: Drive, resolved: Resolved) -> list[Env | None]:
         return Unknown(f"`{v!r}` passed at {args.where} is not an enum member") \
             if got is _SKIP else got
 
-    passed = [*args.positional, *(v for _k, v in args.keywords)]
-    rows = expand(passed)
-    if rows is None:  # too many rows: each such value is unknown
-        rows = [[Unknown(f"a value passed at {args.where} takes more than {MAX_ROWS} "
-                         "combinations of rows") if isinstance(v, Choices) else v
-                 for v in passed]]
     envs: list[Env | None] = []
-    count = len(args.positional)
-    for row in rows:
-        one = CallArgs(tuple(value(v) for v in row[:count]),
-                       tuple((k, value(v)) for (k, _v), v in zip(args.keywords, row[count:],
-                                                                 strict=True)),
-                       args.star, args.double_star, args.where)
+    for row in call_rows(args):
+        one = CallArgs(tuple(value(v) for v in row.positional),
+                       tuple((k, value(v)) for k, v in row.keywords), row.star,
+                       row.double_star, row.where)
         envs.append(bind(klass.function(declared), one, skip_first=member.kind != "staticmethod",
                          label=f"{klass.name}.{drive.method}"))
     return envs

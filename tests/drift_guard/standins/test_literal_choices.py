@@ -24,6 +24,11 @@ class Queue:
             return self.fast_path
         return self.slow_path
 
+    def handle(self, req, fast):
+        if fast:
+            return req.fast_path
+        return req.slow_path
+
     def step_flag(self):
         if self.flag is False:
             return self.slow_path
@@ -233,3 +238,18 @@ def test_exactly_the_cap_of_rows_is_walked(tmp_path):
         "walked and mode='a' with fast=False reads `never_together`: drift (a cap that "
         f"counts 8 as too many is off by one); got drift={names(report, 'drift')}, "
         f"unknown={names(report, 'unknown')}")
+
+
+def test_a_stand_in_passed_as_an_argument_is_judged_once_per_row(tmp_path):
+    report = _judge(tmp_path, '''
+        def test_it():
+            q = SimpleNamespace()
+            for fast in (True, False):
+                req = SimpleNamespace(fast_path=1)
+                Queue.handle(q, req, fast)
+    ''')
+    assert "slow_path" in names(report, "drift"), (
+        "`req` is passed to Queue.handle with fast=True and with fast=False; the False row "
+        "reads `req.slow_path`, which the stand-in lacks: drift (the row values taken as one "
+        f"truthy object would call it dead); got drift={names(report, 'drift')}, "
+        f"unknown={names(report, 'unknown')}, unexercised={names(report, 'unexercised')}")
