@@ -80,6 +80,8 @@ def _audit(target: str, root_path: Path, roots_methods: list[str] | None,
     roots = _root_methods(model, resolver, patterns, target)
     reach = Reach(resolver, config)
     reach.build(roots)
+    reach.read_preconditions(roots, [*(fn.module for fn in roots),
+                                     *(k.module for k in model.sources)])
     inline = _inline_declarations(reach, sources)
     sanctioned = {a.field: f"agreed by {a.collective}" + (f" ({a.why})" if a.why else "")
                   for a in config.agreed if a.field}
@@ -98,7 +100,9 @@ def _audit(target: str, root_path: Path, roots_methods: list[str] | None,
     decisions.sort(key=lambda d: (d.file, d.line, d.condition))
     report = AuditReport(target, [f.qualname for f in roots], decisions, _unique(reach.sites),
                          functions=len({c.fn.key for c in reach.ctxs.values()}),
-                         notes=list(dict.fromkeys(model.notes + resolver.notes + reach.notes)))
+                         notes=list(dict.fromkeys(model.notes + resolver.notes + reach.notes
+                                                  + [p.note() for p in
+                                                     reach.preconditions.values()])))
     report.declarations = check_declarations(config, report, reach, tracer, model, inline)
     report.files_read = sorted(reach.files_read(model))
     report.not_entered = _not_entered(reach)

@@ -33,6 +33,7 @@ from deskcheck.static import ALL, Sources, probe_module, unread_change
 from deskcheck.uniformity.config import UniformityConfig
 from deskcheck.uniformity.model import AuditReport
 from deskcheck.uniformity.module_state import STATE_READ, may_write_any
+from deskcheck.uniformity.preconditions import DISPATCH_READ, calls_of
 
 CACHE_FILE = "uniformity_cache.sqlite"
 _CODE_FORM = f"{__version__}/1"  # code digests kept under it: a new form never meets an old one
@@ -206,11 +207,11 @@ def _bodies(sources: Sources, reads: set[tuple[str, int, str]] | None
     whose string arguments nothing reads), None for all."""
     if reads is None:
         return {}
-    out: dict[str, tuple[set, set, set, set, set] | None] = {}
+    out: dict[str, tuple[set, set, set, set, set, set] | None] = {}
     kinds = {"body": 0, "scan": 1, "calls": 2}
     for path in sources.read:
         out[path] = None if not sources.has_bodies(path) \
-            else (set(), set(), set(), set(), set())
+            else (set(), set(), set(), set(), set(), set())
     for path, line, how in reads:
         entry = out.get(path)
         if entry is None:
@@ -221,11 +222,13 @@ def _bodies(sources: Sources, reads: set[tuple[str, int, str]] | None
             entry[3].add((line, int(how.removeprefix("inert:"))))
         elif how.startswith(STATE_READ):  # module-level names found written nowhere
             entry[4].update(n for n in how.removeprefix(STATE_READ).split(",") if n)
+        elif how.startswith(DISPATCH_READ):  # searched for calls of the roots
+            entry[5].update(n for n in how.removeprefix(DISPATCH_READ).split(",") if n)
         else:
             entry[kinds.get(how, 0)].add(line)
     return {p: None if e is None else (frozenset(e[0]), frozenset(e[1] - e[0]),
                                        frozenset(e[2] - e[0]), frozenset(e[3]),
-                                       frozenset(e[4]))
+                                       frozenset(e[4]), frozenset(e[5]))
             for p, e in out.items()}
 
 
@@ -252,9 +255,10 @@ def _reads_alike(db: sqlite3.Connection, digest: str, data: bytes,
     or a comment), else as a whole file (its code digest)."""
     if read is not None and not (len(read) > 4 and may_write_any(data, read[4])):
         blob = db.execute("SELECT data FROM blobs WHERE digest = ?", (digest,)).fetchone()
-        if blob is not None and unread_change(zlib.decompress(blob[0]), data,
-                                              *read[:4]) is None:
-            return True
+        old = zlib.decompress(blob[0]) if blob is not None else None
+        if old is not None and unread_change(old, data, *read[:4]) is None and not (
+                len(read) > 5 and calls_of(old, read[5]) != calls_of(data, read[5])):
+            return True  # (a call of a root added or removed: its precondition may differ)
     return _same_code(db, digest, data)
 
 

@@ -201,6 +201,10 @@ def judge(build: _Build, reach: Reach, tracer: Tracer, roles: dict[str, str],
     elif _all_trivial(build, reach, sites):
         decision.verdict = Verdict.TRIVIAL
         decision.why = "every collective it gates runs only where its group has one rank"
+        if not _all_trivial(build, reach, sites, roots=False):
+            dims = ", ".join(sorted(reach.only_where.get(ctx.fn.key, ())))
+            decision.why += (f": it is reached only from roots started where the {dims} "
+                             "group has one rank (see the notes)")
     elif _exit_only_single(build, sites):
         decision.verdict = Verdict.TRIVIAL
         decision.why = "the exit it decides is taken only where its group has one rank"
@@ -288,6 +292,9 @@ def _classify(leaves: list[Leaf], dim: str, paired: str = "") -> list[Input]:
         elif any(trivial_for(single, dim) for single in leaf.single):
             klass, reason = TRIVIAL_INPUT, (f"reaches the decision only where the {dim} group "
                                             f"has one rank ({leaf.reason})")
+        elif leaf.category == "rank_id" and any(trivial_for(s, leaf.dim) for s in leaf.single):
+            klass, reason = CONFIG, (f"{leaf.reason}: the same on every rank where the "
+                                     f"{leaf.dim} group has one rank, as on its path")
         elif leaf.category == "rank_id":
             if varies_within(leaf.dim, dim):
                 klass, reason = RANK_LOCAL, f"{leaf.reason}: differs within a {dim} group"
@@ -327,8 +334,11 @@ def _verdict(inputs: list[Input]) -> tuple[Verdict, str]:
     return Verdict.UNIFORM, "every input is agreed or configuration"
 
 
-def _all_trivial(build: _Build, reach: Reach, sites: list[CollectiveSite]) -> bool:
-    """Every gated call sits under a single-rank condition for its collectives' group."""
+def _all_trivial(build: _Build, reach: Reach, sites: list[CollectiveSite],
+                 roots: bool = True) -> bool:
+    """Every gated call sits under a single-rank condition for its collectives' group, or
+    (``roots``) in a function reached only from roots started where that group has one rank
+    (``preconditions.py``)."""
     if not build.calls or not sites:
         return False
     dims = {s.dim for s in sites}
@@ -339,6 +349,8 @@ def _all_trivial(build: _Build, reach: Reach, sites: list[CollectiveSite]) -> bo
                 continue
             singles = {single_rank_dim(x.test, x.negated) for x in holding_guards(guards)
                        if x.test is not None and x.kind in ("if", "exit")}
+            if roots:
+                singles |= reach.only_where.get(ctx.fn.key, frozenset())
             if not all(any(s and trivial_for(s, d) for s in singles) for d in dims):
                 return False
     return True

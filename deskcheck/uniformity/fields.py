@@ -194,7 +194,11 @@ class FieldReads:
                 if tested(g) and g.kind in _TESTED_GUARDS:
                     out += self._prefixed(f"{write.file}:{g.line} written when: {g.text}",
                                           tuple(self.guard_sources(g, wctx, depth)))
-        return self._prefixed(hop, tuple(out))
+        # written only where a group has one rank (`if tp_size == 1: self.x = ...`): what it
+        # holds, and whether it was written, reach a reader only there
+        single = self._path_marks(wctx.flow.guards.get(id(write.node), ()), None, wctx)[0] \
+            if write.node is not None else frozenset()
+        return self._prefixed(hop, tuple(out), single)
 
     def _crash_only(self, wctx: Ctx, guard) -> bool:
         """Whether ``guard`` is an early exit whose every way out is a raise or an assert

@@ -31,6 +31,11 @@ from deskcheck.uniformity.config import Consensus, UniformityConfig
 from deskcheck.uniformity.consensus import consensus_entry
 from deskcheck.uniformity.leaves import default_of
 from deskcheck.uniformity.model import CollectiveSite
+from deskcheck.uniformity.preconditions import (
+    Precondition,
+    reached_only_where,
+    root_preconditions,
+)
 from deskcheck.uniformity.rules import declared_dim, hop_text
 
 NOTHING: Any = object()
@@ -149,6 +154,10 @@ class Reach:
         self._tested: dict[int, set[str]] = {}
         self._forwards: dict[tuple[int, str], bool] = {}  # (function, parameter) -> passed on
         self._statements: dict[int, frozenset[int]] = {}
+        # root preconditions (``preconditions.py``): per root, and per function the dims
+        # single-rank on every root that reaches it
+        self.preconditions: dict[tuple, Precondition] = {}
+        self.only_where: dict[tuple, frozenset[str]] = {}
 
     def ctx(self, fn: Fn, consts: dict[str, Any]) -> tuple[Ctx, bool]:
         probe = Ctx(fn, consts, flow_facts(fn.node))
@@ -180,6 +189,14 @@ class Reach:
         self._keep_parameter_notes()
         self._resolve_groups()
         self._propagate()
+
+    def read_preconditions(self, roots: list[Fn], modules: list[str]) -> None:
+        """The roots' preconditions, read from their calls in ``modules`` outside the walk,
+        and what every function reached holds of them (``preconditions.py``)."""
+        walked = {(c.fn.file, c.fn.node.lineno) for c in self.ctxs.values()}
+        self.preconditions = root_preconditions(roots, modules, self.resolver.index, walked)
+        starts = [self.ctxs[k] for k in ((fn.key, ()) for fn in roots) if k in self.ctxs]
+        self.only_where = reached_only_where(self.preconditions, starts)
 
     # -- groups ---------------------------------------------------------------------------
     def _resolve_groups(self) -> None:

@@ -24,7 +24,7 @@ from deskcheck.uniformity.cycles import CycleSolver
 from deskcheck.uniformity.fields import FieldReads
 from deskcheck.uniformity.generators import yield_points
 from deskcheck.uniformity.helpers import NamedHelpers
-from deskcheck.uniformity.leaves import Leaf, dedupe_leaves, default_of, param_group
+from deskcheck.uniformity.leaves import _REFERENCES, Leaf, dedupe_leaves, default_of, param_group
 from deskcheck.uniformity.module_state import flat_targets, module_names, state_writes
 from deskcheck.uniformity.passthrough import (
     one_definition,
@@ -176,6 +176,12 @@ class Tracer(FieldReads, Reductions, CycleSolver, CallSummaries, PathConditions,
             leaves = dedupe_leaves(self._expr(expr, ctx, mode, depth))
         finally:
             self._calls.pop()
+        only = self.reach.only_where.get(ctx.fn.key)
+        if only:  # computed only on roots started where these groups have one rank: the
+            # sources read here carry that (an edge to a cycle member or a parameter marker
+            # does not: what arrives by it is left unmarked, which can only keep a report)
+            leaves = tuple(leaf if only <= leaf.single or leaf.category in _REFERENCES
+                           else leaf._replace(single=leaf.single | only) for leaf in leaves)
         if self._low[key] == index:  # the root of its component: every member is complete
             members: list[tuple] = []
             while True:
