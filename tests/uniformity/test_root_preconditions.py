@@ -241,3 +241,81 @@ def test_a_new_call_of_a_root_makes_the_cached_audit_stale(make_pkg, tmp_path):
     audit("pkg.s:S", root=root, cache=cache)
     audit("pkg.s:S", root=root, cache=cache)
     assert cache.hits >= 1, "an edit that adds no call of a root was never read from the cache"
+
+
+def _write(folder, files: dict[str, str]):
+    (folder / "pkg").mkdir(parents=True)
+    (folder / "pkg" / "__init__.py").write_text("")
+    for name, text in files.items():
+        (folder / "pkg" / name).write_text(
+            "import time\nimport torch.distributed as dist\n" + textwrap.dedent(text))
+    (folder / "pyproject.toml").write_text(CFG)
+    return folder
+
+
+def test_an_early_exit_dispatcher_proves_the_root_after_it(tmp_path):
+    text = _LOOPS + """
+
+def dispatch(s: S):
+    if s.pp_size > 1:
+        s.loop_pp()
+        return
+    s.loop_normal()
+"""
+    report = _audit(_write(tmp_path / "exit", {"s.py": text}))
+    only = _find(report, "self.pp_group.is_last_rank")
+    assert only.verdict is Verdict.TRIVIAL, (
+        f"past `if pp_size > 1: ...; return` the dispatcher calls `loop_normal` only where the "
+        f"pp group has one rank (an early exit's condition proves it as an `else` does); got "
+        f"{only.verdict.value}: {only.why}; notes {report.notes}")
+
+
+def test_the_target_classs_module_is_searched_for_roots_a_base_class_defines(tmp_path):
+    base = _LOOPS.replace("class S:", "class Base:")
+    target = """
+from pkg.base import Base
+
+
+class S(Base):
+    pass
+""" + _DISPATCH
+    report = _audit(_write(tmp_path / "base", {"base.py": base, "s.py": target}))
+    only = _find(report, "self.pp_group.is_last_rank")
+    assert only.verdict is Verdict.TRIVIAL and any(
+        n.startswith("Base.loop_normal runs only where") for n in report.notes), (
+        f"the roots live on `Base` (pkg/base.py), the dispatcher beside the target class "
+        f"(pkg/s.py): the target's module must be searched too; got {only.verdict.value}, "
+        f"notes {report.notes}")
+
+
+_STAMP = """
+class S:
+    def __init__(self, tp_size):
+        if tp_size == 1:
+            self.stamp = time.monotonic()
+        else:
+            self.stamp = 0.0
+
+    def loop_pp(self):
+        pass
+
+    def loop_normal(self):
+        self.step_normal()
+
+    def step_normal(self):
+        if self.stamp > 5.0:
+            dist.all_reduce(self.x, group=self.tp_group)
+""" + _DISPATCH
+
+
+def test_a_clock_set_in_init_under_tp_size_1_stays_marked_on_a_pp1_only_path(tmp_path):
+    decision = _find(_audit(_write(tmp_path / "stamp", {"s.py": _STAMP})), "self.stamp > 5.0")
+    assert decision.verdict is Verdict.TRIVIAL, (
+        f"`self.stamp` holds a clock only where `tp_size == 1` (set so in __init__), and "
+        f"`step_normal` adds the pp precondition to that mark, it does not replace it: the "
+        f"tp collective it gates is TRIVIAL; got {decision.verdict.value}: {decision.why}")
+    plain = _STAMP.replace("if tp_size == 1:", "if tp_size == 2:")
+    twin = _find(_audit(_write(tmp_path / "two", {"s.py": plain})), "self.stamp > 5.0")
+    assert twin.verdict is Verdict.RANK_LOCAL, (
+        f"under `tp_size == 2` the clock differs between tp ranks: must be RANK-LOCAL, got "
+        f"{twin.verdict.value}")
