@@ -29,6 +29,8 @@ from typing import Any
 
 from deskcheck.static._collect import Cond
 from deskcheck.static._constants import EMPTY, Env, Returns, Something, Unknown
+from deskcheck.static._growth import Grows
+from deskcheck.static._growth import Guard as GrowthGuard
 
 DEAD, UNKNOWN, LIVE = 0, 1, 2
 _SIMPLE = (bool, int, float, str, bytes, type(None), tuple, list, set, frozenset, dict, range)
@@ -65,6 +67,11 @@ def explain(cond: Cond, constants: Mapping[str, Any], env: Env = EMPTY) -> Decis
     if cond.test is None:
         return Decision(UNKNOWN, f"`{cond.text}` is not decided statically")
     ctx = _Context(cond, constants, env)
+    if cond.kind == "for" and (grows := ctx.grows(cond.test)) is not None:
+        filled = ctx.filled(grows)  # a grow-only local: entered once it holds something
+        if isinstance(filled, Unknown):
+            return Decision(UNKNOWN, filled.why)
+        return Decision(LIVE if filled else DEAD)
     if cond.kind == "for":
         length = ctx.length(cond.test)
         if isinstance(length, Unknown):
@@ -89,8 +96,49 @@ class _Context:
         self.constants = constants
         self.env = env
 
+    # -- grow-only locals (``_growth``) -------------------------------------------------------
+    def grows(self, expr: ast.expr) -> Grows | None:
+        """The grow-only local ``expr`` iterates or tests (through ``reversed``, ``sorted``,
+        ``enumerate``, ``list``, ...), else None."""
+        while isinstance(expr, ast.Call) and isinstance(expr.func, ast.Name) \
+                and expr.func.id in _LENGTH_WRAPPERS and len(expr.args) == 1 \
+                and not expr.keywords:
+            expr = expr.args[0]
+        if not isinstance(expr, ast.Name) or expr.id in self.selves \
+                or expr.id in self.aliases or expr.id in self.bound:
+            return None
+        return self.env.grows.get(expr.id)
+
+    def filled(self, grows: Grows) -> bool | Unknown:
+        """Whether the grow-only local holds something where it is read: yes once a
+        definite growth site's guards all hold (the first pass of each loop around it), no
+        when every site has a guard that cannot hold and nothing else may add to it."""
+        if grows.initial:
+            return True
+        undecided: Unknown | None = None
+        for site in grows.sites:
+            states = [self._guard(g) for g in site.guards]
+            if all(state is True for state in states):
+                return True
+            if any(state is False for state in states):
+                continue
+            undecided = undecided or next(s for s in states if isinstance(s, Unknown))
+        if undecided is None and not grows.maybe:
+            return False
+        why = undecided.why if undecided is not None else "another change may add to it"
+        return Unknown(f"{grows.why}; whether it grows: {why}")
+
+    def _guard(self, guard: GrowthGuard) -> bool | Unknown:
+        if guard.kind == "for":
+            length = self.length(guard.test)
+            return length if isinstance(length, Unknown) else length > 0
+        truth = self.truth(guard.test)
+        return truth if isinstance(truth, Unknown) else truth != guard.negated
+
     # -- truth -------------------------------------------------------------------------------
     def truth(self, expr: ast.expr) -> bool | Unknown:
+        if (grows := self.grows(expr)) is not None and isinstance(expr, ast.Name):
+            return self.filled(grows)
         if isinstance(expr, ast.UnaryOp) and isinstance(expr.op, ast.Not):
             inner = self.truth(expr.operand)
             return inner if isinstance(inner, Unknown) else not inner

@@ -23,6 +23,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from deskcheck.static._growth import Grows, grow_only
+
 FunctionNode = ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda
 
 
@@ -67,6 +69,8 @@ class Env:
 
     values: Mapping[str, Any] = field(default_factory=dict)
     unknown: Mapping[str, str] = field(default_factory=dict)
+    # grow-only locals (``_growth``): unknown as values, decided only as empty or not
+    grows: Mapping[str, Grows] = field(default_factory=dict)
 
     def get(self, name: str) -> Any:
         if name in self.values:
@@ -90,7 +94,7 @@ class Env:
         values.update(facts.locals)
         for name, why in facts.changed.items():
             unknown.setdefault(name, why)
-        return Env(values, unknown)
+        return Env(values, unknown, dict(facts.grows))
 
 
 EMPTY = Env()
@@ -131,6 +135,8 @@ class FunctionConstants:
     locals: Mapping[str, Any]
     # a list, dict or set literal local changed after it is bound: why it is not known
     changed: Mapping[str, str] = field(default_factory=dict)
+    # of those, the ones only ever added to: whether they are empty follows where they grow
+    grows: Mapping[str, Grows] = field(default_factory=dict)
 
 
 _FUNCTIONS: dict[int, tuple[FunctionNode, FunctionConstants]] = {}
@@ -255,21 +261,28 @@ def function_constants(node: FunctionNode) -> FunctionConstants:
     rebound = frozenset(n for n in stores if n in names)
     local_values: dict[str, Any] = {}
     changed: dict[str, str] = {}
+    grows: dict[str, Grows] = {}
     for name, values in stores.items():
         if name in names or len(values) != 1 or not isinstance(values[0], ast.expr):
             continue
         value = literal(values[0])
         if isinstance(value, Unknown):
             continue
-        change = _changed(name, body) if isinstance(values[0], ast.List | ast.Dict | ast.Set) \
-            else None
+        mutable = isinstance(values[0], ast.List | ast.Dict | ast.Set)
+        loads, parents = _loads(name, body) if mutable else ([], {})
+        change = _changed(loads, parents) if mutable else None
         if change is None:
             local_values[name] = value
         else:
-            changed[name] = (f"`{name}` = {_short(values[0])} changes after it is bound "
-                             f"(`{_short(change)}` at line {change.lineno})")
+            changed[name] = why = (f"`{name}` = {_short(values[0])} changes after it is bound "
+                                   f"(`{_short(change)}` at line {change.lineno})")
+            kind = "list" if isinstance(value, list) else "dict" if isinstance(value, dict) \
+                else "set"
+            found = grow_only(name, kind, len(value), loads, parents, _only_read, why)
+            if found is not None:
+                grows[name] = found
     facts = FunctionConstants(tuple(params), args.vararg is not None, args.kwarg is not None,
-                              rebound, local_values, changed)
+                              rebound, local_values, changed, grows)
     _FUNCTIONS[id(node)] = (node, facts)  # the node is kept: its id is never reused
     return facts
 
@@ -279,11 +292,9 @@ _READERS = frozenset({"len", "bool", "reversed", "sorted", "list", "tuple", "set
                       "enumerate", "any", "all", "sum", "min", "max", "iter", "print"})
 
 
-def _changed(name: str, body: Iterable[ast.AST]) -> ast.AST | None:
-    """Where a mutable literal bound to ``name`` may change after it is bound (None: never):
-    a load of it outside a plain read (a method call such as ``.append``, an item store, an
-    argument to a function that is not a known reader, an alias), shown as the expression
-    around that load. Nested defs count: a closure can change it."""
+def _loads(name: str, body: Iterable[ast.AST]) -> tuple[list[ast.Name], dict[int, ast.AST]]:
+    """Every load of ``name`` in ``body`` (nested defs included: a closure can change it), in
+    source order, and each node's parent."""
     parents: dict[int, ast.AST] = {}
     loads: list[ast.Name] = []
     for top in body:
@@ -292,7 +303,15 @@ def _changed(name: str, body: Iterable[ast.AST]) -> ast.AST | None:
                 parents[id(child)] = node
             if isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, ast.Load):
                 loads.append(node)
-    for load in sorted(loads, key=lambda n: (n.lineno, n.col_offset)):
+    return sorted(loads, key=lambda n: (n.lineno, n.col_offset)), parents
+
+
+def _changed(loads: list[ast.Name], parents: dict[int, ast.AST]) -> ast.AST | None:
+    """Where a mutable literal may change after it is bound (None: never): a load of it
+    outside a plain read (a method call such as ``.append``, an item store, an argument to a
+    function that is not a known reader, an alias), shown as the expression around that
+    load."""
+    for load in loads:
         if not _only_read(load, parents):
             return _around(load, parents)
     return None

@@ -247,15 +247,34 @@ class StaticIndex:
 
     def _outside(self, module: str, name: str) -> External | None:
         """A name from a module not under the roots: an external leaf, unless its top-level
-        package IS under the roots (then the module is missing: ``None``, an error upstream)."""
+        package IS under the roots (then the module is missing: ``None``, an error upstream,
+        or a compiled extension of that package, ``msgspec._core``: an external leaf)."""
         if self.find_module(module.split(".")[0]) is not None:
-            return None
+            if not self._compiled(module):
+                return None
+            note = (f"{module} is a compiled extension module: {module}.{name} is treated as "
+                    "an external base, not followed")
+            if note not in self.notes:
+                self.notes.append(note)
+            return External(f"{module}.{name}", module)
         if not self.exists_outside(module):
             note = (f"{module} is not under the roots and not installed here: "
                     f"{module}.{name} is treated as an external base, not followed")
             if note not in self.notes:
                 self.notes.append(note)
         return External(f"{module}.{name}", module)
+
+    def _compiled(self, module: str) -> bool:
+        """Whether ``module`` is a compiled extension (``_core.cpython-311-x86_64-linux-gnu.so``,
+        ``_core.pyd``) in a package under the roots."""
+        *package, last = module.split(".")
+        for root in self.roots:
+            folder = root.joinpath(*package)
+            if folder.is_dir() and any(folder.glob(f"{last}.*.so")) or any(
+                    (folder / f"{last}{suffix}").is_file() for suffix in (".so", ".pyd")) or (
+                    folder.is_dir() and any(folder.glob(f"{last}.*.pyd"))):
+                return True
+        return False
 
     def resolve_expr(self, module: str, expr: ast.expr, trail: list[str],
                      depth: int = 0) -> ClassSource | External | str | None:

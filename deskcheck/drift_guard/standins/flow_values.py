@@ -8,7 +8,14 @@ import ast
 from deskcheck.drift_guard.standins.flow_state import Container, Items, Obj, Scope
 from deskcheck.drift_guard.standins.forms import Forms, literal
 from deskcheck.drift_guard.standins.module import TestModule, dotted
-from deskcheck.drift_guard.standins.records import NAMESPACE, PLAIN, UNKNOWN, Choices, SetName
+from deskcheck.drift_guard.standins.records import (
+    NAMESPACE,
+    PLAIN,
+    UNKNOWN,
+    Choices,
+    Constructed,
+    SetName,
+)
 from deskcheck.static import CallArgs, Unknown
 
 
@@ -116,6 +123,8 @@ class Values:
 
         def value(arg: ast.expr) -> object:
             got = self.literal_value(arg, scope, choices=True)
+            if got is UNKNOWN:
+                got = self._constructed(arg, scope, where)
             return Unknown(f"the test passes `{_short(arg, 40)}` at {where}") \
                 if got is UNKNOWN else got
 
@@ -129,6 +138,26 @@ class Values:
         keywords = tuple((k.arg, value(k.value)) for k in node.keywords if k.arg)
         return CallArgs(tuple(positional), keywords, star,
                         any(k.arg is None for k in node.keywords), where)
+
+    def _constructed(self, node: ast.expr, scope: Scope, where: str) -> object:
+        """``Cls(a=1, ...)`` of a class the test file imports (its name capitalized), with
+        plain arguments: a :class:`Constructed` (its literal arguments kept, the others
+        unknown), resolved into fields when judged; else ``UNKNOWN``."""
+        if not isinstance(node, ast.Call) or any(isinstance(a, ast.Starred) for a in node.args) \
+                or any(k.arg is None for k in node.keywords):
+            return UNKNOWN
+        name = dotted(node.func) or ""
+        qualified = self.module.qualify(name)
+        if qualified is None or not name.rpartition(".")[2][:1].isupper():
+            return UNKNOWN
+
+        def one(arg: ast.expr) -> object:
+            got = self.literal_value(arg, scope)
+            return Unknown(f"`{_short(arg, 40)}` passed at {where} is not a literal") \
+                if got is UNKNOWN else got
+
+        return Constructed(qualified, tuple(one(a) for a in node.args),
+                           tuple((k.arg, one(k.value)) for k in node.keywords if k.arg), where)
 
     def _object_value(self, node: ast.expr, scope: Scope) -> object:
         """A literal, else an object known to exist (a stand-in, a constructor's instance:

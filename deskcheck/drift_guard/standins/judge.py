@@ -18,11 +18,13 @@ from typing import Any
 from deskcheck.drift_guard.paths import CATEGORIES, PathRecord, PathVerdict, judge_paths
 from deskcheck.drift_guard.standins.arguments import judge_argument
 from deskcheck.drift_guard.standins.flow_choices import call_rows
+from deskcheck.drift_guard.standins.record_values import record_value
 from deskcheck.drift_guard.standins.records import (
     MOCK,
     NEW,
     NONE,
     PLAIN,
+    Constructed,
     Construction,
     Drive,
     Problem,
@@ -128,9 +130,11 @@ class StandInReport:
         return out
 
 
-def _entry_envs(drive: Drive, resolved: Resolved) -> list[Env | None]:
+def _entry_envs(drive: Drive, resolved: Resolved,
+                record: Callable[[Constructed], Any] = lambda made: made) -> list[Env | None]:
     """The driven method's parameters as the test's call binds them, one env per row of the
-    literal loops and parametrize tables its values come from (``[None]``: not known)."""
+    literal loops and parametrize tables its values come from (``[None]``: not known);
+    ``record``: the value a production record the test constructs stands for."""
     if drive.args is None:
         return [None]
     found = resolved.model.lookup(drive.method)
@@ -143,6 +147,8 @@ def _entry_envs(drive: Drive, resolved: Resolved) -> list[Env | None]:
     args: CallArgs = drive.args
 
     def value(v: Any) -> Any:
+        if isinstance(v, Constructed):
+            return record(v)
         got = _constant(v)
         return Unknown(f"`{v!r}` passed at {args.where} is not an enum member") \
             if got is _SKIP else got
@@ -321,7 +327,7 @@ class Judge:
         entry: dict[str, list[Env | None]] = {}
         for drive, resolved in members:
             envs = entry.setdefault(drive.method, [])
-            for env in _entry_envs(drive, resolved):
+            for env in _entry_envs(drive, resolved, self._record):
                 if env is None and None in envs or env is not None and any(
                         e is not None and e.key() == env.key() for e in envs):
                     continue
@@ -370,6 +376,14 @@ class Judge:
                 out.append((resolved.spec, Judgment(tests, [first.method], verdict,
                                                     frozenset(names)), first))
         return out
+
+    def _record(self, made: Constructed) -> Any:
+        """What ``made`` (a production class the test constructs) holds (``record_values``)."""
+        found = self.resolver.resolve(made.qualified)
+        if not isinstance(found, Resolved):
+            return Unknown(f"the test passes `{made!r}` at {made.where}: the class "
+                           "does not resolve to production source")
+        return record_value(found.model, made)
 
     def _signature(self, drive: Drive, found: Any, resolved: Resolved) -> None:
         klass, member = found

@@ -162,3 +162,19 @@ class Symbol:
 
     def __repr__(self) -> str:
         return self.short
+
+
+@dataclass(frozen=True, slots=True)
+class Constructed:
+    """A production class the test builds with literal arguments and passes to the driven
+    method (``AbortReq(abort_all=True)``): resolved into its known fields when judged
+    (``record_values``). Slots, no ``__dict__``: never read as an object with fields."""
+
+    qualified: str
+    positional: tuple[Any, ...]
+    keywords: tuple[tuple[str, Any], ...]
+    where: str
+
+    def __repr__(self) -> str:
+        args = [repr(v) for v in self.positional] + [f"{k}={v!r}" for k, v in self.keywords]
+        return f"{self.qualified.rpartition('.')[2]}({', '.join(args)})"

@@ -1,0 +1,39 @@
+"""A base class imported from a compiled extension module of a package under the roots
+(``msgspec.Struct``, bound in ``msgspec/__init__.py`` by ``from ._core import Struct``) is an
+external base, with a note: the class still builds a static model (SGLang's request records
+derive from it), where before it stopped the model with "cannot resolve base"."""
+
+from __future__ import annotations
+
+import pytest
+
+from deskcheck.static import build_model
+
+
+@pytest.mark.parametrize("suffix", [".cpython-311-x86_64-linux-gnu.so", ".pyd", ".so"])
+def test_a_base_from_a_compiled_module_is_external(tmp_path, suffix):
+    (tmp_path / "fastlib").mkdir()
+    (tmp_path / "fastlib" / "__init__.py").write_text("from ._core import Struct\n")
+    (tmp_path / "fastlib" / f"_core{suffix}").write_bytes(b"\x7fELF")
+    (tmp_path / "app").mkdir()
+    (tmp_path / "app" / "__init__.py").write_text("")
+    (tmp_path / "app" / "msgs.py").write_text(
+        "import fastlib\n\n\nclass Req(fastlib.Struct, kw_only=True):\n    rid: str = ''\n")
+    model = build_model("app.msgs:Req", roots=[tmp_path], mode="static")
+    names = [getattr(k, "qualname", "") for k in model.mro]
+    assert "fastlib._core.Struct" in names, (
+        f"`Struct` comes from the compiled module fastlib/_core{suffix}: it must be an "
+        f"external base of Req; the MRO is {names}")
+    assert any("compiled extension" in n for n in model.notes), (
+        f"the model must say the base is a compiled extension, not followed: {model.notes}")
+
+
+def test_a_missing_module_of_a_package_under_the_roots_is_still_an_error(tmp_path):
+    (tmp_path / "fastlib").mkdir()
+    (tmp_path / "fastlib" / "__init__.py").write_text("from ._core import Struct\n")
+    (tmp_path / "app").mkdir()
+    (tmp_path / "app" / "__init__.py").write_text("")
+    (tmp_path / "app" / "msgs.py").write_text(
+        "import fastlib\n\n\nclass Req(fastlib.Struct):\n    rid: str = ''\n")
+    with pytest.raises(Exception, match="cannot resolve base"):
+        build_model("app.msgs:Req", roots=[tmp_path], mode="static")
