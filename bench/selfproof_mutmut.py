@@ -101,6 +101,10 @@ SHARDS: dict[str, tuple[list[str], list[str]]] = {
         "tests/static/test_collect_params.py",
         "tests/drift_guard/standins/test_passed_chains.py",
         "tests/drift_guard/standins/test_literal_choices.py",
+        # grow-only locals, records the test builds, compiled-extension bases (s33)
+        "tests/static/test_grow_only_locals.py",
+        "tests/static/test_compiled_bases.py",
+        "tests/drift_guard/standins/test_record_arguments.py",
         # process-free tests of these modules written or moved since the last full run
         "tests/drift_guard/test_class_members.py",
         "tests/drift_guard/test_hollow.py",

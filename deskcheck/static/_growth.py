@@ -73,31 +73,28 @@ def grow_only(name: str, kind: str, initial: int, loads: Iterable[ast.Name],
         call = parents.get(id(parent)) if isinstance(parent, ast.Attribute) else None
         if isinstance(parent, ast.Attribute) and isinstance(call, ast.Call) \
                 and call.func is parent:
-            if parent.attr in _DEFINITE[kind]:
-                site = _site(call, parents)
-                if site is None:
-                    maybe = True
-                else:
-                    sites.append(site)
-                continue
             if parent.attr in _MAYBE[kind]:
                 maybe = True
                 continue
-            return None
-        if kind == "dict" and isinstance(parent, ast.Subscript) \
+            if parent.attr not in _DEFINITE[kind]:
+                return None  # pop, remove, clear, ... or any other method
+            grower: ast.AST = call
+        elif kind == "dict" and isinstance(parent, ast.Subscript) \
                 and isinstance(parent.ctx, ast.Store):
             statement = parents.get(id(parent))
-            if isinstance(statement, ast.Assign) and statement.targets == [parent]:
-                site = _site(statement, parents)
-                if site is None:
-                    maybe = True
-                else:
-                    sites.append(site)
-                continue
             if isinstance(statement, ast.AugAssign):
                 maybe = True
                 continue
-        return None
+            if not (isinstance(statement, ast.Assign) and statement.targets == [parent]):
+                return None
+            grower = statement
+        else:
+            return None
+        site = _site(grower, parents)
+        if site is None:
+            maybe = True  # it may run without its guards deciding it
+        else:
+            sites.append(site)
     return Grows(name, initial, tuple(sites), maybe, why)
 
 
