@@ -13,12 +13,13 @@ import enum
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 from deskcheck.drift_guard.paths import CATEGORIES, PathRecord, PathVerdict, judge_paths
 from deskcheck.drift_guard.standins.arguments import judge_argument
 from deskcheck.drift_guard.standins.flow_choices import call_rows
-from deskcheck.drift_guard.standins.record_values import record_value
+from deskcheck.drift_guard.standins.record_values import misfit, record_value
 from deskcheck.drift_guard.standins.records import (
     MOCK,
     NEW,
@@ -327,7 +328,7 @@ class Judge:
         entry: dict[str, list[Env | None]] = {}
         for drive, resolved in members:
             envs = entry.setdefault(drive.method, [])
-            for env in _entry_envs(drive, resolved, self._record):
+            for env in _entry_envs(drive, resolved, partial(self._record, drive=drive)):
                 if env is None and None in envs or env is not None and any(
                         e is not None and e.key() == env.key() for e in envs):
                     continue
@@ -377,12 +378,21 @@ class Judge:
                                                     frozenset(names)), first))
         return out
 
-    def _record(self, made: Constructed) -> Any:
-        """What ``made`` (a production class the test constructs) holds (``record_values``)."""
+    def _record(self, made: Constructed, drive: Drive) -> Any:
+        """What ``made`` (a production class the test constructs) holds (``record_values``);
+        a call that does not fit the record's fields (``AbortReq(prefix=True)`` where the
+        field is gone) is signature drift of the driving call: it raises a TypeError first."""
         found = self.resolver.resolve(made.qualified)
         if not isinstance(found, Resolved):
             return Unknown(f"the test passes `{made!r}` at {made.where}: the class "
                            "does not resolve to production source")
+        problem = misfit(found.model, made)
+        if problem is not None:
+            drift = SignatureDrift(f"{found.model.name}(...)", made.where, drive.test,
+                                   f"`{made!r}`: {problem}")
+            listed = self._signatures.setdefault(id(drive.construction), [])
+            if drift not in listed:
+                listed.append(drift)
         return record_value(found.model, made)
 
     def _signature(self, drive: Drive, found: Any, resolved: Resolved) -> None:

@@ -14,6 +14,7 @@ be a plain object's), or a call that does not fit its fields is not known at all
 from __future__ import annotations
 
 import ast
+from dataclasses import dataclass
 from types import SimpleNamespace
 from typing import Any
 
@@ -25,40 +26,108 @@ _RECORD_BASES = {"Struct", "NamedTuple", "BaseModel"}
 _POST_INIT = ("__post_init__", "__attrs_post_init__", "model_post_init")
 
 
+@dataclass
+class _Field:
+    default: Any  # the literal default, Unknown when none (``required``) or not a literal
+    required: bool = False
+    keyword_only: bool = False
+    init: bool = True  # ``field(init=False)``: not a constructor parameter
+
+
 def record_value(model: ClassModel, made: Constructed) -> Any:
     """The value ``made`` builds: a ``SimpleNamespace`` of the fields known (the others left
     out: reading one stays undecided), or :class:`Unknown` saying why nothing is known."""
     label = f"`{made!r}` passed at {made.where}"
-    sources = model.sources
-    if not sources or not any(_is_record(k.node) for k in sources):
-        return Unknown(f"{label}: {model.name} is not a record class (a dataclass, "
-                       "msgspec.Struct, NamedTuple, attrs or pydantic model)")
-    names = {n for k in sources for n in k.members}
-    if "__init__" in names or "__bool__" in names or "__len__" in names:
-        return Unknown(f"{label}: {model.name} defines its own __init__, __bool__ or __len__")
-    fields: dict[str, Any] = {}  # name -> default (Unknown when none or not a literal)
-    kw_only = False
-    for klass in reversed(sources):  # bases first, as a dataclass orders its fields
-        kw_only = kw_only or _keyword_only(klass.node)
-        for stmt in klass.node.body:
-            if isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name) \
-                    and "ClassVar" not in ast.unparse(stmt.annotation):
-                fields[stmt.target.id] = _default(stmt.value)
-    values: dict[str, Any] = {}
-    order = list(fields)
-    if made.positional and (kw_only or len(made.positional) > len(order)):
-        return Unknown(f"{label}: the call does not fit {model.name}'s fields")
-    for name, value in zip(order, made.positional, strict=False):
-        values[name] = value
-    for name, value in made.keywords:
-        if name not in fields or name in values:
-            return Unknown(f"{label}: the call does not fit {model.name}'s fields")
-        values[name] = value
-    for name, default in fields.items():
-        values.setdefault(name, default)
-    for name in _assigned_after_init(model, order):
+    fields = _fields(model)
+    if isinstance(fields, str):
+        return Unknown(f"{label}: {fields}")
+    problem = _misfit(fields, made, model.name)
+    if problem is not None:
+        return Unknown(f"{label}: the call does not fit {model.name}'s fields ({problem})")
+    values: dict[str, Any] = dict(zip(_positional(fields), made.positional, strict=False))
+    values.update(made.keywords)
+    for name, one in fields.items():
+        values.setdefault(name, one.default)
+    for name in _assigned_after_init(model, list(fields)):
         values[name] = Unknown(f"{label}: {model.name} sets `{name}` after its fields")
     return SimpleNamespace(**{k: v for k, v in values.items() if not isinstance(v, Unknown)})
+
+
+def misfit(model: ClassModel, made: Constructed) -> str | None:
+    """Why ``made`` does not fit the record's constructor (it raises TypeError), or None:
+    it fits, or ``model`` is no record the analysis can read."""
+    fields = _fields(model)
+    return None if isinstance(fields, str) else _misfit(fields, made, model.name)
+
+
+def _fields(model: ClassModel) -> dict[str, _Field] | str:
+    """The record's fields in constructor order, bases first (or why it is no record)."""
+    sources = model.sources
+    if not sources or not any(_is_record(k.node) for k in sources):
+        return (f"{model.name} is not a record class (a dataclass, msgspec.Struct, NamedTuple, "
+                "attrs or pydantic model)")
+    names = {n for k in sources for n in k.members}
+    if "__init__" in names or "__bool__" in names or "__len__" in names:
+        return f"{model.name} defines its own __init__, __bool__ or __len__"
+    fields: dict[str, _Field] = {}
+    for klass in reversed(sources):  # bases first, as a dataclass orders its fields
+        keyword_only = _keyword_only(klass.node)
+        for stmt in klass.node.body:
+            if not (isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name)):
+                continue
+            annotation = ast.unparse(stmt.annotation)
+            if "ClassVar" in annotation:
+                continue
+            if annotation.rsplit(".", 1)[-1] == "KW_ONLY":  # `_: KW_ONLY`: keyword-only below
+                keyword_only = True
+                continue
+            fields[stmt.target.id] = _field(stmt.value, keyword_only)
+    return fields
+
+
+def _field(value: ast.expr | None, keyword_only: bool) -> _Field:
+    if value is None:
+        return _Field(Unknown("no default"), required=True, keyword_only=keyword_only)
+    if isinstance(value, ast.Call) and ast.unparse(value.func).split(".")[-1] == "field":
+        options = {k.arg: k.value for k in value.keywords if k.arg}
+        init = not (isinstance(options.get("init"), ast.Constant)
+                    and options["init"].value is False)
+        only = options.get("kw_only")
+        keyword_only = only.value is True if isinstance(only, ast.Constant) else keyword_only
+        if "default" in options:
+            return _Field(_literal(options["default"]), keyword_only=keyword_only, init=init)
+        return _Field(Unknown("a default factory"), required="default_factory" not in options
+                      and init, keyword_only=keyword_only, init=init)
+    return _Field(_literal(value), keyword_only=keyword_only)
+
+
+def _literal(value: ast.expr) -> Any:
+    try:
+        return ast.literal_eval(value)
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+        return Unknown("a default that is no literal")
+
+
+def _positional(fields: dict[str, _Field]) -> list[str]:
+    return [n for n, f in fields.items() if f.init and not f.keyword_only]
+
+
+def _misfit(fields: dict[str, _Field], made: Constructed, name: str) -> str | None:
+    positional = _positional(fields)
+    if len(made.positional) > len(positional):
+        return (f"{name} takes its fields by keyword only" if not positional else
+                f"{name} takes at most {len(positional)} positional field(s)")
+    given = set(positional[:len(made.positional)])
+    for key, _value in made.keywords:
+        if key not in fields or not fields[key].init:
+            return f"{name} has no field `{key}`"
+        if key in given:
+            return f"`{key}` is given twice"
+        given.add(key)
+    missing = [n for n, f in fields.items() if f.required and n not in given]
+    if missing:
+        return f"{name} leaves out the required field `{missing[0]}`"
+    return None
 
 
 def _is_record(node: ast.ClassDef) -> bool:
@@ -77,19 +146,6 @@ def _keyword_only(node: ast.ClassDef) -> bool:
             keywords += deco.keywords
     return any(k.arg == "kw_only" and isinstance(k.value, ast.Constant) and k.value.value is True
                for k in keywords)
-
-
-def _default(value: ast.expr | None) -> Any:
-    """A field's default when it is a literal (``= False``, ``field(default=None)``)."""
-    if value is None:
-        return Unknown("no default")
-    if isinstance(value, ast.Call) and ast.unparse(value.func).split(".")[-1] == "field":
-        found = next((k.value for k in value.keywords if k.arg == "default"), None)
-        return _default(found) if found is not None else Unknown("a default factory")
-    try:
-        return ast.literal_eval(value)
-    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
-        return Unknown("a default that is no literal")
 
 
 def _assigned_after_init(model: ClassModel, fields: list[str]) -> set[str]:

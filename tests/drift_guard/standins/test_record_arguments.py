@@ -18,7 +18,7 @@ import pytest
 from tests.drift_guard.standins.helpers import judge_one, names
 
 PRODUCTION = '''
-from dataclasses import dataclass, field
+from dataclasses import KW_ONLY, dataclass, field
 from typing import NamedTuple
 
 from msgspec import Struct
@@ -67,6 +67,14 @@ class Made:
 
 
 @dataclass
+class Split:
+    rid: str
+    _: KW_ONLY
+    abort_all: bool = False
+    seen: int = field(default=0, init=False)
+
+
+@dataclass
 class PBase:
     rid: str
 
@@ -108,7 +116,7 @@ class Queue:
 '''
 
 HEAD = ("from qcore.queue import (AbortReq, Checked, Child, Fixed, Listed, Made, Msg, Plain,"
-        " Queue, Tup)\n\n\nclass FakeReq:\n    def __init__(self, rid):\n        self.rid = rid\n\n")
+        " Queue, Split, Tup)\n\n\nclass FakeReq:\n    def __init__(self, rid):\n        self.rid = rid\n\n")
 
 
 def _notify(tmp_path, method: str, argument: str, waiting: str = '[FakeReq("a")]'):
@@ -133,6 +141,8 @@ def _notify(tmp_path, method: str, argument: str, waiting: str = '[FakeReq("a")]
     ("Fixed(abort_all=False)", "unknown", "__post_init__ sets the field again"),
     ("Made(abort_all=True)", "unknown", "a dataclass with its own __init__ is no record"),
     ("Child('x', False)", "unexercised", "positions in field order, the base's fields first"),
+    ("Split('x', abort_all=True)", "drift", "a keyword after `_: KW_ONLY`"),
+    ("Split('x', True)", "unknown", "a position for a field after `_: KW_ONLY` (a TypeError)"),
     ("Listed()", "unknown", "a default factory is not a literal"),
     ("Checked(abort_all=True)", "unknown", "a pydantic validator names the field"),
     ("AbortReq(abort_all=True, nope=1)", "unknown", "a keyword that is no field"),
@@ -158,3 +168,35 @@ def test_the_abort_path_is_decided_from_the_record_and_the_queue(tmp_path, argum
         f"`to_del` grows on the first pass over q.waiting = {waiting} where "
         f"`recv_req.abort_all` holds ({argument}), and only then does `for i in "
         f"reversed(to_del)` reach `self.notify`: it must be {expected}; got {got}")
+
+
+def _signature(tmp_path, argument: str) -> list[str]:
+    test = HEAD + textwrap.dedent(f'''
+        def test_it():
+            q = Queue.__new__(Queue)
+            q.waiting = [FakeReq("a")]
+            Queue.close(q, {argument})
+    ''')
+    report = judge_one(tmp_path, PRODUCTION, test, "Queue.__new__")
+    return [s.problem for s in report.signature]
+
+
+@pytest.mark.parametrize(("argument", "shown"), [
+    ("AbortReq(abort_all=True, nope=1)", "no field `nope`"),
+    ("AbortReq('x')", "keyword"),
+    ("Plain(abort_all=True)", "required field `rid`"),
+    ("Plain('x', True, 3)", "at most 2"),
+    ("Msg(prefix=True)", "no field `prefix`"),
+    ("Split('x', True)", "at most 1"),
+    ("Split('x', seen=1)", "no field `seen`"),
+])
+def test_a_record_built_with_fields_it_no_longer_has_is_signature_drift(tmp_path, argument,
+                                                                          shown):
+    """SGLang's abort tests build `AbortReq(rid="A::", prefix=True)`, a field 0.5.23's
+    AbortReq does not have: the test dies on a TypeError before the driven method runs."""
+    problems = _signature(tmp_path, argument)
+    assert any(shown in p for p in problems), (
+        f"`{argument}` does not fit the record's fields ({shown}): the driving call fails "
+        f"with a TypeError, which must be listed as signature drift; got {problems}")
+    assert _signature(tmp_path / "fits", "AbortReq(abort_all=True)") == [], (
+        "a record built with fields it has must not be listed as signature drift")
