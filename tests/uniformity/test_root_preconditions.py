@@ -63,6 +63,17 @@ def _find(report, condition):
     return found[0]
 
 
+def _write(folder, files: dict[str, str], config: str = CFG):
+    """A project under ``folder``: package ``pkg`` with ``files``, and its pyproject."""
+    (folder / "pkg").mkdir(parents=True)
+    (folder / "pkg" / "__init__.py").write_text("")
+    for name, text in files.items():
+        (folder / "pkg" / name).write_text(
+            "import time\nimport torch.distributed as dist\n" + textwrap.dedent(text))
+    (folder / "pyproject.toml").write_text(config)
+    return folder
+
+
 def test_a_pp_collective_reached_only_from_the_pp1_loop_is_trivial(make_pkg):
     root = make_pkg({"s.py": _LOOPS + _DISPATCH}, CFG)
     report = _audit(root)
@@ -95,13 +106,7 @@ def test_no_dispatcher_or_one_call_without_proof_proves_nothing(make_pkg, tmp_pa
         + "\n\ndef dispatch(s: S):\n    if s.tp_size == 1:\n        s.loop_normal()\n",
     }
     for name, text in cases.items():
-        folder = tmp_path / name.replace(" ", "_")
-        folder.mkdir()
-        (folder / "pkg").mkdir()
-        (folder / "pkg" / "__init__.py").write_text("")
-        (folder / "pkg" / "s.py").write_text(
-            "import torch.distributed as dist\n" + textwrap.dedent(text))
-        (folder / "pyproject.toml").write_text(CFG)
+        folder = _write(tmp_path / name.replace(" ", "_"), {"s.py": text})
         only = _find(_audit(folder), "self.pp_group.is_last_rank")
         assert only.verdict is Verdict.RANK_LOCAL, (
             f"{name}: nothing proves the pp group has one rank on `loop_normal`, yet "
@@ -152,12 +157,8 @@ def test_a_pp_rank_written_only_on_pp1_roots_is_the_same_on_every_rank(make_pkg,
         f"`self.flag` is written only in `loop_normal` (pp=1): the pp rank it holds is 0 on "
         f"every rank; got {decision.verdict.value}: "
         f"{[(i.name, i.klass.value, i.reason) for i in decision.inputs]}")
-    other = tmp_path / "twin"
-    (other / "pkg").mkdir(parents=True)
-    (other / "pkg" / "__init__.py").write_text("")
-    (other / "pkg" / "s.py").write_text("import torch.distributed as dist\n" + textwrap.dedent(
-        _FIELD.replace("{pp_write}", "self.flag = self.pp_group.is_last_rank") + _DISPATCH))
-    (other / "pyproject.toml").write_text(CFG)
+    other = _write(tmp_path / "twin", {"s.py": _FIELD.replace(
+        "{pp_write}", "self.flag = self.pp_group.is_last_rank") + _DISPATCH})
     twin = _find(_audit(other), "self.flag")
     assert twin.verdict is Verdict.RANK_LOCAL, (
         f"`loop_pp` (pp_size > 1) writes the pp rank too: the decision must stay RANK-LOCAL; "
@@ -186,12 +187,7 @@ class S:
 
 
 def _verdict_of(tmp_path, name, text, condition):
-    folder = tmp_path / name
-    (folder / "pkg").mkdir(parents=True)
-    (folder / "pkg" / "__init__.py").write_text("")
-    (folder / "pkg" / "s.py").write_text(
-        "import time\nimport torch.distributed as dist\n" + textwrap.dedent(text))
-    (folder / "pyproject.toml").write_text(CFG.replace("loop_*", "loop_a"))
+    folder = _write(tmp_path / name, {"s.py": text}, CFG.replace("loop_*", "loop_a"))
     return _find(audit("pkg.s:S", root=folder), condition)
 
 
@@ -241,16 +237,6 @@ def test_a_new_call_of_a_root_makes_the_cached_audit_stale(make_pkg, tmp_path):
     audit("pkg.s:S", root=root, cache=cache)
     audit("pkg.s:S", root=root, cache=cache)
     assert cache.hits >= 1, "an edit that adds no call of a root was never read from the cache"
-
-
-def _write(folder, files: dict[str, str]):
-    (folder / "pkg").mkdir(parents=True)
-    (folder / "pkg" / "__init__.py").write_text("")
-    for name, text in files.items():
-        (folder / "pkg" / name).write_text(
-            "import time\nimport torch.distributed as dist\n" + textwrap.dedent(text))
-    (folder / "pyproject.toml").write_text(CFG)
-    return folder
 
 
 def test_an_early_exit_dispatcher_proves_the_root_after_it(tmp_path):
