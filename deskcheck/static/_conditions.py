@@ -20,6 +20,7 @@ do not match (value, singleton, ``|``, wildcard and capture patterns).
 from __future__ import annotations
 
 import ast
+import copy
 import enum
 import operator
 import types
@@ -117,7 +118,8 @@ class _Context:
             return True
         undecided: Unknown | None = None
         for site in grows.sites:
-            states = [self._guard(g) for g in site.guards]
+            here = self._forgetting(site.rebound)
+            states = [here._guard(g) for g in site.guards]
             if all(state is True for state in states):
                 return True
             if any(state is False for state in states):
@@ -127,6 +129,16 @@ class _Context:
             return False
         why = undecided.why if undecided is not None else "another change may add to it"
         return Unknown(f"{grows.why}; whether it grows: {why}")
+
+    def _forgetting(self, names: frozenset[str]) -> _Context:
+        """This context without what it knows of ``names`` through locals (their value where
+        a growth site ran may differ from the one here)."""
+        if not names or not (names & (set(self.bound) | set(self.aliases))):
+            return self
+        other = copy.copy(self)
+        other.bound = {k: v for k, v in self.bound.items() if k not in names}
+        other.aliases = {k: v for k, v in self.aliases.items() if k not in names}
+        return other
 
     def _guard(self, guard: GrowthGuard) -> bool | Unknown:
         if guard.kind == "for":

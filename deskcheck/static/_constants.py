@@ -278,7 +278,7 @@ def function_constants(node: FunctionNode) -> FunctionConstants:
                                    f"(`{_short(change)}` at line {change.lineno})")
             kind = "list" if isinstance(value, list) else "dict" if isinstance(value, dict) \
                 else "set"
-            found = grow_only(name, kind, len(value), loads, parents, _only_read, why)
+            found = grow_only(name, kind, len(value), loads, parents, _only_read, why, stores)
             if found is not None:
                 grows[name] = found
     facts = FunctionConstants(tuple(params), args.vararg is not None, args.kwarg is not None,

@@ -42,6 +42,9 @@ class Guard:
 class Site:
     line: int
     guards: tuple[Guard, ...]
+    # names its guards test that are bound again further down: where the local is read they
+    # may hold another value, so the guards are read without what is known of them there
+    rebound: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True)
@@ -60,10 +63,12 @@ class Grows:
 
 
 def grow_only(name: str, kind: str, initial: int, loads: Iterable[ast.Name],
-              parents: dict[int, ast.AST], only_read, why: str) -> Grows | None:
+              parents: dict[int, ast.AST], only_read, why: str,
+              stores: dict[str, list[ast.AST]] | None = None) -> Grows | None:
     """``name`` as a grow-only local, or None. ``loads``: every load of it in the function
     (nested defs included); ``only_read(load, parents)``: whether a load only reads it;
-    ``kind``: list, set or dict (the literal it was bound to)."""
+    ``kind``: list, set or dict (the literal it was bound to); ``stores``: where each local
+    name of the function is bound (``Site.rebound``)."""
     sites: list[Site] = []
     maybe = False
     for load in loads:
@@ -91,6 +96,8 @@ def grow_only(name: str, kind: str, initial: int, loads: Iterable[ast.Name],
         else:
             return None
         site = _site(grower, parents)
+        if site is not None:
+            site = Site(site.line, site.guards, _rebound_after(site, stores or {}))
         if site is None:
             maybe = True  # it may run without its guards deciding it
         else:
@@ -129,6 +136,15 @@ def _site(node: ast.AST, parents: dict[int, ast.AST]) -> Site | None:
             return None
         child, parent = parent, parents.get(id(parent))
     return Site(getattr(statement, "lineno", 0), tuple(reversed(guards)))
+
+
+def _rebound_after(site: Site, stores: dict[str, list[ast.AST]]) -> frozenset[str]:
+    """The names a guard of ``site`` tests that are bound again below the site (``req =
+    self.queue.pop(i)`` after the loop whose ``req`` the guard reads)."""
+    names = {n.id for g in site.guards for n in ast.walk(g.test) if isinstance(n, ast.Name)}
+    return frozenset(name for name in names
+                     if any(getattr(node, "lineno", 0) > site.line
+                            for node in stores.get(name, ())))
 
 
 def _skips(loop: ast.For | ast.AsyncFor) -> bool:

@@ -187,3 +187,25 @@ def test_a_local_bound_to_a_non_empty_literal_is_never_empty():
     assert status == LIVE, (
         f"`to_del = [0]` only grows: it holds something whatever its growth sites do, so the "
         f"loop over it runs; got {_WORDS[status]} ({why})")
+
+
+def test_a_growth_guard_on_a_name_rebound_later_is_not_read_from_its_later_value():
+    """`req` is the first loop's variable where `to_del` grows; before the second loop it is
+    bound to `self.head`, which the stand-in knows: the guard must not be read from that."""
+    body = """
+    to_del = []
+    for req in self.queue:
+        if req:
+            to_del.append(req)
+    req = self.head
+    for i in reversed(to_del):
+        self.send(i)
+    """
+    node = _method(body)
+    env = Env({"recv_req": SimpleNamespace()}).with_locals(function_constants(node))
+    access = next(a for a in function_facts(node, "self").accesses if a.name == "send")
+    decision = explain(access.conds[-1], {"queue": _ONE, "head": True}, env)
+    assert decision.status == UNKNOWN, (
+        f"where `to_del` grows, `req` is an element of the queue, not `self.head` (True): the "
+        f"loop over `to_del` must stay undecided; got {_WORDS[decision.status]} "
+        f"({decision.why})")
