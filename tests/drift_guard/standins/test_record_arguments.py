@@ -18,6 +18,7 @@ import pytest
 from tests.drift_guard.standins.helpers import judge_one, names
 
 PRODUCTION = '''
+import dataclasses
 from dataclasses import KW_ONLY, dataclass, field
 from typing import NamedTuple
 
@@ -75,6 +76,19 @@ class Split:
 
 
 @dataclass
+class Split2:
+    rid: str
+    _: dataclasses.KW_ONLY
+    abort_all: bool = False
+
+
+@dataclass(kw_only=True)
+class Mixed:
+    rid: str = field(default="", kw_only=False)
+    abort_all: bool = False
+
+
+@dataclass
 class PBase:
     rid: str
 
@@ -116,7 +130,7 @@ class Queue:
 '''
 
 HEAD = ("from qcore.queue import (AbortReq, Checked, Child, Fixed, Listed, Made, Msg, Plain,"
-        " Queue, Split, Tup)\n\n\nclass FakeReq:\n    def __init__(self, rid):\n        self.rid = rid\n\n")
+        " Mixed, Queue, Split, Split2, Tup)\n\n\nclass FakeReq:\n    def __init__(self, rid):\n        self.rid = rid\n\n")
 
 
 def _notify(tmp_path, method: str, argument: str, waiting: str = '[FakeReq("a")]'):
@@ -143,6 +157,8 @@ def _notify(tmp_path, method: str, argument: str, waiting: str = '[FakeReq("a")]
     ("Child('x', False)", "unexercised", "positions in field order, the base's fields first"),
     ("Split('x', abort_all=True)", "drift", "a keyword after `_: KW_ONLY`"),
     ("Split('x', True)", "unknown", "a position for a field after `_: KW_ONLY` (a TypeError)"),
+    ("Mixed('x', abort_all=True)", "drift",
+     "a keyword, the position going to the one field `field(kw_only=False)` frees"),
     ("Listed()", "unknown", "a default factory is not a literal"),
     ("Checked(abort_all=True)", "unknown", "a pydantic validator names the field"),
     ("AbortReq(abort_all=True, nope=1)", "unknown", "a keyword that is no field"),
@@ -189,6 +205,8 @@ def _signature(tmp_path, argument: str) -> list[str]:
     ("Msg(prefix=True)", "no field `prefix`"),
     ("Split('x', True)", "at most 1"),
     ("Split('x', seen=1)", "no field `seen`"),
+    ("Split2('x', True)", "at most 1"),
+    ("Mixed('x', True)", "at most 1"),
 ])
 def test_a_record_built_with_fields_it_no_longer_has_is_signature_drift(tmp_path, argument,
                                                                           shown):
@@ -200,3 +218,33 @@ def test_a_record_built_with_fields_it_no_longer_has_is_signature_drift(tmp_path
         f"with a TypeError, which must be listed as signature drift; got {problems}")
     assert _signature(tmp_path / "fits", "AbortReq(abort_all=True)") == [], (
         "a record built with fields it has must not be listed as signature drift")
+
+
+def test_a_record_that_fits_once_a_field_is_freed_by_field_kw_only_false_is_no_drift(tmp_path):
+    assert _signature(tmp_path, "Mixed('x', abort_all=True)") == [], (
+        "`rid: str = field(default='', kw_only=False)` takes a position though the dataclass "
+        "is keyword-only: `Mixed('x', abort_all=True)` fits and is no signature drift")
+
+
+def test_the_signature_drift_names_the_test_that_builds_the_record(tmp_path):
+    test = HEAD + textwrap.dedent('''
+        import pytest
+
+
+        @pytest.fixture
+        def q():
+            return Queue.__new__(Queue)
+
+
+        def test_good(q):
+            Queue.close(q, AbortReq(abort_all=True))
+
+
+        def test_bad(q):
+            Queue.close(q, AbortReq(abort_all=True, prefix=True))
+    ''')
+    report = judge_one(tmp_path, PRODUCTION, test, "Queue.__new__")
+    named = {s.test.rpartition("::")[2] for s in report.signature}
+    assert named == {"test_bad"}, (
+        f"only `test_bad` builds `AbortReq(prefix=True)`: the signature drift must name it, "
+        f"not another test driving the same stand-in; it names {named}")
