@@ -35,6 +35,9 @@ def unparsed(node: ast.AST) -> str:
 _EXIT_OUTER = 12  # outer conditions of one early exit kept per block (a bound, not a model)
 
 
+_NO_FLOW = (ast.expr_context, ast.operator, ast.boolop, ast.cmpop, ast.unaryop)
+
+
 @dataclass(frozen=True)
 class Guard:
     """One condition deciding whether code runs. ``kind``: if, while, for (trip count of the
@@ -438,7 +441,8 @@ class _Walker:
             self._record(expr, extra)
             self.call_log.append(expr)
         for child in ast.iter_child_nodes(expr):
-            self._expr(child, state, extra)
+            if not isinstance(child, _NO_FLOW):  # a Load, an operator: nothing to record
+                self._expr(child, state, extra)
         if isinstance(expr, ast.Call):
             self._shrink_call(expr, state)
 

@@ -167,10 +167,19 @@ class Sources:
         # what an analysis depended on (a cached result is valid while these still hold):
         self.read: dict[str, str] = {}  # path -> digest of every file parsed
         self.probes: dict[tuple[str, tuple[str, ...]], str | None] = {}  # module lookups
+        self._resolved: dict[str, str] = {}  # a path as asked -> its resolved form
+
+    def _key(self, path: str | Path) -> str:
+        """``str(Path(path).resolve())``, once per path asked (a resolve is a walk of stats)."""
+        asked = str(path)
+        found = self._resolved.get(asked)
+        if found is None:
+            found = self._resolved[asked] = str(Path(asked).resolve())
+        return found
 
     def text(self, path: str | Path) -> bytes | None:
         """The bytes this reader sees at ``path`` (overlay first), None when unreadable."""
-        key = str(Path(path).resolve())
+        key = self._key(path)
         if key in self.overlay:
             return self.overlay[key].encode("utf-8")
         try:
@@ -186,13 +195,13 @@ class Sources:
             return self._scanned[asked]
         data = self.text(path)
         if data is not None:
-            key = str(Path(path).resolve())
+            key = self._key(path)
             self.read.setdefault(key, hashlib.blake2b(data, digest_size=16).hexdigest())
         self._scanned[asked] = data
         return data
 
     def parse(self, path: str | Path) -> ParsedFile:
-        key = str(Path(path).resolve())
+        key = self._key(path)
         cached = self._by_path.get(key)
         if cached is not None:
             return cached
@@ -217,7 +226,7 @@ class Sources:
     def has_bodies(self, path: str | Path) -> bool:
         """Whether the file is read body by body (hollowed): from its parse where it was
         parsed, else from its text alone (a file only searched is not parsed for this)."""
-        key = str(Path(path).resolve())
+        key = self._key(path)
         parsed = self._by_path.get(key)
         if parsed is not None:
             return bool(parsed.bodies)

@@ -79,6 +79,8 @@ class StaticIndex:
         self.sources = sources or Sources()
         self._files: dict[str, tuple[Path, bool] | None] = {}
         self._modules: dict[str, ModuleInfo] = {}
+        self._compiled_of: dict[str, bool] = {}
+        self._installed: list[Path] | None = None  # the folders of sys.path, looked up once
         self.notes: list[str] = []
 
     # -- modules -------------------------------------------------------------------------
@@ -101,7 +103,9 @@ class StaticIndex:
         top = name.split(".")[0]
         if top in sys.builtin_module_names or top in sys.stdlib_module_names:
             return True
-        return self.find_module(name, [Path(p) for p in sys.path if p and Path(p).is_dir()]) is not None
+        if self._installed is None:
+            self._installed = [Path(p) for p in sys.path if p and os.path.isdir(p)]
+        return self.find_module(name, self._installed) is not None
 
     def module(self, name: str) -> ModuleInfo | None:
         if name in self._modules:
@@ -267,6 +271,12 @@ class StaticIndex:
     def _compiled(self, module: str) -> bool:
         """Whether ``module`` is a compiled extension (``_core.cpython-311-x86_64-linux-gnu.so``,
         ``_core.pyd``) in a package under the roots."""
+        found = self._compiled_of.get(module)
+        if found is None:
+            found = self._compiled_of[module] = self._compiled_uncached(module)
+        return found
+
+    def _compiled_uncached(self, module: str) -> bool:
         *package, last = module.split(".")
         for root in self.roots:
             folder = root.joinpath(*package)

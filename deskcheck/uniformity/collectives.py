@@ -57,14 +57,18 @@ def classify_call(call: ast.Call, config: UniformityConfig,
     ``assumed``: ``imported_from`` is a guess for any call named like a collective (an
     in-place reduction by name): its group is then the argument that names one."""
     text = hop_text(call.func)
-    for pattern in config.forward:
-        if matches(text, [pattern.call]):
-            return "forward", pattern.group or "tp"
-    for pattern in config.collectives:
-        if matches(text, [pattern.call]):
-            last = text.rsplit(".", 1)[-1]
-            p2p = last in P2P or "point_to_point" in last or last.startswith(("send_", "recv_"))
-            return ("p2p" if p2p else "collective"), _group(call, pattern)
+    # one lookup per list (``matches`` keeps its answers): the first pattern that matches
+    hit = matches(text, tuple(p.call for p in config.forward)) if config.forward else None
+    if hit is not None:
+        pattern = next(p for p in config.forward if p.call == hit)
+        return "forward", pattern.group or "tp"
+    hit = matches(text, tuple(p.call for p in config.collectives)) \
+        if config.collectives else None
+    if hit is not None:
+        pattern = next(p for p in config.collectives if p.call == hit)
+        last = text.rsplit(".", 1)[-1]
+        p2p = last in P2P or "point_to_point" in last or last.startswith(("send_", "recv_"))
+        return ("p2p" if p2p else "collective"), _group(call, pattern)
     last = original or text.rsplit(".", 1)[-1]
     if last not in COLLECTIVES and last not in P2P:
         return None

@@ -14,7 +14,7 @@ is found only when a report shows it (shortest path over the edges)."""
 
 from __future__ import annotations
 
-from collections import deque
+import heapq
 
 from deskcheck.uniformity.leaves import (
     _MAX_LEAVES,
@@ -77,6 +77,7 @@ class _Solution:
         self._witness: dict[tuple, tuple] = {}
         self._owner_index: dict[tuple[int, int, frozenset], list[tuple]] | None = None
         self._found_of: dict[int, tuple[list, list, dict | None]] = {}
+        self._ref_flags = bytearray()
         self._condense(members, readers)
         self._propagate(readers)
 
@@ -105,12 +106,15 @@ class _Solution:
                 self.read_by.setdefault(target, []).append((reader, hops))
         # (group, goals) -> (member -> the next member toward a goal and the hops there,
         # the goals, the walk's frontier and the members it has seen): walked as far as asked
-        self._toward: dict[tuple, tuple[dict, set[int], deque, bytearray]] = {}
+        self._toward: dict[tuple, _Walk] = {}
         self._paths: dict[tuple, dict[int, tuple[list, int]]] = {}  # key -> member -> path
         self._goal_ids: dict[int, int] = {}  # id() of an owners list -> its number
         self._numbering: dict[int, tuple[dict[tuple, int], list]] = {}  # see _numbered
         self._interned: dict[tuple, int] = {}  # the members of an owners list -> its number
         comp: dict[tuple, int] = {}
+        # group -> its place in the order groups closed: a group closes after every group
+        # it reads, so in this order what a group reads is solved before it
+        self.rank: dict[int, int] = {}
         index: dict[tuple, int] = {}
         low: dict[tuple, int] = {}
         stack: list[tuple] = []
@@ -143,6 +147,7 @@ class _Solution:
                             comp[m] = index[node]
                             if m == node:
                                 break
+                        self.rank[index[node]] = len(self.rank)
                     if todo:
                         parent = todo[-1][0]
                         low[parent] = min(low[parent], low[node])
@@ -174,9 +179,14 @@ class _Solution:
                         (comp[reader], reader, target, single, hops))
         arrived = self.arrived  # (group, dims) -> [(bits, reader, target, dims, hops)]
         delta = {c: dict(state) for c, state in states.items()}
-        work, queued = deque(states), set(states)
+        rank = self.rank
+        # the group closed first goes first: a group's sources are pushed once they are
+        # whole, except along the marked edges that close a loop between groups
+        work = [(rank[c], c) for c in states]
+        heapq.heapify(work)
+        queued = set(states)
         while work:
-            source_comp = work.popleft()
+            source_comp = heapq.heappop(work)[1]
             queued.discard(source_comp)
             source = delta.pop(source_comp, None)
             if not source:
@@ -198,7 +208,7 @@ class _Solution:
                         grew = True
                 if grew and into_comp not in queued:
                     queued.add(into_comp)
-                    work.append(into_comp)
+                    heapq.heappush(work, (rank[into_comp], into_comp))
 
     def leaves(self, member: tuple) -> tuple[Leaf, ...]:
         """The member's sources: its own leaves as walked, the inherited ones with a witness
@@ -231,22 +241,42 @@ class _Solution:
         if cached is not None:
             return cached
         found: list[tuple[int, frozenset]] = []
-        for dims, bits in self.state[member].items():
+        refs: list[tuple[int, frozenset]] = []
+        is_ref = self._is_ref()
+        state = self.state[member]
+        for dims, bits in state.items():
+            if dims:  # a source that also arrives with fewer marks: that path decides
+                for fewer, known in state.items():
+                    if fewer < dims:
+                        bits &= ~known
             digits = bin(bits)[:1:-1]  # bit i at index i: one pass, not a shift per bit
             sig = digits.find("1")
             while sig >= 0:
                 found.append((sig, dims))
+                if is_ref[sig]:
+                    refs.append((sig, dims))
                 sig = digits.find("1", sig + 1)
-        refs = [e for e in found if self.sig_leaf[e[0]].category in _REFERENCES]
         buckets: dict[tuple[int, int], list] | None = None
         if len(found) - len(refs) > _MAX_LEAVES:
             buckets = {}
+            sig_leaf = self.sig_leaf
+            of_dims: dict[frozenset, dict[str, tuple[int, int]]] = {}  # dims -> category -> bucket
             for sig, dims in found:
-                first = self.sig_leaf[sig]
-                if first.category not in _REFERENCES:
-                    buckets.setdefault(bucket(first.category, dims), []).append((sig, dims))
+                if not is_ref[sig]:
+                    category = sig_leaf[sig].category
+                    known = of_dims.setdefault(dims, {})
+                    place = known.get(category)
+                    if place is None:
+                        place = known[category] = bucket(category, dims)
+                    buckets.setdefault(place, []).append((sig, dims))
         cached = self._found_of[comp] = (found, refs, buckets)
         return cached
+
+    def _is_ref(self) -> bytearray:
+        """Per signature, whether it is a reference (kept past the cap, never bucketed)."""
+        if len(self._ref_flags) != len(self.sig_leaf):
+            self._ref_flags = bytearray(leaf.category in _REFERENCES for leaf in self.sig_leaf)
+        return self._ref_flags
 
     def witness(self, member: tuple, sig: int, single: frozenset) -> tuple[str, ...]:
         """How the source reached ``member``: inside its group, the shortest path of reads
@@ -316,48 +346,72 @@ class _Solution:
         paths is the witness, would change from run to run."""
         group = self.comp[start]
         key = (group, goals_id if goals_id is not None else tuple(goals))
-        number, adjacency = self._numbered(group)
-        found = self._toward.get(key)
-        if found is None:
-            firsts = [number[g] for g in goals]
-            seen = bytearray(len(number))
-            for g in firsts:
-                seen[g] = 1
-            found = self._toward[key] = ({}, set(firsts), deque(firsts), seen)
-        toward, goal, frontier, seen = found
+        number, readers, hops_of = self._numbered(group)
+        walk = self._toward.get(key)
+        if walk is None:
+            walk = self._toward[key] = _Walk(len(number), [number[g] for g in goals])
         at = number[start]
-        if at in goal:
+        if walk.is_goal[at]:
             return [], start
-        while at not in toward:  # the walk goes on from where the last one stopped
-            node = frontier.popleft()
-            for reader, hops in adjacency[node]:
-                if not seen[reader]:
-                    seen[reader] = 1
-                    toward[reader] = (node, hops)
-                    frontier.append(reader)
+        before = walk.before
+        if before[at] < 0:  # the walk goes on from where the last one stopped
+            seen, frontier, head = walk.seen, walk.frontier, walk.head
+            while before[at] < 0:
+                node = frontier[head]
+                head += 1
+                for reader in readers[node]:
+                    if not seen[reader]:
+                        seen[reader] = 1
+                        before[reader] = node
+                        frontier.append(reader)
+            walk.head = head
         paths = self._paths.setdefault(key, {})
         chain: list[int] = []  # members walked whose path is not known yet
-        while at not in goal and at not in paths:
+        is_goal = walk.is_goal
+        while not is_goal[at] and at not in paths:
             chain.append(at)
-            at = toward[at][0]  # every member of a group reads every other
+            at = before[at]  # every member of a group reads every other
         tail, end = paths.get(at, ([], at))
         for node in reversed(chain):  # each path: its first hops, then its successor's
-            tail = (list(toward[node][1]) + tail)[:24]
+            nxt = before[node]  # one edge from a member to a reader: its hops
+            tail = (list(hops_of[nxt][readers[nxt].index(node)]) + tail)[:24]
             paths[node] = (tail, end)
         return list(tail), self.members_of[group][end]
 
-    def _numbered(self, group: int) -> tuple[dict[tuple, int], list[list[tuple[int, tuple]]]]:
+    def _numbered(self, group: int) -> tuple[dict[tuple, int], list[list[int]], list[list]]:
         """The group's members numbered in member order, and per member the members of the
-        group that read it with the hops (``read_by`` in its order): the witness walks run
-        on small integers, not on member keys hashed at every edge."""
+        group that read it (``read_by`` in its order) and, in a list beside it, the hops of
+        each read (the walk takes the first read from a member to a reader, and a path those
+        hops): the witness walks run on small integers, not on member keys hashed at every
+        edge."""
         found = self._numbering.get(group)
         if found is None:
             members = self.members_of[group]
             number = {m: i for i, m in enumerate(members)}
-            adjacency = [[(number[r], hops) for r, hops in self.read_by.get(m, ())
-                          if r in number] for m in members]
-            found = self._numbering[group] = (number, adjacency)
+            readers: list[list[int]] = []
+            hops_of: list[list] = []
+            for m in members:
+                edges = [(number[r], hops) for r, hops in self.read_by.get(m, ()) if r in number]
+                readers.append([r for r, _hops in edges])
+                hops_of.append([hops for _r, hops in edges])
+            found = self._numbering[group] = (number, readers, hops_of)
         return found
+
+
+class _Walk:
+    """A breadth-first walk back from a list of goal members over a group's reads, kept as
+    far as it went: per member, the next member toward a goal."""
+
+    __slots__ = ("before", "is_goal", "seen", "frontier", "head")
+
+    def __init__(self, size: int, goals: list[int]) -> None:
+        self.before = [-1] * size  # the next member toward a goal; -1: not reached yet
+        self.is_goal = bytearray(size)
+        self.seen = bytearray(size)
+        for g in goals:
+            self.is_goal[g] = self.seen[g] = 1
+        self.frontier = list(goals)  # in the goals' order: the witness never depends on a set
+        self.head = 0
 
 
 class CycleSolver:

@@ -47,13 +47,35 @@ def dedupe_leaves(leaves: list[Leaf]) -> tuple[Leaf, ...]:
     a decision are kept first, then the rest in a stable order. References to an open member
     of a cycle (category ``cycle``) are edges of the walk: never dropped."""
     seen: dict[tuple, Leaf] = {}
+    marked = False
     for leaf in leaves:
         key = (leaf.name, leaf.category, leaf.dim, leaf.single)
         if key not in seen or len(leaf.witness) < len(seen[key].witness):
             seen[key] = leaf
+        if leaf.single:
+            marked = True
+    if marked:
+        _fewest_marks(seen)
     if len(seen) <= _MAX_LEAVES:
         return tuple(seen.values())
     return cap_leaves(list(seen.values()))
+
+
+def _fewest_marks(seen: dict[tuple, Leaf]) -> None:
+    """Of one source reached on paths with different single-rank marks, keep the paths whose
+    marks no other path's marks contain: a path with more marks can make no verdict other
+    than a path with fewer (a group with one rank on the second path has one on the first),
+    so the fewest decide."""
+    singles: dict[tuple, list[frozenset]] = {}
+    for name, category, dim, single in seen:
+        singles.setdefault((name, category, dim), []).append(single)
+    if len(singles) == len(seen):
+        return
+    for (name, category, dim), found in singles.items():
+        if len(found) > 1:
+            for single in found:
+                if any(other < single for other in found):
+                    del seen[(name, category, dim, single)]
 
 
 def cap_leaves(leaves: list[Leaf]) -> tuple[Leaf, ...]:

@@ -132,6 +132,9 @@ class PathConditions:
         argument for it proves (nothing, if it proves nothing)."""
         out: list[Leaf] = []
         for leaf in leaves:
+            if not leaf.single and not leaf.dim:  # most sources: nothing to bind
+                out.append(leaf)
+                continue
             if leaf.dim.startswith(_GROUP):
                 dim = self._bind_group(leaf.dim, callee, call, ctx)
                 reason = f"rank id of the {dim} group" if leaf.reason.startswith(

@@ -57,6 +57,8 @@ class CallSummaries:
             if arg is None:
                 continue
             bound = self.trace(arg, where, inner, depth + 1)
-            out += [b._replace(witness=(*leaf.witness, *b.witness)[:24],
-                               single=b.single | leaf.single) for b in bound]
+            head, marks = leaf.witness, leaf.single
+            new = tuple.__new__  # Leaf._replace without its Python-level _make
+            out += [new(Leaf, (b[0], b[1], b[2], b[3], (*head, *b[4])[:24],
+                               b[5] | marks if marks else b[5], b[6])) for b in bound]
         return self._bind_marks(out, callee, call, ctx)

@@ -207,11 +207,12 @@ class Tracer(FieldReads, Reductions, CycleSolver, CallSummaries, PathConditions,
 
     def _prefixed(self, hop: str, leaves: tuple[Leaf, ...], single: frozenset[str] = frozenset()
                   ) -> list[Leaf]:
-        if single:
-            return [leaf._replace(witness=(hop, *leaf.witness[:23]), single=leaf.single | single)
-                    for leaf in leaves]
         new = tuple.__new__  # Leaf(...) without the named tuple's Python-level __new__
-        return [new(Leaf, (*leaf[:4], (hop, *leaf[4][:23]), *leaf[5:])) for leaf in leaves]
+        if single:
+            return [new(Leaf, (leaf[0], leaf[1], leaf[2], leaf[3], (hop, *leaf[4][:23]),
+                               leaf[5] | single, leaf[6])) for leaf in leaves]
+        return [new(Leaf, (leaf[0], leaf[1], leaf[2], leaf[3], (hop, *leaf[4][:23]), leaf[5],
+                           leaf[6])) for leaf in leaves]
 
     # -- expressions ---------------------------------------------------------------------
     def _expr(self, e: ast.expr, ctx: Ctx, mode: str, depth: int) -> list[Leaf]:

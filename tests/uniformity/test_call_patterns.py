@@ -32,3 +32,14 @@ def test_a_configured_calls_group_is_found_where_the_pattern_says(call, expected
         f"`{call}` under collectives = [{{ call = \"*.broadcast_pyobj\", group = \"2\" }}, ...] "
         f"must be the site {expected} (group: a 0-based position, a keyword, or the "
         f"expression itself; a forward pass defaults to tp); it was {got}")
+
+
+def test_each_forward_pattern_keeps_its_own_group():
+    config = parse_uniformity_table({
+        "forward": [{"call": "self.model_runner.forward", "group": "tp"},
+                    {"call": "self.draft_runner.forward", "group": "self.draft_group"}]},
+        "pyproject.toml")
+    got = classify_call(ast.parse("self.draft_runner.forward(batch)", mode="eval").body, config)
+    assert got == ("forward", "self.draft_group"), (
+        "`self.draft_runner.forward(batch)` matches the second forward pattern, so its group "
+        "is that pattern's (self.draft_group), not the first pattern's (tp); got " f"{got}")

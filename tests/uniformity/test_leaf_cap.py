@@ -144,3 +144,40 @@ def test_a_cycle_of_fields_over_the_cap_keeps_96_sources(make_pkg):
     assert len(names) == 96 and names == sorted(names), (
         f"`self.b` reads a cycle (self.a <-> self.b) holding 120 pool sizes: its sources "
         f"must be capped at 96, the first by name; got {len(names)}: {names[:2]}...")
+
+
+def test_of_one_source_only_the_paths_with_the_fewest_marks_are_kept():
+    """docs/uniformity.md: of one source, the paths with the fewest single-rank marks count."""
+    from deskcheck.uniformity.leaves import dedupe_leaves
+
+    tp, tp_pp = frozenset({"tp"}), frozenset({"tp", "pp"})
+    kept = dedupe_leaves([Leaf("poll", "rank_local", "IPC poll", "", ("a",), tp_pp),
+                          Leaf("poll", "rank_local", "IPC poll", "", ("b",), tp),
+                          Leaf("clock", "rank_local", "clock", "", ("c",), tp_pp),
+                          Leaf("poll", "rank_local", "IPC poll", "", ("d",), frozenset({"pp"}))])
+    found = {(leaf.name, leaf.single) for leaf in kept}
+    assert found == {("poll", tp), ("poll", frozenset({"pp"})), ("clock", tp_pp)}, (
+        "the poll reached with marks {tp, pp} must be dropped (its {tp} and {pp} paths have "
+        "fewer marks), the {tp} and {pp} paths kept (neither holds the other), and the clock "
+        f"kept with the only marks it has; got {sorted(found, key=str)}")
+
+
+def test_a_source_also_reached_unmarked_is_not_listed_trivial(make_pkg):
+    source = """
+    class S:
+        def step(self):
+            v = self.pool.available_size()
+            if self.tp_size == 1:
+                v = v + self.pool.available_size()
+            if v:
+                dist.barrier(group=self.tp_cpu_group)
+"""
+    report = audit("pkg.s:S", root=make_pkg({"s.py": source}, ROOTS))
+    found = [d for d in report.decisions if d.condition == "v"]
+    classes = {i.klass.value for i in found[0].inputs if i.name.endswith("available_size")} \
+        if found else set()
+    assert found and found[0].verdict is Verdict.RANK_LOCAL and classes == {"RANK-LOCAL"}, (
+        "v reads the pool's size on a path with no single-rank mark and again where "
+        "tp_size == 1: the source must be listed once, RANK-LOCAL, without a TRIVIAL entry "
+        f"for its marked path; got {found[0].verdict if found else None} with classes "
+        f"{sorted(classes)}")
