@@ -43,3 +43,26 @@ def test_a_missing_module_of_a_package_under_the_roots_is_still_an_error(tmp_pat
         "import fastlib\n\n\nclass Req(fastlib.Struct):\n    rid: str = ''\n")
     with pytest.raises(Exception, match="cannot resolve base"):
         build_model("app.msgs:Req", roots=[tmp_path], mode="static")
+
+
+def test_a_missing_module_beside_a_compiled_one_is_still_missing(tmp_path):
+    """The compiled-module answer is kept per module: ``fastpkg._core`` being compiled says
+    nothing of ``fastpkg.absent``, which does not exist and stays an error."""
+    from deskcheck.errors import SourceResolutionError
+    from deskcheck.static import StaticIndex
+
+    (tmp_path / "fastpkg").mkdir()
+    (tmp_path / "fastpkg" / "__init__.py").write_text("")
+    (tmp_path / "fastpkg" / "_core.cpython-311-x86_64-linux-gnu.so").write_bytes(b"")
+    (tmp_path / "fastpkg" / "sched.py").write_text(
+        "from fastpkg._core import Encoder\nfrom fastpkg.absent import Mixin\n\n"
+        "class Scheduler(Encoder, Mixin):\n    pass\n")
+    index = StaticIndex([tmp_path])
+    klass = index.find_class("fastpkg.sched", "Scheduler")
+    with pytest.raises(SourceResolutionError) as raised:
+        index.mro(klass)
+        pytest.fail("fastpkg.absent does not exist: after fastpkg._core was found compiled, the "
+                    "missing module was taken for a compiled one too (the answer kept per "
+                    f"package, not per module); notes: {index.notes}")
+    assert "absent" in str(raised.value), (
+        f"the error must name the missing module fastpkg.absent, got: {raised.value}")

@@ -241,3 +241,25 @@ def test_the_full_parse_of_a_hollow_file_is_that_files(tmp_path):
     assert got == [(str((tmp_path / "one.py").resolve()), {}, "b = self.b + self.c"),
                    (str((tmp_path / "two.py").resolve()), {}, "b = self.x + self.c")], (
         f"full() of a hollow parse must be that same file parsed with every body; got {got}")
+
+
+def test_a_path_with_dots_or_a_link_is_read_as_the_file_it_names(tmp_path):
+    """A path is looked up as the file it resolves to (``..`` and symbolic links followed), so
+    an overlay given for the file answers every spelling of it, and the file is recorded as
+    read once."""
+    from deskcheck.static import Sources
+
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "other").mkdir()
+    module = tmp_path / "pkg" / "mod.py"
+    module.write_text("X = 1\n")
+    (tmp_path / "link.py").symlink_to(module)
+    sources = Sources(overlay={str(module): "X = 2\n"})
+    for asked in (tmp_path / "other" / ".." / "pkg" / "mod.py", tmp_path / "link.py"):
+        assert sources.text(asked) == b"X = 2\n", (
+            f"{asked} names {module}: the overlay text must answer it (the path resolved, not "
+            f"only made absolute), got {sources.text(asked)!r}")
+        assert sources.parse(asked).digest == sources.parse(module).digest, (
+            f"{asked} and {module} are one file: parsed as one content")
+    assert list(sources.read) == [str(module.resolve())], (
+        f"one file read under three spellings must be recorded once, got {list(sources.read)}")
