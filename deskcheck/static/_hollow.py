@@ -36,6 +36,8 @@ def _inside_string(lines: list[str]) -> list[bool]:
     closing: str | None = None
     for line in lines:
         out.append(closing is not None)
+        if closing is None and '"' not in line and "'" not in line:
+            continue  # no quote: no string starts or ends on this line
         pos = 0
         while True:
             if closing is not None:
