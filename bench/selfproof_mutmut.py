@@ -156,6 +156,7 @@ SHARDS: dict[str, tuple[list[str], list[str]]] = {
         "tests/static/test_re_export_chains.py",
         "tests/static/test_hollow_split.py",
         "tests/static/test_sources.py",
+        "tests/static/test_compiled_bases.py",
         "tests/static/test_id_keyed_caches.py",
         "tests/uniformity/test_overlay.py",
         "tests/uniformity/test_witness_determinism.py",
