@@ -66,16 +66,16 @@ def _fewest_marks(seen: dict[tuple, Leaf]) -> None:
     marks no other path's marks contain: a path with more marks can make no verdict other
     than a path with fewer (a group with one rank on the second path has one on the first),
     so the fewest decide."""
-    singles: dict[tuple, list[frozenset]] = {}
-    for name, category, dim, single in seen:
-        singles.setdefault((name, category, dim), []).append(single)
+    singles: dict[tuple, list[tuple[frozenset, tuple]]] = {}
+    for key, leaf in seen.items():
+        singles.setdefault((leaf.name, leaf.category, leaf.dim), []).append((leaf.single, key))
     if len(singles) == len(seen):
         return
-    for (name, category, dim), found in singles.items():
+    for found in singles.values():
         if len(found) > 1:
-            for single in found:
-                if any(other < single for other in found):
-                    del seen[(name, category, dim, single)]
+            for single, key in found:
+                if any(other < single for other, _key in found):
+                    del seen[key]
 
 
 def cap_leaves(leaves: list[Leaf]) -> tuple[Leaf, ...]:
