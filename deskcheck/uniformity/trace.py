@@ -24,7 +24,7 @@ from deskcheck.uniformity.cycles import CycleSolver
 from deskcheck.uniformity.fields import FieldReads
 from deskcheck.uniformity.generators import yield_points
 from deskcheck.uniformity.helpers import NamedHelpers
-from deskcheck.uniformity.leaves import _REFERENCES, Leaf, dedupe_leaves, default_of, param_group
+from deskcheck.uniformity.leaves import Leaf, dedupe_leaves, default_of, param_group
 from deskcheck.uniformity.module_state import flat_targets, module_names, state_writes
 from deskcheck.uniformity.passthrough import (
     one_definition,
@@ -178,9 +178,9 @@ class Tracer(FieldReads, Reductions, CycleSolver, CallSummaries, PathConditions,
             self._calls.pop()
         only = self.reach.only_where.get(ctx.fn.key)
         if only:  # computed only on roots started where these groups have one rank: the
-            # sources read here carry that (an edge to a cycle member or a parameter marker
-            # does not: what arrives by it is left unmarked, which can only keep a report)
-            leaves = tuple(leaf if only <= leaf.single or leaf.category in _REFERENCES
+            # sources read here carry that, and so do the edges to a cycle member or a
+            # parameter: what arrives by them reaches the decision through this value too
+            leaves = tuple(leaf if only <= leaf.single
                            else leaf._replace(single=leaf.single | only) for leaf in leaves)
         if self._low[key] == index:  # the root of its component: every member is complete
             members: list[tuple] = []

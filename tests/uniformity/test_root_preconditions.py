@@ -305,3 +305,56 @@ def test_a_clock_set_in_init_under_tp_size_1_stays_marked_on_a_pp1_only_path(tmp
     assert twin.verdict is Verdict.RANK_LOCAL, (
         f"under `tp_size == 2` the clock differs between tp ranks: must be RANK-LOCAL, got "
         f"{twin.verdict.value}")
+
+
+# `self.y` is written only on the pp=1 loop, from `self.m`; `self.m` is written on every loop
+# from `self.y` and the pp rank: a cycle of two fields, whose edge y <- m is computed in
+# `loop_normal`. `shared2` (on both loops) reads only `self.y`.
+_CYCLE = """
+class S:
+    def loop_pp(self):
+        self.shared()
+        self.shared2()
+
+    def loop_normal(self):
+        {y_write}
+        self.shared()
+        self.shared2()
+
+    def shared(self):
+        self.m = self.y or self.pp_group.is_last_rank
+        if self.m:
+            dist.all_reduce(self.z, group=self.world_group)
+
+    def shared2(self):
+        if self.y:
+            dist.all_reduce(self.x, group=self.world_group)
+""" + _DISPATCH
+
+
+@pytest.mark.parametrize("order", ["m decided first", "y decided first"])
+def test_what_a_pp1_only_function_reads_through_a_cycle_edge_carries_the_mark(tmp_path, order):
+    text = _CYCLE.format(y_write="self.y = self.m")
+    if order == "y decided first":  # the walk meets the cycle from the other member
+        shared, shared2 = text.index("    def shared(self):"), text.index("    def shared2(self):")
+        end = text.index("\n\ndef dispatch")
+        text = text[:shared] + text[shared2:end] + "\n\n" + text[shared:shared2] + text[end:]
+    report = _audit(_write(tmp_path / "cycle", {"s.py": text}))
+    decision = _find(report, "self.y")
+    ranks = [i for i in decision.inputs if i.name.endswith("is_last_rank")]
+    assert decision.verdict is Verdict.UNIFORM and ranks and all(
+        i.klass.value == "CONFIG" for i in ranks), (
+        f"({order}) `self.y` is written only in `loop_normal` (pp=1), from `self.m`, a member "
+        f"of a cycle of values that holds the pp rank: what reaches `y` by that cycle edge "
+        f"was computed where the pp group has one rank, so the pp rank is the same on every "
+        f"rank there; got {decision.verdict.value}: "
+        f"{[(i.name, i.klass.value, i.reason) for i in decision.inputs]}")
+    assert _find(report, "self.m").verdict is Verdict.RANK_LOCAL, (
+        f"({order}) `self.m` reads the pp rank on `loop_pp` too (pp_size > 1): it must stay "
+        f"RANK-LOCAL")
+    twin = _CYCLE.format(y_write="self.y = self.m").replace(
+        "    def loop_pp(self):\n", "    def loop_pp(self):\n        self.y = self.m\n")
+    other = _find(_audit(_write(tmp_path / "twin", {"s.py": twin})), "self.y")
+    assert other.verdict is Verdict.RANK_LOCAL, (
+        f"({order}) `loop_pp` (pp_size > 1) writes `self.y = self.m` too: the pp rank reaches "
+        f"`self.y` unmarked there, so it must stay RANK-LOCAL; got {other.verdict.value}")
