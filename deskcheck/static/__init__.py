@@ -40,7 +40,7 @@ __getattr__, __dir__, __all__ = lazy_exports(__name__, {
                      "read_as", "record_reads"), "_sources"),
     **dict.fromkeys(("unread_change",), "_unread"),
     **dict.fromkeys(("Binding", "External", "StaticIndex", "class_key", "nested_class",
-                     "probe_module"),
+                     "probe_again", "probe_module"),
                     "_static"),
     **dict.fromkeys(("NameUse", "ReachedMethod", "Site", "Surface", "build_model", "surface",
                      "trace"), "_surface"),

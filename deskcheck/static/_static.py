@@ -71,6 +71,34 @@ def probe_module(name: str, roots: Sequence[Path]) -> tuple[Path, bool] | None:
     return None
 
 
+COMPILED_PROBE = "\x00compiled:"  # a probe's name: "is this module a compiled extension"
+
+
+def probe_compiled(module: str, roots: Sequence[Path]) -> Path | None:
+    """The compiled extension file of ``module`` (``_core.cpython-311-x86_64-linux-gnu.so``,
+    ``_core.so``, ``_core.pyd``) in the first of ``roots`` holding one, else None."""
+    *package, last = module.split(".")
+    for root in roots:
+        folder = Path(root).joinpath(*package)
+        if not folder.is_dir():
+            continue
+        for pattern in (f"{last}.so", f"{last}.pyd", f"{last}.*.so", f"{last}.*.pyd"):
+            found = sorted(p for p in folder.glob(pattern) if p.is_file())
+            if found:
+                return found[0]
+    return None
+
+
+def probe_again(name: str, roots: Sequence[Path]) -> str | None:
+    """What a lookup recorded in ``Sources.probes`` finds now (the file, or None): a module
+    lookup, or (a name starting ``COMPILED_PROBE``) a compiled extension's."""
+    if name.startswith(COMPILED_PROBE):
+        found = probe_compiled(name.removeprefix(COMPILED_PROBE), roots)
+        return str(found) if found else None
+    module = probe_module(name, roots)
+    return str(module[0]) if module else None
+
+
 class StaticIndex:
     """Module files under ``roots`` (then ``sys.path``, for telling external from missing)."""
 
@@ -277,14 +305,11 @@ class StaticIndex:
         return found
 
     def _compiled_uncached(self, module: str) -> bool:
-        *package, last = module.split(".")
-        for root in self.roots:
-            folder = root.joinpath(*package)
-            if folder.is_dir() and any(folder.glob(f"{last}.*.so")) or any(
-                    (folder / f"{last}{suffix}").is_file() for suffix in (".so", ".pyd")) or (
-                    folder.is_dir() and any(folder.glob(f"{last}.*.pyd"))):
-                return True
-        return False
+        found = probe_compiled(module, self.roots)
+        # noted like a module lookup: a cached answer holds while the extension is still there
+        key = (COMPILED_PROBE + module, tuple(str(r) for r in self.roots))
+        self.sources.probes[key] = str(found) if found else None
+        return found is not None
 
     def resolve_expr(self, module: str, expr: ast.expr, trail: list[str],
                      depth: int = 0) -> ClassSource | External | str | None:

@@ -29,7 +29,7 @@ from pathlib import Path
 
 from deskcheck import __version__
 from deskcheck.own_folders import ignore_own_folder
-from deskcheck.static import ALL, Sources, probe_module, unread_change
+from deskcheck.static import ALL, Sources, probe_again, unread_change
 from deskcheck.uniformity.config import UniformityConfig
 from deskcheck.uniformity.model import AuditReport
 from deskcheck.uniformity.module_state import STATE_READ, may_write_any
@@ -236,8 +236,7 @@ def _holds(deps: tuple, sources: Sources, db: sqlite3.Connection) -> bool:
     files, probes = deps[:2]
     bodies = deps[2] if len(deps) > 2 else {}
     for (name, roots), found in probes.items():
-        now = probe_module(name, [Path(r) for r in roots])
-        if (str(now[0]) if now else None) != found:
+        if probe_again(name, [Path(r) for r in roots]) != found:
             return False
     for path, digest in files:
         data = sources.text(path)

@@ -142,6 +142,39 @@ def test_a_module_that_appears_invalidates_the_cache(make_pkg, tmp_path):
         "the audit did not change when pkg/helpers.py appeared")
 
 
+def test_a_compiled_module_that_disappears_invalidates_the_cache(make_pkg, tmp_path):
+    """A base from a compiled extension (``fastpkg/_core...so``) is an external base; once the
+    extension is gone the base cannot be resolved, and a cached audit must not say otherwise."""
+    from deskcheck.errors import SourceResolutionError
+
+    source = """
+        from fastpkg._core import Base
+
+        class S(Base):
+            def step(self):
+                if self.tp_rank == 0:
+                    dist.barrier(group=self.tp_cpu_group)
+    """
+    root = make_pkg({"s.py": source}, CFG)
+    (root / "fastpkg").mkdir()
+    (root / "fastpkg" / "__init__.py").write_text("")
+    core = root / "fastpkg" / "_core.cpython-311-x86_64-linux-gnu.so"
+    core.write_bytes(b"")
+    cache = AuditCache(tmp_path / "c.sqlite")
+    audit("pkg.s:S", root=root, cache=cache)
+    audit("pkg.s:S", root=root, cache=cache)
+    assert cache.hits == 1, "an unchanged tree with a compiled module was not read from the cache"
+    core.unlink()
+    try:
+        stale = audit("pkg.s:S", root=root, cache=cache)
+    except SourceResolutionError as exc:
+        assert "cannot resolve base" in str(exc), f"the wrong error once the .so is gone: {exc}"
+    else:
+        pytest.fail(f"fastpkg/_core's compiled extension was deleted, yet the audit answered "
+                    f"({cache.hits} cache hit(s)) with notes {stale.notes}: the cache did not "
+                    f"look the compiled module up again")
+
+
 def test_a_config_change_invalidates_the_cache(make_pkg, tmp_path):
     root = make_pkg({"s.py": BASE}, CFG)
     cache = AuditCache(tmp_path / "c.sqlite")
