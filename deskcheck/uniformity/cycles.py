@@ -199,6 +199,10 @@ class _Solution:
                     to = dims | single if single else dims
                     old = into.get(to, 0)
                     new = bits & ~old
+                    if new and to:  # what the group holds on a path with fewer marks
+                        for fewer, known in into.items():  # decides alone (see _found)
+                            if fewer < to:
+                                new &= ~known
                     if new:
                         into[to] = old | new
                         pending = delta.setdefault(into_comp, {})

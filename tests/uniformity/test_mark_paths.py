@@ -103,3 +103,26 @@ def test_a_single_rank_test_passed_as_an_argument_proves_its_group(make_pkg):
         "probe returns the clock only where its parameter holds, and the caller passes "
         "`self.tp_size == 1` (not negated): the clock reaches the tp barrier only where tp has "
         f"one rank, so the decision is TRIVIAL; got {decision.verdict.value} ({decision.why})")
+
+
+def test_a_source_arriving_with_fewer_marks_after_more_is_kept_with_the_fewer():
+    x, a, b, c = ("X",), ("A",), ("B",), ("C",)
+
+    def ref(name: str, hop: str, marks: frozenset = frozenset()) -> Leaf:
+        return Leaf(f"\x00cycle:{name}", "cycle", "", "", (hop,), marks)
+
+    refs = {f"\x00cycle:{m[0]}": m for m in (x, a, b, c)}
+    for order in ([x, a, b, c], [x, b, a, c], [c, b, a, x], [c, a, b, x]):
+        partial = {
+            x: (Leaf("time.time", "rank_local", "clock", "", ("X: time.time",)),
+                ref("C", "X reads C")),
+            a: (ref("X", "A reads X where pp and tp have one rank", frozenset({"pp", "tp"})),),
+            b: (ref("X", "B reads X where tp has one rank", frozenset({"tp"})),),
+            c: (ref("A", "C reads A"), ref("B", "C reads B")),
+        }
+        found = {(leaf.name, leaf.single) for leaf in _Solution(order, partial, refs).leaves(c)}
+        assert found == {("time.time", frozenset({"tp"}))}, (
+            f"(members in the order {[m[0] for m in order]}) C reads the clock through B, where "
+            "tp has one rank, and through A, where pp and tp have one: the path with fewer "
+            "marks, {tp}, must be kept whichever arrives first (a pp collective it gates is "
+            f"not TRIVIAL); got {sorted(found, key=str)}")
