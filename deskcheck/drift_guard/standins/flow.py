@@ -104,8 +104,10 @@ class Flow(Drives):
     # -- statements ------------------------------------------------------------------------
     def _iterated_literal(self, node: ast.expr, scope: Scope) -> object:
         """What a test's ``for`` loops over, when it is a literal: as written, a local bound to
-        one, or a module-level ``NAME = [...]``."""
+        one, a module-level ``NAME = [...]``, or the rows a generator helper yields."""
         value = self.literal_value(node, scope)
+        if value is UNKNOWN and isinstance(node, ast.Call):
+            return self.yielded_rows(node, scope)
         if value is UNKNOWN and isinstance(node, ast.Name) and node.id not in scope.bindings:
             bound = _module_value(node.id, self.module)
             if bound is not None:

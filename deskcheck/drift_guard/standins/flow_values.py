@@ -7,7 +7,7 @@ import ast
 
 from deskcheck.drift_guard.standins.flow_state import Container, Items, Obj, Scope
 from deskcheck.drift_guard.standins.forms import Forms, literal
-from deskcheck.drift_guard.standins.module import TestModule, dotted
+from deskcheck.drift_guard.standins.module import FunctionNode, TestModule, dotted
 from deskcheck.drift_guard.standins.records import (
     NAMESPACE,
     PLAIN,
@@ -21,7 +21,7 @@ from deskcheck.static import CallArgs, Unknown
 
 class Values:
     """Mixed into :class:`~.flow.Flow` (which provides ``_eval``, ``_key``, ``_unbind``,
-    ``_call_result``, ``module`` and ``rel``)."""
+    ``_call_result``, ``_iterated_literal``, ``_callee``, ``module`` and ``rel``)."""
 
     module: TestModule
     rel: str
@@ -116,6 +116,67 @@ class Values:
             return UNKNOWN if isinstance(value, Choices) and not choices else value
         return literal(node, self.module)
 
+    def yielded_rows(self, node: ast.expr, scope: Scope) -> object:
+        """The rows a test's loop gets from a generator helper it calls (``for abort,
+        expected in self.cases():``), when its body only loops over literal rows and yields:
+        a tuple of the yielded values, each a literal, a production record built from
+        literals (:class:`Constructed`) or a tuple of those; a top-level position holding
+        anything else is ``UNKNOWN`` in that row. Anything else in the body (a condition,
+        an assignment, a ``return``), more than :data:`MAX_YIELDED` rows or a helper taking
+        arguments: ``UNKNOWN``."""
+        if not isinstance(node, ast.Call) or node.args or node.keywords:
+            return UNKNOWN
+        callee = self._callee(node, scope)
+        if callee is None:
+            return UNKNOWN
+        module, func, _through_self, _flow = callee
+        if module is not self.module or not _is_generator(func):
+            return UNKNOWN
+        rows: list[object] = []
+        if not self._yields(func.body, Scope(scope.name), rows):
+            return UNKNOWN
+        return tuple(rows)
+
+    def _yields(self, body: list[ast.stmt], scope: Scope, rows: list[object]) -> bool:
+        for stmt in body:
+            if isinstance(stmt, ast.Pass) or (isinstance(stmt, ast.Expr)
+                                               and isinstance(stmt.value, ast.Constant)):
+                continue  # a docstring
+            if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Yield):
+                if stmt.value.value is None or len(rows) >= MAX_YIELDED:
+                    return False
+                rows.append(self._row_value(stmt.value.value, scope, top=True))
+                continue
+            if not isinstance(stmt, ast.For) or stmt.orelse:
+                return False
+            iterated = self.literal_value(stmt.iter, scope)
+            names = _names(stmt.target)
+            if not isinstance(iterated, tuple | list) or names is None:
+                return False
+            for item in iterated:
+                if len(names) == 1:
+                    values: tuple = (item,)
+                elif isinstance(item, tuple | list) and len(item) == len(names):
+                    values = tuple(item)
+                else:
+                    return False
+                inner = Scope(scope.name, literals={**scope.literals,
+                                                    **dict(zip(names, values, strict=True))})
+                if not self._yields(stmt.body, inner, rows):
+                    return False
+        return True
+
+    def _row_value(self, node: ast.expr, scope: Scope, *, top: bool = False) -> object:
+        """A yielded value: a literal, a record built from literals, or a tuple of those
+        (at the top, a position holding anything else is ``UNKNOWN``; deeper, the whole)."""
+        value = self.literal_value(node, scope)
+        if value is not UNKNOWN:
+            return value
+        if isinstance(node, ast.Tuple) and not any(isinstance(e, ast.Starred) for e in node.elts):
+            items = tuple(self._row_value(e, scope) for e in node.elts)
+            return items if top or UNKNOWN not in items else UNKNOWN
+        return self._constructed(node, scope, f"{self.rel}:{node.lineno}")
+
     def call_values(self, node: ast.Call, skip: int, scope: Scope) -> CallArgs:
         """What the test's call passes to the driven method (after ``skip`` leading
         positionals), each unknown value saying what it is and where."""
@@ -190,7 +251,7 @@ class Values:
             return UNKNOWN
         if isinstance(node, ast.ListComp | ast.GeneratorExp) and len(node.generators) == 1 \
                 and not node.generators[0].ifs and not node.generators[0].is_async:
-            iterated = self.literal_value(node.generators[0].iter, scope)
+            iterated = self._iterated_literal(node.generators[0].iter, scope)
             if isinstance(iterated, tuple | list | str | dict | set | frozenset):
                 return objs * len(iterated)
         return UNKNOWN
@@ -210,6 +271,29 @@ class Values:
                     self._drive(scope, obj, method, model, "argument", node,
                                 self.call_values(node, skip, scope), argument=param,
                                 receiver=held)
+
+
+MAX_YIELDED = 64  # a generator helper yielding more rows than this yields nothing known
+
+
+def _is_generator(func: FunctionNode) -> bool:
+    """Whether ``func`` itself yields (not a def or lambda nested in it)."""
+    nodes: list[ast.AST] = list(func.body)
+    while nodes:
+        current = nodes.pop()
+        if isinstance(current, ast.Yield | ast.YieldFrom):
+            return True
+        if not isinstance(current, FunctionNode | ast.ClassDef | ast.Lambda):
+            nodes.extend(ast.iter_child_nodes(current))
+    return False
+
+
+def _names(target: ast.AST) -> list[str] | None:
+    """The plain names a ``for`` target binds, in order; None for any other target."""
+    elts = target.elts if isinstance(target, ast.Tuple | ast.List) else [target]
+    if not all(isinstance(e, ast.Name) for e in elts):
+        return None
+    return [e.id for e in elts]  # type: ignore[attr-defined]
 
 
 def _short(node: ast.AST, limit: int = 60) -> str:
