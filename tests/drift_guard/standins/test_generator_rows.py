@@ -46,6 +46,10 @@ class Queue:
         if fast:
             return self.fast_path
         return self.slow_path
+
+    def drain(self):
+        if self.queue:
+            return self.drained
 '''
 
 HEAD = ("import unittest\nfrom unittest.mock import Mock\nfrom qcore.queue import AbortReq, Queue"
@@ -188,3 +192,73 @@ def test_a_column_some_row_does_not_know_stays_unknown(tmp_path):
         f"the second column of every row `rows()` yields is computed (`len(RIDS) > 5`), not a "
         f"literal: `slow` is not known, so the read behind `if fast` stays undecided, not "
         f"taken for a known value; got {got}")
+
+
+@pytest.mark.parametrize("count", [64, 65])
+def test_a_generator_yields_at_most_64_known_rows(tmp_path, count):
+    rids = ", ".join(f"'r{i}'" for i in range(count))
+    got = _where(tmp_path, f"""
+        def cases():
+            for rid in ({rids},):
+                yield rid
+
+        def test_it():
+            q = Queue.__new__(Queue)
+            q.queue = [object() for r in cases()]
+            q.drain()
+    """, "drained")
+    want = {"drift"} if count <= 64 else {"unknown"}
+    assert got == want, (
+        f"`cases()` yields {count} rows: a generator helper is known up to 64 rows, so the "
+        f"queue built over them is {'known non-empty and `self.drained` is drift' if count <= 64 else 'not known and `self.drained` stays undecided'}; got {got}")
+
+
+def test_nested_literal_loops_in_a_generator_keep_the_outer_column(tmp_path):
+    got = _where(tmp_path, """
+        def rows():
+            for fast in (False,):
+                for mode in ("a", "b"):
+                    yield fast, mode
+
+        def test_it():
+            for fast, mode in rows():
+                q = Queue.__new__(Queue)
+                q.slow_path = 1
+                q.step(fast)
+    """, "fast_path")
+    assert got == {"unexercised"}, (
+        f"every row `rows()` yields has fast=False (bound by the outer loop, yielded from the "
+        f"inner one): `return self.fast_path` is never reached, unexercised; got {got}")
+
+
+def test_a_generator_loop_with_an_else_stays_unknown(tmp_path):
+    got = _where(tmp_path, """
+        def flags():
+            for fast in (False,):
+                yield fast
+            else:
+                yield True
+
+        def test_it():
+            for fast in flags():
+                q = Queue.__new__(Queue)
+                q.slow_path = 1
+                q.step(fast)
+    """, "fast_path")
+    assert got == {"unknown"}, (
+        f"`flags()` has a `for ... else:` (which yields True): a helper doing more than loop "
+        f"over literal rows and yield is not walked, so `fast` is unknown and the read behind "
+        f"`if fast` undecided, never unexercised; got {got}")
+
+
+def test_a_comprehension_with_a_filter_is_not_known_by_its_length(tmp_path):
+    got = _where(tmp_path, """
+        def test_it():
+            q = Queue.__new__(Queue)
+            q.queue = [object() for r in RIDS if r == "r9"]
+            q.drain()
+    """, "drained")
+    assert got == {"unknown"}, (
+        f"`[object() for r in RIDS if r == 'r9']` keeps only the names the filter lets "
+        f"through (none, here): its length is not RIDS's, so `if self.queue` is undecided "
+        f"and `self.drained` unknown, not drift; got {got}")
