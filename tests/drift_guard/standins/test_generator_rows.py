@@ -61,6 +61,19 @@ def _where(tmp_path, body: str, name: str) -> set[str]:
     return {c for c in ("drift", "unexercised", "unknown") if name in names(report, c)}
 
 
+def _stepped(tmp_path, helper: str, loop: str, preset: str, read: str, arg: str = "fast"
+             ) -> set[str]:
+    """``helper`` (a generator's source, indented by 8) and a test that loops ``for LOOP:``
+    and drives ``q.step(ARG)`` on a stand-in with ``preset`` set: where ``read`` lands."""
+    return _where(tmp_path, helper + f"""
+        def test_it():
+            for {loop}:
+                q = Queue.__new__(Queue)
+                q.{preset} = 1
+                q.step({arg})
+    """, read)
+
+
 REACHED = {
     "a TestCase method yielding (record, expected) rows": '''
         class TestClose(unittest.TestCase):
@@ -99,17 +112,11 @@ def test_a_row_a_generator_yields_decides_the_branch(tmp_path, shape):
 
 
 def test_a_generator_whose_rows_never_reach_the_read_is_not_drift(tmp_path):
-    got = _where(tmp_path, '''
+    got = _stepped(tmp_path, """
         def flags():
             for fast in (True, 1):
                 yield fast
-
-        def test_it():
-            for fast in flags():
-                q = Queue.__new__(Queue)
-                q.fast_path = 1
-                q.step(fast)
-    ''', "slow_path")
+    """, "fast in flags()", "fast_path", "slow_path")
     assert got == {"unexercised"}, (
         f"every row `flags()` yields is true, so `return self.slow_path` is never reached: "
         f"unexercised, not drift or undecided; got {got}")
@@ -144,13 +151,7 @@ UNDECIDED = {
 @pytest.mark.parametrize("shape", sorted(UNDECIDED))
 def test_a_generator_doing_more_than_yield_literal_rows_stays_unknown(tmp_path, shape):
     call = "flags(object())" if "arguments" in shape else "flags()"
-    got = _where(tmp_path, UNDECIDED[shape] + f"""
-        def test_it():
-            for fast in {call}:
-                q = Queue.__new__(Queue)
-                q.fast_path = 1
-                q.step(fast)
-    """, "slow_path")
+    got = _stepped(tmp_path, UNDECIDED[shape], f"fast in {call}", "fast_path", "slow_path")
     assert got == {"unknown"}, (
         f"{shape}: some row's value is not known statically, so `fast` is not known in "
         f"every row and the read behind `if fast` stays undecided; got {got}")
@@ -177,17 +178,11 @@ def test_rows_and_a_queue_built_over_a_module_level_list_reach_the_abort_path(tm
 
 
 def test_a_column_some_row_does_not_know_stays_unknown(tmp_path):
-    got = _where(tmp_path, '''
+    got = _stepped(tmp_path, """
         def rows():
             for fast in (True, False):
                 yield fast, len(RIDS) > 5
-
-        def test_it():
-            for fast, slow in rows():
-                q = Queue.__new__(Queue)
-                q.fast_path = 1
-                q.step(slow)
-    ''', "slow_path")
+    """, "fast, slow in rows()", "fast_path", "slow_path", arg="slow")
     assert got == {"unknown"}, (
         f"the second column of every row `rows()` yields is computed (`len(RIDS) > 5`), not a "
         f"literal: `slow` is not known, so the read behind `if fast` stays undecided, not "
@@ -214,37 +209,25 @@ def test_a_generator_yields_at_most_64_known_rows(tmp_path, count):
 
 
 def test_nested_literal_loops_in_a_generator_keep_the_outer_column(tmp_path):
-    got = _where(tmp_path, """
+    got = _stepped(tmp_path, """
         def rows():
             for fast in (False,):
                 for mode in ("a", "b"):
                     yield fast, mode
-
-        def test_it():
-            for fast, mode in rows():
-                q = Queue.__new__(Queue)
-                q.slow_path = 1
-                q.step(fast)
-    """, "fast_path")
+    """, "fast, mode in rows()", "slow_path", "fast_path")
     assert got == {"unexercised"}, (
         f"every row `rows()` yields has fast=False (bound by the outer loop, yielded from the "
         f"inner one): `return self.fast_path` is never reached, unexercised; got {got}")
 
 
 def test_a_generator_loop_with_an_else_stays_unknown(tmp_path):
-    got = _where(tmp_path, """
+    got = _stepped(tmp_path, """
         def flags():
             for fast in (False,):
                 yield fast
             else:
                 yield True
-
-        def test_it():
-            for fast in flags():
-                q = Queue.__new__(Queue)
-                q.slow_path = 1
-                q.step(fast)
-    """, "fast_path")
+    """, "fast in flags()", "slow_path", "fast_path")
     assert got == {"unknown"}, (
         f"`flags()` has a `for ... else:` (which yields True): a helper doing more than loop "
         f"over literal rows and yield is not walked, so `fast` is unknown and the read behind "
