@@ -21,10 +21,12 @@ from deskcheck.static import CallArgs, Unknown
 
 class Values:
     """Mixed into :class:`~.flow.Flow` (which provides ``_eval``, ``_key``, ``_unbind``,
-    ``_call_result``, ``_iterated_literal``, ``_callee``, ``module`` and ``rel``)."""
+    ``_call_result``, ``_iterated_literal``, ``_callee``, ``module``, ``rel`` and
+    ``_stack``, the functions being walked)."""
 
     module: TestModule
     rel: str
+    _stack: list[int]
     forms: Forms
 
     def _eval(self, node: ast.expr, scope: Scope) -> list[Obj]:
@@ -130,12 +132,15 @@ class Values:
         if callee is None:
             return UNKNOWN
         module, func, _through_self, _flow = callee
-        if module is not self.module or not _is_generator(func):
-            return UNKNOWN
+        if module is not self.module or not _is_generator(func) or id(func) in self._stack:
+            return UNKNOWN  # a helper looping over its own rows yields nothing known
         rows: list[object] = []
-        if not self._yields(func.body, Scope(scope.name), rows):
-            return UNKNOWN
-        return tuple(rows)
+        self._stack.append(id(func))
+        try:
+            walked = self._yields(func.body, Scope(scope.name), rows)
+        finally:
+            self._stack.pop()
+        return tuple(rows) if walked else UNKNOWN
 
     def _yields(self, body: list[ast.stmt], scope: Scope, rows: list[object]) -> bool:
         for stmt in body:
@@ -149,7 +154,7 @@ class Values:
                 continue
             if not isinstance(stmt, ast.For) or stmt.orelse:
                 return False
-            iterated = self.literal_value(stmt.iter, scope)
+            iterated = self._iterated_literal(stmt.iter, scope)  # a NAME = [...] too
             names = _names(stmt.target)
             if not isinstance(iterated, tuple | list) or names is None:
                 return False

@@ -245,3 +245,29 @@ def test_a_comprehension_with_a_filter_is_not_known_by_its_length(tmp_path):
         f"`[object() for r in RIDS if r == 'r9']` keeps only the names the filter lets "
         f"through (none, here): its length is not RIDS's, so `if self.queue` is undecided "
         f"and `self.drained` unknown, not drift; got {got}")
+
+
+def test_a_generator_loops_over_a_module_level_list_and_never_over_itself(tmp_path):
+    got = _where(tmp_path, """
+        FLAGS = [False, True]
+
+        def aborts():
+            for flag in FLAGS:
+                yield AbortReq(abort_all=flag)
+
+        def test_it():
+            for abort in aborts():
+                q = Queue.__new__(Queue)
+                q.close(abort)
+    """, "notify")
+    assert got == {"drift"}, (
+        f"`aborts()` loops over the module-level FLAGS = [False, True], as a test's own loop "
+        f"may: its row AbortReq(abort_all=True) reads `self.notify`, drift; got {got}")
+    got = _stepped(tmp_path / "self", """
+        def flags():
+            for fast in flags():
+                yield fast
+    """, "fast in flags()", "fast_path", "slow_path")
+    assert got == {"unknown"}, (
+        f"`flags()` loops over its own rows: it yields nothing known (and the walk must not "
+        f"recurse into it forever); got {got}")
