@@ -12,6 +12,7 @@ without collecting (``deskcheck.mutants.reuse``); when nothing is left, no sessi
 from __future__ import annotations
 
 import os
+import shutil
 import sys
 import time
 from collections.abc import Callable, Sequence
@@ -47,7 +48,7 @@ from deskcheck.mutants.owners import foreign_kills, resolve_owners
 from deskcheck.mutants.pytest_config import config_file, xdist_off
 from deskcheck.mutants.reuse import TestUniverse, reuse_before_collection
 from deskcheck.mutants.roots import outside_project
-from deskcheck.mutants.runner import Budget, JobOutcome, Runner
+from deskcheck.mutants.runner import SCRATCH_PREFIX, Budget, JobOutcome, Runner
 from deskcheck.mutants.static_owners import StaticOwners
 from deskcheck.mutants.target import resolve
 from deskcheck.mutants.verdicts import (
@@ -59,6 +60,7 @@ from deskcheck.mutants.verdicts import (
 )
 from deskcheck.mutants.worker import ChildJob
 from deskcheck.report.records import MutantRecord
+from deskcheck.scratch import make_scratch
 
 
 def mutant_budget(mutant: Mutant, settings: SweepSettings,
@@ -205,6 +207,11 @@ class SweepPlugin:
         capman = session.config.pluginmanager.getplugin("capturemanager")
         if capman is not None:
             capman.suspend_global_capture(in_=True)
+        # pytest's base temp folder is made here, once, before the first fork: a child that
+        # made it itself would empty it under the children running beside it
+        factory = getattr(session.config, "_tmp_path_factory", None)
+        if factory is not None:
+            factory.getbasetemp()
         try:
             self.result = self._sweep(session)
         except DeskcheckError as exc:
@@ -577,7 +584,9 @@ def _item_results(outcome: JobOutcome) -> list[ItemResult]:
     return results
 
 
-def pytest_arguments(options: SweepOptions) -> list[str]:
+def pytest_arguments(options: SweepOptions, basetemp: Path | None = None) -> list[str]:
+    """The sweep session's pytest command line; ``basetemp`` is its own temp folder (a
+    ``--basetemp`` in the sweep's ``pytest_args`` still wins)."""
     catalog = options.catalog
     tests = [str((catalog.root / t).resolve()) for t in catalog.settings.tests] or [
         str(catalog.root)]
@@ -585,6 +594,7 @@ def pytest_arguments(options: SweepOptions) -> list[str]:
     # ``expect`` sees the whole failure, whatever the length of the checkout's path.
     return [*tests, "-p", "no:cacheprovider", *xdist_off(),
             "-o", "verbosity_assertions=2", "--continue-on-collection-errors",
+            *([f"--basetemp={basetemp}"] if basetemp is not None else []),
             *options.pytest_args]
 
 
@@ -655,7 +665,15 @@ def _run_session(options: SweepOptions, reporter: Reporter | None,
     plugin = plugin_class(options, reporter)
     # a reporter with pytest hooks (ProgressReporter) shows collection as it happens
     extra = [reporter] if hasattr(reporter, "pytest_itemcollected") else []
-    code = pytest.main(pytest_arguments(options), plugins=[plugin, ImportGuardPlugin(), *extra])
+    # Mutant children leave through os._exit, which skips the atexit handler that unlocks
+    # pytest's numbered temp folders (kept 3 days when locked): the session's temp folder
+    # lives in a scratch folder of the sweep's own, removed here (reaped if the sweep dies)
+    temp = make_scratch(SCRATCH_PREFIX)
+    try:
+        code = pytest.main(pytest_arguments(options, temp / "pytest"),
+                           plugins=[plugin, ImportGuardPlugin(), *extra])
+    finally:
+        shutil.rmtree(temp, ignore_errors=True)
     if code == pytest.ExitCode.INTERRUPTED:  # Ctrl-C / SIGTERM: what was decided is recorded
         raise as_interrupted()
     if plugin.error is not None:

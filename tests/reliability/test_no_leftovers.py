@@ -233,3 +233,90 @@ def test_a_coverage_pass_killed_with_sigkill_leaves_nothing_after_the_next_run(
     assert not grown, (
         f"TMPDIR grew by {grown} after a coverage pass killed with SIGKILL and the next run: "
         "the pass's scratch folder must carry its owner so the next run reaps it")
+
+
+TMP_OWNER = '''
+import os
+import time
+from pathlib import Path
+
+from kpkg.mod import total
+
+
+def _wait_for(path):
+    deadline = time.monotonic() + 60
+    while not path.exists() and time.monotonic() < deadline:
+        time.sleep(0.05)
+
+
+def test_keeps_its_tmp_path(tmp_path_factory):
+    meet, value = Path(os.environ["MEET"]), total([1, 2])
+    if value == 5:  # the second mutant's child: makes its folder once the first made its own
+        _wait_for(meet / "first")
+    mine = tmp_path_factory.mktemp("mine") / "mine"
+    mine.write_text(str(os.getpid()))
+    if value == 4:  # the first mutant's child: looks again once the second made its folder
+        (meet / "first").touch()
+        _wait_for(meet / "second")
+        kept = mine.exists() and mine.read_text() == str(os.getpid())
+        with open(os.environ["TMP_LOG"], "a") as log:
+            log.write(("kept" if kept else "gone") + "\\n")
+    elif value == 5:
+        (meet / "second").touch()
+    assert value == 3
+'''
+
+TMP_CATALOG = '''[sweep]
+tests = ["tests"]
+
+[[mutant]]
+id = "k.plus_one"
+title = "total adds one"
+target = "kpkg.mod:total"
+operator = "replace"
+old = "return sum(values)"
+new = "return sum(values) + 1"
+owners = ["tests/test_tmp.py::test_keeps_its_tmp_path"]
+
+[[mutant]]
+id = "k.plus_two"
+title = "total adds two"
+target = "kpkg.mod:total"
+operator = "replace"
+old = "return sum(values)"
+new = "return sum(values) + 2"
+owners = ["tests/test_tmp.py::test_keeps_its_tmp_path"]
+'''
+
+
+def test_tests_using_tmp_path_leave_no_pytest_temp_folder_and_keep_their_own(
+        tmp_path: Path) -> None:
+    """Mutant children leave through ``os._exit``, which skips the ``atexit`` handler that
+    unlocks pytest's numbered temp folders; pytest keeps a locked one for 3 days. The sweep
+    gives its session a temp folder of its own, made before the first fork (so no child
+    empties the folder another child works in) and removed with the sweep."""
+    tmpdir = tmp_path / "tmp"
+    tmpdir.mkdir()
+    root = tmp_path / "project"
+    (root / "kpkg").mkdir(parents=True)
+    (root / "kpkg" / "__init__.py").write_text("")
+    (root / "kpkg" / "mod.py").write_text(MODULE)
+    (root / "tests").mkdir()
+    (root / "tests" / "test_tmp.py").write_text(TMP_OWNER)
+    (root / "mutants.toml").write_text(TMP_CATALOG)
+    log = tmp_path / "tmp.log"
+    for run in range(2):
+        meet = tmp_path / f"meet{run}"
+        meet.mkdir()
+        env = _env(tmpdir, root, MEET=str(meet), TMP_LOG=str(log))
+        done = subprocess.run([sys.executable, "-m", "deskcheck.cli", "sweep", "--catalog",
+                               str(root / "mutants.toml"), "--no-store", "--workers", "2"],
+                              cwd=root, env=env, capture_output=True, text=True, timeout=600)
+        assert done.returncode == 0, done.stdout + done.stderr
+    left = sorted(str(p.relative_to(tmpdir)) for p in tmpdir.rglob("*"))
+    assert not left, (f"two sweeps whose tests use tmp_path left pytest temp folders (locked "
+                      f"by mutant children that exited through os._exit) in TMPDIR: {left[:8]}")
+    lines = log.read_text().split()
+    assert "gone" not in lines, (
+        f"a mutant child's tmp_path was emptied or taken by another child starting beside "
+        f"it (each child made pytest's base temp folder anew): {lines}")
