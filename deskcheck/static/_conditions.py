@@ -14,7 +14,10 @@ with builtin ``T``; a ``for`` body is entered when the iterable's length is know
 (``range(n)``, literal tuples/lists, a known container, ``enumerate``/``zip``/``reversed``/
 ``sorted``/``list``/``tuple`` of those, ``.items()``/``.keys()``/``.values()`` of a known
 dict); a ``case`` is entered when its subject is known and the patterns before it decidedly
-do not match (value, singleton, ``|``, wildcard and capture patterns).
+do not match (value, singleton, ``|``, wildcard and capture patterns). Pure ``str`` methods
+(``startswith``, ``lower``, ...) are evaluated on a known string with literal arguments, and
+a grow-only local's growth site under a loop whose variable its tests read is decided pass by
+pass over the loop's known items.
 """
 
 from __future__ import annotations
@@ -29,7 +32,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from deskcheck.static._collect import Cond
-from deskcheck.static._constants import EMPTY, Env, Returns, Something, Unknown
+from deskcheck.static._constants import EMPTY, Env, Returns, Something, Unknown, attributes
 from deskcheck.static._growth import Grows
 from deskcheck.static._growth import Guard as GrowthGuard
 
@@ -39,6 +42,12 @@ _BUILTIN_TYPES: dict[str, type | tuple[type, ...]] = {
     "int": int, "float": float, "str": str, "bytes": bytes, "bool": bool, "list": list,
     "tuple": tuple, "dict": dict, "set": (set, frozenset), "frozenset": frozenset,
     "NoneType": type(None)}
+# pure methods of str, decided on a known string with literal arguments
+_STR_METHODS = frozenset({
+    "startswith", "endswith", "lower", "upper", "casefold", "strip", "lstrip", "rstrip",
+    "removeprefix", "removesuffix", "isdigit", "isalpha", "isalnum", "isspace", "islower",
+    "isupper", "isidentifier", "count", "find", "rfind", "split", "rsplit", "partition",
+    "rpartition", "replace"})
 _LENGTH_WRAPPERS = {"enumerate", "reversed", "sorted", "list", "tuple", "set", "frozenset"}
 
 
@@ -118,17 +127,97 @@ class _Context:
             return True
         undecided: Unknown | None = None
         for site in grows.sites:
-            here = self._forgetting(site.rebound)
-            states = [here._guard(g) for g in site.guards]
-            if all(state is True for state in states):
+            runs = self._forgetting(site.rebound)._runs(site.guards)
+            if runs is True:
                 return True
-            if any(state is False for state in states):
+            if runs is False:
                 continue
-            undecided = undecided or next(s for s in states if isinstance(s, Unknown))
+            undecided = undecided or runs
         if undecided is None and not grows.maybe:
             return False
         why = undecided.why if undecided is not None else "another change may add to it"
         return Unknown(f"{grows.why}; whether it grows: {why}")
+
+    def _runs(self, guards: tuple[GrowthGuard, ...]) -> bool | Unknown:
+        """Whether a site under ``guards`` (outermost first) runs: every guard holds. A
+        ``for`` whose variable a guard inside it reads is taken pass by pass when its items
+        are known: the site runs once some pass holds every guard inside, and never when
+        every pass fails one."""
+        undecided: Unknown | None = None
+        for k, guard in enumerate(guards):
+            rows = self._rows(guard, guards[k + 1:])
+            if rows is not None:
+                passes = [self._binding(row)._runs(guards[k + 1:]) for row in rows]
+                if all(p is False for p in passes):
+                    return False  # no pass (or no item at all) runs it
+                if undecided is None and True in passes:
+                    return True
+                return undecided or next((p for p in passes if isinstance(p, Unknown)),
+                                         Unknown("an earlier guard is not decided"))
+            state = self._guard(guard)
+            if state is False:
+                return False
+            if isinstance(state, Unknown):
+                undecided = undecided or state
+        return True if undecided is None else undecided
+
+    def _rows(self, guard: GrowthGuard, inner: tuple[GrowthGuard, ...]
+              ) -> list[dict[str, Any]] | None:
+        """The names each pass of a ``for`` guard binds, when a guard inside it reads one of
+        them and its items are known values; else None (the guard is read by its length)."""
+        if guard.kind != "for" or guard.target is None:
+            return None
+        names = _target_names(guard.target)
+        if names is None or not any(isinstance(n, ast.Name) and n.id in names
+                                    for g in inner for n in ast.walk(g.test)):
+            return None
+        items = self.items(guard.test)
+        if isinstance(items, Unknown):
+            return None
+        rows = [_bind(guard.target, item) for item in items]
+        return None if any(row is None for row in rows) else rows  # type: ignore[misc]
+
+    def _binding(self, row: dict[str, Any]) -> _Context:
+        """This context with the names of one loop pass bound to their values."""
+        other = copy.copy(self)
+        other.bound = {k: v for k, v in self.bound.items() if k not in row}
+        other.aliases = {k: v for k, v in self.aliases.items() if k not in row}
+        other.selves = frozenset(self.selves) - set(row)
+        other.env = Env({**self.env.values, **row},
+                        {k: v for k, v in self.env.unknown.items() if k not in row},
+                        {k: v for k, v in self.env.grows.items() if k not in row})
+        return other
+
+    def items(self, expr: ast.expr) -> tuple[Any, ...] | Unknown:
+        """The values iterating ``expr`` yields, in order, when known: a literal tuple or
+        list, a known container, ``enumerate`` / ``reversed`` / ``list`` / ``tuple`` of
+        those, ``.items()`` / ``.keys()`` / ``.values()`` of a known dict."""
+        if isinstance(expr, ast.Call) and isinstance(expr.func, ast.Name) \
+                and expr.func.id in ("enumerate", "reversed", "list", "tuple") \
+                and len(expr.args) == 1 and not expr.keywords:
+            inner = self.items(expr.args[0])
+            if isinstance(inner, Unknown):
+                return inner
+            if expr.func.id == "enumerate":
+                return tuple(enumerate(inner))
+            return tuple(reversed(inner)) if expr.func.id == "reversed" else inner
+        if isinstance(expr, ast.Call) and isinstance(expr.func, ast.Attribute) \
+                and expr.func.attr in ("items", "keys", "values") and not expr.args \
+                and not expr.keywords:
+            holder = self.value(expr.func.value)
+            if isinstance(holder, Unknown):
+                return holder
+            if isinstance(holder, dict):
+                return tuple(getattr(holder, expr.func.attr)())
+            return Unknown(f"`{_short(expr)}`: not a known dict")
+        value = self.value(expr)
+        if isinstance(value, Unknown):
+            return value
+        if isinstance(value, tuple | list | str | bytes | range):
+            return tuple(value)
+        if isinstance(value, dict):
+            return tuple(value)
+        return Unknown(f"`{_short(expr)}` has no known items")
 
     def _forgetting(self, names: frozenset[str]) -> _Context:
         """This context without what it knows of ``names`` through locals (their value where
@@ -238,8 +327,8 @@ class _Context:
             for attr in attrs:
                 if isinstance(value, Unknown):
                     break
-                holder = getattr(value, "__dict__", None)
-                if not isinstance(holder, dict) or attr not in holder:
+                holder = attributes(value)
+                if holder is None or attr not in holder:
                     return Unknown(f"`{_short(expr)}`: `{base.id}` has no known `{attr}`")
                 value = holder[attr]
             return value
@@ -277,6 +366,22 @@ class _Context:
                     return holder.get(parts[0], parts[1] if len(parts) == 2 else None)
                 except TypeError:
                     return Unknown(f"`{_short(expr)}`: an unhashable key")
+        if isinstance(expr.func, ast.Attribute) and expr.func.attr in _STR_METHODS \
+                and not expr.keywords and not any(isinstance(a, ast.Starred) for a in expr.args):
+            holder = self.value(expr.func.value)  # req.rid.startswith(recv_req.rid)
+            if isinstance(holder, Unknown):
+                return holder
+            if isinstance(holder, str):
+                parts = [self.value(a) for a in expr.args]
+                bad = next((p for p in parts if isinstance(p, Unknown)), None)
+                if bad is not None:
+                    return bad
+                if all(_plain_argument(p) for p in parts):
+                    try:
+                        return getattr(holder, expr.func.attr)(*parts)
+                    except (TypeError, ValueError):  # it raises at run time: not decided
+                        pass
+                return Unknown(f"`{_short(expr)}`: arguments deskcheck cannot pass")
         if not expr.args and not expr.keywords and isinstance(expr.func, ast.Attribute):
             called = self.value(expr.func)  # `self.finished()` where finished = lambda: False
             if isinstance(called, Returns):
@@ -339,6 +444,47 @@ class _Context:
         if matched is None:
             return Decision(UNKNOWN, f"`{self.cond.text}` is not decided statically")
         return Decision(LIVE if matched else DEAD)
+
+
+def _plain_argument(value: Any) -> bool:
+    """A literal a str method may be called with: a string, an int, None, or a tuple of
+    strings (``startswith(("a", "b"))``)."""
+    if isinstance(value, tuple):
+        return all(isinstance(v, str) for v in value)
+    return value is None or isinstance(value, str) or (
+        isinstance(value, int) and not isinstance(value, bool))
+
+
+def _target_names(target: ast.expr) -> set[str] | None:
+    """The names a ``for`` target binds: a name or a (nested) tuple of names."""
+    if isinstance(target, ast.Name):
+        return {target.id}
+    if isinstance(target, ast.Tuple | ast.List):
+        names: set[str] = set()
+        for elt in target.elts:
+            inner = _target_names(elt)
+            if inner is None:
+                return None
+            names |= inner
+        return names
+    return None
+
+
+def _bind(target: ast.expr, value: Any) -> dict[str, Any] | None:
+    """The names ``target`` binds to ``value`` (unpacked as Python would), or None when it
+    cannot be unpacked here (an unknown or wrongly sized value)."""
+    if isinstance(target, ast.Name):
+        return {target.id: value}
+    if not isinstance(target, ast.Tuple | ast.List) or not isinstance(value, tuple | list) \
+            or len(value) != len(target.elts):
+        return None
+    out: dict[str, Any] = {}
+    for elt, item in zip(target.elts, value, strict=True):
+        inner = _bind(elt, item)
+        if inner is None:
+            return None
+        out.update(inner)
+    return out
 
 
 def _matches(pattern: ast.pattern, subject: Any) -> bool | None:
@@ -461,8 +607,8 @@ def _lookup(attrs: list[str], constants: Mapping[str, Any]) -> Any:
         return Unknown(f"`self.{attrs[0]}` is not a known constant of the stand-in")
     value = constants[attrs[0]]
     for i, attr in enumerate(attrs[1:], start=1):
-        holder = getattr(value, "__dict__", None)
-        if not isinstance(holder, dict) or attr not in holder:
+        holder = attributes(value)
+        if holder is None or attr not in holder:
             return Unknown(f"`self.{'.'.join(attrs[:i + 1])}` is not a known constant of the "
                            "stand-in")
         value = holder[attr]

@@ -56,6 +56,17 @@ class Something:
 
     truthy: bool | None = None
     kind: str = ""  # "namespace": a SimpleNamespace, an instance of no production class
+    # the attributes known by value (a test class's __init__ setting literals): (name, value)
+    fields: tuple[tuple[str, Any], ...] = field(default=(), compare=False)
+
+
+def attributes(value: Any) -> Mapping[str, Any] | None:
+    """The attributes of a known value that a condition may read by name: a
+    :class:`Something`'s known fields, a namespace's ``__dict__``; None for other values."""
+    if isinstance(value, Something):
+        return dict(value.fields)
+    holder = getattr(value, "__dict__", None)
+    return holder if isinstance(holder, dict) else None
 
 
 def is_known(value: Any) -> bool:

@@ -15,7 +15,9 @@ Any other load (``pop``, ``remove``, ``clear``, an item delete, passing it to a 
 alias) makes the local no grow-only local at all.
 
 The sites' guards are decided where the local is read (``_conditions``), from that
-condition's constants and env; a guard that reads a loop variable stays undecided."""
+condition's constants and env; a guard that reads the variable of a loop around the site is
+decided pass by pass when that loop's items are known values (the site runs once some pass
+holds every guard inside), else it stays undecided."""
 
 from __future__ import annotations
 
@@ -36,6 +38,7 @@ class Guard:
     kind: str
     test: ast.expr
     negated: bool = False
+    target: ast.expr | None = None  # a ``for``: the names each pass binds
 
 
 @dataclass(frozen=True)
@@ -126,7 +129,7 @@ def _site(node: ast.AST, parents: dict[int, ast.AST]) -> Site | None:
         elif isinstance(parent, ast.For | ast.AsyncFor):
             if child not in parent.body or _skips(parent):
                 return None
-            guards.append(Guard("for", parent.iter))
+            guards.append(Guard("for", parent.iter, target=parent.target))
         elif isinstance(parent, ast.With | ast.AsyncWith):
             pass
         elif isinstance(parent, ast.Try | ast.TryStar):

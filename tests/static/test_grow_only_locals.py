@@ -14,7 +14,16 @@ from types import SimpleNamespace
 
 import pytest
 
-from deskcheck.static import DEAD, LIVE, UNKNOWN, Env, explain, function_constants, function_facts
+from deskcheck.static import (
+    DEAD,
+    LIVE,
+    UNKNOWN,
+    Env,
+    Something,
+    explain,
+    function_constants,
+    function_facts,
+)
 
 _WORDS = {DEAD: "DEAD", LIVE: "LIVE", UNKNOWN: "UNKNOWN"}
 
@@ -204,8 +213,70 @@ def test_a_growth_guard_on_a_name_rebound_later_is_not_read_from_its_later_value
     node = _method(body)
     env = Env({"recv_req": SimpleNamespace()}).with_locals(function_constants(node))
     access = next(a for a in function_facts(node, "self").accesses if a.name == "send")
+    unsure = explain(access.conds[-1], {"queue": (Something(None),), "head": True}, env)
+    assert unsure.status == UNKNOWN, (
+        f"where `to_del` grows, `req` is an element of the queue (an object of unknown truth), "
+        f"not `self.head` (True): the loop over `to_del` must stay undecided; got "
+        f"{_WORDS[unsure.status]} ({unsure.why})")
+    falsy = explain(access.conds[-1], {"queue": (0,), "head": True}, env)
+    assert falsy.status == DEAD, (
+        f"where `to_del` grows, `req` is the queue's one element, 0 (false), not `self.head` "
+        f"(True): `to_del` stays empty and the loop over it never runs; got "
+        f"{_WORDS[falsy.status]} ({falsy.why})")
+
+
+_BEHIND_A_FLAG = """
+to_del = []
+if self.mode:
+    for req in self.queue:
+        if req.rid == "a":
+            to_del.append(req)
+for i in to_del:
+    self.send(i)
+"""
+
+
+@pytest.mark.parametrize(("mode", "rids", "expected"), [
+    (None, ("a",), UNKNOWN),
+    (True, ("a",), LIVE),
+    (False, ("a",), DEAD),
+    (None, ("b", "c"), DEAD),
+    (True, ("b", "a"), LIVE),
+])
+def test_a_pass_that_holds_decides_only_once_the_guards_around_its_loop_hold(mode, rids,
+                                                                             expected):
+    node = _method(_BEHIND_A_FLAG)
+    env = Env({"recv_req": SimpleNamespace()}).with_locals(function_constants(node))
+    access = next(a for a in function_facts(node, "self").accesses if a.name == "send")
+    constants: dict = {"queue": tuple(SimpleNamespace(rid=r) for r in rids)}
+    if mode is not None:
+        constants["mode"] = mode
+    decision = explain(access.conds[-1], constants, env)
+    assert decision.status == expected, (
+        f"`to_del` grows on a pass over rids {rids} whose rid is 'a', inside `if self.mode:` "
+        f"(mode {'unknown' if mode is None else mode}): a holding pass decides only when the "
+        f"flag holds, and no holding pass decides alone; the loop over `to_del` must be "
+        f"{_WORDS[expected]}; got {_WORDS[decision.status]} ({decision.why})")
+
+
+def test_a_growth_guard_on_a_local_rebound_later_is_not_read_from_its_later_value():
+    """`flag` is bound from `recv_req.wanted` (unknown) where `to_del` grows, and again to
+    `self.head` (True) before the loop over `to_del`: the guard must not read `self.head`."""
+    body = """
+    to_del = []
+    flag = recv_req.wanted
+    for req in self.queue:
+        if flag:
+            to_del.append(req)
+    flag = self.head
+    for i in reversed(to_del):
+        self.send(i)
+    """
+    node = _method(body)
+    env = Env({"recv_req": SimpleNamespace()}).with_locals(function_constants(node))
+    access = next(a for a in function_facts(node, "self").accesses if a.name == "send")
     decision = explain(access.conds[-1], {"queue": _ONE, "head": True}, env)
     assert decision.status == UNKNOWN, (
-        f"where `to_del` grows, `req` is an element of the queue, not `self.head` (True): the "
-        f"loop over `to_del` must stay undecided; got {_WORDS[decision.status]} "
+        f"where `to_del` grows, `flag` holds `recv_req.wanted` (unknown), not `self.head` "
+        f"(True): the loop over `to_del` must stay undecided; got {_WORDS[decision.status]} "
         f"({decision.why})")

@@ -19,6 +19,7 @@ from collections.abc import Callable
 
 from deskcheck.drift_guard.standins.flow_choices import loop_choices
 from deskcheck.drift_guard.standins.flow_drives import Drives, short
+from deskcheck.drift_guard.standins.flow_instances import Instances
 from deskcheck.drift_guard.standins.flow_refs import _module_value, loop_refs, refs
 from deskcheck.drift_guard.standins.flow_state import (
     Container,
@@ -30,11 +31,12 @@ from deskcheck.drift_guard.standins.flow_state import (
     Scope,
     Unfollowed,
 )
-from deskcheck.drift_guard.standins.forms import Forms
+from deskcheck.drift_guard.standins.forms import Forms, literal
 from deskcheck.drift_guard.standins.module import FunctionNode, TestModule, is_staticmethod
 from deskcheck.drift_guard.standins.records import (
     MOCK,
     NAMESPACE,
+    PLAIN,
     UNKNOWN,
     Problem,
     SetName,
@@ -44,7 +46,7 @@ MAX_DEPTH = 6
 __all__ = ["Flow", "Items", "Obj", "PendingDrive", "Result", "Scope", "Unfollowed"]
 
 
-class Flow(Drives):
+class Flow(Drives, Instances):
     """Walks bodies of one test module. ``locate`` finds helper modules imported from the
     test's own folder (sibling test helpers) so their factories can be followed too."""
 
@@ -353,6 +355,8 @@ class Flow(Drives):
                         value = self._object_value(kw.value, scope)
                         if value is not UNKNOWN:
                             cons.sets[item.name] = SetName(item.name, item.line, item.text, value)
+            if cons is not None and cons.kind == PLAIN:  # FakeReq("r1"): self.rid is "r1"
+                cons.fields = self.instance_fields(node, scope)
             found = [Obj(cons, cons.sets)] if cons is not None else self._follow(node, scope)
             if cons is not None and cons.kind != MOCK:
                 for kw in node.keywords:  # SimpleNamespace(req=SimpleNamespace(rid="a"))
@@ -392,6 +396,13 @@ class Flow(Drives):
                 methods[param] = held_methods  # check(s, Scheduler.run): run drives it
             if (box := self._container(arg, scope)) is not None:
                 containers[param] = box  # make(states={"r1": object()})
+        passed_names = {p for p, _a in pairs} | {kw.arg for kw in node.keywords if kw.arg}
+        if not any(isinstance(a, ast.Starred) for a in node.args) \
+                and all(kw.arg for kw in node.keywords):  # no *args / **kwargs: the rest default
+            for param, default in _defaults(func):
+                if param not in passed_names and (
+                        value := literal(default, module)) is not UNKNOWN:
+                    literals[param] = value  # make(*, waiting=()): `waiting` is () unless passed
         result = flow.run(func, klass_methods=self._methods if through_self or nested else None,
                           bound=bound, enclosing=scope if nested else None, literals=literals,
                           callables=methods, containers=containers,
@@ -439,6 +450,17 @@ class Flow(Drives):
                 and func.value.id in ("self", "cls") and func.attr in self._methods:
             return self.module, self._methods[func.attr], True, self
         return None
+
+
+def _defaults(func: FunctionNode) -> list[tuple[str, ast.expr]]:
+    """(parameter, default) of every parameter of ``func`` that has a default."""
+    args = func.args
+    positional = [a.arg for a in args.posonlyargs + args.args]
+    pairs = list(zip(positional[len(positional) - len(args.defaults):], args.defaults,
+                     strict=True))
+    pairs += [(a.arg, d) for a, d in zip(args.kwonlyargs, args.kw_defaults, strict=True)
+              if d is not None]
+    return pairs
 
 
 def _own_parts(stmt: ast.stmt) -> list[ast.AST]:

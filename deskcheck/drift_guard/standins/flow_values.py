@@ -79,6 +79,8 @@ class Values:
         holding one. Empty or partly unknown: None (its elements are not judged)."""
         if isinstance(node, ast.Name):
             return scope.containers.get(node.id)
+        if (copied := self._copied(node)) is not None:  # list(reqs): the same elements, in order
+            return self._container(copied, scope)
         if isinstance(node, ast.List | ast.Tuple | ast.Set):
             elements: list[ast.expr] = list(node.elts)
         elif isinstance(node, ast.Dict):
@@ -98,6 +100,18 @@ class Values:
                 return None
             objs += found
         return Container(objs, value=self._contents(node, objs, scope)) if objs else None
+
+    def _copied(self, node: ast.expr) -> ast.expr | None:
+        """``x`` of ``list(x)`` / ``tuple(x)`` / ``deque(x)`` (``collections.deque``): a copy
+        holding the same elements in the same order; None for anything else."""
+        if not isinstance(node, ast.Call) or len(node.args) != 1 or node.keywords \
+                or isinstance(node.args[0], ast.Starred):
+            return None
+        name = dotted(node.func)
+        if name in ("list", "tuple") or name is not None \
+                and self.module.qualify(name) == "collections.deque":
+            return node.args[0]
+        return None
 
     def _element(self, node: ast.expr, scope: Scope) -> list[Obj]:
         if isinstance(node, ast.Call) and dotted(node.func) == "object" \
@@ -231,6 +245,13 @@ class Values:
         value = self.literal_value(node, scope)
         if value is not UNKNOWN:
             return value
+        copied = self._copied(node)
+        if copied is not None and (inner := self.literal_value(copied, scope)) is not UNKNOWN:
+            try:  # list(()) / tuple(rows): a copy of a literal (a deque read as a tuple)
+                return list(inner) if dotted(node.func) == "list" \
+                    else tuple(inner)  # type: ignore[arg-type,attr-defined]
+            except TypeError:  # not iterable
+                return UNKNOWN
         held = self._eval(node, scope) if isinstance(node, ast.Name | ast.Attribute) else []
         if held:
             return self.forms.something(held[0].cons)

@@ -64,8 +64,11 @@ class Forms:
         """The one value standing for the objects ``cons`` builds (never None; a namespace or
         a mock is truthy)."""
         if id(cons) not in self._objects:
+            truthy = cons.kind in (NAMESPACE, MOCK) or cons.kind == PLAIN and not (
+                {"__bool__", "__len__"} & set(cons.class_names))  # a class without either
             self._objects[id(cons)] = Something(
-                True if cons.kind in (NAMESPACE, MOCK) else None, cons.kind)
+                True if truthy else None, cons.kind,
+                tuple(sorted(cons.fields.items(), key=lambda item: item[0])))
         return self._objects[id(cons)]
 
     def instance(self, node: ast.expr) -> Any:

@@ -60,6 +60,7 @@ class TestModule:
     fixtures: dict[str, FunctionNode] = field(default_factory=dict)
     classes: dict[str, TestClass] = field(default_factory=dict)
     plain_classes: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    plain_class_nodes: dict[str, ast.ClassDef] = field(default_factory=dict)
 
     @classmethod
     def parse(cls, path: Path, text: str) -> TestModule:
@@ -106,6 +107,7 @@ class TestModule:
             self.classes[node.name] = klass
         elif all(b in ("object",) for b in bases):
             self.plain_classes[node.name] = _class_names(node)
+            self.plain_class_nodes[node.name] = node
 
     def qualify(self, name: str | None) -> str | None:
         """A dotted expression with its head replaced by what the import binds."""

@@ -6,9 +6,10 @@ A *record* is a class whose constructor only stores its fields: a ``@dataclass``
 pydantic's ``BaseModel``, with no ``__init__`` of its own anywhere in its classes. Its fields
 are the annotated class attributes (``ClassVar`` excluded), bases first. Each is known as
 the call passes it (a keyword, or a position unless the record is keyword-only), else as its
-literal default (``abort_all: bool = False``, ``field(default=...)``); a default factory, an
-argument that is no literal and a field a ``__post_init__``/``__attrs_post_init__`` assigns
-stay unknown. A class that is no record, defines ``__bool__``/``__len__`` (its truth would not
+literal default (``abort_all: bool = False``, ``field(default=...)``); a field a post-init
+hook only fills in when it is None (``if self.rid is None: self.rid = ""``) holds that
+literal where it was None; a default factory, an argument that is no literal and any other
+field a ``__post_init__``/``__attrs_post_init__`` assigns stay unknown. A class that is no record, defines ``__bool__``/``__len__`` (its truth would not
 be a plain object's), or a call that does not fit its fields is not known at all."""
 
 from __future__ import annotations
@@ -48,8 +49,12 @@ def record_value(model: ClassModel, made: Constructed) -> Any:
     values.update(made.keywords)
     for name, one in fields.items():
         values.setdefault(name, one.default)
-    for name in _assigned_after_init(model, list(fields)):
+    after, when_none = _assigned_after_init(model, list(fields))
+    for name in after:
         values[name] = Unknown(f"{label}: {model.name} sets `{name}` after its fields")
+    for name, default in when_none.items():
+        if name not in after and name in values and values[name] is None:
+            values[name] = default  # `if self.rid is None: self.rid = ""` ran
     return SimpleNamespace(**{k: v for k, v in values.items() if not isinstance(v, Unknown)})
 
 
@@ -148,11 +153,16 @@ def _keyword_only(node: ast.ClassDef) -> bool:
                for k in keywords)
 
 
-def _assigned_after_init(model: ClassModel, fields: list[str]) -> set[str]:
-    """The fields a post-init hook assigns (``self.rid = ""``, ``object.__setattr__(self,
+def _assigned_after_init(model: ClassModel, fields: list[str]
+                         ) -> tuple[set[str], dict[str, Any]]:
+    """The fields a post-init hook assigns (``self.rid = x``, ``object.__setattr__(self,
     "rid", ...)``; a name not written out: every field) or a validator names (pydantic's
-    ``@field_validator("rid")``; naming none: every field), in any class of the record."""
+    ``@field_validator("rid")``; naming none: every field), in any class of the record; and
+    apart, the fields a post-init hook only fills in when they are None, with a literal, as a
+    statement of its own (``if self.rid is None: self.rid = ""``)."""
     out: set[str] = set()
+    when_none: dict[str, Any] = {}
+    filled: list[str] = []
     for klass in model.sources:
         for stmt in klass.node.body:
             if not isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef):
@@ -167,7 +177,15 @@ def _assigned_after_init(model: ClassModel, fields: list[str]) -> set[str]:
                 continue
             body = klass.function(stmt)
             self_name = body.args.args[0].arg if body.args.args else "self"
-            for node in ast.walk(body):
+            rest: list[ast.stmt] = []
+            for part in body.body:
+                found = _fills_when_none(part, self_name)
+                if found is None:
+                    rest.append(part)
+                else:
+                    filled.append(found[0])
+                    when_none[found[0]] = found[1]
+            for node in (n for part in rest for n in ast.walk(part)):
                 if isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store) \
                         and isinstance(node.value, ast.Name) and node.value.id == self_name:
                     out.add(node.attr)
@@ -176,4 +194,25 @@ def _assigned_after_init(model: ClassModel, fields: list[str]) -> set[str]:
                     name = node.args[1] if len(node.args) > 1 else None
                     out.update([name.value] if isinstance(name, ast.Constant)
                                and isinstance(name.value, str) else fields)
-    return out
+    out |= {name for name in set(filled) if filled.count(name) > 1}  # filled twice: not read
+    return out, when_none
+
+
+def _fills_when_none(stmt: ast.stmt, self_name: str) -> tuple[str, Any] | None:
+    """(field, literal) of ``if self.F is None: self.F = <literal>`` (no ``else``), or None."""
+    if not (isinstance(stmt, ast.If) and not stmt.orelse and len(stmt.body) == 1
+            and isinstance(stmt.test, ast.Compare) and len(stmt.test.ops) == 1
+            and isinstance(stmt.test.ops[0], ast.Is)
+            and isinstance(stmt.test.comparators[0], ast.Constant)
+            and stmt.test.comparators[0].value is None):
+        return None
+    tested, assign = stmt.test.left, stmt.body[0]
+    if not (isinstance(tested, ast.Attribute) and isinstance(tested.value, ast.Name)
+            and tested.value.id == self_name and isinstance(assign, ast.Assign)
+            and len(assign.targets) == 1 and isinstance(assign.targets[0], ast.Attribute)
+            and isinstance(assign.targets[0].value, ast.Name)
+            and assign.targets[0].value.id == self_name
+            and assign.targets[0].attr == tested.attr):
+        return None
+    value = _literal(assign.value)
+    return None if isinstance(value, Unknown) else (tested.attr, value)

@@ -77,6 +77,7 @@ class Construction:
     scope: str                      # the function it is built in
     sets: dict[str, SetName] = field(default_factory=dict)
     class_names: tuple[str, ...] = ()   # PLAIN: names its class body and methods provide
+    fields: dict[str, object] = field(default_factory=dict)  # PLAIN: attributes known by value
     through: list[str] = field(default_factory=list)  # factories/fixtures returning it
     dynamic: list[str] = field(default_factory=list)  # names set in ways deskcheck cannot read
     # a namespace handed on whole (to a call, another name, a container): what it holds

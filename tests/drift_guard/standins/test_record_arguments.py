@@ -175,14 +175,18 @@ def test_a_record_the_test_builds_decides_the_branch_on_its_field(tmp_path, argu
 @pytest.mark.parametrize(("argument", "waiting", "expected"), [
     ("AbortReq(abort_all=True)", '[FakeReq("a"), FakeReq("b")]', "drift"),
     ("AbortReq(abort_all=True)", "[]", "unexercised"),
-    ("AbortReq(rid='a')", '[FakeReq("a")]', "unknown"),
+    # pass by pass: FakeReq("a") holds rid "a" (its __init__ stores the literal passed)
+    ("AbortReq(rid='a')", '[FakeReq("a")]', "drift"),
+    ("AbortReq(rid='a')", '[FakeReq("b"), FakeReq("ba")]', "unexercised"),
+    ("AbortReq(rid='a')", '[FakeReq("b"), FakeReq("ba"), FakeReq("a1")]', "drift"),
+    ("AbortReq(rid='a')", '[FakeReq("b"), object()]', "unknown"),
 ])
 def test_the_abort_path_is_decided_from_the_record_and_the_queue(tmp_path, argument, waiting,
                                                                 expected):
     got = _notify(tmp_path, "abort", argument, waiting)
     assert got == {expected}, (
-        f"`to_del` grows on the first pass over q.waiting = {waiting} where "
-        f"`recv_req.abort_all` holds ({argument}), and only then does `for i in "
+        f"`to_del` grows on a pass over q.waiting = {waiting} where `recv_req.abort_all or "
+        f"req.rid.startswith(recv_req.rid)` holds ({argument}), and only then does `for i in "
         f"reversed(to_del)` reach `self.notify`: it must be {expected}; got {got}")
 
 
