@@ -58,13 +58,14 @@ owners = ["tests/test_mod.py::test_every_rank_totals_its_values", "tests/test_mo
 '''
 
 
-def _project(root: Path) -> Path:
+def _project(root: Path, owner: str = OWNER, catalog: str = CATALOG,
+             test_file: str = "test_mod.py") -> Path:
     (root / "kpkg").mkdir(parents=True)
     (root / "kpkg" / "__init__.py").write_text("")
     (root / "kpkg" / "mod.py").write_text(MODULE)
     (root / "tests").mkdir()
-    (root / "tests" / "test_mod.py").write_text(OWNER)
-    (root / "mutants.toml").write_text(CATALOG)
+    (root / "tests" / test_file).write_text(owner)
+    (root / "mutants.toml").write_text(catalog)
     return root
 
 
@@ -297,13 +298,7 @@ def test_tests_using_tmp_path_leave_no_pytest_temp_folder_and_keep_their_own(
     empties the folder another child works in) and removed with the sweep."""
     tmpdir = tmp_path / "tmp"
     tmpdir.mkdir()
-    root = tmp_path / "project"
-    (root / "kpkg").mkdir(parents=True)
-    (root / "kpkg" / "__init__.py").write_text("")
-    (root / "kpkg" / "mod.py").write_text(MODULE)
-    (root / "tests").mkdir()
-    (root / "tests" / "test_tmp.py").write_text(TMP_OWNER)
-    (root / "mutants.toml").write_text(TMP_CATALOG)
+    root = _project(tmp_path / "project", TMP_OWNER, TMP_CATALOG, "test_tmp.py")
     log = tmp_path / "tmp.log"
     for run in range(2):
         meet = tmp_path / f"meet{run}"

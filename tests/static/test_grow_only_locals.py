@@ -44,6 +44,15 @@ def _send(body: str, queue: tuple, abort_all: bool | None = True) -> tuple[int, 
     return decision.status, decision.why
 
 
+def _over_grown(body: str, constants: dict):
+    """The decision on the last loop condition before ``self.send`` in ``body``, with
+    ``recv_req`` an empty namespace and the stand-in's ``constants``."""
+    node = _method(body)
+    env = Env({"recv_req": SimpleNamespace()}).with_locals(function_constants(node))
+    access = next(a for a in function_facts(node, "self").accesses if a.name == "send")
+    return explain(access.conds[-1], constants, env)
+
+
 _ABORT = """
 to_del = []
 for i, req in enumerate(self.queue):
@@ -210,15 +219,12 @@ def test_a_growth_guard_on_a_name_rebound_later_is_not_read_from_its_later_value
     for i in reversed(to_del):
         self.send(i)
     """
-    node = _method(body)
-    env = Env({"recv_req": SimpleNamespace()}).with_locals(function_constants(node))
-    access = next(a for a in function_facts(node, "self").accesses if a.name == "send")
-    unsure = explain(access.conds[-1], {"queue": (Something(None),), "head": True}, env)
+    unsure = _over_grown(body, {"queue": (Something(None),), "head": True})
     assert unsure.status == UNKNOWN, (
         f"where `to_del` grows, `req` is an element of the queue (an object of unknown truth), "
         f"not `self.head` (True): the loop over `to_del` must stay undecided; got "
         f"{_WORDS[unsure.status]} ({unsure.why})")
-    falsy = explain(access.conds[-1], {"queue": (0,), "head": True}, env)
+    falsy = _over_grown(body, {"queue": (0,), "head": True})
     assert falsy.status == DEAD, (
         f"where `to_del` grows, `req` is the queue's one element, 0 (false), not `self.head` "
         f"(True): `to_del` stays empty and the loop over it never runs; got "
@@ -245,13 +251,10 @@ for i in to_del:
 ])
 def test_a_pass_that_holds_decides_only_once_the_guards_around_its_loop_hold(mode, rids,
                                                                              expected):
-    node = _method(_BEHIND_A_FLAG)
-    env = Env({"recv_req": SimpleNamespace()}).with_locals(function_constants(node))
-    access = next(a for a in function_facts(node, "self").accesses if a.name == "send")
     constants: dict = {"queue": tuple(SimpleNamespace(rid=r) for r in rids)}
     if mode is not None:
         constants["mode"] = mode
-    decision = explain(access.conds[-1], constants, env)
+    decision = _over_grown(_BEHIND_A_FLAG, constants)
     assert decision.status == expected, (
         f"`to_del` grows on a pass over rids {rids} whose rid is 'a', inside `if self.mode:` "
         f"(mode {'unknown' if mode is None else mode}): a holding pass decides only when the "
@@ -272,10 +275,7 @@ def test_a_growth_guard_on_a_local_rebound_later_is_not_read_from_its_later_valu
     for i in reversed(to_del):
         self.send(i)
     """
-    node = _method(body)
-    env = Env({"recv_req": SimpleNamespace()}).with_locals(function_constants(node))
-    access = next(a for a in function_facts(node, "self").accesses if a.name == "send")
-    decision = explain(access.conds[-1], {"queue": _ONE, "head": True}, env)
+    decision = _over_grown(body, {"queue": _ONE, "head": True})
     assert decision.status == UNKNOWN, (
         f"where `to_del` grows, `flag` holds `recv_req.wanted` (unknown), not `self.head` "
         f"(True): the loop over `to_del` must stay undecided; got {_WORDS[decision.status]} "
