@@ -59,6 +59,10 @@ class Something:
     # the attributes known by value (a test class's __init__ setting literals): (name, value)
     fields: tuple[tuple[str, Any], ...] = field(default=(), compare=False)
 
+    def __repr__(self) -> str:  # shown in `standins --json` values: no empty `fields=()`
+        known = f", fields={self.fields!r}" if self.fields else ""
+        return f"Something(truthy={self.truthy!r}, kind={self.kind!r}{known})"
+
 
 def attributes(value: Any) -> Mapping[str, Any] | None:
     """The attributes of a known value that a condition may read by name: a

@@ -253,6 +253,9 @@ class Values:
             except TypeError:  # not iterable
                 return UNKNOWN
         held = self._eval(node, scope) if isinstance(node, ast.Name | ast.Attribute) else []
+        made = scope.calls.get(id(node), []) if isinstance(node, ast.Call) else []
+        if len(made) == 1 and made[0].cons.kind == PLAIN and made[0].cons.class_names:
+            held = made  # q.head = FakeReq("a"): the instance with the fields it holds
         if held:
             return self.forms.something(held[0].cons)
         box = self._container(node, scope)

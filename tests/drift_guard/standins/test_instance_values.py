@@ -81,6 +81,10 @@ class Queue:
         if hits:
             self.notify.send(0)
 
+    def headed(self):
+        if self.head.rid == "a":
+            self.notify.send(0)
+
     def paired(self):
         hits = []
         for i, (rid, other) in enumerate(self.pairs):
@@ -268,3 +272,37 @@ def test_a_nested_loop_target_binds_each_pass(tmp_path, pairs, expected):
     assert got == {expected}, (
         f"`for i, (rid, other) in enumerate(self.pairs)` grows only where rid == other on pass "
         f"1; over {pairs} `notify` must be {expected}; got {got}")
+
+
+def test_a_value_shows_its_known_fields_and_only_them(tmp_path):
+    body = '''
+    def test_it():
+        q = Queue.__new__(Queue)
+        q.head = FakeReq("a")
+        q.notify = object()
+        q.waiting = []
+        q.kinds()
+    '''
+    report = judge_one(tmp_path, PRODUCTION, HEAD + textwrap.dedent(FAKE) + "\n\n"
+                       + textwrap.dedent(body), "Queue.__new__")
+    values = {name: repr(item.value) for name, item in report.sets.items()}  # as --json shows
+    assert "fields" not in values["notify"], (
+        f"`object()` has no known field, so its value must not show an empty `fields=()`; got "
+        f"{values['notify']}")
+    assert "('rid', 'a')" in values["head"] and "('kind', 'fake')" in values["head"], (
+        f"FakeReq('a') holds rid 'a' and kind 'fake': its value must show both; got "
+        f"{values['head']}")
+
+
+@pytest.mark.parametrize(("rid", "expected"), [("a", "drift"), ("b", "unexercised")])
+def test_a_field_set_to_a_test_class_instance_holds_its_fields(tmp_path, rid, expected):
+    body = f'''
+    def test_it():
+        q = Queue.__new__(Queue)
+        q.head = FakeReq("{rid}")
+        q.headed()
+    '''
+    got = _notify(tmp_path, body)
+    assert got == {expected}, (
+        f"`q.head = FakeReq({rid!r})`: `self.head.rid == 'a'` is decided from the instance's "
+        f"rid, so `notify` must be {expected}; got {got}")
