@@ -269,6 +269,7 @@ def test_keeps_its_tmp_path(tmp_path_factory):
 
 TMP_CATALOG = '''[sweep]
 tests = ["tests"]
+timeout_s = 120  # the first child waits for the second to start: never a timeout under load
 
 [[mutant]]
 id = "k.plus_one"
